@@ -1,0 +1,27 @@
+#include "base/result.hpp"
+
+namespace cuzk {
+
+const char* errc_name(errc code) noexcept {
+  switch (code) {
+    case errc::ok: return "ok";
+    case errc::invalid_argument: return "invalid_argument";
+    case errc::parse_error: return "parse_error";
+    case errc::out_of_range: return "out_of_range";
+    case errc::not_on_curve: return "not_on_curve";
+    case errc::not_in_subgroup: return "not_in_subgroup";
+    case errc::format_error: return "format_error";
+    case errc::io_error: return "io_error";
+    case errc::cuda_error: return "cuda_error";
+    case errc::unsupported: return "unsupported";
+    case errc::internal: return "internal";
+  }
+  return "unknown";
+}
+
+std::string status::to_string() const {
+  if (is_ok()) return "ok";
+  return std::string(errc_name(code_)) + ": " + message_;
+}
+
+}  // namespace cuzk
