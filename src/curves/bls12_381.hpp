@@ -45,6 +45,9 @@ struct bls12_381 {
   // Tower non-residue xi = 1 + u.
   static constexpr fq2 xi{fq::literal("1"), fq::literal("1")};
 
+  // G2: y^2 = x^3 + b*xi (M-type sextic twist), i.e. b' = 4(1 + u).
+  static constexpr fq2 g2_b = xi.mul_by_base(g1_b);
+
   // G2 generator, coordinates as c0 + c1*u.
   static constexpr fq2 g2_gen_x{
       fq::literal("0x024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8"),

@@ -43,6 +43,9 @@ struct bn254 {
   // Tower non-residue xi = 9 + u (Fq6 = Fq2[v]/(v^3 - xi)).
   static constexpr fq2 xi{fq::literal("9"), fq::literal("1")};
 
+  // G2: y^2 = x^3 + b/xi (D-type sextic twist).
+  static constexpr fq2 g2_b = fq2(g1_b) * xi.inverse();
+
   // G2 generator (EIP-197), coordinates as c0 + c1*u.
   static constexpr fq2 g2_gen_x{
       fq::literal("10857046999023057135944570762232829481370756359578518086990519993285655852781"),
