@@ -15,10 +15,11 @@ struct affine {
   using field = F;
   F x{}, y{};
 
-  static constexpr affine infinity() { return {}; }
-  constexpr bool is_infinity() const { return x.is_zero() && y.is_zero(); }
+  CUZK_HD static constexpr affine infinity() { return {}; }
+  CUZK_HD constexpr bool is_infinity() const { return x.is_zero() && y.is_zero(); }
+  // nvcc treats a defaulted member as __host__ __device__ already (an annotation would be a warning).
   constexpr bool operator==(const affine&) const = default;
-  constexpr affine operator-() const { return is_infinity() ? *this : affine{x, -y}; }
+  CUZK_HD constexpr affine operator-() const { return is_infinity() ? *this : affine{x, -y}; }
 };
 
 }  // namespace cuzk::ec

@@ -1,0 +1,77 @@
+// BLS12-381's groups G1 (over Fq) and G2 (over Fq2, on the M-type twist).
+//
+// Neither group is the whole curve: E(Fq) has order h1 * r and the twist h2 * r, so both need a
+// subgroup check. The cofactors are derived from the BLS parameter x = -u through the family
+// polynomials
+//   r(x) = x^4 - x^2 + 1,  q(x) = (x - 1)^2 r(x) / 3 + x,
+//   h1(x) = (x - 1)^2 / 3,  h2(x) = (x^8 - 4x^7 + 5x^6 - 4x^4 + 6x^3 - 4x^2 - 4x + 13) / 9,
+// written below as polynomials in u = |x| (x is negative), and q and r are checked against the
+// moduli in bls12_381.hpp.
+#pragma once
+
+#include "curves/bls12_381.hpp"
+#include "curves/family_polynomial.hpp"
+#include "curves/groups.hpp"
+#include "ec/affine.hpp"
+#include "ec/group.hpp"
+#include "ec/jacobian.hpp"
+#include "ec/xyzz.hpp"
+#include "ff/bigint.hpp"
+
+namespace cuzk {
+
+namespace bls12_381_family {
+inline constexpr uint64_t u = bls12_381::bls_x;  // x = -u
+static_assert(bls12_381::bls_x_is_negative);
+inline constexpr auto r = curves::poly_at<4>(u, {1, 0, -1, 0, 1});
+// (u + 1)^2 (u^4 - u^2 + 1) / 3 - u = (u^6 + 2u^5 - 2u^3 + 2u + 1) / 3 - u.
+inline constexpr auto q = [] {
+  auto v = curves::exact_div(curves::poly_at<6>(u, {1, 2, 0, -2, 0, 2, 1}), 3);
+  v.sub_in_place(ff::bigint<6>::from_u64(u));
+  return v;
+}();
+static_assert(r == bls12_381::fr::modulus, "bls_x does not give the scalar field modulus");
+static_assert(q == bls12_381::fq::modulus, "bls_x does not give the base field modulus");
+inline constexpr auto h1 = curves::exact_div(curves::poly_at<2>(u, {1, 2, 1}), 3);
+inline constexpr auto h2 = curves::exact_div(curves::poly_at<8>(u, {1, 4, 5, 0, -4, -6, -4, 4, 13}), 9);
+}  // namespace bls12_381_family
+
+struct bls12_381_g1 {
+  using curve = bls12_381;
+  using field = bls12_381::fq;
+  using scalar = bls12_381::fr;
+  using affine = ec::affine<field>;
+  using jacobian = ec::jacobian<field>;
+  using xyzz = ec::xyzz<field>;
+  static constexpr const char* name = "G1";
+
+  static constexpr field b = bls12_381::g1_b;
+  static constexpr affine generator{bls12_381::g1_gen_x, bls12_381::g1_gen_y};
+  static constexpr auto cofactor = bls12_381_family::h1;
+
+  static constexpr bool in_subgroup_given_on_curve(const affine& p) { return ec::in_subgroup_by_order<bls12_381_g1>(p); }
+};
+
+struct bls12_381_g2 {
+  using curve = bls12_381;
+  using field = bls12_381::fq2;
+  using scalar = bls12_381::fr;
+  using affine = ec::affine<field>;
+  using jacobian = ec::jacobian<field>;
+  using xyzz = ec::xyzz<field>;
+  static constexpr const char* name = "G2";
+
+  static constexpr field b = bls12_381::g2_b;
+  static constexpr affine generator{bls12_381::g2_gen_x, bls12_381::g2_gen_y};
+  static constexpr auto cofactor = bls12_381_family::h2;
+
+  static constexpr bool in_subgroup_given_on_curve(const affine& p) { return ec::in_subgroup_by_order<bls12_381_g2>(p); }
+};
+
+template <>
+struct groups<bls12_381> {
+  using g1_group = bls12_381_g1;
+  using g2_group = bls12_381_g2;
+};
+
+}  // namespace cuzk
