@@ -7,6 +7,13 @@
 //   h1(x) = (x - 1)^2 / 3,  h2(x) = (x^8 - 4x^7 + 5x^6 - 4x^4 + 6x^3 - 4x^2 - 4x + 13) / 9,
 // written below as polynomials in u = |x| (x is negative), and q and r are checked against the
 // moduli in bls12_381.hpp.
+//
+// Subgroup checks use an endomorphism whose eigenvalue on the subgroup is small (Scott, "A note
+// on group membership tests for G1, G2 and GT on BLS pairing-friendly curves", ePrint 2021/1130):
+//   G1: phi(x, y) = (beta x, y) with beta a cube root of unity; P in G1 iff phi(P) = [-x^2]P;
+//   G2: psi = untwist o Frobenius o twist; Q in G2 iff psi(Q) = [x]Q.
+// That is a 128-bit (G1) or 64-bit (G2) scalar multiplication instead of a 255-bit one; the tests
+// check both against [r]P = O on points inside and outside the subgroups.
 #pragma once
 
 #include "curves/bls12_381.hpp"
@@ -16,7 +23,9 @@
 #include "ec/group.hpp"
 #include "ec/jacobian.hpp"
 #include "ec/xyzz.hpp"
+#include "ec/scalar_mul.hpp"
 #include "ff/bigint.hpp"
+#include "ff/mont_math.hpp"
 
 namespace cuzk {
 
@@ -49,7 +58,15 @@ struct bls12_381_g1 {
   static constexpr affine generator{bls12_381::g1_gen_x, bls12_381::g1_gen_y};
   static constexpr auto cofactor = bls12_381_family::h1;
 
-  static constexpr bool in_subgroup_given_on_curve(const affine& p) { return ec::in_subgroup_by_order<bls12_381_g1>(p); }
+  // beta = 2^((q-1)/3) (2 is not a cube mod q), the cube root of unity whose phi acts on G1 as
+  // [-x^2] = [-u^2]; the other root, beta^2, would give [x^2 - 1].
+  static constexpr field beta = field::from_uint(2).pow(curves::exact_div(ff::mont::sub_one(field::modulus), 3));
+  static constexpr affine phi(const affine& p) { return {p.x * beta, p.y}; }
+
+  static constexpr auto u_squared = curves::poly_at<2>(bls12_381_family::u, {1, 0, 0});
+  static constexpr bool in_subgroup_given_on_curve(const affine& p) {
+    return ec::scalar_mul(p, u_squared) == -phi(p);
+  }
 };
 
 struct bls12_381_g2 {
@@ -65,7 +82,17 @@ struct bls12_381_g2 {
   static constexpr affine generator{bls12_381::g2_gen_x, bls12_381::g2_gen_y};
   static constexpr auto cofactor = bls12_381_family::h2;
 
-  static constexpr bool in_subgroup_given_on_curve(const affine& p) { return ec::in_subgroup_by_order<bls12_381_g2>(p); }
+  // psi(x, y) = (conj(x) / xi^((q-1)/3), conj(y) / xi^((q-1)/2)) on the M-type twist.
+  static constexpr field psi_x =
+      bls12_381::xi.pow(curves::exact_div(ff::mont::sub_one(bls12_381::fq::modulus), 3)).inverse();
+  static constexpr field psi_y =
+      bls12_381::xi.pow(curves::exact_div(ff::mont::sub_one(bls12_381::fq::modulus), 2)).inverse();
+  static constexpr affine psi(const affine& p) { return {p.x.conjugate() * psi_x, p.y.conjugate() * psi_y}; }
+
+  // [x]Q = -[u]Q.
+  static constexpr bool in_subgroup_given_on_curve(const affine& p) {
+    return ec::scalar_mul(p, bls12_381_family::u) == -psi(p);
+  }
 };
 
 template <>
