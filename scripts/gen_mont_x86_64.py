@@ -11,7 +11,7 @@ iteration i:
   T += a * b[i]                   (lows on the OF chain, highs on the CF chain, top word in A)
   m  = T[0] * (-p^-1) mod 2^64
   T  = (T + m * p) / 2^64         (word k = T[k+1] + lo(m p[k+1]) + hi(m p[k]) + carries)
-The final conditional subtraction of p is done in C++ by the caller.
+A final conditional subtraction brings the result below p.
 """
 import sys
 
@@ -56,17 +56,27 @@ def mul(n):
         emit("movl $0, %%eax")
         emit(f"adcxq %%rax, {t[n - 1]}")
         emit(f"adoxq {A}, {t[n - 1]}")
+    # T < 2p: park T in r, subtract p in registers, take the parked T back on borrow.
+    for k in range(n):
+        emit(f"movq {t[k]}, {8 * k}(%[r])")
+    for k in range(n):
+        emit(f"{'subq' if k == 0 else 'sbbq'} {8 * k}(%[p]), {t[k]}")
+    for k in range(n):
+        emit(f"cmovcq {8 * k}(%[r]), {t[k]}")
+    for k in range(n):
+        emit(f"movq {t[k]}, {8 * k}(%[r])")
     body = "\n".join(f'      "{line}\\n\\t"' for line in out)
     outs = ", ".join(f'[t{k}] "=&r"(t[{k}])' for k in range(n))
     return f"""
-// r = a * b * R^-1 mod p, result < 2p (caller reduces once). {n} limbs.
-inline void mul_asm_{n}(uint64_t* t, const uint64_t* a, const uint64_t* b, const uint64_t* p,
+// r = a * b * R^-1 mod p, fully reduced. {n} limbs. r may alias a or b (they are read before r
+// is written).
+inline void mul_asm_{n}(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p,
                         uint64_t inv) {{
-  uint64_t A, hi;
+  uint64_t t[{n}], A, hi;
   asm volatile(
 {body}
       : {outs}, [A] "=&r"(A), [hi] "=&r"(hi)
-      : [a] "r"(a), [b] "r"(b), [p] "r"(p), [inv] "m"(inv)
+      : [r] "r"(r), [a] "r"(a), [b] "r"(b), [p] "r"(p), [inv] "m"(inv)
       : "rax", "rdx", "cc", "memory");
 }}
 """
@@ -159,5 +169,5 @@ if __name__ == "__main__":
     parts = [HEADER]
     for n in (4, 6):
         parts += [mul(n), add(n), sub(n)]
-    parts.append("\n}  // namespace cuzk::ff::mont::x86_64\n\n#endif\n")
+    parts.append("\n}  // namespace cuzk::ff::mont::x86_64\n\n#else\n#define CUZK_HAVE_MONT_X86_64 0\n#endif\n")
     sys.stdout.write("".join(parts))

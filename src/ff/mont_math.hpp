@@ -80,13 +80,7 @@ constexpr bigint<N> odd_part(const bigint<N>& p) {
 
 // r = a + b mod p, inputs < p. The spare top bit of p means a + b cannot carry out of N limbs.
 template <std::size_t N>
-constexpr void add_mod(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p) {
-#if CUZK_HAVE_MONT_X86_64
-  if (!std::is_constant_evaluated()) {
-    if constexpr (N == 4) return x86_64::add_asm_4(r, a, b, p);
-    if constexpr (N == 6) return x86_64::add_asm_6(r, a, b, p);
-  }
-#endif
+constexpr void add_mod_portable(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p) {
   uint64_t s[N];
   uint64_t carry = 0;
 #pragma GCC unroll 8
@@ -111,13 +105,7 @@ constexpr void add_mod(uint64_t* r, const uint64_t* a, const uint64_t* b, const 
 
 // r = a - b mod p, inputs < p.
 template <std::size_t N>
-constexpr void sub_mod(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p) {
-#if CUZK_HAVE_MONT_X86_64
-  if (!std::is_constant_evaluated()) {
-    if constexpr (N == 4) return x86_64::sub_asm_4(r, a, b, p);
-    if constexpr (N == 6) return x86_64::sub_asm_6(r, a, b, p);
-  }
-#endif
+constexpr void sub_mod_portable(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p) {
   uint64_t d[N];
   uint64_t borrow = 0;
 #pragma GCC unroll 8
@@ -154,17 +142,9 @@ constexpr void reduce_once(uint64_t* r, const uint64_t* t, const uint64_t* p) {
 
 // r = a * b * R^-1 mod p (CIOS, no-carry variant). r may alias a or b.
 template <std::size_t N>
-constexpr void mul(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p, uint64_t inv) {
+constexpr void mul_portable(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p,
+                            uint64_t inv) {
   uint64_t t[N] = {};
-#if CUZK_HAVE_MONT_X86_64
-  if (!std::is_constant_evaluated()) {
-    if constexpr (N == 4 || N == 6) {
-      if constexpr (N == 4) x86_64::mul_asm_4(t, a, b, p, inv);
-      if constexpr (N == 6) x86_64::mul_asm_6(t, a, b, p, inv);
-      return reduce_once<N>(r, t, p);
-    }
-  }
-#endif
 #pragma GCC unroll 8
   for (std::size_t i = 0; i < N; ++i) {
     u128 x = static_cast<u128>(a[0]) * b[i] + t[0];
@@ -189,13 +169,7 @@ constexpr void mul(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint
 // r = a^2 * R^-1 mod p. Computes the 2N-limb square with the off-diagonal products once, then a
 // separate Montgomery reduction (cheaper than mul by ~N(N-1)/2 multiplications).
 template <std::size_t N>
-constexpr void sqr(uint64_t* r, const uint64_t* a, const uint64_t* p, uint64_t inv) {
-#if CUZK_HAVE_MONT_X86_64
-  // The assembly multiplier beats this separated square (measured; see docs/BENCHMARKS.md).
-  if (!std::is_constant_evaluated()) {
-    if constexpr (N == 4 || N == 6) return mul<N>(r, a, a, p, inv);
-  }
-#endif
+constexpr void sqr_portable(uint64_t* r, const uint64_t* a, const uint64_t* p, uint64_t inv) {
   uint64_t w[2 * N] = {};
   // Off-diagonal products a[i]*a[j], i < j.
 #pragma GCC unroll 8
@@ -245,6 +219,52 @@ constexpr void sqr(uint64_t* r, const uint64_t* a, const uint64_t* p, uint64_t i
     carry_hi = static_cast<uint64_t>(x >> 64);
   }
   reduce_once<N>(r, w + N, p);
+}
+
+// ---- dispatch: assembly at run time where available, portable code otherwise ----------------
+
+template <std::size_t N>
+constexpr bool has_asm = CUZK_HAVE_MONT_X86_64 && (N == 4 || N == 6);
+
+template <std::size_t N>
+constexpr void add_mod(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p) {
+#if CUZK_HAVE_MONT_X86_64
+  if constexpr (N == 4) if (!std::is_constant_evaluated()) return x86_64::add_asm_4(r, a, b, p);
+  if constexpr (N == 6) if (!std::is_constant_evaluated()) return x86_64::add_asm_6(r, a, b, p);
+#endif
+  add_mod_portable<N>(r, a, b, p);
+}
+
+template <std::size_t N>
+constexpr void sub_mod(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p) {
+#if CUZK_HAVE_MONT_X86_64
+  if constexpr (N == 4) if (!std::is_constant_evaluated()) return x86_64::sub_asm_4(r, a, b, p);
+  if constexpr (N == 6) if (!std::is_constant_evaluated()) return x86_64::sub_asm_6(r, a, b, p);
+#endif
+  sub_mod_portable<N>(r, a, b, p);
+}
+
+template <std::size_t N>
+constexpr void mul(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p, uint64_t inv) {
+#if CUZK_HAVE_MONT_X86_64
+  if constexpr (N == 4 || N == 6) {
+    if (!std::is_constant_evaluated()) {
+      if constexpr (N == 4) return x86_64::mul_asm_4(r, a, b, p, inv);
+      if constexpr (N == 6) return x86_64::mul_asm_6(r, a, b, p, inv);
+    }
+  }
+#endif
+  mul_portable<N>(r, a, b, p, inv);
+}
+
+// With the assembly multiplier, squaring through it beats the separated portable square
+// (measured: docs/BENCHMARKS.md); without it, the portable square saves ~N(N-1)/2 products.
+template <std::size_t N>
+constexpr void sqr(uint64_t* r, const uint64_t* a, const uint64_t* p, uint64_t inv) {
+  if constexpr (has_asm<N>) {
+    if (!std::is_constant_evaluated()) return mul<N>(r, a, a, p, inv);
+  }
+  sqr_portable<N>(r, a, p, inv);
 }
 
 }  // namespace cuzk::ff::mont

@@ -12,10 +12,11 @@
 
 namespace cuzk::ff::mont::x86_64 {
 
-// r = a * b * R^-1 mod p, result < 2p (caller reduces once). 4 limbs.
-inline void mul_asm_4(uint64_t* t, const uint64_t* a, const uint64_t* b, const uint64_t* p,
+// r = a * b * R^-1 mod p, fully reduced. 4 limbs. r may alias a or b (they are read before r
+// is written).
+inline void mul_asm_4(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p,
                         uint64_t inv) {
-  uint64_t A, hi;
+  uint64_t t[4], A, hi;
   asm volatile(
       "movq 0(%[b]), %%rdx\n\t"
       "xorl %%eax, %%eax\n\t"
@@ -148,8 +149,24 @@ inline void mul_asm_4(uint64_t* t, const uint64_t* a, const uint64_t* b, const u
       "movl $0, %%eax\n\t"
       "adcxq %%rax, %[t3]\n\t"
       "adoxq %[A], %[t3]\n\t"
+      "movq %[t0], 0(%[r])\n\t"
+      "movq %[t1], 8(%[r])\n\t"
+      "movq %[t2], 16(%[r])\n\t"
+      "movq %[t3], 24(%[r])\n\t"
+      "subq 0(%[p]), %[t0]\n\t"
+      "sbbq 8(%[p]), %[t1]\n\t"
+      "sbbq 16(%[p]), %[t2]\n\t"
+      "sbbq 24(%[p]), %[t3]\n\t"
+      "cmovcq 0(%[r]), %[t0]\n\t"
+      "cmovcq 8(%[r]), %[t1]\n\t"
+      "cmovcq 16(%[r]), %[t2]\n\t"
+      "cmovcq 24(%[r]), %[t3]\n\t"
+      "movq %[t0], 0(%[r])\n\t"
+      "movq %[t1], 8(%[r])\n\t"
+      "movq %[t2], 16(%[r])\n\t"
+      "movq %[t3], 24(%[r])\n\t"
       : [t0] "=&r"(t[0]), [t1] "=&r"(t[1]), [t2] "=&r"(t[2]), [t3] "=&r"(t[3]), [A] "=&r"(A), [hi] "=&r"(hi)
-      : [a] "r"(a), [b] "r"(b), [p] "r"(p), [inv] "m"(inv)
+      : [r] "r"(r), [a] "r"(a), [b] "r"(b), [p] "r"(p), [inv] "m"(inv)
       : "rax", "rdx", "cc", "memory");
 }
 
@@ -221,10 +238,11 @@ inline void sub_asm_4(uint64_t* r, const uint64_t* a, const uint64_t* b, const u
       : "cc", "memory");
 }
 
-// r = a * b * R^-1 mod p, result < 2p (caller reduces once). 6 limbs.
-inline void mul_asm_6(uint64_t* t, const uint64_t* a, const uint64_t* b, const uint64_t* p,
+// r = a * b * R^-1 mod p, fully reduced. 6 limbs. r may alias a or b (they are read before r
+// is written).
+inline void mul_asm_6(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p,
                         uint64_t inv) {
-  uint64_t A, hi;
+  uint64_t t[6], A, hi;
   asm volatile(
       "movq 0(%[b]), %%rdx\n\t"
       "xorl %%eax, %%eax\n\t"
@@ -495,8 +513,32 @@ inline void mul_asm_6(uint64_t* t, const uint64_t* a, const uint64_t* b, const u
       "movl $0, %%eax\n\t"
       "adcxq %%rax, %[t5]\n\t"
       "adoxq %[A], %[t5]\n\t"
+      "movq %[t0], 0(%[r])\n\t"
+      "movq %[t1], 8(%[r])\n\t"
+      "movq %[t2], 16(%[r])\n\t"
+      "movq %[t3], 24(%[r])\n\t"
+      "movq %[t4], 32(%[r])\n\t"
+      "movq %[t5], 40(%[r])\n\t"
+      "subq 0(%[p]), %[t0]\n\t"
+      "sbbq 8(%[p]), %[t1]\n\t"
+      "sbbq 16(%[p]), %[t2]\n\t"
+      "sbbq 24(%[p]), %[t3]\n\t"
+      "sbbq 32(%[p]), %[t4]\n\t"
+      "sbbq 40(%[p]), %[t5]\n\t"
+      "cmovcq 0(%[r]), %[t0]\n\t"
+      "cmovcq 8(%[r]), %[t1]\n\t"
+      "cmovcq 16(%[r]), %[t2]\n\t"
+      "cmovcq 24(%[r]), %[t3]\n\t"
+      "cmovcq 32(%[r]), %[t4]\n\t"
+      "cmovcq 40(%[r]), %[t5]\n\t"
+      "movq %[t0], 0(%[r])\n\t"
+      "movq %[t1], 8(%[r])\n\t"
+      "movq %[t2], 16(%[r])\n\t"
+      "movq %[t3], 24(%[r])\n\t"
+      "movq %[t4], 32(%[r])\n\t"
+      "movq %[t5], 40(%[r])\n\t"
       : [t0] "=&r"(t[0]), [t1] "=&r"(t[1]), [t2] "=&r"(t[2]), [t3] "=&r"(t[3]), [t4] "=&r"(t[4]), [t5] "=&r"(t[5]), [A] "=&r"(A), [hi] "=&r"(hi)
-      : [a] "r"(a), [b] "r"(b), [p] "r"(p), [inv] "m"(inv)
+      : [r] "r"(r), [a] "r"(a), [b] "r"(b), [p] "r"(p), [inv] "m"(inv)
       : "rax", "rdx", "cc", "memory");
 }
 
@@ -594,4 +636,6 @@ inline void sub_asm_6(uint64_t* r, const uint64_t* a, const uint64_t* b, const u
 
 }  // namespace cuzk::ff::mont::x86_64
 
+#else
+#define CUZK_HAVE_MONT_X86_64 0
 #endif
