@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <type_traits>
 #include <utility>
 
@@ -40,7 +41,7 @@ class device_buffer {
   static result<device_buffer> create(std::size_t count) {
     device_buffer b;
     if (count == 0) return result<device_buffer>(std::move(b));
-    if (count > SIZE_MAX / sizeof(T))
+    if (count > std::numeric_limits<std::size_t>::max() / sizeof(T))
       return status(errc::invalid_argument, "device_buffer: element count overflows the byte size");
     void* p = nullptr;
     CUZK_CUDA_TRY(cudaMalloc(&p, count * sizeof(T)));
