@@ -3,7 +3,11 @@
 # with the pinned npm tools in tools/node (scripts/setup.sh installs them).
 #
 #   tests/data/snarkjs/make_fixtures.sh           make what is missing, verify what is there
-#   tests/data/snarkjs/make_fixtures.sh --force   make everything again
+#   tests/data/snarkjs/make_fixtures.sh --force   make every fixture again (the powers of tau in
+#                                                 the work folder are reused: they are the same)
+#   tests/data/snarkjs/make_fixtures.sh --check   only check the committed files: each witness
+#                                                 satisfies its .r1cs and each proof verifies;
+#                                                 exits 77 (CTest's "skipped") without the tools
 #
 # Every random choice in the setup is a beacon with a fixed hash, so a re-run gives byte-identical
 # .r1cs, .wtns, .zkey and verification_key.json files; only proof.json changes (snarkjs draws r
@@ -20,15 +24,20 @@ CURVES=(bn128 bls12381)
 CIRCUITS=(multiplier poseidon)
 FILES=(circuit.r1cs circuit.wtns circuit.zkey verification_key.json proof.json public.json input.json)
 
-FORCE=0
+MODE=make
 case "${1:-}" in
-  --force) FORCE=1 ;;
+  --force) MODE=force ;;
+  --check) MODE=check ;;
   "") ;;
-  *) echo "usage: $0 [--force]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--force | --check]" >&2; exit 2 ;;
 esac
 
 cd "$ROOT"
 if [[ ! -x $NODE_MODULES/.bin/snarkjs || ! -x $NODE_MODULES/.bin/circom2 ]]; then
+  if [[ $MODE == check ]]; then
+    echo "skipped: the npm tools are not installed in tools/node (run scripts/setup.sh)"
+    exit 77
+  fi
   bash scripts/setup.sh
 fi
 SNARKJS=$ROOT/$NODE_MODULES/.bin/snarkjs
@@ -102,7 +111,14 @@ make_circuit() {
 for curve in "${CURVES[@]}"; do
   for circuit in "${CIRCUITS[@]}"; do
     out=$(out_dir "$curve" "$circuit")
-    if [[ $FORCE == 0 ]] && have_all "$out"; then
+    if [[ $MODE == check ]]; then
+      have_all "$out" || { log "$curve/$circuit: files missing in $out" >&2; exit 1; }
+      sj wtns check "$out/circuit.r1cs" "$out/circuit.wtns"
+      sj groth16 verify "$out/verification_key.json" "$out/public.json" "$out/proof.json"
+      log "$curve/$circuit: witness satisfies the r1cs, proof verifies"
+      continue
+    fi
+    if [[ $MODE == make ]] && have_all "$out"; then
       sj groth16 verify "$out/verification_key.json" "$out/public.json" "$out/proof.json"
       log "$curve/$circuit: present, proof verifies"
       continue
