@@ -32,12 +32,6 @@ NPM_DIR=$ROOT/tools/node   # package.json + package-lock.json pin snarkjs, circo
 
 log() { printf '[setup] %s\n' "$*"; }
 
-SUDO=()
-if [[ $(id -u) != 0 ]]; then
-  command -v sudo >/dev/null || { log "not root and no sudo: cannot install packages" >&2; exit 1; }
-  SUDO=(sudo)
-fi
-
 is_installed() {
   [[ $(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null) == installed ]]
 }
@@ -52,6 +46,11 @@ fi
 
 if ((${#missing[@]})); then
   log "installing: ${missing[*]}"
+  SUDO=()
+  if [[ $(id -u) != 0 ]]; then
+    command -v sudo >/dev/null || { log "not root and no sudo: cannot install ${missing[*]}" >&2; exit 1; }
+    SUDO=(sudo)
+  fi
   export DEBIAN_FRONTEND=noninteractive
   "${SUDO[@]}" apt-get update -q
   "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
