@@ -15,13 +15,14 @@ APT_PACKAGES=(
   libbenchmark-dev                       # bench/ (Google Benchmark)
   libgmp-dev                             # field tests: GMP is the independent oracle
   nlohmann-json3-dev                     # formats: proof / public / verification key JSON
+  libcli11-dev                           # apps: the cuzk command line
 )
 # Added as the layers that need them land (names checked against Debian 12):
 #   service: libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
 #            libcpp-httplib-dev
 #   engine:  libsqlite3-dev
 #   logging: libspdlog-dev libfmt-dev
-#   apps:    libcli11-dev libtomlplusplus-dev
+#   config:  libtomlplusplus-dev
 
 # Node.js 20 and npm usually come with the machine (not from Debian); Debian's are used only when
 # the commands are missing.
