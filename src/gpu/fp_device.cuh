@@ -29,8 +29,13 @@
 //
 // Add/sub are add.cc/sub.cc chains with a conditional correction by p chosen by the final
 // carry/borrow (a select, no branch: the 32 lanes of a warp take the same path).
+//
+// The operators are __host__ __device__ so that the point templates in ec/ (CUZK_HD) instantiate
+// with this type; compiled for the host they defer to ff::fp<P> through the shared layout, which
+// keeps one definition of the arithmetic per side and makes host calls correct, not fast.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -85,69 +90,97 @@ class alignas(8) fp_device {
 
   fp_device() = default;
 
-  CUZK_HD_INLINE static fp_device zero() {
+  CUZK_HD_INLINE constexpr static fp_device zero() {
     fp_device r;
     for (std::size_t k = 0; k < n; ++k) r.limb[k] = 0;
     return r;
   }
-  CUZK_HD_INLINE static fp_device one() {
+  CUZK_HD_INLINE constexpr static fp_device one() {
     constexpr limbs32<n> one_m = r1;
     fp_device r;
     for (std::size_t k = 0; k < n; ++k) r.limb[k] = one_m.w[k];
     return r;
   }
 
-  CUZK_HD_INLINE bool is_zero() const {
+  CUZK_HD_INLINE constexpr bool is_zero() const {
     uint32_t acc = 0;
     for (std::size_t k = 0; k < n; ++k) acc |= limb[k];
     return acc == 0;
   }
-  CUZK_HD_INLINE friend bool operator==(const fp_device& a, const fp_device& b) {
+  CUZK_HD_INLINE constexpr friend bool operator==(const fp_device& a, const fp_device& b) {
     uint32_t acc = 0;
     for (std::size_t k = 0; k < n; ++k) acc |= a.limb[k] ^ b.limb[k];
     return acc == 0;
   }
-  CUZK_HD_INLINE friend bool operator!=(const fp_device& a, const fp_device& b) { return !(a == b); }
+  CUZK_HD_INLINE constexpr friend bool operator!=(const fp_device& a, const fp_device& b) { return !(a == b); }
 
-  // ---- arithmetic (device) ---------------------------------------------------------------------
-  __device__ __forceinline__ friend fp_device operator+(const fp_device& a, const fp_device& b) {
+  // The same value as a CPU field element, and back (host only): the layouts are identical.
+  static host_type to_host(const fp_device& a) { return std::bit_cast<host_type>(a); }
+  static fp_device from_host(const host_type& a) { return std::bit_cast<fp_device>(a); }
+
+  // ---- arithmetic ------------------------------------------------------------------------------
+  // Host and device, so that the point formulas (CUZK_HD templates in ec/) instantiate with this
+  // type. On the device these are the carry-chain kernels below; a host caller (tests, constant
+  // set-up) gets the CPU field's result through the shared layout.
+  CUZK_HD_INLINE friend fp_device operator+(const fp_device& a, const fp_device& b) {
+#ifdef __CUDA_ARCH__
     fp_device r;
     add_mod(r.limb, a.limb, b.limb);
     return r;
+#else
+    return from_host(to_host(a) + to_host(b));
+#endif
   }
-  __device__ __forceinline__ friend fp_device operator-(const fp_device& a, const fp_device& b) {
+  CUZK_HD_INLINE friend fp_device operator-(const fp_device& a, const fp_device& b) {
+#ifdef __CUDA_ARCH__
     fp_device r;
     sub_mod(r.limb, a.limb, b.limb);
     return r;
+#else
+    return from_host(to_host(a) - to_host(b));
+#endif
   }
-  __device__ __forceinline__ friend fp_device operator*(const fp_device& a, const fp_device& b) {
+  CUZK_HD_INLINE friend fp_device operator*(const fp_device& a, const fp_device& b) {
+#ifdef __CUDA_ARCH__
     fp_device r;
     mont_mul(r.limb, a.limb, b.limb);
     return r;
+#else
+    return from_host(to_host(a) * to_host(b));
+#endif
   }
-  __device__ __forceinline__ fp_device operator-() const {
+  CUZK_HD_INLINE fp_device operator-() const {
+#ifdef __CUDA_ARCH__
+    fp_device r;
+    neg_mod(r.limb, limb);
+    return r;
+#else
+    return from_host(-to_host(*this));
+#endif
+  }
+  CUZK_HD_INLINE fp_device& operator+=(const fp_device& o) { return *this = *this + o; }
+  CUZK_HD_INLINE fp_device& operator-=(const fp_device& o) { return *this = *this - o; }
+  CUZK_HD_INLINE fp_device& operator*=(const fp_device& o) { return *this = *this * o; }
+
+  CUZK_HD_INLINE fp_device dbl() const { return *this + *this; }
+  CUZK_HD_INLINE fp_device sqr() const { return *this * *this; }
+
+ private:
+  // r = p - a, and 0 for a = 0 (not p).
+  __device__ __forceinline__ static void neg_mod(uint32_t (&r)[n], const uint32_t (&a)[n]) {
     constexpr limbs32<n> p = modulus;
     uint32_t nz = 0;
 #pragma unroll
-    for (std::size_t k = 0; k < n; ++k) nz |= limb[k];
-    const uint32_t mask = nz != 0 ? 0xffffffffu : 0u;  // -0 = 0, not p
-    fp_device r;
-    r.limb[0] = ptx::sub_cc(p.w[0], limb[0]);
+    for (std::size_t k = 0; k < n; ++k) nz |= a[k];
+    const uint32_t mask = nz != 0 ? 0xffffffffu : 0u;
+    r[0] = ptx::sub_cc(p.w[0], a[0]);
 #pragma unroll
-    for (std::size_t k = 1; k < n - 1; ++k) r.limb[k] = ptx::subc_cc(p.w[k], limb[k]);
-    r.limb[n - 1] = ptx::subc(p.w[n - 1], limb[n - 1]);
+    for (std::size_t k = 1; k < n - 1; ++k) r[k] = ptx::subc_cc(p.w[k], a[k]);
+    r[n - 1] = ptx::subc(p.w[n - 1], a[n - 1]);
 #pragma unroll
-    for (std::size_t k = 0; k < n; ++k) r.limb[k] &= mask;
-    return r;
+    for (std::size_t k = 0; k < n; ++k) r[k] &= mask;
   }
-  __device__ __forceinline__ fp_device& operator+=(const fp_device& o) { return *this = *this + o; }
-  __device__ __forceinline__ fp_device& operator-=(const fp_device& o) { return *this = *this - o; }
-  __device__ __forceinline__ fp_device& operator*=(const fp_device& o) { return *this = *this * o; }
 
-  __device__ __forceinline__ fp_device dbl() const { return *this + *this; }
-  __device__ __forceinline__ fp_device sqr() const { return *this * *this; }
-
- private:
   // r = a + b mod p for a, b < p. a + b < 2p < 2^(32n), so the sum has no carry out.
   __device__ __forceinline__ static void add_mod(uint32_t (&r)[n], const uint32_t (&a)[n], const uint32_t (&b)[n]) {
     r[0] = ptx::add_cc(a[0], b[0]);
