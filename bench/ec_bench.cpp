@@ -125,4 +125,3 @@ CUZK_EC_BENCH(batch_to_affine_per_point);
 
 }  // namespace
 
-BENCHMARK_MAIN();

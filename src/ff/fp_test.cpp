@@ -82,6 +82,30 @@ TYPED_TEST(FpTest, OperationsMatchGmp) {
   }
 }
 
+// The run-time kernels are assembly with two interleaved carry chains: hammer them with many
+// random values and with limb patterns of all-zero/all-one words (which exercise every carry).
+TYPED_TEST(FpTest, ManyProductsMatchGmp) {
+  using F = TypeParam;
+  const mpz_class p = modulus_mpz<F>();
+  std::vector<F> xs;
+  for (int i = 0; i < 3000; ++i) xs.push_back(F::random(this->rng));
+  for (unsigned mask = 0; mask < (1u << F::N); ++mask) {
+    typename F::repr v;
+    for (std::size_t k = 0; k < F::N; ++k) v.limb[k] = (mask >> k) & 1 ? ~uint64_t{0} : 0;
+    xs.push_back(*F::from_canonical(from_mpz<F::N>(to_mpz(v) % p)));
+    xs.push_back(*F::from_canonical(from_mpz<F::N>((p - 1 - to_mpz(v) % p))));
+  }
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    const F& a = xs[i];
+    const F& b = xs[(i * 7919 + 1) % xs.size()];
+    const mpz_class A = canon(a), B = canon(b);
+    ASSERT_EQ(canon(a * b), (A * B) % p);
+    ASSERT_EQ(canon(a.sqr()), (A * A) % p);
+    ASSERT_EQ(canon(a + b), (A + B) % p);
+    ASSERT_EQ(canon(a - b), ((A - B) % p + p) % p);
+  }
+}
+
 TYPED_TEST(FpTest, FieldAxioms) {
   using F = TypeParam;
   const auto xs = this->samples();

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The GPU machine's check, in one call: configure and build the CUDA targets, run the tests
+# labelled `gpu`, keep the logs. Run from anywhere inside the repository; logs go to $OUT (the
+# device tool's output folder) or, without it, build-gpu/logs.
+#
+# The GPU machine has no GoogleTest package: copy Debian's /usr/src/googletest to
+# .deps/googletest beforehand (.deps/ is git-ignored) and carry it along, or point
+# CUZK_GTEST_SOURCE_DIR elsewhere. GMP is missing there too, so the GMP-checked CPU field tests are
+# not built (CMake skips them); only the gpu targets are built, to spend device time on running.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${OUT:-build-gpu/logs}"
+mkdir -p "$out"
+gtest_src="${CUZK_GTEST_SOURCE_DIR:-$PWD/.deps/googletest}"
+gen=()
+if command -v ninja >/dev/null; then gen=(-G Ninja); fi
+
+{
+  echo "== $(date -u +%FT%TZ) $(uname -m), $(nproc) cores"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv || true
+  nvcc --version | tail -n 2
+  cmake --version | head -n 1
+} 2>&1 | tee "$out/machine.log"
+
+t0=$(date +%s)
+cmake -S . -B build-gpu "${gen[@]}" -DCUZK_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCUZK_BUILD_BENCH=OFF \
+  -DCUZK_GTEST_SOURCE_DIR="$gtest_src" 2>&1 | tee "$out/configure.log"
+cmake --build build-gpu -j"$(nproc)" --target cuzk_gpu gpu_tests 2>&1 | tee "$out/build.log"
+t1=$(date +%s)
+
+# -V keeps the output of passing tests too: the throughput lines are in it.
+set +e
+ctest --test-dir build-gpu -L gpu -V 2>&1 | tee "$out/ctest.log"
+rc=${PIPESTATUS[0]}
+set -e
+t2=$(date +%s)
+
+{
+  echo "== summary"
+  echo "build_s=$((t1 - t0)) test_s=$((t2 - t1)) ctest_rc=$rc"
+  grep -E '^[0-9]+: gpu_field_mul ' "$out/ctest.log" | sed 's/^[0-9]*: //' || true
+  grep -E 'tests passed|tests failed|\(Failed\)|\(Skipped\)' "$out/ctest.log" || true
+} 2>&1 | tee "$out/summary.log"
+exit "$rc"

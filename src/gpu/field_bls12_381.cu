@@ -1,0 +1,5 @@
+// Explicit instantiations of the batch field operations for BLS12-381 (field_batch.cuh).
+#include "gpu/field_batch.cuh"
+
+CUZK_GPU_FIELD_BATCH_INSTANTIATE(cuzk::bls12_381::fq)
+CUZK_GPU_FIELD_BATCH_INSTANTIATE(cuzk::bls12_381::fr)
