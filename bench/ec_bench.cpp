@@ -98,7 +98,7 @@ void subgroup_check(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(G::in_subgroup_given_on_curve(in.a[0]));
 }
 template <class G>
-void batch_to_affine_per_point(benchmark::State& state) {
+void batch_to_affine_64(benchmark::State& state) {
   inputs<G> in;
   std::vector<typename G::affine> out(in.n);
   for (auto _ : state) {
@@ -121,7 +121,7 @@ CUZK_EC_BENCH(xyzz_add);
 CUZK_EC_BENCH(xyzz_add_mixed);
 CUZK_EC_BENCH(scalar_mul);
 CUZK_EC_BENCH(subgroup_check);
-CUZK_EC_BENCH(batch_to_affine_per_point);
+CUZK_EC_BENCH(batch_to_affine_64);
 
 }  // namespace
 
