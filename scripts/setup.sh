@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Installs everything cuzk needs to build and test on a fresh Debian 12 machine: the Debian
+# packages below, Node.js/npm if missing, and the pinned npm test tools in tools/node.
+# Idempotent and quick when everything is there: dpkg-query decides what is missing, and
+# `apt-get update` runs only when something is. Runs as root, or through sudo otherwise.
+#
+# CUDA is not installed here: the CUDA toolkit (nvcc, found at /usr/local/cuda/bin/nvcc) comes with
+# the machine. Without it the build leaves the GPU backend out (CUZK_CUDA=AUTO).
+set -euo pipefail
+
+# ---- Debian packages, one concern a line -----------------------------------------------------
+APT_PACKAGES=(
+  build-essential cmake g++ pkg-config   # toolchain
+  libgtest-dev                           # tests (GoogleTest)
+  libbenchmark-dev                       # bench/ (Google Benchmark)
+  libgmp-dev                             # field tests: GMP is the independent oracle
+  nlohmann-json3-dev                     # formats: proof / public / verification key JSON
+)
+# Added as the layers that need them land (names checked against Debian 12):
+#   service: libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+#            libcpp-httplib-dev
+#   engine:  libsqlite3-dev
+#   logging: libspdlog-dev libfmt-dev
+#   apps:    libcli11-dev libtomlplusplus-dev
+
+# Node.js 20 and npm usually come with the machine (not from Debian); Debian's are used only when
+# the commands are missing.
+NODE_PACKAGES=(nodejs npm)
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+NPM_DIR=$ROOT/tools/node   # package.json + package-lock.json pin snarkjs, circom2, circomlib
+
+log() { printf '[setup] %s\n' "$*"; }
+
+SUDO=()
+if [[ $(id -u) != 0 ]]; then
+  command -v sudo >/dev/null || { log "not root and no sudo: cannot install packages" >&2; exit 1; }
+  SUDO=(sudo)
+fi
+
+is_installed() {
+  [[ $(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null) == installed ]]
+}
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  is_installed "$p" || missing+=("$p")
+done
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  for p in "${NODE_PACKAGES[@]}"; do is_installed "$p" || missing+=("$p"); done
+fi
+
+if ((${#missing[@]})); then
+  log "installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${SUDO[@]}" apt-get update -q
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+    "${missing[@]}"
+else
+  log "Debian packages: all ${#APT_PACKAGES[@]} present"
+fi
+
+# ---- npm test tools (snarkjs, circom2, circomlib) at the versions in package-lock.json ----------
+# A stamp holding the lock file's hash marks a finished `npm ci`; a changed lock reinstalls.
+stamp=$NPM_DIR/node_modules/.cuzk-lock-sha256
+want=$(sha256sum "$NPM_DIR/package-lock.json" | cut -d' ' -f1)
+if [[ -f $stamp && $(cat "$stamp") == "$want" && -x $NPM_DIR/node_modules/.bin/snarkjs ]]; then
+  log "npm tools: present ($(node -p "require('$NPM_DIR/node_modules/snarkjs/package.json').version" \
+    2>/dev/null || echo '?') snarkjs)"
+else
+  log "npm tools: npm ci in tools/node"
+  (cd "$NPM_DIR" && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$want" >"$stamp"
+fi
+
+if ! command -v nvcc >/dev/null && [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
+  log "note: no nvcc found; the CUDA backend will not be built"
+fi
+log "done"

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Sets up the machine, builds cuzk (Release) and runs every test with CTest.
+#   scripts/test.sh              all tests (GPU tests skip themselves where there is no GPU)
+#   scripts/test.sh -L unit      any further arguments go to ctest (-L gpu, -R fp_, -LE slow ...)
+# Environment: see scripts/lib.sh (BUILD_DIR, CUZK_CMAKE_ARGS, CUZK_SKIP_SETUP).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+phase setup do_setup
+phase configure do_configure
+phase build do_build
+phase test ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$JOBS" \
+  --timeout "${CUZK_TEST_TIMEOUT:-1200}" "$@"
