@@ -2,8 +2,7 @@
 // non-degeneracy, order r, bilinearity on random scalars, inverses, points at infinity, the
 // multi-pairing against single pairings, and a Groth16-shaped four-term check.
 //
-// Points are made by a deliberately naive affine double-and-add (one inversion per step): slow,
-// but too simple to share a bug with the projective formulas under test.
+// Points are made by the naive affine double-and-add of naive_affine_test_util.hpp.
 #include "pairing/pairing.hpp"
 
 #include <gtest/gtest.h>
@@ -12,39 +11,15 @@
 #include <random>
 
 #include "pairing/line_steps.hpp"
+#include "pairing/naive_affine_test_util.hpp"
 #include "pairing/pairing_params.hpp"
 
 namespace cuzk::pairing {
 namespace {
 
-template <class F>
-ec::affine<F> affine_dbl(const ec::affine<F>& p) {
-  if (p.is_infinity() || p.y.is_zero()) return ec::affine<F>::infinity();
-  const F x2 = p.x.sqr();
-  const F lambda = (x2.dbl() + x2) * p.y.dbl().inverse();
-  const F x3 = lambda.sqr() - p.x.dbl();
-  return {x3, lambda * (p.x - x3) - p.y};
-}
-
-template <class F>
-ec::affine<F> affine_add(const ec::affine<F>& p, const ec::affine<F>& q) {
-  if (p.is_infinity()) return q;
-  if (q.is_infinity()) return p;
-  if (p.x == q.x) return p.y == q.y ? affine_dbl(p) : ec::affine<F>::infinity();
-  const F lambda = (q.y - p.y) * (q.x - p.x).inverse();
-  const F x3 = lambda.sqr() - p.x - q.x;
-  return {x3, lambda * (p.x - x3) - p.y};
-}
-
-template <class F, std::size_t N>
-ec::affine<F> affine_mul(const ec::affine<F>& p, const ff::bigint<N>& k) {
-  ec::affine<F> acc = ec::affine<F>::infinity();
-  for (std::size_t i = k.bit_length(); i-- > 0;) {
-    acc = affine_dbl(acc);
-    if (k.bit(i)) acc = affine_add(acc, p);
-  }
-  return acc;
-}
+using test_util::affine_add;
+using test_util::affine_dbl;
+using test_util::affine_mul;
 
 template <class Curve>
 class PairingTest : public ::testing::Test {
