@@ -78,16 +78,18 @@ void bm_pairing_check_4(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(pairing::pairing_check<Curve>(pairs));
 }
 
-#define CUZK_PAIRING_BENCHES(Curve)                                                   \
-  BENCHMARK(bm_mul<Curve::fq>)->Name(#Curve "/fq_mul");                               \
-  BENCHMARK(bm_sqr<Curve::fq>)->Name(#Curve "/fq_sqr");                               \
-  BENCHMARK(bm_mul<Curve::fq2>)->Name(#Curve "/fq2_mul");                             \
-  BENCHMARK(bm_mul<pairing::fq12<Curve>>)->Name(#Curve "/fq12_mul");                  \
-  BENCHMARK(bm_sqr<pairing::fq12<Curve>>)->Name(#Curve "/fq12_sqr");                  \
-  BENCHMARK(bm_cyclotomic_sqr<Curve>)->Name(#Curve "/fq12_cyclotomic_sqr");           \
+#define CUZK_PAIRING_BENCHES(Curve)                                                             \
+  BENCHMARK(bm_mul<Curve::fq>)->Name(#Curve "/fq_mul");                                         \
+  BENCHMARK(bm_sqr<Curve::fq>)->Name(#Curve "/fq_sqr");                                         \
+  BENCHMARK(bm_mul<Curve::fq2>)->Name(#Curve "/fq2_mul");                                       \
+  BENCHMARK(bm_mul<pairing::fq12<Curve>>)->Name(#Curve "/fq12_mul");                            \
+  BENCHMARK(bm_sqr<pairing::fq12<Curve>>)->Name(#Curve "/fq12_sqr");                            \
+  BENCHMARK(bm_cyclotomic_sqr<Curve>)->Name(#Curve "/fq12_cyclotomic_sqr");                     \
   BENCHMARK(bm_miller_loop<Curve>)->Name(#Curve "/miller_loop")->Unit(benchmark::kMicrosecond); \
-  BENCHMARK(bm_final_exponentiation<Curve>)->Name(#Curve "/final_exponentiation")->Unit(benchmark::kMicrosecond); \
-  BENCHMARK(bm_pairing<Curve>)->Name(#Curve "/pairing")->Unit(benchmark::kMicrosecond); \
+  BENCHMARK(bm_final_exponentiation<Curve>)                                                     \
+      ->Name(#Curve "/final_exponentiation")                                                    \
+      ->Unit(benchmark::kMicrosecond);                                                          \
+  BENCHMARK(bm_pairing<Curve>)->Name(#Curve "/pairing")->Unit(benchmark::kMicrosecond);         \
   BENCHMARK(bm_pairing_check_4<Curve>)->Name(#Curve "/pairing_check_4")->Unit(benchmark::kMicrosecond)
 
 CUZK_PAIRING_BENCHES(bn254);

@@ -10,7 +10,7 @@
 //  - Granger-Scott squaring for elements of the cyclotomic subgroup (norm 1 over Fq6 and over
 //    Fq4), the subgroup every value lives in after the easy part of the final exponentiation:
 //    "Faster Squaring in the Cyclotomic Subgroup of Sixth Degree Extensions", PKC 2010,
-//    ePrint 2009/565, section 3.2. There inversion is conjugation, so an exponent's NAF costs
+//    ePrint 2009/565. There inversion is conjugation, so an exponent's NAF costs
 //    nothing extra.
 #pragma once
 

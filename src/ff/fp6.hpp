@@ -34,8 +34,12 @@ class fp6 {
   constexpr bool is_one() const { return c0.is_one() && c1.is_zero() && c2.is_zero(); }
   constexpr bool operator==(const fp6&) const = default;
 
-  friend constexpr fp6 operator+(const fp6& a, const fp6& b) { return {a.c0 + b.c0, a.c1 + b.c1, a.c2 + b.c2}; }
-  friend constexpr fp6 operator-(const fp6& a, const fp6& b) { return {a.c0 - b.c0, a.c1 - b.c1, a.c2 - b.c2}; }
+  friend constexpr fp6 operator+(const fp6& a, const fp6& b) {
+    return {a.c0 + b.c0, a.c1 + b.c1, a.c2 + b.c2};
+  }
+  friend constexpr fp6 operator-(const fp6& a, const fp6& b) {
+    return {a.c0 - b.c0, a.c1 - b.c1, a.c2 - b.c2};
+  }
   constexpr fp6 operator-() const { return {-c0, -c1, -c2}; }
   constexpr fp6 dbl() const { return {c0.dbl(), c1.dbl(), c2.dbl()}; }
   constexpr fp6& operator+=(const fp6& o) { return *this = *this + o; }

@@ -67,8 +67,7 @@ TYPED_TEST(TowerTest, Fp6MatchesDefinition) {
   for (int i = 0; i < 100; ++i) {
     const fq6 a = fq6::random(this->rng), b = fq6::random(this->rng), c = fq6::random(this->rng);
     const fq6 school{a.c0 * b.c0 + xi * (a.c1 * b.c2 + a.c2 * b.c1),
-                     a.c0 * b.c1 + a.c1 * b.c0 + xi * (a.c2 * b.c2),
-                     a.c0 * b.c2 + a.c1 * b.c1 + a.c2 * b.c0};
+                     a.c0 * b.c1 + a.c1 * b.c0 + xi * (a.c2 * b.c2), a.c0 * b.c2 + a.c1 * b.c1 + a.c2 * b.c0};
     EXPECT_EQ(a * b, school);
     EXPECT_EQ(a * b, b * a);
     EXPECT_EQ((a * b) * c, a * (b * c));

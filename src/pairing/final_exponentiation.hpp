@@ -10,7 +10,7 @@
 // is the same c snarkjs uses (see pairing.hpp and the vk_alphabeta_12 test):
 //
 //  - BN, c = 2x(6x^2 + 3x + 1): Fuentes-Castaneda, Knapp, Rodriguez-Henriquez, "Faster Hashing to
-//    G2" (SAC 2011), section 5: c * (q^4 - q^2 + 1)/r = l0 + l1 q + l2 q^2 + l3 q^3 with
+//    G2" (SAC 2011), for BN curves: c * (q^4 - q^2 + 1)/r = l0 + l1 q + l2 q^2 + l3 q^3 with
 //    l0 = 12x^3 + 12x^2 + 6x + 1, l1 = 12x^3 + 6x^2 + 4x, l2 = 12x^3 + 6x^2 + 6x,
 //    l3 = 12x^3 + 6x^2 + 4x - 1. Three exponentiations by x.
 //  - BLS12, c = 3: Hayashida, Hayasaka, Teruya, "Efficient Final Exponentiation via Cyclotomic
@@ -50,18 +50,18 @@ fq12<Curve> final_exponentiation(const fq12<Curve>& f) {
     const f12 f6x = f4x * f2x;
     const f12 f6x2 = pow_x(f6x);
     const f12 f12x3 = pow_x(f6x2.cyclotomic_sqr());
-    const f12 common = f12x3 * f6x2;            // 12x^3 + 6x^2
-    const f12 l1 = common * f4x;                // 12x^3 + 6x^2 + 4x
-    const f12 l2 = common * f6x;                // 12x^3 + 6x^2 + 6x
-    const f12 l0 = l2 * f6x2 * t;               // 12x^3 + 12x^2 + 6x + 1
-    const f12 l3 = l1 * t.conjugate();          // 12x^3 + 6x^2 + 4x - 1
+    const f12 common = f12x3 * f6x2;    // 12x^3 + 6x^2
+    const f12 l1 = common * f4x;        // 12x^3 + 6x^2 + 4x
+    const f12 l2 = common * f6x;        // 12x^3 + 6x^2 + 6x
+    const f12 l0 = l2 * f6x2 * t;       // 12x^3 + 12x^2 + 6x + 1
+    const f12 l3 = l1 * t.conjugate();  // 12x^3 + 6x^2 + 4x - 1
     return l0 * l1.frobenius_map(1) * l2.frobenius_map(2) * l3.frobenius_map(3);
   } else {
-    const f12 a = pow_x(t) * t.conjugate();     // t^(x - 1)
-    const f12 b = pow_x(a) * a.conjugate();     // t^((x - 1)^2)
-    const f12 c = pow_x(b) * b.frobenius_map(1);  // ^(x + q)
+    const f12 a = pow_x(t) * t.conjugate();                              // t^(x - 1)
+    const f12 b = pow_x(a) * a.conjugate();                              // t^((x - 1)^2)
+    const f12 c = pow_x(b) * b.frobenius_map(1);                         // ^(x + q)
     const f12 d = pow_x(pow_x(c)) * c.frobenius_map(2) * c.conjugate();  // ^(x^2 + q^2 - 1)
-    return d * t.cyclotomic_sqr() * t;          // + 3
+    return d * t.cyclotomic_sqr() * t;                                   // + 3
   }
 }
 

@@ -146,7 +146,8 @@ TYPED_TEST(GtConventionTest, CommittedProofsVerify) {
     const auto verify = [&](const std::vector<fr>& inputs) {
       auto vk_x = TestFixture::g1_of(vk["IC"][0]);
       for (std::size_t i = 0; i < inputs.size(); ++i) {
-        const auto term = test_util::affine_mul(TestFixture::g1_of(vk["IC"][i + 1]), inputs[i].to_canonical());
+        const auto term =
+            test_util::affine_mul(TestFixture::g1_of(vk["IC"][i + 1]), inputs[i].to_canonical());
         vk_x = test_util::affine_add(vk_x, term);
       }
       const std::vector<g1g2_pair<TypeParam>> terms{

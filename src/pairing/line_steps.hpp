@@ -5,7 +5,7 @@
 // E': y^2 = x^3 + b' over Fq2, so no step inverts anything. Formulas: Costello, Lange, Naehrig,
 // "Faster Pairing Computations on Curves with High-Degree Twists" (PKC 2010, ePrint 2009/615),
 // in the form of Aranha, Karabina, Longa, Gebotys, Lopez, "Faster Explicit Formulas for
-// Computing Pairings over Ordinary Curves" (EUROCRYPT 2011, ePrint 2010/526), section 4.
+// Computing Pairings over Ordinary Curves" (EUROCRYPT 2011, ePrint 2010/526).
 //
 // A line is returned as three Fq2 coefficients (a, b, c) meaning a*yP, b*xP and c. Where they sit
 // in Fq12 depends on the twist. Untwisting a D-type point multiplies x by w^2 and y by w^3, and
@@ -38,7 +38,7 @@ constexpr Fq2 half(const Fq2& v) {
   return {v.c0.half(), v.c1.half()};
 }
 
-// T <- 2T and the tangent at T. three_b is 3b' of the twist. Aranha et al., section 4:
+// T <- 2T and the tangent at T. three_b is 3b' of the twist. Aranha et al.:
 //   A = XY/2, B = Y^2, C = Z^2, E = 3b'C, F = 3E, G = (B + F)/2, H = (Y + Z)^2 - (B + C),
 //   X3 = A(B - F), Y3 = G^2 - 3E^2, Z3 = BH; line (-H, 3X^2, E - B).
 template <class Fq2>
@@ -58,7 +58,7 @@ constexpr line<Fq2> double_step(g2_homogeneous<Fq2>& t, const Fq2& three_b) {
   return {-h, x2.dbl() + x2, e - b};
 }
 
-// T <- T + Q for Q = (qx, qy) affine, and the line through T and Q. Aranha et al., section 4:
+// T <- T + Q for Q = (qx, qy) affine, and the line through T and Q. Aranha et al.:
 //   theta = Y - qy Z, lambda = X - qx Z, C = theta^2, D = lambda^2, E = lambda D, F = Z C,
 //   G = X D, H = E + F - 2G, X3 = lambda H, Y3 = theta (G - H) - Y E, Z3 = Z E;
 //   line (lambda, -theta, theta qx - lambda qy).

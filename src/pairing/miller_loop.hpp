@@ -4,7 +4,7 @@
 // each step squares f once and multiplies in one line per pair. Pairs with a point at infinity
 // are dropped up front (their Miller function is 1).
 //
-// BN (Vercauteren, ePrint 2008/096, section 6): after the loop over 6x + 2, two more lines:
+// BN (Vercauteren, "Optimal Pairings", ePrint 2008/096): after the loop over 6x + 2, two more lines:
 // through T and Q1 = pi(Q), then through T + Q1 and Q2 = -pi^2(Q), where pi is the q-power
 // Frobenius carried to the twist. For a D-type twist, untwisting multiplies x by w^2 and y by w^3,
 // so pi(x, y) = (conj(x) w^(2(q-1)), conj(y) w^(3(q-1))) with w^(q-1) = xi^((q-1)/6), the tower's

@@ -25,7 +25,8 @@ enum class twist_type { d, m };
 
 template <class Curve>
 struct pairing_params {
-  static constexpr curve_family family = requires { Curve::bn_x; } ? curve_family::bn : curve_family::bls12;
+  static constexpr curve_family family = requires { Curve::bn_x; }
+  ? curve_family::bn : curve_family::bls12;
 
   static constexpr twist_type twist = [] {
     using fq2 = typename Curve::fq2;

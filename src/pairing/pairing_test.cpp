@@ -151,9 +151,9 @@ TYPED_TEST(PairingTest, Groth16ShapedCheck) {
            x = this->random_scalar();
   const fr c = (a * b - alpha * beta - x * gamma) * delta.inverse();
   const std::array<g1g2_pair<TypeParam>, 4> ok{{{-this->g1_mul(a), this->g2_mul(b)},
-                                                 {this->g1_mul(alpha), this->g2_mul(beta)},
-                                                 {this->g1_mul(x), this->g2_mul(gamma)},
-                                                 {this->g1_mul(c), this->g2_mul(delta)}}};
+                                                {this->g1_mul(alpha), this->g2_mul(beta)},
+                                                {this->g1_mul(x), this->g2_mul(gamma)},
+                                                {this->g1_mul(c), this->g2_mul(delta)}}};
   EXPECT_TRUE(pairing_check<TypeParam>(ok));
   auto bad = ok;
   bad[3].p = this->g1_mul(c + fr::one());
