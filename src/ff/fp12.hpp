@@ -10,8 +10,8 @@
 //  - Granger-Scott squaring for elements of the cyclotomic subgroup (norm 1 over Fq6 and over
 //    Fq4), the subgroup every value lives in after the easy part of the final exponentiation:
 //    "Faster Squaring in the Cyclotomic Subgroup of Sixth Degree Extensions", PKC 2010,
-//    ePrint 2009/565. There inversion is conjugation, so an exponent's NAF costs
-//    nothing extra.
+//    ePrint 2009/565. There inversion is conjugation, so the negative digits of a signed
+//    exponent recoding cost nothing extra.
 #pragma once
 
 #include <cstddef>
@@ -127,26 +127,30 @@ class fp12 {
     return r;
   }
 
-  // x^e for x in the cyclotomic subgroup, over the non-adjacent form of e: cyclotomic squarings,
-  // and conjugation for the digits -1.
+  // x^e for x in the cyclotomic subgroup by a signed sliding window: e is recoded into digits
+  // that are zero or odd with |d| < 2^(w-1) (w = 1: plain binary; w = 2: NAF), x^-d is the
+  // conjugate of x^d, and the odd powers x, x^3, .., x^(2^(w-1) - 1) are computed first. The
+  // window is chosen per exponent by counting operations, a cyclotomic squaring weighing 4 and a
+  // product 9 (measured: 1.7 us and 3.8 us on BN254). BN254's x (63 bits) then needs 16 products
+  // at w = 4 instead of 23 at w = 2; BLS12-381's x, with 6 set bits, stays plain binary.
   constexpr fp12 cyclotomic_pow(uint64_t e) const {
-    int8_t naf[66] = {};
-    std::size_t n = 0;
-    for (unsigned __int128 k = e; k != 0; k >>= 1) {
-      int8_t d = 0;
-      if (k & 1) {
-        d = static_cast<int8_t>(2 - static_cast<int>(k & 3));  // +1 or -1, leaves k = 0 mod 4
-        k -= static_cast<unsigned __int128>(static_cast<__int128>(d));
-      }
-      naf[n++] = d;
+    if (e == 0) return one();
+    window_digits best = recode(e, 1);
+    for (unsigned w = 2; w <= max_window; ++w) {
+      const window_digits c = recode(e, w);
+      if (c.cost() < best.cost()) best = c;
     }
-    if (n == 0) return one();
-    const fp12 inv = conjugate();
-    fp12 acc = naf[n - 1] > 0 ? *this : inv;
-    for (std::size_t i = n - 1; i-- > 0;) {
+    fp12 odd[std::size_t{1} << (max_window - 2)];  // x^1, x^3, x^5, ...
+    odd[0] = *this;
+    if (best.w > 2) {
+      const fp12 x2 = cyclotomic_sqr();
+      for (std::size_t i = 1; i < (std::size_t{1} << (best.w - 2)); ++i) odd[i] = odd[i - 1] * x2;
+    }
+    const auto power = [&](int d) { return d > 0 ? odd[d / 2] : odd[-d / 2].conjugate(); };
+    fp12 acc = power(best.d[best.n - 1]);
+    for (std::size_t i = best.n - 1; i-- > 0;) {
       acc = acc.cyclotomic_sqr();
-      if (naf[i] > 0) acc *= *this;
-      if (naf[i] < 0) acc *= inv;
+      if (best.d[i] != 0) acc *= power(best.d[i]);
     }
     return acc;
   }
@@ -166,6 +170,36 @@ class fp12 {
   static fp12 random(Rng& rng) {
     const fq6 a = fq6::random(rng);
     return {a, fq6::random(rng)};
+  }
+
+ private:
+  static constexpr unsigned max_window = 5;
+  struct window_digits {
+    int8_t d[66] = {};  // least significant first; the top digit is positive
+    std::size_t n = 0, nonzero = 0;
+    unsigned w = 1;
+    constexpr std::size_t cost() const {
+      const std::size_t table = w > 2 ? (std::size_t{1} << (w - 2)) - 1 : 0;
+      return 4 * (n - 1 + (w > 2 ? 1 : 0)) + 9 * (nonzero - 1 + table);
+    }
+  };
+  static constexpr window_digits recode(uint64_t e, unsigned w) {
+    window_digits r;
+    r.w = w;
+    for (unsigned __int128 k = e; k != 0; k >>= 1) {
+      int d = 0;
+      if (k & 1) {
+        d = 1;
+        if (w > 1) {
+          d = static_cast<int>(k & ((1u << w) - 1));
+          if (d >= (1 << (w - 1))) d -= 1 << w;
+        }
+        k -= static_cast<unsigned __int128>(static_cast<__int128>(d));  // k becomes 0 mod 2^w
+        ++r.nonzero;
+      }
+      r.d[r.n++] = static_cast<int8_t>(d);
+    }
+    return r;
   }
 };
 
