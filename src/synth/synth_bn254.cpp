@@ -1,0 +1,15 @@
+// Synthesis compiled for BN254's scalar field.
+#include "curves/bn254.hpp"
+#include "synth/constraint_matrices_impl.hpp"
+#include "synth/evaluate_abc_impl.hpp"
+
+namespace cuzk::synth {
+
+using fr = bn254::fr;
+template result<constraint_matrices<fr>> matrices_from_zkey<fr>(std::span<const uint8_t>, std::size_t, std::size_t);
+template result<constraint_matrices<fr>> matrices_from_records<fr>(std::span<const zkey_coefficient<fr>>,
+                                                                   std::size_t, std::size_t);
+template status evaluate_abc<fr>(const constraint_matrices<fr>&, std::span<const fr::repr>, std::span<fr>,
+                                 std::span<fr>, std::span<fr>, thread_pool&);
+
+}  // namespace cuzk::synth
