@@ -12,6 +12,7 @@
 #include "curves/bn254.hpp"
 #include "synth/constraint_matrices.hpp"
 #include "synth/evaluate_abc.hpp"
+#include "synth/synthetic_circuit.hpp"
 
 namespace cuzk::synth {
 namespace {
@@ -191,6 +192,54 @@ TYPED_TEST(synth_test, same_result_on_one_thread) {
   EXPECT_EQ(a, a1);
   EXPECT_EQ(b, b1);
   EXPECT_EQ(c, c1);
+}
+
+// The zkey records of a constraint system, evaluated, give c = a∘b equal to C w row by row for a
+// satisfying witness (and zero on the public-input rows and the padding).
+template <class Fr>
+void expect_c_matches(const constraint_system<Fr>& cs, const std::vector<typename Fr::repr>& witness) {
+  ASSERT_TRUE(cs.is_satisfied(witness));
+  const auto recs = cs.zkey_records();
+  auto m = matrices_from_records<Fr>(recs, cs.n_vars, cs.domain_size());
+  ASSERT_TRUE(m.is_ok()) << m.error().to_string();
+  EXPECT_EQ(m->a.rows, cs.n_constraints + cs.n_public + 1);
+  const std::size_t n = cs.domain_size();
+  std::vector<Fr> a(n), b(n), c(n);
+  ASSERT_TRUE(evaluate_abc<Fr>(*m, witness, a, b, c).is_ok());
+  for (std::size_t r = 0; r < n; ++r) {
+    Fr cw = Fr::zero();
+    if (r < cs.n_constraints) {
+      const auto cols = cs.c.row_cols(r);
+      const auto vals = cs.c.row_values(r);
+      for (std::size_t k = 0; k < cols.size(); ++k) cw += vals[k] * *Fr::from_canonical(witness[cols[k]]);
+    }
+    ASSERT_EQ(c[r], cw) << "row " << r;
+    if (r >= cs.n_constraints && r <= cs.n_constraints + cs.n_public) {
+      EXPECT_EQ(a[r], *Fr::from_canonical(witness[r - cs.n_constraints])) << "public-input row " << r;
+    }
+  }
+}
+
+TYPED_TEST(synth_test, synthetic_circuits_are_satisfied) {
+  using Fr = typename TypeParam::fr;
+  for (const auto kind : {witness_kind::dense, witness_kind::mostly_boolean}) {
+    const auto circuit = make_synthetic_circuit<Fr>(10, kind, 7);
+    EXPECT_EQ(circuit.cs.domain_size(), 1024u);
+    EXPECT_EQ(circuit.cs.n_vars, circuit.witness.size());
+    expect_c_matches(circuit.cs, circuit.witness);
+    std::size_t bits = 0;
+    for (const auto& v : circuit.witness) bits += v.is_zero() || v == Fr::one().to_canonical();
+    if (kind == witness_kind::mostly_boolean) {
+      EXPECT_GT(bits, circuit.witness.size() * 8 / 10);
+    } else {
+      EXPECT_LT(bits, circuit.witness.size() / 10);
+    }
+    auto bad = circuit.witness;
+    bad.back() = Fr::from_uint(5).to_canonical();
+    EXPECT_FALSE(circuit.cs.is_satisfied(bad));
+  }
+  const auto again = make_synthetic_circuit<Fr>(10, witness_kind::dense, 7);
+  EXPECT_EQ(again.witness, make_synthetic_circuit<Fr>(10, witness_kind::dense, 7).witness);
 }
 
 }  // namespace
