@@ -20,6 +20,7 @@
 #include "groth16/reference_prover_test_util.hpp"
 #include "groth16/setup.hpp"
 #include "groth16/verifier.hpp"
+#include "synth/evaluate_abc.hpp"
 #include "synth/synthetic_circuit.hpp"
 
 namespace cuzk::groth16 {
@@ -161,6 +162,33 @@ TYPED_TEST(groth16_test, wrong_witness_length_is_an_error) {
   auto proof = prove<TypeParam>(f.pk.view(), w);
   ASSERT_FALSE(proof.is_ok());
   EXPECT_NE(proof.error().message().find("nVars"), std::string::npos) << proof.error().to_string();
+}
+
+// On circom's circuits the zkey's matrices give c = a∘b equal to C w from the .r1cs, row by row:
+// the check that the coefficient section was read right (the zkey has no C to compare with).
+TYPED_TEST(groth16_test, zkey_synthesis_matches_r1cs_c) {
+  using Fr = typename TypeParam::fr;
+  for (const char* circuit : fixture_circuits) {
+    SCOPED_TRACE(circuit);
+    const auto f = fixture_set<TypeParam>::load(circuit);
+    auto r1 = formats::r1cs::open(fixture<TypeParam>(circuit, "circuit.r1cs"));
+    ASSERT_TRUE(r1.is_ok()) << r1.error().to_string();
+    auto cs = constraint_system_of<TypeParam>(*r1);
+    ASSERT_TRUE(cs.is_ok()) << cs.error().to_string();
+    ASSERT_TRUE(cs->is_satisfied(f.w));
+    const std::size_t n = f.zk.domain_size();
+    std::vector<Fr> a(n), b(n), c(n);
+    ASSERT_TRUE(synth::evaluate_abc<Fr>(f.pk.matrices(), f.w, a, b, c).is_ok());
+    for (std::size_t j = 0; j < n; ++j) {
+      Fr cw = Fr::zero();
+      if (j < cs->n_constraints) {
+        const auto cols = cs->c.row_cols(j);
+        const auto vals = cs->c.row_values(j);
+        for (std::size_t k = 0; k < cols.size(); ++k) cw += vals[k] * *Fr::from_canonical(f.w[cols[k]]);
+      }
+      ASSERT_EQ(c[j], cw) << "row " << j;
+    }
+  }
 }
 
 // Our setup from the fixture's .r1cs, then a zkey file, then our prover and verifier.
