@@ -16,11 +16,11 @@ APT_PACKAGES=(
   libgmp-dev                             # field tests: GMP is the independent oracle
   nlohmann-json3-dev                     # formats: proof / public / verification key JSON
   libcli11-dev                           # apps: the cuzk command line
+  libsqlite3-dev                         # engine: the job store
 )
 # Added as the layers that need them land (names checked against Debian 12):
 #   service: libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
 #            libcpp-httplib-dev
-#   engine:  libsqlite3-dev
 #   logging: libspdlog-dev libfmt-dev
 #   config:  libtomlplusplus-dev
 

@@ -1,0 +1,30 @@
+// The CPU backend (see cpu_prover_backend.hpp).
+#include "engine/cpu_prover_backend.hpp"
+
+#include "groth16/prover.hpp"
+
+namespace cuzk::engine {
+
+namespace {
+
+template <class C>
+result<any_proof> prove_as(const key_material<C>& k, const any_witness& witness, backend_timings& t) {
+  if (witness.curve != formats::curve_id_of<C>)
+    return status(errc::invalid_argument, std::string("witness: expected ") + C::name + " values for a " + C::name + " key");
+  groth16::phase_timings pt;
+  auto p = groth16::prove<C>(k.view, std::span<const typename C::fr::repr>(witness.values), &pt);
+  t.synthesis = pt.synthesis;
+  t.prove = pt.total() - pt.synthesis - pt.load;
+  if (!p) return p.error();
+  return any_proof(std::move(p).value());
+}
+
+}  // namespace
+
+result<any_proof> cpu_prover_backend::prove(const loaded_key& key, const any_witness& witness, const cancel_token&,
+                                            backend_timings& t) {
+  if (const auto* k = key.get<bn254>()) return prove_as<bn254>(*k, witness, t);
+  return prove_as<bls12_381>(*key.get<bls12_381>(), witness, t);
+}
+
+}  // namespace cuzk::engine

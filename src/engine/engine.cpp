@@ -1,0 +1,420 @@
+// The engine's API side: construction, recovery, submit, await, cancel, status, drain (see
+// engine.hpp). The worker side is engine_worker.cpp.
+#include "engine/engine.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "engine/cpu_prover_backend.hpp"
+#include "engine/memory_job_store.hpp"
+#include "engine/sqlite_job_store.hpp"
+#include "engine/witness.hpp"
+
+namespace cuzk::engine {
+
+namespace {
+
+std::string default_spool_dir(const engine_options& o) {
+  if (!o.spool_dir.empty()) return o.spool_dir;
+  if (!o.store_path.empty()) return o.store_path + ".spool";
+  return (std::filesystem::temp_directory_path() / ("cuzk-spool-" + std::to_string(::getpid()))).string();
+}
+
+uint64_t process_rss_bytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  unsigned long size = 0, resident = 0;
+  const int n = std::fscanf(f, "%lu %lu", &size, &resident);
+  std::fclose(f);
+  return n == 2 ? static_cast<uint64_t>(resident) * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) : 0;
+}
+
+}  // namespace
+
+result<std::unique_ptr<engine>> engine::create(engine_options opt, engine_parts parts) {
+  if (opt.workers == 0) return status(errc::invalid_argument, "engine: workers: expected at least 1, found 0");
+  if (opt.scheduling.max_batch_size == 0)
+    return status(errc::invalid_argument, "engine: max_batch_size: expected at least 1, found 0");
+  if (!parts.store) {
+    if (opt.store_path.empty()) {
+      parts.store = std::make_shared<memory_job_store>();
+    } else {
+      auto s = sqlite_job_store::open(opt.store_path);
+      if (!s) return s.error();
+      parts.store = std::shared_ptr<job_store>(std::move(s).value());
+    }
+  }
+  if (!parts.backend) parts.backend = std::make_unique<cpu_prover_backend>();
+  if (!parts.hot_allocator) parts.hot_allocator = std::make_shared<pageable_allocator>();
+  auto spool = witness_spool::open(default_spool_dir(opt));
+  if (!spool) return spool.error();
+  std::unique_ptr<engine> e(new engine(std::move(opt), std::move(parts), std::move(spool).value()));
+  CUZK_TRY(e->recover());
+  e->start_threads();
+  return e;
+}
+
+engine::engine(engine_options opt, engine_parts parts, witness_spool spool)
+    : opt_(std::move(opt)),
+      backend_(std::move(parts.backend)),
+      store_(std::move(parts.store)),
+      hot_alloc_(std::move(parts.hot_allocator)),
+      spool_(std::move(spool)),
+      srs_(opt_.budgets, *hot_alloc_, opt_.key_check),
+      sched_(opt_.scheduling),
+      started_at_(wall_clock::now()) {
+  sched_.set_resident_predicate([this](const std::string& c) { return srs_.resident(c); });
+}
+
+engine::~engine() { drain(std::chrono::milliseconds(0)); }
+
+void engine::log(log_level lv, const std::string& line) const {
+  if (opt_.log) opt_.log(lv, line);
+}
+
+void engine::event(live_job& j, event_kind k, uint32_t partition, int worker, int64_t unix_us) {
+  const timeline_event e{j.rec.info.id, partition, k, worker, unix_us != 0 ? unix_us : now_unix_us()};
+  {
+    std::lock_guard lk(m_);
+    j.events.push_back(e);
+  }
+  timeline_.record(e);
+}
+
+void engine::set_state(live_job& j, job_state s) {
+  uint32_t attempts;
+  {
+    std::lock_guard lk(m_);
+    j.rec.info.state = s;
+    attempts = j.rec.info.attempts;
+  }
+  const status st = store_->update_state(j.rec.info.id, s, attempts);
+  if (!st) log(log_level::warn, "engine: job=" + std::to_string(j.rec.info.id) + " store: " + st.to_string());
+}
+
+status engine::recover() {
+  // Circuits first, so that re-queued jobs find them.
+  auto cs = store_->circuits();
+  if (!cs) return cs.error();
+  for (const auto& c : *cs) {
+    auto sum = read_key_summary(c.zkey_path);
+    if (!sum) {
+      log(log_level::error, "engine: circuit=" + c.id + " not restored: " + sum.error().to_string());
+      continue;
+    }
+    circuits_.put({c.id, c.zkey_path, c.default_priority, *sum});
+    (void)srs_.add(c.id, c.zkey_path, *sum);
+  }
+  auto jobs = store_->unfinished();
+  if (!jobs) return jobs.error();
+  std::set<std::string> keep;
+  std::size_t requeued = 0, failed = 0;
+  for (auto& r : *jobs) {
+    for (std::size_t k = 0; k < r.witness_paths.size(); ++k)
+      if (r.spooled[k]) keep.insert(r.witness_paths[k]);
+    auto j = std::make_shared<live_job>();
+    j->rec = std::move(r);
+    j->enqueued = steady_clock::now();
+    job_result& i = j->rec.info;
+    const bool interrupted = i.state != job_state::queued;
+    status why;
+    const auto c = circuits_.find(i.circuit);
+    if (!c) {
+      why = status(errc::invalid_argument, "circuit " + i.circuit + " is no longer registered after a restart");
+    } else if (interrupted && i.attempts >= opt_.max_attempts) {
+      why = status(errc::internal, "interrupted " + std::to_string(i.attempts) +
+                                       " times (the daemon stopped while proving it); not retried");
+    } else {
+      j->key = c->key;
+      for (std::size_t k = 0; k < j->rec.witness_paths.size() && why.is_ok(); ++k)
+        if (::access(j->rec.witness_paths[k].c_str(), R_OK) != 0)
+          why = status(errc::io_error, "partition " + std::to_string(k) + ": witness " + j->rec.witness_paths[k] +
+                                           " is gone after a restart");
+    }
+    {
+      std::lock_guard lk(m_);
+      live_[i.id] = j;
+    }
+    if (!why.is_ok()) {
+      finish(j, job_state::failed, why);
+      ++failed;
+      continue;
+    }
+    i.state = job_state::queued;
+    CUZK_TRY(store_->update_state(i.id, job_state::queued, i.attempts));
+    event(*j, interrupted ? event_kind::requeued : event_kind::queued, 0, -1);
+    metrics_.add(i.circuit, metrics::counter::recovered);
+    sched_.push({i.id, i.circuit, i.prio, j->enqueued});
+    ++requeued;
+  }
+  const std::size_t orphans = spool_.sweep(keep);
+  if (requeued || failed || orphans)
+    log(log_level::info, "engine: recovered requeued=" + std::to_string(requeued) + " failed=" + std::to_string(failed) +
+                             " orphan_witnesses_removed=" + std::to_string(orphans));
+  return status::ok();
+}
+
+void engine::start_threads() {
+  workers_.resize(opt_.workers);
+  for (unsigned i = 0; i < opt_.workers; ++i)
+    workers_[i].thread = std::thread([this, i] { worker_loop(static_cast<int>(i)); });
+  housekeeper_ = std::thread([this] { housekeeping_loop(); });
+}
+
+status engine::register_circuit(const std::string& id, const std::string& zkey_path, priority default_priority) {
+  CUZK_TRY(circuit_registry::check_id(id));
+  auto sum = read_key_summary(zkey_path);
+  if (!sum) return sum.error().with_context("circuit " + id);
+  CUZK_TRY(srs_.add(id, zkey_path, *sum));
+  CUZK_TRY(store_->put_circuit({id, zkey_path, default_priority}));
+  circuits_.put({id, zkey_path, default_priority, *sum});
+  log(log_level::info, "engine: circuit registered id=" + id + " zkey=" + zkey_path + " curve=" +
+                           formats::curve_name(sum->curve) + " nVars=" + std::to_string(sum->n_vars) +
+                           " domain=" + std::to_string(sum->domain_size) + " bytes=" + std::to_string(sum->file_bytes));
+  return status::ok();
+}
+
+status engine::unregister_circuit(const std::string& id) {
+  {
+    std::lock_guard lk(m_);
+    for (const auto& [jid, j] : live_)
+      if (j->rec.info.circuit == id)
+        return status(errc::invalid_argument, "circuit " + id + ": job " + std::to_string(jid) + " still uses it");
+  }
+  CUZK_TRY(srs_.remove(id));
+  CUZK_TRY(store_->remove_circuit(id));
+  circuits_.erase(id);
+  return status::ok();
+}
+
+std::vector<circuit_info> engine::list_circuits() const { return circuits_.list(); }
+
+void engine::discard_spooled(const job_record& rec) {
+  for (std::size_t k = 0; k < rec.witness_paths.size(); ++k)
+    if (k < rec.spooled.size() && rec.spooled[k]) spool_.remove(rec.witness_paths[k]);
+}
+
+status engine::spool_and_check(const job_request& req, const circuit_info& c, job_record& rec) {
+  for (std::size_t k = 0; k < req.partitions.size(); ++k) {
+    const auto& p = req.partitions[k];
+    const std::string what = "partition " + std::to_string(k);
+    const bool has_bytes = !p.wtns_bytes.empty(), has_path = !p.path.empty();
+    if (has_bytes == has_path)
+      return status(errc::invalid_argument, what + ": expected either the .wtns bytes or a path, found " +
+                                                (has_bytes ? "both" : "neither"));
+    if (has_bytes) {
+      auto path = spool_.write(p.wtns_bytes);
+      if (!path) return path.error().with_context(what);
+      rec.witness_paths.push_back(*path);
+      rec.spooled.push_back(true);
+    } else {
+      rec.witness_paths.push_back(p.path);
+      rec.spooled.push_back(false);
+    }
+    CUZK_TRY(check_witness_file(rec.witness_paths.back(), c.key, what));
+  }
+  return status::ok();
+}
+
+result<job_id> engine::submit(job_request req) {
+  auto reject = [&](status s) -> result<job_id> {
+    metrics_.add(req.circuit, metrics::counter::rejected);
+    log(log_level::warn, "engine: submit rejected circuit=" + req.circuit + " error=\"" + s.to_string() + "\"");
+    return s;
+  };
+  if (!accepting_) return reject(status(errc::unsupported, "engine is draining: not accepting jobs"));
+  const auto c = circuits_.find(req.circuit);
+  if (!c) return reject(status(errc::invalid_argument, "circuit \"" + req.circuit + "\": not registered"));
+  if (req.partitions.empty()) return reject(status(errc::invalid_argument, "job: expected at least one partition, found 0"));
+
+  auto same_circuit = [&](job_id existing) -> result<job_id> {
+    auto r = store_->get(existing);
+    if (!r) return r.error();
+    if (*r && (*r)->info.circuit != req.circuit)
+      return reject(status(errc::invalid_argument, "request id \"" + req.request_id + "\" was used for job " +
+                                                       std::to_string(existing) + " of circuit " +
+                                                       (*r)->info.circuit + ", not " + req.circuit));
+    return existing;
+  };
+  if (!req.request_id.empty()) {
+    auto found = store_->find_request(req.request_id);
+    if (!found) return found.error();
+    if (*found) return same_circuit(**found);
+  }
+
+  auto j = std::make_shared<live_job>();
+  job_record& rec = j->rec;
+  rec.info.request_id = req.request_id;
+  rec.info.circuit = req.circuit;
+  rec.info.prio = req.prio.value_or(c->default_priority);
+  rec.info.partitions = static_cast<uint32_t>(req.partitions.size());
+  rec.info.submitted_at = wall_clock::now();
+  rec.info.deadline = req.deadline;
+  j->key = c->key;
+  if (status s = spool_and_check(req, *c, rec); !s) {
+    discard_spooled(rec);
+    return reject(s);
+  }
+  auto ins = store_->insert(rec);
+  if (!ins) {
+    discard_spooled(rec);
+    return ins.error();
+  }
+  if (!ins->inserted) {  // a concurrent submit with the same request id won
+    discard_spooled(rec);
+    return same_circuit(ins->id);
+  }
+  rec.info.id = ins->id;
+  j->enqueued = steady_clock::now();
+  {
+    std::lock_guard lk(m_);
+    live_[ins->id] = j;
+  }
+  event(*j, event_kind::queued, 0, -1);
+  metrics_.add(req.circuit, metrics::counter::submitted);
+  sched_.push({ins->id, req.circuit, rec.info.prio, j->enqueued});
+  log(log_level::info, "engine: job queued id=" + std::to_string(ins->id) + " circuit=" + req.circuit +
+                           " priority=" + priority_name(rec.info.prio) + " partitions=" +
+                           std::to_string(rec.info.partitions) +
+                           (req.request_id.empty() ? "" : " request_id=" + req.request_id));
+  return ins->id;
+}
+
+result<job_result> engine::await(job_id id, std::chrono::milliseconds timeout) {
+  const auto until = steady_clock::now() + timeout;
+  {
+    std::unique_lock lk(m_);
+    for (;;) {
+      auto it = live_.find(id);
+      if (it == live_.end()) break;
+      if (timeout.count() < 0 || (timeout.count() > 0 && steady_clock::now() >= until)) {
+        job_result r = it->second->rec.info;
+        return r;
+      }
+      if (timeout.count() == 0) done_cv_.wait(lk);
+      else done_cv_.wait_until(lk, until);
+    }
+  }
+  auto r = store_->get(id);
+  if (!r) return r.error();
+  if (!*r)
+    return status(errc::invalid_argument, "job " + std::to_string(id) + ": unknown (never submitted, or purged after the "
+                                          "retention of " + std::to_string(opt_.result_retention.count()) + " s)");
+  return std::move(**r).info;
+}
+
+status engine::cancel(job_id id) {
+  std::shared_ptr<live_job> j;
+  {
+    std::lock_guard lk(m_);
+    auto it = live_.find(id);
+    if (it != live_.end()) j = it->second;
+  }
+  if (!j) {
+    auto r = store_->get(id);
+    if (!r) return r.error();
+    if (!*r) return status(errc::invalid_argument, "job " + std::to_string(id) + ": unknown");
+    return status(errc::invalid_argument, "job " + std::to_string(id) + ": already " +
+                                              job_state_name((*r)->info.state));
+  }
+  j->cancel.request(cancel_reason::caller);
+  // Still queued: it never reaches a worker. Otherwise the worker ends it at its next boundary.
+  if (sched_.remove(id)) finish(j, job_state::cancelled, status(errc::invalid_argument, "cancelled by the caller"));
+  return status::ok();
+}
+
+status engine::preload(const std::string& circuit, key_tier target) {
+  if (!circuits_.find(circuit)) return status(errc::invalid_argument, "circuit \"" + circuit + "\": not registered");
+  const auto t0 = steady_clock::now();
+  CUZK_TRY(srs_.preload(circuit, target));
+  log(log_level::info, "engine: key preloaded circuit=" + circuit + " tier=" + key_tier_name(target) + " seconds=" +
+                           std::to_string(std::chrono::duration<double>(steady_clock::now() - t0).count()));
+  return status::ok();
+}
+
+status engine::evict(const std::string& circuit, key_tier target) {
+  if (!circuits_.find(circuit)) return status(errc::invalid_argument, "circuit \"" + circuit + "\": not registered");
+  return srs_.evict(circuit, target);
+}
+
+engine_snapshot engine::snapshot() const {
+  engine_snapshot s;
+  s.started_at = started_at_;
+  s.uptime_s = std::chrono::duration<double>(wall_clock::now() - started_at_).count();
+  s.accepting = accepting_;
+  s.backend = backend_->name();
+  {
+    std::lock_guard lk(m_);
+    for (const auto& [id, j] : live_) {
+      live_job_status ls;
+      ls.info = j->rec.info;
+      ls.events = j->events;
+      ls.worker = j->worker;
+      s.jobs.push_back(std::move(ls));
+    }
+    for (std::size_t i = 0; i < workers_.size(); ++i) {
+      const auto& w = workers_[i];
+      worker_status ws;
+      ws.index = static_cast<int>(i);
+      ws.busy = w.busy;
+      ws.job = w.job;
+      ws.partition = w.partition;
+      auto it = live_.find(w.job);
+      if (w.busy && it != live_.end()) ws.state = it->second->rec.info.state;
+      ws.busy_seconds = w.busy_seconds;
+      ws.jobs = w.jobs;
+      s.workers.push_back(ws);
+    }
+  }
+  s.queue_depth = sched_.depth();
+  s.keys = srs_.entries();
+  s.tiers = srs_.tiers();
+  s.rss_bytes = process_rss_bytes();
+  s.counters = metrics_.snapshot();
+  return s;
+}
+
+std::string engine::chrome_trace() const {
+  const auto ev = timeline_.recent();
+  return chrome_trace_json(ev);
+}
+
+void engine::drain(std::chrono::milliseconds grace) {
+  std::lock_guard dl(drain_m_);
+  if (drained_) return;
+  accepting_ = false;
+  sched_.close();
+  // Let running jobs end on their own for up to `grace`.
+  {
+    std::unique_lock lk(m_);
+    const auto until = steady_clock::now() + grace;
+    done_cv_.wait_until(lk, until, [&] {
+      for (const auto& w : workers_)
+        if (w.busy) return false;
+      return true;
+    });
+    for (auto& [id, j] : live_)
+      if (j->worker >= 0) j->cancel.request(cancel_reason::shutdown);
+  }
+  for (auto& w : workers_)
+    if (w.thread.joinable()) w.thread.join();
+  {
+    std::lock_guard lk(hk_m_);
+    hk_stop_ = true;
+  }
+  hk_cv_.notify_all();
+  if (housekeeper_.joinable()) housekeeper_.join();
+  drained_ = true;
+  std::size_t queued = 0;
+  {
+    std::lock_guard lk(m_);
+    queued = live_.size();
+  }
+  log(log_level::info, "engine: drained; jobs_left_queued=" + std::to_string(queued));
+}
+
+}  // namespace cuzk::engine

@@ -1,0 +1,198 @@
+// The proving engine: the daemon's core, without networking.
+//
+// A request's path reads straight through:
+//   submit()  validate (circuit known, each witness a .wtns for the key's curve with nVars values,
+//             all < r) -> spool inline witnesses -> job store (durable) -> scheduler
+//   worker    scheduler::next() -> srs_manager::acquire (key resident, leased) -> per partition:
+//             read witness, backend prove, verify -> result stored -> await() returns
+// with a cancel check at every phase boundary.
+//
+// Threads. Any thread may call the public methods (the service's RPC threads do). Each of the
+// `workers` threads loops over scheduler::next() and owns the job it runs; one housekeeping thread
+// purges results past their retention. Locks, outermost first: the engine's job table (m_), then
+// the scheduler's, the SRS manager's, the store's; none is held while a key loads or a proof runs.
+// RPC threads never touch a loaded key or a backend.
+//
+// What persists (in the job store): every job from the moment submit() returns, its state changes,
+// its result until the retention passes; registered circuits. A restart (or a crash, kill -9)
+// re-queues every job that had not ended, in its original order, and re-registers the circuits.
+// Timelines and metrics are in memory.
+//
+// drain() is for SIGTERM: submit() starts refusing, no new work is dispatched, running jobs finish
+// within the grace period or are abandoned at their next phase boundary and go back to the queue
+// in the store, so the next start proves them.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/result.hpp"
+#include "engine/cancel_token.hpp"
+#include "engine/circuit_registry.hpp"
+#include "engine/engine_options.hpp"
+#include "engine/host_allocator.hpp"
+#include "engine/job.hpp"
+#include "engine/job_store.hpp"
+#include "engine/metrics.hpp"
+#include "engine/prover_backend.hpp"
+#include "engine/scheduler.hpp"
+#include "engine/srs_manager.hpp"
+#include "engine/timeline.hpp"
+#include "engine/witness_spool.hpp"
+
+namespace cuzk::engine {
+
+struct worker_status {
+  int index = 0;
+  bool busy = false;
+  job_id job = 0;
+  uint32_t partition = 0;
+  job_state state = job_state::queued;
+  double busy_seconds = 0;  // time spent inside jobs since start
+  uint64_t jobs = 0;        // jobs run to an end
+};
+
+struct live_job_status {
+  job_result info;  // without proofs
+  std::vector<timeline_event> events;
+  int worker = -1;
+};
+
+struct engine_snapshot {
+  wall_time started_at{};
+  double uptime_s = 0;
+  bool accepting = true;
+  std::string backend;
+  std::vector<live_job_status> jobs;  // queued and running, in id order
+  std::array<std::size_t, priority_count> queue_depth{};
+  std::vector<worker_status> workers;
+  std::vector<srs_entry_status> keys;
+  std::array<srs_tier_status, 4> tiers;
+  uint64_t rss_bytes = 0;  // the process's resident set
+  metrics_snapshot counters;
+};
+
+// What create() may be given instead of what the options describe (tests, and the GPU backend).
+struct engine_parts {
+  std::unique_ptr<prover_backend> backend;  // default: cpu_prover_backend
+  std::shared_ptr<job_store> store;         // default: from options.store_path
+  std::shared_ptr<host_allocator> hot_allocator;  // default: pageable_allocator
+};
+
+class engine {
+ public:
+  // Opens the store, re-registers its circuits, re-queues unfinished jobs, starts the workers.
+  static result<std::unique_ptr<engine>> create(engine_options opt, engine_parts parts = {});
+  // drain(0) and join.
+  ~engine();
+  engine(const engine&) = delete;
+  engine& operator=(const engine&) = delete;
+
+  // Registers (or re-registers) a circuit: the zkey's header is read and checked now; the key is
+  // loaded on first use or preload(). Errors name the file (not a zkey, wrong protocol, unknown
+  // curve) or the id.
+  status register_circuit(const std::string& id, const std::string& zkey_path, priority default_priority = priority::normal);
+  // Refused while jobs of the circuit are queued or running.
+  status unregister_circuit(const std::string& id);
+  std::vector<circuit_info> list_circuits() const;
+
+  // Queues a job; returns its id once it is durable. A request_id already used returns that job's
+  // id (the circuit must match). Errors: draining, unknown circuit, no partitions, a partition with
+  // neither or both of bytes and path, a witness that is not a .wtns, of another curve, of the
+  // wrong length or with a value >= r ("partition 2: ..."), an I/O error spooling it.
+  result<job_id> submit(job_request req);
+  // The job's result once it ends, or its current state when `timeout` passes first (0: wait for
+  // the end). Error: an id never issued, or purged after the retention period.
+  result<job_result> await(job_id id, std::chrono::milliseconds timeout);
+  // The job now, without waiting.
+  result<job_result> get(job_id id) { return await(id, std::chrono::milliseconds(-1)); }
+  // A queued job is removed and ends cancelled now; a running one ends cancelled at its next phase
+  // boundary (await() to see it). Error: unknown id, or the job already ended.
+  status cancel(job_id id);
+
+  status preload(const std::string& circuit, key_tier target = key_tier::hot);
+  status evict(const std::string& circuit, key_tier target = key_tier::cold);
+
+  engine_snapshot snapshot() const;
+  // The most recent events of every job (a bounded ring), oldest first.
+  std::vector<timeline_event> recent_events() const { return timeline_.recent(); }
+  // The same as a Chrome trace.
+  std::string chrome_trace() const;
+
+  // Stops accepting, stops dispatching, lets running jobs finish for up to `grace`, then abandons
+  // them at their next phase boundary (they return to the queue in the store); joins the workers.
+  // Idempotent.
+  void drain(std::chrono::milliseconds grace);
+  bool accepting() const noexcept { return accepting_.load(); }
+
+ private:
+  struct live_job {
+    job_record rec;
+    key_summary key;
+    cancel_token cancel;
+    steady_clock::time_point enqueued;
+    std::vector<timeline_event> events;
+    int worker = -1;
+  };
+  struct worker_slot {
+    std::thread thread;
+    bool busy = false;
+    job_id job = 0;
+    uint32_t partition = 0;
+    double busy_seconds = 0;
+    uint64_t jobs = 0;
+  };
+
+  engine(engine_options opt, engine_parts parts, witness_spool spool);
+  status recover();
+  void start_threads();
+  void log(log_level lv, const std::string& line) const;
+  void event(live_job& j, event_kind k, uint32_t partition, int worker, int64_t unix_us = 0);
+  void set_state(live_job& j, job_state s);
+  status spool_and_check(const job_request& req, const circuit_info& c, job_record& rec);
+  void discard_spooled(const job_record& rec);
+
+  // Worker side (engine_worker.cpp).
+  void worker_loop(int index);
+  void run_batch(int index, const work_batch& batch);
+  void run_job(int index, const std::shared_ptr<live_job>& j, key_lease& lease);
+  void finish(const std::shared_ptr<live_job>& j, job_state end, status error);
+  void requeue_in_store(const std::shared_ptr<live_job>& j);
+  void housekeeping_loop();
+
+  const engine_options opt_;
+  std::unique_ptr<prover_backend> backend_;
+  std::shared_ptr<job_store> store_;
+  std::shared_ptr<host_allocator> hot_alloc_;
+  witness_spool spool_;
+  circuit_registry circuits_;
+  srs_manager srs_;
+  scheduler sched_;
+  metrics metrics_;
+  timeline timeline_;
+  const wall_time started_at_;
+
+  mutable std::mutex m_;  // live_, workers_' status fields
+  std::condition_variable done_cv_;
+  std::map<job_id, std::shared_ptr<live_job>> live_;
+  std::vector<worker_slot> workers_;
+  std::atomic<bool> accepting_{true};
+  bool drained_ = false;
+  std::mutex drain_m_;
+
+  std::mutex hk_m_;
+  std::condition_variable hk_cv_;
+  bool hk_stop_ = false;
+  std::thread housekeeper_;
+};
+
+}  // namespace cuzk::engine

@@ -1,0 +1,103 @@
+// The engine end to end with the real CPU prover: snarkjs fixtures in, proofs out that verify
+// against snarkjs's verification_key.json (an oracle independent of the engine's own check), on
+// both curves, from the warm and the hot tier; and a backend whose proofs are wrong is caught by
+// the engine's verification.
+#include <gtest/gtest.h>
+
+#include "engine/engine.hpp"
+#include "engine/engine_test_util.hpp"
+#include "formats/proof.hpp"
+#include "formats/public_signals.hpp"
+#include "formats/verification_key.hpp"
+#include "groth16/verifier.hpp"
+
+namespace cuzk::engine {
+namespace {
+
+using namespace std::chrono_literals;
+using namespace cuzk::engine::test;
+
+template <class C>
+void expect_valid(const partition_proof& p, const std::string& vk_path, const std::string& expected_public) {
+  auto vk = formats::read_verification_key_json<C>(vk_path);
+  ASSERT_TRUE(vk.is_ok()) << vk.error().to_string();
+  auto proof = formats::proof_from_json<C>(p.proof_json, "proof.json");
+  ASSERT_TRUE(proof.is_ok()) << proof.error().to_string();
+  auto pub = formats::public_from_json<C>(p.public_json, "public.json");
+  ASSERT_TRUE(pub.is_ok()) << pub.error().to_string();
+  EXPECT_TRUE(groth16::verify<C>(*vk, *pub, *proof).is_ok());
+  EXPECT_EQ(p.public_json, expected_public);
+}
+
+std::string file_text(const std::string& path) {
+  auto b = read_bytes(path);
+  return std::string(b.begin(), b.end());
+}
+
+std::unique_ptr<engine> real_engine(engine_options o = {}) {
+  if (o.spool_dir.empty() && o.store_path.empty()) o.spool_dir = temp_dir("prove-spool");
+  auto e = engine::create(std::move(o));
+  EXPECT_TRUE(e.is_ok()) << e.error().to_string();
+  return std::move(e).value();
+}
+
+TEST(engine_prove, poseidon_bn128_fixture_proves_and_verifies) {
+  auto e = real_engine();
+  ASSERT_TRUE(e->register_circuit("poseidon", poseidon_zkey, priority::high).is_ok());
+  const job_id id = e->submit(request("poseidon", 2, std::nullopt, poseidon_wtns)).value();
+  const auto r = e->await(id, 0ms).value();
+  ASSERT_EQ(r.state, job_state::done) << r.error.to_string();
+  EXPECT_EQ(r.prio, priority::high);  // the circuit's default
+  ASSERT_EQ(r.proofs.size(), 2u);
+  const std::string pub = file_text(data_dir + "/snarkjs/bn128/poseidon/public.json");
+  for (const auto& p : r.proofs) expect_valid<bn254>(p, poseidon_vk, pub);
+  EXPECT_NE(r.proofs[0].proof_json, r.proofs[1].proof_json);  // fresh r, s per proof
+  EXPECT_GT(r.times[phase::prove], 0.0);
+  EXPECT_GT(r.times[phase::verify], 0.0);
+  EXPECT_GE(r.times[phase::total], r.times[phase::prove]);
+  const auto s = e->snapshot();
+  EXPECT_EQ(s.counters.total.completed, 1u);
+  EXPECT_EQ(s.counters.total.partitions_proved, 2u);
+  EXPECT_EQ(s.counters.circuits.at("poseidon").phases[static_cast<int>(phase::prove)].count, 1u);
+  EXPECT_EQ(s.backend, "cpu");
+}
+
+TEST(engine_prove, bls12_381_from_the_hot_tier) {
+  engine_options o;
+  o.budgets.hot = 64 << 20;
+  auto e = real_engine(o);
+  ASSERT_TRUE(e->register_circuit("bls", bls_zkey).is_ok());
+  ASSERT_TRUE(e->preload("bls", key_tier::hot).is_ok());
+  const auto keys = e->snapshot().keys;
+  ASSERT_EQ(keys.size(), 1u);
+  EXPECT_EQ(keys[0].tier_name, "hot(pageable)");
+  const job_id id = e->submit(request("bls", 1, std::nullopt, bls_wtns)).value();
+  const auto r = e->await(id, 0ms).value();
+  ASSERT_EQ(r.state, job_state::done) << r.error.to_string();
+  expect_valid<bls12_381>(r.proofs.at(0), bls_vk, file_text(data_dir + "/snarkjs/bls12381/public.json"));
+}
+
+// Returns a valid-looking but wrong proof: the engine's verification must catch it.
+class wrong_backend final : public prover_backend {
+ public:
+  const char* name() const noexcept override { return "wrong"; }
+  result<any_proof> prove(const loaded_key&, const any_witness&, const cancel_token&, backend_timings&) override {
+    return any_proof(formats::proof<bn254>{bn254_g1::generator, bn254_g2::generator, bn254_g1::generator});
+  }
+};
+
+TEST(engine_prove, a_proof_that_does_not_verify_fails_the_job) {
+  engine_options o;
+  o.spool_dir = temp_dir("wrong-spool");
+  engine_parts parts;
+  parts.backend = std::make_unique<wrong_backend>();
+  auto e = engine::create(o, std::move(parts)).value();
+  ASSERT_TRUE(e->register_circuit("small", small_zkey).is_ok());
+  const auto r = e->await(e->submit(request("small")).value(), 0ms).value();
+  EXPECT_EQ(r.state, job_state::failed);
+  EXPECT_NE(r.error.message().find("did not verify"), std::string::npos) << r.error.to_string();
+  EXPECT_TRUE(r.proofs.empty());
+}
+
+}  // namespace
+}  // namespace cuzk::engine

@@ -1,0 +1,318 @@
+// The engine with a backend that only waits: priority order, FIFO, idempotent submit, cancel,
+// batching, deadlines, bad requests, drain, and recovery of a crash image of the SQLite store.
+#include "engine/engine.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "engine/engine_test_util.hpp"
+#include "engine/memory_job_store.hpp"
+#include "engine/sqlite_job_store.hpp"
+
+namespace cuzk::engine {
+namespace {
+
+using namespace std::chrono_literals;
+using namespace cuzk::engine::test;
+
+struct harness {
+  std::unique_ptr<engine> eng;
+  gated_backend* backend = nullptr;
+};
+
+harness make(engine_options o, std::unique_ptr<gated_backend> b, std::shared_ptr<job_store> store = nullptr) {
+  harness h;
+  h.backend = b.get();
+  o.verify_proofs = false;
+  if (o.spool_dir.empty() && o.store_path.empty()) o.spool_dir = temp_dir("spool");
+  engine_parts parts;
+  parts.backend = std::move(b);
+  parts.store = std::move(store);
+  auto e = engine::create(std::move(o), std::move(parts));
+  EXPECT_TRUE(e.is_ok()) << e.error().to_string();
+  h.eng = std::move(e).value();
+  EXPECT_TRUE(h.eng->register_circuit("small", small_zkey).is_ok());
+  return h;
+}
+
+job_result await_end(engine& e, job_id id) {
+  auto r = e.await(id, 20s);
+  EXPECT_TRUE(r.is_ok()) << r.error().to_string();
+  EXPECT_TRUE(is_terminal(r->state)) << job_state_name(r->state);
+  return r.value();
+}
+
+// The order in which jobs reached a worker, from the timeline.
+std::vector<job_id> dispatch_order(const engine& e) {
+  std::vector<job_id> out;
+  for (const auto& ev : e.recent_events())
+    if (ev.kind == event_kind::dispatched) out.push_back(ev.job);
+  return out;
+}
+
+TEST(engine, critical_job_starts_before_every_queued_normal_job) {
+  auto h = make({}, std::make_unique<gated_backend>(0ms, false));
+  std::vector<job_id> normal;
+  for (int i = 0; i < 20; ++i) normal.push_back(h.eng->submit(request("small", 1, priority::normal)).value());
+  ASSERT_TRUE(h.backend->wait_calls(1));  // the first NORMAL job is running
+  const job_id crit = h.eng->submit(request("small", 1, priority::critical)).value();
+  h.backend->open();
+  for (auto id : normal) EXPECT_EQ(await_end(*h.eng, id).state, job_state::done);
+  EXPECT_EQ(await_end(*h.eng, crit).state, job_state::done);
+
+  std::vector<job_id> expect = {normal[0], crit};
+  expect.insert(expect.end(), normal.begin() + 1, normal.end());  // and FIFO within NORMAL
+  EXPECT_EQ(dispatch_order(*h.eng), expect);
+}
+
+TEST(engine, idempotent_resubmission_returns_the_existing_job) {
+  auto h = make({}, std::make_unique<gated_backend>());
+  auto r = request("small");
+  r.request_id = "sector-42";
+  const job_id a = h.eng->submit(r).value();
+  const job_id b = h.eng->submit(r).value();
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(await_end(*h.eng, a).state, job_state::done);
+  EXPECT_EQ(h.eng->submit(r).value(), a);  // also after it ended
+  ASSERT_TRUE(h.eng->register_circuit("other", small_zkey).is_ok());
+  auto clash = request("other");
+  clash.request_id = "sector-42";
+  auto c = h.eng->submit(clash);
+  ASSERT_FALSE(c.is_ok());
+  EXPECT_NE(c.error().message().find("sector-42"), std::string::npos);
+  EXPECT_EQ(h.eng->snapshot().counters.total.submitted, 1u);
+}
+
+TEST(engine, cancel_a_queued_and_a_running_job) {
+  auto h = make({}, std::make_unique<gated_backend>(0ms, false));
+  const job_id running = h.eng->submit(request("small", 3)).value();
+  const job_id queued = h.eng->submit(request("small")).value();
+  ASSERT_TRUE(h.backend->wait_calls(1));
+  ASSERT_TRUE(h.eng->cancel(queued).is_ok());
+  const auto q = h.eng->await(queued, 1s).value();
+  EXPECT_EQ(q.state, job_state::cancelled);
+  EXPECT_EQ(q.attempts, 0u);  // never reached a worker
+
+  ASSERT_TRUE(h.eng->cancel(running).is_ok());
+  h.backend->open();
+  const auto r = await_end(*h.eng, running);
+  EXPECT_EQ(r.state, job_state::cancelled);
+  EXPECT_TRUE(r.proofs.empty());
+  EXPECT_EQ(h.backend->calls.load(), 1);  // abandoned after its first partition
+  EXPECT_FALSE(h.eng->cancel(running).is_ok());  // already ended
+  EXPECT_FALSE(h.eng->cancel(9999).is_ok());
+  const auto s = h.eng->snapshot();
+  EXPECT_EQ(s.counters.total.cancelled, 2u);
+  EXPECT_EQ(s.keys.at(0).users, 0u);  // the lease was released
+}
+
+TEST(engine, batch_flushes_on_timeout_and_on_size) {
+  {
+    engine_options o;
+    o.scheduling = {.max_batch_size = 4, .max_batch_wait = 300ms};
+    auto h = make(o, std::make_unique<gated_backend>());
+    const job_id a = h.eng->submit(request("small")).value();
+    const job_id b = h.eng->submit(request("small")).value();
+    const auto ra = await_end(*h.eng, a);
+    const auto rb = await_end(*h.eng, b);
+    EXPECT_GE(ra.times[phase::queue_wait], 0.29);
+    EXPECT_EQ(rb.times[phase::key_load], 0.0);  // the batch leased the key once
+  }
+  {
+    engine_options o;
+    o.scheduling = {.max_batch_size = 2, .max_batch_wait = 30s};
+    auto h = make(o, std::make_unique<gated_backend>());
+    const job_id a = h.eng->submit(request("small")).value();
+    const job_id b = h.eng->submit(request("small")).value();
+    EXPECT_LT(await_end(*h.eng, a).times[phase::queue_wait], 5.0);
+    EXPECT_EQ(await_end(*h.eng, b).state, job_state::done);
+  }
+}
+
+TEST(engine, deadlines_are_reported_and_optionally_enforced) {
+  {
+    auto h = make({}, std::make_unique<gated_backend>(60ms));
+    auto r = request("small");
+    r.deadline = wall_clock::now() + 5ms;
+    const auto res = await_end(*h.eng, h.eng->submit(r).value());
+    EXPECT_EQ(res.state, job_state::done);
+    EXPECT_TRUE(res.deadline_missed);
+    EXPECT_EQ(h.eng->snapshot().counters.total.deadline_misses, 1u);
+  }
+  {
+    engine_options o;
+    o.fail_expired_jobs = true;
+    auto h = make(o, std::make_unique<gated_backend>());
+    auto r = request("small");
+    r.deadline = wall_clock::now() - 1s;
+    const auto res = await_end(*h.eng, h.eng->submit(r).value());
+    EXPECT_EQ(res.state, job_state::failed);
+    EXPECT_NE(res.error.message().find("deadline"), std::string::npos);
+  }
+}
+
+TEST(engine, bad_requests_get_clear_errors_while_other_jobs_run) {
+  auto h = make({}, std::make_unique<gated_backend>(20ms));
+  const job_id good = h.eng->submit(request("small", 2)).value();
+
+  auto unknown = h.eng->submit(request("nope"));
+  ASSERT_FALSE(unknown.is_ok());
+  EXPECT_NE(unknown.error().message().find("nope"), std::string::npos);
+
+  job_request none;
+  none.circuit = "small";
+  EXPECT_FALSE(h.eng->submit(none).is_ok());
+
+  job_request garbage;
+  garbage.circuit = "small";
+  garbage.partitions.push_back(witness_input::from_bytes({'n', 'o', 't', ' ', 'a', ' ', 'w', 't', 'n', 's'}));
+  auto g = h.eng->submit(garbage);
+  ASSERT_FALSE(g.is_ok());
+  EXPECT_NE(g.error().message().find("partition 0"), std::string::npos) << g.error().to_string();
+
+  auto wrong_len = h.eng->submit(request("small", 1, std::nullopt, poseidon_wtns));
+  ASSERT_FALSE(wrong_len.is_ok());
+  EXPECT_NE(wrong_len.error().message().find("partition 0"), std::string::npos) << wrong_len.error().to_string();
+
+  auto wrong_curve = h.eng->submit(request("small", 1, std::nullopt, bls_wtns));
+  ASSERT_FALSE(wrong_curve.is_ok());
+
+  job_request both = request("small");
+  both.partitions[0].path = small_wtns;
+  EXPECT_FALSE(h.eng->submit(both).is_ok());
+
+  job_request by_path;
+  by_path.circuit = "small";
+  by_path.partitions.push_back(witness_input::from_path(small_wtns));
+  const job_id path_job = h.eng->submit(by_path).value();
+
+  auto not_zkey = h.eng->register_circuit("bad", small_wtns);
+  ASSERT_FALSE(not_zkey.is_ok());
+  EXPECT_NE(not_zkey.message().find("circuit.wtns"), std::string::npos) << not_zkey.to_string();
+  EXPECT_FALSE(h.eng->register_circuit("bad id/with slash", small_zkey).is_ok());
+
+  EXPECT_EQ(await_end(*h.eng, good).state, job_state::done);
+  EXPECT_EQ(await_end(*h.eng, good).proofs.size(), 2u);
+  EXPECT_EQ(await_end(*h.eng, path_job).state, job_state::done);
+  EXPECT_TRUE(std::filesystem::exists(small_wtns));  // a caller's witness is never deleted
+  EXPECT_FALSE(h.eng->await(123456, 10ms).is_ok());
+  EXPECT_EQ(h.eng->snapshot().counters.total.rejected, 6u);
+}
+
+TEST(engine, await_timeout_returns_the_current_state) {
+  auto h = make({}, std::make_unique<gated_backend>(0ms, false));
+  const job_id a = h.eng->submit(request("small")).value();
+  ASSERT_TRUE(h.backend->wait_calls(1));
+  const auto r = h.eng->await(a, 30ms).value();
+  EXPECT_EQ(r.state, job_state::proving);
+  const auto s = h.eng->snapshot();
+  ASSERT_EQ(s.workers.size(), 1u);
+  EXPECT_TRUE(s.workers[0].busy);
+  EXPECT_EQ(s.workers[0].job, a);
+  ASSERT_EQ(s.jobs.size(), 1u);
+  EXPECT_EQ(s.keys.at(0).users, 1u);
+  EXPECT_EQ(s.backend, "test");
+  h.backend->open();
+  EXPECT_EQ(await_end(*h.eng, a).state, job_state::done);
+  EXPECT_NE(h.eng->chrome_trace().find("traceEvents"), std::string::npos);
+}
+
+TEST(engine, drain_refuses_new_jobs_and_requeues_running_ones) {
+  auto store = std::make_shared<memory_job_store>();
+  engine_options o;
+  o.spool_dir = temp_dir("drain-spool");  // shared by both engines, as beside a real store
+  auto h = make(o, std::make_unique<gated_backend>(0ms, false), store);
+  const job_id a = h.eng->submit(request("small", 2)).value();
+  const job_id b = h.eng->submit(request("small")).value();
+  ASSERT_TRUE(h.backend->wait_calls(1));
+  std::thread opener([&] {
+    std::this_thread::sleep_for(100ms);
+    h.backend->open();
+  });
+  h.eng->drain(10ms);
+  opener.join();
+  EXPECT_FALSE(h.eng->accepting());
+  EXPECT_FALSE(h.eng->submit(request("small")).is_ok());
+  // Both jobs are queued again in the store for the next start.
+  auto un = store->unfinished().value();
+  ASSERT_EQ(un.size(), 2u);
+  EXPECT_EQ(un[0].info.id, a);
+  EXPECT_EQ(un[0].info.state, job_state::queued);
+  EXPECT_EQ(un[1].info.id, b);
+
+  // The next engine on the same store proves them.
+  auto h2 = make(o, std::make_unique<gated_backend>(), store);
+  EXPECT_EQ(await_end(*h2.eng, a).state, job_state::done);
+  EXPECT_EQ(await_end(*h2.eng, b).state, job_state::done);
+}
+
+TEST(engine, a_crash_image_of_the_store_resumes_every_job) {
+  const std::string dir = temp_dir("crash");
+  const std::string db = dir + "/jobs.db";
+  const std::string backup = temp_dir("crash-image");
+  engine_options o;
+  o.store_path = db;
+  std::vector<job_id> ids;
+  {
+    auto h = make(o, std::make_unique<gated_backend>(0ms, false));
+    for (int i = 0; i < 4; ++i) ids.push_back(h.eng->submit(request("small")).value());
+    ASSERT_TRUE(h.backend->wait_calls(1));  // job 1 is mid-proof
+    // What kill -9 leaves behind: the database with its WAL, and the spooled witnesses.
+    std::filesystem::copy(dir, backup, std::filesystem::copy_options::recursive);
+    h.backend->abort();
+  }
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(backup, dir, std::filesystem::copy_options::recursive);
+
+  auto h = make(o, std::make_unique<gated_backend>());
+  for (auto id : ids) {
+    const auto r = await_end(*h.eng, id);
+    EXPECT_EQ(r.state, job_state::done) << r.error.to_string();
+  }
+  EXPECT_EQ(h.eng->get(ids[0]).value().attempts, 2u);  // interrupted once, then proved
+  EXPECT_EQ(h.eng->get(ids[1]).value().attempts, 1u);
+  EXPECT_EQ(h.eng->snapshot().counters.total.recovered, 4u);
+  // Results are durable too, and the spooled witnesses are gone once their jobs ended.
+  h.eng.reset();
+  auto store = sqlite_job_store::open(db).value();
+  EXPECT_EQ(store->get(ids[3]).value()->info.state, job_state::done);
+  std::size_t spooled = 0;
+  for (const auto& e : std::filesystem::directory_iterator(db + ".spool")) spooled += e.is_regular_file();
+  EXPECT_EQ(spooled, 0u);
+}
+
+TEST(engine, a_job_that_keeps_crashing_the_daemon_fails_after_max_attempts) {
+  auto store = std::make_shared<memory_job_store>();
+  {
+    auto h = make({}, std::make_unique<gated_backend>(), store);
+    h.eng->drain(0ms);
+  }
+  // A row left "proving" three times over.
+  job_record r;
+  r.info.circuit = "small";
+  r.info.partitions = 1;
+  r.info.submitted_at = wall_clock::now();
+  r.witness_paths = {small_wtns};
+  r.spooled = {false};
+  const job_id id = store->insert(r).value().id;
+  ASSERT_TRUE(store->update_state(id, job_state::proving, 3).is_ok());
+  auto h = make({}, std::make_unique<gated_backend>(), store);
+  const auto res = await_end(*h.eng, id);
+  EXPECT_EQ(res.state, job_state::failed);
+  EXPECT_NE(res.error.message().find("interrupted 3 times"), std::string::npos) << res.error.to_string();
+}
+
+TEST(engine, results_expire_after_the_retention) {
+  engine_options o;
+  o.result_retention = std::chrono::seconds(0);
+  auto h = make(o, std::make_unique<gated_backend>());
+  const job_id a = h.eng->submit(request("small")).value();
+  EXPECT_EQ(await_end(*h.eng, a).state, job_state::done);
+  std::this_thread::sleep_for(400ms);  // the housekeeper runs every 100 ms at this retention
+  EXPECT_FALSE(h.eng->get(a).is_ok());
+}
+
+}  // namespace
+}  // namespace cuzk::engine

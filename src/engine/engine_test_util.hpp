@@ -1,0 +1,98 @@
+// Test helpers for the engine: a prover backend that only waits (so scheduling can be observed
+// without proving), the fixture files, and temporary directories. Tests only: the engine itself
+// always runs a real prover.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <thread>
+
+#include "engine/engine.hpp"
+
+namespace cuzk::engine::test {
+
+inline const std::string data_dir = CUZK_TEST_DATA_DIR;
+inline const std::string small_zkey = data_dir + "/snarkjs/bn128/circuit.zkey";
+inline const std::string small_wtns = data_dir + "/snarkjs/bn128/circuit.wtns";
+inline const std::string poseidon_zkey = data_dir + "/snarkjs/bn128/poseidon/circuit.zkey";
+inline const std::string poseidon_wtns = data_dir + "/snarkjs/bn128/poseidon/circuit.wtns";
+inline const std::string poseidon_vk = data_dir + "/snarkjs/bn128/poseidon/verification_key.json";
+inline const std::string bls_zkey = data_dir + "/snarkjs/bls12381/circuit.zkey";
+inline const std::string bls_wtns = data_dir + "/snarkjs/bls12381/circuit.wtns";
+inline const std::string bls_vk = data_dir + "/snarkjs/bls12381/verification_key.json";
+
+inline std::vector<uint8_t> read_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+inline std::string temp_dir(const std::string& name) {
+  auto d = std::filesystem::temp_directory_path() / ("cuzk-engine-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d.string();
+}
+
+// Waits at a gate (closed: every prove() blocks until open()), then sleeps `delay` and returns a
+// fixed BN254 proof (the generators). Verification must be off with it.
+class gated_backend final : public prover_backend {
+ public:
+  explicit gated_backend(std::chrono::milliseconds delay = std::chrono::milliseconds(0), bool open = true)
+      : delay_(delay), open_(open) {}
+  const char* name() const noexcept override { return "test"; }
+  result<any_proof> prove(const loaded_key&, const any_witness&, const cancel_token&, backend_timings& t) override {
+    ++calls;
+    {
+      std::unique_lock lk(m_);
+      cv_.wait(lk, [&] { return open_ || abort_; });
+      if (abort_) return status(errc::internal, "test backend aborted");
+    }
+    std::this_thread::sleep_for(delay_);
+    t.prove = std::chrono::duration<double>(delay_).count();
+    return any_proof(formats::proof<bn254>{bn254_g1::generator, bn254_g2::generator, bn254_g1::generator});
+  }
+  void open() {
+    std::lock_guard lk(m_);
+    open_ = true;
+    cv_.notify_all();
+  }
+  void abort() {
+    std::lock_guard lk(m_);
+    abort_ = true;
+    cv_.notify_all();
+  }
+  // Spins until prove() has been entered n times.
+  bool wait_calls(int n, std::chrono::milliseconds limit = std::chrono::milliseconds(5000)) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (calls.load() < n)
+      if (std::chrono::steady_clock::now() > until) return false;
+      else std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    return true;
+  }
+  std::atomic<int> calls{0};
+
+ private:
+  std::chrono::milliseconds delay_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool open_;
+  bool abort_ = false;
+};
+
+inline job_request request(const std::string& circuit, std::size_t partitions = 1,
+                           std::optional<priority> prio = std::nullopt, const std::string& wtns = small_wtns) {
+  job_request r;
+  r.circuit = circuit;
+  r.prio = prio;
+  for (std::size_t i = 0; i < partitions; ++i) r.partitions.push_back(witness_input::from_bytes(read_bytes(wtns)));
+  return r;
+}
+
+}  // namespace cuzk::engine::test

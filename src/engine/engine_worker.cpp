@@ -1,0 +1,238 @@
+// The engine's worker side: a worker takes a batch from the scheduler, leases the circuit's key
+// once for the whole batch, and runs each job through its phases, checking the job's cancel token
+// at every boundary (see engine.hpp).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "engine/engine.hpp"
+#include "engine/proof_check.hpp"
+#include "engine/witness.hpp"
+
+namespace cuzk::engine {
+
+namespace {
+
+double seconds_since(steady_clock::time_point t0) {
+  return std::chrono::duration<double>(steady_clock::now() - t0).count();
+}
+
+std::string fmt_s(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", s);
+  return buf;
+}
+
+// Why a job stops at a boundary, or nullopt to go on.
+std::optional<cancel_reason> stop_reason(const cancel_token& c) {
+  const auto r = c.reason();
+  if (r == cancel_reason::none) return std::nullopt;
+  return r;
+}
+
+}  // namespace
+
+void engine::worker_loop(int index) {
+  while (auto batch = sched_.next()) run_batch(index, *batch);
+}
+
+void engine::run_batch(int index, const work_batch& batch) {
+  key_lease lease;
+  for (const auto& qj : batch.jobs) {
+    std::shared_ptr<live_job> j;
+    {
+      std::lock_guard lk(m_);
+      auto it = live_.find(qj.id);
+      if (it == live_.end()) continue;  // ended meanwhile (cancelled between dispatch and here)
+      j = it->second;
+      j->worker = index;
+      auto& w = workers_[index];
+      w.busy = true;
+      w.job = qj.id;
+      w.partition = 0;
+    }
+    const auto t0 = steady_clock::now();
+    run_job(index, j, lease);
+    std::lock_guard lk(m_);
+    auto& w = workers_[index];
+    w.busy = false;
+    w.job = 0;
+    w.busy_seconds += seconds_since(t0);
+    ++w.jobs;
+    done_cv_.notify_all();  // drain() waits for idle workers
+  }
+}
+
+void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& lease) {
+  job_result& info = j->rec.info;
+  auto stop = [&](cancel_reason r) {
+    if (r == cancel_reason::shutdown) requeue_in_store(j);
+    else finish(j, job_state::cancelled, status(errc::invalid_argument, "cancelled by the caller"));
+  };
+  if (auto r = stop_reason(j->cancel)) return stop(*r);
+  {
+    std::lock_guard lk(m_);
+    info.times[phase::queue_wait] = seconds_since(j->enqueued);
+    ++info.attempts;
+  }
+  event(*j, event_kind::dispatched, 0, index);
+  if (opt_.fail_expired_jobs && info.deadline && wall_clock::now() > *info.deadline)
+    return finish(j, job_state::failed, status(errc::invalid_argument, "deadline exceeded before the job started"));
+
+  set_state(*j, job_state::loading_key);
+  if (!lease) {
+    double load_s = 0;
+    auto l = srs_.acquire(info.circuit, &j->cancel, &load_s);
+    if (!l) {
+      if (auto r = stop_reason(j->cancel)) return stop(*r);
+      return finish(j, job_state::failed, l.error().with_context("loading the key of circuit " + info.circuit));
+    }
+    lease = std::move(l).value();
+    if (load_s > 0.001)
+      log(log_level::info, "engine: key ready circuit=" + info.circuit + " tier=" + key_tier_name(lease.key().tier()) +
+                               " seconds=" + fmt_s(load_s));
+    std::lock_guard lk(m_);
+    info.times[phase::key_load] = load_s;  // later jobs of a batch reuse the lease: 0
+  }
+  event(*j, event_kind::key_ready, 0, index);
+
+  std::vector<partition_proof> proofs;
+  for (uint32_t p = 0; p < info.partitions; ++p) {
+    if (auto r = stop_reason(j->cancel)) return stop(*r);
+    {
+      std::lock_guard lk(m_);
+      workers_[index].partition = p;
+    }
+    set_state(*j, job_state::synthesizing);
+    event(*j, event_kind::synth_start, p, index);
+    const auto ts = steady_clock::now();
+    auto w = read_witness(j->rec.witness_paths[p], j->key);
+    if (!w) return finish(j, job_state::failed, w.error().with_context("partition " + std::to_string(p)));
+    const double read_s = seconds_since(ts);
+
+    // The CPU backend synthesizes inside its prove call: the state says proving for the whole
+    // call, and the timeline places synthesis's end where the backend's own timing puts it.
+    set_state(*j, job_state::proving);
+    backend_timings bt;
+    const int64_t call_us = now_unix_us();
+    auto proof = backend_->prove(lease.key(), *w, j->cancel, bt);
+    const int64_t synth_end_us = call_us + static_cast<int64_t>(bt.synthesis * 1e6);
+    event(*j, event_kind::synth_end, p, index, synth_end_us);
+    event(*j, event_kind::prove_start, p, index, synth_end_us);
+    event(*j, event_kind::prove_end, p, index);
+    {
+      std::lock_guard lk(m_);
+      info.times[phase::synthesis] += read_s + bt.synthesis;
+      info.times[phase::prove] += bt.prove;
+    }
+    if (!proof)
+      return finish(j, job_state::failed,
+                    proof.error().with_context("partition " + std::to_string(p) + ": " + backend_->name() + " prover"));
+
+    if (opt_.verify_proofs) {
+      if (auto r = stop_reason(j->cancel)) return stop(*r);
+      set_state(*j, job_state::verifying);
+      event(*j, event_kind::verify_start, p, index);
+      const auto tv = steady_clock::now();
+      const status v = verify_partition(lease.key(), *w, *proof);
+      {
+        std::lock_guard lk(m_);
+        info.times[phase::verify] += seconds_since(tv);
+      }
+      event(*j, event_kind::verify_end, p, index);
+      if (!v)
+        return finish(j, job_state::failed,
+                      status(errc::internal, "partition " + std::to_string(p) + ": the " + backend_->name() +
+                                                 " prover's proof did not verify: " + v.message()));
+    }
+    auto enc = encode_partition(lease.key(), *w, *proof);
+    if (!enc) return finish(j, job_state::failed, enc.error());
+    proofs.push_back(std::move(enc).value());
+    metrics_.add(info.circuit, metrics::counter::partition);
+  }
+  if (auto r = stop_reason(j->cancel)) return stop(*r);
+  {
+    std::lock_guard lk(m_);
+    info.proofs = std::move(proofs);
+  }
+  finish(j, job_state::done, status::ok());
+}
+
+void engine::finish(const std::shared_ptr<live_job>& j, job_state end, status error) {
+  job_result snapshot;
+  {
+    std::lock_guard lk(m_);
+    job_result& i = j->rec.info;
+    i.state = end;
+    i.error = std::move(error);
+    i.finished_at = wall_clock::now();
+    double sum = 0;
+    for (int p = 0; p < static_cast<int>(phase::total); ++p) sum += i.times.seconds[p];
+    i.times[phase::total] = std::max(sum, std::chrono::duration<double>(steady_clock::now() - j->enqueued).count());
+    i.deadline_missed = i.deadline && *i.finished_at > *i.deadline;
+    if (end != job_state::done) i.proofs.clear();
+    snapshot = i;
+  }
+  const status st = store_->finish(snapshot);
+  if (!st) log(log_level::error, "engine: job=" + std::to_string(snapshot.id) + " result not stored: " + st.to_string());
+  discard_spooled(j->rec);
+  event(*j, end == job_state::done ? event_kind::done : end == job_state::cancelled ? event_kind::cancelled : event_kind::failed,
+        0, j->worker);
+
+  const std::string& c = snapshot.circuit;
+  metrics_.add(c, end == job_state::done        ? metrics::counter::completed
+                  : end == job_state::cancelled ? metrics::counter::cancelled
+                                                : metrics::counter::failed);
+  if (snapshot.deadline_missed) metrics_.add(c, metrics::counter::deadline_miss);
+  if (end == job_state::done)
+    for (int p = 0; p < phase_count; ++p) metrics_.observe(c, static_cast<phase>(p), snapshot.times.seconds[p]);
+
+  std::string line = "engine: job ended id=" + std::to_string(snapshot.id) + " circuit=" + c + " state=" +
+                     job_state_name(end) + " attempts=" + std::to_string(snapshot.attempts);
+  for (int p = 0; p < phase_count; ++p)
+    line += std::string(" ") + phase_name(static_cast<phase>(p)) + "_s=" + fmt_s(snapshot.times.seconds[p]);
+  if (snapshot.deadline_missed) line += " deadline_missed=1";
+  if (!snapshot.error.is_ok()) line += " error=\"" + snapshot.error.to_string() + "\"";
+  log(end == job_state::failed ? log_level::warn : log_level::info, line);
+
+  {
+    std::lock_guard lk(m_);
+    live_.erase(snapshot.id);
+  }
+  done_cv_.notify_all();
+}
+
+void engine::requeue_in_store(const std::shared_ptr<live_job>& j) {
+  // A drain abandoned the job: it did not fail, so the attempt is not counted against it.
+  uint32_t attempts;
+  {
+    std::lock_guard lk(m_);
+    if (j->rec.info.attempts > 0) --j->rec.info.attempts;
+    j->rec.info.state = job_state::queued;
+    j->rec.info.times = {};
+    j->rec.info.proofs.clear();
+    attempts = j->rec.info.attempts;
+  }
+  const status st = store_->update_state(j->rec.info.id, job_state::queued, attempts);
+  if (!st) log(log_level::error, "engine: job=" + std::to_string(j->rec.info.id) + " not requeued: " + st.to_string());
+  event(*j, event_kind::requeued, 0, j->worker);
+  log(log_level::info, "engine: job requeued for the next start id=" + std::to_string(j->rec.info.id));
+}
+
+void engine::housekeeping_loop() {
+  const auto period = std::clamp<std::chrono::milliseconds>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(opt_.result_retention) / 4, std::chrono::milliseconds(100),
+      std::chrono::milliseconds(30000));
+  std::unique_lock lk(hk_m_);
+  while (!hk_stop_) {
+    hk_cv_.wait_for(lk, period);
+    if (hk_stop_) break;
+    lk.unlock();
+    auto paths = store_->purge_finished_before(wall_clock::now() - opt_.result_retention);
+    if (paths)
+      for (const auto& p : *paths) spool_.remove(p);
+    lk.lock();
+  }
+}
+
+}  // namespace cuzk::engine

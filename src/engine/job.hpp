@@ -1,0 +1,120 @@
+// What a proof job is: its id, priority, state machine, per-phase timings and result.
+//
+// A job is one circuit and one or more partitions: witnesses for the same circuit that are proved
+// as one unit and returned as an ordered list (a Filecoin PoRep arrives as 10 partitions, a
+// SnapDeals update as 16). The job moves through
+//
+//   queued -> loading_key -> synthesizing -> proving -> verifying -> done
+//                                   \-> failed | cancelled (from any non-terminal state)
+//
+// and every phase it passes through is timed. These are plain values: the engine copies them out
+// under its lock, so any thread may hold and read them.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.hpp"
+
+namespace cuzk::engine {
+
+// Assigned by the job store, increasing in submission order (FIFO order within a class).
+using job_id = uint64_t;
+
+using wall_clock = std::chrono::system_clock;
+using wall_time = wall_clock::time_point;
+
+// Higher runs first. The values are persisted: never renumber.
+enum class priority : uint8_t { low = 0, normal = 1, high = 2, critical = 3 };
+inline constexpr int priority_count = 4;
+
+const char* priority_name(priority p) noexcept;  // "LOW", "NORMAL", "HIGH", "CRITICAL"
+// Accepts the names above in any case; invalid_argument otherwise.
+result<priority> priority_from_name(std::string_view name);
+
+// Persisted: never renumber.
+enum class job_state : uint8_t {
+  queued = 0,
+  loading_key = 1,
+  synthesizing = 2,
+  proving = 3,
+  verifying = 4,
+  done = 5,
+  failed = 6,
+  cancelled = 7,
+};
+const char* job_state_name(job_state s) noexcept;  // "queued", "loading_key", ...
+constexpr bool is_terminal(job_state s) noexcept {
+  return s == job_state::done || s == job_state::failed || s == job_state::cancelled;
+}
+
+// The phases every result reports, in seconds.
+enum class phase : uint8_t { queue_wait = 0, key_load, synthesis, prove, verify, total };
+inline constexpr int phase_count = 6;
+const char* phase_name(phase p) noexcept;  // "queue_wait", "key_load", ...
+
+struct phase_times {
+  std::array<double, phase_count> seconds{};
+  double& operator[](phase p) noexcept { return seconds[static_cast<int>(p)]; }
+  double operator[](phase p) const noexcept { return seconds[static_cast<int>(p)]; }
+};
+
+// One partition's witness: the bytes of a .wtns file, or the path of one the engine can read. An
+// inline witness is spooled to a file beside the job store before submit() returns, so it
+// survives a restart; a path is used where it is and must stay readable until the job ends.
+struct witness_input {
+  std::vector<uint8_t> wtns_bytes;
+  std::string path;
+
+  static witness_input from_bytes(std::vector<uint8_t> b) { return {std::move(b), {}}; }
+  static witness_input from_path(std::string p) { return {{}, std::move(p)}; }
+};
+
+struct job_request {
+  std::string circuit;
+  std::vector<witness_input> partitions;
+  // Unset: the circuit's default priority.
+  std::optional<priority> prio;
+  // Caller-chosen; a second submit with the same id returns the first job (idempotent retry).
+  std::string request_id;
+  // Reported as missed when the job ends after it; see scheduler.hpp for what is honoured.
+  std::optional<wall_time> deadline;
+};
+
+// snarkjs's proof.json and public.json for one partition.
+struct partition_proof {
+  std::string proof_json;
+  std::string public_json;
+};
+
+// What await() and status report for a job.
+struct job_result {
+  job_id id = 0;
+  std::string request_id;
+  std::string circuit;
+  priority prio = priority::normal;
+  job_state state = job_state::queued;
+  uint32_t partitions = 0;
+  // Set when state is failed (or cancelled: the reason).
+  status error;
+  // In partition order, when state is done.
+  std::vector<partition_proof> proofs;
+  phase_times times;
+  bool deadline_missed = false;
+  // How many times a worker started the job (more than 1 after a restart interrupted it).
+  uint32_t attempts = 0;
+  wall_time submitted_at{};
+  std::optional<wall_time> deadline;
+  std::optional<wall_time> finished_at;
+};
+
+// Milliseconds since the Unix epoch, the persisted form of a wall_time.
+int64_t to_unix_ms(wall_time t) noexcept;
+wall_time from_unix_ms(int64_t ms) noexcept;
+
+}  // namespace cuzk::engine

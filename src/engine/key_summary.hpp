@@ -1,0 +1,31 @@
+// What the engine needs to know about a proving key without loading it: its curve and sizes.
+//
+// Registering a circuit reads only the zkey's protocol and header sections (a few hundred bytes
+// of a mapping that is dropped at once), so a registry of many large keys costs nothing until a
+// key is used; submit() checks a witness against these numbers (curve, nVars) before it queues
+// anything. The full checks of the key's sections happen when it is loaded (loaded_key.hpp).
+//
+// Thread safety: a free function; a key_summary is a plain value.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/result.hpp"
+#include "formats/curve_id.hpp"
+
+namespace cuzk::engine {
+
+struct key_summary {
+  formats::curve_id curve = formats::curve_id::bn254;
+  uint32_t n_vars = 0;
+  uint32_t n_public = 0;
+  uint32_t domain_size = 0;
+  uint64_t file_bytes = 0;
+};
+
+// format_error / unsupported naming the file for anything that is not a Groth16 zkey of a
+// supported curve (wrong magic, protocol other than Groth16, unknown primes, truncated header).
+result<key_summary> read_key_summary(const std::string& zkey_path);
+
+}  // namespace cuzk::engine

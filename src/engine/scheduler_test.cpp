@@ -1,0 +1,123 @@
+// The scheduler alone: priority order, FIFO within a class, batch flush on size, on timeout and on
+// a higher-priority arrival, removal, close, grouping by resident key.
+#include "engine/scheduler.hpp"
+
+#include <gtest/gtest.h>
+
+#include <future>
+#include <thread>
+
+namespace cuzk::engine {
+namespace {
+
+using namespace std::chrono_literals;
+
+queued_job qj(job_id id, priority p, std::string circuit = "c") {
+  return {id, std::move(circuit), p, steady_clock::now()};
+}
+
+std::vector<job_id> ids(const work_batch& b) {
+  std::vector<job_id> out;
+  for (const auto& j : b.jobs) out.push_back(j.id);
+  return out;
+}
+
+TEST(scheduler, priority_classes_then_fifo) {
+  scheduler s({});
+  s.push(qj(1, priority::low));
+  s.push(qj(2, priority::normal));
+  s.push(qj(3, priority::critical));
+  s.push(qj(4, priority::normal));
+  s.push(qj(5, priority::high));
+  s.push(qj(6, priority::critical));
+  std::vector<job_id> order;
+  for (int i = 0; i < 6; ++i) order.push_back(s.next()->jobs.at(0).id);
+  EXPECT_EQ(order, (std::vector<job_id>{3, 6, 5, 2, 4, 1}));
+}
+
+TEST(scheduler, fifo_by_id_even_when_pushed_out_of_order) {
+  // A job re-queued after a restart keeps its (older) id and goes first.
+  scheduler s({});
+  s.push(qj(10, priority::normal));
+  s.push(qj(3, priority::normal));
+  EXPECT_EQ(s.next()->jobs.at(0).id, 3u);
+  EXPECT_EQ(s.next()->jobs.at(0).id, 10u);
+}
+
+TEST(scheduler, batch_flushes_when_full) {
+  scheduler s({.max_batch_size = 3, .max_batch_wait = 10s});
+  s.push(qj(1, priority::normal, "a"));
+  s.push(qj(2, priority::normal, "b"));
+  s.push(qj(3, priority::normal, "a"));
+  s.push(qj(4, priority::normal, "a"));
+  const auto t0 = steady_clock::now();
+  auto b = s.next();
+  EXPECT_LT(steady_clock::now() - t0, 1s);
+  EXPECT_EQ(b->reason, flush_reason::full);
+  EXPECT_EQ(ids(*b), (std::vector<job_id>{1, 3, 4}));
+}
+
+TEST(scheduler, batch_flushes_on_timeout) {
+  scheduler s({.max_batch_size = 4, .max_batch_wait = 150ms});
+  const auto t0 = steady_clock::now();
+  s.push(qj(1, priority::normal));
+  s.push(qj(2, priority::normal));
+  auto b = s.next();
+  EXPECT_GE(steady_clock::now() - t0, 150ms);
+  EXPECT_EQ(b->reason, flush_reason::timeout);
+  EXPECT_EQ(ids(*b), (std::vector<job_id>{1, 2}));
+}
+
+TEST(scheduler, higher_priority_arrival_goes_first_and_flushes_the_batch) {
+  scheduler s({.max_batch_size = 4, .max_batch_wait = 5s});
+  s.push(qj(1, priority::normal));
+  auto first = std::async(std::launch::async, [&] { return s.next(); });
+  std::this_thread::sleep_for(50ms);
+  s.push(qj(2, priority::critical, "other"));
+  const auto t0 = steady_clock::now();
+  auto a = first.get();
+  EXPECT_EQ(ids(*a), (std::vector<job_id>{2}));
+  auto b = s.next();
+  EXPECT_LT(steady_clock::now() - t0, 1s);  // no second wait for the flushed batch
+  EXPECT_EQ(b->reason, flush_reason::preempted);
+  EXPECT_EQ(ids(*b), (std::vector<job_id>{1}));
+}
+
+TEST(scheduler, critical_never_waits_for_a_batch) {
+  scheduler s({.max_batch_size = 8, .max_batch_wait = 10s});
+  s.push(qj(1, priority::critical));
+  const auto t0 = steady_clock::now();
+  auto b = s.next();
+  EXPECT_LT(steady_clock::now() - t0, 1s);
+  EXPECT_EQ(b->reason, flush_reason::single);
+}
+
+TEST(scheduler, remove_and_close) {
+  scheduler s({});
+  s.push(qj(1, priority::normal));
+  s.push(qj(2, priority::normal));
+  EXPECT_TRUE(s.remove(1));
+  EXPECT_FALSE(s.remove(1));
+  EXPECT_EQ(s.depth()[static_cast<int>(priority::normal)], 1u);
+  EXPECT_EQ(s.next()->jobs.at(0).id, 2u);
+  auto waiter = std::async(std::launch::async, [&] { return s.next(); });
+  std::this_thread::sleep_for(20ms);
+  s.close();
+  EXPECT_FALSE(waiter.get().has_value());
+}
+
+TEST(scheduler, grouping_prefers_a_resident_key_within_its_class) {
+  scheduler s({.group_by_circuit = true, .group_max_delay = 10s});
+  s.set_resident_predicate([](const std::string& c) { return c == "hot"; });
+  s.push(qj(1, priority::normal, "cold"));
+  s.push(qj(2, priority::normal, "hot"));
+  s.push(qj(3, priority::high, "cold"));
+  EXPECT_EQ(s.next()->jobs.at(0).id, 3u);  // a higher class still goes first
+  auto b = s.next();
+  EXPECT_EQ(b->jobs.at(0).id, 2u);
+  EXPECT_EQ(b->reason, flush_reason::grouped);
+  EXPECT_EQ(s.next()->jobs.at(0).id, 1u);
+}
+
+}  // namespace
+}  // namespace cuzk::engine
