@@ -291,7 +291,9 @@ result<job_result> engine::await(job_id id, std::chrono::milliseconds timeout) {
     for (;;) {
       auto it = live_.find(id);
       if (it == live_.end()) break;
-      if (timeout.count() < 0 || (timeout.count() > 0 && steady_clock::now() >= until)) {
+      // After a drain nothing will run a job that is not on a worker: report it as it stands.
+      const bool stalled = !accepting_ && it->second->worker < 0;
+      if (stalled || timeout.count() < 0 || (timeout.count() > 0 && steady_clock::now() >= until)) {
         job_result r = it->second->rec.info;
         return r;
       }
@@ -409,6 +411,7 @@ void engine::drain(std::chrono::milliseconds grace) {
   hk_cv_.notify_all();
   if (housekeeper_.joinable()) housekeeper_.join();
   drained_ = true;
+  done_cv_.notify_all();  // awaiters of jobs that will not run now
   std::size_t queued = 0;
   {
     std::lock_guard lk(m_);

@@ -235,6 +235,7 @@ TEST(engine, drain_refuses_new_jobs_and_requeues_running_ones) {
   opener.join();
   EXPECT_FALSE(h.eng->accepting());
   EXPECT_FALSE(h.eng->submit(request("small")).is_ok());
+  EXPECT_EQ(h.eng->await(b, 0ms).value().state, job_state::queued);  // does not wait forever
   // Both jobs are queued again in the store for the next start.
   auto un = store->unfinished().value();
   ASSERT_EQ(un.size(), 2u);

@@ -211,6 +211,7 @@ void engine::requeue_in_store(const std::shared_ptr<live_job>& j) {
     j->rec.info.state = job_state::queued;
     j->rec.info.times = {};
     j->rec.info.proofs.clear();
+    j->worker = -1;
     attempts = j->rec.info.attempts;
   }
   const status st = store_->update_state(j->rec.info.id, job_state::queued, attempts);
