@@ -169,7 +169,12 @@ status engine::register_circuit(const std::string& id, const std::string& zkey_p
   CUZK_TRY(circuit_registry::check_id(id));
   auto sum = read_key_summary(zkey_path);
   if (!sum) return sum.error().with_context("circuit " + id);
-  CUZK_TRY(srs_.add(id, zkey_path, *sum));
+  // The same key again (a restart's config re-registering what the store restored) keeps the
+  // resident key and its users; only the default priority may change.
+  const auto old = circuits_.find(id);
+  const bool same_key = old && old->zkey_path == zkey_path && old->key.file_bytes == sum->file_bytes &&
+                        old->key.n_vars == sum->n_vars && old->key.domain_size == sum->domain_size;
+  if (!same_key) CUZK_TRY(srs_.add(id, zkey_path, *sum));
   CUZK_TRY(store_->put_circuit({id, zkey_path, default_priority}));
   circuits_.put({id, zkey_path, default_priority, *sum});
   log(log_level::info, "engine: circuit registered id=" + id + " zkey=" + zkey_path + " curve=" +

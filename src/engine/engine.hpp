@@ -98,8 +98,9 @@ class engine {
   engine& operator=(const engine&) = delete;
 
   // Registers (or re-registers) a circuit: the zkey's header is read and checked now; the key is
-  // loaded on first use or preload(). Errors name the file (not a zkey, wrong protocol, unknown
-  // curve) or the id.
+  // loaded on first use or preload(). Registering the same id and key again is a no-op apart from
+  // the priority; a different key for an id in use is refused. Errors name the file (not a zkey,
+  // wrong protocol, unknown curve) or the id.
   status register_circuit(const std::string& id, const std::string& zkey_path, priority default_priority = priority::normal);
   // Refused while jobs of the circuit are queued or running.
   status unregister_circuit(const std::string& id);
