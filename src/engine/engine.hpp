@@ -13,8 +13,9 @@
 // the scheduler's, the SRS manager's, the store's; none is held while a key loads or a proof runs.
 // RPC threads never touch a loaded key or a backend.
 //
-// What persists (in the job store): every job from the moment submit() returns, its state changes,
-// its result until the retention passes; registered circuits. A restart (or a crash, kill -9)
+// What persists (in the job store): every job from the moment submit() returns, the start of each
+// attempt (state loading_key and the attempt count; later phases are in memory only), its result
+// until the retention passes; registered circuits. A restart (or a crash, kill -9)
 // re-queues every job that had not ended, in its original order, and re-registers the circuits.
 // Timelines and metrics are in memory.
 //
