@@ -22,7 +22,9 @@ class cancel_token {
   cancel_token() : flag_(std::make_shared<std::atomic<int>>(0)) {}
 
   bool cancelled() const noexcept { return reason() != cancel_reason::none; }
-  cancel_reason reason() const noexcept { return static_cast<cancel_reason>(flag_->load(std::memory_order_acquire)); }
+  cancel_reason reason() const noexcept {
+    return static_cast<cancel_reason>(flag_->load(std::memory_order_acquire));
+  }
   // The first reason wins: a caller's cancel during a drain stays a cancel.
   void request(cancel_reason r) const noexcept {
     int expected = 0;

@@ -5,12 +5,14 @@ namespace cuzk::engine {
 
 status circuit_registry::check_id(const std::string& id) {
   if (id.empty() || id.size() > 128)
-    return status(errc::invalid_argument, "circuit id: expected 1 to 128 characters, found " + std::to_string(id.size()));
+    return status(errc::invalid_argument,
+                  "circuit id: expected 1 to 128 characters, found " + std::to_string(id.size()));
   for (char ch : id) {
-    const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.' ||
-                    ch == '_' || ch == ':' || ch == '-';
+    const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                    ch == '.' || ch == '_' || ch == ':' || ch == '-';
     if (!ok)
-      return status(errc::invalid_argument, "circuit id \"" + id + "\": expected only letters, digits and . _ : -");
+      return status(errc::invalid_argument,
+                    "circuit id \"" + id + "\": expected only letters, digits and . _ : -");
   }
   return status::ok();
 }

@@ -10,7 +10,8 @@ namespace {
 template <class C>
 result<any_proof> prove_as(const key_material<C>& k, const any_witness& witness, backend_timings& t) {
   if (witness.curve != formats::curve_id_of<C>)
-    return status(errc::invalid_argument, std::string("witness: expected ") + C::name + " values for a " + C::name + " key");
+    return status(errc::invalid_argument,
+                  std::string("witness: expected ") + C::name + " values for a " + C::name + " key");
   groth16::phase_timings pt;
   auto p = groth16::prove<C>(k.view, std::span<const typename C::fr::repr>(witness.values), &pt);
   t.synthesis = pt.synthesis;
@@ -21,8 +22,8 @@ result<any_proof> prove_as(const key_material<C>& k, const any_witness& witness,
 
 }  // namespace
 
-result<any_proof> cpu_prover_backend::prove(const loaded_key& key, const any_witness& witness, const cancel_token&,
-                                            backend_timings& t) {
+result<any_proof> cpu_prover_backend::prove(const loaded_key& key, const any_witness& witness,
+                                            const cancel_token&, backend_timings& t) {
   if (const auto* k = key.get<bn254>()) return prove_as<bn254>(*k, witness, t);
   return prove_as<bls12_381>(*key.get<bls12_381>(), witness, t);
 }

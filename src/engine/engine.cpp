@@ -36,7 +36,8 @@ uint64_t process_rss_bytes() {
 }  // namespace
 
 result<std::unique_ptr<engine>> engine::create(engine_options opt, engine_parts parts) {
-  if (opt.workers == 0) return status(errc::invalid_argument, "engine: workers: expected at least 1, found 0");
+  if (opt.workers == 0)
+    return status(errc::invalid_argument, "engine: workers: expected at least 1, found 0");
   if (opt.scheduling.max_batch_size == 0)
     return status(errc::invalid_argument, "engine: max_batch_size: expected at least 1, found 0");
   if (!parts.store) {
@@ -128,7 +129,8 @@ status engine::recover() {
     status why;
     const auto c = circuits_.find(i.circuit);
     if (!c) {
-      why = status(errc::invalid_argument, "circuit " + i.circuit + " is no longer registered after a restart");
+      why =
+          status(errc::invalid_argument, "circuit " + i.circuit + " is no longer registered after a restart");
     } else if (interrupted && i.attempts >= opt_.max_attempts) {
       why = status(errc::internal, "interrupted " + std::to_string(i.attempts) +
                                        " times (the daemon stopped while proving it); not retried");
@@ -136,8 +138,8 @@ status engine::recover() {
       j->key = c->key;
       for (std::size_t k = 0; k < j->rec.witness_paths.size() && why.is_ok(); ++k)
         if (::access(j->rec.witness_paths[k].c_str(), R_OK) != 0)
-          why = status(errc::io_error, "partition " + std::to_string(k) + ": witness " + j->rec.witness_paths[k] +
-                                           " is gone after a restart");
+          why = status(errc::io_error, "partition " + std::to_string(k) + ": witness " +
+                                           j->rec.witness_paths[k] + " is gone after a restart");
     }
     {
       std::lock_guard lk(m_);
@@ -157,8 +159,8 @@ status engine::recover() {
   }
   const std::size_t orphans = spool_.sweep(keep);
   if (requeued || failed || orphans)
-    log(log_level::info, "engine: recovered requeued=" + std::to_string(requeued) + " failed=" + std::to_string(failed) +
-                             " orphan_witnesses_removed=" + std::to_string(orphans));
+    log(log_level::info, "engine: recovered requeued=" + std::to_string(requeued) + " failed=" +
+                             std::to_string(failed) + " orphan_witnesses_removed=" + std::to_string(orphans));
   return status::ok();
 }
 
@@ -169,7 +171,8 @@ void engine::start_threads() {
   housekeeper_ = std::thread([this] { housekeeping_loop(); });
 }
 
-status engine::register_circuit(const std::string& id, const std::string& zkey_path, priority default_priority) {
+status engine::register_circuit(const std::string& id, const std::string& zkey_path,
+                                priority default_priority) {
   CUZK_TRY(circuit_registry::check_id(id));
   auto sum = read_key_summary(zkey_path);
   if (!sum) return sum.error().with_context("circuit " + id);
@@ -181,9 +184,10 @@ status engine::register_circuit(const std::string& id, const std::string& zkey_p
   if (!same_key) CUZK_TRY(srs_.add(id, zkey_path, *sum));
   CUZK_TRY(store_->put_circuit({id, zkey_path, default_priority}));
   circuits_.put({id, zkey_path, default_priority, *sum});
-  log(log_level::info, "engine: circuit registered id=" + id + " zkey=" + zkey_path + " curve=" +
-                           formats::curve_name(sum->curve) + " nVars=" + std::to_string(sum->n_vars) +
-                           " domain=" + std::to_string(sum->domain_size) + " bytes=" + std::to_string(sum->file_bytes));
+  log(log_level::info,
+      "engine: circuit registered id=" + id + " zkey=" + zkey_path +
+          " curve=" + formats::curve_name(sum->curve) + " nVars=" + std::to_string(sum->n_vars) +
+          " domain=" + std::to_string(sum->domain_size) + " bytes=" + std::to_string(sum->file_bytes));
   return status::ok();
 }
 
@@ -192,7 +196,8 @@ status engine::unregister_circuit(const std::string& id) {
     std::lock_guard lk(m_);
     for (const auto& [jid, j] : live_)
       if (j->rec.info.circuit == id)
-        return status(errc::invalid_argument, "circuit " + id + ": job " + std::to_string(jid) + " still uses it");
+        return status(errc::invalid_argument,
+                      "circuit " + id + ": job " + std::to_string(jid) + " still uses it");
   }
   CUZK_TRY(srs_.remove(id));
   CUZK_TRY(store_->remove_circuit(id));
@@ -232,13 +237,15 @@ status engine::spool_and_check(const job_request& req, const circuit_info& c, jo
 result<job_id> engine::submit(job_request req) {
   auto reject = [&](status s) -> result<job_id> {
     metrics_.add(req.circuit, metrics::counter::rejected);
-    log(log_level::warn, "engine: submit rejected circuit=" + req.circuit + " error=\"" + s.to_string() + "\"");
+    log(log_level::warn,
+        "engine: submit rejected circuit=" + req.circuit + " error=\"" + s.to_string() + "\"");
     return s;
   };
   if (!accepting_) return reject(status(errc::unsupported, "engine is draining: not accepting jobs"));
   const auto c = circuits_.find(req.circuit);
   if (!c) return reject(status(errc::invalid_argument, "circuit \"" + req.circuit + "\": not registered"));
-  if (req.partitions.empty()) return reject(status(errc::invalid_argument, "job: expected at least one partition, found 0"));
+  if (req.partitions.empty())
+    return reject(status(errc::invalid_argument, "job: expected at least one partition, found 0"));
 
   auto same_circuit = [&](job_id existing) -> result<job_id> {
     auto r = store_->get(existing);
@@ -287,8 +294,8 @@ result<job_id> engine::submit(job_request req) {
   metrics_.add(req.circuit, metrics::counter::submitted);
   sched_.push({ins->id, req.circuit, rec.info.prio, j->enqueued});
   log(log_level::info, "engine: job queued id=" + std::to_string(ins->id) + " circuit=" + req.circuit +
-                           " priority=" + priority_name(rec.info.prio) + " partitions=" +
-                           std::to_string(rec.info.partitions) +
+                           " priority=" + priority_name(rec.info.prio) +
+                           " partitions=" + std::to_string(rec.info.partitions) +
                            (req.request_id.empty() ? "" : " request_id=" + req.request_id));
   return ins->id;
 }
@@ -306,15 +313,19 @@ result<job_result> engine::await(job_id id, std::chrono::milliseconds timeout) {
         job_result r = it->second->rec.info;
         return r;
       }
-      if (timeout.count() == 0) done_cv_.wait(lk);
-      else done_cv_.wait_until(lk, until);
+      if (timeout.count() == 0)
+        done_cv_.wait(lk);
+      else
+        done_cv_.wait_until(lk, until);
     }
   }
   auto r = store_->get(id);
   if (!r) return r.error();
   if (!*r)
-    return status(errc::invalid_argument, "job " + std::to_string(id) + ": unknown (never submitted, or purged after the "
-                                          "retention of " + std::to_string(opt_.result_retention.count()) + " s)");
+    return status(errc::invalid_argument, "job " + std::to_string(id) +
+                                              ": unknown (never submitted, or purged after the "
+                                              "retention of " +
+                                              std::to_string(opt_.result_retention.count()) + " s)");
   return std::move(**r).info;
 }
 
@@ -329,26 +340,30 @@ status engine::cancel(job_id id) {
     auto r = store_->get(id);
     if (!r) return r.error();
     if (!*r) return status(errc::invalid_argument, "job " + std::to_string(id) + ": unknown");
-    return status(errc::invalid_argument, "job " + std::to_string(id) + ": already " +
-                                              job_state_name((*r)->info.state));
+    return status(errc::invalid_argument,
+                  "job " + std::to_string(id) + ": already " + job_state_name((*r)->info.state));
   }
   j->cancel.request(cancel_reason::caller);
   // Still queued: it never reaches a worker. Otherwise the worker ends it at its next boundary.
-  if (sched_.remove(id)) finish(j, job_state::cancelled, status(errc::invalid_argument, "cancelled by the caller"));
+  if (sched_.remove(id))
+    finish(j, job_state::cancelled, status(errc::invalid_argument, "cancelled by the caller"));
   return status::ok();
 }
 
 status engine::preload(const std::string& circuit, key_tier target) {
-  if (!circuits_.find(circuit)) return status(errc::invalid_argument, "circuit \"" + circuit + "\": not registered");
+  if (!circuits_.find(circuit))
+    return status(errc::invalid_argument, "circuit \"" + circuit + "\": not registered");
   const auto t0 = steady_clock::now();
   CUZK_TRY(srs_.preload(circuit, target));
-  log(log_level::info, "engine: key preloaded circuit=" + circuit + " tier=" + key_tier_name(target) + " seconds=" +
-                           std::to_string(std::chrono::duration<double>(steady_clock::now() - t0).count()));
+  log(log_level::info,
+      "engine: key preloaded circuit=" + circuit + " tier=" + key_tier_name(target) +
+          " seconds=" + std::to_string(std::chrono::duration<double>(steady_clock::now() - t0).count()));
   return status::ok();
 }
 
 status engine::evict(const std::string& circuit, key_tier target) {
-  if (!circuits_.find(circuit)) return status(errc::invalid_argument, "circuit \"" + circuit + "\": not registered");
+  if (!circuits_.find(circuit))
+    return status(errc::invalid_argument, "circuit \"" + circuit + "\": not registered");
   return srs_.evict(circuit, target);
 }
 

@@ -84,8 +84,8 @@ struct engine_snapshot {
 
 // What create() may be given instead of what the options describe (tests, and the GPU backend).
 struct engine_parts {
-  std::unique_ptr<prover_backend> backend;  // default: cpu_prover_backend
-  std::shared_ptr<job_store> store;         // default: from options.store_path
+  std::unique_ptr<prover_backend> backend;        // default: cpu_prover_backend
+  std::shared_ptr<job_store> store;               // default: from options.store_path
   std::shared_ptr<host_allocator> hot_allocator;  // default: pageable_allocator
 };
 
@@ -102,7 +102,8 @@ class engine {
   // loaded on first use or preload(). Registering the same id and key again is a no-op apart from
   // the priority; a different key for an id in use is refused. Errors name the file (not a zkey,
   // wrong protocol, unknown curve) or the id.
-  status register_circuit(const std::string& id, const std::string& zkey_path, priority default_priority = priority::normal);
+  status register_circuit(const std::string& id, const std::string& zkey_path,
+                          priority default_priority = priority::normal);
   // Refused while jobs of the circuit are queued or running.
   status unregister_circuit(const std::string& id);
   std::vector<circuit_info> list_circuits() const;

@@ -81,7 +81,8 @@ TEST(engine_prove, bls12_381_from_the_hot_tier) {
 class wrong_backend final : public prover_backend {
  public:
   const char* name() const noexcept override { return "wrong"; }
-  result<any_proof> prove(const loaded_key&, const any_witness&, const cancel_token&, backend_timings&) override {
+  result<any_proof> prove(const loaded_key&, const any_witness&, const cancel_token&,
+                          backend_timings&) override {
     return any_proof(formats::proof<bn254>{bn254_g1::generator, bn254_g2::generator, bn254_g1::generator});
   }
 };

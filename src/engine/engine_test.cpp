@@ -100,7 +100,7 @@ TEST(engine, cancel_a_queued_and_a_running_job) {
   const auto r = await_end(*h.eng, running);
   EXPECT_EQ(r.state, job_state::cancelled);
   EXPECT_TRUE(r.proofs.empty());
-  EXPECT_EQ(h.backend->calls.load(), 1);  // abandoned after its first partition
+  EXPECT_EQ(h.backend->calls.load(), 1);         // abandoned after its first partition
   EXPECT_FALSE(h.eng->cancel(running).is_ok());  // already ended
   EXPECT_FALSE(h.eng->cancel(9999).is_ok());
   const auto s = h.eng->snapshot();
@@ -174,7 +174,8 @@ TEST(engine, bad_requests_get_clear_errors_while_other_jobs_run) {
 
   auto wrong_len = h.eng->submit(request("small", 1, std::nullopt, poseidon_wtns));
   ASSERT_FALSE(wrong_len.is_ok());
-  EXPECT_NE(wrong_len.error().message().find("partition 0"), std::string::npos) << wrong_len.error().to_string();
+  EXPECT_NE(wrong_len.error().message().find("partition 0"), std::string::npos)
+      << wrong_len.error().to_string();
 
   auto wrong_curve = h.eng->submit(request("small", 1, std::nullopt, bls_wtns));
   ASSERT_FALSE(wrong_curve.is_ok());

@@ -34,7 +34,8 @@ inline std::vector<uint8_t> read_bytes(const std::string& path) {
 }
 
 inline std::string temp_dir(const std::string& name) {
-  auto d = std::filesystem::temp_directory_path() / ("cuzk-engine-" + name + "-" + std::to_string(::getpid()));
+  auto d =
+      std::filesystem::temp_directory_path() / ("cuzk-engine-" + name + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
   return d.string();
@@ -47,7 +48,8 @@ class gated_backend final : public prover_backend {
   explicit gated_backend(std::chrono::milliseconds delay = std::chrono::milliseconds(0), bool open = true)
       : delay_(delay), open_(open) {}
   const char* name() const noexcept override { return "test"; }
-  result<any_proof> prove(const loaded_key&, const any_witness&, const cancel_token&, backend_timings& t) override {
+  result<any_proof> prove(const loaded_key&, const any_witness&, const cancel_token&,
+                          backend_timings& t) override {
     ++calls;
     {
       std::unique_lock lk(m_);
@@ -72,8 +74,10 @@ class gated_backend final : public prover_backend {
   bool wait_calls(int n, std::chrono::milliseconds limit = std::chrono::milliseconds(5000)) {
     const auto until = std::chrono::steady_clock::now() + limit;
     while (calls.load() < n)
-      if (std::chrono::steady_clock::now() > until) return false;
-      else std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      if (std::chrono::steady_clock::now() > until)
+        return false;
+      else
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
     return true;
   }
   std::atomic<int> calls{0};
@@ -87,11 +91,13 @@ class gated_backend final : public prover_backend {
 };
 
 inline job_request request(const std::string& circuit, std::size_t partitions = 1,
-                           std::optional<priority> prio = std::nullopt, const std::string& wtns = small_wtns) {
+                           std::optional<priority> prio = std::nullopt,
+                           const std::string& wtns = small_wtns) {
   job_request r;
   r.circuit = circuit;
   r.prio = prio;
-  for (std::size_t i = 0; i < partitions; ++i) r.partitions.push_back(witness_input::from_bytes(read_bytes(wtns)));
+  for (std::size_t i = 0; i < partitions; ++i)
+    r.partitions.push_back(witness_input::from_bytes(read_bytes(wtns)));
   return r;
 }
 

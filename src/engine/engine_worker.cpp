@@ -66,8 +66,10 @@ void engine::run_batch(int index, const work_batch& batch) {
 void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& lease) {
   job_result& info = j->rec.info;
   auto stop = [&](cancel_reason r) {
-    if (r == cancel_reason::shutdown) requeue_in_store(j);
-    else finish(j, job_state::cancelled, status(errc::invalid_argument, "cancelled by the caller"));
+    if (r == cancel_reason::shutdown)
+      requeue_in_store(j);
+    else
+      finish(j, job_state::cancelled, status(errc::invalid_argument, "cancelled by the caller"));
   };
   if (auto r = stop_reason(j->cancel)) return stop(*r);
   {
@@ -77,7 +79,8 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
   }
   event(*j, event_kind::dispatched, 0, index);
   if (opt_.fail_expired_jobs && info.deadline && wall_clock::now() > *info.deadline)
-    return finish(j, job_state::failed, status(errc::invalid_argument, "deadline exceeded before the job started"));
+    return finish(j, job_state::failed,
+                  status(errc::invalid_argument, "deadline exceeded before the job started"));
 
   set_state(*j, job_state::loading_key);
   if (!lease) {
@@ -85,12 +88,13 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     auto l = srs_.acquire(info.circuit, &j->cancel, &load_s);
     if (!l) {
       if (auto r = stop_reason(j->cancel)) return stop(*r);
-      return finish(j, job_state::failed, l.error().with_context("loading the key of circuit " + info.circuit));
+      return finish(j, job_state::failed,
+                    l.error().with_context("loading the key of circuit " + info.circuit));
     }
     lease = std::move(l).value();
     if (load_s > 0.001)
-      log(log_level::info, "engine: key ready circuit=" + info.circuit + " tier=" + key_tier_name(lease.key().tier()) +
-                               " seconds=" + fmt_s(load_s));
+      log(log_level::info, "engine: key ready circuit=" + info.circuit +
+                               " tier=" + key_tier_name(lease.key().tier()) + " seconds=" + fmt_s(load_s));
     std::lock_guard lk(m_);
     info.times[phase::key_load] = load_s;  // later jobs of a batch reuse the lease: 0
   }
@@ -126,8 +130,9 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
       info.times[phase::prove] += bt.prove;
     }
     if (!proof)
-      return finish(j, job_state::failed,
-                    proof.error().with_context("partition " + std::to_string(p) + ": " + backend_->name() + " prover"));
+      return finish(
+          j, job_state::failed,
+          proof.error().with_context("partition " + std::to_string(p) + ": " + backend_->name() + " prover"));
 
     if (opt_.verify_proofs) {
       if (auto r = stop_reason(j->cancel)) return stop(*r);
@@ -168,15 +173,21 @@ void engine::finish(const std::shared_ptr<live_job>& j, job_state end, status er
     i.finished_at = wall_clock::now();
     double sum = 0;
     for (int p = 0; p < static_cast<int>(phase::total); ++p) sum += i.times.seconds[p];
-    i.times[phase::total] = std::max(sum, std::chrono::duration<double>(steady_clock::now() - j->enqueued).count());
+    i.times[phase::total] =
+        std::max(sum, std::chrono::duration<double>(steady_clock::now() - j->enqueued).count());
     i.deadline_missed = i.deadline && *i.finished_at > *i.deadline;
     if (end != job_state::done) i.proofs.clear();
     snapshot = i;
   }
   const status st = store_->finish(snapshot);
-  if (!st) log(log_level::error, "engine: job=" + std::to_string(snapshot.id) + " result not stored: " + st.to_string());
+  if (!st)
+    log(log_level::error,
+        "engine: job=" + std::to_string(snapshot.id) + " result not stored: " + st.to_string());
   discard_spooled(j->rec);
-  event(*j, end == job_state::done ? event_kind::done : end == job_state::cancelled ? event_kind::cancelled : event_kind::failed,
+  event(*j,
+        end == job_state::done        ? event_kind::done
+        : end == job_state::cancelled ? event_kind::cancelled
+                                      : event_kind::failed,
         0, j->worker);
 
   const std::string& c = snapshot.circuit;
@@ -185,10 +196,11 @@ void engine::finish(const std::shared_ptr<live_job>& j, job_state end, status er
                                                 : metrics::counter::failed);
   if (snapshot.deadline_missed) metrics_.add(c, metrics::counter::deadline_miss);
   if (end == job_state::done)
-    for (int p = 0; p < phase_count; ++p) metrics_.observe(c, static_cast<phase>(p), snapshot.times.seconds[p]);
+    for (int p = 0; p < phase_count; ++p)
+      metrics_.observe(c, static_cast<phase>(p), snapshot.times.seconds[p]);
 
-  std::string line = "engine: job ended id=" + std::to_string(snapshot.id) + " circuit=" + c + " state=" +
-                     job_state_name(end) + " attempts=" + std::to_string(snapshot.attempts);
+  std::string line = "engine: job ended id=" + std::to_string(snapshot.id) + " circuit=" + c +
+                     " state=" + job_state_name(end) + " attempts=" + std::to_string(snapshot.attempts);
   for (int p = 0; p < phase_count; ++p)
     line += std::string(" ") + phase_name(static_cast<phase>(p)) + "_s=" + fmt_s(snapshot.times.seconds[p]);
   if (snapshot.deadline_missed) line += " deadline_missed=1";
@@ -215,15 +227,17 @@ void engine::requeue_in_store(const std::shared_ptr<live_job>& j) {
     attempts = j->rec.info.attempts;
   }
   const status st = store_->update_state(j->rec.info.id, job_state::queued, attempts);
-  if (!st) log(log_level::error, "engine: job=" + std::to_string(j->rec.info.id) + " not requeued: " + st.to_string());
+  if (!st)
+    log(log_level::error,
+        "engine: job=" + std::to_string(j->rec.info.id) + " not requeued: " + st.to_string());
   event(*j, event_kind::requeued, 0, j->worker);
   log(log_level::info, "engine: job requeued for the next start id=" + std::to_string(j->rec.info.id));
 }
 
 void engine::housekeeping_loop() {
   const auto period = std::clamp<std::chrono::milliseconds>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(opt_.result_retention) / 4, std::chrono::milliseconds(100),
-      std::chrono::milliseconds(30000));
+      std::chrono::duration_cast<std::chrono::milliseconds>(opt_.result_retention) / 4,
+      std::chrono::milliseconds(100), std::chrono::milliseconds(30000));
   std::unique_lock lk(hk_m_);
   while (!hk_stop_) {
     hk_cv_.wait_for(lk, period);

@@ -10,7 +10,8 @@ result<host_block> pageable_allocator::allocate(std::size_t bytes) {
   const std::size_t rounded = (bytes + align - 1) / align * align;
   void* p = std::aligned_alloc(align, rounded == 0 ? align : rounded);
   if (p == nullptr)
-    return status(errc::io_error, "host memory: cannot allocate " + std::to_string(bytes) + " bytes for a proving key");
+    return status(errc::io_error,
+                  "host memory: cannot allocate " + std::to_string(bytes) + " bytes for a proving key");
   return host_block(p, bytes, [](void* q) { std::free(q); });
 }
 

@@ -22,9 +22,13 @@ namespace cuzk::engine {
 class host_block {
  public:
   host_block() = default;
-  host_block(void* p, std::size_t n, std::function<void(void*)> free_fn) : p_(p), n_(n), free_(std::move(free_fn)) {}
+  host_block(void* p, std::size_t n, std::function<void(void*)> free_fn)
+      : p_(p), n_(n), free_(std::move(free_fn)) {}
   ~host_block() { reset(); }
-  host_block(host_block&& o) noexcept : p_(o.p_), n_(o.n_), free_(std::move(o.free_)) { o.p_ = nullptr; o.n_ = 0; }
+  host_block(host_block&& o) noexcept : p_(o.p_), n_(o.n_), free_(std::move(o.free_)) {
+    o.p_ = nullptr;
+    o.n_ = 0;
+  }
   host_block& operator=(host_block&& o) noexcept {
     if (this != &o) {
       reset();

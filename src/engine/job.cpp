@@ -8,17 +8,22 @@ namespace cuzk::engine {
 
 const char* priority_name(priority p) noexcept {
   switch (p) {
-    case priority::low: return "LOW";
-    case priority::normal: return "NORMAL";
-    case priority::high: return "HIGH";
-    case priority::critical: return "CRITICAL";
+    case priority::low:
+      return "LOW";
+    case priority::normal:
+      return "NORMAL";
+    case priority::high:
+      return "HIGH";
+    case priority::critical:
+      return "CRITICAL";
   }
   return "?";
 }
 
 result<priority> priority_from_name(std::string_view name) {
   std::string up(name);
-  std::transform(up.begin(), up.end(), up.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  std::transform(up.begin(), up.end(), up.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   for (int i = 0; i < priority_count; ++i)
     if (up == priority_name(static_cast<priority>(i))) return static_cast<priority>(i);
   return status(errc::invalid_argument,
@@ -27,26 +32,40 @@ result<priority> priority_from_name(std::string_view name) {
 
 const char* job_state_name(job_state s) noexcept {
   switch (s) {
-    case job_state::queued: return "queued";
-    case job_state::loading_key: return "loading_key";
-    case job_state::synthesizing: return "synthesizing";
-    case job_state::proving: return "proving";
-    case job_state::verifying: return "verifying";
-    case job_state::done: return "done";
-    case job_state::failed: return "failed";
-    case job_state::cancelled: return "cancelled";
+    case job_state::queued:
+      return "queued";
+    case job_state::loading_key:
+      return "loading_key";
+    case job_state::synthesizing:
+      return "synthesizing";
+    case job_state::proving:
+      return "proving";
+    case job_state::verifying:
+      return "verifying";
+    case job_state::done:
+      return "done";
+    case job_state::failed:
+      return "failed";
+    case job_state::cancelled:
+      return "cancelled";
   }
   return "?";
 }
 
 const char* phase_name(phase p) noexcept {
   switch (p) {
-    case phase::queue_wait: return "queue_wait";
-    case phase::key_load: return "key_load";
-    case phase::synthesis: return "synthesis";
-    case phase::prove: return "prove";
-    case phase::verify: return "verify";
-    case phase::total: return "total";
+    case phase::queue_wait:
+      return "queue_wait";
+    case phase::key_load:
+      return "key_load";
+    case phase::synthesis:
+      return "synthesis";
+    case phase::prove:
+      return "prove";
+    case phase::verify:
+      return "verify";
+    case phase::total:
+      return "total";
   }
   return "?";
 }

@@ -11,7 +11,8 @@ namespace cuzk::engine {
 namespace {
 
 std::string temp_dir(const std::string& name) {
-  auto d = std::filesystem::temp_directory_path() / ("cuzk-engine-" + name + "-" + std::to_string(::getpid()));
+  auto d =
+      std::filesystem::temp_directory_path() / ("cuzk-engine-" + name + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
   return d.string();

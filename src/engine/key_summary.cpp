@@ -39,8 +39,10 @@ result<key_summary> read_key_summary(const std::string& zkey_path) {
   const uint32_t n8r = le32(h.data() + off);
   off += 4 + n8r;
   if (h.size() < off + 12)
-    return status(errc::format_error, f->section_label(formats::zkey_header, "header") + ": expected nVars, nPublic, "
-                                          "domainSize after the primes, found " + std::to_string(h.size()) + " bytes");
+    return status(errc::format_error, f->section_label(formats::zkey_header, "header") +
+                                          ": expected nVars, nPublic, "
+                                          "domainSize after the primes, found " +
+                                          std::to_string(h.size()) + " bytes");
   key_summary s;
   s.curve = *curve;
   s.n_vars = le32(h.data() + off);

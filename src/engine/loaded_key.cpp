@@ -7,10 +7,14 @@ namespace cuzk::engine {
 
 const char* key_tier_name(key_tier t) noexcept {
   switch (t) {
-    case key_tier::cold: return "cold";
-    case key_tier::warm: return "warm";
-    case key_tier::hot: return "hot";
-    case key_tier::device: return "device";
+    case key_tier::cold:
+      return "cold";
+    case key_tier::warm:
+      return "warm";
+    case key_tier::hot:
+      return "hot";
+    case key_tier::device:
+      return "device";
   }
   return "?";
 }
@@ -19,17 +23,20 @@ namespace {
 
 template <class Fr>
 uint64_t csr_bytes(const synth::csr_matrix<Fr>& m) {
-  return m.row_start.size() * sizeof(uint64_t) + m.col.size() * sizeof(uint32_t) + m.value.size() * sizeof(Fr);
+  return m.row_start.size() * sizeof(uint64_t) + m.col.size() * sizeof(uint32_t) +
+         m.value.size() * sizeof(Fr);
 }
 
 template <class C>
 uint64_t point_section_bytes(const groth16::proving_key_view<C>& v) {
-  return (v.a.size() + v.b1.size() + v.c.size() + v.h.size()) * sizeof(g1_affine<C>) + v.b2.size() * sizeof(g2_affine<C>);
+  return (v.a.size() + v.b1.size() + v.c.size() + v.h.size()) * sizeof(g1_affine<C>) +
+         v.b2.size() * sizeof(g2_affine<C>);
 }
 
 // The view's header part (everything but the point spans).
 template <class C>
-groth16::proving_key_view<C> header_view(const formats::zkey<C>& zk, const synth::constraint_matrices<typename C::fr>* m) {
+groth16::proving_key_view<C> header_view(const formats::zkey<C>& zk,
+                                         const synth::constraint_matrices<typename C::fr>* m) {
   const auto& h = zk.header();
   groth16::proving_key_view<C> v;
   v.n_vars = zk.n_vars();
@@ -59,16 +66,18 @@ void point_spans_from(groth16::proving_key_view<C>& v, const formats::zkey<C>& z
 uint64_t loaded_key::hot_bytes() const noexcept { return point_bytes_ + matrix_bytes_; }
 
 template <class C>
-result<std::shared_ptr<const loaded_key>> loaded_key::load_warm_as(const std::string& path, const key_summary& expect,
-                                                                  point_check check) {
+result<std::shared_ptr<const loaded_key>> loaded_key::load_warm_as(const std::string& path,
+                                                                   const key_summary& expect,
+                                                                   point_check check) {
   auto zk = formats::zkey<C>::open(path);
   if (!zk) return zk.error();
-  if (zk->n_vars() != expect.n_vars || zk->n_public() != expect.n_public || zk->domain_size() != expect.domain_size)
-    return status(errc::format_error, path + ": the key changed since it was registered (nVars/nPublic/domainSize " +
-                                          std::to_string(expect.n_vars) + "/" + std::to_string(expect.n_public) + "/" +
-                                          std::to_string(expect.domain_size) + ", found " +
-                                          std::to_string(zk->n_vars()) + "/" + std::to_string(zk->n_public()) + "/" +
-                                          std::to_string(zk->domain_size()) + ")");
+  if (zk->n_vars() != expect.n_vars || zk->n_public() != expect.n_public ||
+      zk->domain_size() != expect.domain_size)
+    return status(errc::format_error,
+                  path + ": the key changed since it was registered (nVars/nPublic/domainSize " +
+                      std::to_string(expect.n_vars) + "/" + std::to_string(expect.n_public) + "/" +
+                      std::to_string(expect.domain_size) + ", found " + std::to_string(zk->n_vars()) + "/" +
+                      std::to_string(zk->n_public()) + "/" + std::to_string(zk->domain_size()) + ")");
   if (check == point_check::on_curve) CUZK_TRY(zk->validate_points(formats::subgroup_check::skip));
   auto m = synth::matrices_from_zkey<typename C::fr>(zk->section_bytes(formats::zkey_coefs), zk->n_vars(),
                                                      zk->domain_size());
@@ -93,15 +102,17 @@ result<std::shared_ptr<const loaded_key>> loaded_key::load_warm_as(const std::st
   return std::shared_ptr<const loaded_key>(std::move(k));
 }
 
-result<std::shared_ptr<const loaded_key>> loaded_key::load_warm(const std::string& path, const key_summary& expect,
-                                                               point_check check) {
+result<std::shared_ptr<const loaded_key>> loaded_key::load_warm(const std::string& path,
+                                                                const key_summary& expect,
+                                                                point_check check) {
   if (expect.curve == formats::curve_id::bn254) return load_warm_as<bn254>(path, expect, check);
   return load_warm_as<bls12_381>(path, expect, check);
 }
 
 template <class C>
-result<std::shared_ptr<const loaded_key>> loaded_key::make_hot_as(const loaded_key& from, const key_material<C>& src,
-                                                                 host_allocator& alloc) {
+result<std::shared_ptr<const loaded_key>> loaded_key::make_hot_as(const loaded_key& from,
+                                                                  const key_material<C>& src,
+                                                                  host_allocator& alloc) {
   const auto& sv = src.view;
   auto block = alloc.allocate(from.point_bytes_);
   if (!block) return block.error().with_context(from.path_);
@@ -136,13 +147,15 @@ result<std::shared_ptr<const loaded_key>> loaded_key::make_hot_as(const loaded_k
   return std::shared_ptr<const loaded_key>(std::move(k));
 }
 
-result<std::shared_ptr<const loaded_key>> loaded_key::make_hot(const loaded_key& from, host_allocator& alloc) {
+result<std::shared_ptr<const loaded_key>> loaded_key::make_hot(const loaded_key& from,
+                                                               host_allocator& alloc) {
   if (const auto* m = from.get<bn254>()) return make_hot_as<bn254>(from, *m, alloc);
   return make_hot_as<bls12_381>(from, *from.get<bls12_381>(), alloc);
 }
 
 template <class C>
-result<std::shared_ptr<const loaded_key>> loaded_key::make_warm_as(const loaded_key& from, const key_material<C>& src) {
+result<std::shared_ptr<const loaded_key>> loaded_key::make_warm_as(const loaded_key& from,
+                                                                   const key_material<C>& src) {
   auto zk = formats::zkey<C>::open(from.path_);
   if (!zk) return zk.error();
   if (zk->n_vars() != src.view.n_vars || zk->domain_size() != src.view.domain_size)

@@ -55,15 +55,17 @@ enum class point_check { skip, on_curve };
 class loaded_key {
  public:
   // Opens and checks the zkey and builds its matrices: the warm tier.
-  static result<std::shared_ptr<const loaded_key>> load_warm(const std::string& path, const key_summary& expect,
-                                                            point_check check);
+  static result<std::shared_ptr<const loaded_key>> load_warm(const std::string& path,
+                                                             const key_summary& expect, point_check check);
   // The same key copied into memory from `alloc` (from either tier).
   static result<std::shared_ptr<const loaded_key>> make_hot(const loaded_key& from, host_allocator& alloc);
   // The same key mapped again (from hot), reusing the matrices.
   static result<std::shared_ptr<const loaded_key>> make_warm(const loaded_key& from);
 
   key_tier tier() const noexcept { return tier_; }
-  formats::curve_id curve() const noexcept { return m_.index() == 0 ? formats::curve_id::bn254 : formats::curve_id::bls12_381; }
+  formats::curve_id curve() const noexcept {
+    return m_.index() == 0 ? formats::curve_id::bn254 : formats::curve_id::bls12_381;
+  }
   const std::string& path() const noexcept { return path_; }
   // Bytes of the file mapping (page cache, shared and reclaimable) and of memory this key owns.
   uint64_t mapped_bytes() const noexcept { return mapped_; }
@@ -81,13 +83,15 @@ class loaded_key {
  private:
   loaded_key() = default;
   template <class C>
-  static result<std::shared_ptr<const loaded_key>> load_warm_as(const std::string& path, const key_summary& expect,
-                                                               point_check check);
+  static result<std::shared_ptr<const loaded_key>> load_warm_as(const std::string& path,
+                                                                const key_summary& expect, point_check check);
   template <class C>
-  static result<std::shared_ptr<const loaded_key>> make_hot_as(const loaded_key& from, const key_material<C>& src,
-                                                              host_allocator& alloc);
+  static result<std::shared_ptr<const loaded_key>> make_hot_as(const loaded_key& from,
+                                                               const key_material<C>& src,
+                                                               host_allocator& alloc);
   template <class C>
-  static result<std::shared_ptr<const loaded_key>> make_warm_as(const loaded_key& from, const key_material<C>& src);
+  static result<std::shared_ptr<const loaded_key>> make_warm_as(const loaded_key& from,
+                                                                const key_material<C>& src);
 
   std::variant<key_material<bn254>, key_material<bls12_381>> m_;
   key_tier tier_ = key_tier::warm;

@@ -4,7 +4,9 @@
 namespace cuzk::engine {
 
 namespace {
-status unknown(job_id id) { return status(errc::invalid_argument, "job " + std::to_string(id) + ": not in the store"); }
+status unknown(job_id id) {
+  return status(errc::invalid_argument, "job " + std::to_string(id) + ": not in the store");
+}
 }  // namespace
 
 result<insert_outcome> memory_job_store::insert(const job_record& rec) {

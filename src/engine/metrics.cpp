@@ -15,14 +15,22 @@ void histogram::observe(double seconds) noexcept {
 namespace {
 uint64_t& slot(job_counters& c, metrics::counter k) {
   switch (k) {
-    case metrics::counter::submitted: return c.submitted;
-    case metrics::counter::completed: return c.completed;
-    case metrics::counter::failed: return c.failed;
-    case metrics::counter::cancelled: return c.cancelled;
-    case metrics::counter::deadline_miss: return c.deadline_misses;
-    case metrics::counter::rejected: return c.rejected;
-    case metrics::counter::recovered: return c.recovered;
-    case metrics::counter::partition: return c.partitions_proved;
+    case metrics::counter::submitted:
+      return c.submitted;
+    case metrics::counter::completed:
+      return c.completed;
+    case metrics::counter::failed:
+      return c.failed;
+    case metrics::counter::cancelled:
+      return c.cancelled;
+    case metrics::counter::deadline_miss:
+      return c.deadline_misses;
+    case metrics::counter::rejected:
+      return c.rejected;
+    case metrics::counter::recovered:
+      return c.recovered;
+    case metrics::counter::partition:
+      return c.partitions_proved;
   }
   return c.submitted;
 }

@@ -36,8 +36,8 @@ struct job_counters {
   uint64_t failed = 0;
   uint64_t cancelled = 0;
   uint64_t deadline_misses = 0;
-  uint64_t rejected = 0;    // submit() refused (bad request, unknown circuit, draining)
-  uint64_t recovered = 0;   // re-queued from the store at start
+  uint64_t rejected = 0;   // submit() refused (bad request, unknown circuit, draining)
+  uint64_t recovered = 0;  // re-queued from the store at start
   uint64_t partitions_proved = 0;
 };
 
@@ -53,7 +53,16 @@ struct metrics_snapshot {
 
 class metrics {
  public:
-  enum class counter { submitted, completed, failed, cancelled, deadline_miss, rejected, recovered, partition };
+  enum class counter {
+    submitted,
+    completed,
+    failed,
+    cancelled,
+    deadline_miss,
+    rejected,
+    recovered,
+    partition
+  };
   void add(const std::string& circuit, counter c, uint64_t n = 1);
   void observe(const std::string& circuit, phase p, double seconds);
   metrics_snapshot snapshot() const;

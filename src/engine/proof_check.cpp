@@ -48,7 +48,8 @@ status verify_partition(const loaded_key& key, const any_witness& witness, const
   return verify_as<bls12_381>(key, witness, proof);
 }
 
-result<partition_proof> encode_partition(const loaded_key& key, const any_witness& witness, const any_proof& proof) {
+result<partition_proof> encode_partition(const loaded_key& key, const any_witness& witness,
+                                         const any_proof& proof) {
   if (key.curve() == formats::curve_id::bn254) return encode_as<bn254>(key, witness, proof);
   return encode_as<bls12_381>(key, witness, proof);
 }

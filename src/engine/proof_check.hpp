@@ -17,6 +17,7 @@
 namespace cuzk::engine {
 
 status verify_partition(const loaded_key& key, const any_witness& witness, const any_proof& proof);
-result<partition_proof> encode_partition(const loaded_key& key, const any_witness& witness, const any_proof& proof);
+result<partition_proof> encode_partition(const loaded_key& key, const any_witness& witness,
+                                         const any_proof& proof);
 
 }  // namespace cuzk::engine

@@ -36,8 +36,8 @@ class prover_backend {
   virtual ~prover_backend() = default;
   virtual const char* name() const noexcept = 0;
   // The proof of `witness` (same curve as `key`, nVars values) with fresh random r, s.
-  virtual result<any_proof> prove(const loaded_key& key, const any_witness& witness, const cancel_token& cancel,
-                                  backend_timings& t) = 0;
+  virtual result<any_proof> prove(const loaded_key& key, const any_witness& witness,
+                                  const cancel_token& cancel, backend_timings& t) = 0;
 };
 
 }  // namespace cuzk::engine

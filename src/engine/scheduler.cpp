@@ -5,11 +5,16 @@ namespace cuzk::engine {
 
 const char* flush_reason_name(flush_reason r) noexcept {
   switch (r) {
-    case flush_reason::single: return "single";
-    case flush_reason::full: return "full";
-    case flush_reason::timeout: return "timeout";
-    case flush_reason::preempted: return "preempted";
-    case flush_reason::grouped: return "grouped";
+    case flush_reason::single:
+      return "single";
+    case flush_reason::full:
+      return "full";
+    case flush_reason::timeout:
+      return "timeout";
+    case flush_reason::preempted:
+      return "preempted";
+    case flush_reason::grouped:
+      return "grouped";
   }
   return "?";
 }
@@ -53,7 +58,8 @@ int scheduler::highest_class_locked() const {
   return -1;
 }
 
-scheduler::queue::iterator scheduler::pick_head_locked(queue& q, steady_clock::time_point now, bool& grouped) {
+scheduler::queue::iterator scheduler::pick_head_locked(queue& q, steady_clock::time_point now,
+                                                       bool& grouped) {
   grouped = false;
   auto head = q.begin();
   if (!opt_.group_by_circuit || !resident_ || resident_(head->second.job.circuit)) return head;

@@ -50,14 +50,17 @@ class stmt {
 
   bool ok() const { return rc_ == SQLITE_OK; }
   void bind(int i, int64_t v) { sqlite3_bind_int64(s_, i, v); }
-  void bind(int i, const std::string& v) { sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT); }
+  void bind(int i, const std::string& v) {
+    sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  }
   void bind_null(int i) { sqlite3_bind_null(s_, i); }
   int step() { return sqlite3_step(s_); }
   int64_t i64(int c) const { return sqlite3_column_int64(s_, c); }
   bool is_null(int c) const { return sqlite3_column_type(s_, c) == SQLITE_NULL; }
   std::string text(int c) const {
     const auto* p = sqlite3_column_text(s_, c);
-    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(s_, c)))
+    return p ? std::string(reinterpret_cast<const char*>(p),
+                           static_cast<std::size_t>(sqlite3_column_bytes(s_, c)))
              : std::string();
   }
 
@@ -112,7 +115,8 @@ void witnesses_from_json(const std::string& s, job_record& r) {
 
 constexpr const char* select_columns =
     "SELECT id, request_id, circuit, priority, state, partitions, attempts, submitted_ms, deadline_ms, "
-    "finished_ms, error_code, error_message, deadline_missed, times_json, proofs_json, witnesses_json FROM jobs ";
+    "finished_ms, error_code, error_message, deadline_missed, times_json, proofs_json, witnesses_json FROM "
+    "jobs ";
 
 job_record row_to_record(const stmt& s) {
   job_record r;
@@ -154,10 +158,11 @@ status sqlite_job_store::exec(const char* sql) {
 
 result<std::unique_ptr<sqlite_job_store>> sqlite_job_store::open(const std::string& path) {
   sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                                 nullptr);
+  const int rc = sqlite3_open_v2(path.c_str(), &db,
+                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
-    status s(errc::io_error, path + ": cannot open the job database: " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)));
+    status s(errc::io_error,
+             path + ": cannot open the job database: " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)));
     sqlite3_close(db);
     return s;
   }
@@ -170,7 +175,8 @@ result<std::unique_ptr<sqlite_job_store>> sqlite_job_store::open(const std::stri
     const int64_t found = v.i64(0);
     if (found != 0 && found != schema_version)
       return status(errc::format_error, path + ": job database schema version: expected " +
-                                            std::to_string(schema_version) + ", found " + std::to_string(found));
+                                            std::to_string(schema_version) + ", found " +
+                                            std::to_string(found));
   }
   CUZK_TRY(store->exec(schema_sql));
   CUZK_TRY(store->exec(("PRAGMA user_version=" + std::to_string(schema_version)).c_str()));
@@ -198,16 +204,23 @@ result<insert_outcome> sqlite_job_store::insert(const job_record& rec) {
     if (*found) return insert_outcome{**found, false};
   }
   stmt s(db_,
-         "INSERT INTO jobs (request_id, circuit, priority, state, partitions, attempts, submitted_ms, deadline_ms, "
+         "INSERT INTO jobs (request_id, circuit, priority, state, partitions, attempts, submitted_ms, "
+         "deadline_ms, "
          "witnesses_json) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)");
   if (!s.ok()) return error("insert job");
-  if (i.request_id.empty()) s.bind_null(1); else s.bind(1, i.request_id);
+  if (i.request_id.empty())
+    s.bind_null(1);
+  else
+    s.bind(1, i.request_id);
   s.bind(2, i.circuit);
   s.bind(3, static_cast<int64_t>(i.prio));
   s.bind(4, static_cast<int64_t>(job_state::queued));
   s.bind(5, static_cast<int64_t>(i.partitions));
   s.bind(6, to_unix_ms(i.submitted_at));
-  if (i.deadline) s.bind(7, to_unix_ms(*i.deadline)); else s.bind_null(7);
+  if (i.deadline)
+    s.bind(7, to_unix_ms(*i.deadline));
+  else
+    s.bind_null(7);
   s.bind(8, witnesses_to_json(rec));
   if (s.step() != SQLITE_DONE) return error("insert job");
   return insert_outcome{static_cast<job_id>(sqlite3_last_insert_rowid(db_)), true};
@@ -232,7 +245,10 @@ status sqlite_job_store::finish(const job_result& i) {
   if (!s.ok()) return error("finish job");
   s.bind(1, static_cast<int64_t>(i.state));
   s.bind(2, static_cast<int64_t>(i.attempts));
-  if (i.finished_at) s.bind(3, to_unix_ms(*i.finished_at)); else s.bind_null(3);
+  if (i.finished_at)
+    s.bind(3, to_unix_ms(*i.finished_at));
+  else
+    s.bind_null(3);
   s.bind(4, static_cast<int64_t>(i.error.code()));
   s.bind(5, i.error.message());
   s.bind(6, i.deadline_missed ? 1 : 0);

@@ -16,10 +16,14 @@ srs_manager::srs_manager(tier_budgets budgets, host_allocator& alloc, point_chec
 
 uint64_t srs_manager::budget(key_tier t) const noexcept {
   switch (t) {
-    case key_tier::device: return budgets_.device;
-    case key_tier::hot: return budgets_.hot;
-    case key_tier::warm: return budgets_.warm;
-    case key_tier::cold: return UINT64_MAX;
+    case key_tier::device:
+      return budgets_.device;
+    case key_tier::hot:
+      return budgets_.hot;
+    case key_tier::warm:
+      return budgets_.warm;
+    case key_tier::cold:
+      return UINT64_MAX;
   }
   return 0;
 }
@@ -41,7 +45,8 @@ status srs_manager::add(const std::string& id, const std::string& path, const ke
   auto it = entries_.find(id);
   if (it != entries_.end() && (it->second.users > 0 || it->second.loading))
     return status(errc::invalid_argument, "circuit " + id + ": its key is in use by " +
-                                              std::to_string(it->second.users) + " proof(s); cannot replace it now");
+                                              std::to_string(it->second.users) +
+                                              " proof(s); cannot replace it now");
   entry e;
   e.path = path;
   e.summary = summary;
@@ -109,18 +114,22 @@ bool srs_manager::make_room_locked(key_tier t, uint64_t bytes, const std::string
   return true;
 }
 
-status srs_manager::load_locked(std::unique_lock<std::mutex>& lk, const std::string& id, const cancel_token* cancel) {
+status srs_manager::load_locked(std::unique_lock<std::mutex>& lk, const std::string& id,
+                                const cancel_token* cancel) {
   entry* e = &entries_.at(id);
   const uint64_t estimate = e->summary.file_bytes;
   if (estimate > budgets_.warm)
-    return status(errc::invalid_argument, "circuit " + id + ": key " + e->path + " is " + std::to_string(estimate) +
+    return status(errc::invalid_argument, "circuit " + id + ": key " + e->path + " is " +
+                                              std::to_string(estimate) +
                                               " bytes, more than the whole warm budget of " +
                                               std::to_string(budgets_.warm) + " bytes");
   while (!make_room_locked(key_tier::warm, estimate, id)) {
-    if (cancel && cancel->cancelled()) return status(errc::invalid_argument, "cancelled while waiting for key memory");
+    if (cancel && cancel->cancelled())
+      return status(errc::invalid_argument, "cancelled while waiting for key memory");
     cv_.wait_for(lk, std::chrono::milliseconds(50));
     auto it = entries_.find(id);
-    if (it == entries_.end()) return status(errc::invalid_argument, "circuit " + id + ": removed while waiting");
+    if (it == entries_.end())
+      return status(errc::invalid_argument, "circuit " + id + ": removed while waiting");
     e = &it->second;
     if (e->key) return status::ok();  // someone else loaded it meanwhile
   }
@@ -147,9 +156,10 @@ status srs_manager::promote_hot_locked(entry& e, const std::string& id, bool req
   const uint64_t need = e.key->hot_bytes();
   if (!make_room_locked(key_tier::hot, need, id)) {
     if (!required) return status::ok();
-    return status(errc::invalid_argument, "circuit " + id + ": the hot tier cannot take " + std::to_string(need) +
-                                              " bytes (budget " + std::to_string(budgets_.hot) + ", " +
-                                              std::to_string(used_locked(key_tier::hot)) + " used by keys in use)");
+    return status(errc::invalid_argument,
+                  "circuit " + id + ": the hot tier cannot take " + std::to_string(need) + " bytes (budget " +
+                      std::to_string(budgets_.hot) + ", " + std::to_string(used_locked(key_tier::hot)) +
+                      " used by keys in use)");
   }
   auto hot = loaded_key::make_hot(*e.key, alloc_);
   if (!hot) return hot.error();
@@ -157,15 +167,18 @@ status srs_manager::promote_hot_locked(entry& e, const std::string& id, bool req
   return status::ok();
 }
 
-result<key_lease> srs_manager::acquire(const std::string& id, const cancel_token* cancel, double* load_seconds) {
+result<key_lease> srs_manager::acquire(const std::string& id, const cancel_token* cancel,
+                                       double* load_seconds) {
   const auto t0 = std::chrono::steady_clock::now();
   std::unique_lock lk(m_);
   for (;;) {
     auto it = entries_.find(id);
-    if (it == entries_.end()) return status(errc::invalid_argument, "circuit " + id + ": no such key registered");
+    if (it == entries_.end())
+      return status(errc::invalid_argument, "circuit " + id + ": no such key registered");
     entry& e = it->second;
     if (e.loading) {
-      if (cancel && cancel->cancelled()) return status(errc::invalid_argument, "cancelled while the key loaded");
+      if (cancel && cancel->cancelled())
+        return status(errc::invalid_argument, "cancelled while the key loaded");
       cv_.wait_for(lk, std::chrono::milliseconds(50));
       continue;
     }
@@ -185,13 +198,15 @@ result<key_lease> srs_manager::acquire(const std::string& id, const cancel_token
 
 status srs_manager::preload(const std::string& id, key_tier target) {
   if (target == key_tier::device)
-    return status(errc::unsupported, "circuit " + id + ": the device tier needs the GPU backend, which this engine "
-                                                        "does not have (device budget 0)");
+    return status(errc::unsupported, "circuit " + id +
+                                         ": the device tier needs the GPU backend, which this engine "
+                                         "does not have (device budget 0)");
   if (target == key_tier::cold) return status::ok();
   std::unique_lock lk(m_);
   for (;;) {
     auto it = entries_.find(id);
-    if (it == entries_.end()) return status(errc::invalid_argument, "circuit " + id + ": no such key registered");
+    if (it == entries_.end())
+      return status(errc::invalid_argument, "circuit " + id + ": no such key registered");
     entry& e = it->second;
     if (e.loading) {
       cv_.wait_for(lk, std::chrono::milliseconds(50));
@@ -210,7 +225,8 @@ status srs_manager::preload(const std::string& id, key_tier target) {
 status srs_manager::evict(const std::string& id, key_tier target) {
   std::lock_guard lk(m_);
   auto it = entries_.find(id);
-  if (it == entries_.end()) return status(errc::invalid_argument, "circuit " + id + ": no such key registered");
+  if (it == entries_.end())
+    return status(errc::invalid_argument, "circuit " + id + ": no such key registered");
   entry& e = it->second;
   if (e.users > 0 || e.loading)
     return status(errc::invalid_argument, "circuit " + id + ": key in use by " + std::to_string(e.users) +

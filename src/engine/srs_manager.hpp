@@ -41,8 +41,8 @@
 namespace cuzk::engine {
 
 struct tier_budgets {
-  uint64_t device = 0;  // bytes of VRAM for keys; 0 = no device tier
-  uint64_t hot = 0;     // bytes of host memory for fully loaded keys; 0 = keys stay warm
+  uint64_t device = 0;         // bytes of VRAM for keys; 0 = no device tier
+  uint64_t hot = 0;            // bytes of host memory for fully loaded keys; 0 = keys stay warm
   uint64_t warm = UINT64_MAX;  // bytes of mapped files (page cache) plus matrices
 };
 
@@ -76,7 +76,9 @@ class key_lease {
  public:
   key_lease() = default;
   ~key_lease() { release(); }
-  key_lease(key_lease&& o) noexcept : mgr_(o.mgr_), id_(std::move(o.id_)), key_(std::move(o.key_)) { o.mgr_ = nullptr; }
+  key_lease(key_lease&& o) noexcept : mgr_(o.mgr_), id_(std::move(o.id_)), key_(std::move(o.key_)) {
+    o.mgr_ = nullptr;
+  }
   key_lease& operator=(key_lease&& o) noexcept {
     if (this != &o) {
       release();
@@ -118,7 +120,8 @@ class srs_manager {
   // The key resident and referenced; `load_seconds` gets the time spent loading (0 when it was
   // resident). Errors: unknown id, a load failure (the key stays cold), a key larger than the
   // warm budget, or cancellation while waiting for room.
-  result<key_lease> acquire(const std::string& id, const cancel_token* cancel = nullptr, double* load_seconds = nullptr);
+  result<key_lease> acquire(const std::string& id, const cancel_token* cancel = nullptr,
+                            double* load_seconds = nullptr);
   // Loads a key up to `target` (warm or hot) without using it.
   status preload(const std::string& id, key_tier target);
   // Moves a key down to `target` (cold drops it); refused while in use.

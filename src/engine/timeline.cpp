@@ -8,25 +8,39 @@ namespace cuzk::engine {
 
 const char* event_kind_name(event_kind k) noexcept {
   switch (k) {
-    case event_kind::queued: return "queued";
-    case event_kind::dispatched: return "dispatched";
-    case event_kind::key_ready: return "key_ready";
-    case event_kind::synth_start: return "synth_start";
-    case event_kind::synth_end: return "synth_end";
-    case event_kind::prove_start: return "prove_start";
-    case event_kind::prove_end: return "prove_end";
-    case event_kind::verify_start: return "verify_start";
-    case event_kind::verify_end: return "verify_end";
-    case event_kind::done: return "done";
-    case event_kind::failed: return "failed";
-    case event_kind::cancelled: return "cancelled";
-    case event_kind::requeued: return "requeued";
+    case event_kind::queued:
+      return "queued";
+    case event_kind::dispatched:
+      return "dispatched";
+    case event_kind::key_ready:
+      return "key_ready";
+    case event_kind::synth_start:
+      return "synth_start";
+    case event_kind::synth_end:
+      return "synth_end";
+    case event_kind::prove_start:
+      return "prove_start";
+    case event_kind::prove_end:
+      return "prove_end";
+    case event_kind::verify_start:
+      return "verify_start";
+    case event_kind::verify_end:
+      return "verify_end";
+    case event_kind::done:
+      return "done";
+    case event_kind::failed:
+      return "failed";
+    case event_kind::cancelled:
+      return "cancelled";
+    case event_kind::requeued:
+      return "requeued";
   }
   return "?";
 }
 
 int64_t now_unix_us() noexcept {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 
@@ -47,13 +61,32 @@ std::string chrome_trace_json(std::span<const timeline_event> events) {
     const char* span = nullptr;
     char ph = 'i';
     switch (e.kind) {
-      case event_kind::synth_start: span = "synthesis"; ph = 'B'; break;
-      case event_kind::synth_end: span = "synthesis"; ph = 'E'; break;
-      case event_kind::prove_start: span = "prove"; ph = 'B'; break;
-      case event_kind::prove_end: span = "prove"; ph = 'E'; break;
-      case event_kind::verify_start: span = "verify"; ph = 'B'; break;
-      case event_kind::verify_end: span = "verify"; ph = 'E'; break;
-      default: break;
+      case event_kind::synth_start:
+        span = "synthesis";
+        ph = 'B';
+        break;
+      case event_kind::synth_end:
+        span = "synthesis";
+        ph = 'E';
+        break;
+      case event_kind::prove_start:
+        span = "prove";
+        ph = 'B';
+        break;
+      case event_kind::prove_end:
+        span = "prove";
+        ph = 'E';
+        break;
+      case event_kind::verify_start:
+        span = "verify";
+        ph = 'B';
+        break;
+      case event_kind::verify_end:
+        span = "verify";
+        ph = 'E';
+        break;
+      default:
+        break;
     }
     nlohmann::json j = {{"name", span ? span : event_kind_name(e.kind)},
                         {"ph", std::string(1, ph)},

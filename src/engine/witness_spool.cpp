@@ -47,8 +47,10 @@ result<witness_spool> witness_spool::open(const std::string& dir) {
 
 result<std::string> witness_spool::write(std::span<const uint8_t> bytes) {
   const auto now = std::chrono::system_clock::now().time_since_epoch();
-  const std::string name = std::string(prefix) + std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count()) +
-                           "-" + std::to_string(::getpid()) + "-" + std::to_string(counter_.fetch_add(1)) + suffix;
+  const std::string name = std::string(prefix) +
+                           std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count()) +
+                           "-" + std::to_string(::getpid()) + "-" + std::to_string(counter_.fetch_add(1)) +
+                           suffix;
   const std::string path = dir_ + "/" + name;
   const std::string tmp = path + ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
