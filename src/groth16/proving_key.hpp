@@ -3,8 +3,9 @@
 //
 // `proving_key_view` only points: the point arrays usually live in the mapped .zkey (its layout
 // is the in-memory Montgomery affine layout, see reference section 5.2) or, in the daemon, in
-// pinned or device memory, so the prover never copies them. `key_data` owns the same content;
-// it is what a development setup produces and what the formats layer's zkey writer consumes.
+// pinned or device memory, so the prover never copies them. `proving_key` below builds one from
+// a .zkey (formats::zkey) or from a key in memory (formats::groth16_key_data, what a development
+// setup produces and the zkey writer consumes).
 //
 // Sections (snarkjs numbering): IC (3) nPublic + 1 points; A (5), B1 (6) in G1 and B2 (7) in G2,
 // nVars points each; C (8) nVars - nPublic - 1 points for the private signals; H (9) domainSize
@@ -13,11 +14,14 @@
 
 #include <cstddef>
 #include <span>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "base/result.hpp"
 #include "curves/groups.hpp"
+#include "formats/zkey.hpp"
+#include "formats/zkey_writer.hpp"
 #include "synth/constraint_matrices.hpp"
 
 namespace cuzk::groth16 {
@@ -56,24 +60,56 @@ struct proving_key_view {
   }
 };
 
-// An owned proving key with its coefficient records, as a setup makes it.
+// A proving key ready for prove(): the constraint matrices, built once from the key's coefficient
+// records, and the view over its points. The points stay where they are (the mapped .zkey, or a
+// key in memory), which must outlive this object; the matrices are owned, behind a pointer so the
+// view stays valid when the object moves.
 template <class Curve>
-struct key_data {
+class proving_key {
+ public:
   using fr = typename Curve::fr;
-  std::size_t n_vars = 0;
-  std::size_t n_public = 0;
-  std::size_t domain_size = 0;
-  g1_affine<Curve> alpha1, beta1, delta1;
-  g2_affine<Curve> beta2, gamma2, delta2;
-  std::vector<g1_affine<Curve>> ic, a, b1, c, h;
-  std::vector<g2_affine<Curve>> b2;
-  std::vector<synth::zkey_coefficient<fr>> coefficients;  // the zkey's section 4 records
-  // Where the key came from; a development setup says it is not from a ceremony.
-  std::string provenance;
 
-  proving_key_view<Curve> view(const synth::constraint_matrices<fr>& m) const {
-    return {n_vars, n_public, domain_size, alpha1, beta1, delta1, beta2, gamma2, delta2, a, b1, c, h, b2, &m};
-  }
+  // Checks and converts every coefficient record of the zkey's section 4 (errors name the record).
+  static result<proving_key> from_zkey(const formats::zkey<Curve>& zk);
+  // The same for a key in memory, e.g. a fresh development setup's.
+  static result<proving_key> from_key_data(const formats::groth16_key_data<Curve>& kd);
+
+  const proving_key_view<Curve>& view() const noexcept { return view_; }
+  const synth::constraint_matrices<fr>& matrices() const noexcept { return *matrices_; }
+
+ private:
+  proving_key() = default;
+  std::unique_ptr<synth::constraint_matrices<fr>> matrices_;
+  proving_key_view<Curve> view_;
 };
+
+template <class Curve>
+result<proving_key<Curve>> proving_key<Curve>::from_zkey(const formats::zkey<Curve>& zk) {
+  auto m = synth::matrices_from_zkey<fr>(zk.section_bytes(formats::zkey_coefs), zk.n_vars(), zk.domain_size());
+  if (!m) return m.error();
+  proving_key pk;
+  pk.matrices_ = std::make_unique<synth::constraint_matrices<fr>>(std::move(m).value());
+  const auto& h = zk.header();
+  pk.view_ = {zk.n_vars(), zk.n_public(), zk.domain_size(), h.alpha1, h.beta1, h.delta1, h.beta2, h.gamma2,
+              h.delta2, zk.a(), zk.b1(), zk.c(), zk.h(), zk.b2(), pk.matrices_.get()};
+  CUZK_TRY(pk.view_.validate());
+  return pk;
+}
+
+template <class Curve>
+result<proving_key<Curve>> proving_key<Curve>::from_key_data(const formats::groth16_key_data<Curve>& kd) {
+  std::vector<synth::zkey_coefficient<fr>> recs;
+  recs.reserve(kd.coefs.size());
+  for (const auto& c : kd.coefs)
+    recs.push_back({c.matrix, c.constraint, c.signal, synth::value_times_r(c.value).montgomery()});
+  auto m = synth::matrices_from_records<fr>(recs, kd.n_vars, kd.domain_size);
+  if (!m) return m.error();
+  proving_key pk;
+  pk.matrices_ = std::make_unique<synth::constraint_matrices<fr>>(std::move(m).value());
+  pk.view_ = {kd.n_vars, kd.n_public, kd.domain_size, kd.alpha1, kd.beta1, kd.delta1, kd.beta2, kd.gamma2,
+              kd.delta2, kd.a, kd.b1, kd.c, kd.h, kd.b2, pk.matrices_.get()};
+  CUZK_TRY(pk.view_.validate());
+  return pk;
+}
 
 }  // namespace cuzk::groth16

@@ -4,8 +4,8 @@
 // NOT A CEREMONY. Whoever runs this could have kept τ, α, β, γ, δ and could then forge proofs for
 // any statement. It exists for tests, benchmarks and development, where a snarkjs powers of tau
 // plus phase 2 would take many minutes (hours at 2^20). The secrets are drawn from the OS CSPRNG,
-// used, and dropped; the resulting key says so in `key_data::provenance`, and callers (the CLI)
-// print it.
+// used, and dropped; the result says so in `development_key::provenance`, which callers (the
+// CLI) print.
 //
 // The key has snarkjs's layout and meaning exactly (reference section 5.3), so snarkjs and
 // rapidsnark prove with it, with L_j = L_j(τ) the n-domain Lagrange basis and m = nConstraints:
@@ -22,10 +22,13 @@
 // nVars G2 fixed-base multiplications (fixed_base.hpp) on the thread pool.
 #pragma once
 
+#include <string>
+
 #include "base/result.hpp"
 #include "curves/bls12_381_groups.hpp"
 #include "curves/bn254_groups.hpp"
-#include "groth16/proving_key.hpp"
+#include "formats/verification_key.hpp"
+#include "formats/zkey_writer.hpp"
 #include "synth/constraint_system.hpp"
 
 namespace cuzk::groth16 {
@@ -33,6 +36,15 @@ namespace cuzk::groth16 {
 inline constexpr const char* development_setup_provenance =
     "cuzk development setup: random toxic waste from the OS CSPRNG, NOT a trusted-setup ceremony; "
     "for tests, benchmarks and development only";
+
+// What a development setup makes: the proving key in the form formats::write_zkey takes, its
+// verification key (without vk_alphabeta_12, which no verifier needs) and the label.
+template <class Curve>
+struct development_key {
+  formats::groth16_key_data<Curve> key;
+  formats::verification_key<Curve> vk;
+  std::string provenance;
+};
 
 template <class Curve>
 struct toxic_waste {
@@ -46,19 +58,19 @@ toxic_waste<Curve> random_toxic_waste();
 // The key for `cs` from given secrets (tests fix them). Fails if the domain would exceed the
 // field's 2-adicity, if γ or δ is zero, or if τ is one of the 2n evaluation points.
 template <class Curve>
-result<key_data<Curve>> setup(const synth::constraint_system<typename Curve::fr>& cs, const toxic_waste<Curve>& tw);
+result<development_key<Curve>> setup(const synth::constraint_system<typename Curve::fr>& cs, const toxic_waste<Curve>& tw);
 
 // setup() with random_toxic_waste(): what `cuzk setup` runs.
 template <class Curve>
-result<key_data<Curve>> development_setup(const synth::constraint_system<typename Curve::fr>& cs) {
+result<development_key<Curve>> development_setup(const synth::constraint_system<typename Curve::fr>& cs) {
   return setup<Curve>(cs, random_toxic_waste<Curve>());
 }
 
 extern template toxic_waste<bn254> random_toxic_waste<bn254>();
 extern template toxic_waste<bls12_381> random_toxic_waste<bls12_381>();
-extern template result<key_data<bn254>> setup<bn254>(const synth::constraint_system<bn254::fr>&,
+extern template result<development_key<bn254>> setup<bn254>(const synth::constraint_system<bn254::fr>&,
                                                      const toxic_waste<bn254>&);
-extern template result<key_data<bls12_381>> setup<bls12_381>(const synth::constraint_system<bls12_381::fr>&,
+extern template result<development_key<bls12_381>> setup<bls12_381>(const synth::constraint_system<bls12_381::fr>&,
                                                              const toxic_waste<bls12_381>&);
 
 }  // namespace cuzk::groth16

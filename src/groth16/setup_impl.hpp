@@ -19,7 +19,7 @@ toxic_waste<Curve> random_toxic_waste() {
 }
 
 template <class Curve>
-result<key_data<Curve>> setup(const synth::constraint_system<typename Curve::fr>& cs, const toxic_waste<Curve>& tw) {
+result<development_key<Curve>> setup(const synth::constraint_system<typename Curve::fr>& cs, const toxic_waste<Curve>& tw) {
   using Fr = typename Curve::fr;
   using G1 = g1_group<Curve>;
   using G2 = g2_group<Curve>;
@@ -82,10 +82,11 @@ result<key_data<Curve>> setup(const synth::constraint_system<typename Curve::fr>
   std::vector<g2_affine<Curve>> p2(s2.size());
   fixed_base_mul<G2>(G2::generator, s2, p2);
 
-  key_data<Curve> key;
-  key.n_vars = cs.n_vars;
-  key.n_public = cs.n_public;
-  key.domain_size = n;
+  development_key<Curve> out;
+  formats::groth16_key_data<Curve>& key = out.key;
+  key.n_vars = static_cast<uint32_t>(cs.n_vars);
+  key.n_public = static_cast<uint32_t>(cs.n_public);
+  key.domain_size = static_cast<uint32_t>(n);
   auto take = [&](std::size_t& at, std::size_t count) {
     std::vector<g1_affine<Curve>> v(p1.begin() + static_cast<std::ptrdiff_t>(at),
                                     p1.begin() + static_cast<std::ptrdiff_t>(at + count));
@@ -105,9 +106,28 @@ result<key_data<Curve>> setup(const synth::constraint_system<typename Curve::fr>
   key.beta2 = p2[cs.n_vars];
   key.gamma2 = p2[cs.n_vars + 1];
   key.delta2 = p2[cs.n_vars + 2];
-  key.coefficients = cs.zkey_records();
-  key.provenance = development_setup_provenance;
-  return key;
+
+  // Section 4 in `zkey new`'s order: constraint by constraint (A entries, then B), then the
+  // public-input rows.
+  key.coefs.reserve(cs.a.nnz() + cs.b.nnz() + n_ic);
+  for (std::size_t j = 0; j < m; ++j) {
+    for (uint32_t which = 0; which < 2; ++which) {
+      const synth::csr_matrix<Fr>& mat = which == 0 ? cs.a : cs.b;
+      const auto cols = mat.row_cols(j);
+      const auto vals = mat.row_values(j);
+      for (std::size_t k = 0; k < cols.size(); ++k) key.coefs.push_back({which, static_cast<uint32_t>(j), cols[k], vals[k]});
+    }
+  }
+  for (std::size_t s = 0; s < n_ic; ++s)
+    key.coefs.push_back({0, static_cast<uint32_t>(m + s), static_cast<uint32_t>(s), Fr::one()});
+
+  out.vk.alpha1 = key.alpha1;
+  out.vk.beta2 = key.beta2;
+  out.vk.gamma2 = key.gamma2;
+  out.vk.delta2 = key.delta2;
+  out.vk.ic = key.ic;
+  out.provenance = development_setup_provenance;
+  return out;
 }
 
 }  // namespace cuzk::groth16

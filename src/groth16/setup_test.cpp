@@ -122,7 +122,8 @@ TYPED_TEST(setup_test, key_sections_match_their_definitions) {
   auto key = setup<TypeParam>(cs, tw);
   ASSERT_TRUE(key.is_ok()) << key.error().to_string();
   const std::size_t n = cs.domain_size(), log_n = 3;
-  ASSERT_EQ(key->domain_size, n);
+  ASSERT_EQ(key->key.domain_size, n);
+  EXPECT_EQ(key->vk.ic, key->key.ic);
   const auto pts = powers(ff::root_of_unity<Fr>(log_n, TypeParam::fr_generator), n);
   auto col = [&](const synth::csr_matrix<Fr>& m, std::size_t s) {
     Fr acc = Fr::zero();
@@ -140,26 +141,26 @@ TYPED_TEST(setup_test, key_sections_match_their_definitions) {
     Fr ua = col(cs.a, s);
     if (s <= cs.n_public) ua += naive_lagrange(pts, cs.n_constraints + s, tw.tau);
     const Fr ub = col(cs.b, s), uc = col(cs.c, s);
-    EXPECT_EQ(key->a[s], g1(ua)) << s;
-    EXPECT_EQ(key->b1[s], g1(ub)) << s;
-    EXPECT_EQ(key->b2[s], g2(ub)) << s;
+    EXPECT_EQ(key->key.a[s], g1(ua)) << s;
+    EXPECT_EQ(key->key.b1[s], g1(ub)) << s;
+    EXPECT_EQ(key->key.b2[s], g2(ub)) << s;
     const Fr k = tw.beta * ua + tw.alpha * ub + uc;
     if (s <= cs.n_public) {
-      EXPECT_EQ(key->ic[s], g1(k * tw.gamma.inverse())) << s;
+      EXPECT_EQ(key->key.ic[s], g1(k * tw.gamma.inverse())) << s;
     } else {
-      EXPECT_EQ(key->c[s - cs.n_public - 1], g1(k * tw.delta.inverse())) << s;
+      EXPECT_EQ(key->key.c[s - cs.n_public - 1], g1(k * tw.delta.inverse())) << s;
     }
   }
   const auto pts2 = powers(ff::root_of_unity<Fr>(log_n + 1, TypeParam::fr_generator), 2 * n);
   for (std::size_t j = 0; j < n; ++j)
-    EXPECT_EQ(key->h[j], g1(naive_lagrange(pts2, 2 * j + 1, tw.tau) * tw.delta.inverse())) << j;
-  EXPECT_EQ(key->alpha1, g1(tw.alpha));
-  EXPECT_EQ(key->beta1, g1(tw.beta));
-  EXPECT_EQ(key->delta1, g1(tw.delta));
-  EXPECT_EQ(key->beta2, g2(tw.beta));
-  EXPECT_EQ(key->gamma2, g2(tw.gamma));
-  EXPECT_EQ(key->delta2, g2(tw.delta));
-  EXPECT_EQ(key->coefficients.size(), cs.a.nnz() + cs.b.nnz() + cs.n_public + 1);
+    EXPECT_EQ(key->key.h[j], g1(naive_lagrange(pts2, 2 * j + 1, tw.tau) * tw.delta.inverse())) << j;
+  EXPECT_EQ(key->key.alpha1, g1(tw.alpha));
+  EXPECT_EQ(key->key.beta1, g1(tw.beta));
+  EXPECT_EQ(key->key.delta1, g1(tw.delta));
+  EXPECT_EQ(key->key.beta2, g2(tw.beta));
+  EXPECT_EQ(key->key.gamma2, g2(tw.gamma));
+  EXPECT_EQ(key->key.delta2, g2(tw.delta));
+  EXPECT_EQ(key->key.coefs.size(), cs.a.nnz() + cs.b.nnz() + cs.n_public + 1);
   EXPECT_NE(key->provenance.find("NOT a trusted-setup ceremony"), std::string::npos);
 }
 
