@@ -76,14 +76,14 @@ expect_error "verify: missing vk" "$WORK/missing_vk.json" \
   "$CUZK" verify "$WORK/missing_vk.json" "$BN/public.json" "$BN/proof.json"
 expect_error "verify: truncated proof.json" "truncated_proof.json" \
   "$CUZK" verify "$BN/verification_key.json" "$BN/public.json" "$WORK/truncated_proof.json"
-expect_error "verify: proof without pi_b" "pi_" \
+expect_error "verify: proof without pi_b" "bad_proof.json" \
   "$CUZK" verify "$BN/verification_key.json" "$BN/public.json" "$WORK/bad_proof.json"
 expect_error "verify: empty public.json" "empty.json" \
   "$CUZK" verify "$BN/verification_key.json" "$WORK/empty.json" "$BN/proof.json"
 expect_error "verify: bls12381 proof, bn128 key" "proof.json" \
   "$CUZK" verify "$BN/verification_key.json" "$BN/public.json" "$BLS/proof.json"
 expect_error "verify: too many public signals" "public" \
-  "$CUZK" verify "$BN/verification_key.json" "$BN/poseidon/public.json" "$BN/proof.json"
+  "$CUZK" verify "$BN/verification_key.json" "$BN/wide/public.json" "$BN/proof.json"
 expect_error "verify: too few public signals" "public" \
   "$CUZK" verify "$BN/wide/verification_key.json" "$BN/public.json" "$BN/wide/proof.json"
 expect_error "info: garbage" "garbage.bin" "$CUZK" info "$WORK/garbage.bin"
