@@ -11,6 +11,11 @@
 
 namespace cuzk::apps {
 
+namespace {
+// Wide enough for "write proof.json and public.json".
+constexpr int label_width = 34;
+}  // namespace
+
 struct step_reporter::live_line::state {
   std::string label;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
@@ -73,13 +78,14 @@ void step_reporter::note(const std::string& line) const {
 
 void step_reporter::phase(const std::string& label, double seconds, bool sub) const {
   if (!verbose_) return;
-  std::fprintf(stderr, "%s%-*s %9.3f s\n", sub ? "    " : "  ", sub ? 18 : 22, label.c_str(), seconds);
+  std::fprintf(stderr, "%s%-*s %9.3f s\n", sub ? "    " : "  ", sub ? label_width - 2 : label_width, label.c_str(),
+               seconds);
 }
 
 void step_reporter::finish() const {
   if (!verbose_) return;
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  std::fprintf(stderr, "  %-22s %9.3f s\n", "total", s);
+  std::fprintf(stderr, "  %-*s %9.3f s\n", label_width, "total", s);
 }
 
 }  // namespace cuzk::apps

@@ -47,7 +47,7 @@ int prove_on(const prove_command& cmd, step_reporter& rep) {
 
   rep.note("  (" + std::string(C::name) + ", nVars " + std::to_string(zk->n_vars()) + ", nPublic " +
            std::to_string(zk->n_public()) + ", domain 2^" + std::to_string(std::countr_zero(zk->domain_size())) +
-           ", " + std::to_string(thread_pool::global().size()) + " threads)");
+           ", backend CPU, " + std::to_string(thread_pool::global().size()) + " threads)");
 
   groth16::phase_timings t;
   auto p = rep.step(std::string("proving (") + C::name + ", 2^" + std::to_string(std::countr_zero(zk->domain_size())) +
