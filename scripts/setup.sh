@@ -17,6 +17,7 @@ APT_PACKAGES=(
   nlohmann-json3-dev                     # formats: proof / public / verification key JSON
   libcli11-dev                           # apps: the cuzk command line
   xz-utils                               # tests: the large circuit's .r1cs is committed as .xz
+  time                                   # scripts/bench_vs_rapidsnark.sh: wall time and peak memory (/usr/bin/time)
 )
 # Added as the layers that need them land (names checked against Debian 12):
 #   service: libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
