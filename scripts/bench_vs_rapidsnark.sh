@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cuzk against rapidsnark (and, with --snarkjs, snarkjs) on the same BN254 circuits, the same
 # machine and the same thread count: wall time and peak resident memory of one whole proof
-# (key loading included), best of --reps runs each, interleaved so that background load hits both.
+# (key loading included) and its CPU time, best of --reps runs each, interleaved so that
+# background load hits both.
 #
 #   scripts/bench_vs_rapidsnark.sh [--threads N] [--reps R] [--snarkjs] [CASE...]
 #     CASE  chain          the 65,659-constraint Poseidon chain (tests/data), 2^17 domain (default)
@@ -58,17 +59,19 @@ if [[ ! -x $RS/rapidsnark_prover || $ROOT/bench/rapidsnark/bionic_shim.c -nt $RS
   bash "$ROOT/bench/rapidsnark/build_shim.sh" "$RS"
 fi
 
-# Runs a command under /usr/bin/time; prints "wall_s rss_mb".
+# Runs a command under /usr/bin/time; prints "wall_s rss_mb cpu_s" (cpu = user + system: on a
+# shared machine the wall time includes waiting for a core, the CPU time does not).
 measure() {
   local log=$WORK/time.log
-  /usr/bin/time -f '%e %M' -o "$log" "$@" >"$WORK/last.out" 2>&1 || { cat "$WORK/last.out" >&2; return 1; }
-  awk '{printf "%s %.0f\n", $1, $2 / 1024}' "$log"
+  /usr/bin/time -f '%e %M %U %S' -o "$log" "$@" >"$WORK/last.out" 2>&1 || { cat "$WORK/last.out" >&2; return 1; }
+  awk '{printf "%s %.0f %.2f\n", $1, $2 / 1024, $3 + $4}' "$log"
 }
 
-declare -A BEST_T BEST_M
-record() {  # case tool wall rss
+declare -A BEST_T BEST_M BEST_C
+record() {  # case tool wall rss cpu
   local k="$1|$2"
   if [[ -z ${BEST_T[$k]:-} ]] || awk "BEGIN{exit !($3 < ${BEST_T[$k]})}"; then BEST_T[$k]=$3; fi
+  if [[ -z ${BEST_C[$k]:-} ]] || awk "BEGIN{exit !($5 < ${BEST_C[$k]})}"; then BEST_C[$k]=$5; fi
   if [[ -z ${BEST_M[$k]:-} ]] || (($4 > ${BEST_M[$k]})); then BEST_M[$k]=$4; fi
 }
 
@@ -99,32 +102,32 @@ for c in "${CASES[@]}"; do
   zkey=$dir/circuit.zkey
   echo "== $c: $(du -h "$zkey" | cut -f1) zkey, $THREADS threads"
   for ((i = 1; i <= REPS; i++)); do
-    read -r t m < <(measure "$CUZK" --threads "$THREADS" prove "$zkey" "$wtns" "$dir/cuzk_proof.json" "$dir/cuzk_public.json")
+    read -r t m cpu < <(measure "$CUZK" --threads "$THREADS" prove "$zkey" "$wtns" "$dir/cuzk_proof.json" "$dir/cuzk_public.json")
     "$CUZK" verify "$dir/vk.json" "$dir/cuzk_public.json" "$dir/cuzk_proof.json" >/dev/null
-    echo "  cuzk        run $i: ${t} s, ${m} MB peak RSS"
-    record "$c" cuzk "$t" "$m"
-    read -r t m < <(measure env LD_LIBRARY_PATH="$RS" SHIM_NPROC="$THREADS" "$RS/rapidsnark_prover" "$RS" "$zkey" "$wtns" \
+    echo "  cuzk        run $i: ${t} s, ${m} MB peak RSS, ${cpu} s CPU"
+    record "$c" cuzk "$t" "$m" "$cpu"
+    read -r t m cpu < <(measure env LD_LIBRARY_PATH="$RS" SHIM_NPROC="$THREADS" "$RS/rapidsnark_prover" "$RS" "$zkey" "$wtns" \
       "$dir/rs_proof.json" "$dir/rs_public.json")
     "$CUZK" verify "$dir/vk.json" "$dir/rs_public.json" "$dir/rs_proof.json" >/dev/null
-    echo "  rapidsnark  run $i: ${t} s, ${m} MB peak RSS"
-    record "$c" rapidsnark "$t" "$m"
+    echo "  rapidsnark  run $i: ${t} s, ${m} MB peak RSS, ${cpu} s CPU"
+    record "$c" rapidsnark "$t" "$m" "$cpu"
   done
   if ((WITH_SNARKJS)) && [[ -x $SNARKJS ]]; then
-    read -r t m < <(measure "$SNARKJS" groth16 prove "$zkey" "$wtns" "$dir/sj_proof.json" "$dir/sj_public.json")
+    read -r t m cpu < <(measure "$SNARKJS" groth16 prove "$zkey" "$wtns" "$dir/sj_proof.json" "$dir/sj_public.json")
     "$CUZK" verify "$dir/vk.json" "$dir/sj_public.json" "$dir/sj_proof.json" >/dev/null
-    echo "  snarkjs     run 1: ${t} s, ${m} MB peak RSS"
-    record "$c" snarkjs "$t" "$m"
+    echo "  snarkjs     run 1: ${t} s, ${m} MB peak RSS, ${cpu} s CPU"
+    record "$c" snarkjs "$t" "$m" "$cpu"
   fi
 done
 
 echo
-echo "| circuit | prover | wall (best of $REPS) | peak RSS | threads |"
-echo "|---|---|---|---|---|"
+echo "| circuit | prover | wall (best of $REPS) | CPU user+sys (best) | peak RSS (max) | threads |"
+echo "|---|---|---|---|---|---|"
 for d in "${DESC[@]}"; do
   c=${d%%|*}
   for tool in cuzk rapidsnark snarkjs; do
     k="$c|$tool"
     [[ -n ${BEST_T[$k]:-} ]] || continue
-    echo "| ${d#*|} | $tool | ${BEST_T[$k]} s | ${BEST_M[$k]} MB | $THREADS |"
+    echo "| ${d#*|} | $tool | ${BEST_T[$k]} s | ${BEST_C[$k]} s | ${BEST_M[$k]} MB | $THREADS |"
   done
 done
