@@ -13,7 +13,7 @@
 //  3. Buckets accumulate affine points either as XYZZ points with the mixed addition
 //     madd-2008-s (8M + 2S, ec/xyzz.hpp), or in affine form, in batches of additions that share
 //     one inversion (batch_affine_buckets.hpp, 5M + 1S + the inversion's share). The cost model
-//     picks batch affine for wide windows, where batches are long: measured 13-15% faster at
+//     picks batch affine for wide windows, where batches are long: measured ~15% faster at
 //     2^16-2^18 points, slower below c = 11 (window_choice.hpp quotes the sweeps).
 //  4. Each bucket array is reduced by the running sum: walking the buckets from the top,
 //     running += B_j and total += running gives total = sum_j (j+1) B_j in 2 additions per bucket.
@@ -268,7 +268,7 @@ typename Group::jacobian msm(std::span<const typename Group::affine> points,
     };
     const std::size_t nb = std::size_t{1} << (digits.c - 1);
     if (batch_affine) {
-      batch_affine_buckets<Group> buckets(nb, std::clamp<std::size_t>(nb / batch_affine_fill, 1, batch_affine_max_batch));
+      batch_affine_buckets<Group> buckets(nb, batch_affine_batch(nb));
       run_tasks(buckets);
     } else {
       detail::xyzz_buckets<Group> buckets(nb);

@@ -35,20 +35,28 @@ struct msm_plan {
 };
 
 // Batch-affine batches hold buckets / batch_affine_fill additions (at most batch_affine_max_batch),
-// so that a point rarely meets a bucket already queued; below batch_affine_min_window bits the
-// batches are too short to amortise the inversion (~380 multiplications) and XYZZ is faster.
-// Single-thread BN254 G1 sweep, 2^12 points: c = 11 XYZZ 30.4 ms vs batch 29.0, c = 10 28.6 vs
-// 35.8; 2^16: c = 13 341 vs 295 ms, c = 11 373 vs 371 ms.
-inline constexpr unsigned batch_affine_min_window = 12;
+// so that a point rarely meets a bucket already queued; in narrow windows the batches are too
+// short to amortise the inversion and XYZZ is faster. Single-thread BN254 G1 sweep (CPU ms),
+// 2^12 points: c = 10 XYZZ 28.6 vs batch 35.8, c = 11 30.4 vs 29.0; 2^16: c = 11 373 vs 371,
+// c = 13 341 vs 295.
 inline constexpr std::size_t batch_affine_fill = 8;
 inline constexpr std::size_t batch_affine_max_batch = 1024;
+inline constexpr std::size_t batch_affine_batch(std::size_t buckets) {
+  const std::size_t b = buckets / batch_affine_fill;
+  return b < 1 ? 1 : b > batch_affine_max_batch ? batch_affine_max_batch : b;
+}
 
-// Costs in units of one XYZZ mixed addition. A batch-affine accumulation is 5M + 1S + the
-// inversion's share against 8M + 2S, predicted 0.65; measured 0.8-0.85 (2^16 and 2^18 sweeps:
-// the field multiplication is an out-of-line call, whose overhead weighs more on the cheaper
-// formula). Reduction: two full XYZZ additions per bucket (12M + 2S each, 1.4 units), or one
-// mixed and one full addition when the buckets are affine.
-inline constexpr double batch_affine_accumulate_cost = 0.85;
+// Costs in units of one XYZZ mixed addition (~10 field multiplications). A batch-affine
+// accumulation is 5M + 1S plus its share of one inversion per batch (~380 multiplications, 38
+// units), predicted 0.6 + 38 / batch; measured 0.78 + 38 / batch (2^16 and 2^18 sweeps: the
+// field multiplication is an out-of-line call, whose overhead weighs more on the cheaper
+// formula, and some points go to the XYZZ overflow). The batch term is what makes narrow
+// windows lose: 2^18 points with 90% boolean scalars (26K after the split), single thread, CPU
+// ms for c = 10..14: batch affine 322, 262, 237, 217, 242; XYZZ 255, 247, 249, 263, 252.
+// Reduction: two full XYZZ additions per bucket (12M + 2S each, 1.4 units), or one mixed and
+// one full addition when the buckets are affine.
+inline constexpr double batch_affine_accumulate_cost = 0.78;
+inline constexpr double inversion_cost = 38;
 inline constexpr double xyzz_reduce_cost = 2.8;
 inline constexpr double batch_affine_reduce_cost = 2.4;
 
@@ -66,7 +74,8 @@ inline double plan_cost(std::size_t m, const msm_plan& p, unsigned threads, std:
   const double buckets = static_cast<double>(std::size_t{1} << (p.window - 1));
   const double bucket_bytes = static_cast<double>(batch ? affine_bytes : xyzz_bytes);
   const double miss = buckets * bucket_bytes > static_cast<double>(cache_bytes) ? 1.0 + cache_miss_penalty : 1.0;
-  const double accumulate = (batch ? batch_affine_accumulate_cost : 1.0) * miss;
+  const double batch_len = static_cast<double>(batch_affine_batch(std::size_t{1} << (p.window - 1)));
+  const double accumulate = (batch ? batch_affine_accumulate_cost + inversion_cost / batch_len : 1.0) * miss;
   const double reduce = batch ? batch_affine_reduce_cost : xyzz_reduce_cost;
   const double per_task = static_cast<double>(m) / p.chunks * accumulate + reduce * buckets;
   const unsigned tasks = p.windows * p.chunks;
@@ -86,16 +95,16 @@ msm_plan choose_plan(std::size_t m, const ff::bigint<N>& max, unsigned threads, 
   const unsigned c_lo = window ? window : min_window, c_hi = window ? window : max_window;
   for (unsigned c = c_lo; c <= c_hi; ++c) {
     const unsigned windows = signed_digits<N>::make(c, max).windows;
-    bucket_accumulation a = accumulation;
-    if (a == bucket_accumulation::automatic)
-      a = c >= batch_affine_min_window ? bucket_accumulation::batch_affine : bucket_accumulation::xyzz;
     const unsigned k_lo = chunks ? chunks : 1, k_hi = chunks ? chunks : threads;
-    for (unsigned k = k_lo; k <= k_hi; ++k) {
-      const msm_plan p{c, windows, k, a};
-      const double cost = plan_cost(m, p, threads, affine_bytes, xyzz_bytes);
-      if (best.window == 0 || cost < best_cost) {
-        best = p;
-        best_cost = cost;
+    for (auto a : {bucket_accumulation::xyzz, bucket_accumulation::batch_affine}) {
+      if (accumulation != bucket_accumulation::automatic && a != accumulation) continue;
+      for (unsigned k = k_lo; k <= k_hi; ++k) {
+        const msm_plan p{c, windows, k, a};
+        const double cost = plan_cost(m, p, threads, affine_bytes, xyzz_bytes);
+        if (best.window == 0 || cost < best_cost) {
+          best = p;
+          best_cost = cost;
+        }
       }
     }
   }
