@@ -62,8 +62,8 @@ struct fixture_set {
     EXPECT_TRUE(pr.is_ok()) << pr.error().to_string();
     auto pub = formats::read_public_json<Curve>(fixture<Curve>(circuit, "public.json"));
     EXPECT_TRUE(pub.is_ok()) << pub.error().to_string();
-    return {std::move(zk).value(), std::move(pk).value(), std::move(w).value(), std::move(vk).value(),
-            std::move(pr).value(), std::move(pub).value()};
+    return {std::move(zk).value(), std::move(pk).value(), std::move(w).value(),
+            std::move(vk).value(), std::move(pr).value(), std::move(pub).value()};
   }
 };
 
@@ -121,7 +121,8 @@ TYPED_TEST(groth16_test, snarkjs_proof_accepted_and_tampering_rejected) {
     for (std::size_t i = 0; i < f.publics.size(); ++i) {
       auto pub = f.publics;
       pub[i] += Fr::one();
-      EXPECT_EQ(verify<TypeParam>(f.vk, pub, f.snarkjs_proof).code(), errc::invalid_argument) << "public " << i;
+      EXPECT_EQ(verify<TypeParam>(f.vk, pub, f.snarkjs_proof).code(), errc::invalid_argument)
+          << "public " << i;
     }
     auto fewer = f.publics;
     fewer.pop_back();
@@ -205,7 +206,8 @@ TYPED_TEST(groth16_test, setup_from_r1cs_then_prove_and_verify) {
   EXPECT_EQ(dk->key.coefs.size(), f.zk.coef_records().size());
 
   const std::string path =
-      (std::filesystem::temp_directory_path() / (std::string("cuzk_setup_") + TypeParam::name + ".zkey")).string();
+      (std::filesystem::temp_directory_path() / (std::string("cuzk_setup_") + TypeParam::name + ".zkey"))
+          .string();
   ASSERT_TRUE(formats::write_zkey<TypeParam>(path, dk->key).is_ok());
   auto zk = formats::zkey<TypeParam>::open(path);
   ASSERT_TRUE(zk.is_ok()) << zk.error().to_string();
