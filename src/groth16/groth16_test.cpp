@@ -20,6 +20,7 @@
 #include "groth16/reference_prover_test_util.hpp"
 #include "groth16/setup.hpp"
 #include "groth16/verifier.hpp"
+#include "synth/evaluate_abc.hpp"
 #include "synth/synthetic_circuit.hpp"
 
 namespace cuzk::groth16 {
@@ -61,8 +62,8 @@ struct fixture_set {
     EXPECT_TRUE(pr.is_ok()) << pr.error().to_string();
     auto pub = formats::read_public_json<Curve>(fixture<Curve>(circuit, "public.json"));
     EXPECT_TRUE(pub.is_ok()) << pub.error().to_string();
-    return {std::move(zk).value(), std::move(pk).value(), std::move(w).value(), std::move(vk).value(),
-            std::move(pr).value(), std::move(pub).value()};
+    return {std::move(zk).value(), std::move(pk).value(), std::move(w).value(),
+            std::move(vk).value(), std::move(pr).value(), std::move(pub).value()};
   }
 };
 
@@ -120,7 +121,8 @@ TYPED_TEST(groth16_test, snarkjs_proof_accepted_and_tampering_rejected) {
     for (std::size_t i = 0; i < f.publics.size(); ++i) {
       auto pub = f.publics;
       pub[i] += Fr::one();
-      EXPECT_EQ(verify<TypeParam>(f.vk, pub, f.snarkjs_proof).code(), errc::invalid_argument) << "public " << i;
+      EXPECT_EQ(verify<TypeParam>(f.vk, pub, f.snarkjs_proof).code(), errc::invalid_argument)
+          << "public " << i;
     }
     auto fewer = f.publics;
     fewer.pop_back();
@@ -163,6 +165,33 @@ TYPED_TEST(groth16_test, wrong_witness_length_is_an_error) {
   EXPECT_NE(proof.error().message().find("nVars"), std::string::npos) << proof.error().to_string();
 }
 
+// On circom's circuits the zkey's matrices give c = a∘b equal to C w from the .r1cs, row by row:
+// the check that the coefficient section was read right (the zkey has no C to compare with).
+TYPED_TEST(groth16_test, zkey_synthesis_matches_r1cs_c) {
+  using Fr = typename TypeParam::fr;
+  for (const char* circuit : fixture_circuits) {
+    SCOPED_TRACE(circuit);
+    const auto f = fixture_set<TypeParam>::load(circuit);
+    auto r1 = formats::r1cs::open(fixture<TypeParam>(circuit, "circuit.r1cs"));
+    ASSERT_TRUE(r1.is_ok()) << r1.error().to_string();
+    auto cs = constraint_system_of<TypeParam>(*r1);
+    ASSERT_TRUE(cs.is_ok()) << cs.error().to_string();
+    ASSERT_TRUE(cs->is_satisfied(f.w));
+    const std::size_t n = f.zk.domain_size();
+    std::vector<Fr> a(n), b(n), c(n);
+    ASSERT_TRUE(synth::evaluate_abc<Fr>(f.pk.matrices(), f.w, a, b, c).is_ok());
+    for (std::size_t j = 0; j < n; ++j) {
+      Fr cw = Fr::zero();
+      if (j < cs->n_constraints) {
+        const auto cols = cs->c.row_cols(j);
+        const auto vals = cs->c.row_values(j);
+        for (std::size_t k = 0; k < cols.size(); ++k) cw += vals[k] * *Fr::from_canonical(f.w[cols[k]]);
+      }
+      ASSERT_EQ(c[j], cw) << "row " << j;
+    }
+  }
+}
+
 // Our setup from the fixture's .r1cs, then a zkey file, then our prover and verifier.
 TYPED_TEST(groth16_test, setup_from_r1cs_then_prove_and_verify) {
   const auto f = fixture_set<TypeParam>::load("poseidon");
@@ -177,7 +206,8 @@ TYPED_TEST(groth16_test, setup_from_r1cs_then_prove_and_verify) {
   EXPECT_EQ(dk->key.coefs.size(), f.zk.coef_records().size());
 
   const std::string path =
-      (std::filesystem::temp_directory_path() / (std::string("cuzk_setup_") + TypeParam::name + ".zkey")).string();
+      (std::filesystem::temp_directory_path() / (std::string("cuzk_setup_") + TypeParam::name + ".zkey"))
+          .string();
   ASSERT_TRUE(formats::write_zkey<TypeParam>(path, dk->key).is_ok());
   auto zk = formats::zkey<TypeParam>::open(path);
   ASSERT_TRUE(zk.is_ok()) << zk.error().to_string();

@@ -90,10 +90,10 @@ void bit_reverse_permute(std::span<F> a, thread_pool& pool) {
                       static_cast<const F*>(nullptr), pool);
 }
 
-extern template status ntt<bn254>(const ntt_domain<bn254>&, std::span<bn254::fr>, ntt_direction,
-                                  ntt_order, ntt_order, thread_pool&);
-extern template status ntt<bls12_381>(const ntt_domain<bls12_381>&, std::span<bls12_381::fr>,
-                                      ntt_direction, ntt_order, ntt_order, thread_pool&);
+extern template status ntt<bn254>(const ntt_domain<bn254>&, std::span<bn254::fr>, ntt_direction, ntt_order,
+                                  ntt_order, thread_pool&);
+extern template status ntt<bls12_381>(const ntt_domain<bls12_381>&, std::span<bls12_381::fr>, ntt_direction,
+                                      ntt_order, ntt_order, thread_pool&);
 extern template void bit_reverse_permute<bn254::fr>(std::span<bn254::fr>, thread_pool&);
 extern template void bit_reverse_permute<bls12_381::fr>(std::span<bls12_381::fr>, thread_pool&);
 

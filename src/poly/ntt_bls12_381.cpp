@@ -7,12 +7,14 @@
 namespace cuzk::poly {
 
 template class ntt_domain<bls12_381>;
-template status ntt<bls12_381>(const ntt_domain<bls12_381>&, std::span<bls12_381::fr>, ntt_direction, ntt_order, ntt_order,
-                        thread_pool&);
+template status ntt<bls12_381>(const ntt_domain<bls12_381>&, std::span<bls12_381::fr>, ntt_direction,
+                               ntt_order, ntt_order, thread_pool&);
 template void bit_reverse_permute<bls12_381::fr>(std::span<bls12_381::fr>, thread_pool&);
-template void distribute_powers<bls12_381::fr>(std::span<bls12_381::fr>, const bls12_381::fr&, const bls12_381::fr&, thread_pool&);
-template status evaluate_on_coset<bls12_381>(const ntt_domain<bls12_381>&, std::span<bls12_381::fr>, const bls12_381::fr&, thread_pool&);
-template status compute_h<bls12_381>(const ntt_domain<bls12_381>&, std::span<bls12_381::fr>, std::span<bls12_381::fr>, std::span<bls12_381::fr>,
-                              thread_pool&);
+template void distribute_powers<bls12_381::fr>(std::span<bls12_381::fr>, const bls12_381::fr&,
+                                               const bls12_381::fr&, thread_pool&);
+template status evaluate_on_coset<bls12_381>(const ntt_domain<bls12_381>&, std::span<bls12_381::fr>,
+                                             const bls12_381::fr&, thread_pool&);
+template status compute_h<bls12_381>(const ntt_domain<bls12_381>&, std::span<bls12_381::fr>,
+                                     std::span<bls12_381::fr>, std::span<bls12_381::fr>, thread_pool&);
 
 }  // namespace cuzk::poly

@@ -7,12 +7,14 @@
 namespace cuzk::poly {
 
 template class ntt_domain<bn254>;
-template status ntt<bn254>(const ntt_domain<bn254>&, std::span<bn254::fr>, ntt_direction, ntt_order, ntt_order,
-                        thread_pool&);
+template status ntt<bn254>(const ntt_domain<bn254>&, std::span<bn254::fr>, ntt_direction, ntt_order,
+                           ntt_order, thread_pool&);
 template void bit_reverse_permute<bn254::fr>(std::span<bn254::fr>, thread_pool&);
-template void distribute_powers<bn254::fr>(std::span<bn254::fr>, const bn254::fr&, const bn254::fr&, thread_pool&);
-template status evaluate_on_coset<bn254>(const ntt_domain<bn254>&, std::span<bn254::fr>, const bn254::fr&, thread_pool&);
-template status compute_h<bn254>(const ntt_domain<bn254>&, std::span<bn254::fr>, std::span<bn254::fr>, std::span<bn254::fr>,
-                              thread_pool&);
+template void distribute_powers<bn254::fr>(std::span<bn254::fr>, const bn254::fr&, const bn254::fr&,
+                                           thread_pool&);
+template status evaluate_on_coset<bn254>(const ntt_domain<bn254>&, std::span<bn254::fr>, const bn254::fr&,
+                                         thread_pool&);
+template status compute_h<bn254>(const ntt_domain<bn254>&, std::span<bn254::fr>, std::span<bn254::fr>,
+                                 std::span<bn254::fr>, thread_pool&);
 
 }  // namespace cuzk::poly

@@ -65,9 +65,9 @@ class ntt_domain {
 template <class Curve>
 result<ntt_domain<Curve>> ntt_domain<Curve>::create(std::size_t log_n, thread_pool& pool) {
   if (log_n > fr::two_adicity) {
-    return status(errc::invalid_argument,
-                  std::string("ntt_domain: log2(size) for ") + Curve::name + ": expected at most " +
-                      std::to_string(fr::two_adicity) + ", found " + std::to_string(log_n));
+    return status(errc::invalid_argument, std::string("ntt_domain: log2(size) for ") + Curve::name +
+                                              ": expected at most " + std::to_string(fr::two_adicity) +
+                                              ", found " + std::to_string(log_n));
   }
   ntt_domain d;
   d.log_n_ = log_n;

@@ -12,7 +12,9 @@
 //     stages there and scatters it back. Copying (instead of working in place) matters: the rows
 //     lie a power of two apart, so in place they all map to the same few cache sets and evict each
 //     other; the buffer is contiguous and conflict-free.
-// So the data crosses main memory 2-3 times instead of log2(n) times (bench/ntt_bench.cpp).
+// So the data crosses main memory 2-3 times instead of log2(n) times. On the 2-core dev machine
+// the multiplications dominate anyway (see ntt_block_log); the blocking is for machines with many
+// cores per memory channel, where log2(n) full sweeps would make the transform memory-bound.
 //
 // Butterflies with twiddle 1 (the first of every group, and all of the half-distance-1 stage) skip
 // the multiplication. The inverse reads the forward table mirrored (see ntt_domain.hpp):
@@ -34,21 +36,25 @@
 namespace cuzk::poly::detail {
 
 // log2 of the in-cache block of the NTT: 2^14 Fr elements = 512 KiB, a quarter of the 2 MiB L2 of
-// the dev machine's cores (measured in bench/ntt_bench.cpp: 2^13..2^16 are within 5% at 2^20;
-// larger blocks start to spill L2 once the twiddles are counted).
+// the dev machine's cores, leaving room for the twiddles. bench/ntt_bench.cpp forward_schedule at
+// 2^20 on the (loaded) dev machine: blocks of 2^12 / 2^13 / 2^14 took 860 / 891 / 828 ms, i.e. the
+// same within noise; on 2 cores the transform is bound by the field multiplication (~26 ns of CPU
+// per butterfly, one multiplication's latency), not by memory.
 inline constexpr std::size_t ntt_block_log = 14;
 
-// How a transform is cut into passes. The defaults are the measured choice for the dev machine
-// (bench/ntt_bench.cpp, BM_forward_schedule); tests pass small values to exercise every path
-// (several outer passes, narrow tiles) at small sizes.
+// How a transform is cut into passes. The defaults were measured with bench/ntt_bench.cpp
+// (forward_schedule, 2^20, 2 threads, dev machine under load): rows 2^3 / 2^6 / 2^10 per tile took
+// 904 / 882 / 828 ms; tiles of 4 / 8 / 16 / 32 / 64 columns 950 / 896 / 828 / 884 / 860 ms. Only
+// the narrowest tiles are clearly worse. Tests pass small values to exercise every path (several
+// outer passes, narrow tiles) at small sizes.
 struct ntt_schedule {
   // log2 of the in-cache block; capped by the domain's (its packed twiddles are that long).
   std::size_t block_log = ntt_block_log;
   // At most 2^10 rows per gathered tile: 2^10 x 16 x 32 B = 512 KiB of buffer, within L2 next to
   // the twiddles; 2^24 then needs a single outer pass (10 stages) after the 14 in-block stages.
   std::size_t max_rows_log = 10;
-  // Columns per tile: 16 Fr = 512 B = 8 cache lines per row, enough for the hardware prefetcher
-  // to stream each row.
+  // Columns per tile: 16 Fr = 512 B = 8 cache lines per row, so each gathered row is a short
+  // sequential stream rather than scattered cache lines.
   std::size_t tile_columns = 16;
 };
 
@@ -90,8 +96,8 @@ inline void butterfly_dit(F& x, F& y, const F& w) {
 // One row pair of one stage: x[c] with y[c] for c < count, twiddle index (j0 + c) * ts in a table
 // of `half` entries (w^idx for a root w of order 2*half).
 template <bool Dif, bool Inverse, class F>
-inline void butterfly_row(F* x, F* y, std::size_t count, std::size_t j0, const F* tw,
-                          std::size_t half, std::size_t ts) {
+inline void butterfly_row(F* x, F* y, std::size_t count, std::size_t j0, const F* tw, std::size_t half,
+                          std::size_t ts) {
   std::size_t c = 0;
   if (j0 == 0) {
     butterfly1(x[0], y[0]);
@@ -183,10 +189,10 @@ struct no_block_hook {
 template <class F>
 struct twiddle_tables {
   std::size_t log_n;
-  const F* tw;              // w^j, j < n/2
-  const F* btw;             // w_B^j, j < bhalf
-  std::size_t bhalf;        // 2^(domain block log) / 2
-  std::size_t block_log;    // the domain's block log
+  const F* tw;            // w^j, j < n/2
+  const F* btw;           // w_B^j, j < bhalf
+  std::size_t bhalf;      // 2^(domain block log) / 2
+  std::size_t block_log;  // the domain's block log
 };
 
 // The whole transform, in place. Dif: natural in, bit-reversed out. !Dif: bit-reversed in, natural
@@ -226,13 +232,14 @@ void transform(F* a, const twiddle_tables<F>& t, std::type_identity_t<const F*> 
     });
   };
   if constexpr (Dif) {
-    for (auto [top, r] : passes) outer_pass<true, Inverse>(a, log_n, top, r, t.tw, nullptr, sched.tile_columns, pool);
+    for (auto [top, r] : passes)
+      outer_pass<true, Inverse>(a, log_n, top, r, t.tw, nullptr, sched.tile_columns, pool);
     inner(scale);
   } else {
     inner(passes.empty() ? scale : nullptr);
     for (std::size_t i = passes.size(); i-- > 0;) {
-      outer_pass<false, Inverse>(a, log_n, passes[i].first, passes[i].second, t.tw,
-                                 i == 0 ? scale : nullptr, sched.tile_columns, pool);
+      outer_pass<false, Inverse>(a, log_n, passes[i].first, passes[i].second, t.tw, i == 0 ? scale : nullptr,
+                                 sched.tile_columns, pool);
     }
   }
 }

@@ -123,7 +123,8 @@ F horner(const std::vector<F>& coeffs, const F& x) {
 
 // Values of the polynomial interpolating `evals` on the domain, at shift * omega^j.
 template <class Curve>
-std::vector<typename Curve::fr> direct_coset(const ntt_domain<Curve>& d, const std::vector<typename Curve::fr>& evals,
+std::vector<typename Curve::fr> direct_coset(const ntt_domain<Curve>& d,
+                                             const std::vector<typename Curve::fr>& evals,
                                              const typename Curve::fr& shift) {
   using fr = typename Curve::fr;
   const auto coeffs = direct_dft(evals, d.omega_inv(), d.size_inv());
@@ -154,9 +155,10 @@ class NttTest : public ::testing::Test {
     EXPECT_TRUE(d.is_ok()) << d.error().to_string();
     return std::move(d).value();
   }
-  static std::vector<typename Curve::fr> run(const ntt_domain<Curve>& d, std::vector<typename Curve::fr> v, ntt_direction dir,
-                             ntt_order in = ntt_order::natural, ntt_order out = ntt_order::natural,
-                             thread_pool& pool = thread_pool::global()) {
+  static std::vector<typename Curve::fr> run(const ntt_domain<Curve>& d, std::vector<typename Curve::fr> v,
+                                             ntt_direction dir, ntt_order in = ntt_order::natural,
+                                             ntt_order out = ntt_order::natural,
+                                             thread_pool& pool = thread_pool::global()) {
     const status s = ntt(d, std::span<typename Curve::fr>(v), dir, in, out, pool);
     EXPECT_TRUE(s.is_ok()) << s.to_string();
     return v;
@@ -200,7 +202,8 @@ TYPED_TEST(NttTest, MatchesDirectDftInEveryOrder) {
     const auto fwd = direct_dft(x, d.omega());
     const auto inv = direct_dft(x, d.omega_inv(), d.size_inv());
     const auto N = ntt_order::natural, R = ntt_order::bit_reversed;
-    for (auto [dir, want] : {std::pair{ntt_direction::forward, &fwd}, std::pair{ntt_direction::inverse, &inv}}) {
+    for (auto [dir, want] :
+         {std::pair{ntt_direction::forward, &fwd}, std::pair{ntt_direction::inverse, &inv}}) {
       SCOPED_TRACE("n=" + std::to_string(n) + (dir == ntt_direction::forward ? " forward" : " inverse"));
       EXPECT_EQ(this->run(d, x, dir, N, N), *want);
       EXPECT_EQ(this->run(d, x, dir, N, R), bit_reversed(*want));
@@ -264,8 +267,8 @@ TYPED_TEST(NttTest, ThreadCountsAndSchedulesAgree) {
   EXPECT_EQ(this->run(d, x, ntt_direction::forward, ntt_order::natural, ntt_order::natural, many), want);
   // Small blocks, few rows and narrow tiles: several outer passes, in both directions and orders.
   const auto t = detail::tables_of(d);
-  for (const detail::ntt_schedule s : {detail::ntt_schedule{6, 2, 1}, detail::ntt_schedule{7, 3, 4},
-                                       detail::ntt_schedule{10, 5, 8}}) {
+  for (const detail::ntt_schedule s :
+       {detail::ntt_schedule{6, 2, 1}, detail::ntt_schedule{7, 3, 4}, detail::ntt_schedule{10, 5, 8}}) {
     SCOPED_TRACE("schedule " + std::to_string(s.block_log) + "/" + std::to_string(s.max_rows_log) + "/" +
                  std::to_string(s.tile_columns));
     auto dif = x;
@@ -279,7 +282,8 @@ TYPED_TEST(NttTest, ThreadCountsAndSchedulesAgree) {
     detail::transform<false, true>(dif.data(), t, &d.size_inv(), one, s);
     EXPECT_EQ(dif, x);
   }
-  auto a1 = this->random_vector(d.size()), b1 = this->random_vector(d.size()), c1 = this->random_vector(d.size());
+  auto a1 = this->random_vector(d.size()), b1 = this->random_vector(d.size()),
+       c1 = this->random_vector(d.size());
   auto a2 = a1, b2 = b1, c2 = c1;
   ASSERT_TRUE(compute_h(d, std::span<fr>(a1), std::span<fr>(b1), std::span<fr>(c1), one).is_ok());
   ASSERT_TRUE(compute_h(d, std::span<fr>(a2), std::span<fr>(b2), std::span<fr>(c2), many).is_ok());
@@ -346,11 +350,13 @@ TYPED_TEST(NttTest, ComputeHMatchesDirectEvaluation) {
   using fr = typename TypeParam::fr;
   for (std::size_t k : {0, 2, 6}) {
     const auto d = this->domain(k);
-    auto a = this->random_vector(d.size()), b = this->random_vector(d.size()), c = this->random_vector(d.size());
+    auto a = this->random_vector(d.size()), b = this->random_vector(d.size()),
+         c = this->random_vector(d.size());
     const fr shift = *odd_coset_shift<fr>(k, TypeParam::fr_generator);
     const auto A = direct_coset(d, a, shift), B = direct_coset(d, b, shift), C = direct_coset(d, c, shift);
     ASSERT_TRUE(compute_h(d, std::span<fr>(a), std::span<fr>(b), std::span<fr>(c)).is_ok());
-    for (std::size_t j = 0; j < d.size(); ++j) ASSERT_EQ(a[j], A[j] * B[j] - C[j]) << "log n=" << k << " j=" << j;
+    for (std::size_t j = 0; j < d.size(); ++j)
+      ASSERT_EQ(a[j], A[j] * B[j] - C[j]) << "log n=" << k << " j=" << j;
     // The coset really is the odd points of the 2n-domain: shift^n = omega_2n^n = -1.
     EXPECT_EQ(shift.pow(d.size()), -fr::one());
   }

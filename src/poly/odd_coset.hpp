@@ -20,7 +20,7 @@
 // forward's first (in-cache) pass, as T1[p mod B] * T2[p / B] from two small tables (B + n/B
 // entries). That is two multiplications per element instead of the one a running product in
 // natural order needs, but it saves two bit-reversal passes per vector and a pass for the twist
-// (bench/ntt_bench.cpp compares both ways).
+// (bench/ntt_bench.cpp compute_h vs compute_h_nn, BN254 2^20, one thread: 1.72 s vs 2.37 s of CPU).
 #pragma once
 
 #include <cstddef>
@@ -107,8 +107,9 @@ struct coset_twist {
 };
 
 template <class Curve>
-void coset_eval(const ntt_domain<Curve>& d, typename Curve::fr* a, const coset_twist<typename Curve::fr>& twist,
-                thread_pool& pool, const ntt_schedule& sched = {}) {
+void coset_eval(const ntt_domain<Curve>& d, typename Curve::fr* a,
+                const coset_twist<typename Curve::fr>& twist, thread_pool& pool,
+                const ntt_schedule& sched = {}) {
   using fr = typename Curve::fr;
   const auto t = tables_of(d);
   transform<true, true>(a, t, static_cast<const fr*>(nullptr), pool, sched);
@@ -120,8 +121,7 @@ template <class Curve>
 coset_twist<typename Curve::fr> make_twist(const ntt_domain<Curve>& d, const typename Curve::fr& shift,
                                            thread_pool& pool, const ntt_schedule& sched = {}) {
   // The same inner block as the transform's, so that the hook's blocks are the tables' blocks.
-  const std::size_t b =
-      inner_block_log(d.log_size(), std::min(d.block_log(), sched.block_log), pool.size());
+  const std::size_t b = inner_block_log(d.log_size(), std::min(d.block_log(), sched.block_log), pool.size());
   return {d.log_size(), b, shift, d.size_inv()};
 }
 
