@@ -42,8 +42,8 @@ const std::string& key_file(uint32_t logn) {
   static std::map<uint32_t, std::string> files;
   auto& f = files[logn];
   if (f.empty()) {
-    f = (std::filesystem::temp_directory_path() / ("cuzk_formats_bench_" + std::string(C::name) + "_" +
-                                                   std::to_string(logn) + ".zkey"))
+    f = (std::filesystem::temp_directory_path() /
+         ("cuzk_formats_bench_" + std::string(C::name) + "_" + std::to_string(logn) + ".zkey"))
             .string();
     if (!write_zkey(f, synthetic_key<C>(logn))) std::abort();
   }
@@ -96,8 +96,14 @@ BENCHMARK(zkey_open<bls12_381>)->Arg(16)->Unit(benchmark::kMillisecond);
 BENCHMARK(zkey_validate_coefs<bn254>)->Arg(16)->Unit(benchmark::kMillisecond);
 BENCHMARK(zkey_validate_points<bn254, subgroup_check::skip>)->Arg(16)->Unit(benchmark::kMillisecond);
 BENCHMARK(zkey_validate_points<bls12_381, subgroup_check::skip>)->Arg(16)->Unit(benchmark::kMillisecond);
-BENCHMARK(zkey_validate_points<bn254, subgroup_check::check>)->Arg(12)->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(zkey_validate_points<bls12_381, subgroup_check::check>)->Arg(12)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(zkey_validate_points<bn254, subgroup_check::check>)
+    ->Arg(12)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK(zkey_validate_points<bls12_381, subgroup_check::check>)
+    ->Arg(12)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 BENCHMARK(zkey_write<bn254>)->Arg(16)->Unit(benchmark::kMillisecond);
 BENCHMARK(zkey_write<bls12_381>)->Arg(16)->Unit(benchmark::kMillisecond);
 

@@ -30,7 +30,8 @@ std::vector<uint8_t> corrupt(std::vector<uint8_t> b, std::mt19937_64& rng) {
       b.resize(pick(b.size() + 1));
       break;
     case 1:  // flip a few bytes
-      for (int i = 0, n = 1 + static_cast<int>(pick(4)); i < n; ++i) b[pick(b.size())] ^= static_cast<uint8_t>(1 + pick(255));
+      for (int i = 0, n = 1 + static_cast<int>(pick(4)); i < n; ++i)
+        b[pick(b.size())] ^= static_cast<uint8_t>(1 + pick(255));
       break;
     case 2: {  // overwrite a 32-bit word with a boundary value (sizes and counts live in such words)
       static constexpr uint32_t values[] = {0, 1, 2, 0x7fffffff, 0xffffffff, 0x80000000, 3, 1024};
