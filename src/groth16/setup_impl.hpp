@@ -1,0 +1,139 @@
+// Definitions for setup.hpp, compiled once per curve in groth16_<curve>.cpp.
+#pragma once
+
+#include <bit>
+#include <string>
+
+#include "groth16/fixed_base.hpp"
+#include "groth16/lagrange.hpp"
+#include "groth16/os_random.hpp"
+#include "groth16/setup.hpp"
+
+namespace cuzk::groth16 {
+
+template <class Curve>
+toxic_waste<Curve> random_toxic_waste() {
+  using Fr = typename Curve::fr;
+  return {os_random_nonzero_scalar<Fr>(), os_random_nonzero_scalar<Fr>(), os_random_nonzero_scalar<Fr>(),
+          os_random_nonzero_scalar<Fr>(), os_random_nonzero_scalar<Fr>()};
+}
+
+template <class Curve>
+result<development_key<Curve>> setup(const synth::constraint_system<typename Curve::fr>& cs,
+                                     const toxic_waste<Curve>& tw) {
+  using Fr = typename Curve::fr;
+  using G1 = g1_group<Curve>;
+  using G2 = g2_group<Curve>;
+  const std::size_t n = cs.domain_size();
+  const std::size_t log_n = static_cast<std::size_t>(std::countr_zero(n));
+  const std::size_t m = cs.n_constraints;
+  if (log_n > Fr::two_adicity)
+    return status(errc::invalid_argument, "setup: domain size: expected at most 2^" +
+                                              std::to_string(Fr::two_adicity) + ", found 2^" +
+                                              std::to_string(log_n));
+  if (cs.n_vars < cs.n_public + 1)
+    return status(errc::invalid_argument,
+                  "setup: nVars: expected at least nPublic + 1 = " + std::to_string(cs.n_public + 1) +
+                      ", found " + std::to_string(cs.n_vars));
+  if (tw.gamma.is_zero() || tw.delta.is_zero())
+    return status(errc::invalid_argument, "setup: toxic waste: gamma and delta must be non-zero");
+  const Fr tn = tw.tau.pow(uint64_t{n});
+  const Fr shift = coset_shift<Fr>(log_n, Curve::fr_generator);
+  const Fr cn = shift.pow(uint64_t{n});
+  if (tn == Fr::one() || tn == cn)
+    return status(errc::invalid_argument, "setup: toxic waste: tau is an evaluation point of the domain");
+
+  // Per-signal QAP values at τ: A_s, B_s, C_s.
+  const std::vector<Fr> lag = lagrange_at<Fr>(tw.tau, log_n, Curve::fr_generator);
+  std::vector<Fr> ua(cs.n_vars), ub(cs.n_vars), uc(cs.n_vars);
+  auto accumulate = [&](const synth::csr_matrix<Fr>& mat, std::vector<Fr>& out) {
+    for (std::size_t j = 0; j < mat.rows; ++j) {
+      const auto cols = mat.row_cols(j);
+      const auto vals = mat.row_values(j);
+      for (std::size_t k = 0; k < cols.size(); ++k) out[cols[k]] += vals[k] * lag[j];
+    }
+  };
+  accumulate(cs.a, ua);
+  accumulate(cs.b, ub);
+  accumulate(cs.c, uc);
+  for (std::size_t s = 0; s <= cs.n_public; ++s) ua[s] += lag[m + s];
+
+  // All G1 scalars in one array, so one table serves them: A | B1 | C | IC | H.
+  const std::size_t n_priv = cs.n_vars - cs.n_public - 1;
+  const std::size_t n_ic = cs.n_public + 1;
+  std::vector<Fr> s1;
+  s1.reserve(2 * cs.n_vars + n_priv + n_ic + n + 3);
+  s1.insert(s1.end(), ua.begin(), ua.end());
+  s1.insert(s1.end(), ub.begin(), ub.end());
+  const Fr delta_inv = tw.delta.inverse(), gamma_inv = tw.gamma.inverse();
+  for (std::size_t s = n_ic; s < cs.n_vars; ++s)
+    s1.push_back((tw.beta * ua[s] + tw.alpha * ub[s] + uc[s]) * delta_inv);
+  for (std::size_t s = 0; s < n_ic; ++s)
+    s1.push_back((tw.beta * ua[s] + tw.alpha * ub[s] + uc[s]) * gamma_inv);
+  {
+    const std::vector<Fr> hl = coset_lagrange_at<Fr>(tw.tau, log_n, Curve::fr_generator, shift);
+    for (const Fr& v : hl) s1.push_back(v * delta_inv);
+  }
+  s1.push_back(tw.alpha);
+  s1.push_back(tw.beta);
+  s1.push_back(tw.delta);
+  std::vector<g1_affine<Curve>> p1(s1.size());
+  fixed_base_mul<G1>(G1::generator, s1, p1);
+
+  std::vector<Fr> s2(ub);
+  s2.push_back(tw.beta);
+  s2.push_back(tw.gamma);
+  s2.push_back(tw.delta);
+  std::vector<g2_affine<Curve>> p2(s2.size());
+  fixed_base_mul<G2>(G2::generator, s2, p2);
+
+  development_key<Curve> out;
+  formats::groth16_key_data<Curve>& key = out.key;
+  key.n_vars = static_cast<uint32_t>(cs.n_vars);
+  key.n_public = static_cast<uint32_t>(cs.n_public);
+  key.domain_size = static_cast<uint32_t>(n);
+  auto take = [&](std::size_t& at, std::size_t count) {
+    std::vector<g1_affine<Curve>> v(p1.begin() + static_cast<std::ptrdiff_t>(at),
+                                    p1.begin() + static_cast<std::ptrdiff_t>(at + count));
+    at += count;
+    return v;
+  };
+  std::size_t at = 0;
+  key.a = take(at, cs.n_vars);
+  key.b1 = take(at, cs.n_vars);
+  key.c = take(at, n_priv);
+  key.ic = take(at, n_ic);
+  key.h = take(at, n);
+  key.alpha1 = p1[at];
+  key.beta1 = p1[at + 1];
+  key.delta1 = p1[at + 2];
+  key.b2.assign(p2.begin(), p2.begin() + static_cast<std::ptrdiff_t>(cs.n_vars));
+  key.beta2 = p2[cs.n_vars];
+  key.gamma2 = p2[cs.n_vars + 1];
+  key.delta2 = p2[cs.n_vars + 2];
+
+  // Section 4 in `zkey new`'s order: constraint by constraint (A entries, then B), then the
+  // public-input rows.
+  key.coefs.reserve(cs.a.nnz() + cs.b.nnz() + n_ic);
+  for (std::size_t j = 0; j < m; ++j) {
+    for (uint32_t which = 0; which < 2; ++which) {
+      const synth::csr_matrix<Fr>& mat = which == 0 ? cs.a : cs.b;
+      const auto cols = mat.row_cols(j);
+      const auto vals = mat.row_values(j);
+      for (std::size_t k = 0; k < cols.size(); ++k)
+        key.coefs.push_back({which, static_cast<uint32_t>(j), cols[k], vals[k]});
+    }
+  }
+  for (std::size_t s = 0; s < n_ic; ++s)
+    key.coefs.push_back({0, static_cast<uint32_t>(m + s), static_cast<uint32_t>(s), Fr::one()});
+
+  out.vk.alpha1 = key.alpha1;
+  out.vk.beta2 = key.beta2;
+  out.vk.gamma2 = key.gamma2;
+  out.vk.delta2 = key.delta2;
+  out.vk.ic = key.ic;
+  out.provenance = development_setup_provenance;
+  return out;
+}
+
+}  // namespace cuzk::groth16

@@ -1,0 +1,119 @@
+// A sparse matrix over a field in compressed-sparse-row form, built once from unsorted
+// (row, column, value) triplets.
+//
+// A proof evaluates the constraint matrices against a fresh witness, row by row (a_j = sum_k
+// A_jk w_k): CSR keeps each row's entries contiguous, so one thread streams through a range of
+// rows reading only its own entries, with no locks and no scatter. The zkey stores its
+// coefficients as loose records in no promised order and possibly repeated (snarkjs writes them
+// constraint by constraint, `zkey contribute` re-sorts them, and a duplicate means "add"), so
+// the builder counts entries per row, places them, then sorts each row by column and merges
+// repeats by adding their values. Entries whose sum is zero are dropped.
+//
+// Building costs O(nnz log(row length)) once per circuit; the row pointers are 64-bit because
+// nnz exceeds 2^32 for the largest circuits (2^28 rows with tens of entries each).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <numeric>
+#include <span>
+#include <vector>
+
+#include "base/thread_pool.hpp"
+
+namespace cuzk::synth {
+
+template <class Fr>
+struct csr_matrix {
+  std::size_t rows = 0;
+  std::size_t cols = 0;
+  std::vector<uint64_t> row_start;  // rows + 1 offsets into col / value
+  std::vector<uint32_t> col;
+  std::vector<Fr> value;
+
+  std::size_t nnz() const { return col.size(); }
+  std::span<const uint32_t> row_cols(std::size_t r) const {
+    return {col.data() + row_start[r], col.data() + row_start[r + 1]};
+  }
+  std::span<const Fr> row_values(std::size_t r) const {
+    return {value.data() + row_start[r], value.data() + row_start[r + 1]};
+  }
+};
+
+template <class Fr>
+struct triplet {
+  uint32_t row;
+  uint32_t col;
+  Fr value;
+};
+
+// Builds a rows x cols matrix from `count` triplets produced by get(i) (called twice per index,
+// so it must be cheap and deterministic). The caller has checked row < rows and col < cols.
+template <class Fr, class Get>
+csr_matrix<Fr> build_csr(std::size_t rows, std::size_t cols, std::size_t count, Get&& get) {
+  csr_matrix<Fr> m;
+  m.rows = rows;
+  m.cols = cols;
+  std::vector<uint64_t> fill(rows + 1, 0);
+  for (std::size_t i = 0; i < count; ++i) ++fill[get(i).row + 1];
+  std::partial_sum(fill.begin(), fill.end(), fill.begin());
+  std::vector<uint32_t> col(count);
+  std::vector<Fr> value(count);
+  {
+    std::vector<uint64_t> next(fill.begin(), fill.end() - 1);
+    for (std::size_t i = 0; i < count; ++i) {
+      const triplet<Fr> t = get(i);
+      const uint64_t at = next[t.row]++;
+      col[at] = t.col;
+      value[at] = t.value;
+    }
+  }
+
+  // Sort and merge each row in place; rows shrink, so a second pass compacts them.
+  std::vector<uint64_t> kept(rows, 0);
+  thread_pool::global().parallel_for(
+      rows,
+      [&](std::size_t begin, std::size_t end) {
+        std::vector<std::pair<uint32_t, Fr>> row;
+        for (std::size_t r = begin; r < end; ++r) {
+          const uint64_t lo = fill[r], hi = fill[r + 1];
+          row.clear();
+          for (uint64_t k = lo; k < hi; ++k) row.emplace_back(col[k], value[k]);
+          std::sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+          uint64_t out = lo;
+          for (std::size_t k = 0; k < row.size();) {
+            const uint32_t c = row[k].first;
+            Fr sum = Fr::zero();
+            for (; k < row.size() && row[k].first == c; ++k) sum += row[k].second;
+            if (sum.is_zero()) continue;
+            col[out] = c;
+            value[out] = sum;
+            ++out;
+          }
+          kept[r] = out - lo;
+        }
+      },
+      1024);
+
+  // Compact left in row order: every row's new start is at or before its old one, so moving
+  // rows front to back never overwrites data not yet moved.
+  m.row_start.assign(rows + 1, 0);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const uint64_t to = m.row_start[r];
+    std::copy_n(col.begin() + static_cast<std::ptrdiff_t>(fill[r]), kept[r],
+                col.begin() + static_cast<std::ptrdiff_t>(to));
+    std::copy_n(value.begin() + static_cast<std::ptrdiff_t>(fill[r]), kept[r],
+                value.begin() + static_cast<std::ptrdiff_t>(to));
+    m.row_start[r + 1] = to + kept[r];
+  }
+  col.resize(m.row_start[rows]);
+  value.resize(m.row_start[rows]);
+  col.shrink_to_fit();
+  value.shrink_to_fit();
+  m.col = std::move(col);
+  m.value = std::move(value);
+  return m;
+}
+
+}  // namespace cuzk::synth

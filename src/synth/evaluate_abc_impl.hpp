@@ -1,0 +1,60 @@
+// Definitions for evaluate_abc.hpp, compiled once per curve in synth_<curve>.cpp.
+#pragma once
+
+#include <algorithm>
+#include <string>
+
+#include "synth/evaluate_abc.hpp"
+
+namespace cuzk::synth {
+
+namespace detail {
+
+// One row of M*w. w is zero for most signals of real circuits (unused bits, padding), and a
+// zero skips the multiplication.
+template <class Fr>
+inline Fr row_times_witness(const csr_matrix<Fr>& m, std::size_t r, const typename Fr::repr* w) {
+  Fr acc = Fr::zero();
+  const uint64_t lo = m.row_start[r], hi = m.row_start[r + 1];
+  for (uint64_t k = lo; k < hi; ++k) {
+    const auto& wk = w[m.col[k]];
+    if (wk.is_zero()) continue;
+    acc += m.value[k] * Fr::from_montgomery(wk);
+  }
+  return acc;
+}
+
+}  // namespace detail
+
+template <class Fr>
+status evaluate_abc(const constraint_matrices<Fr>& m, std::span<const typename Fr::repr> witness,
+                    std::span<Fr> a, std::span<Fr> b, std::span<Fr> c, thread_pool& pool) {
+  if (witness.size() != m.n_vars)
+    return status(errc::invalid_argument, "witness: length: expected nVars = " + std::to_string(m.n_vars) +
+                                              " values, found " + std::to_string(witness.size()));
+  if (a.size() != b.size() || a.size() != c.size())
+    return status(errc::invalid_argument, "synthesis buffers: expected equal lengths, found a " +
+                                              std::to_string(a.size()) + ", b " + std::to_string(b.size()) +
+                                              ", c " + std::to_string(c.size()));
+  const std::size_t rows = std::max(m.a.rows, m.b.rows);
+  if (a.size() < rows)
+    return status(errc::invalid_argument, "synthesis buffers: length: expected at least " +
+                                              std::to_string(rows) + " rows, found " +
+                                              std::to_string(a.size()));
+  const typename Fr::repr* w = witness.data();
+  pool.parallel_for(
+      a.size(),
+      [&](std::size_t begin, std::size_t end) {
+        for (std::size_t r = begin; r < end; ++r) {
+          const Fr ar = r < m.a.rows ? detail::row_times_witness(m.a, r, w) : Fr::zero();
+          const Fr br = r < m.b.rows ? detail::row_times_witness(m.b, r, w) : Fr::zero();
+          a[r] = ar;
+          b[r] = br;
+          c[r] = ar * br;
+        }
+      },
+      4096);
+  return status::ok();
+}
+
+}  // namespace cuzk::synth
