@@ -38,7 +38,7 @@ inline constexpr const char* development_setup_provenance =
     "for tests, benchmarks and development only";
 
 // What a development setup makes: the proving key in the form formats::write_zkey takes, its
-// verification key (without vk_alphabeta_12, which no verifier needs) and the label.
+// verification key (with vk_alphabeta_12, as snarkjs writes it) and the label.
 template <class Curve>
 struct development_key {
   formats::groth16_key_data<Curve> key;

@@ -7,6 +7,7 @@
 #include "groth16/fixed_base.hpp"
 #include "groth16/lagrange.hpp"
 #include "groth16/os_random.hpp"
+#include "groth16/alphabeta.hpp"
 #include "groth16/setup.hpp"
 
 namespace cuzk::groth16 {
@@ -132,6 +133,7 @@ result<development_key<Curve>> setup(const synth::constraint_system<typename Cur
   out.vk.gamma2 = key.gamma2;
   out.vk.delta2 = key.delta2;
   out.vk.ic = key.ic;
+  add_alphabeta_12(out.vk);
   out.provenance = development_setup_provenance;
   return out;
 }

@@ -53,7 +53,7 @@ status verify(const formats::verification_key<Curve>& vk, std::span<const typena
   }};
   if (!pairing::pairing_check<Curve>(pairs))
     return status(
-        errc::invalid_argument,
+        errc::verification_failed,
         "invalid proof: e(-A, B) e(cpub, gamma) e(C, delta) e(alpha, beta) != 1 for these public signals");
   return status::ok();
 }
