@@ -2,7 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "apps/alphabeta.hpp"
+#include "groth16/alphabeta.hpp"
 #include "apps/progress.hpp"
 #include "formats/verification_key.hpp"
 #include "formats/zkey.hpp"
@@ -26,7 +26,11 @@ int zkey_command::run(const global_options& g) const {
   return with_curve(*curve, [&]<class C>() {
     auto zk = rep.step("load: map the zkey", [&] { return formats::zkey<C>::open(zkey); });
     if (!zk) return report_error(zk.error());
-    const auto key = rep.step("e(alpha, beta)", [&] { return with_alphabeta<C>(formats::verification_key_of<C>(*zk)); });
+    const auto key = rep.step("e(alpha, beta)", [&] {
+      auto exported = formats::verification_key_of<C>(*zk);
+      groth16::add_alphabeta_12(exported);
+      return exported;
+    });
     const status s = rep.step("write", [&] { return formats::write_verification_key_json<C>(vk, key); });
     if (!s) return report_error(s);
     rep.finish();

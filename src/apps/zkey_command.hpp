@@ -1,7 +1,7 @@
 // `cuzk zkey export verificationkey <circuit.zkey> <verification_key.json>`: the verification key
 // of a proving key, byte-identical to what `snarkjs zkey export verificationkey` writes (the same
 // subcommand names, so scripts switch by changing the program name). The key's header points are
-// checked at open; vk_alphabeta_12 is computed with our pairing (apps/alphabeta.hpp).
+// checked at open; vk_alphabeta_12 is computed with our pairing (groth16/alphabeta.hpp).
 #pragma once
 
 #include <string>
