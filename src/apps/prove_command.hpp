@@ -4,7 +4,9 @@
 // BLS12-381 (the curve is read from the key).
 //
 // Steps: map the key and the witness and check that they belong together (curve, nVars); build
-// the constraint matrices from the key's coefficients; prove (r, s from the OS CSPRNG); verify the
+// the constraint matrices from the key's coefficients; prove (r, s from the OS CSPRNG) on the GPU
+// when this build has the GPU prover and a CUDA device answers, else on the CPU (--cpu forces
+// the CPU; both give the same proof for the same r, s); verify the
 // proof against the key's own verification key, so a wrong proof is never written (a pairing
 // check, milliseconds next to the proof; --no-verify skips it); write proof.json, then
 // public.json, each atomically. Exit 0 on success; otherwise a message naming the file and field,
@@ -24,6 +26,7 @@ namespace cuzk::apps {
 struct prove_command {
   std::string zkey, wtns, proof, public_json;
   bool no_verify = false;
+  bool force_cpu = false;
   CLI::App* sub = nullptr;
 
   void add_to(CLI::App& app);
