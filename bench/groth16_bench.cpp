@@ -26,8 +26,8 @@ void print(const std::string& what, int run, const groth16::phase_timings& t, bo
   std::printf(
       "case=%s run=%d threads=%u synthesis=%.4f ntt=%.4f msm_a=%.4f msm_b_g1=%.4f msm_b_g2=%.4f msm_c=%.4f "
       "msm_h=%.4f assembly=%.4f total=%.4f verified=%d\n",
-      what.c_str(), run, thread_pool::global().size(), t.synthesis, t.ntt, t.msm_a, t.msm_b_g1, t.msm_b_g2, t.msm_c,
-      t.msm_h, t.assembly, t.total(), ok ? 1 : 0);
+      what.c_str(), run, thread_pool::global().size(), t.synthesis, t.ntt, t.msm_a, t.msm_b_g1, t.msm_b_g2,
+      t.msm_c, t.msm_h, t.assembly, t.total(), ok ? 1 : 0);
   std::fflush(stdout);
 }
 
@@ -43,7 +43,8 @@ int bench_zkey(const std::string& zkey_path, const std::string& wtns_path, int r
   auto w = groth16::witness_of<C>(*wt);
   if (!w) return std::fprintf(stderr, "%s\n", w.error().to_string().c_str()), 1;
   const double load = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("case=%s load=%.4f nVars=%u domain=%u\n", zkey_path.c_str(), load, zk->n_vars(), zk->domain_size());
+  std::printf("case=%s load=%.4f nVars=%u domain=%u\n", zkey_path.c_str(), load, zk->n_vars(),
+              zk->domain_size());
   const auto vk = formats::verification_key_of(*zk);
   const auto publics = groth16::public_signals_of<C>(*w, zk->n_public());
   for (int run = 0; run < runs; ++run) {
@@ -94,7 +95,8 @@ int main(int argc, char** argv) {
   if (mode == "synthetic" && argc >= 5) {
     const std::string curve = argv[2];
     const unsigned log_size = static_cast<unsigned>(std::atoi(argv[3]));
-    const auto kind = std::string(argv[4]) == "dense" ? synth::witness_kind::dense : synth::witness_kind::mostly_boolean;
+    const auto kind =
+        std::string(argv[4]) == "dense" ? synth::witness_kind::dense : synth::witness_kind::mostly_boolean;
     const int runs = argc > 5 ? std::atoi(argv[5]) : 3;
     return curve == "bn254" ? bench_synthetic<bn254>(log_size, kind, runs)
                             : bench_synthetic<bls12_381>(log_size, kind, runs);

@@ -23,15 +23,40 @@ if command -v ninja >/dev/null; then gen=(-G Ninja); fi
 } 2>&1 | tee "$out/machine.log"
 
 t0=$(date +%s)
-cmake -S . -B build-gpu "${gen[@]}" -DCUZK_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCUZK_BUILD_BENCH=OFF \
-  -DCUZK_GTEST_SOURCE_DIR="$gtest_src" 2>&1 | tee "$out/configure.log"
-cmake --build build-gpu -j"$(nproc)" --target cuzk_gpu gpu_tests 2>&1 | tee "$out/build.log"
+bin=build-gpu/src/gpu
+if [[ "${CUZK_GPU_PREBUILT:-0}" == 1 ]] && "$bin/gpu_tests" --gtest_list_tests >/dev/null 2>&1 &&
+  [[ -x "$bin/cuzk_gpu_bench" ]]; then
+  echo "== using the carried binaries" | tee "$out/build.log"
+  direct=1
+else
+  cmake -S . -B build-gpu "${gen[@]}" -DCUZK_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCUZK_BUILD_BENCH=OFF \
+    -DCUZK_GTEST_SOURCE_DIR="$gtest_src" 2>&1 | tee "$out/configure.log"
+  cmake --build build-gpu -j"$(nproc)" --target cuzk_gpu gpu_tests cuzk_gpu_bench 2>&1 | tee "$out/build.log"
+  direct=0
+fi
 t1=$(date +%s)
 
 # -V keeps the output of passing tests too: the throughput lines are in it.
 set +e
-ctest --test-dir build-gpu -L gpu -V 2>&1 | tee "$out/ctest.log"
-rc=${PIPESTATUS[0]}
+if [[ $direct == 1 ]]; then
+  "$bin/gpu_tests" 2>&1 | sed 's/^/1: /' | tee "$out/ctest.log"
+  rc=${PIPESTATUS[0]}
+else
+  ctest --test-dir build-gpu -L gpu -V 2>&1 | tee "$out/ctest.log"
+  rc=${PIPESTATUS[0]}
+fi
+if [[ $rc != 0 ]] && command -v compute-sanitizer >/dev/null; then
+  timeout 120 compute-sanitizer --print-limit 20 "$bin/gpu_tests" --gtest_filter='*Small*' 2>&1 |
+    tail -n 80 >"$out/sanitizer.log"
+fi
+if [[ "${CUZK_GPU_BENCH:-1}" == 1 ]]; then
+  sizes=16,18,20,22,24
+  for what in ntt msm; do
+    for curve in bn254 bls12-381; do
+      "$bin/cuzk_gpu_bench" "$what" --curve "$curve" --log-size "$sizes" --reps 7 2>&1 | tee -a "$out/bench.log"
+    done
+  done
+fi
 set -e
 t2=$(date +%s)
 
@@ -39,6 +64,7 @@ t2=$(date +%s)
   echo "== summary"
   echo "build_s=$((t1 - t0)) test_s=$((t2 - t1)) ctest_rc=$rc"
   grep -E '^[0-9]+: gpu_field_mul ' "$out/ctest.log" | sed 's/^[0-9]*: //' || true
-  grep -E 'tests passed|tests failed|\(Failed\)|\(Skipped\)' "$out/ctest.log" || true
+  grep -E 'tests passed|tests failed|\(Failed\)|\(Skipped\)|PASSED|FAILED' "$out/ctest.log" || true
+  if [[ -f "$out/bench.log" ]]; then cat "$out/bench.log"; fi
 } 2>&1 | tee "$out/summary.log"
 exit "$rc"

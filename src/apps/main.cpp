@@ -1,19 +1,48 @@
-// The `cuzk` command: one binary, one subcommand per task. Each subcommand's options live beside
-// its implementation; this file only wires them to CLI11 and turns anything thrown by the
-// standard library into a clear message and a non-zero exit, so no input crashes the process.
+// The `cuzk` command: one binary, one subcommand per task. Each subcommand's options and work live
+// in its own file (<name>_command.cpp); this file wires them to CLI11, applies the global options
+// (--threads sizes the shared thread pool before anything uses it), and turns anything thrown by
+// the standard library (std::bad_alloc on a huge key, say) into a clear message and exit 1, so no
+// input crashes the process.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <exception>
+#include <new>
 
+#include "apps/cli_support.hpp"
+#include "apps/info_command.hpp"
+#include "apps/prove_command.hpp"
 #include "apps/selfcheck.hpp"
+#include "apps/setup_command.hpp"
+#include "apps/verify_command.hpp"
+#include "apps/zkey_command.hpp"
+#include "base/thread_pool.hpp"
 
-int main(int argc, char** argv) {
-  CLI::App app{"cuzk: a Groth16 prover for BN254 and BLS12-381 (circom/snarkjs compatible)"};
+namespace {
+
+int run(int argc, char** argv) {
+  using namespace cuzk::apps;
+  CLI::App app{"cuzk: a Groth16 prover for BN254 and BLS12-381, compatible with circom and snarkjs files"};
   app.require_subcommand(1);
+  app.fallthrough();  // global options may follow the subcommand
   app.set_version_flag("--version", "cuzk 0.1.0");
 
-  cuzk::apps::selfcheck_options selfcheck;
+  global_options g;
+  app.add_option("--threads", g.threads, "worker threads, including the caller (default: CUZK_THREADS or all cores)")
+      ->check(CLI::Range(1u, 4096u));
+  app.add_flag("--verbose,-v", g.verbose, "print each phase's wall time on stderr");
+
+  prove_command prove;
+  verify_command verify;
+  setup_command setup;
+  info_command info;
+  zkey_command zkey;
+  prove.add_to(app);
+  verify.add_to(app);
+  setup.add_to(app);
+  info.add_to(app);
+  zkey.add_to(app);
+  selfcheck_options selfcheck;
   bool no_gpu = false;
   auto* sc = app.add_subcommand("selfcheck", "check this build's arithmetic and pairing on both curves, with timings");
   sc->add_flag("--no-gpu", no_gpu, "skip the GPU check even when a device is present");
@@ -24,14 +53,30 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
 
+  if (g.threads != 0 && !cuzk::thread_pool::set_global_threads(g.threads))
+    return report_error("--threads: the thread pool was already started");
+
+  if (*prove.sub) return prove.run(g);
+  if (*verify.sub) return verify.run(g);
+  if (*setup.sub) return setup.run(g);
+  if (*info.sub) return info.run(g);
+  if (*zkey.export_vk) return zkey.run(g);
+  if (*sc) {
+    selfcheck.gpu = !no_gpu;
+    return run_selfcheck(selfcheck);
+  }
+  return report_error("no subcommand (see cuzk --help)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
   try {
-    if (*sc) {
-      selfcheck.gpu = !no_gpu;
-      return cuzk::apps::run_selfcheck(selfcheck);
-    }
+    return run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "cuzk: error: out of memory (the key or witness is larger than the memory available)\n");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cuzk: error: %s\n", e.what());
-    return 1;
   }
   return 1;
 }

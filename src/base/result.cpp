@@ -10,6 +10,7 @@ const char* errc_name(errc code) noexcept {
     case errc::out_of_range: return "out_of_range";
     case errc::not_on_curve: return "not_on_curve";
     case errc::not_in_subgroup: return "not_in_subgroup";
+    case errc::verification_failed: return "verification_failed";
     case errc::format_error: return "format_error";
     case errc::io_error: return "io_error";
     case errc::cuda_error: return "cuda_error";

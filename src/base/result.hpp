@@ -20,6 +20,7 @@ enum class errc {
   out_of_range,      // a value that parsed but lies outside its domain (e.g. >= p)
   not_on_curve,
   not_in_subgroup,
+  verification_failed,  // a well-formed proof that does not satisfy the verification equation
   format_error,  // a file whose structure is wrong (magic, sizes, sections)
   io_error,
   cuda_error,

@@ -14,7 +14,7 @@ namespace cuzk::ff::mont::x86_64 {
 
 // r = a * b * R^-1 mod p, fully reduced. 4 limbs. r may alias a or b (they are read before r
 // is written).
-inline void mul_asm_4(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p,
+[[gnu::always_inline]] inline void mul_asm_4(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p,
                         uint64_t inv) {
   uint64_t t[4], A, hi;
   asm volatile(
@@ -171,7 +171,7 @@ inline void mul_asm_4(uint64_t* r, const uint64_t* a, const uint64_t* b, const u
 }
 
 // r = a + b mod p for inputs < p (the spare top bit means a + b never carries out). 4 limbs.
-inline void add_asm_4(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p) {
+[[gnu::always_inline]] inline void add_asm_4(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p) {
   uint64_t s[4];
   asm volatile(
       "movq 0(%[a]), %[s0]\n\t"
@@ -204,7 +204,7 @@ inline void add_asm_4(uint64_t* r, const uint64_t* a, const uint64_t* b, const u
 }
 
 // r = a - b mod p for inputs < p. 4 limbs.
-inline void sub_asm_4(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p) {
+[[gnu::always_inline]] inline void sub_asm_4(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p) {
   uint64_t s[4], m;
   asm volatile(
       "movq 0(%[a]), %[s0]\n\t"
@@ -240,7 +240,7 @@ inline void sub_asm_4(uint64_t* r, const uint64_t* a, const uint64_t* b, const u
 
 // r = a * b * R^-1 mod p, fully reduced. 6 limbs. r may alias a or b (they are read before r
 // is written).
-inline void mul_asm_6(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p,
+[[gnu::always_inline]] inline void mul_asm_6(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p,
                         uint64_t inv) {
   uint64_t t[6], A, hi;
   asm volatile(
@@ -543,7 +543,7 @@ inline void mul_asm_6(uint64_t* r, const uint64_t* a, const uint64_t* b, const u
 }
 
 // r = a + b mod p for inputs < p (the spare top bit means a + b never carries out). 6 limbs.
-inline void add_asm_6(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p) {
+[[gnu::always_inline]] inline void add_asm_6(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p) {
   uint64_t s[6];
   asm volatile(
       "movq 0(%[a]), %[s0]\n\t"
@@ -588,7 +588,7 @@ inline void add_asm_6(uint64_t* r, const uint64_t* a, const uint64_t* b, const u
 }
 
 // r = a - b mod p for inputs < p. 6 limbs.
-inline void sub_asm_6(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p) {
+[[gnu::always_inline]] inline void sub_asm_6(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p) {
   uint64_t s[6], m;
   asm volatile(
       "movq 0(%[a]), %[s0]\n\t"

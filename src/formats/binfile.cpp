@@ -38,8 +38,8 @@ result<binfile> binfile::open(const std::string& path, std::string_view magic, u
   return f;
 }
 
-result<binfile> binfile::from_bytes(std::vector<uint8_t> bytes, const std::string& name, std::string_view magic,
-                                    uint32_t max_version) {
+result<binfile> binfile::from_bytes(std::vector<uint8_t> bytes, const std::string& name,
+                                    std::string_view magic, uint32_t max_version) {
   binfile f;
   f.name_ = name;
   f.storage_ = std::move(bytes);
@@ -61,8 +61,9 @@ status binfile::parse(std::string_view magic, uint32_t max_version) {
   const uint32_t n = r.u32("the section count");
   if (!r.ok()) return r.error();
   if (version_ == 0 || version_ > max_version) {
-    return {errc::unsupported, name_ + ": unsupported ." + std::string(magic) + " version " + std::to_string(version_) +
-                                   " (supported: 1 to " + std::to_string(max_version) + ")"};
+    return {errc::unsupported, name_ + ": unsupported ." + std::string(magic) + " version " +
+                                   std::to_string(version_) + " (supported: 1 to " +
+                                   std::to_string(max_version) + ")"};
   }
   // Every section needs a 12-byte header, so a count that cannot fit is rejected before reserving.
   if (n > r.remaining() / 12) {
@@ -78,21 +79,23 @@ status binfile::parse(std::string_view magic, uint32_t max_version) {
     if (size > r.remaining()) {
       return {errc::format_error, name_ + ": truncated: section " + std::to_string(type) + " at offset " +
                                       std::to_string(offset) + " declares " + std::to_string(size) +
-                                      " bytes, but the file has only " + std::to_string(r.remaining()) + " left"};
+                                      " bytes, but the file has only " + std::to_string(r.remaining()) +
+                                      " left"};
     }
     (void)r.bytes(static_cast<std::size_t>(size), "a section payload");
     sections_.push_back({type, offset, size});
   }
   if (r.remaining() != 0) {
-    return {errc::format_error, name_ + ": " + std::to_string(r.remaining()) + " unexpected bytes after the last of " +
-                                    std::to_string(n) + " sections (at offset " + std::to_string(r.position()) + ")"};
+    return {errc::format_error, name_ + ": " + std::to_string(r.remaining()) +
+                                    " unexpected bytes after the last of " + std::to_string(n) +
+                                    " sections (at offset " + std::to_string(r.position()) + ")"};
   }
   return status::ok();
 }
 
 std::size_t binfile::count(uint32_t type) const noexcept {
-  return static_cast<std::size_t>(
-      std::count_if(sections_.begin(), sections_.end(), [&](const section_entry& e) { return e.type == type; }));
+  return static_cast<std::size_t>(std::count_if(sections_.begin(), sections_.end(),
+                                                [&](const section_entry& e) { return e.type == type; }));
 }
 
 std::string binfile::section_label(uint32_t type, const char* what) const {
@@ -107,8 +110,8 @@ result<binfile::section_entry> binfile::entry(uint32_t type, const char* what) c
     if (e.type != type) continue;
     if (found != nullptr) {
       return status(errc::format_error, section_label(type, what) + ": duplicated (at offsets " +
-                                            std::to_string(found->offset) + " and " + std::to_string(e.offset) +
-                                            "), expected exactly one");
+                                            std::to_string(found->offset) + " and " +
+                                            std::to_string(e.offset) + "), expected exactly one");
     }
     found = &e;
   }

@@ -15,6 +15,10 @@
 // section header present, every section's size inside the file, nothing after the last section.
 // Every message starts with the file's name.
 //
+// The mapping is private and read-only, but it is still the file: truncating the file on disk while
+// it is mapped makes later reads of the lost pages fault (SIGBUS). Keys are replaced by writing a new
+// file and renaming it over the old one (binfile_writer does), which leaves existing mappings intact.
+//
 // Thread safety: a binfile is immutable after open; any number of threads may read it.
 #pragma once
 
@@ -43,8 +47,8 @@ class binfile {
   static result<binfile> open(const std::string& path, std::string_view magic, uint32_t max_version);
   // The same checks over bytes already in memory (a buffer handed over by a caller, or a test's
   // corrupted copy); `name` stands for the path in messages.
-  static result<binfile> from_bytes(std::vector<uint8_t> bytes, const std::string& name, std::string_view magic,
-                                    uint32_t max_version);
+  static result<binfile> from_bytes(std::vector<uint8_t> bytes, const std::string& name,
+                                    std::string_view magic, uint32_t max_version);
 
   binfile(binfile&&) noexcept = default;
   binfile& operator=(binfile&&) noexcept = default;

@@ -43,21 +43,24 @@ TEST(Binfile, FromBytesAndLookup) {
   EXPECT_EQ(f->section(2)->size(), 3u);
   EXPECT_EQ((*f->section(2))[2], 3);
   EXPECT_TRUE(f->section(1)->empty());
-  EXPECT_FORMAT_ERROR(f->section(3, "labels"), errc::format_error, "mem.bin", "section 3 (labels)", "missing");
+  EXPECT_FORMAT_ERROR(f->section(3, "labels"), errc::format_error, "mem.bin", "section 3 (labels)",
+                      "missing");
 }
 
 TEST(Binfile, WrongMagic) {
   auto b = small_file();
-  EXPECT_FORMAT_ERROR(binfile::from_bytes(b, "x.zkey", "zkey", 1), errc::format_error, "x.zkey", "expected the magic 'zkey'",
-                      "found 'test'");
+  EXPECT_FORMAT_ERROR(binfile::from_bytes(b, "x.zkey", "zkey", 1), errc::format_error, "x.zkey",
+                      "expected the magic 'zkey'", "found 'test'");
   b[0] = 0;
   EXPECT_FORMAT_ERROR(binfile::from_bytes(b, "x.zkey", "test", 1), errc::format_error, "found '\\x00est'");
 }
 
 TEST(Binfile, UnsupportedVersion) {
   const auto b = join_sections("wtns", 3, {});
-  EXPECT_FORMAT_ERROR(binfile::from_bytes(b, "w.wtns", "wtns", 2), errc::unsupported, "w.wtns", "version 3", "1 to 2");
-  EXPECT_FORMAT_ERROR(binfile::from_bytes(join_sections("wtns", 0, {}), "w.wtns", "wtns", 2), errc::unsupported, "version 0");
+  EXPECT_FORMAT_ERROR(binfile::from_bytes(b, "w.wtns", "wtns", 2), errc::unsupported, "w.wtns", "version 3",
+                      "1 to 2");
+  EXPECT_FORMAT_ERROR(binfile::from_bytes(join_sections("wtns", 0, {}), "w.wtns", "wtns", 2),
+                      errc::unsupported, "version 0");
 }
 
 TEST(Binfile, TruncatedHeader) {
@@ -83,13 +86,15 @@ TEST(Binfile, SectionCountTooLarge) {
   auto b = small_file();
   b[8] = 0xff;
   b[9] = 0xff;
-  EXPECT_FORMAT_ERROR(binfile::from_bytes(b, "t.bin", "test", 1), errc::format_error, "t.bin", "announces 65535 sections");
+  EXPECT_FORMAT_ERROR(binfile::from_bytes(b, "t.bin", "test", 1), errc::format_error, "t.bin",
+                      "announces 65535 sections");
 }
 
 TEST(Binfile, TrailingBytes) {
   auto b = small_file();
   b.push_back(0);
-  EXPECT_FORMAT_ERROR(binfile::from_bytes(b, "t.bin", "test", 1), errc::format_error, "t.bin", "1 unexpected bytes");
+  EXPECT_FORMAT_ERROR(binfile::from_bytes(b, "t.bin", "test", 1), errc::format_error, "t.bin",
+                      "1 unexpected bytes");
 }
 
 TEST(Binfile, DuplicatedSection) {
@@ -99,7 +104,8 @@ TEST(Binfile, DuplicatedSection) {
   EXPECT_EQ(f->count(1), 2u);
   EXPECT_TRUE(f->section(2).is_ok());
   // ... a reader expecting one section does not.
-  EXPECT_FORMAT_ERROR(f->section(1, "header"), errc::format_error, "d.bin", "section 1 (header)", "duplicated");
+  EXPECT_FORMAT_ERROR(f->section(1, "header"), errc::format_error, "d.bin", "section 1 (header)",
+                      "duplicated");
 }
 
 TEST(Binfile, MissingFile) {

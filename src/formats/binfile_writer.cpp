@@ -11,8 +11,11 @@
 
 namespace cuzk::formats {
 
-result<binfile_writer> binfile_writer::create(const std::string& path, std::string_view magic, uint32_t version) {
-  if (magic.size() != 4) return status(errc::invalid_argument, path + ": a binfile magic has 4 bytes, got '" + std::string(magic) + "'");
+result<binfile_writer> binfile_writer::create(const std::string& path, std::string_view magic,
+                                              uint32_t version) {
+  if (magic.size() != 4)
+    return status(errc::invalid_argument,
+                  path + ": a binfile magic has 4 bytes, got '" + std::string(magic) + "'");
   binfile_writer w;
   w.path_ = path;
   w.tmp_ = path + ".tmp.XXXXXX";
@@ -50,7 +53,8 @@ status binfile_writer::io_failure(const char* what) {
 
 status binfile_writer::write(std::span<const uint8_t> bytes) {
   if (f_ == nullptr) return {errc::invalid_argument, path_ + ": write after commit"};
-  if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), f_) != bytes.size()) return io_failure("write failed");
+  if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), f_) != bytes.size())
+    return io_failure("write failed");
   return status::ok();
 }
 
@@ -61,7 +65,8 @@ status binfile_writer::write_u32(uint32_t v) {
 }
 
 status binfile_writer::begin_section(uint32_t type) {
-  if (section_header_at_ >= 0) return {errc::invalid_argument, path_ + ": begin_section inside an open section"};
+  if (section_header_at_ >= 0)
+    return {errc::invalid_argument, path_ + ": begin_section inside an open section"};
   section_header_at_ = std::ftell(f_);
   if (section_header_at_ < 0) return io_failure("ftell failed");
   CUZK_TRY(write_u32(type));

@@ -55,8 +55,8 @@ class byte_reader {
   // mean the file and the reader disagree about the layout.
   status finish() {
     if (ok() && remaining() != 0) {
-      fail(errc::format_error, "expected the section to end after " + std::to_string(pos_) + " bytes, found " +
-                                   std::to_string(remaining()) + " more");
+      fail(errc::format_error, "expected the section to end after " + std::to_string(pos_) +
+                                   " bytes, found " + std::to_string(remaining()) + " more");
     }
     return error_;
   }

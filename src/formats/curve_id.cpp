@@ -14,7 +14,8 @@ bool le_equals(std::span<const uint8_t> le, const ff::bigint<N>& v) {
   v.to_bytes_le(want);
   const std::size_t n = std::min(le.size(), sizeof(want));
   if (!std::equal(le.begin(), le.begin() + static_cast<std::ptrdiff_t>(n), want)) return false;
-  if (le.size() < sizeof(want)) return std::all_of(want + n, want + sizeof(want), [](uint8_t b) { return b == 0; });
+  if (le.size() < sizeof(want))
+    return std::all_of(want + n, want + sizeof(want), [](uint8_t b) { return b == 0; });
   return std::all_of(le.begin() + static_cast<std::ptrdiff_t>(n), le.end(), [](uint8_t b) { return b == 0; });
 }
 
@@ -46,7 +47,8 @@ result<curve_id> curve_from_base_prime(std::span<const uint8_t> le, const std::s
 result<curve_id> curve_from_snarkjs_name(std::string_view name, const std::string& where) {
   if (name == bn254::snarkjs_name) return curve_id::bn254;
   if (name == bls12_381::snarkjs_name) return curve_id::bls12_381;
-  return status(errc::unsupported, where + ": expected \"bn128\" or \"bls12381\", found \"" + std::string(name) + "\"");
+  return status(errc::unsupported,
+                where + ": expected \"bn128\" or \"bls12381\", found \"" + std::string(name) + "\"");
 }
 
 std::string le_bytes_to_decimal(std::span<const uint8_t> le) {

@@ -19,7 +19,8 @@
 namespace cuzk::formats {
 
 // Every reader here uses the mapped bytes as little-endian integers and Montgomery limbs.
-static_assert(std::endian::native == std::endian::little, "the iden3 formats are used in place: little-endian only");
+static_assert(std::endian::native == std::endian::little,
+              "the iden3 formats are used in place: little-endian only");
 
 enum class curve_id { bn254, bls12_381 };
 

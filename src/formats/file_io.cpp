@@ -92,7 +92,8 @@ status write_file_atomically(const std::string& path, std::string_view content) 
   std::string tmp = path + ".tmp.XXXXXX";
   const int fd = ::mkstemp(tmp.data());
   if (fd < 0) return sys_error(tmp, "cannot create");
-  const bool ok = ::fchmod(fd, 0644) == 0 && write_all(fd, content.data(), content.size()) && ::fsync(fd) == 0;
+  const bool ok =
+      ::fchmod(fd, 0644) == 0 && write_all(fd, content.data(), content.size()) && ::fsync(fd) == 0;
   const status s = ok ? status::ok() : sys_error(tmp, "write failed");
   ::close(fd);
   if (!s) {

@@ -2,8 +2,10 @@
 // never crash a reader or read out of bounds: every corrupted file either opens and validates or
 // is refused with a status. 200 cases per file kind on the small fixtures; fast enough for every
 // build (run it under -fsanitize=address to check the "out of bounds" half as well).
+// CUZK_FUZZ_SEED and CUZK_FUZZ_CASES override the seed and the count for longer local runs.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
 
 #include "formats/formats_test_util.hpp"
@@ -16,6 +18,11 @@ namespace {
 
 using namespace testing;
 
+uint64_t env_or(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? std::strtoull(v, nullptr, 10) : fallback;
+}
+
 std::vector<uint8_t> corrupt(std::vector<uint8_t> b, std::mt19937_64& rng) {
   const auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
   switch (pick(4)) {
@@ -23,7 +30,8 @@ std::vector<uint8_t> corrupt(std::vector<uint8_t> b, std::mt19937_64& rng) {
       b.resize(pick(b.size() + 1));
       break;
     case 1:  // flip a few bytes
-      for (int i = 0, n = 1 + static_cast<int>(pick(4)); i < n; ++i) b[pick(b.size())] ^= static_cast<uint8_t>(1 + pick(255));
+      for (int i = 0, n = 1 + static_cast<int>(pick(4)); i < n; ++i)
+        b[pick(b.size())] ^= static_cast<uint8_t>(1 + pick(255));
       break;
     case 2: {  // overwrite a 32-bit word with a boundary value (sizes and counts live in such words)
       static constexpr uint32_t values[] = {0, 1, 2, 0x7fffffff, 0xffffffff, 0x80000000, 3, 1024};
@@ -57,12 +65,13 @@ TYPED_TEST_SUITE(FormatsFuzzTest, Curves);
 
 TYPED_TEST(FormatsFuzzTest, CorruptedFilesNeverCrash) {
   using C = TypeParam;
-  std::mt19937_64 rng(20240917);
+  std::mt19937_64 rng(env_or("CUZK_FUZZ_SEED", 20240917));
+  const int cases = static_cast<int>(env_or("CUZK_FUZZ_CASES", 200));
   const std::string dir = fixture_dir<C>(false);
   const auto zk = read_bytes(dir + "/circuit.zkey"), rc = read_bytes(dir + "/circuit.r1cs"),
              wt = read_bytes(dir + "/circuit.wtns");
   int zkeys = 0, r1css = 0, wtnss = 0;
-  for (int i = 0; i < 200; ++i) {
+  for (int i = 0; i < cases; ++i) {
     fuzz_zkey<C>(zk, rng, zkeys);
     if (auto f = binfile::from_bytes(corrupt(rc, rng), "f.r1cs", "r1cs", 1)) {
       if (const auto r = r1cs::from_binfile(std::move(*f))) {
@@ -86,7 +95,7 @@ TYPED_TEST(FormatsFuzzTest, CorruptedFilesNeverCrash) {
   }
   // Some corruptions leave a readable file (a flipped point or witness byte), most do not.
   EXPECT_GT(zkeys + r1css + wtnss, 0);
-  EXPECT_LT(zkeys, 200);
+  EXPECT_LT(zkeys, cases);
 }
 
 }  // namespace

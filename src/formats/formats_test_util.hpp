@@ -107,13 +107,14 @@ inline raw_section& find_section(std::vector<raw_section>& secs, uint32_t type) 
 
 // The result (or status) is an error with this code whose message contains every needle (copied
 // into strings first: a needle may be a temporary's c_str()).
-#define EXPECT_FORMAT_ERROR(res, code_, ...)                                                         \
-  do {                                                                                               \
-    const auto& r_ = (res);                                                                          \
-    ASSERT_FALSE(r_.is_ok()) << "expected an error";                                                 \
-    const ::cuzk::status& s_ = ::cuzk::formats::testing::as_status(r_);                              \
-    EXPECT_EQ(s_.code(), code_) << s_.to_string();                                                   \
-    for (const std::string& n_ : std::initializer_list<std::string>{__VA_ARGS__}) EXPECT_NE(s_.message().find(n_), std::string::npos) << "'" << n_ << "' not in: " << s_.message(); \
+#define EXPECT_FORMAT_ERROR(res, code_, ...)                                                            \
+  do {                                                                                                  \
+    const auto& r_ = (res);                                                                             \
+    ASSERT_FALSE(r_.is_ok()) << "expected an error";                                                    \
+    const ::cuzk::status& s_ = ::cuzk::formats::testing::as_status(r_);                                 \
+    EXPECT_EQ(s_.code(), code_) << s_.to_string();                                                      \
+    for (const std::string& n_ : std::initializer_list<std::string>{__VA_ARGS__})                       \
+      EXPECT_NE(s_.message().find(n_), std::string::npos) << "'" << n_ << "' not in: " << s_.message(); \
   } while (0)
 
 namespace cuzk::formats::testing {

@@ -67,7 +67,8 @@ TYPED_TEST(JsonFilesTest, WritersAreAtomicFiles) {
   ASSERT_TRUE(write_public_json<C>(out, pub).is_ok());  // replaces the file
   EXPECT_EQ(read_text(out), read_text(fixture_dir<C>(false) + "/public.json"));
   std::filesystem::remove(out);
-  EXPECT_FORMAT_ERROR(write_proof_json("/nonexistent/dir/proof.json", proof), errc::io_error, "/nonexistent/dir/proof.json");
+  EXPECT_FORMAT_ERROR(write_proof_json("/nonexistent/dir/proof.json", proof), errc::io_error,
+                      "/nonexistent/dir/proof.json");
 }
 
 TYPED_TEST(JsonFilesTest, ProofRejections) {
@@ -76,35 +77,44 @@ TYPED_TEST(JsonFilesTest, ProofRejections) {
     return proof_from_json<C>(this->edited(this->proof_path(), edit), "proof.json");
   };
   const std::string q = C::fq::modulus.to_decimal();
-  EXPECT_FORMAT_ERROR(bad([&](ojson& j) { j["pi_b"][1][0] = q; }), errc::out_of_range, "proof.json", "pi_b", "y.c0",
-                      "not below the modulus q");
+  EXPECT_FORMAT_ERROR(bad([&](ojson& j) { j["pi_b"][1][0] = q; }), errc::out_of_range, "proof.json", "pi_b",
+                      "y.c0", "not below the modulus q");
   EXPECT_FORMAT_ERROR(bad([&](ojson& j) { j["pi_a"][1] = "5"; }), errc::not_on_curve, "proof.json", "pi_a");
-  EXPECT_FORMAT_ERROR(bad([&](ojson& j) { j["pi_c"] = ojson::array({"1", "2", "3", "4"}); }), errc::parse_error,
-                      "proof.json", "pi_c");
-  EXPECT_FORMAT_ERROR(bad([&](ojson& j) { j["pi_a"][0] = 12; }), errc::parse_error, "proof.json", "pi_a", "decimal string");
+  EXPECT_FORMAT_ERROR(bad([&](ojson& j) {
+                        j["pi_c"] = ojson::array({"1", "2", "3", "4"});
+                      }),
+                      errc::parse_error, "proof.json", "pi_c");
+  EXPECT_FORMAT_ERROR(bad([&](ojson& j) { j["pi_a"][0] = 12; }), errc::parse_error, "proof.json", "pi_a",
+                      "decimal string");
   EXPECT_FORMAT_ERROR(bad([&](ojson& j) { j["pi_b"][0] = "7"; }), errc::parse_error, "proof.json", "pi_b");
-  EXPECT_FORMAT_ERROR(bad([&](ojson& j) { j.erase("pi_c"); }), errc::parse_error, "proof.json", "pi_c", "missing");
-  EXPECT_FORMAT_ERROR(bad([&](ojson& j) { j["protocol"] = "plonk"; }), errc::parse_error, "proof.json", "protocol",
-                      "\"groth16\"");
+  EXPECT_FORMAT_ERROR(bad([&](ojson& j) { j.erase("pi_c"); }), errc::parse_error, "proof.json", "pi_c",
+                      "missing");
+  EXPECT_FORMAT_ERROR(bad([&](ojson& j) { j["protocol"] = "plonk"; }), errc::parse_error, "proof.json",
+                      "protocol", "\"groth16\"");
   const char* other = std::is_same_v<C, bn254> ? "bls12381" : "bn128";
-  EXPECT_FORMAT_ERROR(bad([&](ojson& j) { j["curve"] = other; }), errc::parse_error, "proof.json", "curve", other);
+  EXPECT_FORMAT_ERROR(bad([&](ojson& j) { j["curve"] = other; }), errc::parse_error, "proof.json", "curve",
+                      other);
   // rapidsnark omits "curve".
   EXPECT_TRUE(bad([&](ojson& j) { j.erase("curve"); }).is_ok());
   EXPECT_FORMAT_ERROR(proof_from_json<C>("[1, 2]", "proof.json"), errc::parse_error, "proof.json", "object");
-  EXPECT_FORMAT_ERROR(proof_from_json<C>("{\"pi_a\": ", "proof.json"), errc::parse_error, "proof.json", "not valid JSON");
-  EXPECT_FORMAT_ERROR(read_proof_json<C>("/nonexistent/proof.json"), errc::io_error, "/nonexistent/proof.json");
+  EXPECT_FORMAT_ERROR(proof_from_json<C>("{\"pi_a\": ", "proof.json"), errc::parse_error, "proof.json",
+                      "not valid JSON");
+  EXPECT_FORMAT_ERROR(read_proof_json<C>("/nonexistent/proof.json"), errc::io_error,
+                      "/nonexistent/proof.json");
 }
 
 TYPED_TEST(JsonFilesTest, PublicRejections) {
   using C = TypeParam;
   const std::string r = C::fr::modulus.to_decimal();
-  EXPECT_FORMAT_ERROR(public_from_json<C>("[\"1\", \"" + r + "\"]", "public.json"), errc::out_of_range, "public.json",
-                      "[1]", "not below r");
-  EXPECT_FORMAT_ERROR(public_from_json<C>("[\"1\", 2]", "public.json"), errc::parse_error, "public.json", "[1]",
-                      "decimal string");
-  EXPECT_FORMAT_ERROR(public_from_json<C>("[\"-1\"]", "public.json"), errc::parse_error, "public.json", "[0]");
+  EXPECT_FORMAT_ERROR(public_from_json<C>("[\"1\", \"" + r + "\"]", "public.json"), errc::out_of_range,
+                      "public.json", "[1]", "not below r");
+  EXPECT_FORMAT_ERROR(public_from_json<C>("[\"1\", 2]", "public.json"), errc::parse_error, "public.json",
+                      "[1]", "decimal string");
+  EXPECT_FORMAT_ERROR(public_from_json<C>("[\"-1\"]", "public.json"), errc::parse_error, "public.json",
+                      "[0]");
   EXPECT_FORMAT_ERROR(public_from_json<C>("[\"0x10\"]", "public.json"), errc::parse_error, "[0]");
-  EXPECT_FORMAT_ERROR(public_from_json<C>("{\"a\": \"1\"}", "public.json"), errc::parse_error, "public.json", "array");
+  EXPECT_FORMAT_ERROR(public_from_json<C>("{\"a\": \"1\"}", "public.json"), errc::parse_error, "public.json",
+                      "array");
   const auto empty = public_from_json<C>("[]", "public.json");
   ASSERT_TRUE(empty.is_ok());
   EXPECT_TRUE(empty->empty());
@@ -116,20 +126,25 @@ TYPED_TEST(JsonFilesTest, VerificationKeyRejections) {
   const auto bad = [&](const std::function<void(ojson&)>& edit) {
     return verification_key_from_json<C>(this->edited(this->vk_path(), edit), "verification_key.json");
   };
-  EXPECT_FORMAT_ERROR(bad([](ojson& j) { j["nPublic"] = 2; }), errc::parse_error, "verification_key.json", "nPublic",
-                      "expected 3");
+  EXPECT_FORMAT_ERROR(bad([](ojson& j) { j["nPublic"] = 2; }), errc::parse_error, "verification_key.json",
+                      "nPublic", "expected 3");
   EXPECT_FORMAT_ERROR(bad([](ojson& j) { j["nPublic"] = "3"; }), errc::parse_error, "nPublic");
-  EXPECT_FORMAT_ERROR(bad([](ojson& j) { j["IC"][2][0] = "1"; }), errc::not_on_curve, "verification_key.json", "IC[2]");
+  EXPECT_FORMAT_ERROR(bad([](ojson& j) { j["IC"][2][0] = "1"; }), errc::not_on_curve, "verification_key.json",
+                      "IC[2]");
   EXPECT_FORMAT_ERROR(bad([](ojson& j) { j["IC"] = ojson::array(); }), errc::parse_error, "IC", "non-empty");
-  EXPECT_FORMAT_ERROR(bad([](ojson& j) { j.erase("vk_gamma_2"); }), errc::parse_error, "vk_gamma_2", "missing");
-  EXPECT_FORMAT_ERROR(bad([](ojson& j) { j["vk_delta_2"][2] = ojson::array({"2", "0"}); }), errc::parse_error,
-                      "vk_delta_2", "z");
-  EXPECT_FORMAT_ERROR(bad([](ojson& j) { j.erase("curve"); }), errc::parse_error, "verification_key.json", "curve",
+  EXPECT_FORMAT_ERROR(bad([](ojson& j) { j.erase("vk_gamma_2"); }), errc::parse_error, "vk_gamma_2",
                       "missing");
+  EXPECT_FORMAT_ERROR(bad([](ojson& j) {
+                        j["vk_delta_2"][2] = ojson::array({"2", "0"});
+                      }),
+                      errc::parse_error, "vk_delta_2", "z");
+  EXPECT_FORMAT_ERROR(bad([](ojson& j) { j.erase("curve"); }), errc::parse_error, "verification_key.json",
+                      "curve", "missing");
   // No alphabeta: accepted, and written without it.
   const auto vk = bad([](ojson& j) { j.erase("vk_alphabeta_12"); });
   ASSERT_TRUE(vk.is_ok());
-  EXPECT_EQ(verification_key_to_json(*vk), this->edited(this->vk_path(), [](ojson& j) { j.erase("vk_alphabeta_12"); }));
+  EXPECT_EQ(verification_key_to_json(*vk),
+            this->edited(this->vk_path(), [](ojson& j) { j.erase("vk_alphabeta_12"); }));
 }
 
 }  // namespace

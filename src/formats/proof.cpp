@@ -52,10 +52,10 @@ result<proof<C>> read_proof_json(const std::string& path, subgroup_check check) 
   return proof_from_json<C>(*text, path, check);
 }
 
-#define CUZK_PROOF(C)                                                                               \
-  template std::string proof_to_json<C>(const proof<C>&);                                           \
+#define CUZK_PROOF(C)                                                                                 \
+  template std::string proof_to_json<C>(const proof<C>&);                                             \
   template result<proof<C>> proof_from_json<C>(std::string_view, const std::string&, subgroup_check); \
-  template status write_proof_json<C>(const std::string&, const proof<C>&);                         \
+  template status write_proof_json<C>(const std::string&, const proof<C>&);                           \
   template result<proof<C>> read_proof_json<C>(const std::string&, subgroup_check)
 CUZK_PROOF(bn254);
 CUZK_PROOF(bls12_381);

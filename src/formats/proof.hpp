@@ -44,10 +44,10 @@ status write_proof_json(const std::string& path, const proof<C>& p);
 template <class C>
 result<proof<C>> read_proof_json(const std::string& path, subgroup_check check = subgroup_check::check);
 
-#define CUZK_PROOF_EXTERN(C)                                                                               \
-  extern template std::string proof_to_json<C>(const proof<C>&);                                           \
+#define CUZK_PROOF_EXTERN(C)                                                                                 \
+  extern template std::string proof_to_json<C>(const proof<C>&);                                             \
   extern template result<proof<C>> proof_from_json<C>(std::string_view, const std::string&, subgroup_check); \
-  extern template status write_proof_json<C>(const std::string&, const proof<C>&);                         \
+  extern template status write_proof_json<C>(const std::string&, const proof<C>&);                           \
   extern template result<proof<C>> read_proof_json<C>(const std::string&, subgroup_check)
 CUZK_PROOF_EXTERN(bn254);
 CUZK_PROOF_EXTERN(bls12_381);

@@ -20,7 +20,8 @@ result<std::vector<typename C::fr>> public_from_json(std::string_view text, cons
   const auto j = snarkjs_json::parse(text, name);
   if (!j) return j.error();
   if (!j->is_array()) {
-    return status(errc::parse_error, name + ": expected an array of decimal strings, found " + std::string(j->type_name()));
+    return status(errc::parse_error,
+                  name + ": expected an array of decimal strings, found " + std::string(j->type_name()));
   }
   std::vector<typename C::fr> out;
   out.reserve(j->size());
@@ -44,10 +45,10 @@ result<std::vector<typename C::fr>> read_public_json(const std::string& path) {
   return public_from_json<C>(*text, path);
 }
 
-#define CUZK_PUBLIC(C)                                                                                    \
-  template std::string public_to_json<C>(std::span<const C::fr>);                                         \
-  template result<std::vector<C::fr>> public_from_json<C>(std::string_view, const std::string&);          \
-  template status write_public_json<C>(const std::string&, std::span<const C::fr>);                       \
+#define CUZK_PUBLIC(C)                                                                           \
+  template std::string public_to_json<C>(std::span<const C::fr>);                                \
+  template result<std::vector<C::fr>> public_from_json<C>(std::string_view, const std::string&); \
+  template status write_public_json<C>(const std::string&, std::span<const C::fr>);              \
   template result<std::vector<C::fr>> read_public_json<C>(const std::string&)
 CUZK_PUBLIC(bn254);
 CUZK_PUBLIC(bls12_381);

@@ -25,10 +25,10 @@ status write_public_json(const std::string& path, std::span<const typename C::fr
 template <class C>
 result<std::vector<typename C::fr>> read_public_json(const std::string& path);
 
-#define CUZK_PUBLIC_EXTERN(C)                                                                                    \
-  extern template std::string public_to_json<C>(std::span<const C::fr>);                                         \
-  extern template result<std::vector<C::fr>> public_from_json<C>(std::string_view, const std::string&);          \
-  extern template status write_public_json<C>(const std::string&, std::span<const C::fr>);                       \
+#define CUZK_PUBLIC_EXTERN(C)                                                                           \
+  extern template std::string public_to_json<C>(std::span<const C::fr>);                                \
+  extern template result<std::vector<C::fr>> public_from_json<C>(std::string_view, const std::string&); \
+  extern template status write_public_json<C>(const std::string&, std::span<const C::fr>);              \
   extern template result<std::vector<C::fr>> read_public_json<C>(const std::string&)
 CUZK_PUBLIC_EXTERN(bn254);
 CUZK_PUBLIC_EXTERN(bls12_381);

@@ -13,22 +13,26 @@ linear_combination read_lc(byte_reader& r, const r1cs_header& h, uint32_t constr
   const uint32_t n = r.u32("a linear combination's term count");
   if (!r.ok()) return {};
   if (n > r.remaining() / linear_combination::term_size) {
-    r.fail(errc::format_error, "constraint " + std::to_string(constraint) + " " + lc_names[which] + ": " +
-                                   std::to_string(n) + " terms of " + std::to_string(linear_combination::term_size) +
-                                   " bytes run past the section's end (" + std::to_string(r.remaining()) + " bytes left)");
+    r.fail(errc::format_error,
+           "constraint " + std::to_string(constraint) + " " + lc_names[which] + ": " + std::to_string(n) +
+               " terms of " + std::to_string(linear_combination::term_size) +
+               " bytes run past the section's end (" + std::to_string(r.remaining()) + " bytes left)");
     return {};
   }
   const auto bytes = r.bytes(n * linear_combination::term_size, "terms");
   const linear_combination lc(bytes.data(), n);
   for (uint32_t i = 0; i < n; ++i) {
     const auto t = lc[i];
-    const std::string where = "constraint " + std::to_string(constraint) + " " + lc_names[which] + " term " + std::to_string(i);
+    const std::string where =
+        "constraint " + std::to_string(constraint) + " " + lc_names[which] + " term " + std::to_string(i);
     if (t.wire >= h.n_wires) {
-      r.fail(errc::out_of_range, where + ": wire id " + std::to_string(t.wire) + " not below nWires = " + std::to_string(h.n_wires));
+      r.fail(errc::out_of_range, where + ": wire id " + std::to_string(t.wire) +
+                                     " not below nWires = " + std::to_string(h.n_wires));
       return {};
     }
     if (t.coef->integer() >= h.prime) {
-      r.fail(errc::out_of_range, where + ": coefficient " + t.coef->integer().to_decimal() + " not below r = " + h.prime.to_decimal());
+      r.fail(errc::out_of_range, where + ": coefficient " + t.coef->integer().to_decimal() +
+                                     " not below r = " + h.prime.to_decimal());
       return {};
     }
   }
@@ -57,7 +61,8 @@ result<r1cs> r1cs::from_binfile(binfile file) {
     if (!curve) return curve.error();
     h.curve = *curve;
     if (h.n8 != sizeof(fr_bytes)) {
-      return status(errc::format_error, r.where() + ": n8 = " + std::to_string(h.n8) + ", expected 32 for " + curve_name(h.curve));
+      return status(errc::format_error, r.where() + ": n8 = " + std::to_string(h.n8) + ", expected 32 for " +
+                                            curve_name(h.curve));
     }
     h.prime = ff::bigint<4>::from_bytes_le(prime.data());
     h.n_wires = r.u32("nWires");
@@ -69,7 +74,8 @@ result<r1cs> r1cs::from_binfile(binfile file) {
     CUZK_TRY(r.finish());
     const uint64_t declared = uint64_t{1} + h.n_pub_out + h.n_pub_in + h.n_prv_in;
     if (declared > h.n_wires) {
-      return status(errc::format_error, r.where() + ": 1 + nPubOut + nPubIn + nPrvIn = " + std::to_string(declared) +
+      return status(errc::format_error, r.where() +
+                                            ": 1 + nPubOut + nPubIn + nPrvIn = " + std::to_string(declared) +
                                             " exceeds nWires = " + std::to_string(h.n_wires));
     }
   }

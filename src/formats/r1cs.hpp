@@ -110,7 +110,7 @@ class r1cs {
     r1cs_constraint cur_;
   };
   struct constraint_range {
-    const uint8_t* begin_, *end_;
+    const uint8_t *begin_, *end_;
     constraint_iterator begin() const { return {begin_, end_}; }
     constraint_iterator end() const { return {end_, end_}; }
   };

@@ -89,7 +89,8 @@ TYPED_TEST(R1csWtnsTest, WitnessAgainstAKey) {
   const curve_id other = curve_id_of<C> == curve_id::bn254 ? curve_id::bls12_381 : curve_id::bn254;
   EXPECT_FORMAT_ERROR(w->check_fits(curve_id_of<C>, 10, "k.zkey"), errc::invalid_argument, "circuit.wtns",
                       "witness length mismatch", "k.zkey", "nVars = 10");
-  EXPECT_FORMAT_ERROR(w->check_fits(other, 9, "k.zkey"), errc::invalid_argument, "circuit.wtns", curve_name(other));
+  EXPECT_FORMAT_ERROR(w->check_fits(other, 9, "k.zkey"), errc::invalid_argument, "circuit.wtns",
+                      curve_name(other));
 }
 
 TYPED_TEST(R1csWtnsTest, WitnessLengthMismatch) {
@@ -97,9 +98,10 @@ TYPED_TEST(R1csWtnsTest, WitnessLengthMismatch) {
   auto secs = split_sections(read_bytes(fixture_dir<C>(false) + "/circuit.wtns"));
   auto& values = find_section(secs, 2).payload;
   values.resize(values.size() - 32);
-  EXPECT_FORMAT_ERROR(wtns::from_binfile(binfile::from_bytes(join_sections("wtns", 2, secs), "w.wtns", "wtns", 2).value()),
-                      errc::format_error, "w.wtns", "section 2", "witness length mismatch", "9 values (288 bytes)",
-                      "256 bytes");
+  EXPECT_FORMAT_ERROR(
+      wtns::from_binfile(binfile::from_bytes(join_sections("wtns", 2, secs), "w.wtns", "wtns", 2).value()),
+      errc::format_error, "w.wtns", "section 2", "witness length mismatch", "9 values (288 bytes)",
+      "256 bytes");
 }
 
 TYPED_TEST(R1csWtnsTest, WitnessValueNotBelowR) {
@@ -108,12 +110,14 @@ TYPED_TEST(R1csWtnsTest, WitnessValueNotBelowR) {
   auto& values = find_section(secs, 2).payload;
   // w[300] = r: the smallest non-canonical value.
   C::fr::modulus.to_bytes_le(values.data() + 300 * 32);
-  const auto w = wtns::from_binfile(binfile::from_bytes(join_sections("wtns", 2, secs), "w.wtns", "wtns", 2).value());
+  const auto w =
+      wtns::from_binfile(binfile::from_bytes(join_sections("wtns", 2, secs), "w.wtns", "wtns", 2).value());
   ASSERT_TRUE(w.is_ok());  // checked on demand
   EXPECT_FORMAT_ERROR(w->validate(), errc::out_of_range, "w.wtns", "w[300]", "not below r");
   // An earlier bad value is the one reported.
   std::fill(values.begin() + 100 * 32, values.begin() + 101 * 32, 0xff);
-  const auto w2 = wtns::from_binfile(binfile::from_bytes(join_sections("wtns", 2, secs), "w.wtns", "wtns", 2).value());
+  const auto w2 =
+      wtns::from_binfile(binfile::from_bytes(join_sections("wtns", 2, secs), "w.wtns", "wtns", 2).value());
   EXPECT_FORMAT_ERROR(w2->validate(), errc::out_of_range, "w[100]");
 }
 
@@ -129,11 +133,11 @@ TYPED_TEST(R1csWtnsTest, PrimeOfNeitherCurve) {
     header = h;
     const auto b = join_sections(is_r1cs ? "r1cs" : "wtns", is_r1cs ? 1 : 2, secs);
     if (is_r1cs) {
-      EXPECT_FORMAT_ERROR(r1cs::from_binfile(binfile::from_bytes(b, file, "r1cs", 1).value()), errc::unsupported, file,
-                          "18446744069414584321", "neither bn254's");
+      EXPECT_FORMAT_ERROR(r1cs::from_binfile(binfile::from_bytes(b, file, "r1cs", 1).value()),
+                          errc::unsupported, file, "18446744069414584321", "neither bn254's");
     } else {
-      EXPECT_FORMAT_ERROR(wtns::from_binfile(binfile::from_bytes(b, file, "wtns", 2).value()), errc::unsupported, file,
-                          "18446744069414584321", "neither bn254's");
+      EXPECT_FORMAT_ERROR(wtns::from_binfile(binfile::from_bytes(b, file, "wtns", 2).value()),
+                          errc::unsupported, file, "18446744069414584321", "neither bn254's");
     }
   }
 }
@@ -147,34 +151,39 @@ TYPED_TEST(R1csWtnsTest, WireIdAndCoefficientChecked) {
     auto& cons = find_section(secs, 2).payload;
     const uint32_t wire = 9;  // nWires
     std::memcpy(cons.data() + 4, &wire, 4);
-    EXPECT_FORMAT_ERROR(r1cs::from_binfile(binfile::from_bytes(join_sections("r1cs", 1, secs), "c.r1cs", "r1cs", 1).value()),
-                        errc::out_of_range, "c.r1cs", "section 2", "constraint 0 A term 0", "wire id 9", "nWires = 9");
+    EXPECT_FORMAT_ERROR(
+        r1cs::from_binfile(binfile::from_bytes(join_sections("r1cs", 1, secs), "c.r1cs", "r1cs", 1).value()),
+        errc::out_of_range, "c.r1cs", "section 2", "constraint 0 A term 0", "wire id 9", "nWires = 9");
   }
   {
     auto secs = good;
     auto& cons = find_section(secs, 2).payload;
     C::fr::modulus.to_bytes_le(cons.data() + 8);
-    EXPECT_FORMAT_ERROR(r1cs::from_binfile(binfile::from_bytes(join_sections("r1cs", 1, secs), "c.r1cs", "r1cs", 1).value()),
-                        errc::out_of_range, "c.r1cs", "constraint 0 A term 0", "coefficient", "not below r");
+    EXPECT_FORMAT_ERROR(
+        r1cs::from_binfile(binfile::from_bytes(join_sections("r1cs", 1, secs), "c.r1cs", "r1cs", 1).value()),
+        errc::out_of_range, "c.r1cs", "constraint 0 A term 0", "coefficient", "not below r");
   }
   {
     auto secs = good;
     find_section(secs, 2).payload.push_back(0);  // one byte too many
-    EXPECT_FORMAT_ERROR(r1cs::from_binfile(binfile::from_bytes(join_sections("r1cs", 1, secs), "c.r1cs", "r1cs", 1).value()),
-                        errc::format_error, "c.r1cs", "section 2", "1 more");
+    EXPECT_FORMAT_ERROR(
+        r1cs::from_binfile(binfile::from_bytes(join_sections("r1cs", 1, secs), "c.r1cs", "r1cs", 1).value()),
+        errc::format_error, "c.r1cs", "section 2", "1 more");
   }
   {
     auto secs = good;
     auto& cons = find_section(secs, 2).payload;
     cons.resize(cons.size() - 10);
-    EXPECT_FORMAT_ERROR(r1cs::from_binfile(binfile::from_bytes(join_sections("r1cs", 1, secs), "c.r1cs", "r1cs", 1).value()),
-                        errc::format_error, "c.r1cs", "section 2");
+    EXPECT_FORMAT_ERROR(
+        r1cs::from_binfile(binfile::from_bytes(join_sections("r1cs", 1, secs), "c.r1cs", "r1cs", 1).value()),
+        errc::format_error, "c.r1cs", "section 2");
   }
   {
     auto secs = good;
     secs.erase(secs.begin());  // section 2 is first in circom's order
-    EXPECT_FORMAT_ERROR(r1cs::from_binfile(binfile::from_bytes(join_sections("r1cs", 1, secs), "c.r1cs", "r1cs", 1).value()),
-                        errc::format_error, "c.r1cs", "section 2", "missing");
+    EXPECT_FORMAT_ERROR(
+        r1cs::from_binfile(binfile::from_bytes(join_sections("r1cs", 1, secs), "c.r1cs", "r1cs", 1).value()),
+        errc::format_error, "c.r1cs", "section 2", "missing");
   }
 }
 

@@ -55,15 +55,18 @@ ojson point_json(const typename G::affine& p) {
 // A scalar-field element as snarkjs writes it: a decimal string below r.
 template <class Fr>
 result<Fr> scalar(const ojson& j, const std::string& name, const std::string& field) {
-  if (!j.is_string()) return status(errc::parse_error, name + ": " + field + ": expected a decimal string, found " + j.dump());
+  if (!j.is_string())
+    return status(errc::parse_error, name + ": " + field + ": expected a decimal string, found " + j.dump());
   const auto& s = j.get_ref<const std::string&>();
   const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
   const auto v = digits ? Fr::repr::parse(s) : std::nullopt;
   if (!v) {
-    return status(errc::parse_error, name + ": " + field + ": expected a decimal string below r, found " + j.dump());
+    return status(errc::parse_error,
+                  name + ": " + field + ": expected a decimal string below r, found " + j.dump());
   }
   if (*v >= Fr::modulus) {
-    return status(errc::out_of_range, name + ": " + field + ": " + s + " is not below r = " + Fr::modulus.to_decimal());
+    return status(errc::out_of_range,
+                  name + ": " + field + ": " + s + " is not below r = " + Fr::modulus.to_decimal());
   }
   return Fr::from_canonical_unchecked(*v);
 }

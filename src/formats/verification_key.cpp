@@ -59,7 +59,8 @@ result<verification_key<C>> verification_key_from_json(std::string_view text, co
   const auto ic = snarkjs_json::member(*j, "IC", name);
   if (!ic) return ic.error();
   if (!(*ic)->is_array() || (*ic)->empty()) {
-    return status(errc::parse_error, name + ": IC: expected a non-empty array of G1 points, found " + (*ic)->dump());
+    return status(errc::parse_error,
+                  name + ": IC: expected a non-empty array of G1 points, found " + (*ic)->dump());
   }
   for (std::size_t i = 0; i < (*ic)->size(); ++i) {
     auto p = snarkjs_json::point<G1>((**ic)[i], name, snarkjs_json::index_label("IC", i), check);
@@ -95,16 +96,17 @@ result<curve_id> detect_json_curve(const std::string& path) {
   if (!j) return j.error();
   const auto c = snarkjs_json::member(*j, "curve", path);
   if (!c) return c.error();
-  if (!(*c)->is_string()) return status(errc::parse_error, path + ": curve: expected a string, found " + (*c)->dump());
+  if (!(*c)->is_string())
+    return status(errc::parse_error, path + ": curve: expected a string, found " + (*c)->dump());
   return curve_from_snarkjs_name((*c)->get<std::string>(), path + ": curve");
 }
 
-#define CUZK_VK(C)                                                                                          \
+#define CUZK_VK(C)                                                                                         \
   template verification_key<C> verification_key_of<C>(const zkey<C>&);                                     \
-  template std::string verification_key_to_json<C>(const verification_key<C>&);                             \
+  template std::string verification_key_to_json<C>(const verification_key<C>&);                            \
   template result<verification_key<C>> verification_key_from_json<C>(std::string_view, const std::string&, \
-                                                                      subgroup_check);                      \
-  template status write_verification_key_json<C>(const std::string&, const verification_key<C>&);           \
+                                                                     subgroup_check);                      \
+  template status write_verification_key_json<C>(const std::string&, const verification_key<C>&);          \
   template result<verification_key<C>> read_verification_key_json<C>(const std::string&, subgroup_check)
 CUZK_VK(bn254);
 CUZK_VK(bls12_381);

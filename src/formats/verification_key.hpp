@@ -56,13 +56,14 @@ result<verification_key<C>> read_verification_key_json(const std::string& path,
 // The curve a verification_key.json (or proof.json) names in its "curve" field.
 result<curve_id> detect_json_curve(const std::string& path);
 
-#define CUZK_VK_EXTERN(C)                                                                                          \
-  extern template verification_key<C> verification_key_of<C>(const zkey<C>&);                                     \
-  extern template std::string verification_key_to_json<C>(const verification_key<C>&);                             \
-  extern template result<verification_key<C>> verification_key_from_json<C>(std::string_view, const std::string&, \
-                                                                             subgroup_check);                      \
-  extern template status write_verification_key_json<C>(const std::string&, const verification_key<C>&);           \
-  extern template result<verification_key<C>> read_verification_key_json<C>(const std::string&, subgroup_check)
+#define CUZK_VK_EXTERN(C)                                                                                \
+  extern template verification_key<C> verification_key_of<C>(const zkey<C>&);                            \
+  extern template std::string verification_key_to_json<C>(const verification_key<C>&);                   \
+  extern template result<verification_key<C>> verification_key_from_json<C>(                             \
+      std::string_view, const std::string&, subgroup_check);                                             \
+  extern template status write_verification_key_json<C>(const std::string&, const verification_key<C>&); \
+  extern template result<verification_key<C>> read_verification_key_json<C>(const std::string&,          \
+                                                                            subgroup_check)
 CUZK_VK_EXTERN(bn254);
 CUZK_VK_EXTERN(bls12_381);
 #undef CUZK_VK_EXTERN

@@ -27,7 +27,8 @@ result<wtns> wtns::from_binfile(binfile file) {
   if (!curve) return curve.error();
   h.curve = *curve;
   if (h.n8 != sizeof(fr_bytes)) {
-    return status(errc::format_error, r.where() + ": n8 = " + std::to_string(h.n8) + ", expected 32 for " + curve_name(h.curve));
+    return status(errc::format_error,
+                  r.where() + ": n8 = " + std::to_string(h.n8) + ", expected 32 for " + curve_name(h.curve));
   }
   h.prime = ff::bigint<4>::from_bytes_le(prime.data());
   h.n_witness = r.u32("nWitness");
@@ -37,9 +38,10 @@ result<wtns> wtns::from_binfile(binfile file) {
   if (!s2) return s2.error();
   const uint64_t want = uint64_t{h.n_witness} * sizeof(fr_bytes);
   if (s2->size() != want) {
-    return status(errc::format_error, w.file_.section_label(2, "values") + ": witness length mismatch: the header says " +
-                                          std::to_string(h.n_witness) + " values (" + std::to_string(want) +
-                                          " bytes), the section holds " + std::to_string(s2->size()) + " bytes");
+    return status(errc::format_error,
+                  w.file_.section_label(2, "values") + ": witness length mismatch: the header says " +
+                      std::to_string(h.n_witness) + " values (" + std::to_string(want) +
+                      " bytes), the section holds " + std::to_string(s2->size()) + " bytes");
   }
   w.values_ = {reinterpret_cast<const fr_bytes*>(s2->data()), h.n_witness};
   return w;
@@ -63,18 +65,20 @@ status wtns::validate() const {
       1 << 14);
   const std::size_t i = first_bad.load();
   if (i == values_.size()) return status::ok();
-  return {errc::out_of_range, file_.name() + ": witness value w[" + std::to_string(i) + "] = " +
-                                  values_[i].integer().to_decimal() + " is not below r = " + header_.prime.to_decimal()};
+  return {errc::out_of_range, file_.name() + ": witness value w[" + std::to_string(i) +
+                                  "] = " + values_[i].integer().to_decimal() +
+                                  " is not below r = " + header_.prime.to_decimal()};
 }
 
 status wtns::check_fits(curve_id curve, uint32_t n_vars, const std::string& key_name) const {
   if (curve != header_.curve) {
-    return {errc::invalid_argument, file_.name() + ": a " + curve_name(header_.curve) + " witness, but " + key_name +
-                                        " is a " + curve_name(curve) + " key"};
+    return {errc::invalid_argument, file_.name() + ": a " + curve_name(header_.curve) + " witness, but " +
+                                        key_name + " is a " + curve_name(curve) + " key"};
   }
   if (n_vars != header_.n_witness) {
-    return {errc::invalid_argument, file_.name() + ": witness length mismatch: " + std::to_string(header_.n_witness) +
-                                        " values, but " + key_name + " expects nVars = " + std::to_string(n_vars)};
+    return {errc::invalid_argument,
+            file_.name() + ": witness length mismatch: " + std::to_string(header_.n_witness) +
+                " values, but " + key_name + " expects nVars = " + std::to_string(n_vars)};
   }
   return status::ok();
 }

@@ -14,10 +14,14 @@ namespace {
 
 const char* protocol_name(uint32_t p) {
   switch (p) {
-    case 1: return "Groth16";
-    case 2: return "PLONK";
-    case 10: return "FFLONK";
-    default: return "unknown";
+    case 1:
+      return "Groth16";
+    case 2:
+      return "PLONK";
+    case 10:
+      return "FFLONK";
+    default:
+      return "unknown";
   }
 }
 
@@ -34,12 +38,14 @@ result<curve_id> header_curve(byte_reader& r) {
   const auto cr = curve_from_scalar_prime(rr, r.where());
   if (!cr) return cr.error();
   if (*cq != *cr) {
-    return status(errc::format_error, r.where() + ": q is " + curve_name(*cq) + "'s but r is " + curve_name(*cr) + "'s");
+    return status(errc::format_error,
+                  r.where() + ": q is " + curve_name(*cq) + "'s but r is " + curve_name(*cr) + "'s");
   }
   const std::size_t want_n8q = *cq == curve_id::bn254 ? bn254::fq::num_bytes : bls12_381::fq::num_bytes;
   if (n8q != want_n8q || n8r != 32) {
-    return status(errc::format_error, r.where() + ": n8q = " + std::to_string(n8q) + ", n8r = " + std::to_string(n8r) +
-                                          ", expected " + std::to_string(want_n8q) + " and 32 for " + curve_name(*cq));
+    return status(errc::format_error, r.where() + ": n8q = " + std::to_string(n8q) +
+                                          ", n8r = " + std::to_string(n8r) + ", expected " +
+                                          std::to_string(want_n8q) + " and 32 for " + curve_name(*cq));
   }
   return *cq;
 }
@@ -106,9 +112,10 @@ result<std::span<const T>> zkey<C>::points_section(uint32_t id, const char* what
   if (!s) return s.error();
   const uint64_t want = count * sizeof(T);
   if (s->size() != want) {
-    return status(errc::format_error, file_.section_label(id, what) + ": expected " + std::to_string(want) + " bytes (" +
-                                          count_expr + " = " + std::to_string(count) + " points of " +
-                                          std::to_string(sizeof(T)) + " bytes), found " + std::to_string(s->size()));
+    return status(errc::format_error, file_.section_label(id, what) + ": expected " + std::to_string(want) +
+                                          " bytes (" + count_expr + " = " + std::to_string(count) +
+                                          " points of " + std::to_string(sizeof(T)) + " bytes), found " +
+                                          std::to_string(s->size()));
   }
   if (reinterpret_cast<std::uintptr_t>(s->data()) % alignof(T) == 0) {
     return std::span<const T>(reinterpret_cast<const T*>(s->data()), count);
@@ -133,8 +140,8 @@ status zkey<C>::parse() {
     const uint32_t protocol = r.u32("protocol");
     CUZK_TRY(r.finish());
     if (protocol != 1) {
-      return {errc::unsupported, r.where() + ": protocol " + std::to_string(protocol) + " (" + protocol_name(protocol) +
-                                     "), expected 1 (Groth16)"};
+      return {errc::unsupported, r.where() + ": protocol " + std::to_string(protocol) + " (" +
+                                     protocol_name(protocol) + "), expected 1 (Groth16)"};
     }
   }
   {
@@ -155,7 +162,8 @@ status zkey<C>::parse() {
     if (h.domain_size < 2 || !std::has_single_bit(h.domain_size) ||
         std::countr_zero(h.domain_size) > static_cast<int>(C::fr::two_adicity)) {
       return {errc::format_error, r.where() + ": domainSize " + std::to_string(h.domain_size) +
-                                      " is not a power of two between 2 and 2^" + std::to_string(C::fr::two_adicity)};
+                                      " is not a power of two between 2 and 2^" +
+                                      std::to_string(C::fr::two_adicity)};
     }
     if (uint64_t{h.n_public} + 1 > h.n_vars) {
       return {errc::format_error, r.where() + ": nPublic + 1 = " + std::to_string(uint64_t{h.n_public} + 1) +
@@ -189,8 +197,10 @@ status zkey<C>::parse() {
   ic_ = *ic;
   const auto ic_bytes = section_bytes(zkey_ic);
   for (std::size_t i = 0; i < ic_.size(); ++i) {
-    const auto p = snarkjs::decode_binary<G1>(ic_bytes.subspan(i * sizeof(g1a), sizeof(g1a)), subgroup_check::check);
-    if (!p) return p.error().with_context(file_.section_label(zkey_ic, "IC") + ": point " + std::to_string(i));
+    const auto p =
+        snarkjs::decode_binary<G1>(ic_bytes.subspan(i * sizeof(g1a), sizeof(g1a)), subgroup_check::check);
+    if (!p)
+      return p.error().with_context(file_.section_label(zkey_ic, "IC") + ": point " + std::to_string(i));
   }
   auto a = points_section<g1a>(zkey_a, "A", n_vars, "nVars");
   if (!a) return a.error();
@@ -216,9 +226,10 @@ status zkey<C>::parse() {
     if (!r.ok()) return r.error();
     const uint64_t want = 4 + n * sizeof(zkey_coef_record);
     if (s->size() != want) {
-      return {errc::format_error, r.where() + ": expected " + std::to_string(want) + " bytes (4 + nCoefs = " +
-                                      std::to_string(n) + " records of " + std::to_string(sizeof(zkey_coef_record)) +
-                                      " bytes), found " + std::to_string(s->size())};
+      return {errc::format_error, r.where() + ": expected " + std::to_string(want) +
+                                      " bytes (4 + nCoefs = " + std::to_string(n) + " records of " +
+                                      std::to_string(sizeof(zkey_coef_record)) + " bytes), found " +
+                                      std::to_string(s->size())};
     }
     const uint8_t* p = s->data() + 4;
     if (reinterpret_cast<std::uintptr_t>(p) % alignof(zkey_coef_record) != 0) {
@@ -252,21 +263,25 @@ std::span<const uint8_t> zkey<C>::section_bytes(uint32_t id) const {
 template <class C>
 result<zkey_coef<C>> zkey<C>::coef(std::size_t i) const {
   const zkey_coef_record& rec = coefs_[i];
-  const auto where = [&] { return file_.section_label(zkey_coefs, "coefs") + ": record " + std::to_string(i); };
+  const auto where = [&] {
+    return file_.section_label(zkey_coefs, "coefs") + ": record " + std::to_string(i);
+  };
   if (rec.matrix > 1) {
-    return status(errc::out_of_range, where() + ": matrix " + std::to_string(rec.matrix) + ", expected 0 (A) or 1 (B)");
+    return status(errc::out_of_range,
+                  where() + ": matrix " + std::to_string(rec.matrix) + ", expected 0 (A) or 1 (B)");
   }
   if (rec.constraint >= header_.domain_size) {
     return status(errc::out_of_range, where() + ": constraint " + std::to_string(rec.constraint) +
                                           " not below domainSize = " + std::to_string(header_.domain_size));
   }
   if (rec.signal >= header_.n_vars) {
-    return status(errc::out_of_range, where() + ": signal " + std::to_string(rec.signal) + " not below nVars = " +
-                                          std::to_string(header_.n_vars));
+    return status(errc::out_of_range, where() + ": signal " + std::to_string(rec.signal) +
+                                          " not below nVars = " + std::to_string(header_.n_vars));
   }
   const auto v = rec.value.integer();
   if (v >= fr::modulus) {
-    return status(errc::out_of_range, where() + ": value " + v.to_decimal() + " not below r = " + fr::modulus.to_decimal());
+    return status(errc::out_of_range,
+                  where() + ": value " + v.to_decimal() + " not below r = " + fr::modulus.to_decimal());
   }
   // Stored c·R^2; from_montgomery reads it as the element c·R, and multiplying by the element
   // R^-1 (whose Montgomery form is the integer 1) leaves c.
@@ -276,7 +291,8 @@ result<zkey_coef<C>> zkey<C>::coef(std::size_t i) const {
 
 template <class C>
 status zkey<C>::validate_coefs() const {
-  const std::size_t bad = first_failure(coefs_.size(), [&](std::size_t i) { return !coef(i).is_ok(); }, 1 << 12);
+  const std::size_t bad = first_failure(
+      coefs_.size(), [&](std::size_t i) { return !coef(i).is_ok(); }, 1 << 12);
   if (bad == coefs_.size()) return status::ok();
   return coef(bad).error();
 }
@@ -286,9 +302,12 @@ status zkey<C>::validate_points(subgroup_check check) const {
   const auto check_section = [&]<class G>(uint32_t id, const char* what) -> status {
     const auto bytes = section_bytes(id);
     constexpr std::size_t size = snarkjs::binary_size<G>;
-    const auto decode = [&](std::size_t i) { return snarkjs::decode_binary<G>(bytes.subspan(i * size, size), check); };
+    const auto decode = [&](std::size_t i) {
+      return snarkjs::decode_binary<G>(bytes.subspan(i * size, size), check);
+    };
     const std::size_t n = bytes.size() / size;
-    const std::size_t bad = first_failure(n, [&](std::size_t i) { return !decode(i).is_ok(); }, 256);
+    const std::size_t bad = first_failure(
+        n, [&](std::size_t i) { return !decode(i).is_ok(); }, 256);
     if (bad == n) return status::ok();
     return decode(bad).error().with_context(file_.section_label(id, what) + ": point " + std::to_string(bad));
   };

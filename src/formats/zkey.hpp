@@ -107,9 +107,10 @@ struct zkey_header_data {
 // The in-memory point layout is the file's (see above).
 template <class C>
 inline constexpr bool points_match_file_layout =
-    sizeof(g1_affine<C>) == 2 * C::fq::num_bytes && sizeof(g2_affine<C>) == 4 * C::fq::num_bytes &&
-    std::is_standard_layout_v<g1_affine<C>> && std::is_standard_layout_v<g2_affine<C>> &&
-    std::is_trivially_copyable_v<g1_affine<C>> && std::is_trivially_copyable_v<g2_affine<C>>;
+    sizeof(g1_affine<C>) == 2 * C::fq::num_bytes &&
+    sizeof(g2_affine<C>) ==
+        4 * C::fq::num_bytes&& std::is_standard_layout_v<g1_affine<C>>&& std::is_standard_layout_v<g2_affine<
+                C>>&& std::is_trivially_copyable_v<g1_affine<C>>&& std::is_trivially_copyable_v<g2_affine<C>>;
 static_assert(points_match_file_layout<bn254> && points_match_file_layout<bls12_381>);
 
 // The curve a zkey file is for, from its header's q (and r, which must belong to the same curve).
@@ -169,7 +170,8 @@ class zkey {
   explicit zkey(binfile f) : file_(std::move(f)) {}
   status parse();
   template <class T>
-  result<std::span<const T>> points_section(uint32_t id, const char* what, uint64_t count, const char* count_expr);
+  result<std::span<const T>> points_section(uint32_t id, const char* what, uint64_t count,
+                                            const char* count_expr);
 
   binfile file_;
   zkey_header_data<C> header_;

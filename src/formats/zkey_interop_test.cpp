@@ -26,7 +26,8 @@ TYPED_TEST_SUITE(ZkeyInteropTest, Curves);
 
 TYPED_TEST(ZkeyInteropTest, SnarkjsAcceptsWrittenKey) {
   using C = TypeParam;
-  if (!std::filesystem::exists(snarkjs)) GTEST_SKIP() << "snarkjs not installed in tools/node (run scripts/setup.sh)";
+  if (!std::filesystem::exists(snarkjs))
+    GTEST_SKIP() << "snarkjs not installed in tools/node (run scripts/setup.sh)";
   const std::string dir = fixture_dir<C>(false);
   const auto k = zkey<C>::open(dir + "/circuit.zkey");
   ASSERT_TRUE(k.is_ok()) << k.error().to_string();

@@ -38,7 +38,9 @@ class ZkeyTest : public ::testing::Test {
   // Offset of alpha1 in section 2: n8q, q, n8r, r, nVars, nPublic, domainSize.
   static constexpr std::size_t alpha1_at = 4 + nq + 4 + 32 + 12;
 
-  static std::string path(bool poseidon_circuit = false) { return fixture_dir<C>(poseidon_circuit) + "/circuit.zkey"; }
+  static std::string path(bool poseidon_circuit = false) {
+    return fixture_dir<C>(poseidon_circuit) + "/circuit.zkey";
+  }
   static std::vector<raw_section> sections() { return split_sections(read_bytes(path())); }
   static result<zkey<C>> open_modified(const std::vector<raw_section>& secs) {
     auto f = binfile::from_bytes(join_sections("zkey", 1, secs), "k.zkey", "zkey", 1);
@@ -122,8 +124,10 @@ TYPED_TEST(ZkeyTest, CoefficientsAreTheR1csMatrices) {
     std::vector<entry> want;
     uint32_t j = 0;
     for (const auto& c : r->constraints()) {
-      for (std::size_t i = 0; i < c.a.size(); ++i) want.emplace_back(0, j, c.a[i].wire, c.a[i].coef->integer());
-      for (std::size_t i = 0; i < c.b.size(); ++i) want.emplace_back(1, j, c.b[i].wire, c.b[i].coef->integer());
+      for (std::size_t i = 0; i < c.a.size(); ++i)
+        want.emplace_back(0, j, c.a[i].wire, c.a[i].coef->integer());
+      for (std::size_t i = 0; i < c.b.size(); ++i)
+        want.emplace_back(1, j, c.b[i].wire, c.b[i].coef->integer());
       ++j;
     }
     for (uint32_t s = 0; s <= k->n_public(); ++s) want.emplace_back(0, j + s, s, ff::bigint<4>::from_u64(1));
@@ -139,8 +143,9 @@ TYPED_TEST(ZkeyTest, CoefficientsAreTheR1csMatrices) {
       EXPECT_EQ(fr::from_montgomery(raw) * fr::from_montgomery(w.to_canonical()), c->value * w);
     }
     // Sorted by constraint in the file (snarkjs's writeZKey order).
-    EXPECT_TRUE(std::is_sorted(got.begin(), got.end(),
-                               [](const entry& x, const entry& y) { return std::get<1>(x) < std::get<1>(y); }));
+    EXPECT_TRUE(std::is_sorted(got.begin(), got.end(), [](const entry& x, const entry& y) {
+      return std::get<1>(x) < std::get<1>(y);
+    }));
     std::sort(want.begin(), want.end(), [](const entry& x, const entry& y) { return x < y; });
     std::sort(got.begin(), got.end(), [](const entry& x, const entry& y) { return x < y; });
     EXPECT_TRUE(want == got);
@@ -155,7 +160,8 @@ TYPED_TEST(ZkeyTest, VerificationKeyMatchesSnarkjsExport) {
     ASSERT_TRUE(k.is_ok());
     const std::string vk_path = fixture_dir<C>(p) + "/verification_key.json";
     auto vk = verification_key_of(*k);
-    vk.alphabeta_12 = read_verification_key_json<C>(vk_path)->alphabeta_12;  // e(α, β): not the format layer's
+    vk.alphabeta_12 =
+        read_verification_key_json<C>(vk_path)->alphabeta_12;  // e(α, β): not the format layer's
     EXPECT_EQ(verification_key_to_json(vk), read_text(vk_path));
   }
 }
@@ -215,8 +221,8 @@ TYPED_TEST(ZkeyTest, SectionSizeMismatch) {
                       ("found " + std::to_string(8 * this->g1_size)).c_str());
   secs = this->sections();
   find_section(secs, zkey_coefs).payload.push_back(0);
-  EXPECT_FORMAT_ERROR(this->open_modified(secs), errc::format_error, "section 4 (coefs)", "expected 444 bytes",
-                      "found 445");
+  EXPECT_FORMAT_ERROR(this->open_modified(secs), errc::format_error, "section 4 (coefs)",
+                      "expected 444 bytes", "found 445");
   secs = this->sections();
   find_section(secs, zkey_h).payload.resize(4 * this->g1_size);
   EXPECT_FORMAT_ERROR(this->open_modified(secs), errc::format_error, "section 9 (H)", "domainSize = 8");
@@ -225,7 +231,8 @@ TYPED_TEST(ZkeyTest, SectionSizeMismatch) {
 TYPED_TEST(ZkeyTest, DuplicatedAndMissingSections) {
   auto secs = this->sections();
   secs.push_back(find_section(secs, zkey_b2));
-  EXPECT_FORMAT_ERROR(this->open_modified(secs), errc::format_error, "k.zkey", "section 7 (B2)", "duplicated");
+  EXPECT_FORMAT_ERROR(this->open_modified(secs), errc::format_error, "k.zkey", "section 7 (B2)",
+                      "duplicated");
   secs = this->sections();
   secs.erase(std::find_if(secs.begin(), secs.end(), [](const raw_section& s) { return s.type == zkey_c; }));
   EXPECT_FORMAT_ERROR(this->open_modified(secs), errc::format_error, "k.zkey", "section 8 (C)", "missing");
@@ -244,14 +251,15 @@ TYPED_TEST(ZkeyTest, HeaderRejections) {
   {  // coordinate >= q (stored Montgomery x of alpha1 = q)
     auto secs = this->sections();
     C::fq::modulus.to_bytes_le(find_section(secs, zkey_header).payload.data() + at);
-    EXPECT_FORMAT_ERROR(this->open_modified(secs), errc::out_of_range, "k.zkey", "section 2 (header)", "alpha1", "G1 x",
-                        "not below the modulus q");
+    EXPECT_FORMAT_ERROR(this->open_modified(secs), errc::out_of_range, "k.zkey", "section 2 (header)",
+                        "alpha1", "G1 x", "not below the modulus q");
   }
   {  // off the curve: y of delta2 changed
     auto secs = this->sections();
     auto& h = find_section(secs, zkey_header).payload;
     h[at + 3 * this->g1_size + 3 * this->g2_size - 2 * this->nq] ^= 1;
-    EXPECT_FORMAT_ERROR(this->open_modified(secs), errc::not_on_curve, "k.zkey", "delta2", "not on the curve");
+    EXPECT_FORMAT_ERROR(this->open_modified(secs), errc::not_on_curve, "k.zkey", "delta2",
+                        "not on the curve");
   }
   {  // protocol 2
     auto secs = this->sections();
@@ -272,7 +280,8 @@ TYPED_TEST(ZkeyTest, HeaderRejections) {
   {  // a prime of neither curve
     auto secs = this->sections();
     find_section(secs, zkey_header).payload[4] ^= 2;
-    EXPECT_FORMAT_ERROR(this->open_modified(secs), errc::unsupported, "k.zkey", "base field prime q", "neither");
+    EXPECT_FORMAT_ERROR(this->open_modified(secs), errc::unsupported, "k.zkey", "base field prime q",
+                        "neither");
   }
 }
 
@@ -290,16 +299,16 @@ TYPED_TEST(ZkeyTest, BadPointsInSections) {
     find_section(secs, zkey_a).payload[this->g1_size + this->nq] ^= 1;
     const auto k = this->open_modified(secs);
     ASSERT_TRUE(k.is_ok());
-    EXPECT_FORMAT_ERROR(k->validate_points(subgroup_check::skip), errc::not_on_curve, "k.zkey", "section 5 (A)",
-                        "point 1");
+    EXPECT_FORMAT_ERROR(k->validate_points(subgroup_check::skip), errc::not_on_curve, "k.zkey",
+                        "section 5 (A)", "point 1");
   }
   {  // H[5].x >= q
     auto secs = this->sections();
     C::fq::modulus.to_bytes_le(find_section(secs, zkey_h).payload.data() + 5 * this->g1_size);
     const auto k = this->open_modified(secs);
     ASSERT_TRUE(k.is_ok());
-    EXPECT_FORMAT_ERROR(k->validate_points(subgroup_check::skip), errc::out_of_range, "section 9 (H)", "point 5",
-                        "not below the modulus q");
+    EXPECT_FORMAT_ERROR(k->validate_points(subgroup_check::skip), errc::out_of_range, "section 9 (H)",
+                        "point 5", "not below the modulus q");
   }
   {  // B2[2] on the twist but outside G2
     std::mt19937_64 rng(7);
@@ -312,7 +321,8 @@ TYPED_TEST(ZkeyTest, BadPointsInSections) {
     const auto k = this->open_modified(secs);
     ASSERT_TRUE(k.is_ok());
     EXPECT_TRUE(k->validate_points(subgroup_check::skip).is_ok());
-    EXPECT_FORMAT_ERROR(k->validate_points(subgroup_check::check), errc::not_in_subgroup, "section 7 (B2)", "point 2");
+    EXPECT_FORMAT_ERROR(k->validate_points(subgroup_check::check), errc::not_in_subgroup, "section 7 (B2)",
+                        "point 2");
   }
   {  // IC is checked at open
     auto secs = this->sections();
@@ -326,14 +336,17 @@ TYPED_TEST(ZkeyTest, BadCoefficientRecords) {
   const auto with = [&](std::size_t record, std::size_t field_at, const std::vector<uint8_t>& bytes) {
     auto secs = this->sections();
     auto& c = find_section(secs, zkey_coefs).payload;
-    std::copy(bytes.begin(), bytes.end(), c.begin() + static_cast<std::ptrdiff_t>(4 + record * 44 + field_at));
+    std::copy(bytes.begin(), bytes.end(),
+              c.begin() + static_cast<std::ptrdiff_t>(4 + record * 44 + field_at));
     return this->open_modified(secs).value();
   };
   const auto k1 = with(3, 0, {2, 0, 0, 0});
   EXPECT_FORMAT_ERROR(k1.coef(3), errc::out_of_range, "k.zkey", "section 4 (coefs)", "record 3", "matrix 2");
   EXPECT_FORMAT_ERROR(k1.validate_coefs(), errc::out_of_range, "record 3");
-  EXPECT_FORMAT_ERROR(with(1, 4, {8, 0, 0, 0}).coef(1), errc::out_of_range, "record 1", "constraint 8", "domainSize = 8");
-  EXPECT_FORMAT_ERROR(with(2, 8, {9, 0, 0, 0}).coef(2), errc::out_of_range, "record 2", "signal 9", "nVars = 9");
+  EXPECT_FORMAT_ERROR(with(1, 4, {8, 0, 0, 0}).coef(1), errc::out_of_range, "record 1", "constraint 8",
+                      "domainSize = 8");
+  EXPECT_FORMAT_ERROR(with(2, 8, {9, 0, 0, 0}).coef(2), errc::out_of_range, "record 2", "signal 9",
+                      "nVars = 9");
   std::vector<uint8_t> r(32);
   C::fr::modulus.to_bytes_le(r.data());
   const auto k4 = with(4, 12, r);

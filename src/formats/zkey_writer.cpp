@@ -37,25 +37,29 @@ status check_sizes(const std::string& path, const groth16_key_data<C>& k) {
                                               " points, expected " + expr + " = " + std::to_string(want));
   };
   if (k.domain_size < 2 || (k.domain_size & (k.domain_size - 1)) != 0) {
-    return {errc::invalid_argument, path + ": key data: domain_size " + std::to_string(k.domain_size) + " is not a power of two >= 2"};
+    return {errc::invalid_argument, path + ": key data: domain_size " + std::to_string(k.domain_size) +
+                                        " is not a power of two >= 2"};
   }
   if (uint64_t{k.n_public} + 1 > k.n_vars) {
-    return {errc::invalid_argument, path + ": key data: n_public + 1 exceeds n_vars = " + std::to_string(k.n_vars)};
+    return {errc::invalid_argument,
+            path + ": key data: n_public + 1 exceeds n_vars = " + std::to_string(k.n_vars)};
   }
   if (k.ic.size() != k.n_public + 1ull) return mismatch("ic", k.ic.size(), k.n_public + 1ull, "nPublic + 1");
   if (k.a.size() != k.n_vars) return mismatch("a", k.a.size(), k.n_vars, "nVars");
   if (k.b1.size() != k.n_vars) return mismatch("b1", k.b1.size(), k.n_vars, "nVars");
   if (k.b2.size() != k.n_vars) return mismatch("b2", k.b2.size(), k.n_vars, "nVars");
-  if (k.c.size() != k.n_vars - k.n_public - 1ull) return mismatch("c", k.c.size(), k.n_vars - k.n_public - 1ull, "nVars - nPublic - 1");
+  if (k.c.size() != k.n_vars - k.n_public - 1ull)
+    return mismatch("c", k.c.size(), k.n_vars - k.n_public - 1ull, "nVars - nPublic - 1");
   if (k.h.size() != k.domain_size) return mismatch("h", k.h.size(), k.domain_size, "domainSize");
-  if (k.coefs.size() > UINT32_MAX) return {errc::invalid_argument, path + ": key data: more than 2^32 - 1 coefficients"};
+  if (k.coefs.size() > UINT32_MAX)
+    return {errc::invalid_argument, path + ": key data: more than 2^32 - 1 coefficients"};
   for (std::size_t i = 0; i < k.coefs.size(); ++i) {
     const auto& c = k.coefs[i];
     if (c.matrix > 1 || c.constraint >= k.domain_size || c.signal >= k.n_vars) {
-      return {errc::invalid_argument, path + ": key data: coefs[" + std::to_string(i) + "] = (matrix " +
-                                          std::to_string(c.matrix) + ", constraint " + std::to_string(c.constraint) +
-                                          ", signal " + std::to_string(c.signal) +
-                                          "): expected matrix 0 or 1, constraint < domainSize, signal < nVars"};
+      return {errc::invalid_argument,
+              path + ": key data: coefs[" + std::to_string(i) + "] = (matrix " + std::to_string(c.matrix) +
+                  ", constraint " + std::to_string(c.constraint) + ", signal " + std::to_string(c.signal) +
+                  "): expected matrix 0 or 1, constraint < domainSize, signal < nVars"};
     }
   }
   return status::ok();
@@ -83,8 +87,8 @@ status write_zkey(const std::string& path, const groth16_key_data<C>& k) {
   append_u32(header, k.n_vars);
   append_u32(header, k.n_public);
   append_u32(header, k.domain_size);
-  for (const auto b : {as_bytes_of(k.alpha1), as_bytes_of(k.beta1), as_bytes_of(k.beta2), as_bytes_of(k.gamma2),
-                       as_bytes_of(k.delta1), as_bytes_of(k.delta2)}) {
+  for (const auto b : {as_bytes_of(k.alpha1), as_bytes_of(k.beta1), as_bytes_of(k.beta2),
+                       as_bytes_of(k.gamma2), as_bytes_of(k.delta1), as_bytes_of(k.delta2)}) {
     header.insert(header.end(), b.begin(), b.end());
   }
   CUZK_TRY(w->write_section(zkey_header, header));
@@ -103,7 +107,8 @@ status write_zkey(const std::string& path, const groth16_key_data<C>& k) {
   chunk.reserve(std::min<std::size_t>(order.size(), 1 << 16));
   for (std::size_t i = 0; i < order.size(); ++i) {
     const auto& c = k.coefs[order[i]];
-    chunk.push_back({c.matrix, c.constraint, c.signal, fr_bytes::from_integer((c.value * r_elem).montgomery())});
+    chunk.push_back(
+        {c.matrix, c.constraint, c.signal, fr_bytes::from_integer((c.value * r_elem).montgomery())});
     if (chunk.size() == chunk.capacity() || i + 1 == order.size()) {
       CUZK_TRY(w->write(as_bytes_of(std::span<const zkey_coef_record>(chunk))));
       chunk.clear();
@@ -150,7 +155,8 @@ result<groth16_key_data<C>> key_data_of(const zkey<C>& key) {
     if (!c) return c.error();
     k.coefs.push_back(*c);
   }
-  if (key.cs_hash().size() == k.cs_hash.size()) std::copy(key.cs_hash().begin(), key.cs_hash().end(), k.cs_hash.begin());
+  if (key.cs_hash().size() == k.cs_hash.size())
+    std::copy(key.cs_hash().begin(), key.cs_hash().end(), k.cs_hash.begin());
   k.n_contributions = key.n_contributions();
   k.contributions.assign(key.contributions().begin(), key.contributions().end());
   return k;

@@ -18,6 +18,10 @@ const char* project_relative(const char* file) {
 }  // namespace
 
 status cuda_status(cudaError_t err, const char* expr, const char* file, int line) {
+  // The runtime also keeps a failed call's (non-sticky) error as the thread's "last error"; the
+  // status now carries it, so clear it, or the next launch check (cudaGetLastError after a
+  // kernel) would report this old failure as its own.
+  (void)cudaGetLastError();
   std::string msg = expr;
   msg += " at ";
   msg += project_relative(file);

@@ -32,7 +32,7 @@ result<std::vector<typename Curve::fr::repr>> witness_of(const formats::wtns& wt
 // The public signals w[1..n_public] of a witness, as public.json lists them.
 template <class Curve>
 std::vector<typename Curve::fr> public_signals_of(std::span<const typename Curve::fr::repr> witness,
-                                                 std::size_t n_public) {
+                                                  std::size_t n_public) {
   std::vector<typename Curve::fr> out;
   for (std::size_t i = 1; i <= n_public && i < witness.size(); ++i)
     out.push_back(Curve::fr::from_canonical_unchecked(witness[i]));
@@ -43,9 +43,9 @@ std::vector<typename Curve::fr> public_signals_of(std::span<const typename Curve
 template <class Curve>
 status write_wtns(const std::string& path, std::span<const typename Curve::fr::repr> witness);
 
-#define CUZK_CIRCUIT_IO_EXTERN(C)                                                                          \
+#define CUZK_CIRCUIT_IO_EXTERN(C)                                                                        \
   extern template result<synth::constraint_system<C::fr>> constraint_system_of<C>(const formats::r1cs&); \
-  extern template result<std::vector<C::fr::repr>> witness_of<C>(const formats::wtns&);                   \
+  extern template result<std::vector<C::fr::repr>> witness_of<C>(const formats::wtns&);                  \
   extern template status write_wtns<C>(const std::string&, std::span<const C::fr::repr>)
 CUZK_CIRCUIT_IO_EXTERN(bn254);
 CUZK_CIRCUIT_IO_EXTERN(bls12_381);

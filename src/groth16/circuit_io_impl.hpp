@@ -20,8 +20,9 @@ result<synth::constraint_system<typename Curve::fr>> constraint_system_of(const 
   cs.n_public = h.n_public();
   cs.n_constraints = h.n_constraints;
   if (cs.n_vars < cs.n_public + 1)
-    return status(errc::format_error, "r1cs: nWires: expected at least nPublic + 1 = " +
-                                          std::to_string(cs.n_public + 1) + ", found " + std::to_string(cs.n_vars));
+    return status(errc::format_error,
+                  "r1cs: nWires: expected at least nPublic + 1 = " + std::to_string(cs.n_public + 1) +
+                      ", found " + std::to_string(cs.n_vars));
 
   std::vector<synth::triplet<Fr>> t[3];
   uint32_t row = 0;
@@ -31,22 +32,25 @@ result<synth::constraint_system<typename Curve::fr>> constraint_system_of(const 
       for (std::size_t k = 0; k < lcs[m]->size(); ++k) {
         const formats::r1cs_term term = (*lcs[m])[k];
         const auto where = [&] {
-          return "r1cs: constraint " + std::to_string(row) + ": " + "ABC"[m] + "[" + std::to_string(k) + "]: ";
+          return "r1cs: constraint " + std::to_string(row) + ": " + "ABC"[m] + "[" + std::to_string(k) +
+                 "]: ";
         };
         if (term.wire >= cs.n_vars)
           return status(errc::format_error, where() + "wire: expected < nWires " + std::to_string(cs.n_vars) +
                                                 ", found " + std::to_string(term.wire));
         const auto c = Fr::from_canonical(term.coef->integer());
-        if (!c) return status(errc::format_error, where() + "coefficient: expected < r, found " +
-                                                      term.coef->integer().to_decimal());
+        if (!c)
+          return status(errc::format_error,
+                        where() + "coefficient: expected < r, found " + term.coef->integer().to_decimal());
         t[m].push_back({row, term.wire, *c});
       }
     }
     ++row;
   }
   if (row != cs.n_constraints)
-    return status(errc::format_error, "r1cs: constraints: expected nConstraints = " +
-                                          std::to_string(cs.n_constraints) + ", found " + std::to_string(row));
+    return status(errc::format_error,
+                  "r1cs: constraints: expected nConstraints = " + std::to_string(cs.n_constraints) +
+                      ", found " + std::to_string(row));
   auto to_csr = [&](const std::vector<synth::triplet<Fr>>& v) {
     return synth::build_csr<Fr>(cs.n_constraints, cs.n_vars, v.size(), [&](std::size_t i) { return v[i]; });
   };
@@ -60,8 +64,8 @@ template <class Curve>
 result<std::vector<typename Curve::fr::repr>> witness_of(const formats::wtns& wtns) {
   using Fr = typename Curve::fr;
   if (!(wtns.header().prime == Fr::modulus))
-    return status(errc::invalid_argument, std::string("wtns: prime: expected ") + Curve::name + "'s r = " +
-                                              Fr::modulus.to_decimal() + ", found " +
+    return status(errc::invalid_argument, std::string("wtns: prime: expected ") + Curve::name +
+                                              "'s r = " + Fr::modulus.to_decimal() + ", found " +
                                               wtns.header().prime.to_decimal());
   CUZK_TRY(wtns.validate());
   std::vector<typename Fr::repr> w(wtns.size());

@@ -12,9 +12,10 @@ template toxic_waste<C> random_toxic_waste<C>();
 template result<development_key<C>> setup<C>(const synth::constraint_system<C::fr>&, const toxic_waste<C>&);
 template result<formats::proof<C>> prove_with<C>(const proving_key_view<C>&, std::span<const C::fr::repr>,
                                                  const C::fr&, const C::fr&, phase_timings*, thread_pool&);
-template result<formats::proof<C>> prove<C>(const proving_key_view<C>&, std::span<const C::fr::repr>, phase_timings*,
-                                            thread_pool&);
-template status verify<C>(const formats::verification_key<C>&, std::span<const C::fr>, const formats::proof<C>&);
+template result<formats::proof<C>> prove<C>(const proving_key_view<C>&, std::span<const C::fr::repr>,
+                                            phase_timings*, thread_pool&);
+template status verify<C>(const formats::verification_key<C>&, std::span<const C::fr>,
+                          const formats::proof<C>&);
 template result<synth::constraint_system<C::fr>> constraint_system_of<C>(const formats::r1cs&);
 template result<std::vector<C::fr::repr>> witness_of<C>(const formats::wtns&);
 template status write_wtns<C>(const std::string&, std::span<const C::fr::repr>);

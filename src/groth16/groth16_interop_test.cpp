@@ -58,7 +58,8 @@ std::string fixture(const std::string& circuit, const std::string& file) {
 }
 
 fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("cuzk_interop_" + name + "_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("cuzk_interop_" + name + "_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   return dir;
 }
@@ -66,7 +67,8 @@ fs::path scratch(const std::string& name) {
 const char* const fixture_circuits[] = {"", "poseidon"};
 
 TYPED_TEST(groth16_interop_test, snarkjs_verifies_our_proofs) {
-  if (!fs::exists(snarkjs)) GTEST_SKIP() << "snarkjs not installed at " << snarkjs << " (run scripts/setup.sh)";
+  if (!fs::exists(snarkjs))
+    GTEST_SKIP() << "snarkjs not installed at " << snarkjs << " (run scripts/setup.sh)";
   for (const char* circuit : fixture_circuits) {
     SCOPED_TRACE(circuit);
     const fs::path dir = scratch(std::string(TypeParam::name) + "_ours_" + circuit);
@@ -84,19 +86,21 @@ TYPED_TEST(groth16_interop_test, snarkjs_verifies_our_proofs) {
     ASSERT_TRUE(formats::write_proof_json<TypeParam>((dir / "proof.json").string(), *proof).is_ok());
     ASSERT_TRUE(formats::write_public_json<TypeParam>((dir / "public.json").string(), publics).is_ok());
     EXPECT_EQ(slurp(dir / "public.json"), slurp(fixture<TypeParam>(circuit, "public.json")));
-    const int rc = run_snarkjs("groth16 verify \"" + fixture<TypeParam>(circuit, "verification_key.json") + "\" \"" +
-                                   (dir / "public.json").string() + "\" \"" + (dir / "proof.json").string() + "\"",
-                               dir / "log");
+    const int rc =
+        run_snarkjs("groth16 verify \"" + fixture<TypeParam>(circuit, "verification_key.json") + "\" \"" +
+                        (dir / "public.json").string() + "\" \"" + (dir / "proof.json").string() + "\"",
+                    dir / "log");
     EXPECT_EQ(rc, 0) << slurp(dir / "log");
 
     // And it says no to a proof of other public signals.
     auto wrong = publics;
     wrong[0] += TypeParam::fr::one();
     ASSERT_TRUE(formats::write_public_json<TypeParam>((dir / "public.json").string(), wrong).is_ok());
-    EXPECT_NE(run_snarkjs("groth16 verify \"" + fixture<TypeParam>(circuit, "verification_key.json") + "\" \"" +
-                              (dir / "public.json").string() + "\" \"" + (dir / "proof.json").string() + "\"",
-                          dir / "log"),
-              0);
+    EXPECT_NE(
+        run_snarkjs("groth16 verify \"" + fixture<TypeParam>(circuit, "verification_key.json") + "\" \"" +
+                        (dir / "public.json").string() + "\" \"" + (dir / "proof.json").string() + "\"",
+                    dir / "log"),
+        0);
     fs::remove_all(dir);
   }
 }
@@ -104,7 +108,8 @@ TYPED_TEST(groth16_interop_test, snarkjs_verifies_our_proofs) {
 // Our setup -> zkey and vk files -> snarkjs groth16 prove -> snarkjs verify and our verify; and our
 // proof with the same key -> snarkjs verify.
 TYPED_TEST(groth16_interop_test, snarkjs_proves_with_our_key) {
-  if (!fs::exists(snarkjs)) GTEST_SKIP() << "snarkjs not installed at " << snarkjs << " (run scripts/setup.sh)";
+  if (!fs::exists(snarkjs))
+    GTEST_SKIP() << "snarkjs not installed at " << snarkjs << " (run scripts/setup.sh)";
   for (const char* circuit : fixture_circuits) {
     SCOPED_TRACE(circuit);
     const fs::path dir = scratch(std::string(TypeParam::name) + "_setup_" + circuit);
@@ -119,7 +124,8 @@ TYPED_TEST(groth16_interop_test, snarkjs_proves_with_our_key) {
     ASSERT_TRUE(formats::write_verification_key_json<TypeParam>(vk_path, dk->vk).is_ok());
 
     const std::string wtns = fixture<TypeParam>(circuit, "circuit.wtns");
-    const std::string proof_path = (dir / "proof.json").string(), public_path = (dir / "public.json").string();
+    const std::string proof_path = (dir / "proof.json").string(),
+                      public_path = (dir / "public.json").string();
     ASSERT_EQ(run_snarkjs("groth16 prove \"" + zkey_path + "\" \"" + wtns + "\" \"" + proof_path + "\" \"" +
                               public_path + "\"",
                           dir / "log"),

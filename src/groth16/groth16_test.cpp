@@ -62,8 +62,8 @@ struct fixture_set {
     EXPECT_TRUE(pr.is_ok()) << pr.error().to_string();
     auto pub = formats::read_public_json<Curve>(fixture<Curve>(circuit, "public.json"));
     EXPECT_TRUE(pub.is_ok()) << pub.error().to_string();
-    return {std::move(zk).value(), std::move(pk).value(), std::move(w).value(), std::move(vk).value(),
-            std::move(pr).value(), std::move(pub).value()};
+    return {std::move(zk).value(), std::move(pk).value(), std::move(w).value(),
+            std::move(vk).value(), std::move(pr).value(), std::move(pub).value()};
   }
 };
 
@@ -107,7 +107,7 @@ TYPED_TEST(groth16_test, snarkjs_proof_accepted_and_tampering_rejected) {
 
     auto p = f.snarkjs_proof;
     p.a.y = -p.a.y;  // still on the curve: only the pairing notices
-    EXPECT_EQ(verify<TypeParam>(f.vk, f.publics, p).code(), errc::invalid_argument);
+    EXPECT_EQ(verify<TypeParam>(f.vk, f.publics, p).code(), errc::verification_failed);
     p = f.snarkjs_proof;
     p.c.x += decltype(p.c.x)::one();  // off the curve
     EXPECT_EQ(verify<TypeParam>(f.vk, f.publics, p).code(), errc::not_on_curve);
@@ -116,12 +116,13 @@ TYPED_TEST(groth16_test, snarkjs_proof_accepted_and_tampering_rejected) {
     EXPECT_EQ(verify<TypeParam>(f.vk, f.publics, p).code(), errc::not_on_curve);
     p = f.snarkjs_proof;
     p.c = (ec::jacobian<typename G1::field>::from_affine(p.c) + G1::generator).to_affine();
-    EXPECT_EQ(verify<TypeParam>(f.vk, f.publics, p).code(), errc::invalid_argument);
+    EXPECT_EQ(verify<TypeParam>(f.vk, f.publics, p).code(), errc::verification_failed);
 
     for (std::size_t i = 0; i < f.publics.size(); ++i) {
       auto pub = f.publics;
       pub[i] += Fr::one();
-      EXPECT_EQ(verify<TypeParam>(f.vk, pub, f.snarkjs_proof).code(), errc::invalid_argument) << "public " << i;
+      EXPECT_EQ(verify<TypeParam>(f.vk, pub, f.snarkjs_proof).code(), errc::verification_failed)
+          << "public " << i;
     }
     auto fewer = f.publics;
     fewer.pop_back();
@@ -205,7 +206,8 @@ TYPED_TEST(groth16_test, setup_from_r1cs_then_prove_and_verify) {
   EXPECT_EQ(dk->key.coefs.size(), f.zk.coef_records().size());
 
   const std::string path =
-      (std::filesystem::temp_directory_path() / (std::string("cuzk_setup_") + TypeParam::name + ".zkey")).string();
+      (std::filesystem::temp_directory_path() / (std::string("cuzk_setup_") + TypeParam::name + ".zkey"))
+          .string();
   ASSERT_TRUE(formats::write_zkey<TypeParam>(path, dk->key).is_ok());
   auto zk = formats::zkey<TypeParam>::open(path);
   ASSERT_TRUE(zk.is_ok()) << zk.error().to_string();

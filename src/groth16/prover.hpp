@@ -44,7 +44,9 @@ struct phase_timings {
   double msm_a = 0, msm_b_g1 = 0, msm_b_g2 = 0, msm_c = 0, msm_h = 0;
   double assembly = 0;
 
-  double total() const { return load + synthesis + ntt + msm_a + msm_b_g1 + msm_b_g2 + msm_c + msm_h + assembly; }
+  double total() const {
+    return load + synthesis + ntt + msm_a + msm_b_g1 + msm_b_g2 + msm_c + msm_h + assembly;
+  }
 };
 
 // The proof for `witness` (plain integers < r, nVars of them, w_0 = 1) with blinding factors r, s.
@@ -53,18 +55,22 @@ template <class Curve>
 result<formats::proof<Curve>> prove_with(const proving_key_view<Curve>& pk,
                                          std::span<const typename Curve::fr::repr> witness,
                                          const typename Curve::fr& r, const typename Curve::fr& s,
-                                         phase_timings* timings = nullptr, thread_pool& pool = thread_pool::global());
+                                         phase_timings* timings = nullptr,
+                                         thread_pool& pool = thread_pool::global());
 
 // prove_with() with r and s uniform in Fr from getrandom.
 template <class Curve>
-result<formats::proof<Curve>> prove(const proving_key_view<Curve>& pk, std::span<const typename Curve::fr::repr> witness,
-                                    phase_timings* timings = nullptr, thread_pool& pool = thread_pool::global());
+result<formats::proof<Curve>> prove(const proving_key_view<Curve>& pk,
+                                    std::span<const typename Curve::fr::repr> witness,
+                                    phase_timings* timings = nullptr,
+                                    thread_pool& pool = thread_pool::global());
 
-#define CUZK_PROVER_EXTERN(C)                                                                                     \
-  extern template result<formats::proof<C>> prove_with<C>(const proving_key_view<C>&, std::span<const C::fr::repr>, \
-                                                          const C::fr&, const C::fr&, phase_timings*, thread_pool&); \
-  extern template result<formats::proof<C>> prove<C>(const proving_key_view<C>&, std::span<const C::fr::repr>,      \
-                                                     phase_timings*, thread_pool&)
+#define CUZK_PROVER_EXTERN(C)                                                                          \
+  extern template result<formats::proof<C>> prove_with<C>(const proving_key_view<C>&,                  \
+                                                          std::span<const C::fr::repr>, const C::fr&,  \
+                                                          const C::fr&, phase_timings*, thread_pool&); \
+  extern template result<formats::proof<C>> prove<C>(                                                  \
+      const proving_key_view<C>&, std::span<const C::fr::repr>, phase_timings*, thread_pool&)
 CUZK_PROVER_EXTERN(bn254);
 CUZK_PROVER_EXTERN(bls12_381);
 #undef CUZK_PROVER_EXTERN

@@ -76,17 +76,20 @@ status compute_h(prover_state<Curve>& st) {
 
 template <class Curve>
 void msm_a(prover_state<Curve>& st) {
-  st.pi_a = msm::msm<g1_group<Curve>>(st.pk.a, st.w, st.pool) + st.pk.alpha1 + ec::scalar_mul(st.pk.delta1, st.r);
+  st.pi_a =
+      msm::msm<g1_group<Curve>>(st.pk.a, st.w, st.pool) + st.pk.alpha1 + ec::scalar_mul(st.pk.delta1, st.r);
 }
 
 template <class Curve>
 void msm_b_g2(prover_state<Curve>& st) {
-  st.pi_b = msm::msm<g2_group<Curve>>(st.pk.b2, st.w, st.pool) + st.pk.beta2 + ec::scalar_mul(st.pk.delta2, st.s);
+  st.pi_b =
+      msm::msm<g2_group<Curve>>(st.pk.b2, st.w, st.pool) + st.pk.beta2 + ec::scalar_mul(st.pk.delta2, st.s);
 }
 
 template <class Curve>
 void msm_b_g1(prover_state<Curve>& st) {
-  st.pi_b1 = msm::msm<g1_group<Curve>>(st.pk.b1, st.w, st.pool) + st.pk.beta1 + ec::scalar_mul(st.pk.delta1, st.s);
+  st.pi_b1 =
+      msm::msm<g1_group<Curve>>(st.pk.b1, st.w, st.pool) + st.pk.beta1 + ec::scalar_mul(st.pk.delta1, st.s);
 }
 
 template <class Curve>
@@ -101,8 +104,8 @@ void msm_h(prover_state<Curve>& st) {
 
 template <class Curve>
 formats::proof<Curve> assemble(const prover_state<Curve>& st) {
-  const g1<Curve> pi_c = st.c_sum + st.h_sum + ec::scalar_mul(st.pi_a, st.s) + ec::scalar_mul(st.pi_b1, st.r) -
-                         ec::scalar_mul(st.pk.delta1, st.r * st.s);
+  const g1<Curve> pi_c = st.c_sum + st.h_sum + ec::scalar_mul(st.pi_a, st.s) +
+                         ec::scalar_mul(st.pi_b1, st.r) - ec::scalar_mul(st.pk.delta1, st.r * st.s);
   return {st.pi_a.to_affine(), st.pi_b.to_affine(), pi_c.to_affine()};
 }
 
@@ -115,8 +118,9 @@ result<formats::proof<Curve>> prove_with(const proving_key_view<Curve>& pk,
                                          phase_timings* timings, thread_pool& pool) {
   CUZK_TRY(pk.validate());
   if (witness.size() != pk.n_vars)
-    return status(errc::invalid_argument, "witness: length: expected the key's nVars = " + std::to_string(pk.n_vars) +
-                                              ", found " + std::to_string(witness.size()));
+    return status(errc::invalid_argument,
+                  "witness: length: expected the key's nVars = " + std::to_string(pk.n_vars) + ", found " +
+                      std::to_string(witness.size()));
   phase_timings local;
   phase_timings& t = timings != nullptr ? *timings : local;
   detail::prover_state<Curve> st{pk, witness, r, s, pool, {}, {}, {}, {}, {}, {}, {}, {}, {}};
@@ -154,8 +158,9 @@ result<formats::proof<Curve>> prove_with(const proving_key_view<Curve>& pk,
 }
 
 template <class Curve>
-result<formats::proof<Curve>> prove(const proving_key_view<Curve>& pk, std::span<const typename Curve::fr::repr> witness,
-                                    phase_timings* timings, thread_pool& pool) {
+result<formats::proof<Curve>> prove(const proving_key_view<Curve>& pk,
+                                    std::span<const typename Curve::fr::repr> witness, phase_timings* timings,
+                                    thread_pool& pool) {
   using fr = typename Curve::fr;
   return prove_with<Curve>(pk, witness, os_random_scalar<fr>(), os_random_scalar<fr>(), timings, pool);
 }

@@ -13,8 +13,8 @@
 #pragma once
 
 #include <cstddef>
-#include <span>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -42,7 +42,8 @@ struct proving_key_view {
   status validate() const {
     auto bad = [](const char* what, std::size_t expected, std::size_t found) {
       return status(errc::invalid_argument, std::string("proving key: ") + what + ": expected " +
-                                                std::to_string(expected) + ", found " + std::to_string(found));
+                                                std::to_string(expected) + ", found " +
+                                                std::to_string(found));
     };
     if (domain_size == 0 || (domain_size & (domain_size - 1)) != 0)
       return status(errc::invalid_argument,
@@ -55,7 +56,8 @@ struct proving_key_view {
     if (h.size() != domain_size) return bad("H section points", domain_size, h.size());
     if (matrices == nullptr) return status(errc::invalid_argument, "proving key: no constraint matrices");
     if (matrices->n_vars != n_vars) return bad("matrix columns", n_vars, matrices->n_vars);
-    if (matrices->domain_size != domain_size) return bad("matrix domain size", domain_size, matrices->domain_size);
+    if (matrices->domain_size != domain_size)
+      return bad("matrix domain size", domain_size, matrices->domain_size);
     return status::ok();
   }
 };
@@ -85,13 +87,15 @@ class proving_key {
 
 template <class Curve>
 result<proving_key<Curve>> proving_key<Curve>::from_zkey(const formats::zkey<Curve>& zk) {
-  auto m = synth::matrices_from_zkey<fr>(zk.section_bytes(formats::zkey_coefs), zk.n_vars(), zk.domain_size());
+  auto m =
+      synth::matrices_from_zkey<fr>(zk.section_bytes(formats::zkey_coefs), zk.n_vars(), zk.domain_size());
   if (!m) return m.error();
   proving_key pk;
   pk.matrices_ = std::make_unique<synth::constraint_matrices<fr>>(std::move(m).value());
   const auto& h = zk.header();
-  pk.view_ = {zk.n_vars(), zk.n_public(), zk.domain_size(), h.alpha1, h.beta1, h.delta1, h.beta2, h.gamma2,
-              h.delta2, zk.a(), zk.b1(), zk.c(), zk.h(), zk.b2(), pk.matrices_.get()};
+  pk.view_ = {zk.n_vars(), zk.n_public(), zk.domain_size(), h.alpha1, h.beta1,
+              h.delta1,    h.beta2,       h.gamma2,         h.delta2, zk.a(),
+              zk.b1(),     zk.c(),        zk.h(),           zk.b2(),  pk.matrices_.get()};
   CUZK_TRY(pk.view_.validate());
   return pk;
 }
@@ -106,8 +110,9 @@ result<proving_key<Curve>> proving_key<Curve>::from_key_data(const formats::grot
   if (!m) return m.error();
   proving_key pk;
   pk.matrices_ = std::make_unique<synth::constraint_matrices<fr>>(std::move(m).value());
-  pk.view_ = {kd.n_vars, kd.n_public, kd.domain_size, kd.alpha1, kd.beta1, kd.delta1, kd.beta2, kd.gamma2,
-              kd.delta2, kd.a, kd.b1, kd.c, kd.h, kd.b2, pk.matrices_.get()};
+  pk.view_ = {kd.n_vars, kd.n_public, kd.domain_size, kd.alpha1, kd.beta1,
+              kd.delta1, kd.beta2,    kd.gamma2,      kd.delta2, kd.a,
+              kd.b1,     kd.c,        kd.h,           kd.b2,     pk.matrices_.get()};
   CUZK_TRY(pk.view_.validate());
   return pk;
 }

@@ -15,7 +15,8 @@
 namespace cuzk::groth16::testing {
 
 template <class Curve>
-formats::proof<Curve> reference_proof(const formats::zkey<Curve>& zk, const std::vector<typename Curve::fr::repr>& wr) {
+formats::proof<Curve> reference_proof(const formats::zkey<Curve>& zk,
+                                      const std::vector<typename Curve::fr::repr>& wr) {
   using Fr = typename Curve::fr;
   const std::size_t n = zk.domain_size();
   const std::size_t log_n = static_cast<std::size_t>(std::countr_zero(n));
@@ -65,7 +66,8 @@ formats::proof<Curve> reference_proof(const formats::zkey<Curve>& zk, const std:
   const std::size_t nv = zk.n_vars(), np = zk.n_public();
   const auto pa = ec::naive_msm(zk.a().data(), wr.data(), nv) + hd.alpha1;
   const auto pb = ec::naive_msm(zk.b2().data(), wr.data(), nv) + hd.beta2;
-  const auto pc = ec::naive_msm(zk.c().data(), wr.data() + np + 1, nv - np - 1) + ec::naive_msm(zk.h().data(), h.data(), n);
+  const auto pc = ec::naive_msm(zk.c().data(), wr.data() + np + 1, nv - np - 1) +
+                  ec::naive_msm(zk.h().data(), h.data(), n);
   return {pa.to_affine(), pb.to_affine(), pc.to_affine()};
 }
 

@@ -38,7 +38,7 @@ inline constexpr const char* development_setup_provenance =
     "for tests, benchmarks and development only";
 
 // What a development setup makes: the proving key in the form formats::write_zkey takes, its
-// verification key (without vk_alphabeta_12, which no verifier needs) and the label.
+// verification key (with vk_alphabeta_12, as snarkjs writes it) and the label.
 template <class Curve>
 struct development_key {
   formats::groth16_key_data<Curve> key;
@@ -58,7 +58,8 @@ toxic_waste<Curve> random_toxic_waste();
 // The key for `cs` from given secrets (tests fix them). Fails if the domain would exceed the
 // field's 2-adicity, if γ or δ is zero, or if τ is one of the 2n evaluation points.
 template <class Curve>
-result<development_key<Curve>> setup(const synth::constraint_system<typename Curve::fr>& cs, const toxic_waste<Curve>& tw);
+result<development_key<Curve>> setup(const synth::constraint_system<typename Curve::fr>& cs,
+                                     const toxic_waste<Curve>& tw);
 
 // setup() with random_toxic_waste(): what `cuzk setup` runs.
 template <class Curve>
@@ -69,8 +70,8 @@ result<development_key<Curve>> development_setup(const synth::constraint_system<
 extern template toxic_waste<bn254> random_toxic_waste<bn254>();
 extern template toxic_waste<bls12_381> random_toxic_waste<bls12_381>();
 extern template result<development_key<bn254>> setup<bn254>(const synth::constraint_system<bn254::fr>&,
-                                                     const toxic_waste<bn254>&);
-extern template result<development_key<bls12_381>> setup<bls12_381>(const synth::constraint_system<bls12_381::fr>&,
-                                                             const toxic_waste<bls12_381>&);
+                                                            const toxic_waste<bn254>&);
+extern template result<development_key<bls12_381>> setup<bls12_381>(
+    const synth::constraint_system<bls12_381::fr>&, const toxic_waste<bls12_381>&);
 
 }  // namespace cuzk::groth16

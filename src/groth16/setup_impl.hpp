@@ -7,6 +7,7 @@
 #include "groth16/fixed_base.hpp"
 #include "groth16/lagrange.hpp"
 #include "groth16/os_random.hpp"
+#include "groth16/alphabeta.hpp"
 #include "groth16/setup.hpp"
 
 namespace cuzk::groth16 {
@@ -19,7 +20,8 @@ toxic_waste<Curve> random_toxic_waste() {
 }
 
 template <class Curve>
-result<development_key<Curve>> setup(const synth::constraint_system<typename Curve::fr>& cs, const toxic_waste<Curve>& tw) {
+result<development_key<Curve>> setup(const synth::constraint_system<typename Curve::fr>& cs,
+                                     const toxic_waste<Curve>& tw) {
   using Fr = typename Curve::fr;
   using G1 = g1_group<Curve>;
   using G2 = g2_group<Curve>;
@@ -28,10 +30,12 @@ result<development_key<Curve>> setup(const synth::constraint_system<typename Cur
   const std::size_t m = cs.n_constraints;
   if (log_n > Fr::two_adicity)
     return status(errc::invalid_argument, "setup: domain size: expected at most 2^" +
-                                              std::to_string(Fr::two_adicity) + ", found 2^" + std::to_string(log_n));
+                                              std::to_string(Fr::two_adicity) + ", found 2^" +
+                                              std::to_string(log_n));
   if (cs.n_vars < cs.n_public + 1)
-    return status(errc::invalid_argument, "setup: nVars: expected at least nPublic + 1 = " +
-                                              std::to_string(cs.n_public + 1) + ", found " + std::to_string(cs.n_vars));
+    return status(errc::invalid_argument,
+                  "setup: nVars: expected at least nPublic + 1 = " + std::to_string(cs.n_public + 1) +
+                      ", found " + std::to_string(cs.n_vars));
   if (tw.gamma.is_zero() || tw.delta.is_zero())
     return status(errc::invalid_argument, "setup: toxic waste: gamma and delta must be non-zero");
   const Fr tn = tw.tau.pow(uint64_t{n});
@@ -63,8 +67,10 @@ result<development_key<Curve>> setup(const synth::constraint_system<typename Cur
   s1.insert(s1.end(), ua.begin(), ua.end());
   s1.insert(s1.end(), ub.begin(), ub.end());
   const Fr delta_inv = tw.delta.inverse(), gamma_inv = tw.gamma.inverse();
-  for (std::size_t s = n_ic; s < cs.n_vars; ++s) s1.push_back((tw.beta * ua[s] + tw.alpha * ub[s] + uc[s]) * delta_inv);
-  for (std::size_t s = 0; s < n_ic; ++s) s1.push_back((tw.beta * ua[s] + tw.alpha * ub[s] + uc[s]) * gamma_inv);
+  for (std::size_t s = n_ic; s < cs.n_vars; ++s)
+    s1.push_back((tw.beta * ua[s] + tw.alpha * ub[s] + uc[s]) * delta_inv);
+  for (std::size_t s = 0; s < n_ic; ++s)
+    s1.push_back((tw.beta * ua[s] + tw.alpha * ub[s] + uc[s]) * gamma_inv);
   {
     const std::vector<Fr> hl = coset_lagrange_at<Fr>(tw.tau, log_n, Curve::fr_generator, shift);
     for (const Fr& v : hl) s1.push_back(v * delta_inv);
@@ -115,7 +121,8 @@ result<development_key<Curve>> setup(const synth::constraint_system<typename Cur
       const synth::csr_matrix<Fr>& mat = which == 0 ? cs.a : cs.b;
       const auto cols = mat.row_cols(j);
       const auto vals = mat.row_values(j);
-      for (std::size_t k = 0; k < cols.size(); ++k) key.coefs.push_back({which, static_cast<uint32_t>(j), cols[k], vals[k]});
+      for (std::size_t k = 0; k < cols.size(); ++k)
+        key.coefs.push_back({which, static_cast<uint32_t>(j), cols[k], vals[k]});
     }
   }
   for (std::size_t s = 0; s < n_ic; ++s)
@@ -126,6 +133,7 @@ result<development_key<Curve>> setup(const synth::constraint_system<typename Cur
   out.vk.gamma2 = key.gamma2;
   out.vk.delta2 = key.delta2;
   out.vk.ic = key.ic;
+  add_alphabeta_12(out.vk);
   out.provenance = development_setup_provenance;
   return out;
 }

@@ -2,6 +2,8 @@
 // formula, the coset basis by the interpolation identity it must satisfy, fixed-base
 // multiplication against ec::scalar_mul, and every key section against per-point scalar
 // multiplications of independently computed scalars.
+#include "groth16/setup.hpp"
+
 #include <gtest/gtest.h>
 
 #include <random>
@@ -12,7 +14,6 @@
 #include "ec/scalar_mul.hpp"
 #include "groth16/fixed_base.hpp"
 #include "groth16/lagrange.hpp"
-#include "groth16/setup.hpp"
 #include "synth/synthetic_circuit.hpp"
 
 namespace cuzk::groth16 {
@@ -51,7 +52,8 @@ TYPED_TEST(setup_test, lagrange_matches_product_formula) {
     const Fr tau = Fr::random(rng);
     const auto pts = powers(ff::root_of_unity<Fr>(log_n, TypeParam::fr_generator), n);
     const auto fast = lagrange_at<Fr>(tau, log_n, TypeParam::fr_generator);
-    for (std::size_t j = 0; j < n; ++j) EXPECT_EQ(fast[j], naive_lagrange(pts, j, tau)) << "n " << n << " j " << j;
+    for (std::size_t j = 0; j < n; ++j)
+      EXPECT_EQ(fast[j], naive_lagrange(pts, j, tau)) << "n " << n << " j " << j;
 
     // The H basis is the 2n-domain basis at the odd points when c = ω_2n.
     const auto pts2 = powers(ff::root_of_unity<Fr>(log_n + 1, TypeParam::fr_generator), 2 * n);

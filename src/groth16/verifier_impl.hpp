@@ -19,8 +19,9 @@ status check_proof_point(const typename G::affine& p, const char* name) {
     return status(errc::not_on_curve, std::string("proof: ") + name + ": expected a point on the " + G::name +
                                           " curve, found one that is not");
   if (!G::in_subgroup_given_on_curve(p))
-    return status(errc::not_in_subgroup, std::string("proof: ") + name + ": expected a point in the order-r " +
-                                             G::name + " subgroup, found one outside it");
+    return status(errc::not_in_subgroup, std::string("proof: ") + name +
+                                             ": expected a point in the order-r " + G::name +
+                                             " subgroup, found one outside it");
   return status::ok();
 }
 
@@ -31,11 +32,12 @@ status verify(const formats::verification_key<Curve>& vk, std::span<const typena
               const formats::proof<Curve>& proof) {
   using G1 = g1_group<Curve>;
   using G2 = g2_group<Curve>;
-  if (vk.ic.empty()) return status(errc::invalid_argument, "verification key: IC: expected nPublic + 1 points, found none");
+  if (vk.ic.empty())
+    return status(errc::invalid_argument, "verification key: IC: expected nPublic + 1 points, found none");
   if (publics.size() != vk.ic.size() - 1)
-    return status(errc::invalid_argument, "public signals: count: expected the key's nPublic = " +
-                                              std::to_string(vk.ic.size() - 1) + ", found " +
-                                              std::to_string(publics.size()));
+    return status(errc::invalid_argument,
+                  "public signals: count: expected the key's nPublic = " + std::to_string(vk.ic.size() - 1) +
+                      ", found " + std::to_string(publics.size()));
   CUZK_TRY(detail::check_proof_point<G1>(proof.a, "pi_a"));
   CUZK_TRY(detail::check_proof_point<G2>(proof.b, "pi_b"));
   CUZK_TRY(detail::check_proof_point<G1>(proof.c, "pi_c"));
@@ -50,8 +52,9 @@ status verify(const formats::verification_key<Curve>& vk, std::span<const typena
       {vk.alpha1, vk.beta2},
   }};
   if (!pairing::pairing_check<Curve>(pairs))
-    return status(errc::invalid_argument,
-                  "invalid proof: e(-A, B) e(cpub, gamma) e(C, delta) e(alpha, beta) != 1 for these public signals");
+    return status(
+        errc::verification_failed,
+        "invalid proof: e(-A, B) e(cpub, gamma) e(C, delta) e(alpha, beta) != 1 for these public signals");
   return status::ok();
 }
 

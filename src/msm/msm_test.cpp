@@ -67,7 +67,14 @@ TYPED_TEST(msm_test, matches_naive_on_edge_mixes) {
     std::vector<typename G::affine> p;
     std::vector<repr<G>> s;
     make_edge_inputs<G>(n, 1000 + n, p, s);
-    EXPECT_EQ(run<G>(p, s), naive<G>(p, s)) << "n = " << n;
+    const auto expected = naive<G>(p, s);
+    EXPECT_EQ(run<G>(p, s), expected) << "n = " << n;
+    // Both bucket accumulations at a window where batches are long and at one where they collide.
+    for (unsigned c : {4u, 11u}) {
+      for (auto a : {msm::bucket_accumulation::xyzz, msm::bucket_accumulation::batch_affine}) {
+        EXPECT_EQ(run<G>(p, s, {.window = c, .accumulation = a}), expected) << "n = " << n << ", c = " << c;
+      }
+    }
   }
 }
 
@@ -129,8 +136,11 @@ TYPED_TEST(msm_test, closed_form_at_every_window) {
   const auto expected = ec::scalar_mul(G::generator, n * (n + 1) * (2 * n + 1) / 6);
   const unsigned widest = G::name == std::string_view("G1") ? 16 : 13;
   for (unsigned c = msm::min_window; c <= widest; ++c) {
-    EXPECT_EQ(run<G>(p, s, {.window = c}), expected) << "c = " << c;
-    EXPECT_EQ(run<G>(p, s, {.window = c, .split_zero_one = false}), expected) << "c = " << c << ", no split";
+    for (auto a : {msm::bucket_accumulation::xyzz, msm::bucket_accumulation::batch_affine}) {
+      EXPECT_EQ(run<G>(p, s, {.window = c, .accumulation = a}), expected) << "c = " << c;
+      EXPECT_EQ(run<G>(p, s, {.window = c, .split_zero_one = false, .accumulation = a}), expected)
+          << "c = " << c << ", no split";
+    }
   }
 }
 

@@ -10,8 +10,11 @@
 //     the rest; only those go through buckets.
 //  2. Signed digits (signed_digits.hpp): c-bit windows with digits in [-2^(c-1), 2^(c-1)), so
 //     2^(c-1) buckets per window; a negative digit adds the negated point.
-//  3. Buckets are XYZZ points (ec/xyzz.hpp) and every accumulation is the mixed addition
-//     madd-2008-s (8M + 2S), the cheapest projective way to add an affine point.
+//  3. Buckets accumulate affine points either as XYZZ points with the mixed addition
+//     madd-2008-s (8M + 2S, ec/xyzz.hpp), or in affine form, in batches of additions that share
+//     one inversion (batch_affine_buckets.hpp, 5M + 1S + the inversion's share). The cost model
+//     picks batch affine for wide windows, where batches are long: measured ~15% faster at
+//     2^16-2^18 points, slower below c = 11 (window_choice.hpp quotes the sweeps).
 //  4. Each bucket array is reduced by the running sum: walking the buckets from the top,
 //     running += B_j and total += running gives total = sum_j (j+1) B_j in 2 additions per bucket.
 //  5. The window sums are combined most significant first, c doublings between windows.
@@ -39,6 +42,7 @@
 #include "curves/bls12_381_groups.hpp"
 #include "curves/bn254_groups.hpp"
 #include "ff/mont_math.hpp"
+#include "msm/batch_affine_buckets.hpp"
 #include "msm/signed_digits.hpp"
 #include "msm/window_choice.hpp"
 
@@ -47,10 +51,11 @@ namespace cuzk::msm {
 struct msm_options {
   // Window width in bits, min_window..max_window; 0 lets the cost model choose.
   unsigned window = 0;
-  // Point chunks per window, 1..threads; 0 lets the cost model choose. For tests and tuning.
+  // Point chunks per window; 0 lets the cost model choose. For tests and tuning.
   unsigned chunks = 0;
   // The 0/1 split of step 1. Off only to measure what it gains.
   bool split_zero_one = true;
+  bucket_accumulation accumulation = bucket_accumulation::automatic;
 };
 
 template <class Group>
@@ -143,17 +148,39 @@ zero_one_split<Group> split_zero_one(std::span<const typename Group::affine> poi
   return r;
 }
 
-// One (window, chunk) task: accumulate the chunk's points into the window's buckets, then reduce.
-// `buckets` has 2^(c-1) entries and is overwritten.
+// The XYZZ bucket array: every accumulation is one madd-2008-s.
 template <class Group>
+class xyzz_buckets {
+ public:
+  using affine = typename Group::affine;
+  using xyzz = typename Group::xyzz;
+  explicit xyzz_buckets(std::size_t buckets) : bucket_(buckets) {}
+  void clear() { std::fill(bucket_.begin(), bucket_.end(), xyzz::infinity()); }
+  void prefetch(uint32_t b) const { detail::prefetch(&bucket_[b]); }
+  void add(uint32_t b, const affine& p) { bucket_[b] += p; }
+  void flush() {}
+  xyzz reduce(std::size_t top) const {
+    xyzz running = xyzz::infinity(), total = xyzz::infinity();
+    for (std::size_t j = top; j-- > 0;) {
+      running += bucket_[j];
+      total += running;
+    }
+    return total;
+  }
+
+ private:
+  std::vector<xyzz> bucket_;
+};
+
+// One (window, chunk) task: accumulate the chunk's points into the window's buckets (cleared
+// first), then reduce them to the window's partial sum. idx == nullptr means the identity.
+template <class Group, class Buckets>
 typename Group::xyzz window_task(std::span<const typename Group::affine> points,
                                  std::span<const typename Group::scalar::repr> scalars, const uint32_t* idx,
                                  std::size_t count, const signed_digits<Group::scalar::N>& digits, unsigned w,
-                                 typename Group::xyzz* buckets) {
-  using xyzz = typename Group::xyzz;
+                                 Buckets& buckets) {
   using affine = typename Group::affine;
-  const std::size_t nb = std::size_t{1} << (digits.c - 1);
-  std::fill(buckets, buckets + nb, xyzz::infinity());
+  buckets.clear();
   const auto read = digits.window(w);
 
   // Digits of a batch first, so that the accumulation loop knows which bucket comes next and can
@@ -176,22 +203,16 @@ typename Group::xyzz window_task(std::span<const typename Group::affine> points,
     }
     for (std::size_t j = 0; j < k; ++j) {
       if (j + ahead < k) {
-        prefetch(&buckets[bucket_of[j + ahead]]);
+        buckets.prefetch(bucket_of[j + ahead]);
         prefetch(&points[point_of[j + ahead]]);
       }
       const affine& p = points[point_of[j]];
-      const affine q{p.x, select(negative[j], p.y, -p.y)};
-      buckets[bucket_of[j]] += q;
+      buckets.add(bucket_of[j], affine{p.x, select(negative[j], p.y, -p.y)});
       top = std::max<std::size_t>(top, bucket_of[j] + 1);
     }
   }
-
-  xyzz running = xyzz::infinity(), total = xyzz::infinity();
-  for (std::size_t j = top; j-- > 0;) {
-    running += buckets[j];
-    total += running;
-  }
-  return total;
+  buckets.flush();
+  return buckets.reduce(top);
 }
 
 }  // namespace detail
@@ -222,30 +243,36 @@ typename Group::jacobian msm(std::span<const typename Group::affine> points,
   if (m == 0) return result;
 
   constexpr auto max_scalar = ff::mont::sub_one(Fr::modulus);
-  const unsigned threads = pool.size();
-  const msm_plan plan =
-      options.window != 0
-          ? plan_for_window<N>(std::clamp(options.window, min_window, max_window), m, max_scalar, threads, sizeof(xyzz))
-          : choose_plan<N>(m, max_scalar, threads, sizeof(xyzz));
+  const msm_plan plan = choose_plan<N>(m, max_scalar, pool.size(), sizeof(typename Group::affine), sizeof(xyzz),
+                                       options.window ? std::clamp(options.window, min_window, max_window) : 0,
+                                       options.chunks, options.accumulation);
   const auto digits = signed_digits<N>::make(plan.window, max_scalar);
-  const unsigned k = options.chunks != 0 ? options.chunks : plan.chunks;
-
+  const unsigned k = plan.chunks;
+  const bool batch_affine = plan.accumulation == bucket_accumulation::batch_affine;
   std::vector<xyzz> partial(std::size_t{digits.windows} * k, xyzz::infinity());
   pool.parallel_for(partial.size(), [&](std::size_t t0, std::size_t t1) {
-    std::vector<xyzz> buckets(std::size_t{1} << (digits.c - 1));
-    for (std::size_t t = t0; t < t1; ++t) {
-      const unsigned w = static_cast<unsigned>(t / k);
-      const std::size_t chunk = t % k;
-      const std::size_t begin = m * chunk / k, end = m * (chunk + 1) / k;
-      const uint32_t* chunk_idx = idx ? idx + begin : nullptr;
-      if (!idx) {
-        // Without the split the chunk is a contiguous range of the inputs.
-        partial[t] = detail::window_task<Group>(points.subspan(begin, end - begin),
-                                                scalars.subspan(begin, end - begin), nullptr, end - begin, digits,
-                                                w, buckets.data());
-      } else {
-        partial[t] = detail::window_task<Group>(points, scalars, chunk_idx, end - begin, digits, w, buckets.data());
+    auto run_tasks = [&](auto& buckets) {
+      for (std::size_t t = t0; t < t1; ++t) {
+        const unsigned w = static_cast<unsigned>(t / k);
+        const std::size_t chunk = t % k;
+        const std::size_t begin = m * chunk / k, end = m * (chunk + 1) / k;
+        if (idx) {
+          partial[t] = detail::window_task<Group>(points, scalars, idx + begin, end - begin, digits, w, buckets);
+        } else {
+          // Without the split the chunk is a contiguous range of the inputs.
+          partial[t] = detail::window_task<Group>(points.subspan(begin, end - begin),
+                                                  scalars.subspan(begin, end - begin), nullptr, end - begin,
+                                                  digits, w, buckets);
+        }
       }
+    };
+    const std::size_t nb = std::size_t{1} << (digits.c - 1);
+    if (batch_affine) {
+      batch_affine_buckets<Group> buckets(nb, batch_affine_batch(nb));
+      run_tasks(buckets);
+    } else {
+      detail::xyzz_buckets<Group> buckets(nb);
+      run_tasks(buckets);
     }
   });
 

@@ -65,11 +65,12 @@ result<constraint_matrices<Fr>> matrices_from_records(std::span<const zkey_coeff
                                                       std::size_t n_vars, std::size_t domain_size);
 
 extern template result<constraint_matrices<bn254::fr>> matrices_from_zkey<bn254::fr>(std::span<const uint8_t>,
-                                                                                std::size_t, std::size_t);
+                                                                                     std::size_t,
+                                                                                     std::size_t);
 extern template result<constraint_matrices<bn254::fr>> matrices_from_records<bn254::fr>(
     std::span<const zkey_coefficient<bn254::fr>>, std::size_t, std::size_t);
-extern template result<constraint_matrices<bls12_381::fr>> matrices_from_zkey<bls12_381::fr>(std::span<const uint8_t>,
-                                                                                std::size_t, std::size_t);
+extern template result<constraint_matrices<bls12_381::fr>> matrices_from_zkey<bls12_381::fr>(
+    std::span<const uint8_t>, std::size_t, std::size_t);
 extern template result<constraint_matrices<bls12_381::fr>> matrices_from_records<bls12_381::fr>(
     std::span<const zkey_coefficient<bls12_381::fr>>, std::size_t, std::size_t);
 

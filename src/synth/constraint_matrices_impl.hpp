@@ -17,13 +17,15 @@ result<constraint_matrices<Fr>> build_matrices(std::size_t count, std::size_t n_
     const zkey_coefficient<Fr> rec = get(i);
     const std::string where = "zkey coefficient section: record " + std::to_string(i) + ": ";
     if (rec.matrix > 1)
-      return status(errc::format_error, where + "matrix: expected 0 (A) or 1 (B), found " + std::to_string(rec.matrix));
+      return status(errc::format_error,
+                    where + "matrix: expected 0 (A) or 1 (B), found " + std::to_string(rec.matrix));
     if (rec.constraint >= domain_size)
-      return status(errc::format_error, where + "constraint: expected < domainSize " + std::to_string(domain_size) +
-                                            ", found " + std::to_string(rec.constraint));
+      return status(errc::format_error, where + "constraint: expected < domainSize " +
+                                            std::to_string(domain_size) + ", found " +
+                                            std::to_string(rec.constraint));
     if (rec.signal >= n_vars)
-      return status(errc::format_error, where + "signal: expected < nVars " + std::to_string(n_vars) + ", found " +
-                                            std::to_string(rec.signal));
+      return status(errc::format_error, where + "signal: expected < nVars " + std::to_string(n_vars) +
+                                            ", found " + std::to_string(rec.signal));
     if (rec.value >= Fr::modulus)
       return status(errc::format_error, where + "value: expected < r, found " + rec.value.to_decimal());
     rows = std::max<std::size_t>(rows, std::size_t{rec.constraint} + 1);
@@ -55,15 +57,16 @@ result<constraint_matrices<Fr>> matrices_from_zkey(std::span<const uint8_t> coef
     return status(errc::format_error, "zkey coefficient section: expected at least 4 bytes (nCoefs), found " +
                                           std::to_string(coef_section.size()));
   auto u32_at = [&](std::size_t off) {
-    return uint32_t{coef_section[off]} | uint32_t{coef_section[off + 1]} << 8 | uint32_t{coef_section[off + 2]} << 16 |
-           uint32_t{coef_section[off + 3]} << 24;
+    return uint32_t{coef_section[off]} | uint32_t{coef_section[off + 1]} << 8 |
+           uint32_t{coef_section[off + 2]} << 16 | uint32_t{coef_section[off + 3]} << 24;
   };
   const std::size_t count = u32_at(0);
   if (coef_section.size() != 4 + count * record_size)
-    return status(errc::format_error, "zkey coefficient section: size: expected 4 + " + std::to_string(record_size) +
-                                          " * nCoefs (" + std::to_string(count) + ") = " +
-                                          std::to_string(4 + count * record_size) + " bytes, found " +
-                                          std::to_string(coef_section.size()));
+    return status(errc::format_error, "zkey coefficient section: size: expected 4 + " +
+                                          std::to_string(record_size) + " * nCoefs (" +
+                                          std::to_string(count) +
+                                          ") = " + std::to_string(4 + count * record_size) +
+                                          " bytes, found " + std::to_string(coef_section.size()));
   return detail::build_matrices<Fr>(count, n_vars, domain_size, [&](std::size_t i) {
     const std::size_t off = 4 + i * record_size;
     return zkey_coefficient<Fr>{u32_at(off), u32_at(off + 4), u32_at(off + 8),
@@ -74,7 +77,8 @@ result<constraint_matrices<Fr>> matrices_from_zkey(std::span<const uint8_t> coef
 template <class Fr>
 result<constraint_matrices<Fr>> matrices_from_records(std::span<const zkey_coefficient<Fr>> records,
                                                       std::size_t n_vars, std::size_t domain_size) {
-  return detail::build_matrices<Fr>(records.size(), n_vars, domain_size, [&](std::size_t i) { return records[i]; });
+  return detail::build_matrices<Fr>(records.size(), n_vars, domain_size,
+                                    [&](std::size_t i) { return records[i]; });
 }
 
 }  // namespace cuzk::synth

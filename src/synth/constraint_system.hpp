@@ -38,7 +38,8 @@ struct constraint_system {
       Fr acc = Fr::zero();
       const auto cols = m.row_cols(r);
       const auto vals = m.row_values(r);
-      for (std::size_t k = 0; k < cols.size(); ++k) acc += vals[k] * Fr::from_canonical_unchecked(witness[cols[k]]);
+      for (std::size_t k = 0; k < cols.size(); ++k)
+        acc += vals[k] * Fr::from_canonical_unchecked(witness[cols[k]]);
       return acc;
     };
     for (std::size_t r = 0; r < n_constraints; ++r)

@@ -101,8 +101,10 @@ csr_matrix<Fr> build_csr(std::size_t rows, std::size_t cols, std::size_t count, 
   m.row_start.assign(rows + 1, 0);
   for (std::size_t r = 0; r < rows; ++r) {
     const uint64_t to = m.row_start[r];
-    std::copy_n(col.begin() + static_cast<std::ptrdiff_t>(fill[r]), kept[r], col.begin() + static_cast<std::ptrdiff_t>(to));
-    std::copy_n(value.begin() + static_cast<std::ptrdiff_t>(fill[r]), kept[r], value.begin() + static_cast<std::ptrdiff_t>(to));
+    std::copy_n(col.begin() + static_cast<std::ptrdiff_t>(fill[r]), kept[r],
+                col.begin() + static_cast<std::ptrdiff_t>(to));
+    std::copy_n(value.begin() + static_cast<std::ptrdiff_t>(fill[r]), kept[r],
+                value.begin() + static_cast<std::ptrdiff_t>(to));
     m.row_start[r + 1] = to + kept[r];
   }
   col.resize(m.row_start[rows]);

@@ -29,12 +29,16 @@ namespace cuzk::synth {
 // a, b and c must have the same length, at least the matrices' row count (normally the domain
 // size); witness.size() must be n_vars.
 template <class Fr>
-status evaluate_abc(const constraint_matrices<Fr>& m, std::span<const typename Fr::repr> witness, std::span<Fr> a,
-                    std::span<Fr> b, std::span<Fr> c, thread_pool& pool = thread_pool::global());
+status evaluate_abc(const constraint_matrices<Fr>& m, std::span<const typename Fr::repr> witness,
+                    std::span<Fr> a, std::span<Fr> b, std::span<Fr> c,
+                    thread_pool& pool = thread_pool::global());
 
-extern template status evaluate_abc<bn254::fr>(const constraint_matrices<bn254::fr>&, std::span<const bn254::fr::repr>,
-                                              std::span<bn254::fr>, std::span<bn254::fr>, std::span<bn254::fr>, thread_pool&);
-extern template status evaluate_abc<bls12_381::fr>(const constraint_matrices<bls12_381::fr>&, std::span<const bls12_381::fr::repr>,
-                                              std::span<bls12_381::fr>, std::span<bls12_381::fr>, std::span<bls12_381::fr>, thread_pool&);
+extern template status evaluate_abc<bn254::fr>(const constraint_matrices<bn254::fr>&,
+                                               std::span<const bn254::fr::repr>, std::span<bn254::fr>,
+                                               std::span<bn254::fr>, std::span<bn254::fr>, thread_pool&);
+extern template status evaluate_abc<bls12_381::fr>(const constraint_matrices<bls12_381::fr>&,
+                                                   std::span<const bls12_381::fr::repr>,
+                                                   std::span<bls12_381::fr>, std::span<bls12_381::fr>,
+                                                   std::span<bls12_381::fr>, thread_pool&);
 
 }  // namespace cuzk::synth

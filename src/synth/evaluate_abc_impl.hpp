@@ -27,19 +27,20 @@ inline Fr row_times_witness(const csr_matrix<Fr>& m, std::size_t r, const typena
 }  // namespace detail
 
 template <class Fr>
-status evaluate_abc(const constraint_matrices<Fr>& m, std::span<const typename Fr::repr> witness, std::span<Fr> a,
-                    std::span<Fr> b, std::span<Fr> c, thread_pool& pool) {
+status evaluate_abc(const constraint_matrices<Fr>& m, std::span<const typename Fr::repr> witness,
+                    std::span<Fr> a, std::span<Fr> b, std::span<Fr> c, thread_pool& pool) {
   if (witness.size() != m.n_vars)
     return status(errc::invalid_argument, "witness: length: expected nVars = " + std::to_string(m.n_vars) +
                                               " values, found " + std::to_string(witness.size()));
   if (a.size() != b.size() || a.size() != c.size())
     return status(errc::invalid_argument, "synthesis buffers: expected equal lengths, found a " +
-                                              std::to_string(a.size()) + ", b " + std::to_string(b.size()) + ", c " +
-                                              std::to_string(c.size()));
+                                              std::to_string(a.size()) + ", b " + std::to_string(b.size()) +
+                                              ", c " + std::to_string(c.size()));
   const std::size_t rows = std::max(m.a.rows, m.b.rows);
   if (a.size() < rows)
-    return status(errc::invalid_argument, "synthesis buffers: length: expected at least " + std::to_string(rows) +
-                                              " rows, found " + std::to_string(a.size()));
+    return status(errc::invalid_argument, "synthesis buffers: length: expected at least " +
+                                              std::to_string(rows) + " rows, found " +
+                                              std::to_string(a.size()));
   const typename Fr::repr* w = witness.data();
   pool.parallel_for(
       a.size(),

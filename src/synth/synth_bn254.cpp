@@ -7,7 +7,8 @@
 namespace cuzk::synth {
 
 using fr = bn254::fr;
-template result<constraint_matrices<fr>> matrices_from_zkey<fr>(std::span<const uint8_t>, std::size_t, std::size_t);
+template result<constraint_matrices<fr>> matrices_from_zkey<fr>(std::span<const uint8_t>, std::size_t,
+                                                                std::size_t);
 template result<constraint_matrices<fr>> matrices_from_records<fr>(std::span<const zkey_coefficient<fr>>,
                                                                    std::size_t, std::size_t);
 template status evaluate_abc<fr>(const constraint_matrices<fr>&, std::span<const fr::repr>, std::span<fr>,

@@ -33,7 +33,8 @@ struct random_system {
 // Coefficients are small or random; some rows are empty; about a third of the records repeat an
 // earlier (matrix, row, col) with a new value, which must add.
 template <class Fr>
-random_system<Fr> make_random(std::mt19937_64& rng, std::size_t rows, std::size_t n_vars, std::size_t domain) {
+random_system<Fr> make_random(std::mt19937_64& rng, std::size_t rows, std::size_t n_vars,
+                              std::size_t domain) {
   random_system<Fr> s{rows, n_vars, domain, {}, {}, {}};
   for (std::size_t i = 0; i < 6 * rows; ++i) {
     uint32_t matrix = static_cast<uint32_t>(rng() % 2);
@@ -113,8 +114,8 @@ TYPED_TEST(synth_test, rows_are_sorted_and_merged) {
   using Fr = typename TypeParam::fr;
   const Fr two = Fr::from_uint(2);
   std::vector<zkey_coefficient<Fr>> recs = {
-      {0, 1, 3, value_times_r(two).montgomery()},  {0, 1, 0, value_times_r(Fr::one()).montgomery()},
-      {0, 1, 3, value_times_r(two).montgomery()},  {1, 0, 2, value_times_r(Fr::one()).montgomery()},
+      {0, 1, 3, value_times_r(two).montgomery()},        {0, 1, 0, value_times_r(Fr::one()).montgomery()},
+      {0, 1, 3, value_times_r(two).montgomery()},        {1, 0, 2, value_times_r(Fr::one()).montgomery()},
       {1, 0, 2, value_times_r(-Fr::one()).montgomery()},  // cancels: dropped
   };
   auto m = matrices_from_records<Fr>(recs, 4, 4);

@@ -36,8 +36,9 @@ struct synthetic_circuit {
 template <class Fr>
 synthetic_circuit<Fr> make_synthetic_circuit(unsigned log_size, witness_kind kind, uint64_t seed = 1);
 
-extern template synthetic_circuit<bn254::fr> make_synthetic_circuit<bn254::fr>(unsigned, witness_kind, uint64_t);
+extern template synthetic_circuit<bn254::fr> make_synthetic_circuit<bn254::fr>(unsigned, witness_kind,
+                                                                               uint64_t);
 extern template synthetic_circuit<bls12_381::fr> make_synthetic_circuit<bls12_381::fr>(unsigned, witness_kind,
-                                                                                         uint64_t);
+                                                                                       uint64_t);
 
 }  // namespace cuzk::synth

@@ -2,6 +2,15 @@
 # Makes the snarkjs test fixtures in tests/data/snarkjs/<curve>/ for both curves (bn128, bls12381)
 # with the pinned npm tools in tools/node (scripts/setup.sh installs them).
 #
+# Two kinds of circuit:
+#   multiplier, poseidon, wide   small: the whole snarkjs flow (setup with a 2^10 powers of tau,
+#                                proof, verification key) is committed, so cuzk is tested against
+#                                keys and proofs snarkjs made itself;
+#   poseidon_chain               2^16+ constraints: only the .r1cs (xz-compressed) and the .wtns are
+#                                committed. A 2^17 powers of tau takes snarkjs many minutes on two
+#                                cores and the zkey would be 30-45 MB, so the interop tests make its
+#                                zkey with `cuzk setup` and let snarkjs prove and verify with it.
+#
 #   tests/data/snarkjs/make_fixtures.sh           make what is missing, verify what is there
 #   tests/data/snarkjs/make_fixtures.sh --force   make every fixture again (the powers of tau in
 #                                                 the work folder are reused: they are the same)
@@ -21,8 +30,10 @@ WORK=${CUZK_FIXTURE_WORK:-$ROOT/build/snarkjs-fixtures}
 NODE_MODULES=tools/node/node_modules  # circom2 (WASI) takes relative paths only, see rel()
 POWER=10                              # 2^10 >= Poseidon(2)'s 517 constraints + 3 public + 1
 CURVES=(bn128 bls12381)
-CIRCUITS=(multiplier poseidon)
+CIRCUITS=(multiplier poseidon wide)
+BIG_CIRCUITS=(poseidon_chain)
 FILES=(circuit.r1cs circuit.wtns circuit.zkey verification_key.json proof.json public.json input.json)
+BIG_FILES=(circuit.r1cs.xz circuit.wtns input.json)
 
 MODE=make
 case "${1:-}" in
@@ -68,6 +79,10 @@ have_all() {
   local f
   for f in "${FILES[@]}"; do [[ -s $1/$f ]] || return 1; done
 }
+have_big() {
+  local f
+  for f in "${BIG_FILES[@]}"; do [[ -s $1/$f ]] || return 1; done
+}
 
 make_ptau() {
   local curve=$1 dir=$WORK/$1
@@ -82,10 +97,10 @@ make_ptau() {
   mv "$final.tmp" "$final"
 }
 
-make_circuit() {
-  local curve=$1 circuit=$2 out=$3
-  local dir=$WORK/$curve/$circuit ptau=$WORK/$curve/pot${POWER}_final.ptau
-  rm -rf "$dir" && mkdir -p "$dir" "$out"
+# Compiles a circuit for a curve into $WORK/<curve>/<circuit>/ and computes and checks its witness.
+compile_and_witness() {
+  local curve=$1 circuit=$2 dir=$WORK/$1/$2
+  rm -rf "$dir" && mkdir -p "$dir"
   log "$curve/$circuit: compile"
   (cd "$ROOT" && "$CIRCOM" "tests/data/snarkjs/circuits/$circuit.circom" --r1cs --wasm \
       --prime "$curve" -l "$NODE_MODULES" -o "$(rel "$dir")" >"$dir/circom.log" 2>&1) ||
@@ -94,6 +109,31 @@ make_circuit() {
   log "$curve/$circuit: witness"
   sj wtns calculate "$dir/${circuit}_js/$circuit.wasm" "$dir/input.json" "$dir/circuit.wtns"
   sj wtns check "$dir/$circuit.r1cs" "$dir/circuit.wtns"
+}
+
+make_big_circuit() {
+  local curve=$1 circuit=$2 out=$3 dir=$WORK/$1/$2
+  compile_and_witness "$curve" "$circuit"
+  mkdir -p "$out"
+  # -T1: the same bytes on every machine (multi-threaded xz splits blocks by core count).
+  xz -9 -T1 -c "$dir/$circuit.r1cs" >"$out/circuit.r1cs.xz"
+  cp "$dir/circuit.wtns" "$dir/input.json" "$out/"
+}
+
+# Checks a committed big circuit: its witness satisfies the decompressed .r1cs.
+check_big_circuit() {
+  local curve=$1 circuit=$2 out=$3 tmp
+  tmp=$(mktemp -d)
+  xz -dc "$out/circuit.r1cs.xz" >"$tmp/circuit.r1cs"
+  sj wtns check "$tmp/circuit.r1cs" "$out/circuit.wtns"
+  rm -rf "$tmp"
+}
+
+make_circuit() {
+  local curve=$1 circuit=$2 out=$3
+  local dir=$WORK/$curve/$circuit ptau=$WORK/$curve/pot${POWER}_final.ptau
+  compile_and_witness "$curve" "$circuit"
+  mkdir -p "$out"
   log "$curve/$circuit: groth16 setup"
   sj groth16 setup "$dir/$circuit.r1cs" "$ptau" "$dir/circuit_0.zkey"
   sj zkey beacon "$dir/circuit_0.zkey" "$dir/circuit.zkey" \
@@ -126,5 +166,21 @@ for curve in "${CURVES[@]}"; do
     make_ptau "$curve"
     make_circuit "$curve" "$circuit" "$out"
     log "$curve/$circuit: done, proof verifies"
+  done
+  for circuit in "${BIG_CIRCUITS[@]}"; do
+    out=$(out_dir "$curve" "$circuit")
+    if [[ $MODE == check ]]; then
+      have_big "$out" || { log "$curve/$circuit: files missing in $out" >&2; exit 1; }
+      check_big_circuit "$curve" "$circuit" "$out"
+      log "$curve/$circuit: witness satisfies the r1cs"
+      continue
+    fi
+    if [[ $MODE == make ]] && have_big "$out"; then
+      check_big_circuit "$curve" "$circuit" "$out"
+      log "$curve/$circuit: present, witness satisfies the r1cs"
+      continue
+    fi
+    make_big_circuit "$curve" "$circuit" "$out"
+    log "$curve/$circuit: done, witness satisfies the r1cs"
   done
 done

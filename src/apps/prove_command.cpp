@@ -1,0 +1,143 @@
+#include "apps/prove_command.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <bit>
+#include <span>
+
+#include "apps/progress.hpp"
+#include "base/thread_pool.hpp"
+#include "formats/proof.hpp"
+#include "formats/public_signals.hpp"
+#include "formats/verification_key.hpp"
+#include "formats/wtns.hpp"
+#include "formats/zkey.hpp"
+#include "groth16/circuit_io.hpp"
+#include "groth16/os_random.hpp"
+#include "groth16/prover.hpp"
+#include "groth16/proving_key.hpp"
+#include "groth16/verifier.hpp"
+#if defined(CUZK_HAVE_GPU_PROVER)
+#include "gpu/groth16/backend.hpp"
+#include "gpu/groth16/gpu_prover.hpp"
+#include "gpu/groth16/gpu_proving_key.hpp"
+#endif
+
+namespace cuzk::apps {
+
+void prove_command::add_to(CLI::App& app) {
+  sub = app.add_subcommand("prove", "make a Groth16 proof (drop-in for rapidsnark's prover and snarkjs groth16 prove)");
+  sub->add_option("zkey", zkey, "proving key (.zkey, snarkjs format)")->required();
+  sub->add_option("wtns", wtns, "witness (.wtns, from circom's witness generator or snarkjs wtns calculate)")
+      ->required();
+  sub->add_option("proof", proof, "output: proof.json")->required();
+  sub->add_option("public", public_json, "output: public.json (the public signals)")->required();
+  sub->add_flag("--no-verify", no_verify, "skip checking the proof against the key's verification key before writing it");
+  sub->add_flag("--cpu", force_cpu, "prove on the CPU even when a GPU is available");
+}
+
+namespace {
+
+// "CPU", or the GPU's description when this build has the GPU prover, a device answers and --cpu
+// was not given.
+std::string choose_backend(const prove_command& cmd, step_reporter& rep) {
+#if defined(CUZK_HAVE_GPU_PROVER)
+  if (cmd.force_cpu) return "CPU";
+  const auto choice = gpu::choose_prover_backend();
+  if (choice.backend == gpu::prover_backend::gpu) return "GPU " + choice.reason;
+  rep.note("  no usable GPU (" + choice.reason + "): proving on the CPU");
+#else
+  (void)cmd;
+  (void)rep;
+#endif
+  return "CPU";
+}
+
+template <class C>
+int prove_on(const prove_command& cmd, step_reporter& rep) {
+  using repr = typename C::fr::repr;
+
+  auto zk = rep.step("load: map the zkey", [&] { return formats::zkey<C>::open(cmd.zkey); });
+  if (!zk) return report_error(zk.error());
+  auto w = rep.step("load: map the witness", [&] { return formats::wtns::open(cmd.wtns); });
+  if (!w) return report_error(w.error());
+  if (auto s = w->check_fits(formats::curve_id_of<C>, zk->n_vars(), cmd.zkey); !s) return report_error(s);
+  auto witness = rep.step("load: check the witness", [&] { return groth16::witness_of<C>(*w); });
+  if (!witness) return report_error(witness.error());
+  auto pk = rep.step("load: constraint matrices", [&] { return groth16::proving_key<C>::from_zkey(*zk); });
+  if (!pk) return report_error(pk.error().with_context(cmd.zkey));
+
+  const std::string backend = choose_backend(cmd, rep);
+  rep.note("  (" + std::string(C::name) + ", nVars " + std::to_string(zk->n_vars()) + ", nPublic " +
+           std::to_string(zk->n_public()) + ", domain 2^" + std::to_string(std::countr_zero(zk->domain_size())) +
+           ", backend " + backend + ", " + std::to_string(thread_pool::global().size()) + " threads)");
+  const std::string what =
+      std::string("proving (") + C::name + ", 2^" + std::to_string(std::countr_zero(zk->domain_size())) + ")";
+  const std::span<const repr> wit(*witness);
+
+  result<formats::proof<C>> p = status(errc::internal, "no prover ran");
+#if defined(CUZK_HAVE_GPU_PROVER)
+  if (backend != "CPU") {
+    auto gk = rep.step("load: key to the GPU", [&] { return gpu::gpu_proving_key<C>::create(pk->view()); });
+    if (!gk) return report_error(gk.error().with_context(cmd.zkey));
+    gpu::gpu_phase_timings t;
+    const auto r = groth16::os_random_scalar<typename C::fr>();
+    const auto s = groth16::os_random_scalar<typename C::fr>();
+    p = rep.step(what, [&] { return gpu::gpu_prove<C>(*gk, pk->view(), wit, r, s, &t); });
+    if (!p) return report_error(p.error());
+    rep.phase("synthesis (a, b, c)", t.synthesis_ms / 1e3, true);
+    rep.phase("a, b, c to the GPU", t.h2d_ms / 1e3, true);
+    rep.phase("ntt (h)", t.ntt_ms / 1e3, true);
+    rep.phase("msm A (G1, GPU)", t.msm_a_ms / 1e3, true);
+    rep.phase("msm B1 (G1, GPU)", t.msm_b1_ms / 1e3, true);
+    rep.phase("msm B2 (G2, CPU)", t.msm_b2_ms / 1e3, true);
+    rep.phase("msm C (G1, GPU)", t.msm_c_ms / 1e3, true);
+    rep.phase("msm H (G1, GPU)", t.msm_h_ms / 1e3, true);
+    rep.phase("assembly", t.assembly_ms / 1e3, true);
+  }
+#endif
+  if (backend == "CPU") {
+    groth16::phase_timings t;
+    p = rep.step(what, [&] { return groth16::prove<C>(pk->view(), wit, &t); });
+    if (!p) return report_error(p.error());
+    rep.phase("synthesis (a, b, c)", t.synthesis, true);
+    rep.phase("ntt (h)", t.ntt, true);
+    rep.phase("msm A (G1)", t.msm_a, true);
+    rep.phase("msm B1 (G1)", t.msm_b_g1, true);
+    rep.phase("msm B2 (G2)", t.msm_b_g2, true);
+    rep.phase("msm C (G1)", t.msm_c, true);
+    rep.phase("msm H (G1)", t.msm_h, true);
+    rep.phase("assembly", t.assembly, true);
+  }
+
+  const auto publics = groth16::public_signals_of<C>(std::span<const repr>(*witness), zk->n_public());
+  if (!cmd.no_verify) {
+    const auto vk = formats::verification_key_of<C>(*zk);
+    const status ok = rep.step("verify", [&] { return groth16::verify<C>(vk, publics, *p); });
+    if (!ok) {
+      return report_error("the proof made from " + cmd.zkey + " and " + cmd.wtns +
+                          " does not verify against the key's own verification key (" + ok.message() +
+                          "); nothing was written. Either the witness does not satisfy the circuit, or "
+                          "the key's points do not match its coefficients (`cuzk info --check` checks the key)");
+    }
+  }
+  const status written = rep.step("write proof.json and public.json", [&]() -> status {
+    CUZK_TRY(formats::write_proof_json<C>(cmd.proof, *p));
+    return formats::write_public_json<C>(cmd.public_json, publics);
+  });
+  if (!written) return report_error(written);
+  rep.finish();
+  return exit_ok;
+}
+
+}  // namespace
+
+int prove_command::run(const global_options& g) const {
+  step_reporter rep(g.verbose);
+  rep.note("cuzk prove " + zkey + " " + wtns);
+  auto curve = formats::detect_curve(zkey);
+  if (!curve) return report_error(curve.error());
+  return with_curve(*curve, [&]<class C>() { return prove_on<C>(*this, rep); });
+}
+
+}  // namespace cuzk::apps

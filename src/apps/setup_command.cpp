@@ -1,0 +1,119 @@
+#include "apps/setup_command.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <bit>
+#include <cstdio>
+#include <filesystem>
+#include <span>
+
+#include "apps/progress.hpp"
+#include "formats/r1cs.hpp"
+#include "formats/verification_key.hpp"
+#include "formats/zkey_writer.hpp"
+#include "groth16/circuit_io.hpp"
+#include "groth16/setup.hpp"
+#include "synth/synthetic_circuit.hpp"
+
+namespace cuzk::apps {
+
+void setup_command::add_to(CLI::App& app) {
+  sub = app.add_subcommand("setup",
+                           "development setup (NOT a ceremony): a zkey and verification key for an .r1cs, or a "
+                           "synthetic circuit with its witness");
+  sub->add_option("files", files, "<circuit.r1cs> <out.zkey>, or with --synthetic <out.zkey> <out.wtns>")
+      ->required()
+      ->expected(2);
+  sub->add_option("--vk", vk, "also write the verification key (verification_key.json)");
+  sub->add_flag("--synthetic", synthetic, "make a synthetic circuit and its witness instead of reading an .r1cs");
+  sub->add_option("--log-size", log_size, "synthetic: log2 of the domain (2^K - 2 constraints)")
+      ->check(CLI::Range(2u, 28u));
+  sub->add_option("--witness", witness, "synthetic: witness shape")
+      ->check(CLI::IsMember({"dense", "boolean"}))
+      ->capture_default_str();
+  sub->add_option("--curve", curve, "synthetic: curve")
+      ->check(CLI::IsMember({"bn254", "bls12-381"}))
+      ->capture_default_str();
+  sub->add_option("--seed", seed, "synthetic: seed of the circuit and witness (not of the toxic waste)")
+      ->capture_default_str();
+}
+
+namespace {
+
+double file_size(const std::string& path) {
+  std::error_code ec;
+  const auto n = std::filesystem::file_size(path, ec);
+  return ec ? 0.0 : static_cast<double>(n);
+}
+
+// Setup for `cs`, then the zkey and (when asked) the verification key.
+template <class C>
+int setup_and_write(const setup_command& cmd, const synth::constraint_system<typename C::fr>& cs,
+                    const std::string& zkey_path, step_reporter& rep) {
+  const std::size_t domain = cs.domain_size();
+  rep.note("  (" + std::string(C::name) + ", " + std::to_string(cs.n_constraints) + " constraints, nVars " +
+           std::to_string(cs.n_vars) + ", nPublic " + std::to_string(cs.n_public) + ", domain 2^" +
+           std::to_string(std::countr_zero(domain)) + ")");
+  auto dk = rep.step(std::string("setup (") + C::name + ", 2^" + std::to_string(std::countr_zero(domain)) + ")",
+                     [&] { return groth16::development_setup<C>(cs); });
+  if (!dk) return report_error(dk.error());
+  const status z = rep.step("write the zkey", [&] { return formats::write_zkey<C>(zkey_path, dk->key); });
+  if (!z) return report_error(z);
+  std::printf("wrote %s (%s, %s, %zu constraints, nVars %zu, nPublic %zu, domain 2^%d)\n", zkey_path.c_str(),
+              human_bytes(file_size(zkey_path)).c_str(), C::name, cs.n_constraints, cs.n_vars, cs.n_public,
+              std::countr_zero(domain));
+  if (!cmd.vk.empty()) {
+    // development_setup's key already carries vk_alphabeta_12.
+    const status v = rep.step("write the verification key",
+                              [&] { return formats::write_verification_key_json<C>(cmd.vk, dk->vk); });
+    if (!v) return report_error(v);
+    std::printf("wrote %s\n", cmd.vk.c_str());
+  }
+  std::printf("WARNING: %s\n", dk->provenance.c_str());
+  rep.finish();
+  return exit_ok;
+}
+
+template <class C>
+int setup_from_r1cs(const setup_command& cmd, const formats::r1cs& r1cs, step_reporter& rep) {
+  auto cs = rep.step("load: constraint matrices", [&] { return groth16::constraint_system_of<C>(r1cs); });
+  if (!cs) return report_error(cs.error().with_context(cmd.files[0]));
+  return setup_and_write<C>(cmd, *cs, cmd.files[1], rep);
+}
+
+template <class C>
+int setup_synthetic(const setup_command& cmd, step_reporter& rep) {
+  using Fr = typename C::fr;
+  const auto kind = cmd.witness == "dense" ? synth::witness_kind::dense : synth::witness_kind::mostly_boolean;
+  auto circuit = rep.step("synthetic circuit and witness",
+                          [&] { return synth::make_synthetic_circuit<Fr>(cmd.log_size, kind, cmd.seed); });
+  const int rc = setup_and_write<C>(cmd, circuit.cs, cmd.files[0], rep);
+  if (rc != exit_ok) return rc;
+  const status w = rep.step("write the witness", [&] {
+    return groth16::write_wtns<C>(cmd.files[1], std::span<const typename Fr::repr>(circuit.witness));
+  });
+  if (!w) return report_error(w);
+  std::printf("wrote %s (%s witness, %zu values)\n", cmd.files[1].c_str(), cmd.witness.c_str(),
+              circuit.witness.size());
+  return exit_ok;
+}
+
+}  // namespace
+
+int setup_command::run(const global_options& g) const {
+  step_reporter rep(g.verbose);
+  if (synthetic) {
+    if (log_size == 0) return report_error("setup --synthetic: --log-size K is required");
+    rep.note("cuzk setup --synthetic --log-size " + std::to_string(log_size) + " --witness " + witness + " --curve " +
+             curve);
+    const auto id = curve == "bn254" ? formats::curve_id::bn254 : formats::curve_id::bls12_381;
+    return with_curve(id, [&]<class C>() { return setup_synthetic<C>(*this, rep); });
+  }
+  if (log_size != 0) return report_error("setup: --log-size, --witness and --curve need --synthetic");
+  rep.note("cuzk setup " + files[0]);
+  auto r1cs = rep.step("load: map and check the r1cs", [&] { return formats::r1cs::open(files[0]); });
+  if (!r1cs) return report_error(r1cs.error());
+  return with_curve(r1cs->header().curve, [&]<class C>() { return setup_from_r1cs<C>(*this, *r1cs, rep); });
+}
+
+}  // namespace cuzk::apps

@@ -1,0 +1,203 @@
+// cuzk_gpu_bench: GPU NTT and MSM timings as a plain table (the GPU machine has no Google
+// Benchmark). CUDA events around each run, one warm-up run excluded, median of --reps runs.
+//
+//   cuzk_gpu_bench ntt|msm --curve bn254|bls12-381 --log-size K[,K...] [--reps N]
+//
+// ntt: data resident on the device; forward natural->bit-reversed, inverse bit-reversed->natural,
+// forward natural->natural and forward coset natural->bit-reversed, each in place over random Fr.
+// msm: 2^K points resident (random points, built on the CPU from one addition each), uniformly
+// random scalars copied from pinned host memory each run (the copy is in the time, as in
+// ../shared/ANCHORS.md's sppark figures); the median run's phase breakdown follows the total.
+// With several sizes the points of the largest are built once and the smaller runs use a prefix.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "base/thread_pool.hpp"
+#include "curves/bls12_381_groups.hpp"
+#include "curves/bn254_groups.hpp"
+#include "ec/batch_to_affine.hpp"
+#include "ec/scalar_mul.hpp"
+#include "gpu/cuda_event.hpp"
+#include "gpu/field_batch.hpp"
+#include "gpu/msm.hpp"
+#include "gpu/ntt.hpp"
+
+namespace cuzk::gpu {
+namespace {
+
+struct options {
+  std::string what, curve = "bn254";
+  std::vector<unsigned> log_sizes;
+  unsigned reps = 7;
+};
+
+int fail(const status& s) {
+  std::fprintf(stderr, "error: %s\n", s.to_string().c_str());
+  return 1;
+}
+
+float median(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+template <class C>
+int bench_ntt(const options& o) {
+  using Fr = typename C::fr;
+  std::mt19937_64 rng(1);
+  std::printf("%-10s %-6s %12s %12s %12s %12s\n", "curve", "log_n", "fwd_nr_ms", "inv_rn_ms", "fwd_nn_ms",
+              "coset_nr_ms");
+  for (unsigned k : o.log_sizes) {
+    auto plan = ntt_plan<Fr>::create(k);
+    if (!plan) return fail(plan.error());
+    const std::size_t n = std::size_t{1} << k;
+    std::vector<Fr> x(n);
+    for (auto& v : x) v = Fr::random(rng);
+    auto buf = device_buffer<Fr>::create(n);
+    if (!buf) return fail(buf.error());
+    if (auto s = buf->copy_from_host(x.data(), n); !s) return fail(s);
+    auto e0 = cuda_event::create(), e1 = cuda_event::create();
+    if (!e0 || !e1) return fail(status(errc::cuda_error, "events"));
+    auto time = [&](ntt_direction d, ntt_order ord, ntt_domain dom) -> float {
+      std::vector<float> ms;
+      for (unsigned r = 0; r <= o.reps; ++r) {
+        (void)e0->record();
+        const status s = plan->run(buf->data(), d, ord, dom);
+        (void)e1->record();
+        auto t = cuda_event::elapsed_ms(*e0, *e1);
+        if (!s || !t) {
+          std::fprintf(stderr, "error: %s\n", (!s ? s : t.error()).to_string().c_str());
+          std::exit(1);
+        }
+        if (r > 0) ms.push_back(*t);
+      }
+      return median(ms);
+    };
+    const float f = time(ntt_direction::forward, ntt_order::natural_to_bitrev, ntt_domain::plain);
+    const float i = time(ntt_direction::inverse, ntt_order::bitrev_to_natural, ntt_domain::plain);
+    const float nn = time(ntt_direction::forward, ntt_order::natural_to_natural, ntt_domain::plain);
+    const float cs = time(ntt_direction::forward, ntt_order::natural_to_bitrev, ntt_domain::coset);
+    std::printf("%-10s %-6u %12.3f %12.3f %12.3f %12.3f\n", o.curve.c_str(), k, f, i, nn, cs);
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+// Random points with one addition each: chunk b starts at a random multiple of G and steps by a
+// random point (the MSM's cost does not depend on how the points relate).
+template <class C>
+std::vector<g1_affine<C>> bench_points(std::size_t n) {
+  std::vector<g1_affine<C>> out(n);
+  const auto& G = g1_group<C>::generator;
+  std::mt19937_64 rng0(7);
+  const g1_affine<C> step = ec::scalar_mul(G, C::fr::random(rng0)).to_affine();
+  thread_pool::global().parallel_for(
+      n,
+      [&](std::size_t b, std::size_t e) {
+        std::mt19937_64 rng(b + 11);
+        std::vector<g1<C>> jac(e - b);
+        g1<C> p = ec::scalar_mul(G, C::fr::random(rng));
+        for (std::size_t i = b; i < e; ++i) {
+          jac[i - b] = p;
+          p += g1<C>::from_affine(step);
+        }
+        ec::batch_to_affine(jac.data(), out.data() + b, e - b);
+      },
+      1 << 14);
+  return out;
+}
+
+template <class C>
+int bench_msm(const options& o) {
+  using repr = typename C::fr::repr;
+  const unsigned max_k = *std::max_element(o.log_sizes.begin(), o.log_sizes.end());
+  const std::size_t max_n = std::size_t{1} << max_k;
+  const auto pts = bench_points<C>(max_n);
+  auto msm = msm_g1<C>::create(pts.data(), max_n);
+  if (!msm) return fail(msm.error());
+  repr* scalars = nullptr;
+  if (cudaHostAlloc(reinterpret_cast<void**>(&scalars), max_n * sizeof(repr), cudaHostAllocDefault) != cudaSuccess)
+    return fail(status(errc::cuda_error, "cudaHostAlloc for the scalars failed"));
+  thread_pool::global().parallel_for(
+      max_n,
+      [&](std::size_t b, std::size_t e) {
+        std::mt19937_64 rng(b * 3 + 5);
+        for (std::size_t i = b; i < e; ++i) scalars[i] = C::fr::random(rng).to_canonical();
+      },
+      1 << 14);
+  std::printf("%-10s %-6s %4s %3s %9s | %7s %7s %7s %7s %8s %7s %7s\n", "curve", "log_n", "c", "W", "total_ms",
+              "copy", "digits", "sort", "plan", "accum", "merge", "reduce");
+  for (unsigned k : o.log_sizes) {
+    const std::size_t n = std::size_t{1} << k;
+    std::vector<msm_timing> runs;
+    for (unsigned r = 0; r <= o.reps; ++r) {
+      msm_timing t;
+      auto res = msm->run(scalars, n, &t);
+      if (!res) return fail(res.error());
+      if (r > 0) runs.push_back(t);
+    }
+    std::sort(runs.begin(), runs.end(), [](const msm_timing& a, const msm_timing& b) { return a.total_ms < b.total_ms; });
+    const msm_timing& m = runs[runs.size() / 2];
+    std::printf("%-10s %-6u %4u %3u %9.2f | %7.2f %7.2f %7.2f %7.2f %8.2f %7.2f %7.2f\n", o.curve.c_str(), k,
+                m.window_bits, m.windows, m.total_ms, m.copy_ms, m.digits_ms, m.sort_ms, m.plan_ms, m.accumulate_ms,
+                m.merge_ms, m.reduce_ms);
+    std::fflush(stdout);
+  }
+  cudaFreeHost(scalars);
+  return 0;
+}
+
+int usage() {
+  std::fprintf(stderr, "usage: cuzk_gpu_bench ntt|msm --curve bn254|bls12-381 --log-size K[,K...] [--reps N]\n");
+  return 2;
+}
+
+int main_impl(int argc, char** argv) {
+  if (argc < 2) return usage();
+  options o;
+  o.what = argv[1];
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc) return usage();
+    const std::string v = argv[++i];
+    if (a == "--curve") o.curve = v;
+    else if (a == "--reps") o.reps = static_cast<unsigned>(std::stoul(v));
+    else if (a == "--log-size") {
+      std::size_t p = 0;
+      while (p < v.size()) {
+        std::size_t q = v.find(',', p);
+        if (q == std::string::npos) q = v.size();
+        o.log_sizes.push_back(static_cast<unsigned>(std::stoul(v.substr(p, q - p))));
+        p = q + 1;
+      }
+    } else return usage();
+  }
+  if (o.log_sizes.empty() || o.reps == 0) return usage();
+  auto desc = device_description(0);
+  if (!desc) return fail(desc.error());
+  std::printf("# %s, %s %s, median of %u after one warm-up\n", desc->c_str(), o.what.c_str(), o.curve.c_str(), o.reps);
+  const bool bls = o.curve == "bls12-381" || o.curve == "bls12_381";
+  if (!bls && o.curve != "bn254") return usage();
+  if (o.what == "ntt") return bls ? bench_ntt<bls12_381>(o) : bench_ntt<bn254>(o);
+  if (o.what == "msm") return bls ? bench_msm<bls12_381>(o) : bench_msm<bn254>(o);
+  return usage();
+}
+
+}  // namespace
+}  // namespace cuzk::gpu
+
+int main(int argc, char** argv) {
+  try {
+    return cuzk::gpu::main_impl(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,77 @@
+// The Groth16 prover on the GPU: the same proof as groth16::prove_with (groth16/prover.hpp), bit
+// for bit, for the same witness, r and s.
+//
+// The steps and where they run (prover.hpp has the formulas):
+//   CPU   witness -> pinned buffer; synthesis a = A w, b = B w, c = a∘b into pinned buffers
+//   GPU   MSMs A, B1 (all nVars signals) and C (signals nPublic+1..nVars-1), on a thread of their
+//         own, started before synthesis: they need only the witness
+//   GPU   a, b, c copied on the copy stream, one vector at a time; on the NTT stream, as each
+//         arrives: inverse NTT natural -> bit-reversed, forward odd-coset NTT bit-reversed ->
+//         natural (no permutation pass; the coset factor g^i is applied at bit-reversed positions
+//         inside the first pass), then h = a b - c out of Montgomery form (h_scalars.hpp)
+//   CPU   MSM B2 in G2 (msm::msm), on its own thread, overlapped with the NTTs and the H MSM
+//   GPU   MSM H
+//   CPU   assembly, with the CPU prover's own code (groth16::detail::assemble)
+// The domain points, the coset shift (omega_2n, or 25 at the largest domain) and every field
+// operation are those of poly::compute_h, and a field element's representation is unique, so
+// h and the MSM sums, and hence the affine proof points, equal the CPU prover's exactly.
+//
+// Two copies the design does not want, waiting on an msm.hpp entry point that takes scalars
+// already on the device: the H scalars go device -> pinned host -> device (2 x 32 n bytes), and
+// the witness is copied once per G1 MSM (3 x 32 nVars bytes) instead of once.
+//
+// Thread: any thread; the key's mutex makes concurrent calls on one key wait for each other.
+#pragma once
+
+#include <span>
+
+#include "base/result.hpp"
+#include "base/thread_pool.hpp"
+#include "curves/bls12_381_groups.hpp"
+#include "curves/bn254_groups.hpp"
+#include "formats/proof.hpp"
+#include "gpu/groth16/gpu_proving_key.hpp"
+#include "groth16/proving_key.hpp"
+
+namespace cuzk::gpu {
+
+// Milliseconds per phase. GPU spans are CUDA events; the MSMs are host clocks around each
+// (synchronous) run; CPU phases are host clocks. Phases overlap (A, B1, C with synthesis; B2 with
+// everything after synthesis), so they do not add up to `total_ms`.
+struct gpu_phase_timings {
+  double witness_ms = 0;    // witness -> pinned buffer
+  double synthesis_ms = 0;  // a, b, c on the CPU
+  double h2d_ms = 0;        // a, b, c host -> device (copy stream, first copy to last)
+  double h2d_bytes = 0;
+  double ntt_ms = 0;      // six NTTs and the h kernel (from the first NTT)
+  double h_stage_ms = 0;  // H scalars device -> pinned host
+  double msm_a_ms = 0, msm_b1_ms = 0, msm_c_ms = 0, msm_h_ms = 0;  // GPU
+  double msm_b2_ms = 0;                                            // CPU, G2
+  double b2_wait_ms = 0;                                           // how long the GPU side then waited for B2
+  double assembly_ms = 0;
+  double total_ms = 0;  // witness in, proof out
+
+  double h2d_gb_per_s() const { return h2d_ms > 0 ? h2d_bytes / (h2d_ms * 1e6) : 0; }
+};
+
+// The proof for `witness` (nVars plain integers < r, w_0 = 1) with blinding factors r, s. `pk` is
+// the CPU view of the same key `gk` was made from (its matrices for synthesis, its B2 points and
+// header points); `pool` runs synthesis and the B2 MSM.
+// Errors: pk inconsistent or of other sizes than gk, a witness of the wrong length, CUDA failures.
+template <class Curve>
+result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
+                                        const groth16::proving_key_view<Curve>& pk,
+                                        std::span<const typename Curve::fr::repr> witness,
+                                        const typename Curve::fr& r, const typename Curve::fr& s,
+                                        gpu_phase_timings* timings = nullptr,
+                                        thread_pool& pool = thread_pool::global());
+
+#define CUZK_GPU_PROVER_EXTERN(C)                                                                   \
+  extern template result<formats::proof<C>> gpu_prove<C>(                                           \
+      const gpu_proving_key<C>&, const groth16::proving_key_view<C>&, std::span<const C::fr::repr>, \
+      const C::fr&, const C::fr&, gpu_phase_timings*, thread_pool&)
+CUZK_GPU_PROVER_EXTERN(bn254);
+CUZK_GPU_PROVER_EXTERN(bls12_381);
+#undef CUZK_GPU_PROVER_EXTERN
+
+}  // namespace cuzk::gpu

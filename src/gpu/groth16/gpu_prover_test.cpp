@@ -1,0 +1,258 @@
+// The GPU prover (gpu_prover.hpp) against the CPU prover, for both curves: for the same witness,
+// r and s the two proofs are equal bit for bit, and the GPU proof verifies with groth16::verify.
+// The oracle shares no GPU code: groth16::prove_with runs synthesis, compute_h and every MSM on
+// the CPU. Cases:
+//  - the snarkjs fixtures (the multiplier circuit and poseidon) with their zkeys and .wtns;
+//  - synthetic circuits with development keys: 2^10 (dense and mostly-0/1 witness), 2^16, and a
+//    constraint count that is not a power of two less two (padding rows in the domain, unused
+//    signals whose key points are at infinity);
+//  - r = s = 0 and random r, s, several proofs per key (the key's buffers and MSM scratch are
+//    reused, so a stale value from the previous proof would show);
+//  - 1000 proofs in a loop on one key: every proof equal to the CPU's, device memory
+//    (cudaMemGetInfo) the same after the loop as after the first proof, and back to where it was
+//    once the key is gone.
+// Without a CUDA device every test is skipped with a message.
+#include "gpu/groth16/gpu_prover.hpp"
+
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "formats/verification_key.hpp"
+#include "formats/wtns.hpp"
+#include "formats/zkey.hpp"
+#include "gpu/field_batch.hpp"
+#include "gpu/groth16/backend.hpp"
+#include "groth16/circuit_io.hpp"
+#include "groth16/prover.hpp"
+#include "groth16/setup.hpp"
+#include "groth16/verifier.hpp"
+#include "synth/synthetic_circuit.hpp"
+
+namespace cuzk::gpu {
+namespace {
+
+#define CUZK_REQUIRE_GPU()                                                                    \
+  do {                                                                                        \
+    if (!gpu_prover_available())                                                              \
+      GTEST_SKIP() << "no usable CUDA device (" << choose_prover_backend().reason             \
+                   << "); the gpu tests run on a GPU machine via scripts/gpu_prove_check.sh"; \
+  } while (0)
+
+template <class C>
+class gpu_prover_test : public ::testing::Test {};
+using curves = ::testing::Types<bn254, bls12_381>;
+TYPED_TEST_SUITE(gpu_prover_test, curves);
+
+// The fixtures' folder: CUZK_TEST_DATA_DIR from the environment (the GPU machine runs binaries
+// built elsewhere, whose compiled-in path does not exist there), else the build's.
+std::string data_dir() {
+  const char* env = std::getenv("CUZK_TEST_DATA_DIR");
+  return env != nullptr && *env != '\0' ? std::string(env) : std::string(CUZK_TEST_DATA_DIR);
+}
+
+template <class C>
+std::string fixture(const std::string& circuit, const std::string& file) {
+  std::string dir = data_dir() + "/snarkjs/" + C::snarkjs_name + "/";
+  if (!circuit.empty()) dir += circuit + "/";
+  return dir + file;
+}
+
+// Proves `rounds` times on one GPU key (r = s = 0 first, then random) and compares each proof with
+// the CPU prover's for the same r and s; every GPU proof must verify.
+template <class C>
+void expect_same_proofs(const groth16::proving_key_view<C>& pk, std::span<const typename C::fr::repr> w,
+                        const formats::verification_key<C>& vk, uint64_t seed, int rounds = 3) {
+  using Fr = typename C::fr;
+  auto gk = gpu_proving_key<C>::create(pk);
+  ASSERT_TRUE(gk.is_ok()) << gk.error().to_string();
+  const auto publics = groth16::public_signals_of<C>(w, pk.n_public);
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < rounds; ++i) {
+    SCOPED_TRACE("round " + std::to_string(i));
+    const Fr r = i == 0 ? Fr::zero() : Fr::random(rng);
+    const Fr s = i == 0 ? Fr::zero() : Fr::random(rng);
+    auto cpu = groth16::prove_with<C>(pk, w, r, s);
+    ASSERT_TRUE(cpu.is_ok()) << cpu.error().to_string();
+    gpu_phase_timings t;
+    auto gpu = gpu_prove<C>(*gk, pk, w, r, s, &t);
+    ASSERT_TRUE(gpu.is_ok()) << gpu.error().to_string();
+    EXPECT_EQ(*gpu, *cpu);
+    const status v = groth16::verify<C>(vk, publics, *gpu);
+    EXPECT_TRUE(v.is_ok()) << v.to_string();
+    EXPECT_GT(t.total_ms, 0.0);
+  }
+}
+
+// A development key for `cs` and the CPU proving key over it, or a test failure.
+template <class C>
+struct dev_key {
+  groth16::development_key<C> dk;
+  groth16::proving_key<C> pk;
+};
+
+template <class C>
+std::optional<dev_key<C>> make_dev_key(const synth::constraint_system<typename C::fr>& cs) {
+  auto dk = groth16::development_setup<C>(cs);
+  EXPECT_TRUE(dk.is_ok()) << dk.error().to_string();
+  if (!dk) return std::nullopt;
+  auto pk = groth16::proving_key<C>::from_key_data(dk->key);
+  EXPECT_TRUE(pk.is_ok()) << pk.error().to_string();
+  if (!pk) return std::nullopt;
+  return dev_key<C>{std::move(dk).value(), std::move(pk).value()};
+}
+
+TYPED_TEST(gpu_prover_test, fixtures_match_cpu_and_verify) {
+  CUZK_REQUIRE_GPU();
+  for (const char* circuit : {"", "poseidon"}) {
+    SCOPED_TRACE(circuit);
+    auto zk = formats::zkey<TypeParam>::open(fixture<TypeParam>(circuit, "circuit.zkey"));
+    ASSERT_TRUE(zk.is_ok()) << zk.error().to_string();
+    auto pk = groth16::proving_key<TypeParam>::from_zkey(*zk);
+    ASSERT_TRUE(pk.is_ok()) << pk.error().to_string();
+    auto wt = formats::wtns::open(fixture<TypeParam>(circuit, "circuit.wtns"));
+    ASSERT_TRUE(wt.is_ok()) << wt.error().to_string();
+    auto w = groth16::witness_of<TypeParam>(*wt);
+    ASSERT_TRUE(w.is_ok()) << w.error().to_string();
+    const auto vk = formats::verification_key_of(*zk);
+    expect_same_proofs<TypeParam>(pk->view(), *w, vk, 11);
+  }
+}
+
+TYPED_TEST(gpu_prover_test, synthetic_circuits_match_cpu_and_verify) {
+  CUZK_REQUIRE_GPU();
+  using Fr = typename TypeParam::fr;
+  struct shape {
+    unsigned log_size;
+    synth::witness_kind kind;
+  };
+  for (const shape sh :
+       {shape{10, synth::witness_kind::dense}, shape{10, synth::witness_kind::mostly_boolean},
+        shape{16, synth::witness_kind::dense}}) {
+    SCOPED_TRACE("2^" + std::to_string(sh.log_size) +
+                 (sh.kind == synth::witness_kind::dense ? " dense" : " boolean"));
+    const auto circuit = synth::make_synthetic_circuit<Fr>(sh.log_size, sh.kind, 7);
+    auto key = make_dev_key<TypeParam>(circuit.cs);
+    ASSERT_TRUE(key.has_value());
+    expect_same_proofs<TypeParam>(key->pk.view(), circuit.witness, key->dk.vk, sh.log_size);
+  }
+}
+
+// The first m constraints of a circuit, with all its signals: still satisfied by its witness.
+template <class Fr>
+synth::constraint_system<Fr> first_constraints(const synth::constraint_system<Fr>& cs, std::size_t m) {
+  auto cut = [m](const synth::csr_matrix<Fr>& a) {
+    synth::csr_matrix<Fr> out;
+    out.rows = m;
+    out.cols = a.cols;
+    out.row_start.assign(a.row_start.begin(), a.row_start.begin() + static_cast<std::ptrdiff_t>(m + 1));
+    const auto nnz = static_cast<std::ptrdiff_t>(out.row_start.back());
+    out.col.assign(a.col.begin(), a.col.begin() + nnz);
+    out.value.assign(a.value.begin(), a.value.begin() + nnz);
+    return out;
+  };
+  synth::constraint_system<Fr> out;
+  out.n_vars = cs.n_vars;
+  out.n_public = cs.n_public;
+  out.n_constraints = m;
+  out.a = cut(cs.a);
+  out.b = cut(cs.b);
+  out.c = cut(cs.c);
+  return out;
+}
+
+TYPED_TEST(gpu_prover_test, non_power_of_two_constraint_count) {
+  CUZK_REQUIRE_GPU();
+  using Fr = typename TypeParam::fr;
+  const auto circuit = synth::make_synthetic_circuit<Fr>(12, synth::witness_kind::dense, 3);
+  const auto cs = first_constraints(circuit.cs, 3001);
+  ASSERT_TRUE(cs.is_satisfied(circuit.witness));
+  ASSERT_EQ(cs.domain_size(), 4096u);
+  auto key = make_dev_key<TypeParam>(cs);
+  ASSERT_TRUE(key.has_value());
+  expect_same_proofs<TypeParam>(key->pk.view(), circuit.witness, key->dk.vk, 5);
+}
+
+TYPED_TEST(gpu_prover_test, rejects_mismatched_inputs) {
+  CUZK_REQUIRE_GPU();
+  using Fr = typename TypeParam::fr;
+  const auto small = synth::make_synthetic_circuit<Fr>(4, synth::witness_kind::dense, 1);
+  const auto other = synth::make_synthetic_circuit<Fr>(5, synth::witness_kind::dense, 1);
+  auto k1 = make_dev_key<TypeParam>(small.cs);
+  auto k2 = make_dev_key<TypeParam>(other.cs);
+  ASSERT_TRUE(k1.has_value() && k2.has_value());
+  auto gk = gpu_proving_key<TypeParam>::create(k1->pk.view());
+  ASSERT_TRUE(gk.is_ok()) << gk.error().to_string();
+  auto wrong_key = gpu_prove<TypeParam>(*gk, k2->pk.view(), other.witness, Fr::one(), Fr::one());
+  EXPECT_EQ(wrong_key.error().code(), errc::invalid_argument);
+  std::vector<typename Fr::repr> short_w(small.witness.begin(), small.witness.end() - 1);
+  auto wrong_w = gpu_prove<TypeParam>(*gk, k1->pk.view(), short_w, Fr::one(), Fr::one());
+  EXPECT_EQ(wrong_w.error().code(), errc::invalid_argument);
+  // The key still proves after the refusals.
+  auto ok = gpu_prove<TypeParam>(*gk, k1->pk.view(), small.witness, Fr::one(), Fr::one());
+  ASSERT_TRUE(ok.is_ok()) << ok.error().to_string();
+  EXPECT_EQ(*ok, *groth16::prove_with<TypeParam>(k1->pk.view(), small.witness, Fr::one(), Fr::one()));
+}
+
+std::size_t device_free_bytes() {
+  std::size_t free = 0, total = 0;
+  EXPECT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
+  return free;
+}
+
+TYPED_TEST(gpu_prover_test, thousand_proofs_without_device_memory_growth) {
+  CUZK_REQUIRE_GPU();
+  using Fr = typename TypeParam::fr;
+  const auto circuit = synth::make_synthetic_circuit<Fr>(8, synth::witness_kind::mostly_boolean, 9);
+  auto key = make_dev_key<TypeParam>(circuit.cs);
+  ASSERT_TRUE(key.has_value());
+  const auto& pk = key->pk.view();
+  std::mt19937_64 rng(1000);
+  const Fr r = Fr::random(rng), s = Fr::random(rng);
+  const auto expected = groth16::prove_with<TypeParam>(pk, circuit.witness, r, s);
+  ASSERT_TRUE(expected.is_ok());
+
+  // A first key and proof before measuring: the context's own one-time growth (the local-memory
+  // reservation the MSM kernels' stack frames need) is not the key's.
+  {
+    auto warm = gpu_proving_key<TypeParam>::create(pk);
+    ASSERT_TRUE(warm.is_ok()) << warm.error().to_string();
+    ASSERT_TRUE(gpu_prove<TypeParam>(*warm, pk, circuit.witness, r, s).is_ok());
+  }
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  const std::size_t before_key = device_free_bytes();
+  std::size_t after_first = 0, after_loop = 0;
+  {
+    auto gk = gpu_proving_key<TypeParam>::create(pk);
+    ASSERT_TRUE(gk.is_ok()) << gk.error().to_string();
+    auto first = gpu_prove<TypeParam>(*gk, pk, circuit.witness, r, s);
+    ASSERT_TRUE(first.is_ok()) << first.error().to_string();
+    ASSERT_EQ(*first, *expected);
+    after_first = device_free_bytes();
+    int mismatches = 0;
+    for (int i = 0; i < 1000; ++i) {
+      auto p = gpu_prove<TypeParam>(*gk, pk, circuit.witness, r, s);
+      ASSERT_TRUE(p.is_ok()) << "proof " << i << ": " << p.error().to_string();
+      mismatches += *p == *expected ? 0 : 1;
+    }
+    EXPECT_EQ(mismatches, 0);
+    after_loop = device_free_bytes();
+  }
+  const std::size_t after_key = device_free_bytes();
+  std::printf(
+      "gpu_prove_memory curve=%s resident_after_first=%zu growth_over_1000=%lld left_after_key=%lld\n",
+      TypeParam::name, before_key - after_first,
+      static_cast<long long>(after_first) - static_cast<long long>(after_loop),
+      static_cast<long long>(before_key) - static_cast<long long>(after_key));
+  EXPECT_EQ(after_loop, after_first) << "device memory changed over 1000 proofs";
+  EXPECT_EQ(after_key, before_key) << "the key did not give back all its device memory";
+}
+
+}  // namespace
+}  // namespace cuzk::gpu

@@ -1,0 +1,102 @@
+// A Groth16 proving key resident on one GPU, made once and reused for every proof.
+//
+// What lives on the device: the zkey's A, B1, C and H points, each behind its own G1 MSM object
+// (msm.hpp: the points plus that MSM's scratch, which grows on the first proof and is then
+// reused), the NTT plan of the domain (twiddles, 2n elements), and the a | b | c work vectors
+// (3n elements; h overwrites a). What lives in pinned host memory: the synthesis output a, b, c,
+// the witness, and the H scalars' staging area, so every copy runs at the line rate
+// (pinned_buffer.hpp says why these are allocated here, once, and not per proof). B2 (G2) stays
+// on the host and its MSM runs on the CPU, overlapped with the GPU work, until a G2 MSM exists
+// on the device. The constraint matrices stay in the CPU proving key: synthesis is CPU work.
+//
+// The per-proof buffers and the MSM objects' scratch are mutable state: a key serves one proof
+// at a time (gpu_prove takes the key's mutex), which is also what fills one GPU. Several keys,
+// or one key per device, serve proofs in parallel.
+//
+// Memory: with P the G1 affine size (64 bytes on BN254, 96 on BLS12-381), about
+// P (3 nVars + n) for the points, 96 n for a | b | c, 64 n for the twiddles, and the MSM
+// scratch (sort keys, buckets: ~30 n bytes per MSM of n points at 13 windows); resident_bytes()
+// reports what cudaMemGetInfo saw the creation take.
+//
+// Thread: create and destroy on any thread; the key makes its device current itself.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+
+#include "base/result.hpp"
+#include "curves/bls12_381_groups.hpp"
+#include "curves/bn254_groups.hpp"
+#include "gpu/cuda_event.hpp"
+#include "gpu/device_buffer.hpp"
+#include "gpu/groth16/cuda_stream.hpp"
+#include "gpu/groth16/pinned_buffer.hpp"
+#include "gpu/msm.hpp"
+#include "gpu/ntt.hpp"
+#include "groth16/proving_key.hpp"
+
+namespace cuzk::gpu {
+
+namespace detail {
+
+// Everything a gpu_proving_key owns, behind one pointer so the key can move while its mutex and
+// buffers stay put.
+template <class Curve>
+struct gpu_key_state {
+  using fr = typename Curve::fr;
+  using repr = typename fr::repr;
+
+  // Events: the a, b, c copies' ends (the NTTs wait on them), and the bounds of the timed spans.
+  enum event_id : unsigned { copy_begin, copy_a, copy_b, copy_c, ntt_begin, ntt_end, stage_end, n_events };
+
+  int device = 0;
+  std::size_t n_vars = 0, n_public = 0, domain_size = 0;
+  std::size_t resident_bytes = 0;
+  std::mutex mutex;  // one proof at a time
+  msm_g1<Curve> msm_a, msm_b1, msm_c, msm_h;
+  ntt_plan<fr> plan;
+  device_buffer<fr> abc;       // a | b | c, domain_size each
+  pinned_buffer<fr> host_abc;  // synthesis writes here
+  pinned_buffer<repr> host_w;  // the witness, for the A, B1 and C MSMs' scalar copies
+  pinned_buffer<repr> host_h;  // the H scalars on their way from the NTTs to the H MSM
+  cuda_stream msm_stream, copy_stream, ntt_stream;
+  cuda_event events[n_events];
+
+  gpu_key_state() = default;
+  gpu_key_state(const gpu_key_state&) = delete;
+  gpu_key_state& operator=(const gpu_key_state&) = delete;
+  // The members free device memory: make their device current first.
+  ~gpu_key_state() { (void)cudaSetDevice(device); }
+};
+
+}  // namespace detail
+
+template <class Curve>
+class gpu_proving_key {
+ public:
+  // Uploads pk's A, B1, C and H points to `device` and allocates the per-proof buffers for pk's
+  // sizes. Errors: an inconsistent key (pk.validate()), a CUDA failure (out of memory, no device).
+  static result<gpu_proving_key> create(const groth16::proving_key_view<Curve>& pk, int device = 0);
+
+  int device() const noexcept { return state_->device; }
+  std::size_t n_vars() const noexcept { return state_->n_vars; }
+  std::size_t n_public() const noexcept { return state_->n_public; }
+  std::size_t domain_size() const noexcept { return state_->domain_size; }
+  // Device memory the key took when it was made (cudaMemGetInfo before and after), in bytes; the
+  // MSM scratch that the first proof adds is not in it.
+  std::size_t resident_bytes() const noexcept { return state_->resident_bytes; }
+
+  // For gpu_prove(): the state, whose mutex the prover holds while it uses the rest.
+  detail::gpu_key_state<Curve>& state() const noexcept { return *state_; }
+
+ private:
+  std::unique_ptr<detail::gpu_key_state<Curve>> state_;
+};
+
+extern template class gpu_proving_key<bn254>;
+extern template class gpu_proving_key<bls12_381>;
+
+}  // namespace cuzk::gpu

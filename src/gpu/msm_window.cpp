@@ -1,0 +1,28 @@
+// The MSM window width (msm.hpp): a cost model in units of field products.
+//
+// Per window, n mixed additions into buckets (8M + 2S, ~10 products) and a reduction of 2^(c-1)
+// buckets by two running sums (two full XYZZ additions, 12M + 2S each, ~28 products); there are
+// ceil((bits + 1) / c) windows (signed digits need one bit of headroom). The model is exact up
+// to the sort and the reduction's log-depth tail, which it ignores; it gives c = 20 for 2^24
+// points on both curves (13 windows).
+#include <cstddef>
+
+#include "gpu/msm.hpp"
+
+namespace cuzk::gpu {
+
+unsigned msm_window_bits(std::size_t n, unsigned bits) {
+  unsigned best = 4;
+  double best_cost = -1;
+  for (unsigned c = 4; c <= 22; ++c) {
+    const double windows = (bits + 1 + c - 1) / c;
+    const double cost = windows * (10.0 * static_cast<double>(n) + 28.0 * static_cast<double>(std::size_t{1} << (c - 1)));
+    if (best_cost < 0 || cost < best_cost) {
+      best_cost = cost;
+      best = c;
+    }
+  }
+  return best;
+}
+
+}  // namespace cuzk::gpu

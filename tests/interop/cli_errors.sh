@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Bad input to the `cuzk` command gives a clear message and a non-zero exit, never a crash:
+# missing and truncated files, garbage, a witness for another circuit or curve, malformed JSON,
+# files of the two curves mixed, an unwritable output. Needs no npm tools.
+#
+#   cli_errors.sh CUZK
+set -uo pipefail
+
+CUZK=$(realpath "$1")
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+DATA=$(cd "$HERE/../data/snarkjs" && pwd)
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+BN=$DATA/bn128
+BLS=$DATA/bls12381
+FAILS=0
+PASSES=0
+
+# expect_error NAME NEEDLE CMD...: the command exits 1..127 (not killed by a signal) and what it
+# prints contains NEEDLE (case-insensitive): the file or field the message must name.
+expect_error() {
+  local name=$1 needle=$2 out rc=0
+  shift 2
+  out=$("$@" 2>&1) || rc=$?
+  if ((rc == 0 || rc >= 128)); then
+    printf 'FAIL %s: exit %d (want 1..127)\n%s\n' "$name" "$rc" "$out"
+    FAILS=$((FAILS + 1))
+  elif ! grep -qiF -- "$needle" <<<"$out"; then
+    printf 'FAIL %s: message does not mention "%s":\n%s\n' "$name" "$needle" "$out"
+    FAILS=$((FAILS + 1))
+  else
+    printf 'ok   %-48s %s\n' "$name" "$(head -n1 <<<"$out" | cut -c1-110)"
+    PASSES=$((PASSES + 1))
+  fi
+}
+expect_ok() {
+  local name=$1 needle=$2 out rc=0
+  shift 2
+  out=$("$@" 2>&1) || rc=$?
+  if ((rc != 0)) || ! grep -qiF -- "$needle" <<<"$out"; then
+    printf 'FAIL %s: exit %d, want 0 and "%s":\n%s\n' "$name" "$rc" "$needle" "$out"
+    FAILS=$((FAILS + 1))
+  else
+    printf 'ok   %s\n' "$name"
+    PASSES=$((PASSES + 1))
+  fi
+}
+
+head -c 1000 "$BN/poseidon/circuit.zkey" >"$WORK/truncated.zkey"
+head -c 100 /dev/urandom >"$WORK/garbage.bin"
+head -c 500 "$BN/proof.json" >"$WORK/truncated_proof.json"
+echo '{"pi_a": 1}' >"$WORK/bad_proof.json"
+: >"$WORK/empty.json"
+
+expect_error "no subcommand" "subcommand" "$CUZK"
+expect_error "prove: missing zkey" "$WORK/missing.zkey" \
+  "$CUZK" prove "$WORK/missing.zkey" "$BN/circuit.wtns" "$WORK/p.json" "$WORK/s.json"
+expect_error "prove: missing wtns" "$WORK/missing.wtns" \
+  "$CUZK" prove "$BN/circuit.zkey" "$WORK/missing.wtns" "$WORK/p.json" "$WORK/s.json"
+expect_error "prove: truncated zkey" "truncated.zkey" \
+  "$CUZK" prove "$WORK/truncated.zkey" "$BN/poseidon/circuit.wtns" "$WORK/p.json" "$WORK/s.json"
+expect_error "prove: garbage zkey" "garbage.bin" \
+  "$CUZK" prove "$WORK/garbage.bin" "$BN/circuit.wtns" "$WORK/p.json" "$WORK/s.json"
+expect_error "prove: zkey given as wtns" "circuit.zkey" \
+  "$CUZK" prove "$BN/circuit.zkey" "$BN/circuit.zkey" "$WORK/p.json" "$WORK/s.json"
+expect_error "prove: witness of another circuit" "circuit.wtns" \
+  "$CUZK" prove "$BN/circuit.zkey" "$BN/poseidon/circuit.wtns" "$WORK/p.json" "$WORK/s.json"
+expect_error "prove: witness of another curve" "circuit.wtns" \
+  "$CUZK" prove "$BN/circuit.zkey" "$BLS/circuit.wtns" "$WORK/p.json" "$WORK/s.json"
+expect_error "prove: unwritable proof.json" "$WORK/no/such/dir/p.json" \
+  "$CUZK" prove "$BN/circuit.zkey" "$BN/circuit.wtns" "$WORK/no/such/dir/p.json" "$WORK/s.json"
+[[ -e $WORK/s.json ]] && { echo "FAIL prove wrote public.json although proof.json failed"; FAILS=$((FAILS + 1)); }
+expect_error "prove: too few arguments" "required" "$CUZK" prove "$BN/circuit.zkey" "$BN/circuit.wtns"
+expect_error "verify: missing vk" "$WORK/missing_vk.json" \
+  "$CUZK" verify "$WORK/missing_vk.json" "$BN/public.json" "$BN/proof.json"
+expect_error "verify: truncated proof.json" "truncated_proof.json" \
+  "$CUZK" verify "$BN/verification_key.json" "$BN/public.json" "$WORK/truncated_proof.json"
+expect_error "verify: proof without pi_b" "bad_proof.json" \
+  "$CUZK" verify "$BN/verification_key.json" "$BN/public.json" "$WORK/bad_proof.json"
+expect_error "verify: empty public.json" "empty.json" \
+  "$CUZK" verify "$BN/verification_key.json" "$WORK/empty.json" "$BN/proof.json"
+expect_error "verify: bls12381 proof, bn128 key" "proof.json" \
+  "$CUZK" verify "$BN/verification_key.json" "$BN/public.json" "$BLS/proof.json"
+expect_error "verify: too many public signals" "public" \
+  "$CUZK" verify "$BN/verification_key.json" "$BN/wide/public.json" "$BN/proof.json"
+expect_error "verify: too few public signals" "public" \
+  "$CUZK" verify "$BN/wide/verification_key.json" "$BN/public.json" "$BN/wide/proof.json"
+expect_error "info: garbage" "garbage.bin" "$CUZK" info "$WORK/garbage.bin"
+expect_error "info: missing" "$WORK/missing.r1cs" "$CUZK" info "$WORK/missing.r1cs"
+expect_error "setup: zkey given as r1cs" "circuit.zkey" "$CUZK" setup "$BN/circuit.zkey" "$WORK/x.zkey"
+expect_error "threads: zero" "threads" "$CUZK" --threads 0 info "$BN/circuit.r1cs"
+expect_ok "info: zkey" "bn128" "$CUZK" info "$BN/circuit.zkey"
+expect_ok "info: r1cs" "bls12381" "$CUZK" info "$BLS/poseidon/circuit.r1cs"
+expect_ok "info: wtns" "bn128" "$CUZK" info "$BN/wide/circuit.wtns"
+expect_ok "verify: the committed proof" "OK!" \
+  "$CUZK" verify "$BN/verification_key.json" "$BN/public.json" "$BN/proof.json"
+
+echo "$PASSES passed, $FAILS failed"
+((FAILS == 0))
