@@ -17,7 +17,6 @@ APT_PACKAGES=(
   nlohmann-json3-dev                     # formats: proof / public / verification key JSON
   libcli11-dev                           # apps: the cuzk command line
   libsqlite3-dev                         # engine: the job store
-
   xz-utils                               # tests: the large circuit's .r1cs is committed as .xz
   time                                   # scripts/bench_vs_rapidsnark.sh: wall time and peak memory (/usr/bin/time)
 )
