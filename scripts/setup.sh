@@ -19,12 +19,11 @@ APT_PACKAGES=(
   libsqlite3-dev                         # engine: the job store
   xz-utils                               # tests: the large circuit's .r1cs is committed as .xz
   time                                   # scripts/bench_vs_rapidsnark.sh: wall time and peak memory (/usr/bin/time)
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc  # service: the daemon's gRPC API
+  libcpp-httplib-dev                     # service: HTTP /healthz /status /metrics /trace
+  libtomlplusplus-dev                    # service: the daemon's TOML config
+  libspdlog-dev                          # service: the daemon's log
 )
-# Added as the layers that need them land (names checked against Debian 12):
-#   service: libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
-#            libcpp-httplib-dev
-#   logging: libspdlog-dev libfmt-dev
-#   config:  libtomlplusplus-dev
 
 # Node.js 20 and npm usually come with the machine (not from Debian); Debian's are used only when
 # the commands are missing.

@@ -17,6 +17,10 @@
 #include "apps/verify_command.hpp"
 #include "apps/zkey_command.hpp"
 #include "base/thread_pool.hpp"
+#ifdef CUZK_HAVE_SERVICE
+#include "apps/client_commands.hpp"
+#include "apps/daemon_command.hpp"
+#endif
 
 namespace {
 
@@ -46,6 +50,12 @@ int run(int argc, char** argv) {
   bool no_gpu = false;
   auto* sc = app.add_subcommand("selfcheck", "check this build's arithmetic and pairing on both curves, with timings");
   sc->add_flag("--no-gpu", no_gpu, "skip the GPU check even when a device is present");
+#ifdef CUZK_HAVE_SERVICE
+  daemon_command daemon;
+  client_commands client;
+  daemon.add_to(app);
+  client.add_to(app);
+#endif
 
   try {
     app.parse(argc, argv);
@@ -61,6 +71,10 @@ int run(int argc, char** argv) {
   if (*setup.sub) return setup.run(g);
   if (*info.sub) return info.run(g);
   if (*zkey.export_vk) return zkey.run(g);
+#ifdef CUZK_HAVE_SERVICE
+  if (*daemon.sub) return daemon.run(g);
+  if (client.chosen()) return client.run(g);
+#endif
   if (*sc) {
     selfcheck.gpu = !no_gpu;
     return run_selfcheck(selfcheck);

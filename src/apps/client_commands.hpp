@@ -1,0 +1,32 @@
+// The client verbs: `cuzk submit|await|cancel|status|metrics|preload|evict|register|prove-remote`
+// against a running daemon, over gRPC (--socket PATH, or --addr host:port). Each prints what the
+// daemon answered; errors are the daemon's messages, prefixed with the gRPC code, exit status 1.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "apps/cli_support.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace cuzk::apps {
+
+struct client_commands {
+  std::string socket, addr;
+  std::string circuit, priority, request_id, out_dir, tier, zkey;
+  std::vector<std::string> witnesses;
+  bool by_path = false;
+  int64_t deadline_unix_ms = 0;
+  uint64_t job = 0, timeout_ms = 0;
+  CLI::App *submit = nullptr, *await = nullptr, *cancel = nullptr, *status = nullptr, *metrics = nullptr,
+           *preload = nullptr, *evict = nullptr, *reg = nullptr, *prove = nullptr;
+
+  void add_to(CLI::App& app);
+  bool chosen() const;
+  int run(const global_options& g) const;
+};
+
+}  // namespace cuzk::apps

@@ -1,0 +1,33 @@
+#include "apps/daemon_command.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+
+#include "service/config.hpp"
+#include "service/daemon.hpp"
+
+namespace cuzk::apps {
+
+void daemon_command::add_to(CLI::App& app) {
+  sub = app.add_subcommand("daemon", "run the proving daemon (gRPC on a Unix socket, HTTP status and metrics)");
+  sub->add_option("--config", config, "the TOML config file (cuzk daemon --print-config shows every key)");
+  sub->add_flag("--print-config", print_config, "print the effective config (every key, its help and value) and exit");
+}
+
+int daemon_command::run(const global_options&) const {
+  if (print_config) {
+    service::daemon_config c;
+    if (!config.empty()) {
+      auto r = service::load_config(config);
+      if (!r) return report_error(r.error());
+      c = std::move(r).value();
+    }
+    std::fputs(service::print_config(c).c_str(), stdout);
+    return exit_ok;
+  }
+  if (config.empty()) return report_error("daemon: --config: expected a TOML file, found nothing");
+  return service::run_daemon(config);
+}
+
+}  // namespace cuzk::apps

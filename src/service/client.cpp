@@ -1,0 +1,18 @@
+#include "service/client.hpp"
+
+namespace cuzk::service {
+
+std::shared_ptr<grpc::Channel> connect(const std::string& socket, const std::string& addr, int max_message_mib) {
+  grpc::ChannelArguments args;
+  const int max = max_message_mib << 20;
+  args.SetMaxReceiveMessageSize(max);
+  args.SetMaxSendMessageSize(max);
+  const std::string target = !socket.empty() ? "unix:" + socket : !addr.empty() ? addr : std::string("unix:") + default_socket;
+  return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+}
+
+std::unique_ptr<cuzk::v1::ProvingEngine::Stub> make_stub(const std::shared_ptr<grpc::Channel>& ch) {
+  return cuzk::v1::ProvingEngine::NewStub(ch);
+}
+
+}  // namespace cuzk::service

@@ -1,0 +1,20 @@
+// Connecting to a daemon: a channel to its Unix socket or TCP address, with the same message-size
+// limit the daemon uses, so inline witnesses of any size it accepts can be sent.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <string>
+
+#include "cuzk/v1/proving.grpc.pb.h"
+
+namespace cuzk::service {
+
+// `socket` (a path) wins over `addr` (host:port); neither: the default daemon socket.
+std::shared_ptr<grpc::Channel> connect(const std::string& socket, const std::string& addr, int max_message_mib = 1024);
+std::unique_ptr<cuzk::v1::ProvingEngine::Stub> make_stub(const std::shared_ptr<grpc::Channel>& ch);
+
+inline constexpr const char* default_socket = "/var/lib/cuzk/cuzk.sock";
+
+}  // namespace cuzk::service

@@ -1,0 +1,235 @@
+// The config table, the TOML loader built on it, and --print-config.
+#include "service/config.hpp"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <toml++/toml.h>
+
+namespace cuzk::service {
+namespace {
+
+// One table row per key; the lambdas reach the field. INT/BOOL/STR keep the rows to one line each.
+#define INT(key, lo, hi, rt, help) \
+  config_key{#key, key_type::integer, lo, hi, rt, help, {}, [](daemon_config& c, int64_t v) { c.key = v; }, \
+             nullptr, nullptr, [](const daemon_config& c) { return std::to_string(c.key); }}
+#define BOOL(key, rt, help)                                                                          \
+  config_key{#key, key_type::boolean, 0, 0, rt, help, {}, nullptr, [](daemon_config& c, bool v) { c.key = v; }, \
+             nullptr, [](const daemon_config& c) { return std::string(c.key ? "true" : "false"); }}
+#define STR(key, rt, help, ...)                                                                     \
+  config_key{#key, key_type::string, 0, 0, rt, help, {__VA_ARGS__}, nullptr, nullptr,               \
+             [](daemon_config& c, std::string v) { c.key = std::move(v); },                         \
+             [](const daemon_config& c) { return quote(c.key); }}
+
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+std::vector<config_key> make_table() {
+  return {
+      STR(data_dir, false, "job database, spooled witnesses and the default socket live here"),
+      STR(socket, false, "gRPC Unix socket (mode 0600); empty: <data_dir>/cuzk.sock"),
+      STR(listen, false, "gRPC over TCP as host:port (no TLS, no auth: bind to a private address); empty: off"),
+      STR(http, false, "HTTP /healthz /status /metrics /trace as host:port; empty: off"),
+      INT(max_message_mib, 4, 2047, false, "largest gRPC message (inline witnesses), MiB; send a path beyond it"),
+      INT(workers, 1, 256, false, "prover workers (jobs proved at once)"),
+      INT(threads, 0, 4096, false, "CPU threads for proving; 0: all cores"),
+      BOOL(verify_proofs, false, "verify every proof before returning it"),
+      INT(result_retention_s, 1, 365 * 24 * 3600, false, "how long a finished job's result stays retrievable, s"),
+      INT(max_attempts, 1, 100, false, "a job interrupted this many times by a crash fails instead of retrying"),
+      BOOL(fail_expired_jobs, false, "fail a queued job whose deadline passed instead of running it late"),
+      INT(max_batch_size, 1, 1024, false, "same-circuit jobs dispatched together; 1: no batching"),
+      INT(max_batch_wait_ms, 0, 600000, false, "how long a batch waits to fill, ms"),
+      BOOL(group_by_circuit, false, "prefer jobs whose key is resident over older ones (bounded delay)"),
+      INT(group_max_delay_ms, 0, 3600000, false, "longest a job is passed over for grouping, ms"),
+      INT(hot_budget_mib, 0, int64_t(1) << 30, false, "host memory for fully loaded keys, MiB; 0: keys stay mapped"),
+      INT(warm_budget_mib, 0, int64_t(1) << 30, false, "mapped key files plus matrices, MiB; 0: unlimited"),
+      INT(drain_grace_s, 0, 86400, true, "on SIGTERM, how long running jobs may finish before they are requeued, s"),
+      STR(log_level, true, "debug, info, warn or error", "debug", "info", "warn", "error"),
+  };
+}
+
+#undef INT
+#undef BOOL
+#undef STR
+
+const char* type_name(key_type t) {
+  switch (t) {
+    case key_type::integer: return "an integer";
+    case key_type::boolean: return "a boolean";
+    case key_type::string: return "a string";
+  }
+  return "?";
+}
+
+std::string found(const toml::node& n) {
+  std::ostringstream os;
+  switch (n.type()) {
+    case toml::node_type::string: os << quote(*n.value<std::string>()); break;
+    case toml::node_type::table: os << "a table"; break;
+    case toml::node_type::array: os << "an array"; break;
+    case toml::node_type::integer: os << *n.value<int64_t>(); break;
+    case toml::node_type::floating_point: os << *n.value<double>(); break;
+    case toml::node_type::boolean: os << (*n.value<bool>() ? "true" : "false"); break;
+    default: os << "a date or time"; break;
+  }
+  return os.str();
+}
+
+status bad(const std::string& origin, const std::string& key, const std::string& expected, const std::string& got) {
+  return status(errc::invalid_argument, origin + ": " + key + ": expected " + expected + ", found " + got);
+}
+
+status apply_key(daemon_config& c, const config_key& k, const toml::node& n, const std::string& origin) {
+  switch (k.type) {
+    case key_type::integer: {
+      auto v = n.value_exact<int64_t>();
+      const std::string want = "an integer in [" + std::to_string(k.min) + ", " + std::to_string(k.max) + "]";
+      if (!v || *v < k.min || *v > k.max) return bad(origin, k.name, want, found(n));
+      k.set_int(c, *v);
+      return {};
+    }
+    case key_type::boolean: {
+      auto v = n.value_exact<bool>();
+      if (!v) return bad(origin, k.name, "true or false", found(n));
+      k.set_bool(c, *v);
+      return {};
+    }
+    case key_type::string: {
+      auto v = n.value_exact<std::string>();
+      if (!v) return bad(origin, k.name, "a string", found(n));
+      if (!k.choices.empty()) {
+        bool ok = false;
+        std::string list;
+        for (const char* ch : k.choices) {
+          ok = ok || *v == ch;
+          list += (list.empty() ? "" : ", ") + std::string(ch);
+        }
+        if (!ok) return bad(origin, k.name, "one of " + list, found(n));
+      }
+      k.set_str(c, *v);
+      return {};
+    }
+  }
+  return {};
+}
+
+status apply_circuits(daemon_config& c, const toml::node& n, const std::string& origin) {
+  const auto* arr = n.as_array();
+  if (!arr) return bad(origin, "circuit", "an array of tables ([[circuit]])", found(n));
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    const std::string where = "circuit[" + std::to_string(i) + "]";
+    const auto* t = (*arr)[i].as_table();
+    if (!t) return bad(origin, where, "a table", found((*arr)[i]));
+    circuit_config cc;
+    for (const auto& [k, v] : *t) {
+      const std::string key(k.str());
+      auto s = v.value_exact<std::string>();
+      if (key != "id" && key != "zkey" && key != "priority")
+        return bad(origin, where + "." + key, "one of id, zkey, priority", "an unknown key");
+      if (!s) return bad(origin, where + "." + key, "a string", found(v));
+      if (key == "id") cc.id = *s;
+      if (key == "zkey") cc.zkey = *s;
+      if (key == "priority") {
+        auto p = engine::priority_from_name(*s);
+        if (!p) return bad(origin, where + ".priority", "LOW, NORMAL, HIGH or CRITICAL", quote(*s));
+        cc.prio = *p;
+      }
+    }
+    if (cc.id.empty()) return bad(origin, where + ".id", "a circuit id", "nothing");
+    if (cc.zkey.empty()) return bad(origin, where + ".zkey", "the path of a .zkey", "nothing");
+    if (!seen.insert(cc.id).second) return bad(origin, where + ".id", "an id not used before", quote(cc.id));
+    c.circuits.push_back(std::move(cc));
+  }
+  return {};
+}
+
+}  // namespace
+
+const std::vector<config_key>& config_table() {
+  static const std::vector<config_key> t = make_table();
+  return t;
+}
+
+engine::engine_options daemon_config::to_engine_options() const {
+  engine::engine_options o;
+  o.store_path = store_path();
+  o.spool_dir = data_dir + "/spool";
+  o.workers = static_cast<unsigned>(workers);
+  o.verify_proofs = verify_proofs;
+  o.result_retention = std::chrono::seconds(result_retention_s);
+  o.max_attempts = static_cast<uint32_t>(max_attempts);
+  o.fail_expired_jobs = fail_expired_jobs;
+  o.scheduling.max_batch_size = static_cast<std::size_t>(max_batch_size);
+  o.scheduling.max_batch_wait = std::chrono::milliseconds(max_batch_wait_ms);
+  o.scheduling.group_by_circuit = group_by_circuit;
+  o.scheduling.group_max_delay = std::chrono::milliseconds(group_max_delay_ms);
+  o.budgets.hot = static_cast<uint64_t>(hot_budget_mib) << 20;
+  if (warm_budget_mib > 0) o.budgets.warm = static_cast<uint64_t>(warm_budget_mib) << 20;
+  return o;
+}
+
+result<daemon_config> parse_config(const std::string& text, const std::string& origin) {
+  toml::table root;
+  try {
+    root = toml::parse(text, origin);
+  } catch (const toml::parse_error& e) {
+    const auto& b = e.source().begin;
+    return status(errc::parse_error, origin + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) +
+                                         ": " + std::string(e.description()));
+  }
+  daemon_config c;
+  for (const auto& [k, v] : root) {
+    const std::string key(k.str());
+    if (key == "circuit") {
+      CUZK_TRY(apply_circuits(c, v, origin));
+      continue;
+    }
+    const config_key* row = nullptr;
+    for (const auto& r : config_table())
+      if (key == r.name) row = &r;
+    if (!row) return bad(origin, key, "a known key (see cuzk daemon --print-config)", "an unknown key");
+    CUZK_TRY(apply_key(c, *row, v, origin));
+  }
+  return c;
+}
+
+result<daemon_config> load_config(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return status(errc::io_error, path + ": cannot open the config file");
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return parse_config(ss.str(), path);
+}
+
+std::string print_config(const daemon_config& c) {
+  std::ostringstream os;
+  os << "# cuzk daemon configuration (every key, with its current value)\n";
+  for (const auto& k : config_table()) {
+    os << "\n# " << k.help << "\n# " << type_name(k.type);
+    if (k.type == key_type::integer) os << " in [" << k.min << ", " << k.max << "]";
+    os << (k.runtime ? "; SIGHUP applies changes" : "; needs a restart") << "\n";
+    os << k.name << " = " << k.show(c) << "\n";
+  }
+  os << "\n# Circuits registered at start (and added on SIGHUP):\n# [[circuit]]\n# id = \"poseidon\"\n"
+        "# zkey = \"/path/circuit.zkey\"\n# priority = \"NORMAL\"\n";
+  for (const auto& cc : c.circuits)
+    os << "\n[[circuit]]\nid = " << quote(cc.id) << "\nzkey = " << quote(cc.zkey)
+       << "\npriority = " << quote(engine::priority_name(cc.prio)) << "\n";
+  return os.str();
+}
+
+std::vector<config_change> diff_config(const daemon_config& a, const daemon_config& b) {
+  std::vector<config_change> out;
+  for (const auto& k : config_table())
+    if (k.show(a) != k.show(b)) out.push_back({k.name, k.runtime});
+  return out;
+}
+
+}  // namespace cuzk::service

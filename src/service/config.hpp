@@ -1,0 +1,91 @@
+// The daemon's configuration: one TOML file, every key described once in a table.
+//
+// The table (config_table()) is the single source of truth: each key's name, type, default,
+// bounds, whether SIGHUP can change it without a restart, and its help line. The loader, the
+// validation messages, `cuzk daemon --print-config` and /status all read it, so a key cannot be
+// documented in one place and parsed differently in another.
+//
+// Circuits are the one structured part: `[[circuit]]` tables with id, zkey and priority, registered
+// at start and again on SIGHUP (new ones are added; existing ones keep their key).
+//
+// Validation errors name the key, what was expected and what was found:
+//   "cuzk.toml: workers: expected an integer in [1, 256], found 0"
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "base/result.hpp"
+#include "engine/engine_options.hpp"
+#include "engine/job.hpp"
+
+namespace cuzk::service {
+
+struct circuit_config {
+  std::string id;
+  std::string zkey;
+  engine::priority prio = engine::priority::normal;
+};
+
+struct daemon_config {
+  std::string data_dir = "/var/lib/cuzk";
+  std::string socket;  // empty: <data_dir>/cuzk.sock
+  std::string listen;  // host:port for TCP; empty: none
+  std::string http;    // host:port for HTTP; empty: none
+  int64_t max_message_mib = 1024;
+  int64_t workers = 1;
+  int64_t threads = 0;
+  bool verify_proofs = true;
+  int64_t result_retention_s = 24 * 3600;
+  int64_t max_attempts = 3;
+  bool fail_expired_jobs = false;
+  int64_t max_batch_size = 1;
+  int64_t max_batch_wait_ms = 50;
+  bool group_by_circuit = false;
+  int64_t group_max_delay_ms = 2000;
+  int64_t hot_budget_mib = 0;
+  int64_t warm_budget_mib = 0;  // 0: unlimited
+  int64_t drain_grace_s = 30;
+  std::string log_level = "info";
+  std::vector<circuit_config> circuits;
+
+  std::string socket_path() const { return socket.empty() ? data_dir + "/cuzk.sock" : socket; }
+  std::string store_path() const { return data_dir + "/jobs.sqlite"; }
+  engine::engine_options to_engine_options() const;
+};
+
+enum class key_type { integer, boolean, string };
+
+struct config_key {
+  const char* name;
+  key_type type;
+  int64_t min = 0, max = 0;      // integers only
+  bool runtime = false;          // SIGHUP applies it
+  const char* help;
+  std::vector<const char*> choices;  // strings with a fixed set of values
+  // Field access, so the table drives loading, printing and status.
+  std::function<void(daemon_config&, int64_t)> set_int;
+  std::function<void(daemon_config&, bool)> set_bool;
+  std::function<void(daemon_config&, std::string)> set_str;
+  std::function<std::string(const daemon_config&)> show;  // as TOML
+};
+
+const std::vector<config_key>& config_table();
+
+// Parses TOML text (`origin` names it in errors); unknown keys are errors.
+result<daemon_config> parse_config(const std::string& text, const std::string& origin);
+result<daemon_config> load_config(const std::string& path);
+
+// A complete, commented TOML file: every key with its help, bounds and current value.
+std::string print_config(const daemon_config& c);
+
+// The keys whose values differ between a and b, and whether each can change at runtime.
+struct config_change {
+  std::string key;
+  bool runtime;
+};
+std::vector<config_change> diff_config(const daemon_config& a, const daemon_config& b);
+
+}  // namespace cuzk::service

@@ -1,0 +1,156 @@
+#include "service/daemon.hpp"
+
+#include <grpcpp/grpcpp.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+
+#include "base/thread_pool.hpp"
+#include "service/config.hpp"
+#include "service/grpc_service.hpp"
+#include "service/http_service.hpp"
+#include "service/logging.hpp"
+#include "service/status_json.hpp"
+
+namespace cuzk::service {
+namespace {
+
+using engine::log_level;
+
+void register_circuits(engine::engine& e, const daemon_config& c) {
+  for (const auto& cc : c.circuits) {
+    auto st = e.register_circuit(cc.id, cc.zkey, cc.prio);
+    if (st)
+      log_line(log_level::info, "service: circuit registered id=" + cc.id + " zkey=" + cc.zkey);
+    else
+      log_line(log_level::error, "service: circuit not registered id=" + cc.id + " error=\"" + st.to_string() + "\"");
+  }
+}
+
+}  // namespace
+
+int run_daemon(const std::string& config_path) {
+  auto loaded = load_config(config_path);
+  if (!loaded) {
+    std::fprintf(stderr, "cuzk: error: %s\n", loaded.error().to_string().c_str());
+    return 1;
+  }
+  daemon_config cfg = std::move(loaded).value();
+  init_logging(cfg.log_level);
+
+  // Before any thread exists, so every thread inherits the mask and only sigwait sees them.
+  sigset_t sigs;
+  sigemptyset(&sigs);
+  for (int s : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&sigs, s);
+  pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+
+  std::error_code ec;
+  std::filesystem::create_directories(cfg.data_dir, ec);
+  if (ec) {
+    log_line(log_level::error, "service: data_dir " + cfg.data_dir + ": " + ec.message());
+    return 1;
+  }
+  if (cfg.threads > 0) (void)thread_pool::set_global_threads(static_cast<unsigned>(cfg.threads));
+
+  std::mutex cfg_m;  // cfg is read by /status on HTTP threads and replaced on SIGHUP
+  auto opt = cfg.to_engine_options();
+  opt.log = log_line;
+  auto created = engine::engine::create(std::move(opt));
+  if (!created) {
+    log_line(log_level::error, "service: engine: " + created.error().to_string());
+    return 1;
+  }
+  std::unique_ptr<engine::engine> eng = std::move(created).value();
+  register_circuits(*eng, cfg);
+
+  auto status_doc = [&] {
+    std::lock_guard lk(cfg_m);
+    return status_json(eng->snapshot(), cfg);
+  };
+  auto metrics_doc = [&] { return prometheus_text(eng->snapshot()); };
+
+  grpc_service svc(*eng, status_doc, metrics_doc);
+  grpc::ServerBuilder b;
+  const int max_msg = static_cast<int>(cfg.max_message_mib << 20);
+  b.SetMaxReceiveMessageSize(max_msg);
+  b.SetMaxSendMessageSize(max_msg);
+  const std::string sock = cfg.socket_path();
+  std::filesystem::remove(sock, ec);  // a stale socket from a crash
+  b.AddListeningPort("unix:" + sock, grpc::InsecureServerCredentials());
+  int tcp_port = 0;
+  if (!cfg.listen.empty()) b.AddListeningPort(cfg.listen, grpc::InsecureServerCredentials(), &tcp_port);
+  b.RegisterService(&svc);
+  // The socket is created with mode 0600: only the daemon's user may submit.
+  const mode_t old_mask = ::umask(077);
+  std::unique_ptr<grpc::Server> server = b.BuildAndStart();
+  ::umask(old_mask);
+  if (!server || (!cfg.listen.empty() && tcp_port == 0)) {
+    log_line(log_level::error, "service: cannot listen on unix:" + sock + (cfg.listen.empty() ? "" : " or " + cfg.listen));
+    return 1;
+  }
+  ::chmod(sock.c_str(), 0600);
+
+  std::unique_ptr<http_service> http;
+  if (!cfg.http.empty()) {
+    auto h = http_service::start(cfg.http, *eng, status_doc, metrics_doc);
+    if (!h) {
+      log_line(log_level::error, "service: " + h.error().to_string());
+      server->Shutdown();
+      return 1;
+    }
+    http = std::move(h).value();
+  }
+  log_line(log_level::info, "service: listening socket=" + sock + (cfg.listen.empty() ? "" : " tcp=" + cfg.listen) +
+                                (http ? " http_port=" + std::to_string(http->port()) : "") +
+                                " data_dir=" + cfg.data_dir);
+
+  for (;;) {
+    int sig = 0;
+    if (sigwait(&sigs, &sig) != 0) continue;
+    if (sig == SIGHUP) {
+      auto next = load_config(config_path);
+      if (!next) {
+        log_line(log_level::error, "service: reload refused: " + next.error().to_string());
+        continue;
+      }
+      std::lock_guard lk(cfg_m);
+      for (const auto& ch : diff_config(cfg, *next)) {
+        if (ch.runtime) continue;
+        log_line(log_level::warn, "service: reload: key=" + ch.key + " changed; it takes effect after a restart");
+      }
+      // Only the runtime keys (drain_grace_s, log_level: the table marks them) and the circuit list
+      // are taken from the new file.
+      daemon_config merged = cfg;
+      merged.drain_grace_s = next->drain_grace_s;
+      merged.log_level = next->log_level;
+      merged.circuits = next->circuits;
+      cfg = std::move(merged);
+      set_log_level(cfg.log_level);
+      register_circuits(*eng, cfg);
+      log_line(log_level::info, "service: reloaded config=" + config_path);
+      continue;
+    }
+    break;
+  }
+
+  int64_t grace;
+  {
+    std::lock_guard lk(cfg_m);
+    grace = cfg.drain_grace_s;
+  }
+  log_line(log_level::info, "service: draining grace_s=" + std::to_string(grace));
+  eng->drain(std::chrono::seconds(grace));
+  svc.stop();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  if (http) http->stop();
+  eng.reset();
+  std::filesystem::remove(sock, ec);
+  log_line(log_level::info, "service: stopped");
+  return 0;
+}
+
+}  // namespace cuzk::service

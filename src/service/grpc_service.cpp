@@ -1,0 +1,233 @@
+#include "service/grpc_service.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <new>
+
+#include "formats/curve_id.hpp"
+
+namespace cuzk::service {
+namespace {
+
+namespace v1 = cuzk::v1;
+
+// Runs a handler body; whatever it throws becomes a gRPC status instead of reaching gRPC's thread.
+template <class F>
+grpc::Status guarded(F&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "out of memory while handling the request");
+  } catch (const std::exception& e) {
+    return grpc::Status(grpc::StatusCode::INTERNAL, std::string("internal error: ") + e.what());
+  } catch (...) {
+    return grpc::Status(grpc::StatusCode::INTERNAL, "internal error");
+  }
+}
+
+result<engine::key_tier> tier_from(const std::string& s, engine::key_tier fallback, bool preload) {
+  if (s.empty()) return fallback;
+  if (s == "warm") return engine::key_tier::warm;
+  if (preload && s == "hot") return engine::key_tier::hot;
+  if (!preload && s == "cold") return engine::key_tier::cold;
+  return status(errc::invalid_argument, std::string("tier: expected ") + (preload ? "warm or hot" : "warm or cold") +
+                                            ", found \"" + s + "\"");
+}
+
+}  // namespace
+
+grpc::StatusCode grpc_code(errc c) noexcept {
+  switch (c) {
+    case errc::ok: return grpc::StatusCode::OK;
+    case errc::invalid_argument:
+    case errc::parse_error:
+    case errc::out_of_range:
+    case errc::not_on_curve:
+    case errc::not_in_subgroup:
+    case errc::format_error: return grpc::StatusCode::INVALID_ARGUMENT;
+    case errc::io_error: return grpc::StatusCode::FAILED_PRECONDITION;
+    case errc::unsupported: return grpc::StatusCode::UNIMPLEMENTED;
+    case errc::verification_failed:
+    case errc::cuda_error:
+    case errc::internal: return grpc::StatusCode::INTERNAL;
+  }
+  return grpc::StatusCode::UNKNOWN;
+}
+
+grpc::Status to_grpc(const status& s) {
+  if (s) return grpc::Status::OK;
+  return grpc::Status(grpc_code(s.code()), s.to_string());
+}
+
+engine::priority from_wire(v1::Priority p, engine::priority fallback) noexcept {
+  switch (p) {
+    case v1::LOW: return engine::priority::low;
+    case v1::NORMAL: return engine::priority::normal;
+    case v1::HIGH: return engine::priority::high;
+    case v1::CRITICAL: return engine::priority::critical;
+    default: return fallback;
+  }
+}
+
+v1::Priority to_wire(engine::priority p) noexcept {
+  switch (p) {
+    case engine::priority::low: return v1::LOW;
+    case engine::priority::normal: return v1::NORMAL;
+    case engine::priority::high: return v1::HIGH;
+    case engine::priority::critical: return v1::CRITICAL;
+  }
+  return v1::PRIORITY_UNSPECIFIED;
+}
+
+void to_wire(const engine::job_result& r, v1::ProofResult* out) {
+  out->set_job_id(r.id);
+  out->set_request_id(r.request_id);
+  out->set_circuit(r.circuit);
+  out->set_priority(to_wire(r.prio));
+  out->set_state(static_cast<v1::JobState>(static_cast<int>(r.state) + 1));  // same order, shifted by UNSPECIFIED
+  out->set_partitions(r.partitions);
+  if (!r.error.is_ok()) out->set_error(r.error.to_string());
+  for (const auto& p : r.proofs) {
+    auto* pp = out->add_proofs();
+    pp->set_proof_json(p.proof_json);
+    pp->set_public_json(p.public_json);
+  }
+  auto* t = out->mutable_timings();
+  using engine::phase;
+  t->set_queue_wait(r.times[phase::queue_wait]);
+  t->set_key_load(r.times[phase::key_load]);
+  t->set_synthesis(r.times[phase::synthesis]);
+  t->set_prove(r.times[phase::prove]);
+  t->set_verify(r.times[phase::verify]);
+  t->set_total(r.times[phase::total]);
+  out->set_deadline_missed(r.deadline_missed);
+  out->set_attempts(r.attempts);
+  out->set_submitted_unix_ms(engine::to_unix_ms(r.submitted_at));
+  out->set_finished_unix_ms(r.finished_at ? engine::to_unix_ms(*r.finished_at) : 0);
+}
+
+grpc::Status grpc_service::RegisterCircuit(grpc::ServerContext*, const v1::RegisterCircuitRequest* req,
+                                           v1::RegisterCircuitResponse*) {
+  return guarded([&] {
+    return to_grpc(e_.register_circuit(req->id(), req->zkey_path(),
+                                       from_wire(req->default_priority(), engine::priority::normal)));
+  });
+}
+
+grpc::Status grpc_service::ListCircuits(grpc::ServerContext*, const v1::ListCircuitsRequest*,
+                                        v1::ListCircuitsResponse* out) {
+  return guarded([&] {
+    for (const auto& c : e_.list_circuits()) {
+      auto* w = out->add_circuits();
+      w->set_id(c.id);
+      w->set_zkey_path(c.zkey_path);
+      w->set_default_priority(to_wire(c.default_priority));
+      w->set_curve(formats::snarkjs_curve_name(c.key.curve));
+      w->set_domain_size(c.key.domain_size);
+      w->set_variables(c.key.n_vars);
+      w->set_public_inputs(c.key.n_public);
+      w->set_file_bytes(c.key.file_bytes);
+    }
+    return grpc::Status::OK;
+  });
+}
+
+result<engine::job_id> grpc_service::submit(const v1::SubmitProofRequest& req) {
+  engine::job_request r;
+  r.circuit = req.circuit();
+  if (req.priority() != v1::PRIORITY_UNSPECIFIED) r.prio = from_wire(req.priority(), engine::priority::normal);
+  r.request_id = req.request_id();
+  if (req.deadline_unix_ms() > 0) r.deadline = engine::from_unix_ms(req.deadline_unix_ms());
+  for (const auto& w : req.partitions()) {
+    if (w.source_case() == v1::Witness::kWtns)
+      r.partitions.push_back(engine::witness_input::from_bytes({w.wtns().begin(), w.wtns().end()}));
+    else
+      r.partitions.push_back(engine::witness_input::from_path(w.path()));  // empty: the engine names it
+  }
+  return e_.submit(std::move(r));
+}
+
+grpc::Status grpc_service::await(grpc::ServerContext* ctx, engine::job_id id, uint64_t timeout_ms,
+                                 v1::ProofResult* out) {
+  using namespace std::chrono;
+  constexpr milliseconds slice(200);
+  const auto until = steady_clock::now() + milliseconds(timeout_ms);
+  for (;;) {
+    if (stopping_) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "daemon shutting down; await the job again");
+    if (ctx->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
+    auto wait = slice;
+    if (timeout_ms > 0) wait = std::clamp(duration_cast<milliseconds>(until - steady_clock::now()), 1ms, slice);
+    auto r = e_.await(id, wait);
+    if (!r) return to_grpc(r.error());
+    if (engine::is_terminal(r->state) || (timeout_ms > 0 && steady_clock::now() >= until)) {
+      to_wire(*r, out);
+      return grpc::Status::OK;
+    }
+  }
+}
+
+grpc::Status grpc_service::SubmitProof(grpc::ServerContext*, const v1::SubmitProofRequest* req,
+                                       v1::SubmitProofResponse* out) {
+  return guarded([&] {
+    auto id = submit(*req);
+    if (!id) {
+      if (!e_.accepting()) return grpc::Status(grpc::StatusCode::UNAVAILABLE, id.error().to_string());
+      return to_grpc(id.error());
+    }
+    out->set_job_id(*id);
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status grpc_service::AwaitProof(grpc::ServerContext* ctx, const v1::AwaitProofRequest* req, v1::ProofResult* out) {
+  return guarded([&] { return await(ctx, req->job_id(), req->timeout_ms(), out); });
+}
+
+grpc::Status grpc_service::Prove(grpc::ServerContext* ctx, const v1::SubmitProofRequest* req, v1::ProofResult* out) {
+  return guarded([&] {
+    auto id = submit(*req);
+    if (!id) {
+      if (!e_.accepting()) return grpc::Status(grpc::StatusCode::UNAVAILABLE, id.error().to_string());
+      return to_grpc(id.error());
+    }
+    return await(ctx, *id, 0, out);
+  });
+}
+
+grpc::Status grpc_service::CancelProof(grpc::ServerContext*, const v1::CancelProofRequest* req,
+                                       v1::CancelProofResponse*) {
+  return guarded([&] { return to_grpc(e_.cancel(req->job_id())); });
+}
+
+grpc::Status grpc_service::GetStatus(grpc::ServerContext*, const v1::GetStatusRequest*, v1::GetStatusResponse* out) {
+  return guarded([&] {
+    out->set_json(status_json_());
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status grpc_service::GetMetrics(grpc::ServerContext*, const v1::GetMetricsRequest*,
+                                      v1::GetMetricsResponse* out) {
+  return guarded([&] {
+    out->set_text(metrics_text_());
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status grpc_service::PreloadKey(grpc::ServerContext*, const v1::KeyRequest* req, v1::KeyResponse*) {
+  return guarded([&] {
+    auto t = tier_from(req->tier(), engine::key_tier::hot, true);
+    if (!t) return to_grpc(t.error());
+    return to_grpc(e_.preload(req->circuit(), *t));
+  });
+}
+
+grpc::Status grpc_service::EvictKey(grpc::ServerContext*, const v1::KeyRequest* req, v1::KeyResponse*) {
+  return guarded([&] {
+    auto t = tier_from(req->tier(), engine::key_tier::cold, false);
+    if (!t) return to_grpc(t.error());
+    return to_grpc(e_.evict(req->circuit(), *t));
+  });
+}
+
+}  // namespace cuzk::service

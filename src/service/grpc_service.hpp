@@ -1,0 +1,67 @@
+// The gRPC adapter: cuzk.v1.ProvingEngine (proto/cuzk/v1/proving.proto) onto the engine.
+//
+// Thin on purpose: each handler translates the request into engine types, calls one engine
+// method, and translates back. Engine statuses become gRPC statuses with the same message
+// (grpc_code()); nothing thrown inside a handler escapes it (a std::exception becomes INTERNAL).
+// AwaitProof and Prove block an RPC thread while they wait, which the synchronous server's thread
+// pool allows for; they wait in short slices so that a client that goes away, or the daemon shutting
+// down (stop()), ends the wait. A client that goes away does not cancel its job.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "cuzk/v1/proving.grpc.pb.h"
+#include "engine/engine.hpp"
+
+namespace cuzk::service {
+
+grpc::StatusCode grpc_code(errc c) noexcept;
+grpc::Status to_grpc(const status& s);
+
+// Conversions between the wire and the engine, shared with the client verbs.
+engine::priority from_wire(cuzk::v1::Priority p, engine::priority fallback) noexcept;
+cuzk::v1::Priority to_wire(engine::priority p) noexcept;
+void to_wire(const engine::job_result& r, cuzk::v1::ProofResult* out);
+
+class grpc_service final : public cuzk::v1::ProvingEngine::Service {
+ public:
+  // `status_json` and `metrics_text` render the documents the HTTP endpoints also serve.
+  grpc_service(engine::engine& e, std::function<std::string()> status_json, std::function<std::string()> metrics_text)
+      : e_(e), status_json_(std::move(status_json)), metrics_text_(std::move(metrics_text)) {}
+
+  grpc::Status RegisterCircuit(grpc::ServerContext*, const cuzk::v1::RegisterCircuitRequest*,
+                               cuzk::v1::RegisterCircuitResponse*) override;
+  grpc::Status ListCircuits(grpc::ServerContext*, const cuzk::v1::ListCircuitsRequest*,
+                            cuzk::v1::ListCircuitsResponse*) override;
+  grpc::Status SubmitProof(grpc::ServerContext*, const cuzk::v1::SubmitProofRequest*,
+                           cuzk::v1::SubmitProofResponse*) override;
+  grpc::Status AwaitProof(grpc::ServerContext*, const cuzk::v1::AwaitProofRequest*, cuzk::v1::ProofResult*) override;
+  grpc::Status Prove(grpc::ServerContext*, const cuzk::v1::SubmitProofRequest*, cuzk::v1::ProofResult*) override;
+  grpc::Status CancelProof(grpc::ServerContext*, const cuzk::v1::CancelProofRequest*,
+                           cuzk::v1::CancelProofResponse*) override;
+  grpc::Status GetStatus(grpc::ServerContext*, const cuzk::v1::GetStatusRequest*,
+                         cuzk::v1::GetStatusResponse*) override;
+  grpc::Status GetMetrics(grpc::ServerContext*, const cuzk::v1::GetMetricsRequest*,
+                          cuzk::v1::GetMetricsResponse*) override;
+  grpc::Status PreloadKey(grpc::ServerContext*, const cuzk::v1::KeyRequest*, cuzk::v1::KeyResponse*) override;
+  grpc::Status EvictKey(grpc::ServerContext*, const cuzk::v1::KeyRequest*, cuzk::v1::KeyResponse*) override;
+
+ // Every wait in progress returns UNAVAILABLE; so do later ones. For shutdown.
+  void stop() noexcept { stopping_ = true; }
+
+ private:
+  result<engine::job_id> submit(const cuzk::v1::SubmitProofRequest& req);
+  grpc::Status await(grpc::ServerContext* ctx, engine::job_id id, uint64_t timeout_ms, cuzk::v1::ProofResult* out);
+
+  engine::engine& e_;
+  std::function<std::string()> status_json_;
+  std::function<std::string()> metrics_text_;
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace cuzk::service

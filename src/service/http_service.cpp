@@ -1,0 +1,75 @@
+#include "service/http_service.hpp"
+
+#include <httplib.h>
+
+#include <exception>
+
+namespace cuzk::service {
+
+result<std::pair<std::string, int>> split_host_port(const std::string& s, const std::string& what) {
+  const auto colon = s.rfind(':');
+  const auto bad = status(errc::invalid_argument, what + ": expected host:port, found \"" + s + "\"");
+  if (colon == std::string::npos || colon == 0 || colon + 1 == s.size()) return bad;
+  int port = 0;
+  for (char c : s.substr(colon + 1)) {
+    if (c < '0' || c > '9' || port > 65535) return bad;
+    port = port * 10 + (c - '0');
+  }
+  if (port > 65535) return bad;
+  return std::pair{s.substr(0, colon), port};
+}
+
+result<std::unique_ptr<http_service>> http_service::start(const std::string& host_port, engine::engine& e,
+                                                          std::function<std::string()> status_json,
+                                                          std::function<std::string()> metrics_text) {
+  auto hp = split_host_port(host_port, "http");
+  if (!hp) return hp.error();
+  std::unique_ptr<http_service> h(new http_service());
+  h->srv_ = std::make_unique<httplib::Server>();
+  auto& s = *h->srv_;
+  // A handler that throws answers 500 with the reason instead of taking the server down.
+  s.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+    std::string why = "internal error";
+    try {
+      std::rethrow_exception(ep);
+    } catch (const std::exception& ex) {
+      why = ex.what();
+    } catch (...) {
+    }
+    res.status = 500;
+    res.set_content(why + "\n", "text/plain");
+  });
+  s.Get("/healthz", [&e](const httplib::Request&, httplib::Response& res) {
+    const bool ok = e.accepting();
+    res.status = ok ? 200 : 503;
+    res.set_content(ok ? "ok\n" : "draining\n", "text/plain");
+  });
+  s.Get("/status", [f = std::move(status_json)](const httplib::Request&, httplib::Response& res) {
+    res.set_content(f(), "application/json");
+  });
+  s.Get("/metrics", [f = std::move(metrics_text)](const httplib::Request&, httplib::Response& res) {
+    res.set_content(f(), "text/plain; version=0.0.4");
+  });
+  s.Get("/trace", [&e](const httplib::Request&, httplib::Response& res) {
+    res.set_content(e.chrome_trace(), "application/json");
+  });
+  const auto& [host, port] = *hp;
+  if (port == 0) {
+    h->port_ = s.bind_to_any_port(host);
+    if (h->port_ < 0) return status(errc::io_error, "http: cannot bind " + host_port);
+  } else {
+    if (!s.bind_to_port(host, port)) return status(errc::io_error, "http: cannot bind " + host_port);
+    h->port_ = port;
+  }
+  h->thread_ = std::thread([srv = h->srv_.get()] { srv->listen_after_bind(); });
+  return h;
+}
+
+void http_service::stop() {
+  if (srv_) srv_->stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+http_service::~http_service() { stop(); }
+
+}  // namespace cuzk::service
