@@ -7,6 +7,9 @@ std::shared_ptr<grpc::Channel> connect(const std::string& socket, const std::str
   const int max = max_message_mib << 20;
   args.SetMaxReceiveMessageSize(max);
   args.SetMaxSendMessageSize(max);
+  // Each channel its own connections: a process that reconnects after the daemon restarted must
+  // not be handed the dead daemon's connection from gRPC's process-wide pool.
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   const std::string target = !socket.empty() ? "unix:" + socket : !addr.empty() ? addr : std::string("unix:") + default_socket;
   return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
 }
