@@ -1,7 +1,6 @@
 #include "apps/client_commands.hpp"
 
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -16,7 +15,8 @@ namespace {
 namespace v1 = cuzk::v1;
 
 int rpc_error(const grpc::Status& s) {
-  return report_error("daemon: " + std::to_string(static_cast<int>(s.error_code())) + " " + s.error_message());
+  return report_error("daemon: " + std::to_string(static_cast<int>(s.error_code())) + " " +
+                      s.error_message());
 }
 
 v1::Priority wire_priority(const std::string& name) {
@@ -37,10 +37,12 @@ int print_result(const v1::ProofResult& r, const std::string& out_dir) {
   std::fprintf(stderr,
                "job %llu circuit=%s state=%s partitions=%u attempts=%u queue_wait=%.3fs key_load=%.3fs "
                "synthesis=%.3fs prove=%.3fs verify=%.3fs total=%.3fs%s%s%s\n",
-               static_cast<unsigned long long>(r.job_id()), r.circuit().c_str(), state_name(r.state()), r.partitions(),
-               r.attempts(), t.queue_wait(), t.key_load(), t.synthesis(), t.prove(), t.verify(), t.total(),
-               r.deadline_missed() ? " deadline_missed" : "", r.error().empty() ? "" : " error=", r.error().c_str());
-  if (r.state() != v1::DONE) return r.state() == v1::FAILED || r.state() == v1::CANCELLED ? exit_failure : exit_ok;
+               static_cast<unsigned long long>(r.job_id()), r.circuit().c_str(), state_name(r.state()),
+               r.partitions(), r.attempts(), t.queue_wait(), t.key_load(), t.synthesis(), t.prove(),
+               t.verify(), t.total(), r.deadline_missed() ? " deadline_missed" : "",
+               r.error().empty() ? "" : " error=", r.error().c_str());
+  if (r.state() != v1::DONE)
+    return r.state() == v1::FAILED || r.state() == v1::CANCELLED ? exit_failure : exit_ok;
   if (out_dir.empty()) {
     for (const auto& p : r.proofs()) std::printf("%s\n%s\n", p.proof_json().c_str(), p.public_json().c_str());
     return exit_ok;
@@ -69,7 +71,8 @@ void client_commands::add_to(CLI::App& app) {
     s->add_option("--priority,-p", priority, "LOW, NORMAL, HIGH or CRITICAL (default: the circuit's)");
     s->add_option("--request-id", request_id, "idempotency key: resubmitting returns the first job");
     s->add_option("--deadline-unix-ms", deadline_unix_ms, "deadline, ms since the Unix epoch");
-    s->add_flag("--path", by_path, "send the witnesses' paths (the daemon reads them) instead of their bytes");
+    s->add_flag("--path", by_path,
+                "send the witnesses' paths (the daemon reads them) instead of their bytes");
   };
   submit = conn(app.add_subcommand("submit", "queue a proof on a running daemon; prints the job id"));
   submit_opts(submit);

@@ -1,7 +1,6 @@
 #include "apps/daemon_command.hpp"
 
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 
 #include "service/config.hpp"
@@ -10,9 +9,11 @@
 namespace cuzk::apps {
 
 void daemon_command::add_to(CLI::App& app) {
-  sub = app.add_subcommand("daemon", "run the proving daemon (gRPC on a Unix socket, HTTP status and metrics)");
+  sub =
+      app.add_subcommand("daemon", "run the proving daemon (gRPC on a Unix socket, HTTP status and metrics)");
   sub->add_option("--config", config, "the TOML config file (cuzk daemon --print-config shows every key)");
-  sub->add_flag("--print-config", print_config, "print the effective config (every key, its help and value) and exit");
+  sub->add_flag("--print-config", print_config,
+                "print the effective config (every key, its help and value) and exit");
 }
 
 int daemon_command::run(const global_options&) const {

@@ -4,7 +4,6 @@
 // the standard library (std::bad_alloc on a huge key, say) into a clear message and exit 1, so no
 // input crashes the process.
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -32,7 +31,8 @@ int run(int argc, char** argv) {
   app.set_version_flag("--version", "cuzk 0.1.0");
 
   global_options g;
-  app.add_option("--threads", g.threads, "worker threads, including the caller (default: CUZK_THREADS or all cores)")
+  app.add_option("--threads", g.threads,
+                 "worker threads, including the caller (default: CUZK_THREADS or all cores)")
       ->check(CLI::Range(1u, 4096u));
   app.add_flag("--verbose,-v", g.verbose, "print each phase's wall time on stderr");
 
@@ -48,7 +48,8 @@ int run(int argc, char** argv) {
   zkey.add_to(app);
   selfcheck_options selfcheck;
   bool no_gpu = false;
-  auto* sc = app.add_subcommand("selfcheck", "check this build's arithmetic and pairing on both curves, with timings");
+  auto* sc = app.add_subcommand("selfcheck",
+                                "check this build's arithmetic and pairing on both curves, with timings");
   sc->add_flag("--no-gpu", no_gpu, "skip the GPU check even when a device is present");
 #ifdef CUZK_HAVE_SERVICE
   daemon_command daemon;
@@ -88,7 +89,8 @@ int main(int argc, char** argv) {
   try {
     return run(argc, argv);
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "cuzk: error: out of memory (the key or witness is larger than the memory available)\n");
+    std::fprintf(stderr,
+                 "cuzk: error: out of memory (the key or witness is larger than the memory available)\n");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cuzk: error: %s\n", e.what());
   }

@@ -2,7 +2,8 @@
 
 namespace cuzk::service {
 
-std::shared_ptr<grpc::Channel> connect(const std::string& socket, const std::string& addr, int max_message_mib) {
+std::shared_ptr<grpc::Channel> connect(const std::string& socket, const std::string& addr,
+                                       int max_message_mib) {
   grpc::ChannelArguments args;
   const int max = max_message_mib << 20;
   args.SetMaxReceiveMessageSize(max);
@@ -10,7 +11,9 @@ std::shared_ptr<grpc::Channel> connect(const std::string& socket, const std::str
   // Each channel its own connections: a process that reconnects after the daemon restarted must
   // not be handed the dead daemon's connection from gRPC's process-wide pool.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  const std::string target = !socket.empty() ? "unix:" + socket : !addr.empty() ? addr : std::string("unix:") + default_socket;
+  const std::string target = !socket.empty() ? "unix:" + socket
+                             : !addr.empty() ? addr
+                                             : std::string("unix:") + default_socket;
   return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
 }
 

@@ -1,25 +1,39 @@
 // The config table, the TOML loader built on it, and --print-config.
 #include "service/config.hpp"
 
+#include <toml++/toml.h>
+
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <toml++/toml.h>
 
 namespace cuzk::service {
 namespace {
 
 // One table row per key; the lambdas reach the field. INT/BOOL/STR keep the rows to one line each.
-#define INT(key, lo, hi, rt, help) \
-  config_key{#key, key_type::integer, lo, hi, rt, help, {}, [](daemon_config& c, int64_t v) { c.key = v; }, \
-             nullptr, nullptr, [](const daemon_config& c) { return std::to_string(c.key); }}
-#define BOOL(key, rt, help)                                                                          \
-  config_key{#key, key_type::boolean, 0, 0, rt, help, {}, nullptr, [](daemon_config& c, bool v) { c.key = v; }, \
-             nullptr, [](const daemon_config& c) { return std::string(c.key ? "true" : "false"); }}
-#define STR(key, rt, help, ...)                                                                     \
-  config_key{#key, key_type::string, 0, 0, rt, help, {__VA_ARGS__}, nullptr, nullptr,               \
-             [](daemon_config& c, std::string v) { c.key = std::move(v); },                         \
-             [](const daemon_config& c) { return quote(c.key); }}
+#define INT(key, lo, hi, rt, help)                                                                  \
+  config_key {                                                                                      \
+#key, key_type::integer, lo, hi, rt, help,                                                      \
+        {}, [](daemon_config & c,                                                                   \
+               int64_t v) { c.key = v; }, nullptr, nullptr,                                         \
+                                       [](const daemon_config& c) { return std::to_string(c.key); } \
+  }
+#define BOOL(key, rt, help)                                                                                  \
+  config_key {                                                                                               \
+#key, key_type::boolean, 0, 0, rt, help,                                                                 \
+        {}, nullptr,                                                                                         \
+         [](daemon_config & c,                                                                               \
+            bool                                                                                             \
+                v) { c.key = v; }, nullptr,                                                                  \
+                                [](const daemon_config& c) { return std::string(c.key ? "true" : "false"); } \
+  }
+#define STR(key, rt, help, ...)                                                                           \
+  config_key {                                                                                            \
+#key, key_type::string, 0, 0, rt, help,                                                               \
+        {__VA_ARGS__ }, nullptr, nullptr,                                                                 \
+         [](daemon_config & c,                                                                            \
+            std::string v) { c.key = std::move(v); }, [](const daemon_config& c) { return quote(c.key); } \
+  }
 
 std::string quote(const std::string& s) {
   std::string out = "\"";
@@ -34,22 +48,28 @@ std::vector<config_key> make_table() {
   return {
       STR(data_dir, false, "job database, spooled witnesses and the default socket live here"),
       STR(socket, false, "gRPC Unix socket (mode 0600); empty: <data_dir>/cuzk.sock"),
-      STR(listen, false, "gRPC over TCP as host:port (no TLS, no auth: bind to a private address); empty: off"),
+      STR(listen, false,
+          "gRPC over TCP as host:port (no TLS, no auth: bind to a private address); empty: off"),
       STR(http, false, "HTTP /healthz /status /metrics /trace as host:port; empty: off"),
-      INT(max_message_mib, 4, 2047, false, "largest gRPC message (inline witnesses), MiB; send a path beyond it"),
+      INT(max_message_mib, 4, 2047, false,
+          "largest gRPC message (inline witnesses), MiB; send a path beyond it"),
       INT(workers, 1, 256, false, "prover workers (jobs proved at once)"),
       INT(threads, 0, 4096, false, "CPU threads for proving; 0: all cores"),
       BOOL(verify_proofs, false, "verify every proof before returning it"),
-      INT(result_retention_s, 1, 365 * 24 * 3600, false, "how long a finished job's result stays retrievable, s"),
-      INT(max_attempts, 1, 100, false, "a job interrupted this many times by a crash fails instead of retrying"),
+      INT(result_retention_s, 1, 365 * 24 * 3600, false,
+          "how long a finished job's result stays retrievable, s"),
+      INT(max_attempts, 1, 100, false,
+          "a job interrupted this many times by a crash fails instead of retrying"),
       BOOL(fail_expired_jobs, false, "fail a queued job whose deadline passed instead of running it late"),
       INT(max_batch_size, 1, 1024, false, "same-circuit jobs dispatched together; 1: no batching"),
       INT(max_batch_wait_ms, 0, 600000, false, "how long a batch waits to fill, ms"),
       BOOL(group_by_circuit, false, "prefer jobs whose key is resident over older ones (bounded delay)"),
       INT(group_max_delay_ms, 0, 3600000, false, "longest a job is passed over for grouping, ms"),
-      INT(hot_budget_mib, 0, int64_t(1) << 30, false, "host memory for fully loaded keys, MiB; 0: keys stay mapped"),
+      INT(hot_budget_mib, 0, int64_t(1) << 30, false,
+          "host memory for fully loaded keys, MiB; 0: keys stay mapped"),
       INT(warm_budget_mib, 0, int64_t(1) << 30, false, "mapped key files plus matrices, MiB; 0: unlimited"),
-      INT(drain_grace_s, 0, 86400, true, "on SIGTERM, how long running jobs may finish before they are requeued, s"),
+      INT(drain_grace_s, 0, 86400, true,
+          "on SIGTERM, how long running jobs may finish before they are requeued, s"),
       STR(log_level, true, "debug, info, warn or error", "debug", "info", "warn", "error"),
   };
 }
@@ -60,9 +80,12 @@ std::vector<config_key> make_table() {
 
 const char* type_name(key_type t) {
   switch (t) {
-    case key_type::integer: return "an integer";
-    case key_type::boolean: return "a boolean";
-    case key_type::string: return "a string";
+    case key_type::integer:
+      return "an integer";
+    case key_type::boolean:
+      return "a boolean";
+    case key_type::string:
+      return "a string";
   }
   return "?";
 }
@@ -70,18 +93,33 @@ const char* type_name(key_type t) {
 std::string found(const toml::node& n) {
   std::ostringstream os;
   switch (n.type()) {
-    case toml::node_type::string: os << quote(*n.value<std::string>()); break;
-    case toml::node_type::table: os << "a table"; break;
-    case toml::node_type::array: os << "an array"; break;
-    case toml::node_type::integer: os << *n.value<int64_t>(); break;
-    case toml::node_type::floating_point: os << *n.value<double>(); break;
-    case toml::node_type::boolean: os << (*n.value<bool>() ? "true" : "false"); break;
-    default: os << "a date or time"; break;
+    case toml::node_type::string:
+      os << quote(*n.value<std::string>());
+      break;
+    case toml::node_type::table:
+      os << "a table";
+      break;
+    case toml::node_type::array:
+      os << "an array";
+      break;
+    case toml::node_type::integer:
+      os << *n.value<int64_t>();
+      break;
+    case toml::node_type::floating_point:
+      os << *n.value<double>();
+      break;
+    case toml::node_type::boolean:
+      os << (*n.value<bool>() ? "true" : "false");
+      break;
+    default:
+      os << "a date or time";
+      break;
   }
   return os.str();
 }
 
-status bad(const std::string& origin, const std::string& key, const std::string& expected, const std::string& got) {
+status bad(const std::string& origin, const std::string& key, const std::string& expected,
+           const std::string& got) {
   return status(errc::invalid_argument, origin + ": " + key + ": expected " + expected + ", found " + got);
 }
 

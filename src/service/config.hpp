@@ -61,8 +61,8 @@ enum class key_type { integer, boolean, string };
 struct config_key {
   const char* name;
   key_type type;
-  int64_t min = 0, max = 0;      // integers only
-  bool runtime = false;          // SIGHUP applies it
+  int64_t min = 0, max = 0;  // integers only
+  bool runtime = false;      // SIGHUP applies it
   const char* help;
   std::vector<const char*> choices;  // strings with a fixed set of values
   // Field access, so the table drives loading, printing and status.

@@ -10,7 +10,8 @@ TEST(config, defaults_round_trip_through_print_config) {
   daemon_config c;
   c.circuits.push_back({"p", "/k.zkey", engine::priority::high});
   const std::string text = print_config(c);
-  for (const auto& k : config_table()) EXPECT_NE(text.find(std::string(k.name) + " = "), std::string::npos) << k.name;
+  for (const auto& k : config_table())
+    EXPECT_NE(text.find(std::string(k.name) + " = "), std::string::npos) << k.name;
   auto back = parse_config(text, "printed");
   ASSERT_TRUE(back) << back.error().to_string();
   EXPECT_TRUE(diff_config(c, *back).empty());
@@ -23,7 +24,8 @@ TEST(config, errors_name_the_key_the_expectation_and_the_value) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().message(), "f.toml: workers: expected an integer in [1, 256], found 0");
   r = parse_config("log_level = \"loud\"", "f.toml");
-  EXPECT_EQ(r.error().message(), "f.toml: log_level: expected one of debug, info, warn, error, found \"loud\"");
+  EXPECT_EQ(r.error().message(),
+            "f.toml: log_level: expected one of debug, info, warn, error, found \"loud\"");
   r = parse_config("verify_proofs = 1", "f.toml");
   EXPECT_EQ(r.error().message(), "f.toml: verify_proofs: expected true or false, found 1");
   r = parse_config("wokers = 2", "f.toml");

@@ -27,7 +27,8 @@ void register_circuits(engine::engine& e, const daemon_config& c) {
     if (st)
       log_line(log_level::info, "service: circuit registered id=" + cc.id + " zkey=" + cc.zkey);
     else
-      log_line(log_level::error, "service: circuit not registered id=" + cc.id + " error=\"" + st.to_string() + "\"");
+      log_line(log_level::error,
+               "service: circuit not registered id=" + cc.id + " error=\"" + st.to_string() + "\"");
   }
 }
 
@@ -89,7 +90,8 @@ int run_daemon(const std::string& config_path) {
   std::unique_ptr<grpc::Server> server = b.BuildAndStart();
   ::umask(old_mask);
   if (!server || (!cfg.listen.empty() && tcp_port == 0)) {
-    log_line(log_level::error, "service: cannot listen on unix:" + sock + (cfg.listen.empty() ? "" : " or " + cfg.listen));
+    log_line(log_level::error,
+             "service: cannot listen on unix:" + sock + (cfg.listen.empty() ? "" : " or " + cfg.listen));
     return 1;
   }
   ::chmod(sock.c_str(), 0600);
@@ -104,9 +106,9 @@ int run_daemon(const std::string& config_path) {
     }
     http = std::move(h).value();
   }
-  log_line(log_level::info, "service: listening socket=" + sock + (cfg.listen.empty() ? "" : " tcp=" + cfg.listen) +
-                                (http ? " http_port=" + std::to_string(http->port()) : "") +
-                                " data_dir=" + cfg.data_dir);
+  log_line(log_level::info,
+           "service: listening socket=" + sock + (cfg.listen.empty() ? "" : " tcp=" + cfg.listen) +
+               (http ? " http_port=" + std::to_string(http->port()) : "") + " data_dir=" + cfg.data_dir);
 
   for (;;) {
     int sig = 0;
@@ -120,7 +122,8 @@ int run_daemon(const std::string& config_path) {
       std::lock_guard lk(cfg_m);
       for (const auto& ch : diff_config(cfg, *next)) {
         if (ch.runtime) continue;
-        log_line(log_level::warn, "service: reload: key=" + ch.key + " changed; it takes effect after a restart");
+        log_line(log_level::warn,
+                 "service: reload: key=" + ch.key + " changed; it takes effect after a restart");
       }
       // Only the runtime keys (drain_grace_s, log_level: the table marks them) and the circuit list
       // are taken from the new file.

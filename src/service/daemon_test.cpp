@@ -67,8 +67,9 @@ struct daemon_proc {
     sock = dir + "/d.sock";
     http_port = free_port();
     config = dir + "/cuzk.toml";
-    std::ofstream(config) << "data_dir = \"" << dir << "/data\"\nsocket = \"" << sock << "\"\nhttp = \"127.0.0.1:"
-                          << http_port << "\"\nworkers = " << workers << "\nlog_level = \"warn\"\n"
+    std::ofstream(config) << "data_dir = \"" << dir << "/data\"\nsocket = \"" << sock
+                          << "\"\nhttp = \"127.0.0.1:" << http_port << "\"\nworkers = " << workers
+                          << "\nlog_level = \"warn\"\n"
                           << "[[circuit]]\nid = \"poseidon\"\nzkey = \"" << zkey << "\"\n";
     start();
   }
@@ -220,6 +221,10 @@ TEST(daemon, kill_9_with_queued_jobs_then_restart_delivers_every_proof) {
   for (auto& id : ids) ASSERT_TRUE(d.submit(w, id).ok());
   d.kill9();  // most of the 10 are still queued: each proof takes tens of ms
   d.start();
+  v1::GetStatusResponse st;
+  grpc::ClientContext ctx;
+  ASSERT_TRUE(d.stub->GetStatus(&ctx, {}, &st).ok());
+  EXPECT_EQ(st.json().find("\"recovered\": 0"), std::string::npos) << "no job was left queued by the kill";
   for (auto id : ids) expect_valid(d.await(id));
   EXPECT_EQ(d.term(), 0);
 }

@@ -30,26 +30,32 @@ result<engine::key_tier> tier_from(const std::string& s, engine::key_tier fallba
   if (s == "warm") return engine::key_tier::warm;
   if (preload && s == "hot") return engine::key_tier::hot;
   if (!preload && s == "cold") return engine::key_tier::cold;
-  return status(errc::invalid_argument, std::string("tier: expected ") + (preload ? "warm or hot" : "warm or cold") +
-                                            ", found \"" + s + "\"");
+  return status(
+      errc::invalid_argument,
+      std::string("tier: expected ") + (preload ? "warm or hot" : "warm or cold") + ", found \"" + s + "\"");
 }
 
 }  // namespace
 
 grpc::StatusCode grpc_code(errc c) noexcept {
   switch (c) {
-    case errc::ok: return grpc::StatusCode::OK;
+    case errc::ok:
+      return grpc::StatusCode::OK;
     case errc::invalid_argument:
     case errc::parse_error:
     case errc::out_of_range:
     case errc::not_on_curve:
     case errc::not_in_subgroup:
-    case errc::format_error: return grpc::StatusCode::INVALID_ARGUMENT;
-    case errc::io_error: return grpc::StatusCode::FAILED_PRECONDITION;
-    case errc::unsupported: return grpc::StatusCode::UNIMPLEMENTED;
+    case errc::format_error:
+      return grpc::StatusCode::INVALID_ARGUMENT;
+    case errc::io_error:
+      return grpc::StatusCode::FAILED_PRECONDITION;
+    case errc::unsupported:
+      return grpc::StatusCode::UNIMPLEMENTED;
     case errc::verification_failed:
     case errc::cuda_error:
-    case errc::internal: return grpc::StatusCode::INTERNAL;
+    case errc::internal:
+      return grpc::StatusCode::INTERNAL;
   }
   return grpc::StatusCode::UNKNOWN;
 }
@@ -61,20 +67,29 @@ grpc::Status to_grpc(const status& s) {
 
 engine::priority from_wire(v1::Priority p, engine::priority fallback) noexcept {
   switch (p) {
-    case v1::LOW: return engine::priority::low;
-    case v1::NORMAL: return engine::priority::normal;
-    case v1::HIGH: return engine::priority::high;
-    case v1::CRITICAL: return engine::priority::critical;
-    default: return fallback;
+    case v1::LOW:
+      return engine::priority::low;
+    case v1::NORMAL:
+      return engine::priority::normal;
+    case v1::HIGH:
+      return engine::priority::high;
+    case v1::CRITICAL:
+      return engine::priority::critical;
+    default:
+      return fallback;
   }
 }
 
 v1::Priority to_wire(engine::priority p) noexcept {
   switch (p) {
-    case engine::priority::low: return v1::LOW;
-    case engine::priority::normal: return v1::NORMAL;
-    case engine::priority::high: return v1::HIGH;
-    case engine::priority::critical: return v1::CRITICAL;
+    case engine::priority::low:
+      return v1::LOW;
+    case engine::priority::normal:
+      return v1::NORMAL;
+    case engine::priority::high:
+      return v1::HIGH;
+    case engine::priority::critical:
+      return v1::CRITICAL;
   }
   return v1::PRIORITY_UNSPECIFIED;
 }
@@ -84,7 +99,8 @@ void to_wire(const engine::job_result& r, v1::ProofResult* out) {
   out->set_request_id(r.request_id);
   out->set_circuit(r.circuit);
   out->set_priority(to_wire(r.prio));
-  out->set_state(static_cast<v1::JobState>(static_cast<int>(r.state) + 1));  // same order, shifted by UNSPECIFIED
+  out->set_state(
+      static_cast<v1::JobState>(static_cast<int>(r.state) + 1));  // same order, shifted by UNSPECIFIED
   out->set_partitions(r.partitions);
   if (!r.error.is_ok()) out->set_error(r.error.to_string());
   for (const auto& p : r.proofs) {
@@ -135,7 +151,8 @@ grpc::Status grpc_service::ListCircuits(grpc::ServerContext*, const v1::ListCirc
 result<engine::job_id> grpc_service::submit(const v1::SubmitProofRequest& req) {
   engine::job_request r;
   r.circuit = req.circuit();
-  if (req.priority() != v1::PRIORITY_UNSPECIFIED) r.prio = from_wire(req.priority(), engine::priority::normal);
+  if (req.priority() != v1::PRIORITY_UNSPECIFIED)
+    r.prio = from_wire(req.priority(), engine::priority::normal);
   r.request_id = req.request_id();
   if (req.deadline_unix_ms() > 0) r.deadline = engine::from_unix_ms(req.deadline_unix_ms());
   for (const auto& w : req.partitions()) {
@@ -153,10 +170,12 @@ grpc::Status grpc_service::await(grpc::ServerContext* ctx, engine::job_id id, ui
   constexpr milliseconds slice(200);
   const auto until = steady_clock::now() + milliseconds(timeout_ms);
   for (;;) {
-    if (stopping_) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "daemon shutting down; await the job again");
+    if (stopping_)
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE, "daemon shutting down; await the job again");
     if (ctx->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
     auto wait = slice;
-    if (timeout_ms > 0) wait = std::clamp(duration_cast<milliseconds>(until - steady_clock::now()), 1ms, slice);
+    if (timeout_ms > 0)
+      wait = std::clamp(duration_cast<milliseconds>(until - steady_clock::now()), 1ms, slice);
     auto r = e_.await(id, wait);
     if (!r) return to_grpc(r.error());
     if (engine::is_terminal(r->state) || (timeout_ms > 0 && steady_clock::now() >= until)) {
@@ -179,11 +198,13 @@ grpc::Status grpc_service::SubmitProof(grpc::ServerContext*, const v1::SubmitPro
   });
 }
 
-grpc::Status grpc_service::AwaitProof(grpc::ServerContext* ctx, const v1::AwaitProofRequest* req, v1::ProofResult* out) {
+grpc::Status grpc_service::AwaitProof(grpc::ServerContext* ctx, const v1::AwaitProofRequest* req,
+                                      v1::ProofResult* out) {
   return guarded([&] { return await(ctx, req->job_id(), req->timeout_ms(), out); });
 }
 
-grpc::Status grpc_service::Prove(grpc::ServerContext* ctx, const v1::SubmitProofRequest* req, v1::ProofResult* out) {
+grpc::Status grpc_service::Prove(grpc::ServerContext* ctx, const v1::SubmitProofRequest* req,
+                                 v1::ProofResult* out) {
   return guarded([&] {
     auto id = submit(*req);
     if (!id) {
@@ -199,7 +220,8 @@ grpc::Status grpc_service::CancelProof(grpc::ServerContext*, const v1::CancelPro
   return guarded([&] { return to_grpc(e_.cancel(req->job_id())); });
 }
 
-grpc::Status grpc_service::GetStatus(grpc::ServerContext*, const v1::GetStatusRequest*, v1::GetStatusResponse* out) {
+grpc::Status grpc_service::GetStatus(grpc::ServerContext*, const v1::GetStatusRequest*,
+                                     v1::GetStatusResponse* out) {
   return guarded([&] {
     out->set_json(status_json_());
     return grpc::Status::OK;

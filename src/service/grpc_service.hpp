@@ -31,7 +31,8 @@ void to_wire(const engine::job_result& r, cuzk::v1::ProofResult* out);
 class grpc_service final : public cuzk::v1::ProvingEngine::Service {
  public:
   // `status_json` and `metrics_text` render the documents the HTTP endpoints also serve.
-  grpc_service(engine::engine& e, std::function<std::string()> status_json, std::function<std::string()> metrics_text)
+  grpc_service(engine::engine& e, std::function<std::string()> status_json,
+               std::function<std::string()> metrics_text)
       : e_(e), status_json_(std::move(status_json)), metrics_text_(std::move(metrics_text)) {}
 
   grpc::Status RegisterCircuit(grpc::ServerContext*, const cuzk::v1::RegisterCircuitRequest*,
@@ -40,8 +41,10 @@ class grpc_service final : public cuzk::v1::ProvingEngine::Service {
                             cuzk::v1::ListCircuitsResponse*) override;
   grpc::Status SubmitProof(grpc::ServerContext*, const cuzk::v1::SubmitProofRequest*,
                            cuzk::v1::SubmitProofResponse*) override;
-  grpc::Status AwaitProof(grpc::ServerContext*, const cuzk::v1::AwaitProofRequest*, cuzk::v1::ProofResult*) override;
-  grpc::Status Prove(grpc::ServerContext*, const cuzk::v1::SubmitProofRequest*, cuzk::v1::ProofResult*) override;
+  grpc::Status AwaitProof(grpc::ServerContext*, const cuzk::v1::AwaitProofRequest*,
+                          cuzk::v1::ProofResult*) override;
+  grpc::Status Prove(grpc::ServerContext*, const cuzk::v1::SubmitProofRequest*,
+                     cuzk::v1::ProofResult*) override;
   grpc::Status CancelProof(grpc::ServerContext*, const cuzk::v1::CancelProofRequest*,
                            cuzk::v1::CancelProofResponse*) override;
   grpc::Status GetStatus(grpc::ServerContext*, const cuzk::v1::GetStatusRequest*,
@@ -51,12 +54,13 @@ class grpc_service final : public cuzk::v1::ProvingEngine::Service {
   grpc::Status PreloadKey(grpc::ServerContext*, const cuzk::v1::KeyRequest*, cuzk::v1::KeyResponse*) override;
   grpc::Status EvictKey(grpc::ServerContext*, const cuzk::v1::KeyRequest*, cuzk::v1::KeyResponse*) override;
 
- // Every wait in progress returns UNAVAILABLE; so do later ones. For shutdown.
+  // Every wait in progress returns UNAVAILABLE; so do later ones. For shutdown.
   void stop() noexcept { stopping_ = true; }
 
  private:
   result<engine::job_id> submit(const cuzk::v1::SubmitProofRequest& req);
-  grpc::Status await(grpc::ServerContext* ctx, engine::job_id id, uint64_t timeout_ms, cuzk::v1::ProofResult* out);
+  grpc::Status await(grpc::ServerContext* ctx, engine::job_id id, uint64_t timeout_ms,
+                     cuzk::v1::ProofResult* out);
 
   engine::engine& e_;
   std::function<std::string()> status_json_;

@@ -21,10 +21,18 @@ void set_log_level(const std::string& level) { spdlog::set_level(spdlog::level::
 
 void log_line(engine::log_level lv, const std::string& line) {
   switch (lv) {
-    case engine::log_level::debug: spdlog::debug("{}", line); break;
-    case engine::log_level::info: spdlog::info("{}", line); break;
-    case engine::log_level::warn: spdlog::warn("{}", line); break;
-    case engine::log_level::error: spdlog::error("{}", line); break;
+    case engine::log_level::debug:
+      spdlog::debug("{}", line);
+      break;
+    case engine::log_level::info:
+      spdlog::info("{}", line);
+      break;
+    case engine::log_level::warn:
+      spdlog::warn("{}", line);
+      break;
+    case engine::log_level::error:
+      spdlog::error("{}", line);
+      break;
   }
 }
 

@@ -12,9 +12,14 @@ namespace {
 using nlohmann::json;
 
 json counters_json(const engine::job_counters& c) {
-  return {{"submitted", c.submitted}, {"completed", c.completed},   {"failed", c.failed},
-          {"cancelled", c.cancelled}, {"deadline_misses", c.deadline_misses}, {"rejected", c.rejected},
-          {"recovered", c.recovered}, {"partitions_proved", c.partitions_proved}};
+  return {{"submitted", c.submitted},
+          {"completed", c.completed},
+          {"failed", c.failed},
+          {"cancelled", c.cancelled},
+          {"deadline_misses", c.deadline_misses},
+          {"rejected", c.rejected},
+          {"recovered", c.recovered},
+          {"partitions_proved", c.partitions_proved}};
 }
 
 json times_json(const engine::phase_times& t) {
@@ -39,37 +44,59 @@ std::string status_json(const engine::engine_snapshot& s, const daemon_config& c
   j["backend"] = s.backend;
   j["memory"] = {{"rss_bytes", s.rss_bytes}};
   json depth = json::object();
-  for (int p = 0; p < engine::priority_count; ++p) depth[engine::priority_name(engine::priority(p))] = s.queue_depth[p];
+  for (int p = 0; p < engine::priority_count; ++p)
+    depth[engine::priority_name(engine::priority(p))] = s.queue_depth[p];
   j["queue_depth"] = depth;
   json jobs = json::array();
   for (const auto& lj : s.jobs) {
     const auto& i = lj.info;
     json e = json::array();
     for (const auto& ev : lj.events)
-      e.push_back({{"event", engine::event_kind_name(ev.kind)}, {"partition", ev.partition}, {"unix_us", ev.unix_us}});
-    jobs.push_back({{"id", i.id}, {"request_id", i.request_id}, {"circuit", i.circuit},
-                    {"priority", engine::priority_name(i.prio)}, {"state", engine::job_state_name(i.state)},
-                    {"partitions", i.partitions}, {"attempts", i.attempts}, {"worker", lj.worker},
-                    {"submitted_unix_ms", engine::to_unix_ms(i.submitted_at)}, {"times", times_json(i.times)},
+      e.push_back({{"event", engine::event_kind_name(ev.kind)},
+                   {"partition", ev.partition},
+                   {"unix_us", ev.unix_us}});
+    jobs.push_back({{"id", i.id},
+                    {"request_id", i.request_id},
+                    {"circuit", i.circuit},
+                    {"priority", engine::priority_name(i.prio)},
+                    {"state", engine::job_state_name(i.state)},
+                    {"partitions", i.partitions},
+                    {"attempts", i.attempts},
+                    {"worker", lj.worker},
+                    {"submitted_unix_ms", engine::to_unix_ms(i.submitted_at)},
+                    {"times", times_json(i.times)},
                     {"events", e}});
   }
   j["jobs"] = jobs;
   json workers = json::array();
   for (const auto& w : s.workers)
-    workers.push_back({{"index", w.index}, {"busy", w.busy}, {"job", w.job}, {"partition", w.partition},
+    workers.push_back({{"index", w.index},
+                       {"busy", w.busy},
+                       {"job", w.job},
+                       {"partition", w.partition},
                        {"state", w.busy ? engine::job_state_name(w.state) : "idle"},
-                       {"busy_seconds", w.busy_seconds}, {"jobs", w.jobs}});
+                       {"busy_seconds", w.busy_seconds},
+                       {"jobs", w.jobs}});
   j["workers"] = workers;
   json keys = json::array();
   for (const auto& k : s.keys)
-    keys.push_back({{"circuit", k.circuit}, {"path", k.path}, {"tier", k.tier_name}, {"file_bytes", k.file_bytes},
-                    {"mapped_bytes", k.mapped_bytes}, {"owned_bytes", k.owned_bytes}, {"users", k.users},
-                    {"loading", k.loading}, {"loads", k.loads},
+    keys.push_back({{"circuit", k.circuit},
+                    {"path", k.path},
+                    {"tier", k.tier_name},
+                    {"file_bytes", k.file_bytes},
+                    {"mapped_bytes", k.mapped_bytes},
+                    {"owned_bytes", k.owned_bytes},
+                    {"users", k.users},
+                    {"loading", k.loading},
+                    {"loads", k.loads},
                     {"last_use_unix_ms", k.last_use ? engine::to_unix_ms(*k.last_use) : 0}});
   j["keys"] = keys;
   json tiers = json::array();
   for (const auto& t : s.tiers)
-    tiers.push_back({{"tier", t.name}, {"present", t.present}, {"budget_bytes", t.budget}, {"used_bytes", t.used},
+    tiers.push_back({{"tier", t.name},
+                     {"present", t.present},
+                     {"budget_bytes", t.budget},
+                     {"used_bytes", t.used},
                      {"keys", t.keys}});
   j["tiers"] = tiers;
   j["counters"] = counters_json(s.counters.total);
@@ -85,7 +112,8 @@ std::string status_json(const engine::engine_snapshot& s, const daemon_config& c
 std::string prometheus_text(const engine::engine_snapshot& s) {
   std::ostringstream os;
   const auto counter = [&](const char* name, const char* help, auto get) {
-    os << "# HELP cuzk_jobs_" << name << "_total " << help << "\n# TYPE cuzk_jobs_" << name << "_total counter\n";
+    os << "# HELP cuzk_jobs_" << name << "_total " << help << "\n# TYPE cuzk_jobs_" << name
+       << "_total counter\n";
     for (const auto& [id, m] : s.counters.circuits)
       os << "cuzk_jobs_" << name << "_total{circuit=\"" << id << "\"} " << get(m.counters) << "\n";
   };
@@ -93,7 +121,8 @@ std::string prometheus_text(const engine::engine_snapshot& s) {
   counter("completed", "jobs that ended with proofs", [](const auto& c) { return c.completed; });
   counter("failed", "jobs that ended in an error", [](const auto& c) { return c.failed; });
   counter("cancelled", "jobs cancelled", [](const auto& c) { return c.cancelled; });
-  counter("deadline_missed", "jobs that ended after their deadline", [](const auto& c) { return c.deadline_misses; });
+  counter("deadline_missed", "jobs that ended after their deadline",
+          [](const auto& c) { return c.deadline_misses; });
   counter("rejected", "submissions refused", [](const auto& c) { return c.rejected; });
   counter("recovered", "jobs requeued from the store at start", [](const auto& c) { return c.recovered; });
   counter("partitions_proved", "partitions proved", [](const auto& c) { return c.partitions_proved; });
@@ -102,7 +131,8 @@ std::string prometheus_text(const engine::engine_snapshot& s) {
   for (const auto& [id, m] : s.counters.circuits)
     for (int p = 0; p < engine::phase_count; ++p) {
       const auto& h = m.phases[p];
-      const std::string labels = "circuit=\"" + id + "\",phase=\"" + engine::phase_name(engine::phase(p)) + "\"";
+      const std::string labels =
+          "circuit=\"" + id + "\",phase=\"" + engine::phase_name(engine::phase(p)) + "\"";
       uint64_t cum = 0;
       for (std::size_t b = 0; b < engine::latency_buckets_s.size(); ++b) {
         cum += h.counts[b];
@@ -116,15 +146,19 @@ std::string prometheus_text(const engine::engine_snapshot& s) {
 
   os << "# HELP cuzk_queue_depth jobs queued per priority\n# TYPE cuzk_queue_depth gauge\n";
   for (int p = 0; p < engine::priority_count; ++p)
-    os << "cuzk_queue_depth{priority=\"" << engine::priority_name(engine::priority(p)) << "\"} " << s.queue_depth[p]
-       << "\n";
+    os << "cuzk_queue_depth{priority=\"" << engine::priority_name(engine::priority(p)) << "\"} "
+       << s.queue_depth[p] << "\n";
   std::size_t busy = 0;
   for (const auto& w : s.workers) busy += w.busy;
-  os << "# HELP cuzk_workers_busy workers proving now\n# TYPE cuzk_workers_busy gauge\ncuzk_workers_busy " << busy
-     << "\n# HELP cuzk_workers workers\n# TYPE cuzk_workers gauge\ncuzk_workers " << s.workers.size() << "\n";
-  os << "# HELP cuzk_key_tier_used_bytes bytes of keys resident per tier\n# TYPE cuzk_key_tier_used_bytes gauge\n";
-  for (const auto& t : s.tiers) os << "cuzk_key_tier_used_bytes{tier=\"" << t.name << "\"} " << t.used << "\n";
-  os << "# HELP cuzk_resident_bytes process resident set\n# TYPE cuzk_resident_bytes gauge\ncuzk_resident_bytes "
+  os << "# HELP cuzk_workers_busy workers proving now\n# TYPE cuzk_workers_busy gauge\ncuzk_workers_busy "
+     << busy << "\n# HELP cuzk_workers workers\n# TYPE cuzk_workers gauge\ncuzk_workers " << s.workers.size()
+     << "\n";
+  os << "# HELP cuzk_key_tier_used_bytes bytes of keys resident per tier\n# TYPE cuzk_key_tier_used_bytes "
+        "gauge\n";
+  for (const auto& t : s.tiers)
+    os << "cuzk_key_tier_used_bytes{tier=\"" << t.name << "\"} " << t.used << "\n";
+  os << "# HELP cuzk_resident_bytes process resident set\n# TYPE cuzk_resident_bytes "
+        "gauge\ncuzk_resident_bytes "
      << s.rss_bytes << "\n# HELP cuzk_uptime_seconds seconds since start\n# TYPE cuzk_uptime_seconds gauge\n"
      << "cuzk_uptime_seconds " << fmt_double(s.uptime_s) << "\n";
   return os.str();
