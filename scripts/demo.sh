@@ -10,8 +10,8 @@
 #   2. a chain of 127 Poseidon(2) hashes (65,659 constraints, a 2^17 domain) on BN254, with a key
 #      from `cuzk setup` (a development setup: not a ceremony);
 #   3. cuzk selfcheck.
-# Proofs are made on the CPU: the GPU prover is not written yet; the script says which backend ran
-# and whether a GPU was seen. Files go to $BUILD_DIR/demo.
+# `cuzk prove` picks the GPU prover when the build has the CUDA backend and a device answers, and
+# the CPU otherwise; its --verbose output names the backend that ran. Files go to $BUILD_DIR/demo.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -24,10 +24,9 @@ SNARKJS=$ROOT/tools/node/node_modules/.bin/snarkjs
 mkdir -p "$OUT"
 
 if command -v nvidia-smi >/dev/null && gpu=$(nvidia-smi -L 2>/dev/null | head -n1) && [[ -n $gpu ]]; then
-  echo "GPU present: $gpu"
-  echo "backend: CPU (the GPU prover is not written yet; the GPU is checked by cuzk selfcheck)"
+  echo "GPU present: $gpu (cuzk prove uses it when this build has the CUDA backend)"
 else
-  echo "backend: CPU (no GPU on this machine)"
+  echo "no GPU on this machine: proofs run on the CPU"
 fi
 echo "threads: ${CUZK_THREADS:-$(nproc)}"
 
