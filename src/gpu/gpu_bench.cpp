@@ -1,11 +1,12 @@
 // cuzk_gpu_bench: GPU NTT and MSM timings as a plain table (the GPU machine has no Google
 // Benchmark). CUDA events around each run, one warm-up run excluded, median of --reps runs.
 //
-//   cuzk_gpu_bench ntt|msm --curve bn254|bls12-381 --log-size K[,K...] [--reps N]
+//   cuzk_gpu_bench ntt|msm|msm-g2 --curve bn254|bls12-381 --log-size K[,K...] [--reps N]
+//                  [--accumulation auto|affine|xyzz]
 //
 // ntt: data resident on the device; forward natural->bit-reversed, inverse bit-reversed->natural,
 // forward natural->natural and forward coset natural->bit-reversed, each in place over random Fr.
-// msm: 2^K points resident (random points, built on the CPU from one addition each), uniformly
+// msm (G1) and msm-g2: 2^K points resident (random points, built on the CPU from one addition each), uniformly
 // random scalars copied from pinned host memory each run (the copy is in the time, as in
 // ../shared/ANCHORS.md's sppark figures); the median run's phase breakdown follows the total.
 // With several sizes the points of the largest are built once and the smaller runs use a prefix.
@@ -36,6 +37,7 @@ struct options {
   std::string what, curve = "bn254";
   std::vector<unsigned> log_sizes;
   unsigned reps = 7;
+  msm_accumulation accumulation = msm_accumulation::automatic;
 };
 
 int fail(const status& s) {
@@ -90,23 +92,24 @@ int bench_ntt(const options& o) {
   return 0;
 }
 
-// Random points with one addition each: chunk b starts at a random multiple of G and steps by a
-// random point (the MSM's cost does not depend on how the points relate).
-template <class C>
-std::vector<g1_affine<C>> bench_points(std::size_t n) {
-  std::vector<g1_affine<C>> out(n);
-  const auto& G = g1_group<C>::generator;
+// Random points with one addition each: chunk b starts at a random multiple of the generator and
+// steps by a random point (the MSM's cost does not depend on how the points relate).
+template <class G>
+std::vector<typename G::affine> bench_points(std::size_t n) {
+  using J = typename G::jacobian;
+  std::vector<typename G::affine> out(n);
+  const auto& g = G::generator;
   std::mt19937_64 rng0(7);
-  const g1_affine<C> step = ec::scalar_mul(G, C::fr::random(rng0)).to_affine();
+  const auto step = ec::scalar_mul(g, G::scalar::random(rng0)).to_affine();
   thread_pool::global().parallel_for(
       n,
       [&](std::size_t b, std::size_t e) {
         std::mt19937_64 rng(b + 11);
-        std::vector<g1<C>> jac(e - b);
-        g1<C> p = ec::scalar_mul(G, C::fr::random(rng));
+        std::vector<J> jac(e - b);
+        J p = ec::scalar_mul(g, G::scalar::random(rng));
         for (std::size_t i = b; i < e; ++i) {
           jac[i - b] = p;
-          p += g1<C>::from_affine(step);
+          p += J::from_affine(step);
         }
         ec::batch_to_affine(jac.data(), out.data() + b, e - b);
       },
@@ -114,14 +117,15 @@ std::vector<g1_affine<C>> bench_points(std::size_t n) {
   return out;
 }
 
-template <class C>
+template <class G>
 int bench_msm(const options& o) {
-  using repr = typename C::fr::repr;
+  using repr = typename G::scalar::repr;
   const unsigned max_k = *std::max_element(o.log_sizes.begin(), o.log_sizes.end());
   const std::size_t max_n = std::size_t{1} << max_k;
-  const auto pts = bench_points<C>(max_n);
-  auto msm = msm_g1<C>::create(pts.data(), max_n);
+  const auto pts = bench_points<G>(max_n);
+  auto msm = device_msm<G>::create(pts.data(), max_n);
   if (!msm) return fail(msm.error());
+  msm->set_accumulation(o.accumulation);
   repr* scalars = nullptr;
   if (cudaHostAlloc(reinterpret_cast<void**>(&scalars), max_n * sizeof(repr), cudaHostAllocDefault) != cudaSuccess)
     return fail(status(errc::cuda_error, "cudaHostAlloc for the scalars failed"));
@@ -129,11 +133,11 @@ int bench_msm(const options& o) {
       max_n,
       [&](std::size_t b, std::size_t e) {
         std::mt19937_64 rng(b * 3 + 5);
-        for (std::size_t i = b; i < e; ++i) scalars[i] = C::fr::random(rng).to_canonical();
+        for (std::size_t i = b; i < e; ++i) scalars[i] = G::scalar::random(rng).to_canonical();
       },
       1 << 14);
-  std::printf("%-10s %-6s %4s %3s %9s | %7s %7s %7s %7s %8s %7s %7s\n", "curve", "log_n", "c", "W", "total_ms",
-              "copy", "digits", "sort", "plan", "accum", "merge", "reduce");
+  std::printf("%-10s %-5s %-6s %4s %3s %9s | %7s %7s %7s %7s %8s %7s %6s %6s\n", "curve", "group", "log_n", "c", "W",
+              "total_ms", "copy", "digits", "sort", "plan", "accum", "reduce", "rounds", "path");
   for (unsigned k : o.log_sizes) {
     const std::size_t n = std::size_t{1} << k;
     std::vector<msm_timing> runs;
@@ -145,9 +149,9 @@ int bench_msm(const options& o) {
     }
     std::sort(runs.begin(), runs.end(), [](const msm_timing& a, const msm_timing& b) { return a.total_ms < b.total_ms; });
     const msm_timing& m = runs[runs.size() / 2];
-    std::printf("%-10s %-6u %4u %3u %9.2f | %7.2f %7.2f %7.2f %7.2f %8.2f %7.2f %7.2f\n", o.curve.c_str(), k,
-                m.window_bits, m.windows, m.total_ms, m.copy_ms, m.digits_ms, m.sort_ms, m.plan_ms, m.accumulate_ms,
-                m.merge_ms, m.reduce_ms);
+    std::printf("%-10s %-5s %-6u %4u %3u %9.2f | %7.2f %7.2f %7.2f %7.2f %8.2f %7.2f %6u %6s\n", o.curve.c_str(), G::name,
+                k, m.window_bits, m.windows, m.total_ms, m.copy_ms, m.digits_ms, m.sort_ms, m.plan_ms, m.accumulate_ms,
+                m.reduce_ms, m.rounds, m.affine ? "affine" : "xyzz");
     std::fflush(stdout);
   }
   cudaFreeHost(scalars);
@@ -155,7 +159,8 @@ int bench_msm(const options& o) {
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: cuzk_gpu_bench ntt|msm --curve bn254|bls12-381 --log-size K[,K...] [--reps N]\n");
+  std::fprintf(stderr, "usage: cuzk_gpu_bench ntt|msm|msm-g2 --curve bn254|bls12-381 --log-size K[,K...] [--reps N]\n"
+                       "                      [--accumulation auto|affine|xyzz]\n");
   return 2;
 }
 
@@ -168,7 +173,11 @@ int main_impl(int argc, char** argv) {
     if (i + 1 >= argc) return usage();
     const std::string v = argv[++i];
     if (a == "--curve") o.curve = v;
-    else if (a == "--reps") o.reps = static_cast<unsigned>(std::stoul(v));
+    else if (a == "--accumulation") {
+      if (v == "affine") o.accumulation = msm_accumulation::affine;
+      else if (v == "xyzz") o.accumulation = msm_accumulation::xyzz;
+      else if (v != "auto") return usage();
+    } else if (a == "--reps") o.reps = static_cast<unsigned>(std::stoul(v));
     else if (a == "--log-size") {
       std::size_t p = 0;
       while (p < v.size()) {
@@ -186,7 +195,8 @@ int main_impl(int argc, char** argv) {
   const bool bls = o.curve == "bls12-381" || o.curve == "bls12_381";
   if (!bls && o.curve != "bn254") return usage();
   if (o.what == "ntt") return bls ? bench_ntt<bls12_381>(o) : bench_ntt<bn254>(o);
-  if (o.what == "msm") return bls ? bench_msm<bls12_381>(o) : bench_msm<bn254>(o);
+  if (o.what == "msm") return bls ? bench_msm<bls12_381_g1>(o) : bench_msm<bn254_g1>(o);
+  if (o.what == "msm-g2") return bls ? bench_msm<bls12_381_g2>(o) : bench_msm<bn254_g2>(o);
   return usage();
 }
 

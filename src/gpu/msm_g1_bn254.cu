@@ -1,4 +1,5 @@
-// Explicit instantiation of the GPU G1 MSM for BN254 (msm.cuh).
+// Explicit instantiation of the GPU G1 MSM for BN254 (msm.cuh). One file per group and curve,
+// so that the four compile in parallel.
 #include "gpu/msm.cuh"
 
-template class cuzk::gpu::msm_g1<cuzk::bn254>;
+template class cuzk::gpu::device_msm<cuzk::bn254_g1>;

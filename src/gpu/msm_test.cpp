@@ -1,11 +1,16 @@
-// The GPU G1 MSM (msm.hpp) against oracles that share none of its bucket logic, for both curves:
+// The GPU MSM (msm.hpp) against oracles that share none of its bucket logic, for G1 and G2 of
+// both curves:
 //  - ec::naive_msm (one scalar multiplication per point) at 0, 1, 2, 3, 100, 1000 and 4097
 //    points, random points and scalars with infinities and zero scalars mixed in, and a
-//    mostly-0/1 variant whose single huge bucket exercises the split-and-merge path;
-//  - closed forms at 2^16 and 2^20, cheap on the CPU: points [i]G (running sums of G) with
-//    scalars i sum to [sum i^2]G, and with random scalars s_i to [sum s_i i]G (Fr arithmetic,
-//    no group work), with infinities and zeros mixed in; random points with scalar 1 sum to
-//    their plain sum.
+//    mostly-0/1 variant whose single huge bucket takes ~log2(n) pairwise rounds;
+//  - the batch-affine edge cases: points drawn from {O, P, -P, 2P, -2P, Q}, so that pairs in
+//    every round meet equal points (doubling), opposite points (P + (-P) = O) and infinities,
+//    all in one bucket or spread over a few;
+//  - all-0, all-1 and mixed 0/1/random scalars (the buckets a real witness fills);
+//  - closed forms at 2^16 (and 2^20 for G1), cheap on the CPU: points [i]G (running sums of G)
+//    with scalars i sum to [sum i^2]G, and with random scalars s_i to [sum s_i i]G (Fr
+//    arithmetic, no group work), with infinities and zeros mixed in; random points with scalar 1
+//    sum to their plain sum.
 // The result buffers of the device are scratch reused across runs; each run starts from new
 // scalars, so a stale partial sum would show as a mismatch.
 //
@@ -35,21 +40,25 @@ namespace {
       GTEST_SKIP() << "no usable CUDA device; the gpu tests run on a GPU machine via scripts/gpu_check.sh"; \
   } while (0)
 
-template <class C>
-using fr_t = typename C::fr;
+template <class G>
+using fr_t = typename G::scalar;
+template <class G>
+using aff_t = typename G::affine;
+template <class G>
+using jac_t = typename G::jacobian;
 
 // Points P_i = start + i * step (affine), built with one addition each, chunked over threads.
-template <class C>
-std::vector<g1_affine<C>> progression(std::size_t n, const g1<C>& start, const g1_affine<C>& step) {
-  std::vector<g1_affine<C>> out(n);
+template <class G>
+std::vector<aff_t<G>> progression(std::size_t n, const jac_t<G>& start, const aff_t<G>& step) {
+  std::vector<aff_t<G>> out(n);
   thread_pool::global().parallel_for(
       n,
       [&](std::size_t b, std::size_t e) {
-        std::vector<g1<C>> jac(e - b);
-        g1<C> p = start + ec::scalar_mul(step, ff::bigint<1>::from_u64(b));
+        std::vector<jac_t<G>> jac(e - b);
+        jac_t<G> p = start + ec::scalar_mul(step, ff::bigint<1>::from_u64(b));
         for (std::size_t i = b; i < e; ++i) {
           jac[i - b] = p;
-          p += g1<C>::from_affine(step);
+          p += jac_t<G>::from_affine(step);
         }
         ec::batch_to_affine(jac.data(), out.data() + b, e - b);
       },
@@ -57,26 +66,26 @@ std::vector<g1_affine<C>> progression(std::size_t n, const g1<C>& start, const g
   return out;
 }
 
-template <class C>
-g1<C> random_point(std::mt19937_64& rng) {
-  return ec::scalar_mul(g1_group<C>::generator, fr_t<C>::random(rng));
+template <class G>
+jac_t<G> random_point(std::mt19937_64& rng) {
+  return ec::scalar_mul(G::generator, fr_t<G>::random(rng));
 }
 
-template <class C>
-std::vector<typename fr_t<C>::repr> canonical(const std::vector<fr_t<C>>& s) {
-  std::vector<typename fr_t<C>::repr> out(s.size());
+template <class G>
+std::vector<typename fr_t<G>::repr> canonical(const std::vector<fr_t<G>>& s) {
+  std::vector<typename fr_t<G>::repr> out(s.size());
   for (std::size_t i = 0; i < s.size(); ++i) out[i] = s[i].to_canonical();
   return out;
 }
 
-template <class C>
-g1<C> naive_parallel(const std::vector<g1_affine<C>>& p, const std::vector<fr_t<C>>& s) {
+template <class G>
+jac_t<G> naive_parallel(const std::vector<aff_t<G>>& p, const std::vector<fr_t<G>>& s) {
   std::mutex m;
-  g1<C> acc = g1<C>::infinity();
+  jac_t<G> acc = jac_t<G>::infinity();
   thread_pool::global().parallel_for(
       p.size(),
       [&](std::size_t b, std::size_t e) {
-        const g1<C> part = ec::naive_msm(p.data() + b, s.data() + b, e - b);
+        const jac_t<G> part = ec::naive_msm(p.data() + b, s.data() + b, e - b);
         std::lock_guard<std::mutex> lock(m);
         acc += part;
       },
@@ -84,61 +93,119 @@ g1<C> naive_parallel(const std::vector<g1_affine<C>>& p, const std::vector<fr_t<
   return acc;
 }
 
-template <class C>
-g1<C> run_gpu(msm_g1<C>& msm, const std::vector<fr_t<C>>& s) {
-  const auto reprs = canonical<C>(s);
+// The affine rounds, and for G1 also the XYZZ accumulation, which must agree.
+template <class G>
+jac_t<G> run_gpu(device_msm<G>& msm, const std::vector<fr_t<G>>& s) {
+  const auto reprs = canonical<G>(s);
+  msm.set_accumulation(msm_accumulation::affine);
   auto r = msm.run(reprs.data(), reprs.size());
   EXPECT_TRUE(r.is_ok()) << r.error().to_string();
-  return r.is_ok() ? *r : g1<C>::infinity();
+  if (std::string(G::name) == "G1") {
+    msm.set_accumulation(msm_accumulation::xyzz);
+    auto x = msm.run(reprs.data(), reprs.size());
+    EXPECT_TRUE(x.is_ok()) << x.error().to_string();
+    if (r.is_ok() && x.is_ok()) {
+      EXPECT_EQ(*r, *x) << "affine and XYZZ accumulation differ, n=" << s.size();
+    }
+  }
+  msm.set_accumulation(msm_accumulation::automatic);
+  return r.is_ok() ? *r : jac_t<G>::infinity();
 }
 
-template <class C>
+template <class G>
 class GpuMsm : public ::testing::Test {};
-using curves = ::testing::Types<bn254, bls12_381>;
-struct curve_names {
-  template <class C>
+using groups_under_test = ::testing::Types<bn254_g1, bls12_381_g1, bn254_g2, bls12_381_g2>;
+struct group_names {
+  template <class G>
   static std::string GetName(int) {
-    return std::is_same_v<C, bn254> ? "bn254" : "bls12_381";
+    return std::string(std::is_same_v<typename G::curve, bn254> ? "bn254_" : "bls12_381_") + G::name;
   }
 };
-TYPED_TEST_SUITE(GpuMsm, curves, curve_names);
+TYPED_TEST_SUITE(GpuMsm, groups_under_test, group_names);
 
 TYPED_TEST(GpuMsm, MatchesNaiveSmallSizes) {
   CUZK_REQUIRE_GPU();
-  using C = TypeParam;
-  using Fr = fr_t<C>;
-  std::mt19937_64 rng(0xa11ce + sizeof(typename C::fq));
+  using G = TypeParam;
+  using Fr = fr_t<G>;
+  std::mt19937_64 rng(0xa11ce + sizeof(typename G::field));
   for (std::size_t n : {0, 1, 2, 3, 100, 1000, 4097}) {
-    auto pts = progression<C>(n, random_point<C>(rng), random_point<C>(rng).to_affine());
-    for (std::size_t i = 0; i < n; i += 7) pts[i] = g1_affine<C>::infinity();
-    auto msm = msm_g1<C>::create(pts.data(), n);
+    auto pts = progression<G>(n, random_point<G>(rng), random_point<G>(rng).to_affine());
+    for (std::size_t i = 0; i < n; i += 7) pts[i] = aff_t<G>::infinity();
+    auto msm = device_msm<G>::create(pts.data(), n);
     ASSERT_TRUE(msm.is_ok()) << msm.error().to_string();
 
     std::vector<Fr> s(n);
     for (auto& x : s) x = Fr::random(rng);
     for (std::size_t i = 3; i < n; i += 5) s[i] = Fr::zero();
     if (n > 0) s[n - 1] = -Fr::one();  // r - 1: every digit at its largest
-    EXPECT_EQ(run_gpu<C>(*msm, s), naive_parallel<C>(pts, s)) << "random, n=" << n;
+    EXPECT_EQ(run_gpu<G>(*msm, s), naive_parallel<G>(pts, s)) << "random, n=" << n;
 
     // Mostly 0 and 1, a few random: one bucket takes nearly every point.
     for (std::size_t i = 0; i < n; ++i) s[i] = (i % 3 == 0) ? Fr::zero() : Fr::one();
     for (std::size_t i = 0; i < n; i += 97) s[i] = Fr::random(rng);
-    EXPECT_EQ(run_gpu<C>(*msm, s), naive_parallel<C>(pts, s)) << "0/1, n=" << n;
+    EXPECT_EQ(run_gpu<G>(*msm, s), naive_parallel<G>(pts, s)) << "0/1, n=" << n;
   }
+}
+
+TYPED_TEST(GpuMsm, BatchAffineEdgeCases) {
+  CUZK_REQUIRE_GPU();
+  using G = TypeParam;
+  using Fr = fr_t<G>;
+  std::mt19937_64 rng(0xed6e + sizeof(typename G::field));
+  const jac_t<G> P = random_point<G>(rng);
+  const aff_t<G> menu[6] = {aff_t<G>::infinity(), P.to_affine(),         (-P).to_affine(),
+                            P.dbl().to_affine(),  (-P.dbl()).to_affine(), random_point<G>(rng).to_affine()};
+  const Fr few[4] = {Fr::from_uint(5), Fr::one(), -Fr::one(), Fr::from_uint(2)};
+  for (std::size_t n : {2, 3, 64, 1000}) {
+    for (unsigned trial = 0; trial < 3; ++trial) {
+      std::vector<aff_t<G>> pts(n);
+      for (auto& p : pts) p = menu[rng() % 6];
+      auto msm = device_msm<G>::create(pts.data(), n);
+      ASSERT_TRUE(msm.is_ok()) << msm.error().to_string();
+      std::vector<Fr> s(n, Fr::from_uint(5));  // one bucket
+      EXPECT_EQ(run_gpu<G>(*msm, s), naive_parallel<G>(pts, s)) << "one bucket, n=" << n << " trial " << trial;
+      for (auto& x : s) x = few[rng() % 4];  // a few buckets, some in every window
+      EXPECT_EQ(run_gpu<G>(*msm, s), naive_parallel<G>(pts, s)) << "few buckets, n=" << n << " trial " << trial;
+    }
+  }
+}
+
+TYPED_TEST(GpuMsm, ZeroOneScalars) {
+  CUZK_REQUIRE_GPU();
+  using G = TypeParam;
+  using Fr = fr_t<G>;
+  std::mt19937_64 rng(0x01 + sizeof(typename G::field));
+  const std::size_t n = 5000;
+  auto pts = progression<G>(n, random_point<G>(rng), random_point<G>(rng).to_affine());
+  pts[17] = aff_t<G>::infinity();
+  auto msm = device_msm<G>::create(pts.data(), n);
+  ASSERT_TRUE(msm.is_ok()) << msm.error().to_string();
+  EXPECT_EQ(run_gpu<G>(*msm, std::vector<Fr>(n, Fr::zero())), jac_t<G>::infinity()) << "all 0";
+  jac_t<G> sum = jac_t<G>::infinity();
+  for (const auto& p : pts) sum += jac_t<G>::from_affine(p);
+  EXPECT_EQ(run_gpu<G>(*msm, std::vector<Fr>(n, Fr::one())), sum) << "all 1";
+  std::vector<Fr> s(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto u = rng() % 10;
+    s[i] = u < 5 ? Fr::zero() : u < 9 ? Fr::one() : Fr::random(rng);
+  }
+  EXPECT_EQ(run_gpu<G>(*msm, s), naive_parallel<G>(pts, s)) << "mixed 0/1/random";
 }
 
 TYPED_TEST(GpuMsm, ClosedFormsLarge) {
   CUZK_REQUIRE_GPU();
-  using C = TypeParam;
-  using Fr = fr_t<C>;
-  const auto& G = g1_group<C>::generator;
-  std::mt19937_64 rng(0xb0b + sizeof(typename C::fq));
+  using G = TypeParam;
+  using Fr = fr_t<G>;
+  const auto& g = G::generator;
+  std::mt19937_64 rng(0xb0b + sizeof(typename G::field));
+  const bool is_g1 = std::string(G::name) == "G1";
   for (unsigned log_n : {16u, 20u}) {
+    if (log_n > 16 && !is_g1) continue;  // G2 points cost the CPU oracle ~3x more; 2^16 suffices
     const std::size_t n = std::size_t{1} << log_n;
-    // P_i = [i + 1]G.
-    auto pts = progression<C>(n, g1<C>::from_affine(G), G);
-    for (std::size_t i = 5; i < n; i += 11) pts[i] = g1_affine<C>::infinity();
-    auto msm = msm_g1<C>::create(pts.data(), n);
+    // P_i = [i + 1]g.
+    auto pts = progression<G>(n, jac_t<G>::from_affine(g), g);
+    for (std::size_t i = 5; i < n; i += 11) pts[i] = aff_t<G>::infinity();
+    auto msm = device_msm<G>::create(pts.data(), n);
     ASSERT_TRUE(msm.is_ok()) << msm.error().to_string();
     auto weight = [&](std::size_t i) { return (i % 11 == 5) ? Fr::zero() : Fr::from_uint(i + 1); };
 
@@ -148,23 +215,23 @@ TYPED_TEST(GpuMsm, ClosedFormsLarge) {
       s[i] = (i % 13 == 2) ? Fr::zero() : Fr::from_uint(i + 1);
       want += s[i] * weight(i);
     }
-    EXPECT_EQ(run_gpu<C>(*msm, s), ec::scalar_mul(G, want)) << "scalars i, n=2^" << log_n;
+    EXPECT_EQ(run_gpu<G>(*msm, s), ec::scalar_mul(g, want)) << "scalars i, n=2^" << log_n;
 
     want = Fr::zero();
     for (std::size_t i = 0; i < n; ++i) {
       s[i] = (i % 13 == 2) ? Fr::zero() : Fr::random(rng);
       want += s[i] * weight(i);
     }
-    EXPECT_EQ(run_gpu<C>(*msm, s), ec::scalar_mul(G, want)) << "random scalars, n=2^" << log_n;
+    EXPECT_EQ(run_gpu<G>(*msm, s), ec::scalar_mul(g, want)) << "random scalars, n=2^" << log_n;
   }
   // Random points, scalar 1: the plain sum.
   const std::size_t n = std::size_t{1} << 16;
-  auto pts = progression<C>(n, random_point<C>(rng), random_point<C>(rng).to_affine());
-  auto msm = msm_g1<C>::create(pts.data(), n);
+  auto pts = progression<G>(n, random_point<G>(rng), random_point<G>(rng).to_affine());
+  auto msm = device_msm<G>::create(pts.data(), n);
   ASSERT_TRUE(msm.is_ok());
-  g1<C> want = g1<C>::infinity();
-  for (const auto& p : pts) want += g1<C>::from_affine(p);
-  EXPECT_EQ(run_gpu<C>(*msm, std::vector<Fr>(n, Fr::one())), want) << "scalar 1";
+  jac_t<G> want = jac_t<G>::infinity();
+  for (const auto& p : pts) want += jac_t<G>::from_affine(p);
+  EXPECT_EQ(run_gpu<G>(*msm, std::vector<Fr>(n, Fr::one())), want) << "scalar 1";
 }
 
 }  // namespace

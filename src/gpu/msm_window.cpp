@@ -1,10 +1,10 @@
 // The MSM window width (msm.hpp): a cost model in units of field products.
 //
-// Per window, n mixed additions into buckets (8M + 2S, ~10 products) and a reduction of 2^(c-1)
-// buckets by two running sums (two full XYZZ additions, 12M + 2S each, ~28 products); there are
-// ceil((bits + 1) / c) windows (signed digits need one bit of headroom). The model is exact up
-// to the sort and the reduction's log-depth tail, which it ignores; it gives c = 20 for 2^24
-// points on both curves (13 windows).
+// Per window, n additions into buckets (affine, with batched inversion: ~7 products each, see
+// msm_accumulate.cuh) and a reduction of 2^(c-1) buckets by running sums (one mixed and one full
+// XYZZ addition per bucket, ~24 products; msm_reduce.cuh); there are ceil((bits + 1) / c)
+// windows (signed digits need one bit of headroom). The model ignores the sort and memory
+// traffic; it gives c = 20 for 2^24 points on both curves (13 windows).
 #include <cstddef>
 
 #include "gpu/msm.hpp"
@@ -16,7 +16,7 @@ unsigned msm_window_bits(std::size_t n, unsigned bits) {
   double best_cost = -1;
   for (unsigned c = 4; c <= 22; ++c) {
     const double windows = (bits + 1 + c - 1) / c;
-    const double cost = windows * (10.0 * static_cast<double>(n) + 28.0 * static_cast<double>(std::size_t{1} << (c - 1)));
+    const double cost = windows * (7.0 * static_cast<double>(n) + 24.0 * static_cast<double>(std::size_t{1} << (c - 1)));
     if (best_cost < 0 || cost < best_cost) {
       best_cost = cost;
       best = c;
