@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "engine/engine_test_util.hpp"
 #include "engine/memory_job_store.hpp"
@@ -103,9 +105,13 @@ TEST(engine, cancel_a_queued_and_a_running_job) {
   EXPECT_EQ(h.backend->calls.load(), 1);         // abandoned after its first partition
   EXPECT_FALSE(h.eng->cancel(running).is_ok());  // already ended
   EXPECT_FALSE(h.eng->cancel(9999).is_ok());
-  const auto s = h.eng->snapshot();
-  EXPECT_EQ(s.counters.total.cancelled, 2u);
-  EXPECT_EQ(s.keys.at(0).users, 0u);  // the lease was released
+  EXPECT_EQ(h.eng->snapshot().counters.total.cancelled, 2u);
+  // The lease is held by the worker's batch and released when the worker leaves it, just after
+  // the job's end is published: wait for that rather than race it.
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (h.eng->snapshot().keys.at(0).users != 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(h.eng->snapshot().keys.at(0).users, 0u);  // the lease was released
 }
 
 TEST(engine, batch_flushes_on_timeout_and_on_size) {
