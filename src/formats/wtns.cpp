@@ -5,6 +5,7 @@
 
 #include "base/thread_pool.hpp"
 #include "formats/byte_reader.hpp"
+#include "formats/scalar_field_prefix.hpp"
 
 namespace cuzk::formats {
 
@@ -20,17 +21,11 @@ result<wtns> wtns::from_binfile(binfile file) {
   const auto s1 = w.file_.section(1, "header");
   if (!s1) return s1.error();
   byte_reader r(*s1, w.file_.section_label(1, "header"));
-  h.n8 = r.u32("n8");
-  const auto prime = r.bytes(h.n8, "prime");
-  if (!r.ok()) return r.error();
-  const auto curve = curve_from_scalar_prime(prime, r.where());
-  if (!curve) return curve.error();
-  h.curve = *curve;
-  if (h.n8 != sizeof(fr_bytes)) {
-    return status(errc::format_error,
-                  r.where() + ": n8 = " + std::to_string(h.n8) + ", expected 32 for " + curve_name(h.curve));
-  }
-  h.prime = ff::bigint<4>::from_bytes_le(prime.data());
+  const auto prefix = read_scalar_field_prefix(r);
+  if (!prefix) return prefix.error();
+  h.n8 = prefix->n8;
+  h.prime = prefix->prime;
+  h.curve = prefix->curve;
   h.n_witness = r.u32("nWitness");
   CUZK_TRY(r.finish());
 
