@@ -15,7 +15,6 @@
 #include "gpu/groth16/gpu_proving_key.hpp"
 #include "gpu/groth16/h_scalars.hpp"
 #include "groth16/prover_impl.hpp"
-#include "msm/pippenger.hpp"
 #include "synth/evaluate_abc.hpp"
 
 namespace cuzk::gpu {
@@ -64,6 +63,7 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const groth16::pro
   const std::size_t n = pk.domain_size;
   CUZK_TRY(take(st->msm_a, msm_g1<Curve>::create(pk.a.data(), pk.a.size())));
   CUZK_TRY(take(st->msm_b1, msm_g1<Curve>::create(pk.b1.data(), pk.b1.size())));
+  CUZK_TRY(take(st->msm_b2, msm_g2<Curve>::create(pk.b2.data(), pk.b2.size())));
   CUZK_TRY(take(st->msm_c, msm_g1<Curve>::create(pk.c.data(), pk.c.size())));
   CUZK_TRY(take(st->msm_h, msm_g1<Curve>::create(pk.h.data(), pk.h.size())));
   CUZK_TRY(take(st->plan, ntt_plan<fr>::create(static_cast<unsigned>(std::countr_zero(n)))));
@@ -128,17 +128,17 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
       1 << 14);
   t.witness_ms = ms_since(t0);
 
-  // A, B1 and C need only the witness: they run on the GPU while the CPU synthesizes. Each run
-  // waits for its own result, hence the thread. (Each writes only its own fields of `t`.)
+  // A, B1, B2 and C need only the witness: they run on the GPU while the CPU synthesizes. Each
+  // run waits for its own result, hence the thread. (Each writes only its own fields of `t`.)
   struct {
     status err = status::ok();
     g1<Curve> a, b1, c;
-  } g1_sums;
+    g2<Curve> b2;
+  } w_sums;
   std::jthread msm_thread([&] {
-    g1_sums.err = [&]() -> status {
+    w_sums.err = [&]() -> status {
       CUZK_CUDA_TRY(cudaSetDevice(st.device));
-      auto run = [&](msm_g1<Curve>& m, const repr* scalars, std::size_t count, g1<Curve>& out,
-                     double& ms) -> status {
+      auto run = [&](auto& m, const repr* scalars, std::size_t count, auto& out, double& ms) -> status {
         const auto t1 = steady::now();
         auto sum = m.run(scalars, count, nullptr, st.msm_stream.get());
         if (!sum) return sum.error();
@@ -146,9 +146,10 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
         ms = ms_since(t1);
         return status::ok();
       };
-      CUZK_TRY(run(st.msm_a, w, n_vars, g1_sums.a, t.msm_a_ms));
-      CUZK_TRY(run(st.msm_b1, w, n_vars, g1_sums.b1, t.msm_b1_ms));
-      return run(st.msm_c, w + n_public + 1, n_vars - n_public - 1, g1_sums.c, t.msm_c_ms);
+      CUZK_TRY(run(st.msm_a, w, n_vars, w_sums.a, t.msm_a_ms));
+      CUZK_TRY(run(st.msm_b1, w, n_vars, w_sums.b1, t.msm_b1_ms));
+      CUZK_TRY(run(st.msm_b2, w, n_vars, w_sums.b2, t.msm_b2_ms));
+      return run(st.msm_c, w + n_public + 1, n_vars - n_public - 1, w_sums.c, t.msm_c_ms);
     }();
   });
 
@@ -157,14 +158,6 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
   CUZK_TRY(synth::evaluate_abc<fr>(*pk.matrices, witness, {host_a, n}, {host_a + n, n}, {host_a + 2 * n, n},
                                    pool));
   t.synthesis_ms = ms_since(t0);
-
-  // B2 (G2) on the CPU, over the whole thread pool, while the GPU does the rest.
-  g2<Curve> b2_sum;
-  std::jthread b2_thread([&] {
-    const auto t1 = steady::now();
-    b2_sum = ::cuzk::msm::msm<g2_group<Curve>>(pk.b2, witness, pool);
-    t.msm_b2_ms = ms_since(t1);
-  });
 
   // a, b, c to the device on the copy stream; each vector's transforms start as soon as it is
   // there. Inverse NTT natural -> bit-reversed with 1/n, forward on the odd coset bit-reversed ->
@@ -207,19 +200,18 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
   if (!h_sum) return h_sum.error();
   t.msm_h_ms = ms_since(t0);
 
-  msm_thread.join();
-  if (!g1_sums.err.is_ok()) return g1_sums.err;
   t0 = steady::now();
-  b2_thread.join();
-  t.b2_wait_ms = ms_since(t0);
+  msm_thread.join();
+  t.msm_wait_ms = ms_since(t0);
+  if (!w_sums.err.is_ok()) return w_sums.err;
 
   // Assembly with the CPU prover's own code, from the same five sums.
   t0 = steady::now();
   groth16::detail::prover_state<Curve> ps{pk, witness, r, s, pool, {}, {}, {}, {}, {}, {}, {}, {}, {}};
-  ps.pi_a = g1_sums.a + pk.alpha1 + ec::scalar_mul(pk.delta1, r);
-  ps.pi_b1 = g1_sums.b1 + pk.beta1 + ec::scalar_mul(pk.delta1, s);
-  ps.pi_b = b2_sum + pk.beta2 + ec::scalar_mul(pk.delta2, s);
-  ps.c_sum = g1_sums.c;
+  ps.pi_a = w_sums.a + pk.alpha1 + ec::scalar_mul(pk.delta1, r);
+  ps.pi_b1 = w_sums.b1 + pk.beta1 + ec::scalar_mul(pk.delta1, s);
+  ps.pi_b = w_sums.b2 + pk.beta2 + ec::scalar_mul(pk.delta2, s);
+  ps.c_sum = w_sums.c;
   ps.h_sum = *h_sum;
   formats::proof<Curve> proof = groth16::detail::assemble(ps);
   t.assembly_ms = ms_since(t0);

@@ -3,13 +3,12 @@
 //
 // The steps and where they run (prover.hpp has the formulas):
 //   CPU   witness -> pinned buffer; synthesis a = A w, b = B w, c = a∘b into pinned buffers
-//   GPU   MSMs A, B1 (all nVars signals) and C (signals nPublic+1..nVars-1), on a thread of their
-//         own, started before synthesis: they need only the witness
+//   GPU   MSMs A, B1, B2 (G2; all nVars signals) and C (signals nPublic+1..nVars-1), in that
+//         order on a thread of their own, started before synthesis: they need only the witness
 //   GPU   a, b, c copied on the copy stream, one vector at a time; on the NTT stream, as each
 //         arrives: inverse NTT natural -> bit-reversed, forward odd-coset NTT bit-reversed ->
 //         natural (no permutation pass; the coset factor g^i is applied at bit-reversed positions
 //         inside the first pass), then h = a b - c out of Montgomery form (h_scalars.hpp)
-//   CPU   MSM B2 in G2 (msm::msm), on its own thread, overlapped with the NTTs and the H MSM
 //   GPU   MSM H
 //   CPU   assembly, with the CPU prover's own code (groth16::detail::assemble)
 // The domain points, the coset shift (omega_2n, or 25 at the largest domain) and every field
@@ -18,7 +17,7 @@
 //
 // Two copies the design does not want, waiting on an msm.hpp entry point that takes scalars
 // already on the device: the H scalars go device -> pinned host -> device (2 x 32 n bytes), and
-// the witness is copied once per G1 MSM (3 x 32 nVars bytes) instead of once.
+// the witness is copied once per MSM (4 x 32 nVars bytes) instead of once.
 //
 // Thread: any thread; the key's mutex makes concurrent calls on one key wait for each other.
 #pragma once
@@ -36,8 +35,8 @@
 namespace cuzk::gpu {
 
 // Milliseconds per phase. GPU spans are CUDA events; the MSMs are host clocks around each
-// (synchronous) run; CPU phases are host clocks. Phases overlap (A, B1, C with synthesis; B2 with
-// everything after synthesis), so they do not add up to `total_ms`.
+// (synchronous) run; CPU phases are host clocks. Phases overlap (A, B1, B2, C with synthesis and
+// with whatever of the NTTs and the H MSM they outlast), so they do not add up to `total_ms`.
 struct gpu_phase_timings {
   double witness_ms = 0;    // witness -> pinned buffer
   double synthesis_ms = 0;  // a, b, c on the CPU
@@ -45,9 +44,9 @@ struct gpu_phase_timings {
   double h2d_bytes = 0;
   double ntt_ms = 0;      // six NTTs and the h kernel (from the first NTT)
   double h_stage_ms = 0;  // H scalars device -> pinned host
-  double msm_a_ms = 0, msm_b1_ms = 0, msm_c_ms = 0, msm_h_ms = 0;  // GPU
-  double msm_b2_ms = 0;                                            // CPU, G2
-  double b2_wait_ms = 0;                                           // how long the GPU side then waited for B2
+  double msm_a_ms = 0, msm_b1_ms = 0, msm_c_ms = 0, msm_h_ms = 0;  // GPU, G1
+  double msm_b2_ms = 0;                                            // GPU, G2
+  double msm_wait_ms = 0;  // after the H MSM, how long the prover waited for A, B1, B2, C to end
   double assembly_ms = 0;
   double total_ms = 0;  // witness in, proof out
 
@@ -55,8 +54,8 @@ struct gpu_phase_timings {
 };
 
 // The proof for `witness` (nVars plain integers < r, w_0 = 1) with blinding factors r, s. `pk` is
-// the CPU view of the same key `gk` was made from (its matrices for synthesis, its B2 points and
-// header points); `pool` runs synthesis and the B2 MSM.
+// the CPU view of the same key `gk` was made from (its matrices for synthesis and its
+// header points); `pool` runs synthesis.
 // Errors: pk inconsistent or of other sizes than gk, a witness of the wrong length, CUDA failures.
 template <class Curve>
 result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,

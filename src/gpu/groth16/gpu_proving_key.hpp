@@ -1,22 +1,24 @@
 // A Groth16 proving key resident on one GPU, made once and reused for every proof.
 //
-// What lives on the device: the zkey's A, B1, C and H points, each behind its own G1 MSM object
-// (msm.hpp: the points plus that MSM's scratch, which grows on the first proof and is then
-// reused), the NTT plan of the domain (twiddles, 2n elements), and the a | b | c work vectors
-// (3n elements; h overwrites a). What lives in pinned host memory: the synthesis output a, b, c,
-// the witness, and the H scalars' staging area, so every copy runs at the line rate
-// (pinned_buffer.hpp says why these are allocated here, once, and not per proof). B2 (G2) stays
-// on the host and its MSM runs on the CPU, overlapped with the GPU work, until a G2 MSM exists
-// on the device. The constraint matrices stay in the CPU proving key: synthesis is CPU work.
+// What lives on the device: the zkey's A, B1, C and H points, each behind its own G1 MSM object,
+// and its B2 points behind a G2 MSM object (msm.hpp: the points plus that MSM's scratch, which
+// grows on the first proof and is then reused), the NTT plan of the domain (twiddles, 2n
+// elements), and the a | b | c work vectors (3n elements; h overwrites a). What lives in pinned
+// host memory: the synthesis output a, b, c, the witness, and the H scalars' staging area, so
+// every copy runs at the line rate (pinned_buffer.hpp says why these are allocated here, once,
+// and not per proof). The constraint matrices stay in the CPU proving key: synthesis is CPU work.
 //
 // The per-proof buffers and the MSM objects' scratch are mutable state: a key serves one proof
 // at a time (gpu_prove takes the key's mutex), which is also what fills one GPU. Several keys,
 // or one key per device, serve proofs in parallel.
 //
 // Memory: with P the G1 affine size (64 bytes on BN254, 96 on BLS12-381), about
-// P (3 nVars + n) for the points, 96 n for a | b | c, 64 n for the twiddles, and the MSM
-// scratch (sort keys, buckets: ~30 n bytes per MSM of n points at 13 windows); resident_bytes()
-// reports what cudaMemGetInfo saw the creation take.
+// P (3 nVars + n) + 2P nVars for the points (G2 affine points are twice as large), 96 n for
+// a | b | c, 64 n for the twiddles, and the scratch of each of the five MSMs (sort keys, buckets,
+// the affine rounds' ping-pong point buffers, which for G2 are of G2 points). Each MSM object
+// keeps its own scratch, sized for its largest run: a few hundred MiB each at 2^20, up to
+// several GiB each at 2^24, so at the largest domains the five together bound how many keys fit
+// on one device. resident_bytes() reports what cudaMemGetInfo saw the creation take.
 //
 // Thread: create and destroy on any thread; the key makes its device current itself.
 #pragma once
@@ -57,6 +59,7 @@ struct gpu_key_state {
   std::size_t resident_bytes = 0;
   std::mutex mutex;  // one proof at a time
   msm_g1<Curve> msm_a, msm_b1, msm_c, msm_h;
+  msm_g2<Curve> msm_b2;
   ntt_plan<fr> plan;
   device_buffer<fr> abc;       // a | b | c, domain_size each
   pinned_buffer<fr> host_abc;  // synthesis writes here
@@ -77,7 +80,7 @@ struct gpu_key_state {
 template <class Curve>
 class gpu_proving_key {
  public:
-  // Uploads pk's A, B1, C and H points to `device` and allocates the per-proof buffers for pk's
+  // Uploads pk's A, B1, B2, C and H points to `device` and allocates the per-proof buffers for pk's
   // sizes. Errors: an inconsistent key (pk.validate()), a CUDA failure (out of memory, no device).
   static result<gpu_proving_key> create(const groth16::proving_key_view<Curve>& pk, int device = 0);
 
