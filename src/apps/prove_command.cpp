@@ -90,7 +90,7 @@ int prove_on(const prove_command& cmd, step_reporter& rep) {
     rep.phase("ntt (h)", t.ntt_ms / 1e3, true);
     rep.phase("msm A (G1, GPU)", t.msm_a_ms / 1e3, true);
     rep.phase("msm B1 (G1, GPU)", t.msm_b1_ms / 1e3, true);
-    rep.phase("msm B2 (G2, CPU)", t.msm_b2_ms / 1e3, true);
+    rep.phase("msm B2 (G2, GPU)", t.msm_b2_ms / 1e3, true);
     rep.phase("msm C (G1, GPU)", t.msm_c_ms / 1e3, true);
     rep.phase("msm H (G1, GPU)", t.msm_h_ms / 1e3, true);
     rep.phase("assembly", t.assembly_ms / 1e3, true);
