@@ -28,6 +28,7 @@
 #include "gpu/cuda_event.hpp"
 #include "gpu/field_batch.hpp"
 #include "gpu/msm.hpp"
+#include "msm/msm_inputs.hpp"
 #include "gpu/ntt.hpp"
 
 namespace cuzk::gpu {
@@ -92,37 +93,12 @@ int bench_ntt(const options& o) {
   return 0;
 }
 
-// Random points with one addition each: chunk b starts at a random multiple of the generator and
-// steps by a random point (the MSM's cost does not depend on how the points relate).
-template <class G>
-std::vector<typename G::affine> bench_points(std::size_t n) {
-  using J = typename G::jacobian;
-  std::vector<typename G::affine> out(n);
-  const auto& g = G::generator;
-  std::mt19937_64 rng0(7);
-  const auto step = ec::scalar_mul(g, G::scalar::random(rng0)).to_affine();
-  thread_pool::global().parallel_for(
-      n,
-      [&](std::size_t b, std::size_t e) {
-        std::mt19937_64 rng(b + 11);
-        std::vector<J> jac(e - b);
-        J p = ec::scalar_mul(g, G::scalar::random(rng));
-        for (std::size_t i = b; i < e; ++i) {
-          jac[i - b] = p;
-          p += J::from_affine(step);
-        }
-        ec::batch_to_affine(jac.data(), out.data() + b, e - b);
-      },
-      1 << 14);
-  return out;
-}
-
 template <class G>
 int bench_msm(const options& o) {
   using repr = typename G::scalar::repr;
   const unsigned max_k = *std::max_element(o.log_sizes.begin(), o.log_sizes.end());
   const std::size_t max_n = std::size_t{1} << max_k;
-  const auto pts = bench_points<G>(max_n);
+  const auto pts = msm::testing::random_points<G>(max_n, 1);
   auto msm = device_msm<G>::create(pts.data(), max_n);
   if (!msm) return fail(msm.error());
   msm->set_accumulation(o.accumulation);

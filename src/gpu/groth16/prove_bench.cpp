@@ -26,6 +26,7 @@
 #include "ec/scalar_mul.hpp"
 #include "gpu/field_batch.hpp"
 #include "gpu/groth16/gpu_prover.hpp"
+#include "msm/msm_inputs.hpp"
 #include "groth16/circuit_io.hpp"
 #include "groth16/setup.hpp"
 #include "groth16/verifier.hpp"
@@ -49,30 +50,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Random points of a group with one addition each: chunk b starts at a random multiple of the
-// generator and steps by a fixed random point.
-template <class Group>
-std::vector<typename Group::affine> random_points(std::size_t n, uint64_t seed) {
-  using J = typename Group::jacobian;
-  std::vector<typename Group::affine> out(n);
-  std::mt19937_64 rng0(seed);
-  const auto step = ec::scalar_mul(Group::generator, Group::scalar::random(rng0)).to_affine();
-  thread_pool::global().parallel_for(
-      n,
-      [&](std::size_t b, std::size_t e) {
-        std::mt19937_64 rng(seed * 1000003 + b);
-        std::vector<J> jac(e - b);
-        J p = ec::scalar_mul(Group::generator, Group::scalar::random(rng));
-        for (std::size_t i = b; i < e; ++i) {
-          jac[i - b] = p;
-          p += J::from_affine(step);
-        }
-        ec::batch_to_affine(jac.data(), out.data() + b, e - b);
-      },
-      1 << 14);
-  return out;
-}
-
 // A key of the right shape for `cs` whose points are random: for timing only.
 template <class C>
 formats::groth16_key_data<C> random_key(const synth::constraint_system<typename C::fr>& cs) {
@@ -82,19 +59,19 @@ formats::groth16_key_data<C> random_key(const synth::constraint_system<typename 
   kd.n_vars = static_cast<uint32_t>(cs.n_vars);
   kd.n_public = static_cast<uint32_t>(cs.n_public);
   kd.domain_size = static_cast<uint32_t>(cs.domain_size());
-  const auto g1s = random_points<G1>(3, 1), g2s = random_points<G2>(3, 2);
+  const auto g1s = msm::testing::random_points<G1>(3, 1), g2s = msm::testing::random_points<G2>(3, 2);
   kd.alpha1 = g1s[0];
   kd.beta1 = g1s[1];
   kd.delta1 = g1s[2];
   kd.beta2 = g2s[0];
   kd.gamma2 = g2s[1];
   kd.delta2 = g2s[2];
-  kd.ic = random_points<G1>(cs.n_public + 1, 3);
-  kd.a = random_points<G1>(cs.n_vars, 4);
-  kd.b1 = random_points<G1>(cs.n_vars, 5);
-  kd.b2 = random_points<G2>(cs.n_vars, 6);
-  kd.c = random_points<G1>(cs.n_vars - cs.n_public - 1, 7);
-  kd.h = random_points<G1>(kd.domain_size, 8);
+  kd.ic = msm::testing::random_points<G1>(cs.n_public + 1, 3);
+  kd.a = msm::testing::random_points<G1>(cs.n_vars, 4);
+  kd.b1 = msm::testing::random_points<G1>(cs.n_vars, 5);
+  kd.b2 = msm::testing::random_points<G2>(cs.n_vars, 6);
+  kd.c = msm::testing::random_points<G1>(cs.n_vars - cs.n_public - 1, 7);
+  kd.h = msm::testing::random_points<G1>(kd.domain_size, 8);
   const std::size_t m = cs.n_constraints;
   for (std::size_t j = 0; j < m; ++j)
     for (uint32_t which = 0; which < 2; ++which) {
