@@ -17,6 +17,7 @@
 #include "apps/zkey_command.hpp"
 #include "base/thread_pool.hpp"
 #ifdef CUZK_HAVE_SERVICE
+#include "apps/bench_command.hpp"
 #include "apps/client_commands.hpp"
 #include "apps/daemon_command.hpp"
 #endif
@@ -54,8 +55,10 @@ int run(int argc, char** argv) {
 #ifdef CUZK_HAVE_SERVICE
   daemon_command daemon;
   client_commands client;
+  bench_command bench;
   daemon.add_to(app);
   client.add_to(app);
+  bench.add_to(app);
 #endif
 
   try {
@@ -75,6 +78,7 @@ int run(int argc, char** argv) {
 #ifdef CUZK_HAVE_SERVICE
   if (*daemon.sub) return daemon.run(g);
   if (client.chosen()) return client.run(g);
+  if (bench.chosen()) return bench.run(g);
 #endif
   if (*sc) {
     selfcheck.gpu = !no_gpu;

@@ -1,0 +1,303 @@
+#include "apps/bench_command.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "engine/job.hpp"
+#include "formats/curve_id.hpp"
+#include "formats/proof.hpp"
+#include "formats/public_signals.hpp"
+#include "formats/verification_key.hpp"
+#include "formats/zkey.hpp"
+#include "groth16/verifier.hpp"
+#include "service/client.hpp"
+
+namespace cuzk::apps {
+namespace {
+
+namespace v1 = cuzk::v1;
+using clock_type = std::chrono::steady_clock;
+
+// True when a returned proof verifies; a string names why not.
+using checker = std::function<std::string(const v1::PartitionProof&)>;
+
+template <class C>
+result<checker> make_checker(const std::string& zkey_path) {
+  auto key = formats::zkey<C>::open(zkey_path);
+  if (!key) return key.error();
+  auto vk = std::make_shared<formats::verification_key<C>>(formats::verification_key_of(*key));
+  return checker([vk](const v1::PartitionProof& p) -> std::string {
+    auto proof = formats::proof_from_json<C>(p.proof_json(), "proof_json");
+    if (!proof) return proof.error().message();
+    auto pub = formats::public_from_json<C>(p.public_json(), "public_json");
+    if (!pub) return pub.error().message();
+    auto s = groth16::verify<C>(*vk, *pub, *proof);
+    return s.is_ok() ? std::string() : "the proof does not verify: " + s.message();
+  });
+}
+
+// "CRITICAL:1,NORMAL:8,LOW:1" -> one priority per slot of a cycle of length 10, each class's
+// slots spread evenly over the cycle rather than bunched together.
+result<std::vector<v1::Priority>> parse_mix(const std::string& mix) {
+  std::vector<std::pair<v1::Priority, uint64_t>> parts;
+  std::size_t at = 0;
+  while (at <= mix.size()) {
+    auto end = mix.find(',', at);
+    if (end == std::string::npos) end = mix.size();
+    const std::string item = mix.substr(at, end - at);
+    const auto colon = item.find(':');
+    const std::string name = item.substr(0, colon);
+    auto p = engine::priority_from_name(name);
+    uint64_t w = 1;
+    if (colon != std::string::npos) {
+      try {
+        w = std::stoull(item.substr(colon + 1));
+      } catch (...) {
+        w = 0;
+      }
+    }
+    if (!p || w == 0 || w > 1000)
+      return status(errc::invalid_argument, "--priority-mix: expected PRIORITY:WEIGHT[,...] with weights in "
+                                            "[1, 1000], found \"" + item + "\"");
+    parts.emplace_back(static_cast<v1::Priority>(static_cast<int>(*p) + 1), w);
+    at = end + 1;
+  }
+  uint64_t total = 0;
+  for (const auto& [p, w] : parts) total += w;
+  // Slot i goes to the class whose share is furthest behind its target w/total (smooth weighted
+  // round robin), so 1 CRITICAL in 10 lands once in the cycle, not first.
+  std::vector<v1::Priority> cycle;
+  std::vector<int64_t> credit(parts.size(), 0);
+  for (uint64_t i = 0; i < total; ++i) {
+    std::size_t best = 0;
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      credit[k] += static_cast<int64_t>(parts[k].second);
+      if (credit[k] > credit[best]) best = k;
+    }
+    credit[best] -= static_cast<int64_t>(total);
+    cycle.push_back(parts[best].first);
+  }
+  return cycle;
+}
+
+const char* wire_priority_name(v1::Priority p) {
+  return p == v1::PRIORITY_UNSPECIFIED ? "DEFAULT" : engine::priority_name(engine::priority(int(p) - 1));
+}
+
+// Nearest-rank percentile of sorted samples.
+double percentile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted.size())));
+  return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
+}
+
+struct tally {
+  std::mutex m;
+  std::map<v1::Priority, std::vector<double>> latency_ms;  // completed and verified
+  std::map<v1::Priority, uint64_t> failed;
+  uint64_t verified = 0;
+  std::string first_error;
+
+  void ok(v1::Priority p, double ms, bool was_verified) {
+    std::lock_guard l(m);
+    latency_ms[p].push_back(ms);
+    verified += was_verified;
+  }
+  void fail(v1::Priority p, const std::string& why) {
+    std::lock_guard l(m);
+    ++failed[p];
+    if (first_error.empty()) first_error = why;
+  }
+};
+
+void print_report(const char* mode, tally& t, double wall_s, bool verify) {
+  uint64_t done = 0, failed = 0;
+  std::vector<double> all;
+  std::printf("%-9s %8s %8s %9s %9s %9s %9s\n", "priority", "proofs", "failed", "p50_ms", "p90_ms", "p99_ms",
+              "max_ms");
+  std::map<v1::Priority, bool> seen;
+  for (auto& [p, v] : t.latency_ms) seen[p] = true;
+  for (auto& [p, n] : t.failed) seen[p] = true;
+  for (auto it = seen.rbegin(); it != seen.rend(); ++it) {
+    auto& v = t.latency_ms[it->first];
+    std::sort(v.begin(), v.end());
+    all.insert(all.end(), v.begin(), v.end());
+    const uint64_t f = t.failed[it->first];
+    done += v.size();
+    failed += f;
+    std::printf("%-9s %8zu %8llu %9.1f %9.1f %9.1f %9.1f\n", wire_priority_name(it->first), v.size(),
+                static_cast<unsigned long long>(f), percentile(v, 0.5), percentile(v, 0.9), percentile(v, 0.99),
+                v.empty() ? 0.0 : v.back());
+  }
+  std::sort(all.begin(), all.end());
+  std::printf("%-9s %8zu %8llu %9.1f %9.1f %9.1f %9.1f\n", "all", all.size(),
+              static_cast<unsigned long long>(failed), percentile(all, 0.5), percentile(all, 0.9),
+              percentile(all, 0.99), all.empty() ? 0.0 : all.back());
+  std::printf("mode=%s proofs=%llu verified=%s failed=%llu wall=%.3fs throughput=%.2f proofs/s\n", mode,
+              static_cast<unsigned long long>(done),
+              verify ? std::to_string(t.verified).c_str() : "skipped", static_cast<unsigned long long>(failed),
+              wall_s, wall_s > 0 ? static_cast<double>(done) / wall_s : 0.0);
+  if (!t.first_error.empty()) std::fprintf(stderr, "cuzk: first failure: %s\n", t.first_error.c_str());
+}
+
+}  // namespace
+
+void bench_command::add_to(CLI::App& app) {
+  sub = app.add_subcommand("bench", "load a running daemon with proofs; report throughput and latency");
+  sub->require_subcommand(1);
+  auto opts = [&](CLI::App* s) {
+    s->add_option("--socket", socket, "the daemon's Unix socket (default /var/lib/cuzk/cuzk.sock)");
+    s->add_option("--addr", addr, "the daemon's TCP address, host:port");
+    s->add_option("--circuit,-c", circuit, "the registered circuit id")->required();
+    s->add_option("witnesses", witnesses, "the .wtns files, used in turn, one per job")->required();
+    s->add_option("--zkey", zkey, "the zkey whose verification key checks the proofs "
+                                  "(default: the daemon's path for the circuit)");
+    s->add_option("--priority-mix", priority_mix, "weights per priority, e.g. CRITICAL:1,NORMAL:8,LOW:1");
+    s->add_flag("--no-verify", no_verify, "do not check the returned proofs");
+    return s;
+  };
+  single = opts(sub->add_subcommand("single", "one proof at a time"));
+  single->add_option("--count,-n", count, "proofs to make")->check(CLI::Range(1, 1000000));
+  batch = opts(sub->add_subcommand("batch", "submit every job at once, then await them all"));
+  batch->add_option("--count,-n", count, "proofs to make")->check(CLI::Range(1, 1000000));
+  batch->add_option("--concurrency,-j", concurrency, "client threads submitting and awaiting")
+      ->check(CLI::Range(1, 1024));
+  stress = opts(sub->add_subcommand("stress", "keep --concurrency proofs in flight for --duration seconds"));
+  stress->add_option("--concurrency,-j", concurrency, "proofs in flight")->check(CLI::Range(1, 1024));
+  stress->add_option("--duration,-d", duration_s, "seconds")->check(CLI::Range(0.1, 86400.0));
+}
+
+bool bench_command::chosen() const { return sub && sub->parsed(); }
+
+int bench_command::run(const global_options&) const {
+  auto mix = parse_mix(priority_mix);
+  if (!mix) return report_error(mix.error());
+  std::vector<std::string> wtns;
+  for (const auto& w : witnesses) {
+    std::ifstream f(w, std::ios::binary);
+    if (!f) return report_error(w + ": cannot open the witness");
+    wtns.emplace_back(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  }
+  auto channel = service::connect(socket, addr);
+  auto stub = service::make_stub(channel);
+
+  checker check;
+  if (!no_verify) {
+    std::string path = zkey;
+    if (path.empty()) {
+      v1::ListCircuitsResponse lc;
+      grpc::ClientContext ctx;
+      auto s = stub->ListCircuits(&ctx, {}, &lc);
+      if (!s.ok()) return report_error("daemon: ListCircuits: " + s.error_message());
+      for (const auto& c : lc.circuits())
+        if (c.id() == circuit) path = c.zkey_path();
+      if (path.empty()) return report_error("--circuit: \"" + circuit + "\" is not registered with the daemon");
+    }
+    auto curve = formats::detect_curve(path);
+    if (!curve) return report_error(curve.error());
+    auto c = *curve == formats::curve_id::bn254 ? make_checker<bn254>(path) : make_checker<bls12_381>(path);
+    if (!c) return report_error(c.error());
+    check = std::move(*c);
+  }
+
+  auto request = [&](uint64_t i) {
+    v1::SubmitProofRequest r;
+    r.set_circuit(circuit);
+    r.set_priority((*mix)[i % mix->size()]);
+    r.add_partitions()->set_wtns(wtns[i % wtns.size()]);
+    return r;
+  };
+  tally t;
+  // Counts a finished job: DONE with one proof that verifies, or a failure naming why.
+  auto finish = [&](const v1::ProofResult& r, v1::Priority p, double ms) {
+    if (r.state() != v1::DONE || r.proofs_size() != 1)
+      return t.fail(p, "job " + std::to_string(r.job_id()) + " ended " + std::to_string(r.state()) + ": " + r.error());
+    if (check) {
+      auto why = check(r.proofs(0));
+      if (!why.empty()) return t.fail(p, "job " + std::to_string(r.job_id()) + ": " + why);
+    }
+    t.ok(p, ms, static_cast<bool>(check));
+  };
+  auto ms_since = [](clock_type::time_point a) {
+    return std::chrono::duration<double, std::milli>(clock_type::now() - a).count();
+  };
+  auto prove_one = [&](uint64_t i) {
+    const auto req = request(i);
+    v1::ProofResult r;
+    grpc::ClientContext ctx;
+    const auto t0 = clock_type::now();
+    auto s = stub->Prove(&ctx, req, &r);
+    if (!s.ok()) return t.fail(req.priority(), "Prove: " + s.error_message());
+    finish(r, req.priority(), ms_since(t0));
+  };
+  auto run_threads = [&](uint64_t n, const std::function<void(uint64_t)>& body) {
+    std::vector<std::thread> ts;
+    for (uint64_t k = 0; k < n; ++k) ts.emplace_back(body, k);
+    for (auto& th : ts) th.join();
+  };
+
+  const auto start = clock_type::now();
+  const char* mode = "single";
+  if (single->parsed()) {
+    for (uint64_t i = 0; i < count; ++i) prove_one(i);
+  } else if (batch->parsed()) {
+    mode = "batch";
+    std::vector<uint64_t> ids(count, 0);
+    std::vector<bool> submitted(count, false);
+    const uint64_t threads = std::min(concurrency, count);
+    run_threads(threads, [&](uint64_t k) {
+      for (uint64_t i = k; i < count; i += threads) {
+        const auto req = request(i);
+        v1::SubmitProofResponse resp;
+        grpc::ClientContext ctx;
+        auto s = stub->SubmitProof(&ctx, req, &resp);
+        if (!s.ok()) {
+          t.fail(req.priority(), "SubmitProof: " + s.error_message());
+          continue;
+        }
+        ids[i] = resp.job_id();
+        submitted[i] = true;  // distinct elements per thread; read only after the join
+      }
+    });
+    run_threads(threads, [&](uint64_t k) {
+      for (uint64_t i = k; i < count; i += threads) {
+        if (!submitted[i]) continue;
+        v1::AwaitProofRequest req;
+        req.set_job_id(ids[i]);
+        v1::ProofResult r;
+        grpc::ClientContext ctx;
+        const auto p = request(i).priority();
+        auto s = stub->AwaitProof(&ctx, req, &r);
+        if (!s.ok()) {
+          t.fail(p, "AwaitProof: " + s.error_message());
+          continue;
+        }
+        finish(r, p, static_cast<double>(r.finished_unix_ms() - r.submitted_unix_ms()));
+      }
+    });
+  } else {
+    mode = "stress";
+    const auto stop = start + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(duration_s));
+    std::atomic<uint64_t> next{0};
+    run_threads(concurrency, [&](uint64_t) {
+      while (clock_type::now() < stop) prove_one(next.fetch_add(1));
+    });
+  }
+  const double wall = std::chrono::duration<double>(clock_type::now() - start).count();
+  print_report(mode, t, wall, static_cast<bool>(check));
+  uint64_t failed = 0;
+  for (const auto& [p, n] : t.failed) failed += n;
+  return failed == 0 ? exit_ok : exit_failure;
+}
+
+}  // namespace cuzk::apps

@@ -1,0 +1,41 @@
+// `cuzk bench single|batch|stress`: load a running daemon with proofs and report what it sustains.
+//
+// single: one proof at a time (Prove), so latency is the daemon's unloaded round trip.
+// batch:  all --count jobs submitted at once from --concurrency client threads, then awaited, so the
+//         scheduler sees a full queue (priorities, batching); latency is the daemon's own
+//         submit-to-finish time for each job.
+// stress: --concurrency threads each proving back to back for --duration seconds; latency is the
+//         client's round trip.
+// Job i gets witness i mod (number of files) and a priority from --priority-mix (weights, spread
+// evenly). Every proof is checked with the Groth16 verifier against the verification key of the
+// circuit's zkey (--zkey, default the daemon's path from ListCircuits) unless --no-verify. The
+// report is throughput (proofs/s) and latency p50/p90/p99/max per priority; failures (RPC errors,
+// jobs that did not finish DONE, proofs that do not verify) are counted and make the exit status 1.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "apps/cli_support.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace cuzk::apps {
+
+struct bench_command {
+  std::string socket, addr, circuit, zkey, priority_mix = "NORMAL:1";
+  std::vector<std::string> witnesses;
+  uint64_t count = 20, concurrency = 1;
+  double duration_s = 10;
+  bool no_verify = false;
+  CLI::App *sub = nullptr, *single = nullptr, *batch = nullptr, *stress = nullptr;
+
+  void add_to(CLI::App& app);
+  bool chosen() const;
+  int run(const global_options& g) const;
+};
+
+}  // namespace cuzk::apps
