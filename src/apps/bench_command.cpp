@@ -253,7 +253,7 @@ int bench_command::run(const global_options&) const {
   } else if (batch->parsed()) {
     mode = "batch";
     std::vector<uint64_t> ids(count, 0);
-    std::vector<bool> submitted(count, false);
+    std::vector<char> submitted(count, 0);  // not vector<bool>: its bits share words across threads
     const uint64_t threads = std::min(concurrency, count);
     run_threads(threads, [&](uint64_t k) {
       for (uint64_t i = k; i < count; i += threads) {
@@ -266,7 +266,7 @@ int bench_command::run(const global_options&) const {
           continue;
         }
         ids[i] = resp.job_id();
-        submitted[i] = true;  // distinct elements per thread; read only after the join
+        submitted[i] = 1;  // distinct elements per thread; read only after the join
       }
     });
     run_threads(threads, [&](uint64_t k) {
