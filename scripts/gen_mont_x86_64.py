@@ -20,6 +20,21 @@ mul_asm_4, call overhead included.
 import sys
 
 
+def reduce_below_p(emit, regs):
+    """Brings a value x < 2p held in `regs` below p and stores it to r: park x in r, subtract p
+    in registers, and take the parked x back on borrow (x < p). Parking in r instead of a second
+    register set keeps register use to n + 4, so the 6-limb case fits."""
+    n = len(regs)
+    for k in range(n):
+        emit(f"movq {regs[k]}, {8 * k}(%[r])")
+    for k in range(n):
+        emit(f"{'subq' if k == 0 else 'sbbq'} {8 * k}(%[p]), {regs[k]}")
+    for k in range(n):
+        emit(f"cmovcq {8 * k}(%[r]), {regs[k]}")
+    for k in range(n):
+        emit(f"movq {regs[k]}, {8 * k}(%[r])")
+
+
 def mul(n):
     t = [f"%[t{k}]" for k in range(n)]
     A, lo, hi = "%[A]", "%%rax", "%[hi]"
@@ -60,15 +75,8 @@ def mul(n):
         emit("movl $0, %%eax")
         emit(f"adcxq %%rax, {t[n - 1]}")
         emit(f"adoxq {A}, {t[n - 1]}")
-    # T < 2p: park T in r, subtract p in registers, take the parked T back on borrow.
-    for k in range(n):
-        emit(f"movq {t[k]}, {8 * k}(%[r])")
-    for k in range(n):
-        emit(f"{'subq' if k == 0 else 'sbbq'} {8 * k}(%[p]), {t[k]}")
-    for k in range(n):
-        emit(f"cmovcq {8 * k}(%[r]), {t[k]}")
-    for k in range(n):
-        emit(f"movq {t[k]}, {8 * k}(%[r])")
+    # T < 2p.
+    reduce_below_p(emit, t)
     body = "\n".join(f'      "{line}\\n\\t"' for line in out)
     outs = ", ".join(f'[t{k}] "=&r"(t[{k}])' for k in range(n))
     return f"""
@@ -94,16 +102,8 @@ def add(n):
         emit(f"movq {8 * k}(%[a]), {s[k]}")
     for k in range(n):
         emit(f"{'addq' if k == 0 else 'adcq'} {8 * k}(%[b]), {s[k]}")
-    # Park the sum in r, compute sum - p in registers, and take the parked sum back on borrow
-    # (a + b < p). Keeps register use to n + 4 so the 6-limb case fits.
-    for k in range(n):
-        emit(f"movq {s[k]}, {8 * k}(%[r])")
-    for k in range(n):
-        emit(f"{'subq' if k == 0 else 'sbbq'} {8 * k}(%[p]), {s[k]}")
-    for k in range(n):
-        emit(f"cmovcq {8 * k}(%[r]), {s[k]}")
-    for k in range(n):
-        emit(f"movq {s[k]}, {8 * k}(%[r])")
+    # a + b < 2p.
+    reduce_below_p(emit, s)
     body = "\n".join(f'      "{line}\\n\\t"' for line in out)
     outs = ", ".join([f'[s{k}] "=&r"(s[{k}])' for k in range(n)])
     return f"""
