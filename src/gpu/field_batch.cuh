@@ -37,6 +37,7 @@ __global__ void field_op_kernel(const D* __restrict__ a, const D* __restrict__ b
     else if constexpr (Op == field_op::sub) r = x - b[i];
     else if constexpr (Op == field_op::sqr) r = x.sqr();
     else if constexpr (Op == field_op::neg) r = -x;
+    else if constexpr (Op == field_op::inv) r = x.inverse();
     else r = x.dbl();
     out[i] = r;
   }
@@ -76,7 +77,7 @@ status field_batch(int device, field_op op, const F* a, const F* b, F* out, std:
   using D = detail::device_field_t<F>;
   static_assert(detail::same_layout<F>, "fp_device must have the CPU field's layout");
   if (n == 0) return status::ok();
-  const bool unary = op == field_op::sqr || op == field_op::neg || op == field_op::dbl;
+  const bool unary = op == field_op::sqr || op == field_op::neg || op == field_op::dbl || op == field_op::inv;
   if (a == nullptr || out == nullptr || (!unary && b == nullptr))
     return status(errc::invalid_argument, "gpu::field_batch: null input or output array");
   CUZK_CUDA_TRY(cudaSetDevice(device));
@@ -104,6 +105,7 @@ status field_batch(int device, field_op op, const F* a, const F* b, F* out, std:
     case field_op::sqr: CUZK_TRY((detail::launch_op<field_op::sqr>(pa, pb, po, n))); break;
     case field_op::neg: CUZK_TRY((detail::launch_op<field_op::neg>(pa, pb, po, n))); break;
     case field_op::dbl: CUZK_TRY((detail::launch_op<field_op::dbl>(pa, pb, po, n))); break;
+    case field_op::inv: CUZK_TRY((detail::launch_op<field_op::inv>(pa, pb, po, n))); break;
   }
   CUZK_TRY(dout->copy_to_host(reinterpret_cast<D*>(out), n));
   return status::ok();

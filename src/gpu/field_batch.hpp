@@ -26,9 +26,10 @@ result<int> device_count();
 // "NVIDIA H200 (sm_90, 132 SMs)".
 result<std::string> device_description(int device);
 
-enum class field_op { mul, add, sub, sqr, neg, dbl };
+enum class field_op { mul, add, sub, sqr, neg, dbl, inv };
 
-// out[i] = op(a[i], b[i]) for i < n; `b` is ignored (may be null) for the unary sqr, neg, dbl.
+// out[i] = op(a[i], b[i]) for i < n; `b` is ignored (may be null) for the unary sqr, neg, dbl, inv
+// (inv: a^-1, and 0 for 0).
 // The arrays are host memory and may alias.
 template <class F>
 status field_batch(int device, field_op op, const F* a, const F* b, F* out, std::size_t n);

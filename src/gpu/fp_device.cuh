@@ -41,6 +41,7 @@
 
 #include "base/hd.hpp"
 #include "ff/bigint.hpp"
+#include "ff/binary_inverse.hpp"
 #include "ff/fp.hpp"
 #include "gpu/ptx.cuh"
 
@@ -165,31 +166,20 @@ class alignas(8) fp_device {
   CUZK_HD_INLINE fp_device dbl() const { return *this + *this; }
   CUZK_HD_INLINE fp_device sqr() const { return *this * *this; }
 
-  // a^(p-2) = a^-1 (Fermat), and 0 for 0 as on the CPU. On the device: a fixed 4-bit window from
-  // the top of the exponent, i.e. 32n - 4 squarings, at most 8n products by table entries and 14
-  // to build the table (~490 products for BLS12-381 Fq, ~320 for the 8-word fields). It is kept
-  // out of line in the loop (no unrolling), and callers batch it (Montgomery's trick) so that one
-  // inversion serves hundreds of elements.
+  // a^-1, and 0 for 0 as on the CPU. On the device: the binary extended Euclidean algorithm
+  // (ff/binary_inverse.hpp) on the Montgomery words aR, which gives (aR)^-1 = a^-1 R^-1, then two
+  // products by R^2 (a^-1 R^-1 -> a^-1 -> a^-1 R). At most 2 log2(p) steps of word-wise
+  // subtractions and shifts (~530 on average for BLS12-381 Fq) instead of Fermat's ~490 dependent
+  // products: several times less latency, which is what a batched inversion waits on (NOTES.md).
+  // Callers still batch it (Montgomery's trick) so that one inversion serves many elements.
   CUZK_HD fp_device inverse() const {
 #ifdef __CUDA_ARCH__
     constexpr limbs32<n> p = modulus;
-    fp_device table[16];
-    table[0] = one();
-    table[1] = *this;
-#pragma unroll 1
-    for (unsigned i = 2; i < 16; ++i) table[i] = table[i - 1] * *this;
-    // p - 2: p is odd and > 2, so only the lowest word changes.
-    fp_device r = one();
-#pragma unroll 1
-    for (int nib = static_cast<int>(8 * n) - 1; nib >= 0; --nib) {
-#pragma unroll 1
-      for (unsigned s = 0; s < 4; ++s) r = r.sqr();
-      const unsigned w = static_cast<unsigned>(nib) / 8;
-      const uint32_t word = w == 0 ? p.w[0] - 2u : p.w[w];
-      const unsigned d = (word >> (4 * (static_cast<unsigned>(nib) % 8))) & 15u;
-      if (d != 0) r = r * table[d];
-    }
-    return r;
+    constexpr limbs32<n> rr = r2;
+    fp_device t, r2m;
+    ff::binary_inverse(t.limb, limb, p.w);
+    for (std::size_t k = 0; k < n; ++k) r2m.limb[k] = rr.w[k];
+    return (t * r2m) * r2m;
 #else
     return from_host(to_host(*this).inverse());
 #endif

@@ -1,5 +1,6 @@
 // The device field (fp_device.cuh) against the CPU field (ff/fp.hpp), for all four fields of the
-// two curves: a million random products, sums and differences (and squares, negations, doublings)
+// two curves: a million random products, sums and differences (and squares, negations, doublings;
+// inverses on fewer values, the CPU's Fermat inverse being slow)
 // computed on the GPU must equal the CPU's bit for bit, as must every pair of a table of edge
 // values (0, 1, p-1, values at 32- and 64-bit limb boundaries, in canonical and in raw Montgomery
 // form). The CPU field is itself checked against GMP (ff/fp_test.cpp), so it is the oracle here.
@@ -65,6 +66,7 @@ const char* op_name(field_op op) {
     case field_op::sqr: return "sqr";
     case field_op::neg: return "neg";
     case field_op::dbl: return "dbl";
+    case field_op::inv: return "inv";
   }
   return "?";
 }
@@ -78,6 +80,7 @@ F cpu_op(field_op op, const F& a, const F& b) {
     case field_op::sqr: return a.sqr();
     case field_op::neg: return -a;
     case field_op::dbl: return a.dbl();
+    case field_op::inv: return a.inverse();
   }
   return F::zero();
 }
@@ -189,6 +192,16 @@ TYPED_TEST(GpuField, EdgeValuesMatchCpu) {
     }
   }
   for (field_op op : all_ops) expect_matches_cpu(op, a, b);
+}
+
+// The device inverse (binary extended Euclid plus two products by R^2) against the CPU's Fermat
+// inverse: random values (fewer than above: the CPU oracle is the slow side) and the edge values,
+// 0 among them (its inverse is 0 on both sides).
+TYPED_TEST(GpuField, InverseMatchesCpu) {
+  CUZK_REQUIRE_GPU();
+  auto a = this->random_values(1 << 14);
+  for (const auto& e : edge_values<TypeParam>()) a.push_back(e);
+  expect_matches_cpu(field_op::inv, a, a);
 }
 
 TYPED_TEST(GpuField, InvalidArgumentsAreErrors) {
