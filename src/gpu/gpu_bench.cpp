@@ -2,13 +2,17 @@
 // Benchmark). CUDA events around each run, one warm-up run excluded, median of --reps runs.
 //
 //   cuzk_gpu_bench ntt|msm|msm-g2 --curve bn254|bls12-381 --log-size K[,K...] [--reps N]
-//                  [--accumulation auto|affine|xyzz]
+//                  [--accumulation auto|affine|xyzz[,...]] [--chunks K[,K...]]
+//                  [--scalars host|device[,...]]
 //
 // ntt: data resident on the device; forward natural->bit-reversed, inverse bit-reversed->natural,
 // forward natural->natural and forward coset natural->bit-reversed, each in place over random Fr.
 // msm (G1) and msm-g2: 2^K points resident (random points, built on the CPU from one addition each), uniformly
 // random scalars copied from pinned host memory each run (the copy is in the time, as in
-// ../shared/ANCHORS.md's sppark figures); the median run's phase breakdown follows the total.
+// ../shared/ANCHORS.md's sppark figures), or with --scalars device already in device memory
+// (msm.hpp run_device); the median run's phase breakdown follows the total. --chunks sets the
+// XYZZ accumulation's point ranges (0, the default: by size). Lists of accumulations and chunk
+// counts run every combination over the same points, one row each.
 // With several sizes the points of the largest are built once and the smaller runs use a prefix.
 #include <cuda_runtime_api.h>
 
@@ -38,7 +42,9 @@ struct options {
   std::string what, curve = "bn254";
   std::vector<unsigned> log_sizes;
   unsigned reps = 7;
-  msm_accumulation accumulation = msm_accumulation::automatic;
+  std::vector<msm_accumulation> accumulations;
+  std::vector<unsigned> chunks;
+  std::vector<bool> scalars;  // on the device (run_device) or in pinned host memory (run)
 };
 
 int fail(const status& s) {
@@ -101,7 +107,6 @@ int bench_msm(const options& o) {
   const auto pts = msm::testing::random_points<G>(max_n, 1);
   auto msm = device_msm<G>::create(pts.data(), max_n);
   if (!msm) return fail(msm.error());
-  msm->set_accumulation(o.accumulation);
   repr* scalars = nullptr;
   if (cudaHostAlloc(reinterpret_cast<void**>(&scalars), max_n * sizeof(repr), cudaHostAllocDefault) != cudaSuccess)
     return fail(status(errc::cuda_error, "cudaHostAlloc for the scalars failed"));
@@ -112,31 +117,61 @@ int bench_msm(const options& o) {
         for (std::size_t i = b; i < e; ++i) scalars[i] = G::scalar::random(rng).to_canonical();
       },
       1 << 14);
-  std::printf("%-10s %-5s %-6s %4s %3s %9s | %7s %7s %7s %7s %8s %7s %6s %6s\n", "curve", "group", "log_n", "c", "W",
-              "total_ms", "copy", "digits", "sort", "plan", "accum", "reduce", "rounds", "path");
-  for (unsigned k : o.log_sizes) {
+  device_buffer<repr> dev_scalars;
+  if (std::find(o.scalars.begin(), o.scalars.end(), true) != o.scalars.end()) {
+    auto d = device_buffer<repr>::create(max_n);
+    if (!d) return fail(d.error());
+    dev_scalars = std::move(*d);
+    if (auto s = dev_scalars.copy_from_host(scalars, max_n); !s) return fail(s);
+  }
+  std::printf("%-10s %-5s %-6s %4s %3s %9s | %7s %7s %7s %7s %8s %7s %6s %6s %6s %7s\n", "curve", "group", "log_n", "c",
+              "W", "total_ms", "copy", "digits", "sort", "plan", "accum", "reduce", "rounds", "path", "chunks",
+              "scalars");
+  auto measure = [&](unsigned k, msm_accumulation acc, unsigned chunks, bool on_device) -> int {
+    msm->set_accumulation(acc);
+    msm->set_chunks(chunks);
     const std::size_t n = std::size_t{1} << k;
     std::vector<msm_timing> runs;
     for (unsigned r = 0; r <= o.reps; ++r) {
       msm_timing t;
-      auto res = msm->run(scalars, n, &t);
+      auto res = on_device ? msm->run_device(dev_scalars.data(), n, &t) : msm->run(scalars, n, &t);
       if (!res) return fail(res.error());
       if (r > 0) runs.push_back(t);
     }
     std::sort(runs.begin(), runs.end(), [](const msm_timing& a, const msm_timing& b) { return a.total_ms < b.total_ms; });
     const msm_timing& m = runs[runs.size() / 2];
-    std::printf("%-10s %-5s %-6u %4u %3u %9.2f | %7.2f %7.2f %7.2f %7.2f %8.2f %7.2f %6u %6s\n", o.curve.c_str(), G::name,
-                k, m.window_bits, m.windows, m.total_ms, m.copy_ms, m.digits_ms, m.sort_ms, m.plan_ms, m.accumulate_ms,
-                m.reduce_ms, m.rounds, m.affine ? "affine" : "xyzz");
+    std::printf("%-10s %-5s %-6u %4u %3u %9.2f | %7.2f %7.2f %7.2f %7.2f %8.2f %7.2f %6u %6s %6u %7s\n",
+                o.curve.c_str(), G::name, k, m.window_bits, m.windows, m.total_ms, m.copy_ms, m.digits_ms, m.sort_ms,
+                m.plan_ms, m.accumulate_ms, m.reduce_ms, m.rounds, m.affine ? "affine" : "xyzz", m.chunks,
+                on_device ? "device" : "host");
     std::fflush(stdout);
-  }
+    return 0;
+  };
+  for (unsigned k : o.log_sizes)
+    for (msm_accumulation acc : o.accumulations)
+      for (unsigned chunks : o.chunks)
+        for (bool on_device : o.scalars)
+          if (int rc = measure(k, acc, chunks, on_device); rc != 0) return rc;
   cudaFreeHost(scalars);
   return 0;
 }
 
+std::vector<std::string> split(const std::string& v) {
+  std::vector<std::string> out;
+  std::size_t p = 0;
+  while (p < v.size()) {
+    std::size_t q = v.find(',', p);
+    if (q == std::string::npos) q = v.size();
+    out.push_back(v.substr(p, q - p));
+    p = q + 1;
+  }
+  return out;
+}
+
 int usage() {
   std::fprintf(stderr, "usage: cuzk_gpu_bench ntt|msm|msm-g2 --curve bn254|bls12-381 --log-size K[,K...] [--reps N]\n"
-                       "                      [--accumulation auto|affine|xyzz]\n");
+                       "                      [--accumulation auto|affine|xyzz[,...]] [--chunks K[,K...]]\n"
+                       "                      [--scalars host|device[,...]]\n");
   return 2;
 }
 
@@ -150,20 +185,30 @@ int main_impl(int argc, char** argv) {
     const std::string v = argv[++i];
     if (a == "--curve") o.curve = v;
     else if (a == "--accumulation") {
-      if (v == "affine") o.accumulation = msm_accumulation::affine;
-      else if (v == "xyzz") o.accumulation = msm_accumulation::xyzz;
-      else if (v != "auto") return usage();
-    } else if (a == "--reps") o.reps = static_cast<unsigned>(std::stoul(v));
-    else if (a == "--log-size") {
-      std::size_t p = 0;
-      while (p < v.size()) {
-        std::size_t q = v.find(',', p);
-        if (q == std::string::npos) q = v.size();
-        o.log_sizes.push_back(static_cast<unsigned>(std::stoul(v.substr(p, q - p))));
-        p = q + 1;
+      for (const std::string& x : split(v)) {
+        if (x == "affine") o.accumulations.push_back(msm_accumulation::affine);
+        else if (x == "xyzz") o.accumulations.push_back(msm_accumulation::xyzz);
+        else if (x == "auto") o.accumulations.push_back(msm_accumulation::automatic);
+        else return usage();
       }
+    } else if (a == "--reps") o.reps = static_cast<unsigned>(std::stoul(v));
+    else if (a == "--chunks") {
+      for (const std::string& x : split(v)) o.chunks.push_back(static_cast<unsigned>(std::stoul(x)));
+    }
+    else if (a == "--scalars") {
+      for (const std::string& x : split(v)) {
+        if (x == "device") o.scalars.push_back(true);
+        else if (x == "host") o.scalars.push_back(false);
+        else return usage();
+      }
+    }
+    else if (a == "--log-size") {
+      for (const std::string& x : split(v)) o.log_sizes.push_back(static_cast<unsigned>(std::stoul(x)));
     } else return usage();
   }
+  if (o.accumulations.empty()) o.accumulations.push_back(msm_accumulation::automatic);
+  if (o.chunks.empty()) o.chunks.push_back(0);
+  if (o.scalars.empty()) o.scalars.push_back(false);
   if (o.log_sizes.empty() || o.reps == 0) return usage();
   auto desc = device_description(0);
   if (!desc) return fail(desc.error());

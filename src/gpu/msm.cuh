@@ -2,17 +2,21 @@
 // msm_<group>_<curve>.cu, which hold the explicit instantiations.
 //
 // The steps, for n points, c-bit windows and W = ceil((bits + 1) / c) windows:
+// Steps 1-3 run per chunk (a range of points, msm.hpp) on the prep stream, after that chunk's
+// scalars arrived (copy stream); step 4 runs on the caller's stream, chunk after chunk, each
+// waiting only for its own prep; steps 5-6 once.
 //  1. digits: each thread turns one scalar into W signed digits d in (-2^(c-1), 2^(c-1)] (a digit
 //     above 2^(c-1) becomes d - 2^c with a carry into the next window; the top window needs no
 //     carry because bits <= W c - 1), and writes per window the sort key (window << c) | |d| and
 //     the value (point index | sign << 31). Digit 0 lands in bucket 0, which nothing reads.
-//  2. sort: one CUB radix sort of the W n (key, value) pairs on c + log2(W) key bits, so each
-//     bucket's points become one contiguous run.
-//  3. plan: run boundaries per bucket slot.
-//  4. accumulate (msm_accumulate.cuh): rounds of pairwise affine additions with batched
+//  2. sort: one CUB radix sort of the chunk's W n (key, value) pairs on c + log2(W) key bits, so
+//     each bucket's points become one contiguous run.
+//  3. plan: run boundaries per bucket slot (xyzz: and the work items per slot, msm_xyzz.cuh).
+//  4. accumulate (msm_accumulate_run.cuh): rounds of pairwise affine additions with batched
 //     inversions until every bucket is one affine point, for a group of windows at a time so that
 //     the round buffers stay within scratch_target_bytes; or, where that is faster (G1 of BN254,
-//     small BLS12-381 G1), per-thread XYZZ runs merged pairwise (msm_xyzz.cuh).
+//     small BLS12-381 G1), per-thread XYZZ runs merged pairwise (msm_xyzz.cuh), each chunk adding
+//     into the bucket sums the previous chunks left.
 //  5. reduce (msm_reduce.cuh): per window, sum_b b S_b by levels of running sums over segments.
 //  6. the per-level window sums go to the host, which combines them (4 doublings per level) and
 //     then the windows (c doublings each, Horner).
@@ -60,9 +64,11 @@ inline unsigned grid(std::size_t n, unsigned threads) {
   return static_cast<unsigned>((n + threads - 1) / threads);
 }
 
-// Step 1. Scalars are 8 little-endian 32-bit words (canonical Fr integers of 4 64-bit limbs).
-static __global__ void digits_kernel(const uint4* __restrict__ scalars, uint32_t n, unsigned c, unsigned windows,
-                              uint32_t* __restrict__ keys, uint32_t* __restrict__ vals) {
+// Step 1, for the chunk of points [i0, i0 + n): scalars[j] is point i0 + j's; key and value of
+// window w go to position w n + j of the chunk's slice. Scalars are 8 little-endian 32-bit words
+// (canonical Fr integers of 4 64-bit limbs).
+static __global__ void digits_kernel(const uint4* __restrict__ scalars, uint32_t n, uint32_t i0, unsigned c,
+                                     unsigned windows, uint32_t* __restrict__ keys, uint32_t* __restrict__ vals) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const uint4 s0 = __ldg(scalars + 2 * static_cast<std::size_t>(i));
@@ -94,13 +100,14 @@ static __global__ void digits_kernel(const uint4* __restrict__ scalars, uint32_t
     }
     const std::size_t o = static_cast<std::size_t>(w) * n + i;
     keys[o] = (w << c) | v;
-    vals[o] = i | (neg << 31);
+    vals[o] = (i0 + i) | (neg << 31);
   }
 }
 
-// Step 3a: first and one-past-last sorted position of every occupied bucket slot.
+// Step 3a: first and one-past-last sorted position (within the chunk's slice) of every occupied
+// bucket slot.
 static __global__ void bounds_kernel(const uint32_t* __restrict__ keys, uint32_t total, uint32_t* __restrict__ start,
-                              uint32_t* __restrict__ end) {
+                                     uint32_t* __restrict__ end) {
   const uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= total) return;
   const uint32_t k = keys[p];
@@ -108,7 +115,7 @@ static __global__ void bounds_kernel(const uint32_t* __restrict__ keys, uint32_t
   if (p + 1 == total || keys[p + 1] != k) end[k] = p + 1;
 }
 
-// A bundle of events that is empty when nobody asked for timings.
+// Timing events, created only when a caller asks for timings; mark(i) records event i.
 class phase_timer {
  public:
   status init(bool on, unsigned count) {
@@ -121,16 +128,31 @@ class phase_timer {
     }
     return status::ok();
   }
+  bool on() const { return on_; }
   status mark(unsigned i, cudaStream_t s) { return on_ ? ev_[i].record(s) : status::ok(); }
-  result<float> ms(unsigned a, unsigned b) const {
-    if (!on_) return 0.f;
-    return cuda_event::elapsed_ms(ev_[a], ev_[b]);
+  // Adds the milliseconds from event a to event b to f.
+  status add(unsigned a, unsigned b, float& f) const {
+    if (!on_) return status::ok();
+    auto ms = cuda_event::elapsed_ms(ev_[a], ev_[b]);
+    if (!ms) return ms.error();
+    f += *ms;
+    return status::ok();
   }
 
  private:
   bool on_ = false;
   std::vector<cuda_event> ev_;
 };
+
+// Point ranges for the XYZZ accumulation when the caller did not choose: enough that the first
+// chunk's copy and sort, which nothing hides, are a small part of the run; few enough that the
+// per-chunk costs (a pass over the bucket sums, a plan, a sort launch) stay small. NOTES.md has
+// the measurements behind the thresholds.
+inline unsigned default_chunks(std::size_t count) {
+  if (count >= (std::size_t{1} << 22)) return 4;
+  if (count >= (std::size_t{1} << 20)) return 2;
+  return 1;
+}
 
 }  // namespace msm_detail
 
@@ -163,8 +185,14 @@ bool device_msm<Group>::uses_affine(std::size_t count, msm_accumulation a) {
 }
 
 template <class Group>
+unsigned device_msm<Group>::chunks_for(std::size_t count) const {
+  const unsigned k = chunks_ != 0 ? chunks_ : msm_detail::default_chunks(count);
+  return static_cast<unsigned>(std::clamp<std::size_t>(k, 1, std::min<std::size_t>(count, 64)));
+}
+
+template <class Group>
 status device_msm<Group>::reserve(std::size_t count, unsigned c, unsigned windows, unsigned group_windows,
-                                  bool affine_path, std::size_t items_cap) {
+                                  bool affine_path, unsigned chunks, std::size_t chunk_n, std::size_t items_cap) {
   auto grow = [](auto& buf, std::size_t want) -> status {
     using B = std::remove_reference_t<decltype(buf)>;
     if (buf.size() >= want) return status::ok();
@@ -176,10 +204,10 @@ status device_msm<Group>::reserve(std::size_t count, unsigned c, unsigned window
   };
   const std::size_t total = count * windows;
   const std::size_t slots = std::size_t{windows} << c;
-  CUZK_TRY(grow(scalars_, count));
   for (auto* b : {&keys_[0], &keys_[1], &vals_[0], &vals_[1]}) CUZK_TRY(grow(*b, total));
-  for (auto* b : {&start_, &end_, &cnt_[0], &cnt_[1], &off_[0], &off_[1]}) CUZK_TRY(grow(*b, slots));
+  for (auto* b : {&start_, &end_}) CUZK_TRY(grow(*b, chunks * slots));
   if (affine_path) {
+    for (auto* b : {&cnt_[0], &cnt_[1], &off_[0], &off_[1]}) CUZK_TRY(grow(*b, slots));
     // Round 0 of a group writes sum ceil(m_k / 2) <= (digits + occupied buckets) / 2 entries;
     // each later round at most 3/4 of its input (every live bucket has >= 2 entries).
     const std::size_t gn = count * group_windows;
@@ -193,30 +221,87 @@ status device_msm<Group>::reserve(std::size_t count, unsigned c, unsigned window
     CUZK_TRY(grow(totals_, cap0 / 4 + 2));
     CUZK_TRY(grow(bucket_, std::size_t{windows} << (c - 1)));
   } else {
-    CUZK_TRY(grow(item_slot_, items_cap));
+    for (auto* b : {&parts_, &offs_}) CUZK_TRY(grow(*b, chunks * slots));
+    for (auto* b : {&item_slot_, &item_len_[0], &item_len_[1], &item_ord_[0], &item_ord_[1]})
+      CUZK_TRY(grow(*b, items_cap));
     CUZK_TRY(grow(partial_, items_cap));
     CUZK_TRY(grow(bucket_x_, std::size_t{windows} << (c - 1)));
   }
   const std::size_t segs0 = ((std::size_t{1} << (c - 1)) + msm_detail::segment - 1) / msm_detail::segment;
   CUZK_TRY(grow(red_, 4 * segs0 * windows + 64 * windows));
-  CUZK_TRY(grow(misc_, 4));
+  CUZK_TRY(grow(misc_, 3 * std::size_t{chunks}));
+  if (plan_host_.size() < 3 * std::size_t{chunks}) {
+    plan_host_ = {};
+    auto h = pinned_buffer<uint32_t>::create(3 * std::size_t{chunks});
+    if (!h) return h.error();
+    plan_host_ = std::move(*h);
+  }
 
-  std::size_t sort_bytes = 0, scan_bytes = 0, max_bytes = 0;
+  // CUB scratch: the prep stream sorts a chunk's digits and scans its slots; the caller's stream
+  // scans slots (affine rounds) and sorts work items (xyzz).
+  const std::size_t chunk_total = chunk_n * windows;
+  std::size_t sort_bytes = 0, scan_bytes = 0, max_bytes = 0, item_bytes = 0;
   cub::DoubleBuffer<uint32_t> k(keys_[0].data(), keys_[1].data()), v(vals_[0].data(), vals_[1].data());
-  CUZK_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, k, v, static_cast<int>(total), 0, 32));
-  CUZK_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, cnt_[0].data(), off_[0].data(),
-                                              static_cast<int>(slots)));
-  CUZK_CUDA_TRY(cub::DeviceReduce::Max(nullptr, max_bytes, cnt_[0].data(), misc_.data(), static_cast<int>(slots)));
+  CUZK_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, k, v, static_cast<int>(chunk_total), 0, 32));
+  CUZK_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, start_.data(), end_.data(), static_cast<int>(slots)));
+  CUZK_CUDA_TRY(cub::DeviceReduce::Max(nullptr, max_bytes, start_.data(), misc_.data(), static_cast<int>(slots)));
+  if (!affine_path) {
+    cub::DoubleBuffer<uint32_t> lk(item_len_[0].data(), item_len_[1].data());
+    cub::DoubleBuffer<uint32_t> lv(item_ord_[0].data(), item_ord_[1].data());
+    CUZK_CUDA_TRY(
+        cub::DeviceRadixSort::SortPairsDescending(nullptr, item_bytes, lk, lv, static_cast<int>(items_cap), 0, 32));
+  }
   CUZK_TRY(grow(temp_, std::max({sort_bytes, scan_bytes, max_bytes, std::size_t{1}})));
+  CUZK_TRY(grow(temp_c_, std::max({scan_bytes, max_bytes, item_bytes, std::size_t{1}})));
+  return status::ok();
+}
+
+template <class Group>
+status device_msm<Group>::ensure_streams(unsigned chunks) {
+  if (copy_stream_.get() == nullptr) {
+    auto s = cuda_stream::create();
+    if (!s) return s.error();
+    copy_stream_ = std::move(*s);
+  }
+  if (prep_stream_.get() == nullptr) {
+    auto s = cuda_stream::create();
+    if (!s) return s.error();
+    prep_stream_ = std::move(*s);
+  }
+  if (entry_.get() == nullptr) {
+    auto e = cuda_event::create();
+    if (!e) return e.error();
+    entry_ = std::move(*e);
+  }
+  for (auto* evs : {&copied_, &prepped_}) {
+    while (evs->size() < chunks) {
+      auto e = cuda_event::create();
+      if (!e) return e.error();
+      evs->push_back(std::move(*e));
+    }
+  }
   return status::ok();
 }
 
 template <class Group>
 result<typename device_msm<Group>::point> device_msm<Group>::run(const scalar_repr* scalars, std::size_t count,
                                                                   msm_timing* timing, cudaStream_t stream) {
+  return run_impl(scalars, false, count, timing, stream);
+}
+
+template <class Group>
+result<typename device_msm<Group>::point> device_msm<Group>::run_device(const scalar_repr* scalars,
+                                                                         std::size_t count, msm_timing* timing,
+                                                                         cudaStream_t stream) {
+  return run_impl(scalars, true, count, timing, stream);
+}
+
+template <class Group>
+result<typename device_msm<Group>::point> device_msm<Group>::run_impl(const scalar_repr* scalars, bool on_device,
+                                                                       std::size_t count, msm_timing* timing,
+                                                                       cudaStream_t stream) {
   using namespace msm_detail;
   using F = typename device_types<Group>::field;
-  using A = typename device_types<Group>::affine;
   using X = typename device_types<Group>::xyzz;
   static_assert(sizeof(X) == sizeof(xyzz) && sizeof(F) == sizeof(typename Group::field) && sizeof(scalar_repr) == 32);
   if (count > n_) return status(errc::invalid_argument, "gpu::device_msm::run: more scalars than resident points");
@@ -229,125 +314,145 @@ result<typename device_msm<Group>::point> device_msm<Group>::run(const scalar_re
   const std::size_t total = count * windows;
   if (total >= (std::size_t{1} << 31)) return status(errc::invalid_argument, "gpu::device_msm::run: too many digits");
   const uint32_t slots = windows << c;
-  const uint32_t bucket_mask = (1u << c) - 1;
   const unsigned group_windows = static_cast<unsigned>(
       std::clamp<std::size_t>(scratch_target_bytes / (count * sizeof(affine)), 1, windows));
   const bool affine_path = uses_affine(count, accumulation_);
-  // XYZZ work items: at most one per occupied slot plus one per `part` points.
-  const uint32_t mean = static_cast<uint32_t>((count + (std::size_t{1} << (c - 1)) - 1) >> (c - 1));
-  const uint32_t part = std::max<uint32_t>(32, 2 * mean);
-  const std::size_t items_cap = std::min<std::size_t>(slots, total) + total / part + 1;
-  CUZK_TRY(reserve(count, c, windows, group_windows, affine_path, items_cap));
+  const unsigned want_chunks = affine_path ? 1 : chunks_for(count);
+  const std::size_t chunk_n = (count + want_chunks - 1) / want_chunks;
+  const unsigned chunks = static_cast<unsigned>((count + chunk_n - 1) / chunk_n);
 
+  std::vector<chunk> ch(chunks);
+  std::size_t items_cap = 0;
+  for (unsigned k = 0; k < chunks; ++k) {
+    ch[k].i0 = k * chunk_n;
+    ch[k].n = std::min(chunk_n, count - ch[k].i0);
+    // XYZZ work items: at most one per occupied slot plus one per `part` points.
+    const std::size_t digits = ch[k].n * windows;
+    const uint32_t mean = static_cast<uint32_t>((ch[k].n + (std::size_t{1} << (c - 1)) - 1) >> (c - 1));
+    ch[k].part = std::max<uint32_t>(32, 2 * mean);
+    ch[k].items_cap = std::min<std::size_t>(slots, digits) + digits / ch[k].part + 1;
+    items_cap = std::max(items_cap, ch[k].items_cap);
+  }
+  CUZK_TRY(reserve(count, c, windows, group_windows, affine_path, chunks, chunk_n, items_cap));
+  if (!on_device && scalars_.size() < count) {
+    scalars_ = {};
+    auto b = device_buffer<scalar_repr>::create(count);
+    if (!b) return b.error();
+    scalars_ = std::move(*b);
+  }
+  CUZK_TRY(ensure_streams(chunks));
+  const cudaStream_t cs = copy_stream_.get(), ps = prep_stream_.get();
+
+  // Events: 0 entry; per chunk k: 1 + 5k copy end, prep start, digits end, sort end, plan end;
+  // then accumulate start, accumulate end, reduce end, result on the host.
   phase_timer tm;
-  CUZK_TRY(tm.init(timing != nullptr, 8));
+  CUZK_TRY(tm.init(timing != nullptr, 5 * chunks + 5));
+  const unsigned ev_acc0 = 1 + 5 * chunks, ev_acc1 = ev_acc0 + 1, ev_red = ev_acc0 + 2, ev_end = ev_acc0 + 3;
   constexpr unsigned T = 256;
 
+  // The copy and prep streams start from the caller's stream as it is now.
   CUZK_TRY(tm.mark(0, stream));
-  CUZK_CUDA_TRY(cudaMemcpyAsync(scalars_.data(), scalars, count * sizeof(scalar_repr), cudaMemcpyHostToDevice, stream));
-  CUZK_TRY(tm.mark(1, stream));
-  digits_kernel<<<grid(count, T), T, 0, stream>>>(reinterpret_cast<const uint4*>(scalars_.data()),
-                                                  static_cast<uint32_t>(count), c, windows, keys_[0].data(),
-                                                  vals_[0].data());
-  CUZK_CUDA_TRY(cudaGetLastError());
-  CUZK_TRY(tm.mark(2, stream));
-
-  cub::DoubleBuffer<uint32_t> kb(keys_[0].data(), keys_[1].data()), vb(vals_[0].data(), vals_[1].data());
-  std::size_t temp_bytes = temp_.size();
-  const int end_bit = static_cast<int>(c + std::bit_width(windows - 1));
-  CUZK_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp_.data(), temp_bytes, kb, vb, static_cast<int>(total), 0, end_bit,
-                                                stream));
-  const uint32_t* keys = kb.Current();
-  const uint32_t* vals = vb.Current();
-  CUZK_TRY(tm.mark(3, stream));
-
-  CUZK_CUDA_TRY(cudaMemsetAsync(start_.data(), 0, slots * sizeof(uint32_t), stream));
-  CUZK_CUDA_TRY(cudaMemsetAsync(end_.data(), 0, slots * sizeof(uint32_t), stream));
-  bounds_kernel<<<grid(total, T), T, 0, stream>>>(keys, static_cast<uint32_t>(total), start_.data(), end_.data());
-  CUZK_CUDA_TRY(cudaGetLastError());
-  // Empty buckets stay all zero: (0, 0) is the affine infinity, ZZ = ZZZ = 0 the XYZZ one.
-  if (affine_path)
-    CUZK_CUDA_TRY(cudaMemsetAsync(bucket_.data(), 0, (std::size_t{windows} << (c - 1)) * sizeof(affine), stream));
-  else
-    CUZK_CUDA_TRY(cudaMemsetAsync(bucket_x_.data(), 0, (std::size_t{windows} << (c - 1)) * sizeof(xyzz), stream));
-  CUZK_TRY(tm.mark(4, stream));
-
-  A* const buckets = reinterpret_cast<A*>(bucket_.data());
-  F* const prefix = reinterpret_cast<F*>(prefix_.data());
-  F* const totals = reinterpret_cast<F*>(totals_.data());
-  unsigned rounds = 0;
-  if constexpr (std::is_same_v<typename Group::field, typename Group::curve::fq>) {
-    if (!affine_path) CUZK_TRY(accumulate_xyzz(count, c, slots, part, items_cap, vals, rounds, stream));
+  CUZK_TRY(entry_.record(stream));
+  CUZK_CUDA_TRY(cudaStreamWaitEvent(cs, entry_.get(), 0));
+  CUZK_CUDA_TRY(cudaStreamWaitEvent(ps, entry_.get(), 0));
+  const scalar_repr* dev_scalars = on_device ? scalars : scalars_.data();
+  for (unsigned k = 0; k < chunks; ++k) {
+    if (!on_device) {
+      CUZK_CUDA_TRY(cudaMemcpyAsync(scalars_.data() + ch[k].i0, scalars + ch[k].i0, ch[k].n * sizeof(scalar_repr),
+                                    cudaMemcpyHostToDevice, cs));
+    }
+    CUZK_TRY(tm.mark(1 + 5 * k, cs));
+    CUZK_TRY(copied_[k].record(cs));
   }
-  for (unsigned w0 = 0; affine_path && w0 < windows; w0 += group_windows) {
-    const unsigned w1 = std::min(windows, w0 + group_windows);
-    const uint32_t s0 = w0 << c, s1 = w1 << c;
-    uint32_t total_in = 0;
-    for (unsigned r = 0;; ++r) {
-      const unsigned in = (r + 1) % 2, out = r % 2;
-      if (r == 0) {
-        count_first_kernel<<<grid(s1 - s0, T), T, 0, stream>>>(start_.data(), end_.data(), s0, s1, bucket_mask,
-                                                                cnt_[in].data(), off_[in].data(), cnt_[out].data());
-      } else {
-        count_kernel<<<grid(s1 - s0, T), T, 0, stream>>>(cnt_[in].data(), s0, s1, cnt_[out].data());
-      }
-      CUZK_CUDA_TRY(cudaGetLastError());
-      temp_bytes = temp_.size();
-      CUZK_CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp_.data(), temp_bytes, cnt_[out].data() + s0,
-                                                  off_[out].data() + s0, static_cast<int>(s1 - s0), stream));
-      uint32_t last[2];
-      CUZK_CUDA_TRY(cudaMemcpyAsync(&last[0], off_[out].data() + s1 - 1, sizeof(uint32_t), cudaMemcpyDeviceToHost,
-                                    stream));
-      CUZK_CUDA_TRY(cudaMemcpyAsync(&last[1], cnt_[out].data() + s1 - 1, sizeof(uint32_t), cudaMemcpyDeviceToHost,
-                                    stream));
-      CUZK_CUDA_TRY(cudaStreamSynchronize(stream));
-      const uint32_t total_out = last[0] + last[1];
-      if (total_out == 0) break;
-      if (total_out > (out == 0 ? buf_[0].size() : buf_[1].size()))
-        return status(errc::internal, "gpu::device_msm::run: round " + std::to_string(r) + " has " +
-                                          std::to_string(total_out) + " outputs, over its buffer");
-      ++rounds;
-      if (r == 0) {
-        keys_kernel<<<grid(std::size_t{count} * (w1 - w0), T), T, 0, stream>>>(
-            keys, static_cast<uint32_t>(w0 * count), static_cast<uint32_t>(w1 * count), off_[in].data(),
-            cnt_[out].data(), off_[out].data(), okey_[out].data());
-      } else {
-        keys_kernel<<<grid(total_in, T), T, 0, stream>>>(okey_[in].data(), 0, total_in, off_[in].data(),
-                                                         cnt_[out].data(), off_[out].data(), okey_[out].data());
-      }
-      CUZK_CUDA_TRY(cudaGetLastError());
+  for (unsigned k = 0; k < chunks; ++k) {
+    CUZK_CUDA_TRY(cudaStreamWaitEvent(ps, copied_[k].get(), 0));
+    CUZK_TRY(tm.mark(2 + 5 * k, ps));
+    const std::size_t base = ch[k].i0 * windows;
+    const std::size_t n_digits = ch[k].n * windows;
+    digits_kernel<<<grid(ch[k].n, T), T, 0, ps>>>(reinterpret_cast<const uint4*>(dev_scalars + ch[k].i0),
+                                                  static_cast<uint32_t>(ch[k].n), static_cast<uint32_t>(ch[k].i0), c,
+                                                  windows, keys_[0].data() + base, vals_[0].data() + base);
+    CUZK_CUDA_TRY(cudaGetLastError());
+    CUZK_TRY(tm.mark(3 + 5 * k, ps));
+    cub::DoubleBuffer<uint32_t> kb(keys_[0].data() + base, keys_[1].data() + base);
+    cub::DoubleBuffer<uint32_t> vb(vals_[0].data() + base, vals_[1].data() + base);
+    std::size_t temp_bytes = temp_.size();
+    const int end_bit = static_cast<int>(c + std::bit_width(windows - 1));
+    CUZK_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp_.data(), temp_bytes, kb, vb, static_cast<int>(n_digits), 0,
+                                                  end_bit, ps));
+    ch[k].keys = kb.Current();
+    ch[k].vals = vb.Current();
+    CUZK_TRY(tm.mark(4 + 5 * k, ps));
+    uint32_t* st = start_.data() + std::size_t{k} * slots;
+    uint32_t* en = end_.data() + std::size_t{k} * slots;
+    CUZK_CUDA_TRY(cudaMemsetAsync(st, 0, slots * sizeof(uint32_t), ps));
+    CUZK_CUDA_TRY(cudaMemsetAsync(en, 0, slots * sizeof(uint32_t), ps));
+    bounds_kernel<<<grid(n_digits, T), T, 0, ps>>>(ch[k].keys, static_cast<uint32_t>(n_digits), st, en);
+    CUZK_CUDA_TRY(cudaGetLastError());
+    if (!affine_path) CUZK_TRY(plan_xyzz(k, c, slots, ch[k], ps));
+    CUZK_TRY(tm.mark(5 + 5 * k, ps));
+    CUZK_TRY(prepped_[k].record(ps));
+  }
 
-      round_view<A> view{cnt_[in].data(), off_[in].data(), cnt_[out].data(), off_[out].data(), okey_[out].data(),
-                         total_out, c, reinterpret_cast<A*>(buf_[out].data()), buckets};
-      // Enough threads to fill the GPU, each with as many pairs as that allows (up to 64).
-      const uint32_t per = std::clamp<uint32_t>(total_out >> 17, 4, 64);
-      const uint32_t threads = (total_out + per - 1) / per;
-      auto launch = [&](auto src) -> status {
-        using S = decltype(src);
-        constexpr bool first = std::is_same_v<S, round_source<A, true>>;
-        forward_kernel<A, first><<<grid(threads, 256), 256, 0, stream>>>(src, view, per, threads, prefix, totals);
-        CUZK_CUDA_TRY(cudaGetLastError());
-        invert_kernel<F><<<grid((threads + 31) / 32, 128), 128, 0, stream>>>(totals, threads);
-        CUZK_CUDA_TRY(cudaGetLastError());
-        backward_kernel<A, first><<<grid(threads, 256), 256, 0, stream>>>(src, view, per, threads, prefix, totals);
-        CUZK_CUDA_TRY(cudaGetLastError());
-        return status::ok();
-      };
-      if (r == 0) {
-        CUZK_TRY(launch(round_source<A, true>{reinterpret_cast<const A*>(points_.data()), vals, nullptr}));
-      } else {
-        CUZK_TRY(launch(round_source<A, false>{nullptr, nullptr, reinterpret_cast<const A*>(buf_[in].data())}));
-      }
-      total_in = total_out;
+  // Empty buckets stay all zero: (0, 0) is the affine infinity, ZZ = ZZZ = 0 the XYZZ one.
+  const std::size_t n_buckets = std::size_t{windows} << (c - 1);
+  if (affine_path)
+    CUZK_CUDA_TRY(cudaMemsetAsync(bucket_.data(), 0, n_buckets * sizeof(affine), stream));
+  else
+    CUZK_CUDA_TRY(cudaMemsetAsync(bucket_x_.data(), 0, n_buckets * sizeof(xyzz), stream));
+  unsigned rounds = 0;
+  for (unsigned k = 0; k < chunks; ++k) {
+    CUZK_CUDA_TRY(cudaStreamWaitEvent(stream, prepped_[k].get(), 0));
+    if (k == 0) CUZK_TRY(tm.mark(ev_acc0, stream));
+    if (affine_path) {
+      CUZK_TRY(accumulate_affine(count, c, windows, group_windows, ch[k], rounds, stream));
+    } else {
+      CUZK_TRY(accumulate_xyzz(k, c, slots, ch[k], rounds, stream));
     }
   }
-  CUZK_TRY(tm.mark(5, stream));
+  CUZK_TRY(tm.mark(ev_acc1, stream));
 
-  // Reduction levels: level 0 over the affine buckets (rows of B), level l over T_{l-1}.
+  std::vector<xyzz> host_res;
+  unsigned levels = 0;
+  CUZK_TRY(reduce(c, windows, affine_path, host_res, levels, stream));
+  CUZK_TRY(tm.mark(ev_red, stream));
+  CUZK_CUDA_TRY(cudaStreamSynchronize(stream));
+  const point sum = combine_windows(host_res, levels, windows, c);
+  CUZK_TRY(tm.mark(ev_end, stream));
+
+  if (timing != nullptr) {
+    *timing = {};
+    CUZK_TRY(tm.add(0, 1 + 5 * (chunks - 1), timing->copy_ms));
+    for (unsigned k = 0; k < chunks; ++k) {
+      CUZK_TRY(tm.add(2 + 5 * k, 3 + 5 * k, timing->digits_ms));
+      CUZK_TRY(tm.add(3 + 5 * k, 4 + 5 * k, timing->sort_ms));
+      CUZK_TRY(tm.add(4 + 5 * k, 5 + 5 * k, timing->plan_ms));
+    }
+    CUZK_TRY(tm.add(ev_acc0, ev_acc1, timing->accumulate_ms));
+    CUZK_TRY(tm.add(ev_acc1, ev_red, timing->reduce_ms));
+    CUZK_TRY(tm.add(0, ev_end, timing->total_ms));
+    if (on_device) timing->copy_ms = 0;
+    timing->window_bits = c;
+    timing->windows = windows;
+    timing->rounds = rounds;
+    timing->chunks = chunks;
+    timing->affine = affine_path;
+  }
+  return sum;
+}
+
+// Step 5: levels of running sums over the bucket sums; the per-level window sums (levels + 1 rows
+// of `windows`) are queued for the host into host_res (pageable: the copy returns when done).
+template <class Group>
+status device_msm<Group>::reduce(unsigned c, unsigned windows, bool affine_path, std::vector<xyzz>& host_res,
+                                 unsigned& levels, cudaStream_t stream) {
+  using namespace msm_detail;
+  using A = typename device_types<Group>::affine;
+  using X = typename device_types<Group>::xyzz;
+  // Reduction levels: level 0 over the buckets (rows of B), level l over T_{l-1}.
   const uint32_t B = 1u << (c - 1);
   X* red = reinterpret_cast<X*>(red_.data());
-  X* res = nullptr;     // per level l < L: G_l per window; then H per window
-  unsigned levels = 0;  // L
+  X* res = nullptr;  // per level l < L (L = levels): G_l per window; then H per window
   {
     std::vector<X*> r_of;  // R_l per level
     std::vector<uint32_t> segs_of;
@@ -363,8 +468,8 @@ result<typename device_msm<Group>::point> device_msm<Group>::run(const scalar_re
       constexpr unsigned TR = 64;
       if (l == 0) t0 = t_l;
       if (l == 0 && affine_path) {
-        running_sum_kernel<A, X><<<grid(std::size_t{segs} * windows, TR), TR, 0, stream>>>(buckets, len, segs, windows,
-                                                                                          r_l, t_l);
+        running_sum_kernel<A, X><<<grid(std::size_t{segs} * windows, TR), TR, 0, stream>>>(
+            reinterpret_cast<const A*>(bucket_.data()), len, segs, windows, r_l, t_l);
       } else if (l == 0) {
         running_sum_kernel<X, X><<<grid(std::size_t{segs} * windows, TR), TR, 0, stream>>>(
             reinterpret_cast<const X*>(bucket_x_.data()), len, segs, windows, r_l, t_l);
@@ -402,13 +507,18 @@ result<typename device_msm<Group>::point> device_msm<Group>::run(const scalar_re
     for (unsigned l = 0; l < levels; ++l) CUZK_TRY(sum_rows(r_of[l], segs_of[l], res + std::size_t{l} * windows));
     CUZK_TRY(sum_rows(t0, segs_of[0], res + std::size_t{levels} * windows));
   }
-  std::vector<xyzz> host_res(std::size_t{levels + 1} * windows);
+  host_res.resize(std::size_t{levels + 1} * windows);
   CUZK_CUDA_TRY(cudaMemcpyAsync(host_res.data(), res, host_res.size() * sizeof(xyzz), cudaMemcpyDeviceToHost,
                                 stream));
-  CUZK_TRY(tm.mark(6, stream));
-  CUZK_CUDA_TRY(cudaStreamSynchronize(stream));
+  return status::ok();
+}
 
-  // Window w: G_0 + 16 (G_1 + 16 (... G_{L-1})) + H, then Horner over the windows.
+// Step 6, on the host: window w is G_0 + 16 (G_1 + 16 (... G_{L-1})) + H, then Horner over the
+// windows.
+template <class Group>
+typename device_msm<Group>::point device_msm<Group>::combine_windows(const std::vector<xyzz>& host_res,
+                                                                      unsigned levels, unsigned windows, unsigned c) {
+  using msm_detail::log_segment;
   auto window_sum = [&](unsigned w) {
     xyzz acc = host_res[std::size_t{levels - 1} * windows + w];
     for (unsigned l = levels - 1; l-- > 0;) {
@@ -422,82 +532,9 @@ result<typename device_msm<Group>::point> device_msm<Group>::run(const scalar_re
     for (unsigned d = 0; d < c; ++d) acc = acc.dbl();
     acc += window_sum(w);
   }
-  CUZK_TRY(tm.mark(7, stream));
-
-  if (timing != nullptr) {
-    auto get = [&](unsigned a, unsigned b, float& f) -> status {
-      auto ms = tm.ms(a, b);
-      if (!ms) return ms.error();
-      f = *ms;
-      return status::ok();
-    };
-    CUZK_TRY(get(0, 1, timing->copy_ms));
-    CUZK_TRY(get(1, 2, timing->digits_ms));
-    CUZK_TRY(get(2, 3, timing->sort_ms));
-    CUZK_TRY(get(3, 4, timing->plan_ms));
-    CUZK_TRY(get(4, 5, timing->accumulate_ms));
-    CUZK_TRY(get(5, 6, timing->reduce_ms));
-    CUZK_TRY(get(0, 7, timing->total_ms));
-    timing->window_bits = c;
-    timing->windows = windows;
-    timing->rounds = rounds;
-    timing->affine = affine_path;
-  }
   return acc.to_jacobian();
 }
 
-// The XYZZ accumulation (msm_xyzz.cuh) over all windows: plan work items, sum their runs, merge
-// the items of each bucket, scatter the bucket sums. G1 only.
-template <class Group>
-status device_msm<Group>::accumulate_xyzz(std::size_t count, unsigned c, uint32_t slots, uint32_t part,
-                                          std::size_t items_cap, const uint32_t* vals, unsigned& rounds,
-                                          cudaStream_t stream) {
-  if constexpr (!std::is_same_v<typename Group::field, typename Group::curve::fq>) {
-    (void)count, (void)c, (void)slots, (void)part, (void)items_cap, (void)vals, (void)rounds, (void)stream;
-    return status(errc::internal, "gpu::device_msm: the XYZZ accumulation is G1 only");
-  } else {
-    using namespace msm_detail;
-    using A = typename device_types<Group>::affine;
-    using X = typename device_types<Group>::xyzz;
-    constexpr unsigned T = 256;
-    const uint32_t bucket_mask = (1u << c) - 1;
-    uint32_t* parts = cnt_[0].data();
-    uint32_t* offs = off_[0].data();
-    parts_kernel<<<grid(slots, T), T, 0, stream>>>(start_.data(), end_.data(), slots, bucket_mask, part, parts);
-    CUZK_CUDA_TRY(cudaGetLastError());
-    std::size_t temp_bytes = temp_.size();
-    CUZK_CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp_.data(), temp_bytes, parts, offs, static_cast<int>(slots), stream));
-    temp_bytes = temp_.size();
-    CUZK_CUDA_TRY(cub::DeviceReduce::Max(temp_.data(), temp_bytes, parts, misc_.data() + 2, static_cast<int>(slots),
-                                         stream));
-    CUZK_CUDA_TRY(cudaMemcpyAsync(misc_.data(), offs + slots - 1, sizeof(uint32_t), cudaMemcpyDeviceToDevice, stream));
-    CUZK_CUDA_TRY(cudaMemcpyAsync(misc_.data() + 1, parts + slots - 1, sizeof(uint32_t), cudaMemcpyDeviceToDevice,
-                                  stream));
-    uint32_t plan[3];
-    CUZK_CUDA_TRY(cudaMemcpyAsync(plan, misc_.data(), sizeof plan, cudaMemcpyDeviceToHost, stream));
-    CUZK_CUDA_TRY(cudaStreamSynchronize(stream));
-    const uint32_t items = plan[0] + plan[1];
-    const uint32_t max_parts = plan[2];
-    if (items > items_cap) return status(errc::internal, "gpu::device_msm: work items exceed their bound");
-    items_kernel<<<grid(slots, T), T, 0, stream>>>(parts, offs, slots, item_slot_.data());
-    CUZK_CUDA_TRY(cudaGetLastError());
-    X* partial = reinterpret_cast<X*>(partial_.data());
-    if (items != 0) {
-      constexpr unsigned TA = 128;
-      accumulate_kernel<A, X><<<grid(items, TA), TA, 0, stream>>>(reinterpret_cast<const A*>(points_.data()), vals,
-                                                                item_slot_.data(), start_.data(), end_.data(), offs,
-                                                                part, items, partial);
-      CUZK_CUDA_TRY(cudaGetLastError());
-    }
-    for (unsigned r = 0; (1u << r) < max_parts; ++r, ++rounds) {
-      merge_kernel<X><<<grid(items, 128), 128, 0, stream>>>(partial, item_slot_.data(), offs, parts, items, r);
-      CUZK_CUDA_TRY(cudaGetLastError());
-    }
-    scatter_kernel<X><<<grid(slots, T), T, 0, stream>>>(partial, offs, parts, slots, c,
-                                                        reinterpret_cast<X*>(bucket_x_.data()));
-    CUZK_CUDA_TRY(cudaGetLastError());
-    return status::ok();
-  }
-}
-
 }  // namespace cuzk::gpu
+
+#include "gpu/msm_accumulate_run.cuh"

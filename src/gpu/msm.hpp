@@ -1,6 +1,7 @@
 // Multi-scalar multiplication on the GPU, in G1 or G2: sum_i [s_i] P_i with the points resident
-// on the device (copied once, as a proving key's are) and the scalars copied from host memory each
-// call.
+// on the device (copied once, as a proving key's are) and the scalars either copied from host
+// memory each call (`run`) or already on the device (`run_device`, e.g. the witness copied once
+// for several MSMs, or the H scalars the NTTs leave in device memory).
 //
 // Pippenger's bucket method with signed c-bit digits (msm.cuh says how each step runs and what
 // it costs): digits -> radix sort by (window, bucket) -> bucket accumulation by rounds of pairwise
@@ -9,23 +10,33 @@
 // running sums (msm_reduce.cuh) -> the windows combined on the host (a few hundred doublings,
 // cheaper there than a one-thread kernel).
 //
+// Overlap: the XYZZ accumulation splits the points into ranges ("chunks") that run one after
+// another into the same buckets. Chunk k + 1's scalars are copied (copy stream) and its digits
+// sorted and planned (prep stream) while chunk k accumulates on the caller's stream, so of the
+// scalar copy only the first chunk's share and of the sorting only the first chunk's stays on
+// the critical path. The affine rounds need every window's global sort and run as one chunk.
+//
 // Scalars are canonical Fr integers (plain, not Montgomery: the .wtns layout), each < r; anything
 // at or above 2^bits(r) is outside the contract. For the full copy rate they should live in
 // pinned host memory (../shared/ANCHORS.md: 55 GB/s pinned against 8 GB/s pageable).
 //
 // Thread: the thread that owns the device; the device must be current. One run at a time per
-// object (it owns the scratch buffers the run uses).
+// object (it owns the scratch buffers and the two internal streams the run uses).
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "base/result.hpp"
 #include "curves/bls12_381_groups.hpp"
 #include "curves/bn254_groups.hpp"
+#include "gpu/cuda_event.hpp"
+#include "gpu/cuda_stream.hpp"
 #include "gpu/device_buffer.hpp"
+#include "gpu/pinned_buffer.hpp"
 
 namespace cuzk::gpu {
 
@@ -34,18 +45,22 @@ namespace cuzk::gpu {
 // from the H200 measurements in NOTES.md.
 enum class msm_accumulation { automatic, affine, xyzz };
 
-// Where one run's time went (CUDA events; milliseconds), filled when a caller asks for it.
+// Where one run's time went (CUDA events; milliseconds), filled when a caller asks for it. With
+// several chunks the phases overlap (copy, prep and accumulation run on three streams), so they
+// do not add up to the total: copy is the span of all copies, digits/sort/plan are summed over
+// the chunks, accumulate runs from the first chunk's start to the last one's end.
 struct msm_timing {
   float copy_ms = 0;        // scalars host -> device
   float digits_ms = 0;      // signed digits and sort keys
   float sort_ms = 0;        // radix sort by (window, bucket)
-  float plan_ms = 0;        // bucket boundaries and counts
+  float plan_ms = 0;        // bucket boundaries and counts (xyzz: and the work items' counts)
   float accumulate_ms = 0;  // all rounds of pairwise additions (their plans included)
   float reduce_ms = 0;      // sum_b b * S_b per window
   float total_ms = 0;       // first event to the result on the host
   unsigned window_bits = 0;
   unsigned windows = 0;
   unsigned rounds = 0;      // accumulation rounds (affine: summed over window groups; xyzz: merge rounds)
+  unsigned chunks = 0;      // point ranges accumulated one after another (xyzz)
   bool affine = false;      // which accumulation ran
 };
 
@@ -73,34 +88,70 @@ class device_msm {
   // What `automatic` resolves to for `count` points.
   static bool uses_affine(std::size_t count, msm_accumulation a = msm_accumulation::automatic);
 
-  // sum_{i < count} [scalars[i]] points[i] for count <= size(); `scalars` is host memory.
+  // Point ranges for the XYZZ accumulation (0: by size, msm.cuh chunks_for); ignored by the affine
+  // rounds, which always run as one.
+  void set_chunks(unsigned k) noexcept { chunks_ = k; }
+
+  // sum_{i < count} [scalars[i]] points[i] for count <= size(); `scalars` is host memory. Returns
+  // when the result is on the host; work queued on `stream` before the call comes first.
   result<point> run(const scalar_repr* scalars, std::size_t count, msm_timing* timing = nullptr,
                     cudaStream_t stream = nullptr);
+  // The same with `scalars` in device memory (this device), read after the work queued on
+  // `stream` before the call (so a kernel that wrote them on `stream` needs no extra sync); the
+  // caller keeps them unchanged until the call returns.
+  result<point> run_device(const scalar_repr* scalars, std::size_t count, msm_timing* timing = nullptr,
+                           cudaStream_t stream = nullptr);
 
  private:
+  // One chunk: its point range, its slice of the digit arrays and where its sort left them.
+  struct chunk {
+    std::size_t i0 = 0, n = 0;  // points [i0, i0 + n)
+    const uint32_t* keys = nullptr;
+    const uint32_t* vals = nullptr;
+    uint32_t part = 0;              // xyzz: the most points per work item
+    std::size_t items_cap = 0;      // xyzz: a bound on its work items
+  };
+  result<point> run_impl(const scalar_repr* scalars, bool on_device, std::size_t count, msm_timing* timing,
+                         cudaStream_t stream);
+  unsigned chunks_for(std::size_t count) const;
   status reserve(std::size_t count, unsigned c, unsigned windows, unsigned group_windows, bool affine,
-                 std::size_t items_cap);
-  status accumulate_xyzz(std::size_t count, unsigned c, uint32_t slots, uint32_t part, std::size_t items_cap,
-                         const uint32_t* vals, unsigned& rounds, cudaStream_t stream);
+                 unsigned chunks, std::size_t chunk_n, std::size_t items_cap);
+  status ensure_streams(unsigned chunks);
+  status accumulate_affine(std::size_t count, unsigned c, unsigned windows, unsigned group_windows,
+                           const chunk& ch, unsigned& rounds, cudaStream_t stream);
+  status plan_xyzz(unsigned k, unsigned c, uint32_t slots, const chunk& ch, cudaStream_t prep);
+  status accumulate_xyzz(unsigned k, unsigned c, uint32_t slots, const chunk& ch, unsigned& rounds,
+                         cudaStream_t stream);
+  status reduce(unsigned c, unsigned windows, bool affine_path, std::vector<xyzz>& host_res, unsigned& levels,
+                cudaStream_t stream);
+  static point combine_windows(const std::vector<xyzz>& host_res, unsigned levels, unsigned windows, unsigned c);
 
   std::size_t n_ = 0;
   msm_accumulation accumulation_ = msm_accumulation::automatic;
+  unsigned chunks_ = 0;
   device_buffer<affine> points_;
   device_buffer<scalar_repr> scalars_;
-  device_buffer<uint32_t> keys_[2], vals_[2];       // sort double buffers
-  device_buffer<uint32_t> start_, end_;             // per (window, bucket) slot: sorted run
+  device_buffer<uint32_t> keys_[2], vals_[2];       // sort double buffers, chunk k at windows x i0
+  device_buffer<uint32_t> start_, end_;             // per chunk and (window, bucket) slot: sorted run
   device_buffer<uint32_t> cnt_[2], off_[2];         // per slot: a round's input/output counts, offsets
   device_buffer<uint32_t> okey_[2];                 // per round entry: its slot
   device_buffer<affine> buf_[2];                    // round outputs (ping-pong)
   device_buffer<typename Group::field> prefix_;     // batched inversion: running products
   device_buffer<typename Group::field> totals_;     // batched inversion: per-thread products
   device_buffer<affine> bucket_;                    // final bucket sums, W x 2^(c-1)
+  device_buffer<uint32_t> parts_, offs_;            // xyzz: per chunk and slot: work items, first item
   device_buffer<uint32_t> item_slot_;               // xyzz: the slot of every work item
+  device_buffer<uint32_t> item_len_[2], item_ord_[2];  // xyzz: items sorted by length (sort buffers)
   device_buffer<xyzz> partial_;                     // xyzz: per work item sums
   device_buffer<xyzz> bucket_x_;                    // xyzz: final bucket sums, W x 2^(c-1)
   device_buffer<xyzz> red_;                         // reduction scratch
-  device_buffer<uint32_t> misc_;
-  device_buffer<unsigned char> temp_;               // CUB scratch
+  device_buffer<uint32_t> misc_;                    // per chunk: last offset, last count, max parts
+  device_buffer<unsigned char> temp_;               // CUB scratch of the prep stream
+  device_buffer<unsigned char> temp_c_;             // CUB scratch of the caller's stream
+  pinned_buffer<uint32_t> plan_host_;               // misc_ on the host, per chunk
+  cuda_stream copy_stream_, prep_stream_;
+  cuda_event entry_;                                // the caller's stream at the call
+  std::vector<cuda_event> copied_, prepped_;        // per chunk: scalars there, digits sorted and planned
 };
 
 template <class C>

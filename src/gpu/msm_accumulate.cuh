@@ -24,7 +24,8 @@
 //     and stores the running products d_0 d_1 ... d_j (prefix, laid out [j][t] so that a warp's
 //     stores coalesce) and the thread total;
 //  5. invert: the totals are inverted in batches of 32 by the same trick (one field inversion per
-//     32 threads' totals, i.e. per 32 K pairs);
+//     32 threads' totals, i.e. per 32 K pairs; the inversion is the binary one of
+//     ff/binary_inverse.hpp, whose latency is what each round waits for here);
 //  6. backward: each thread walks its outputs backwards, peeling 1/d_j off the running inverse
 //     (2 products), and writes x3 = l^2 - x1 - x2, y3 = l (x1 - x3) - y1 with l = n / d.
 // Round 0 reads the resident points through the sorted (index | sign) values; later rounds read
@@ -207,10 +208,11 @@ __global__ void __launch_bounds__(256) forward_kernel(round_source<A, First> src
   store_vec(totals + t, acc);
 }
 
-// Step 5: x[i] = 1 / x[i] for i < m, 32 per thread by Montgomery's trick (none is zero).
+// Step 5: x[i] = 1 / x[i] for i < m, invert_batch per thread by Montgomery's trick (none is zero).
+constexpr uint32_t invert_batch = 32;
 template <class F>
 __global__ void __launch_bounds__(128) invert_kernel(F* __restrict__ x, uint32_t m) {
-  constexpr uint32_t batch = 32;
+  constexpr uint32_t batch = invert_batch;
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   const uint32_t i0 = t * batch;
   if (i0 >= m) return;

@@ -1,18 +1,20 @@
 // The GPU MSM (msm.hpp) against oracles that share none of its bucket logic, for G1 and G2 of
 // both curves:
-//  - ec::naive_msm (one scalar multiplication per point) at 0, 1, 2, 3, 100, 1000 and 4097
-//    points, random points and scalars with infinities and zero scalars mixed in, and a
-//    mostly-0/1 variant whose single huge bucket takes ~log2(n) pairwise rounds;
+//  - ec::naive_msm (one scalar multiplication per point) at 0, 1, 2, 3, 100, 255, 256, 257, 1000,
+//    4096 and 4097 points, random points and scalars with infinities and zero scalars mixed in,
+//    and a mostly-0/1 variant whose single huge bucket takes ~log2(n) pairwise rounds;
 //  - the batch-affine edge cases: points drawn from {O, P, -P, 2P, -2P, Q}, so that pairs in
 //    every round meet equal points (doubling), opposite points (P + (-P) = O) and infinities,
 //    all in one bucket or spread over a few;
 //  - all-0, all-1 and mixed 0/1/random scalars (the buckets a real witness fills);
-//  - closed forms at 2^16 (and 2^20 for G1), cheap on the CPU: points [i]G (running sums of G)
+//  - closed forms at 2^16 + 1 (and 2^20 and 2^21 + 1 for G1), cheap on the CPU: points [i]G (running sums of G)
 //    with scalars i sum to [sum i^2]G, and with random scalars s_i to [sum s_i i]G (Fr
 //    arithmetic, no group work), with infinities and zeros mixed in; random points with scalar 1
 //    sum to their plain sum.
-// The result buffers of the device are scratch reused across runs; each run starts from new
-// scalars, so a stale partial sum would show as a mismatch.
+// Every case runs every path that must agree: the affine rounds; for G1 the XYZZ runs as one
+// point range, as three (uneven) ranges and as the size's default; and the entry point taking
+// scalars already on the device. The result buffers of the device are scratch reused across
+// runs; each run starts from new scalars, so a stale partial sum would show as a mismatch.
 //
 // Without a CUDA device every test is skipped with a message.
 #include <gtest/gtest.h>
@@ -27,6 +29,7 @@
 #include "ec/batch_to_affine.hpp"
 #include "ec/naive_msm.hpp"
 #include "ec/scalar_mul.hpp"
+#include "gpu/device_buffer.hpp"
 #include "gpu/field_batch.hpp"
 #include "gpu/msm.hpp"
 
@@ -93,23 +96,39 @@ jac_t<G> naive_parallel(const std::vector<aff_t<G>>& p, const std::vector<fr_t<G
   return acc;
 }
 
-// The affine rounds, and for G1 also the XYZZ accumulation, which must agree.
+// The affine rounds, and for G1 also the XYZZ accumulation in 1, 3 and the default number of
+// point ranges, and the device-scalar entry point: all must agree.
 template <class G>
 jac_t<G> run_gpu(device_msm<G>& msm, const std::vector<fr_t<G>>& s) {
   const auto reprs = canonical<G>(s);
   msm.set_accumulation(msm_accumulation::affine);
   auto r = msm.run(reprs.data(), reprs.size());
   EXPECT_TRUE(r.is_ok()) << r.error().to_string();
+  if (!r.is_ok()) return jac_t<G>::infinity();
   if (std::string(G::name) == "G1") {
     msm.set_accumulation(msm_accumulation::xyzz);
-    auto x = msm.run(reprs.data(), reprs.size());
-    EXPECT_TRUE(x.is_ok()) << x.error().to_string();
-    if (r.is_ok() && x.is_ok()) {
-      EXPECT_EQ(*r, *x) << "affine and XYZZ accumulation differ, n=" << s.size();
+    for (unsigned chunks : {0u, 1u, 3u}) {
+      msm.set_chunks(chunks);
+      auto x = msm.run(reprs.data(), reprs.size());
+      EXPECT_TRUE(x.is_ok()) << x.error().to_string();
+      if (x.is_ok()) {
+        EXPECT_EQ(*r, *x) << "affine and XYZZ (" << chunks << " chunks) differ, n=" << s.size();
+      }
     }
+    msm.set_chunks(0);
   }
   msm.set_accumulation(msm_accumulation::automatic);
-  return r.is_ok() ? *r : jac_t<G>::infinity();
+  auto dev = device_buffer<typename fr_t<G>::repr>::create(reprs.size());
+  EXPECT_TRUE(dev.is_ok()) << dev.error().to_string();
+  if (dev.is_ok()) {
+    EXPECT_TRUE(dev->copy_from_host(reprs.data(), reprs.size()).is_ok());
+    auto d = msm.run_device(dev->data(), reprs.size());
+    EXPECT_TRUE(d.is_ok()) << d.error().to_string();
+    if (d.is_ok()) {
+      EXPECT_EQ(*r, *d) << "device scalars differ, n=" << s.size();
+    }
+  }
+  return *r;
 }
 
 template <class G>
@@ -128,7 +147,7 @@ TYPED_TEST(GpuMsm, MatchesNaiveSmallSizes) {
   using G = TypeParam;
   using Fr = fr_t<G>;
   std::mt19937_64 rng(0xa11ce + sizeof(typename G::field));
-  for (std::size_t n : {0, 1, 2, 3, 100, 1000, 4097}) {
+  for (std::size_t n : {0, 1, 2, 3, 100, 255, 256, 257, 1000, 4096, 4097}) {
     auto pts = progression<G>(n, random_point<G>(rng), random_point<G>(rng).to_affine());
     for (std::size_t i = 0; i < n; i += 7) pts[i] = aff_t<G>::infinity();
     auto msm = device_msm<G>::create(pts.data(), n);
@@ -199,9 +218,8 @@ TYPED_TEST(GpuMsm, ClosedFormsLarge) {
   const auto& g = G::generator;
   std::mt19937_64 rng(0xb0b + sizeof(typename G::field));
   const bool is_g1 = std::string(G::name) == "G1";
-  for (unsigned log_n : {16u, 20u}) {
-    if (log_n > 16 && !is_g1) continue;  // G2 points cost the CPU oracle ~3x more; 2^16 suffices
-    const std::size_t n = std::size_t{1} << log_n;
+  for (const std::size_t n : {(std::size_t{1} << 16) + 1, std::size_t{1} << 20, (std::size_t{1} << 21) + 1}) {
+    if (n > (std::size_t{1} << 17) && !is_g1) continue;  // G2 points cost the CPU oracle ~3x more
     // P_i = [i + 1]g.
     auto pts = progression<G>(n, jac_t<G>::from_affine(g), g);
     for (std::size_t i = 5; i < n; i += 11) pts[i] = aff_t<G>::infinity();
@@ -215,14 +233,14 @@ TYPED_TEST(GpuMsm, ClosedFormsLarge) {
       s[i] = (i % 13 == 2) ? Fr::zero() : Fr::from_uint(i + 1);
       want += s[i] * weight(i);
     }
-    EXPECT_EQ(run_gpu<G>(*msm, s), ec::scalar_mul(g, want)) << "scalars i, n=2^" << log_n;
+    EXPECT_EQ(run_gpu<G>(*msm, s), ec::scalar_mul(g, want)) << "scalars i, n=" << n;
 
     want = Fr::zero();
     for (std::size_t i = 0; i < n; ++i) {
       s[i] = (i % 13 == 2) ? Fr::zero() : Fr::random(rng);
       want += s[i] * weight(i);
     }
-    EXPECT_EQ(run_gpu<G>(*msm, s), ec::scalar_mul(g, want)) << "random scalars, n=2^" << log_n;
+    EXPECT_EQ(run_gpu<G>(*msm, s), ec::scalar_mul(g, want)) << "random scalars, n=" << n;
   }
   // Random points, scalar 1: the plain sum.
   const std::size_t n = std::size_t{1} << 16;

@@ -70,7 +70,7 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const groth16::pro
   CUZK_TRY(take(st->abc, device_buffer<fr>::create(3 * n)));
   CUZK_TRY(take(st->host_abc, pinned_buffer<fr>::create(3 * n)));
   CUZK_TRY(take(st->host_w, pinned_buffer<repr>::create(pk.n_vars)));
-  CUZK_TRY(take(st->host_h, pinned_buffer<repr>::create(n)));
+  CUZK_TRY(take(st->dev_w, device_buffer<repr>::create(pk.n_vars)));
   CUZK_TRY(take(st->msm_stream, cuda_stream::create()));
   CUZK_TRY(take(st->copy_stream, cuda_stream::create()));
   CUZK_TRY(take(st->ntt_stream, cuda_stream::create()));
@@ -117,7 +117,7 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
   t = {};
   const std::size_t n = st.domain_size, n_vars = st.n_vars, n_public = st.n_public;
 
-  // The witness into pinned memory, so the MSMs' scalar copies run at the line rate.
+  // The witness into pinned memory, so its one copy to the device runs at the line rate.
   auto t0 = steady::now();
   repr* w = st.host_w.data();
   pool.parallel_for(
@@ -138,18 +138,25 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
   std::jthread msm_thread([&] {
     w_sums.err = [&]() -> status {
       CUZK_CUDA_TRY(cudaSetDevice(st.device));
+      const cudaStream_t ms_stream = st.msm_stream.get();
+      // One copy of the witness; every MSM below reads it in place (queued after the copy).
+      CUZK_TRY(st.events[ev::w_begin].record(ms_stream));
+      CUZK_CUDA_TRY(
+          cudaMemcpyAsync(st.dev_w.data(), w, n_vars * sizeof(repr), cudaMemcpyHostToDevice, ms_stream));
+      CUZK_TRY(st.events[ev::w_end].record(ms_stream));
+      const repr* dw = st.dev_w.data();
       auto run = [&](auto& m, const repr* scalars, std::size_t count, auto& out, double& ms) -> status {
         const auto t1 = steady::now();
-        auto sum = m.run(scalars, count, nullptr, st.msm_stream.get());
+        auto sum = m.run_device(scalars, count, nullptr, ms_stream);
         if (!sum) return sum.error();
         out = *sum;
         ms = ms_since(t1);
         return status::ok();
       };
-      CUZK_TRY(run(st.msm_a, w, n_vars, w_sums.a, t.msm_a_ms));
-      CUZK_TRY(run(st.msm_b1, w, n_vars, w_sums.b1, t.msm_b1_ms));
-      CUZK_TRY(run(st.msm_b2, w, n_vars, w_sums.b2, t.msm_b2_ms));
-      return run(st.msm_c, w + n_public + 1, n_vars - n_public - 1, w_sums.c, t.msm_c_ms);
+      CUZK_TRY(run(st.msm_a, dw, n_vars, w_sums.a, t.msm_a_ms));
+      CUZK_TRY(run(st.msm_b1, dw, n_vars, w_sums.b1, t.msm_b1_ms));
+      CUZK_TRY(run(st.msm_b2, dw, n_vars, w_sums.b2, t.msm_b2_ms));
+      return run(st.msm_c, dw + n_public + 1, n_vars - n_public - 1, w_sums.c, t.msm_c_ms);
     }();
   });
 
@@ -181,9 +188,6 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
   repr* d_h = reinterpret_cast<repr*>(d);  // h overwrites a
   CUZK_TRY(h_scalars<fr>(d, d + n, d + 2 * n, d_h, n, ns));
   CUZK_TRY(events[ev::ntt_end].record(ns));
-  CUZK_CUDA_TRY(cudaMemcpyAsync(st.host_h.data(), d_h, n * sizeof(repr), cudaMemcpyDeviceToHost, ns));
-  CUZK_TRY(events[ev::stage_end].record(ns));
-  CUZK_TRY(st.ntt_stream.synchronize());
   t.h2d_bytes = static_cast<double>(3 * n * sizeof(fr));
   auto span_ms = detail::event_ms(events[ev::copy_begin], events[ev::copy_c]);
   if (!span_ms) return span_ms.error();
@@ -191,12 +195,10 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
   span_ms = detail::event_ms(events[ev::ntt_begin], events[ev::ntt_end]);
   if (!span_ms) return span_ms.error();
   t.ntt_ms = *span_ms;
-  span_ms = detail::event_ms(events[ev::ntt_end], events[ev::stage_end]);
-  if (!span_ms) return span_ms.error();
-  t.h_stage_ms = *span_ms;
 
+  // The H MSM reads h where the NTT stream left it, queued behind the h kernel on the same stream.
   t0 = steady::now();
-  auto h_sum = st.msm_h.run(st.host_h.data(), n, nullptr, ns);
+  auto h_sum = st.msm_h.run_device(d_h, n, nullptr, ns);
   if (!h_sum) return h_sum.error();
   t.msm_h_ms = ms_since(t0);
 
@@ -204,6 +206,9 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
   msm_thread.join();
   t.msm_wait_ms = ms_since(t0);
   if (!w_sums.err.is_ok()) return w_sums.err;
+  span_ms = detail::event_ms(events[ev::w_begin], events[ev::w_end]);
+  if (!span_ms) return span_ms.error();
+  t.witness_h2d_ms = *span_ms;
 
   // Assembly with the CPU prover's own code, from the same five sums.
   t0 = steady::now();

@@ -3,21 +3,18 @@
 //
 // The steps and where they run (prover.hpp has the formulas):
 //   CPU   witness -> pinned buffer; synthesis a = A w, b = B w, c = a∘b into pinned buffers
-//   GPU   MSMs A, B1, B2 (G2; all nVars signals) and C (signals nPublic+1..nVars-1), in that
-//         order on a thread of their own, started before synthesis: they need only the witness
+//   GPU   the witness copied to the device once; MSMs A, B1, B2 (G2; all nVars signals) and C
+//         (signals nPublic+1..nVars-1) read it there, in that order on a thread of their own,
+//         started before synthesis: they need only the witness
 //   GPU   a, b, c copied on the copy stream, one vector at a time; on the NTT stream, as each
 //         arrives: inverse NTT natural -> bit-reversed, forward odd-coset NTT bit-reversed ->
 //         natural (no permutation pass; the coset factor g^i is applied at bit-reversed positions
 //         inside the first pass), then h = a b - c out of Montgomery form (h_scalars.hpp)
-//   GPU   MSM H
+//   GPU   MSM H, on the h the NTT stream left in device memory
 //   CPU   assembly, with the CPU prover's own code (groth16::detail::assemble)
 // The domain points, the coset shift (omega_2n, or 25 at the largest domain) and every field
 // operation are those of poly::compute_h, and a field element's representation is unique, so
 // h and the MSM sums, and hence the affine proof points, equal the CPU prover's exactly.
-//
-// Two copies the design does not want, waiting on an msm.hpp entry point that takes scalars
-// already on the device: the H scalars go device -> pinned host -> device (2 x 32 n bytes), and
-// the witness is copied once per MSM (4 x 32 nVars bytes) instead of once.
 //
 // Thread: any thread; the key's mutex makes concurrent calls on one key wait for each other.
 #pragma once
@@ -43,7 +40,7 @@ struct gpu_phase_timings {
   double h2d_ms = 0;        // a, b, c host -> device (copy stream, first copy to last)
   double h2d_bytes = 0;
   double ntt_ms = 0;      // six NTTs and the h kernel (from the first NTT)
-  double h_stage_ms = 0;  // H scalars device -> pinned host
+  double witness_h2d_ms = 0;  // the witness pinned host -> device, once for A, B1, B2, C
   double msm_a_ms = 0, msm_b1_ms = 0, msm_c_ms = 0, msm_h_ms = 0;  // GPU, G1
   double msm_b2_ms = 0;                                            // GPU, G2
   double msm_wait_ms = 0;  // after the H MSM, how long the prover waited for A, B1, B2, C to end

@@ -34,8 +34,8 @@
 #include "curves/bn254_groups.hpp"
 #include "gpu/cuda_event.hpp"
 #include "gpu/device_buffer.hpp"
-#include "gpu/groth16/cuda_stream.hpp"
-#include "gpu/groth16/pinned_buffer.hpp"
+#include "gpu/cuda_stream.hpp"
+#include "gpu/pinned_buffer.hpp"
 #include "gpu/msm.hpp"
 #include "gpu/ntt.hpp"
 #include "groth16/proving_key.hpp"
@@ -52,7 +52,7 @@ struct gpu_key_state {
   using repr = typename fr::repr;
 
   // Events: the a, b, c copies' ends (the NTTs wait on them), and the bounds of the timed spans.
-  enum event_id : unsigned { copy_begin, copy_a, copy_b, copy_c, ntt_begin, ntt_end, stage_end, n_events };
+  enum event_id : unsigned { copy_begin, copy_a, copy_b, copy_c, ntt_begin, ntt_end, w_begin, w_end, n_events };
 
   int device = 0;
   std::size_t n_vars = 0, n_public = 0, domain_size = 0;
@@ -63,8 +63,8 @@ struct gpu_key_state {
   ntt_plan<fr> plan;
   device_buffer<fr> abc;       // a | b | c, domain_size each
   pinned_buffer<fr> host_abc;  // synthesis writes here
-  pinned_buffer<repr> host_w;  // the witness, for the A, B1 and C MSMs' scalar copies
-  pinned_buffer<repr> host_h;  // the H scalars on their way from the NTTs to the H MSM
+  pinned_buffer<repr> host_w;  // the witness, copied from here once per proof ...
+  device_buffer<repr> dev_w;   // ... to here, where the A, B1, B2 and C MSMs read it
   cuda_stream msm_stream, copy_stream, ntt_stream;
   cuda_event events[n_events];
 

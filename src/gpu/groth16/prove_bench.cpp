@@ -162,7 +162,7 @@ int bench(const options& o) {
   std::printf("%-34s %10.3f   (%.1f MiB, %.1f GB/s)\n", "a,b,c H2D", med(&gpu_phase_timings::h2d_ms),
               ts.front().h2d_bytes / (1 << 20), median(gbs));
   row("NTTs (3 inverse + 3 coset) + h", &gpu_phase_timings::ntt_ms);
-  row("h D2H staging", &gpu_phase_timings::h_stage_ms);
+  row("witness H2D (once, for A,B1,B2,C)", &gpu_phase_timings::witness_h2d_ms);
   row("MSM A (GPU)", &gpu_phase_timings::msm_a_ms);
   row("MSM B1 (GPU)", &gpu_phase_timings::msm_b1_ms);
   row("MSM C (GPU)", &gpu_phase_timings::msm_c_ms);
