@@ -144,14 +144,25 @@ class phase_timer {
   std::vector<cuda_event> ev_;
 };
 
-// Point ranges for the XYZZ accumulation when the caller did not choose: enough that the first
-// chunk's copy and sort, which nothing hides, are a small part of the run; few enough that the
-// per-chunk costs (a pass over the bucket sums, a plan, a sort launch) stay small. NOTES.md has
-// the measurements behind the thresholds.
-inline unsigned default_chunks(std::size_t count) {
-  if (count >= (std::size_t{1} << 22)) return 4;
-  if (count >= (std::size_t{1} << 20)) return 2;
-  return 1;
+// Point ranges for the XYZZ accumulation when the caller did not choose. Each range after the
+// first costs one more addition per occupied bucket (its first item starts from the bucket's sum
+// instead of from a free first point: ~3% of the additions at 2^24), and sorting a later range
+// shares the GPU with the additions rather than hiding behind them; what a range buys is that
+// the copy of the next one runs on the copy engine meanwhile. So two ranges, the first small
+// (chunk_bound): NOTES.md has the measurements (1, 2 and 4 equal ranges, then these).
+inline unsigned default_chunks(std::size_t count) { return count >= (std::size_t{1} << 20) ? 2 : 1; }
+
+// The first point of range k of `chunks` (k = chunks gives count): sizes grow 4x per range, about
+// the ratio of the accumulation's time per point to the copy's, so that range k's additions last
+// about as long as range k + 1's copy; for two ranges, 1/5 and 4/5 of the points.
+inline std::size_t chunk_bound(std::size_t count, unsigned k, unsigned chunks) {
+  if (k >= chunks) return count;
+  double below = 0, all = 0, w = 1;
+  for (unsigned j = 0; j < chunks; ++j, w *= 4) {
+    if (j < k) below += w;
+    all += w;
+  }
+  return static_cast<std::size_t>(static_cast<double>(count) * (below / all));
 }
 
 }  // namespace msm_detail
@@ -180,8 +191,10 @@ bool device_msm<Group>::uses_affine(std::size_t count, msm_accumulation a) {
   constexpr bool g1 = std::is_same_v<typename Group::field, typename Group::curve::fq>;
   if (!g1) return true;
   if (a != msm_accumulation::automatic) return a == msm_accumulation::affine;
-  // H200 (NOTES.md): XYZZ is faster for BN254 G1 at every size and for BLS12-381 G1 up to 2^20.
-  return sizeof(typename Group::field) >= 48 && count > (std::size_t{1} << 20);
+  // H200 (NOTES.md): with its work items sorted by length, XYZZ is faster for G1 of both curves at
+  // every size measured (2^16 to 2^24); the affine rounds stay for G2 and for comparison.
+  (void)count;
+  return false;
 }
 
 template <class Group>
@@ -317,22 +330,26 @@ result<typename device_msm<Group>::point> device_msm<Group>::run_impl(const scal
   const unsigned group_windows = static_cast<unsigned>(
       std::clamp<std::size_t>(scratch_target_bytes / (count * sizeof(affine)), 1, windows));
   const bool affine_path = uses_affine(count, accumulation_);
+  // Point ranges growing 4x each (msm_detail::chunk_bound); empty ones are dropped.
   const unsigned want_chunks = affine_path ? 1 : chunks_for(count);
-  const std::size_t chunk_n = (count + want_chunks - 1) / want_chunks;
-  const unsigned chunks = static_cast<unsigned>((count + chunk_n - 1) / chunk_n);
-
-  std::vector<chunk> ch(chunks);
-  std::size_t items_cap = 0;
-  for (unsigned k = 0; k < chunks; ++k) {
-    ch[k].i0 = k * chunk_n;
-    ch[k].n = std::min(chunk_n, count - ch[k].i0);
+  std::vector<chunk> ch;
+  std::size_t chunk_n = 0, items_cap = 0;
+  for (unsigned k = 0; k < want_chunks; ++k) {
+    const std::size_t i0 = chunk_bound(count, k, want_chunks), i1 = chunk_bound(count, k + 1, want_chunks);
+    if (i1 == i0) continue;
+    chunk x;
+    x.i0 = i0;
+    x.n = i1 - i0;
     // XYZZ work items: at most one per occupied slot plus one per `part` points.
-    const std::size_t digits = ch[k].n * windows;
-    const uint32_t mean = static_cast<uint32_t>((ch[k].n + (std::size_t{1} << (c - 1)) - 1) >> (c - 1));
-    ch[k].part = std::max<uint32_t>(32, 2 * mean);
-    ch[k].items_cap = std::min<std::size_t>(slots, digits) + digits / ch[k].part + 1;
-    items_cap = std::max(items_cap, ch[k].items_cap);
+    const std::size_t digits = x.n * windows;
+    const uint32_t mean = static_cast<uint32_t>((x.n + (std::size_t{1} << (c - 1)) - 1) >> (c - 1));
+    x.part = std::max<uint32_t>(32, 2 * mean);
+    x.items_cap = std::min<std::size_t>(slots, digits) + digits / x.part + 1;
+    items_cap = std::max(items_cap, x.items_cap);
+    chunk_n = std::max(chunk_n, x.n);
+    ch.push_back(x);
   }
+  const unsigned chunks = static_cast<unsigned>(ch.size());
   CUZK_TRY(reserve(count, c, windows, group_windows, affine_path, chunks, chunk_n, items_cap));
   if (!on_device && scalars_.size() < count) {
     scalars_ = {};
@@ -367,7 +384,7 @@ result<typename device_msm<Group>::point> device_msm<Group>::run_impl(const scal
   for (unsigned k = 0; k < chunks; ++k) {
     CUZK_CUDA_TRY(cudaStreamWaitEvent(ps, copied_[k].get(), 0));
     CUZK_TRY(tm.mark(2 + 5 * k, ps));
-    const std::size_t base = ch[k].i0 * windows;
+    const std::size_t base = ch[k].i0 * windows;  // the chunk's slice of the digit arrays
     const std::size_t n_digits = ch[k].n * windows;
     digits_kernel<<<grid(ch[k].n, T), T, 0, ps>>>(reinterpret_cast<const uint4*>(dev_scalars + ch[k].i0),
                                                   static_cast<uint32_t>(ch[k].n), static_cast<uint32_t>(ch[k].i0), c,
@@ -451,13 +468,14 @@ status device_msm<Group>::reduce(unsigned c, unsigned windows, bool affine_path,
   using X = typename device_types<Group>::xyzz;
   // Reduction levels: level 0 over the buckets (rows of B), level l over T_{l-1}.
   const uint32_t B = 1u << (c - 1);
+  const unsigned top_bits = Group::scalar::bits - (windows - 1) * c;  // the top window's digit <= 2^top_bits
+  const uint32_t top_len = top_bits >= c - 1 ? B : 1u << top_bits;
   X* red = reinterpret_cast<X*>(red_.data());
-  X* res = nullptr;  // per level l < L (L = levels): G_l per window; then H per window
+  std::vector<const X*> r_of;  // R_l per level
+  std::vector<uint32_t> segs_of;
+  const X* t0 = nullptr;
+  X* free_at = red;
   {
-    std::vector<X*> r_of;  // R_l per level
-    std::vector<uint32_t> segs_of;
-    X* t0 = nullptr;
-    X* free_at = red;
     uint32_t len = B;
     const X* t_prev = nullptr;
     for (unsigned l = 0;; ++l) {
@@ -466,16 +484,16 @@ status device_msm<Group>::reduce(unsigned c, unsigned windows, bool affine_path,
       X* t_l = free_at + std::size_t{segs} * windows;
       free_at = t_l + std::size_t{segs} * windows;
       constexpr unsigned TR = 64;
+      const unsigned blocks = grid(std::size_t{segs} * windows, TR);
       if (l == 0) t0 = t_l;
       if (l == 0 && affine_path) {
-        running_sum_kernel<A, X><<<grid(std::size_t{segs} * windows, TR), TR, 0, stream>>>(
-            reinterpret_cast<const A*>(bucket_.data()), len, segs, windows, r_l, t_l);
+        running_sum_kernel<A, X><<<blocks, TR, 0, stream>>>(reinterpret_cast<const A*>(bucket_.data()), len, top_len,
+                                                             segs, windows, r_l, t_l);
       } else if (l == 0) {
-        running_sum_kernel<X, X><<<grid(std::size_t{segs} * windows, TR), TR, 0, stream>>>(
-            reinterpret_cast<const X*>(bucket_x_.data()), len, segs, windows, r_l, t_l);
+        running_sum_kernel<X, X><<<blocks, TR, 0, stream>>>(reinterpret_cast<const X*>(bucket_x_.data()), len,
+                                                             top_len, segs, windows, r_l, t_l);
       } else {
-        running_sum_kernel<X, X><<<grid(std::size_t{segs} * windows, TR), TR, 0, stream>>>(t_prev, len, segs, windows,
-                                                                                          r_l, t_l);
+        running_sum_kernel<X, X><<<blocks, TR, 0, stream>>>(t_prev, len, len, segs, windows, r_l, t_l);
       }
       CUZK_CUDA_TRY(cudaGetLastError());
       r_of.push_back(r_l);
@@ -484,29 +502,51 @@ status device_msm<Group>::reduce(unsigned c, unsigned windows, bool affine_path,
       if (segs == 1) break;
       len = segs;
     }
-    // Each R_l (and T_0) summed to one element per row, then all gathered in `res`.
-    levels = static_cast<unsigned>(r_of.size());
-    res = free_at;
-    X* tmp_a = res + std::size_t{levels + 1} * windows;
-    X* tmp_b = tmp_a + (std::size_t{segs_of[0]} / 8 + 1) * windows;
-    auto sum_rows = [&](X* in_rows, uint32_t len_rows, X* dst) -> status {
-      constexpr uint32_t g = 8;
-      X* src = in_rows;
-      while (len_rows > 1) {
-        const uint32_t out_len = (len_rows + g - 1) / g;
-        X* dst_tmp = src == tmp_a ? tmp_b : tmp_a;
-        group_sum_kernel<X><<<grid(std::size_t{out_len} * windows, 64), 64, 0, stream>>>(src, len_rows, g, out_len,
-                                                                                         windows, dst_tmp);
-        CUZK_CUDA_TRY(cudaGetLastError());
-        src = dst_tmp;
-        len_rows = out_len;
-      }
-      CUZK_CUDA_TRY(cudaMemcpyAsync(dst, src, windows * sizeof(X), cudaMemcpyDeviceToDevice, stream));
-      return status::ok();
-    };
-    for (unsigned l = 0; l < levels; ++l) CUZK_TRY(sum_rows(r_of[l], segs_of[l], res + std::size_t{l} * windows));
-    CUZK_TRY(sum_rows(t0, segs_of[0], res + std::size_t{levels} * windows));
   }
+  levels = static_cast<unsigned>(r_of.size());
+  // Each R_l and T_0 summed to one element per row, all sets in the same launches (groups of 8),
+  // each set writing its steps one after another into its own stretch of scratch; then gathered
+  // in `res`: rows l < L hold G_l, row L holds H.
+  const unsigned n_sets = levels + 1;
+  if (n_sets > max_row_sets)
+    return status(errc::internal, "gpu::device_msm: " + std::to_string(n_sets) + " reduction rows, over " +
+                                      std::to_string(max_row_sets));
+  constexpr uint32_t g = 8;
+  std::vector<const X*> cur(n_sets);
+  std::vector<uint32_t> cur_len(n_sets);
+  std::vector<X*> scratch(n_sets);
+  for (unsigned k = 0; k < n_sets; ++k) {
+    cur[k] = k < levels ? r_of[k] : t0;
+    cur_len[k] = k < levels ? segs_of[k] : segs_of[0];
+    scratch[k] = free_at;
+    uint32_t l = cur_len[k];
+    std::size_t need = 0;
+    while (l > 1) {
+      l = (l + g - 1) / g;
+      need += l;
+    }
+    free_at += need * windows;
+  }
+  X* const res = free_at;
+  for (;;) {
+    row_sets<X> sets{};
+    for (unsigned k = 0; k < n_sets; ++k) {
+      if (cur_len[k] <= 1) continue;
+      const uint32_t out_len = (cur_len[k] + g - 1) / g;
+      sets.set[sets.count] = {cur[k], scratch[k], cur_len[k], out_len, sets.threads};
+      sets.threads += out_len * windows;
+      cur[k] = scratch[k];
+      scratch[k] += std::size_t{out_len} * windows;
+      cur_len[k] = out_len;
+      ++sets.count;
+    }
+    if (sets.count == 0) break;
+    group_sum_multi_kernel<X><<<grid(sets.threads, 64), 64, 0, stream>>>(sets, g);
+    CUZK_CUDA_TRY(cudaGetLastError());
+  }
+  for (unsigned k = 0; k < n_sets; ++k)
+    CUZK_CUDA_TRY(cudaMemcpyAsync(res + std::size_t{k} * windows, cur[k], windows * sizeof(X),
+                                  cudaMemcpyDeviceToDevice, stream));
   host_res.resize(std::size_t{levels + 1} * windows);
   CUZK_CUDA_TRY(cudaMemcpyAsync(host_res.data(), res, host_res.size() * sizeof(xyzz), cudaMemcpyDeviceToHost,
                                 stream));

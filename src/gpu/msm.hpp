@@ -41,8 +41,8 @@
 namespace cuzk::gpu {
 
 // How buckets are filled (msm.cuh): affine rounds with batched inversions (msm_accumulate.cuh)
-// or per-thread XYZZ runs (msm_xyzz.cuh, G1 only); `automatic` picks by group, curve and size
-// from the H200 measurements in NOTES.md.
+// or per-thread XYZZ runs (msm_xyzz.cuh, G1 only); `automatic` picks by group (XYZZ for G1, the
+// affine rounds for G2) from the H200 measurements in NOTES.md.
 enum class msm_accumulation { automatic, affine, xyzz };
 
 // Where one run's time went (CUDA events; milliseconds), filled when a caller asks for it. With

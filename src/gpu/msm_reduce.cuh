@@ -11,7 +11,13 @@
 // with 4 doublings per level. Every level is two additions per element of its input, so the whole
 // reduction is ~2 B (1 + 1/16 + ...) additions per window, against the 2 B + ~40 B/16 of running
 // sums plus a per-segment multiplication by the segment's offset that it replaces (NOTES.md).
-// Level 0 reads the affine bucket sums, so its run += A is a mixed addition.
+// Level 0 reads the affine bucket sums, so its run += A is a mixed addition. In the top window only
+// the buckets below 2^(bits - (W - 1) c) can be occupied (its digit takes no carry out), so level
+// 0 skips the top row's segments past that (1/16 of the row used at 2^24 on both curves).
+//
+// The row sums G_l and H are independent of each other: all of them go through one launch per
+// step of the group tree (group_sum_multi_kernel), so their dependent chains overlap instead of
+// following one another (~18 launches of 8 dependent additions each became 5).
 #pragma once
 
 #include <cstdint>
@@ -23,15 +29,21 @@ namespace cuzk::gpu::msm_detail {
 constexpr unsigned log_segment = 4;
 constexpr uint32_t segment = 1u << log_segment;
 
-// Thread t = (row w, segment j) of rows of `len` elements of V (affine or XYZZ).
+// Thread t = (row w, segment j) of rows of `len` elements of V (affine or XYZZ); the last row holds
+// only `last_len` occupied elements, the rest are skipped (their segments sum to infinity).
 template <class V, class X>
-__global__ void running_sum_kernel(const V* __restrict__ in, uint32_t len, uint32_t segs, uint32_t rows,
-                                   X* __restrict__ r_out, X* __restrict__ t_out) {
+__global__ void running_sum_kernel(const V* __restrict__ in, uint32_t len, uint32_t last_len, uint32_t segs,
+                                   uint32_t rows, X* __restrict__ r_out, X* __restrict__ t_out) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= segs * rows) return;
   const uint32_t w = t / segs;
   const uint32_t j = t % segs;
   const uint32_t lo = j * segment;
+  if (w + 1 == rows && lo >= last_len) {
+    r_out[t] = X::infinity();
+    t_out[t] = X::infinity();
+    return;
+  }
   const uint32_t hi = min(len, lo + segment);
   const V* row = in + static_cast<std::size_t>(w) * len;
   X run = X::infinity(), sum = X::infinity();
@@ -44,19 +56,39 @@ __global__ void running_sum_kernel(const V* __restrict__ in, uint32_t len, uint3
   t_out[t] = run;
 }
 
+// One step of the group tree for several sets of rows at once: set k has `rows` rows of len
+// elements at in, and gets rows of out_len = ceil(len / g) group sums at out; its threads are
+// [first, first + rows out_len).
+template <class X>
+struct row_set {
+  const X* in;
+  X* out;
+  uint32_t len, out_len, first;
+};
+constexpr unsigned max_row_sets = 8;
+template <class X>
+struct row_sets {
+  row_set<X> set[max_row_sets];
+  unsigned count;
+  uint32_t threads;
+};
+
 // out[t] = sum of in[t g .. t g + g) within rows of `len` (the last group may be short).
 template <class X>
-__global__ void group_sum_kernel(const X* __restrict__ in, uint32_t len, uint32_t g, uint32_t out_len, uint32_t rows,
-                                 X* __restrict__ out) {
+__global__ void group_sum_multi_kernel(const row_sets<X> sets, uint32_t g) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= out_len * rows) return;
-  const uint32_t row = t / out_len;
-  const uint32_t col = t % out_len;
+  if (t >= sets.threads) return;
+  unsigned k = 0;
+  while (k + 1 < sets.count && t >= sets.set[k + 1].first) ++k;
+  const row_set<X> s = sets.set[k];
+  const uint32_t u = t - s.first;
+  const uint32_t row = u / s.out_len;
+  const uint32_t col = u % s.out_len;
   const uint32_t b = col * g;
-  const uint32_t e = min(len, b + g);
+  const uint32_t e = min(s.len, b + g);
   X acc = X::infinity();
-  for (uint32_t p = b; p < e; ++p) acc += in[static_cast<std::size_t>(row) * len + p];
-  out[t] = acc;
+  for (uint32_t p = b; p < e; ++p) acc += s.in[static_cast<std::size_t>(row) * s.len + p];
+  s.out[u] = acc;
 }
 
 }  // namespace cuzk::gpu::msm_detail
