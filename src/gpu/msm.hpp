@@ -14,7 +14,8 @@
 // another into the same buckets. Chunk k + 1's scalars are copied (copy stream) and its digits
 // sorted and planned (prep stream) while chunk k accumulates on the caller's stream, so of the
 // scalar copy only the first chunk's share and of the sorting only the first chunk's stays on
-// the critical path. The affine rounds need every window's global sort and run as one chunk.
+// the critical path. The affine rounds need every window's global sort and run as one chunk, and
+// scalars already on the device leave no copy to hide, so they run as one too.
 //
 // Scalars are canonical Fr integers (plain, not Montgomery: the .wtns layout), each < r; anything
 // at or above 2^bits(r) is outside the contract. For the full copy rate they should live in
@@ -88,8 +89,8 @@ class device_msm {
   // What `automatic` resolves to for `count` points.
   static bool uses_affine(std::size_t count, msm_accumulation a = msm_accumulation::automatic);
 
-  // Point ranges for the XYZZ accumulation (0: by size, msm.cuh chunks_for); ignored by the affine
-  // rounds, which always run as one.
+  // Point ranges for the XYZZ accumulation (0: by size for host scalars, one for device scalars;
+  // msm.cuh chunks_for); ignored by the affine rounds, which always run as one.
   void set_chunks(unsigned k) noexcept { chunks_ = k; }
 
   // sum_{i < count} [scalars[i]] points[i] for count <= size(); `scalars` is host memory. Returns
@@ -113,7 +114,7 @@ class device_msm {
   };
   result<point> run_impl(const scalar_repr* scalars, bool on_device, std::size_t count, msm_timing* timing,
                          cudaStream_t stream);
-  unsigned chunks_for(std::size_t count) const;
+  unsigned chunks_for(std::size_t count, bool on_device) const;
   status reserve(std::size_t count, unsigned c, unsigned windows, unsigned group_windows, bool affine,
                  unsigned chunks, std::size_t chunk_n, std::size_t items_cap);
   status ensure_streams(unsigned chunks);
