@@ -4,7 +4,7 @@
 // Structure. A radix-2 transform of n = 2^L points has L stages; stage s (numbered in
 // decimation-in-frequency order) pairs elements i and i + n/2^(s+1) with twiddle
 // omega_n^(j 2^s), j = i mod n/2^(s+1). A pass runs k consecutive stages s0..s0+k-1 on blocks of
-// 2^b elements (b = 11; smaller below 2^19 points so that there are enough blocks): 2^k rows at
+// 2^b elements (b = 11; 10 below 2^19 points): 2^k rows at
 // stride S = n/2^(s0+k) (the rows one butterfly group of those stages touches) times
 // C = 2^(b-k) neighbouring columns, so global reads and writes come in runs of C elements
 // (C >= 4: runs of >= 128 bytes). The last pass (S = 1) is one contiguous run of up to 2^b
@@ -299,18 +299,19 @@ struct pass_shape {
 };
 
 // The passes of a transform of 2^log_n >= 8 points, in frequency order. Up to 2^11 points, one
-// pass. Beyond, blocks of 2^b elements, b = 11, or less (down to 2^8) where 2^11 would give fewer
-// than 256 blocks (two per SM on 132 SMs, about one full wave) - below 2^19; then a last pass of
-// up to b stages (one contiguous run) after passes of 3 .. min(9, b - 2) stages (at least 4
-// columns), as evenly split as possible. 2^12: 4 + 8; 2^16: 4 + 4 + 8; 2^18: 8 + 10;
-// 2^20: 9 + 11; 2^21: 5 + 5 + 11; 2^24: 7 + 6 + 11.
+// pass. Beyond, blocks of 2^b elements, b = 11 from 2^19 up (at least 256 blocks, two per SM on
+// 132 SMs) and b = 10 below (two passes up to 2^18: a third pass costs more than idle SMs there;
+// measured 2^16 with 2^8-element blocks in three passes 0.061 ms, 35% slower than two passes of
+// 2^10); then a last pass of up to b stages (one contiguous run) after passes of 3 .. min(9, b - 2)
+// stages (at least 4 columns), as evenly split as possible. 2^12: 3 + 9; 2^16: 6 + 10;
+// 2^18: 8 + 10; 2^20: 9 + 11; 2^21: 5 + 5 + 11; 2^24: 7 + 6 + 11.
 inline std::vector<pass_shape> plan_passes(unsigned log_n) {
   std::vector<pass_shape> passes;
   if (log_n <= log_block) {
     passes.push_back({0, log_n, 0});
     return passes;
   }
-  const unsigned b = std::min(log_block, std::max(log_n - 8, 8u));
+  const unsigned b = log_n >= 19 ? log_block : log_block - 1;
   const unsigned max_k = std::min(max_stages, b - 2);
   const unsigned rest = std::max(log_n - b, min_stages);
   const unsigned np = (rest + max_k - 1) / max_k;

@@ -202,9 +202,9 @@ std::string mismatches(const std::vector<Fr>& got, const std::vector<Fr>& want, 
 }
 
 // Every direction x order x domain at the sizes where the split into passes changes shape
-// (ntt.cuh plan_passes): 2^11 (one pass), 2^12 (4 + 8, 2^8-element blocks), 2^15 (4 + 3 + 8),
-// 2^18 (8 + 10, 2^10-element blocks), 2^20 (9 + 11, the largest two-pass split), 2^21 (5 + 5 + 11),
-// 2^24 (7 + 6 + 11).
+// (ntt.cuh plan_passes): 2^11 (one pass), 2^12 (3 + 9, 2^10-element blocks), 2^15 (5 + 10),
+// 2^18 (8 + 10), 2^20 (9 + 11, 2^11-element blocks, the largest two-pass split), 2^21 (5 + 5 + 11,
+// the smallest three-pass one), 2^24 (7 + 6 + 11).
 TYPED_TEST(GpuNtt, MatchesCpuNttAllVariantsAcrossPassShapes) {
   CUZK_REQUIRE_GPU();
   using Fr = TypeParam;
