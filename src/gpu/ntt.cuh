@@ -61,8 +61,10 @@ namespace ntt_detail {
 // The curve's fixed generator of Fr^* (the curve header's fr_generator), from the field type.
 template <class Fr>
 constexpr uint64_t fr_generator() {
-  if constexpr (std::is_same_v<Fr, bn254::fr>) return bn254::fr_generator;
-  else return bls12_381::fr_generator;
+  if constexpr (std::is_same_v<Fr, bn254::fr>)
+    return bn254::fr_generator;
+  else
+    return bls12_381::fr_generator;
 }
 
 // 2^11 elements per block: 64 KiB of shared memory and 8 elements in registers for each of its
@@ -81,11 +83,11 @@ enum class scale_mode : uint8_t { none, table, n_inv, n_inv_table };
 template <class D>
 struct pass_args {
   unsigned log_n;
-  unsigned s0;     // first stage (frequency-order numbering)
-  unsigned k;      // stages in this pass, >= 3
-  unsigned log_c;  // columns per block (0 for the last pass)
-  scale_mode pre;  // applied to each element as it is loaded (forward coset)
-  scale_mode post; // applied as it is stored (inverse: 1/n and the coset)
+  unsigned s0;                   // first stage (frequency-order numbering)
+  unsigned k;                    // stages in this pass, >= 3
+  unsigned log_c;                // columns per block (0 for the last pass)
+  scale_mode pre;                // applied to each element as it is loaded (forward coset)
+  scale_mode post;               // applied as it is stored (inverse: 1/n and the coset)
   bool pre_bitrev, post_bitrev;  // the scale table is indexed by the bit-reversed position
   const D* pre_table;
   const D* post_table;
@@ -116,8 +118,8 @@ __device__ __forceinline__ std::size_t bitrev(std::size_t i, unsigned log_n) {
 }
 
 template <class D>
-__device__ __forceinline__ D apply_scale(const D& x, scale_mode mode, const D* table, bool by_bitrev, std::size_t g,
-                                         unsigned log_n, const D& n_inv) {
+__device__ __forceinline__ D apply_scale(const D& x, scale_mode mode, const D* table, bool by_bitrev,
+                                         std::size_t g, unsigned log_n, const D& n_inv) {
   if (mode == scale_mode::none) return x;
   if (mode == scale_mode::n_inv) return x * n_inv;
   const D t = load_vec(table + (by_bitrev ? bitrev(g, log_n) : g));
@@ -188,7 +190,8 @@ __global__ void __launch_bounds__(block_threads, 2)
     const unsigned r = Dit ? rounds - 1 - rr : rr;  // round index in frequency order
     const unsigned lo_b = 3 * (rounds - 1 - r);     // its stages' pair distances 2^lo_b .. 2^hi_b
     const unsigned hi_b = r == 0 ? k - 1 : lo_b + 2;
-    const unsigned p = min(lo_b, k - 3);            // the thread's rows: row_lo + m 2^p + row_hi 2^(p+3)
+    // The thread's rows in this round: row_lo + m 2^p + row_hi 2^(p+3), m < 8.
+    const unsigned p = min(lo_b, k - 3);
     const unsigned row_lo = rest & ((1u << p) - 1);
     const unsigned row_hi = rest >> p;
     const unsigned row0 = row_lo + (row_hi << (p + 3));
@@ -217,11 +220,13 @@ __global__ void __launch_bounds__(block_threads, 2)
     };
     if constexpr (Dit) {
       if (p >= lo_b) radix2_stage<D, true, 0>(x, tw, tw_base(p), std::size_t{1} << L, unit);
-      if (p + 1 >= lo_b && p + 1 <= hi_b) radix2_stage<D, true, 1>(x, tw, tw_base(p + 1), std::size_t{1} << (L - 1), unit);
+      if (p + 1 >= lo_b && p + 1 <= hi_b)
+        radix2_stage<D, true, 1>(x, tw, tw_base(p + 1), std::size_t{1} << (L - 1), unit);
       if (p + 2 <= hi_b) radix2_stage<D, true, 2>(x, tw, tw_base(p + 2), std::size_t{1} << (L - 2), unit);
     } else {
       if (p + 2 <= hi_b) radix2_stage<D, false, 2>(x, tw, tw_base(p + 2), std::size_t{1} << (L - 2), unit);
-      if (p + 1 >= lo_b && p + 1 <= hi_b) radix2_stage<D, false, 1>(x, tw, tw_base(p + 1), std::size_t{1} << (L - 1), unit);
+      if (p + 1 >= lo_b && p + 1 <= hi_b)
+        radix2_stage<D, false, 1>(x, tw, tw_base(p + 1), std::size_t{1} << (L - 1), unit);
       if (p >= lo_b) radix2_stage<D, false, 0>(x, tw, tw_base(p), std::size_t{1} << L, unit);
     }
 
@@ -383,8 +388,10 @@ result<ntt_plan<Fr>> ntt_plan<Fr>::create(unsigned log_n, cudaStream_t stream) {
   // A full block's 64 KiB of shared memory is above the 48 KiB a launch gets without asking.
   using D = fp_device<typename Fr::params>;
   constexpr int smem = static_cast<int>((std::size_t{1} << ntt_detail::log_block) * sizeof(D));
-  CUZK_CUDA_TRY(cudaFuncSetAttribute(ntt_detail::pass_kernel<D, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  CUZK_CUDA_TRY(cudaFuncSetAttribute(ntt_detail::pass_kernel<D, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  CUZK_CUDA_TRY(cudaFuncSetAttribute(ntt_detail::pass_kernel<D, false>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  CUZK_CUDA_TRY(cudaFuncSetAttribute(ntt_detail::pass_kernel<D, true>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   return result<ntt_plan>(std::move(p));
 }
 

@@ -8,6 +8,8 @@
 // (all bytes 0xff, not a field element) before every input copy, so an unwritten output shows.
 //
 // Without a CUDA device every test is skipped with a message.
+#include "gpu/ntt.hpp"
+
 #include <gtest/gtest.h>
 
 #include <random>
@@ -20,16 +22,15 @@
 #include "curves/bn254.hpp"
 #include "ff/roots_of_unity.hpp"
 #include "gpu/field_batch.hpp"
-#include "gpu/ntt.hpp"
 #include "poly/ntt.hpp"
 
 namespace cuzk::gpu {
 namespace {
 
-#define CUZK_REQUIRE_GPU()                                                                        \
-  do {                                                                                            \
-    const auto count_ = device_count();                                                           \
-    if (!count_.is_ok() || *count_ == 0)                                                          \
+#define CUZK_REQUIRE_GPU()                                                                                  \
+  do {                                                                                                      \
+    const auto count_ = device_count();                                                                     \
+    if (!count_.is_ok() || *count_ == 0)                                                                    \
       GTEST_SKIP() << "no usable CUDA device; the gpu tests run on a GPU machine via scripts/gpu_check.sh"; \
   } while (0)
 
@@ -41,7 +42,8 @@ std::size_t bitrev(std::size_t i, unsigned bits) {
 
 // The definition, natural order in and out.
 template <class Fr>
-std::vector<Fr> dft(const std::vector<Fr>& x, unsigned log_n, ntt_direction dir, ntt_domain dom, const Fr& shift) {
+std::vector<Fr> dft(const std::vector<Fr>& x, unsigned log_n, ntt_direction dir, ntt_domain dom,
+                    const Fr& shift) {
   const std::size_t n = x.size();
   Fr w = ff::root_of_unity<Fr>(log_n, 5);
   Fr g = shift;
@@ -178,12 +180,14 @@ void scale_by_powers(std::vector<Fr>& v, const Fr& g) {
 // The CPU NTT, natural order in and out, with snarkjs's coset steps: forward multiplies
 // coefficient i by g^i first, inverse multiplies output i by g^-i after the 1/n.
 template <class Fr>
-std::vector<Fr> cpu_reference(std::vector<Fr> x, unsigned log_n, ntt_direction dir, ntt_domain dom, const Fr& shift) {
+std::vector<Fr> cpu_reference(std::vector<Fr> x, unsigned log_n, ntt_direction dir, ntt_domain dom,
+                              const Fr& shift) {
   using C = typename curve_of<Fr>::type;
   auto d = poly::ntt_domain<C>::create(log_n);
   EXPECT_TRUE(d.is_ok());
   if (dir == ntt_direction::forward && dom == ntt_domain::coset) scale_by_powers(x, shift);
-  const auto pdir = dir == ntt_direction::forward ? poly::ntt_direction::forward : poly::ntt_direction::inverse;
+  const auto pdir =
+      dir == ntt_direction::forward ? poly::ntt_direction::forward : poly::ntt_direction::inverse;
   EXPECT_TRUE(poly::ntt<C>(*d, std::span<Fr>(x), pdir).is_ok());
   if (dir == ntt_direction::inverse && dom == ntt_domain::coset) scale_by_powers(x, shift.inverse());
   return x;
@@ -191,7 +195,8 @@ std::vector<Fr> cpu_reference(std::vector<Fr> x, unsigned log_n, ntt_direction d
 
 // How many positions differ, and the first one (printing 2^24-element vectors helps no one).
 template <class Fr>
-std::string mismatches(const std::vector<Fr>& got, const std::vector<Fr>& want, bool got_bitrev, unsigned log_n) {
+std::string mismatches(const std::vector<Fr>& got, const std::vector<Fr>& want, bool got_bitrev,
+                       unsigned log_n) {
   std::size_t bad = 0, first = 0;
   for (std::size_t i = 0; i < want.size(); ++i) {
     if (got[got_bitrev ? bitrev(i, log_n) : i] != want[i]) {
@@ -221,15 +226,21 @@ TYPED_TEST(GpuNtt, MatchesCpuNttAllVariantsAcrossPassShapes) {
         const auto want = cpu_reference(x, log_n, dir, dom, plan->coset_shift());
         const std::string what = "log_n=" + std::to_string(log_n) + " dir=" + std::to_string(int(dir)) +
                                  " coset=" + std::to_string(int(dom));
-        EXPECT_EQ(mismatches(run_gpu(*plan, *buf, x, dir, ntt_order::natural_to_natural, dom), want, false, log_n), "")
+        EXPECT_EQ(
+            mismatches(run_gpu(*plan, *buf, x, dir, ntt_order::natural_to_natural, dom), want, false, log_n),
+            "")
             << what << " nn";
-        EXPECT_EQ(mismatches(run_gpu(*plan, *buf, x, dir, ntt_order::natural_to_bitrev, dom), want, true, log_n), "")
+        EXPECT_EQ(
+            mismatches(run_gpu(*plan, *buf, x, dir, ntt_order::natural_to_bitrev, dom), want, true, log_n),
+            "")
             << what << " nr";
         std::vector<Fr> xr(n);
         thread_pool::global().parallel_for(n, [&](std::size_t b, std::size_t e) {
           for (std::size_t i = b; i < e; ++i) xr[bitrev(i, log_n)] = x[i];
         });
-        EXPECT_EQ(mismatches(run_gpu(*plan, *buf, xr, dir, ntt_order::bitrev_to_natural, dom), want, false, log_n), "")
+        EXPECT_EQ(
+            mismatches(run_gpu(*plan, *buf, xr, dir, ntt_order::bitrev_to_natural, dom), want, false, log_n),
+            "")
             << what << " rn";
       }
     }
@@ -266,7 +277,8 @@ TYPED_TEST(GpuNtt, RoundTripLarge) {
   }
   // One spot check of the large transform against the definition: X_k for a few k.
   const auto x = random_vector<Fr>(n, rng);
-  const auto got = run_gpu(*plan, *buf, x, ntt_direction::forward, ntt_order::natural_to_natural, ntt_domain::plain);
+  const auto got =
+      run_gpu(*plan, *buf, x, ntt_direction::forward, ntt_order::natural_to_natural, ntt_domain::plain);
   const Fr w = ff::root_of_unity<Fr>(log_n, 5);
   for (std::size_t k : {std::size_t{0}, std::size_t{1}, std::size_t{12345}, n - 1}) {
     const Fr wk = w.pow(k);
