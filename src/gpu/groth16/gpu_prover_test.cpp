@@ -6,6 +6,7 @@
 //  - synthetic circuits with development keys: 2^10 (dense and mostly-0/1 witness), 2^16, and a
 //    constraint count that is not a power of two less two (padding rows in the domain, unused
 //    signals whose key points are at infinity);
+//  - 1, 2, 3, 255, 256, 257, 1024 and 1025 constraints;
 //  - synthesis on the device, and on the host into pinned and into pageable buffers;
 //  - r = s = 0 and random r, s, several proofs per key (the key's buffers and MSM scratch are
 //    reused, so a stale value from the previous proof would show);
@@ -192,6 +193,22 @@ TYPED_TEST(gpu_prover_test, non_power_of_two_constraint_count) {
   auto key = make_dev_key<TypeParam>(cs);
   ASSERT_TRUE(key.has_value());
   expect_same_proofs<TypeParam>(key->pk.view(), circuit.witness, key->dk.vk, 5);
+}
+
+// The sizes where off-by-one errors live: 1, 2, 3 constraints (domains of 4 with the public-input
+// rows), either side of 256 and of 1024, each with the first signals of a larger circuit.
+TYPED_TEST(gpu_prover_test, edge_constraint_counts) {
+  CUZK_REQUIRE_GPU();
+  using Fr = typename TypeParam::fr;
+  const auto circuit = synth::make_synthetic_circuit<Fr>(11, synth::witness_kind::dense, 17);
+  for (const std::size_t m : {1, 2, 3, 255, 256, 257, 1024, 1025}) {
+    SCOPED_TRACE(std::to_string(m) + " constraints");
+    const auto cs = first_constraints(circuit.cs, m);
+    ASSERT_TRUE(cs.is_satisfied(circuit.witness));
+    auto key = make_dev_key<TypeParam>(cs);
+    ASSERT_TRUE(key.has_value());
+    expect_same_proofs<TypeParam>(key->pk.view(), circuit.witness, key->dk.vk, m, 2);
+  }
 }
 
 TYPED_TEST(gpu_prover_test, rejects_mismatched_inputs) {
