@@ -259,7 +259,7 @@ result<reservation> memory_budget::acquire(uint64_t bytes, const acquire_options
       describe_bytes(bytes) + (opt.purpose.empty() ? std::string() : " for " + std::string(opt.purpose));
   auto refuse = [&](refusal r, std::string msg) -> result<reservation> {
     if (opt.why) *opt.why = r;
-    return status(errc::invalid_argument, head + msg);
+    return status(r == refusal::cancelled ? errc::cancelled : errc::resource_exhausted, head + msg);
   };
 
   if (bytes > c.limit) {

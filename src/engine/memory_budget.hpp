@@ -17,9 +17,10 @@
 // for what it caches and drops them. The budget never grants past its limit; a request larger than
 // the whole limit fails at once, with the budget, the request and the limit in the message.
 //
-// Errors keep the engine's convention (every refusal is errc::invalid_argument, as the SRS manager
-// does for a cancelled wait); acquire_options::why says which of too_large, cancelled or timed_out
-// it was, for callers that act on it.
+// Errors carry the engine's codes: a request larger than the limit, or one that timed out waiting
+// (or would have had to wait, with a zero timeout), is resource_exhausted; a cancelled wait is
+// cancelled. acquire_options::why says which of too_large, cancelled or timed_out it was, for
+// callers that act on it.
 //
 // How to wire: the engine owns one `memory_budgets` (host limit from config, one device limit per
 // ordinal). The dispatcher, in priority order, calls host().acquire(job's working set, {&job.cancel,
@@ -192,9 +193,9 @@ class memory_budget {
   uint64_t used() const;
 
   // `bytes` reserved, once every earlier request has been served and they fit (after asking the
-  // evictors). Errors (all invalid_argument, see acquire_options::why): larger than the limit,
-  // cancelled while waiting, timed out. A refused request leaves the line at once and the next
-  // one proceeds.
+  // evictors). Errors (see acquire_options::why): larger than the limit or timed out
+  // (resource_exhausted), cancelled while waiting (cancelled). A refused request leaves the line at
+  // once and the next one proceeds.
   result<reservation> acquire(uint64_t bytes, const acquire_options& opt = {});
 
   // Adds an evictor, asked after those of lower rank and those of equal rank added earlier.

@@ -90,7 +90,7 @@ TEST(memory_budget, a_request_larger_than_the_limit_fails_at_once_naming_budget_
   auto r = b.acquire(10ull << 30, opt);
   ASSERT_FALSE(r.is_ok());
   EXPECT_EQ(why, refusal::too_large);
-  EXPECT_EQ(r.error().code(), errc::invalid_argument);
+  EXPECT_EQ(r.error().code(), errc::resource_exhausted);
   const std::string& m = r.error().message();
   EXPECT_NE(m.find("memory budget \"device0\""), std::string::npos) << m;
   EXPECT_NE(m.find("10.00 GiB (10737418240 bytes)"), std::string::npos) << m;
@@ -325,6 +325,7 @@ TEST(memory_budget, a_cancelled_waiter_leaves_the_line_and_the_next_proceeds) {
   auto r1 = first.get();
   ASSERT_FALSE(r1.is_ok());
   EXPECT_EQ(why, refusal::cancelled);
+  EXPECT_EQ(r1.error().code(), errc::cancelled);
   EXPECT_NE(r1.error().message().find("cancelled"), std::string::npos) << r1.error().message();
   EXPECT_NE(r1.error().message().find("job 3"), std::string::npos) << r1.error().message();
   EXPECT_EQ(b.snapshot().waiting, 1u);
@@ -368,6 +369,7 @@ TEST(memory_budget, a_timed_out_waiter_leaves_the_line_and_the_next_proceeds) {
   auto r1 = first.get();
   ASSERT_FALSE(r1.is_ok());
   EXPECT_EQ(why, refusal::timed_out);
+  EXPECT_EQ(r1.error().code(), errc::resource_exhausted);
   EXPECT_NE(r1.error().message().find("timed out"), std::string::npos) << r1.error().message();
   ASSERT_TRUE(second.get().is_ok());
   EXPECT_EQ(b.snapshot().timed_out, 1u);
@@ -405,6 +407,7 @@ TEST(memory_budget, an_opportunistic_request_does_not_evict) {
   opt.evict = false;
   auto r = b.acquire(10, opt);
   ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.error().code(), errc::resource_exhausted);
   EXPECT_NE(r.error().message().find("no room without waiting for 10 bytes"), std::string::npos)
       << r.error().message();
   EXPECT_TRUE(c.asked.empty());

@@ -287,7 +287,7 @@ status pinned_pool::prewarm(const std::string& circuit, uint32_t count) {
   const uint64_t hint = capacity_hint(circuit);
   const std::string who = "pinned pool: prewarm of circuit " + circuit + ": ";
   if (hint == 0)
-    return status(errc::invalid_argument,
+    return status(errc::failed_precondition,
                   who + "no capacity hint for the circuit (set_capacity_hint, or a first proof, sets one)");
   for (uint32_t made = 0;; ++made) {
     uint64_t ready = 0;

@@ -167,6 +167,7 @@ TEST(pinned_pool, capacity_hints_size_new_buffers_and_prewarm) {
 
   auto none = f.pool.prewarm("unknown", 1);
   EXPECT_FALSE(none.is_ok());
+  EXPECT_EQ(none.code(), errc::failed_precondition);
   EXPECT_NE(none.message().find("no capacity hint"), std::string::npos) << none.message();
   const auto hints = f.pool.snapshot().capacity_hints;
   ASSERT_EQ(hints.size(), 2u);
