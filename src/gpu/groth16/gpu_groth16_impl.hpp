@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "ec/scalar_mul.hpp"
+#include "gpu/groth16/abc_device.hpp"
 #include "gpu/groth16/gpu_prover.hpp"
 #include "gpu/groth16/gpu_proving_key.hpp"
 #include "gpu/groth16/h_scalars.hpp"
@@ -45,7 +46,7 @@ inline result<double> event_ms(const cuda_event& from, const cuda_event& to) {
 
 template <class Curve>
 result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const groth16::proving_key_view<Curve>& pk,
-                                                              int device) {
+                                                              int device, gpu_key_options options) {
   using fr = typename Curve::fr;
   using repr = typename fr::repr;
   using detail::take;
@@ -57,6 +58,7 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const groth16::pro
 
   auto st = std::make_unique<detail::gpu_key_state<Curve>>();
   st->device = device;
+  st->synthesis = options.synthesis;
   st->n_vars = pk.n_vars;
   st->n_public = pk.n_public;
   st->domain_size = pk.domain_size;
@@ -68,7 +70,21 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const groth16::pro
   CUZK_TRY(take(st->msm_h, msm_g1<Curve>::create(pk.h.data(), pk.h.size())));
   CUZK_TRY(take(st->plan, ntt_plan<fr>::create(static_cast<unsigned>(std::countr_zero(n)))));
   CUZK_TRY(take(st->abc, device_buffer<fr>::create(3 * n)));
-  CUZK_TRY(take(st->host_abc, pinned_buffer<fr>::create(3 * n)));
+  switch (options.synthesis) {
+    case synthesis_place::device: {
+      auto m = device_constraint_matrices<fr>::create(*pk.matrices);
+      if (!m) return m.error();
+      st->matrices.emplace(std::move(m).value());
+      CUZK_TRY(take(st->w, device_buffer<repr>::create(pk.n_vars)));
+      break;
+    }
+    case synthesis_place::host_pinned:
+      CUZK_TRY(take(st->host_abc, pinned_buffer<fr>::create(3 * n)));
+      break;
+    case synthesis_place::host_pageable:
+      st->pageable_abc.resize(3 * n);
+      break;
+  }
   CUZK_TRY(take(st->host_w, pinned_buffer<repr>::create(pk.n_vars)));
   CUZK_TRY(take(st->host_h, pinned_buffer<repr>::create(n)));
   CUZK_TRY(take(st->msm_stream, cuda_stream::create()));
@@ -153,26 +169,42 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
     }();
   });
 
-  t0 = steady::now();
-  fr* host_a = st.host_abc.data();
-  CUZK_TRY(synth::evaluate_abc<fr>(*pk.matrices, witness, {host_a, n}, {host_a + n, n}, {host_a + 2 * n, n},
-                                   pool));
-  t.synthesis_ms = ms_since(t0);
-
-  // a, b, c to the device on the copy stream; each vector's transforms start as soon as it is
-  // there. Inverse NTT natural -> bit-reversed with 1/n, forward on the odd coset bit-reversed ->
-  // natural: evaluations at shift * omega^j in natural order, as poly::compute_h leaves them.
+  // a, b, c. On the device: the witness is copied on the copy stream and the synthesis kernel
+  // writes a | b | c in place. On the host: CPU threads fill the host buffer, then the copy stream
+  // moves one vector at a time and each vector's transforms start as soon as it is there.
   const cudaStream_t cs = st.copy_stream.get(), ns = st.ntt_stream.get();
   auto& events = st.events;
   fr* d = st.abc.data();
-  CUZK_TRY(events[ev::copy_begin].record(cs));
-  for (unsigned k = 0; k < 3; ++k) {
-    CUZK_CUDA_TRY(cudaMemcpyAsync(d + k * n, host_a + k * n, n * sizeof(fr), cudaMemcpyHostToDevice, cs));
-    CUZK_TRY(events[ev::copy_a + k].record(cs));
+  const bool on_device = st.synthesis == synthesis_place::device;
+  t.synthesis_on_device = on_device;
+  t0 = steady::now();
+  if (on_device) {
+    CUZK_TRY(events[ev::copy_begin].record(cs));
+    CUZK_CUDA_TRY(cudaMemcpyAsync(st.w.data(), w, n_vars * sizeof(repr), cudaMemcpyHostToDevice, cs));
+    CUZK_TRY(events[ev::copy_c].record(cs));
+    CUZK_CUDA_TRY(cudaStreamWaitEvent(ns, events[ev::copy_c].get(), 0));
+    CUZK_TRY(st.matrices->evaluate(st.w.data(), d, d + n, d + 2 * n, n, ns));
+    CUZK_TRY(events[ev::synth_end].record(ns));
+    CUZK_TRY(events[ev::ntt_begin].record(ns));
+  } else {
+    fr* host_a = st.synthesis == synthesis_place::host_pinned ? st.host_abc.data() : st.pageable_abc.data();
+    CUZK_TRY(synth::evaluate_abc<fr>(*pk.matrices, witness, {host_a, n}, {host_a + n, n}, {host_a + 2 * n, n},
+                                     pool));
+    t.synthesis_ms = ms_since(t0);
+    CUZK_TRY(events[ev::copy_begin].record(cs));
+    for (unsigned k = 0; k < 3; ++k) {
+      CUZK_CUDA_TRY(
+          cudaMemcpyAsync(d + k * n, host_a + k * n, n * sizeof(fr), cudaMemcpyHostToDevice, cs));
+      CUZK_TRY(events[ev::copy_a + k].record(cs));
+    }
   }
+  // Inverse NTT natural -> bit-reversed with 1/n, forward on the odd coset bit-reversed ->
+  // natural: evaluations at shift * omega^j in natural order, as poly::compute_h leaves them.
   for (unsigned k = 0; k < 3; ++k) {
-    CUZK_CUDA_TRY(cudaStreamWaitEvent(ns, events[ev::copy_a + k].get(), 0));
-    if (k == 0) CUZK_TRY(events[ev::ntt_begin].record(ns));
+    if (!on_device) {
+      CUZK_CUDA_TRY(cudaStreamWaitEvent(ns, events[ev::copy_a + k].get(), 0));
+      if (k == 0) CUZK_TRY(events[ev::ntt_begin].record(ns));
+    }
     CUZK_TRY(
         st.plan.run(d + k * n, ntt_direction::inverse, ntt_order::natural_to_bitrev, ntt_domain::plain, ns));
     CUZK_TRY(
@@ -184,7 +216,12 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
   CUZK_CUDA_TRY(cudaMemcpyAsync(st.host_h.data(), d_h, n * sizeof(repr), cudaMemcpyDeviceToHost, ns));
   CUZK_TRY(events[ev::stage_end].record(ns));
   CUZK_TRY(st.ntt_stream.synchronize());
-  t.h2d_bytes = static_cast<double>(3 * n * sizeof(fr));
+  t.h2d_bytes = static_cast<double>(on_device ? n_vars * sizeof(repr) : 3 * n * sizeof(fr));
+  if (on_device) {
+    auto synth_ms = detail::event_ms(events[ev::copy_c], events[ev::synth_end]);
+    if (!synth_ms) return synth_ms.error();
+    t.synthesis_ms = *synth_ms;
+  }
   auto span_ms = detail::event_ms(events[ev::copy_begin], events[ev::copy_c]);
   if (!span_ms) return span_ms.error();
   t.h2d_ms = *span_ms;
