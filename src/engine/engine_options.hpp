@@ -33,7 +33,7 @@ struct engine_options {
   // A job interrupted this many times (the daemon died while proving it) fails instead of being
   // retried: a witness that crashes the prover must not crash it forever.
   uint32_t max_attempts = 3;
-  // A queued job whose deadline has passed when a worker picks it fails with "deadline exceeded"
+  // A queued job whose deadline has passed when a worker picks it fails (code deadline_exceeded)
   // instead of running (off: it runs and is reported as a miss).
   bool fail_expired_jobs = false;
   // How thoroughly a key's points are checked when it is loaded.

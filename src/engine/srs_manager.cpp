@@ -44,9 +44,9 @@ status srs_manager::add(const std::string& id, const std::string& path, const ke
   std::lock_guard lk(m_);
   auto it = entries_.find(id);
   if (it != entries_.end() && (it->second.users > 0 || it->second.loading))
-    return status(errc::invalid_argument, "circuit " + id + ": its key is in use by " +
-                                              std::to_string(it->second.users) +
-                                              " proof(s); cannot replace it now");
+    return status(errc::failed_precondition, "circuit " + id + ": its key is in use by " +
+                                                 std::to_string(it->second.users) +
+                                                 " proof(s); cannot replace it now");
   entry e;
   e.path = path;
   e.summary = summary;
@@ -59,8 +59,8 @@ status srs_manager::remove(const std::string& id) {
   auto it = entries_.find(id);
   if (it == entries_.end()) return status::ok();
   if (it->second.users > 0 || it->second.loading)
-    return status(errc::invalid_argument, "circuit " + id + ": its key is in use by " +
-                                              std::to_string(it->second.users) + " proof(s)");
+    return status(errc::failed_precondition, "circuit " + id + ": its key is in use by " +
+                                                 std::to_string(it->second.users) + " proof(s)");
   entries_.erase(it);
   return status::ok();
 }
@@ -119,17 +119,16 @@ status srs_manager::load_locked(std::unique_lock<std::mutex>& lk, const std::str
   entry* e = &entries_.at(id);
   const uint64_t estimate = e->summary.file_bytes;
   if (estimate > budgets_.warm)
-    return status(errc::invalid_argument, "circuit " + id + ": key " + e->path + " is " +
-                                              std::to_string(estimate) +
-                                              " bytes, more than the whole warm budget of " +
-                                              std::to_string(budgets_.warm) + " bytes");
+    return status(errc::resource_exhausted, "circuit " + id + ": key " + e->path + " is " +
+                                                std::to_string(estimate) +
+                                                " bytes, more than the whole warm budget of " +
+                                                std::to_string(budgets_.warm) + " bytes");
   while (!make_room_locked(key_tier::warm, estimate, id)) {
     if (cancel && cancel->cancelled())
-      return status(errc::invalid_argument, "cancelled while waiting for key memory");
+      return status(errc::cancelled, "cancelled while waiting for key memory");
     cv_.wait_for(lk, std::chrono::milliseconds(50));
     auto it = entries_.find(id);
-    if (it == entries_.end())
-      return status(errc::invalid_argument, "circuit " + id + ": removed while waiting");
+    if (it == entries_.end()) return status(errc::not_found, "circuit " + id + ": removed while waiting");
     e = &it->second;
     if (e->key) return status::ok();  // someone else loaded it meanwhile
   }
@@ -156,7 +155,7 @@ status srs_manager::promote_hot_locked(entry& e, const std::string& id, bool req
   const uint64_t need = e.key->hot_bytes();
   if (!make_room_locked(key_tier::hot, need, id)) {
     if (!required) return status::ok();
-    return status(errc::invalid_argument,
+    return status(errc::resource_exhausted,
                   "circuit " + id + ": the hot tier cannot take " + std::to_string(need) + " bytes (budget " +
                       std::to_string(budgets_.hot) + ", " + std::to_string(used_locked(key_tier::hot)) +
                       " used by keys in use)");
@@ -173,12 +172,10 @@ result<key_lease> srs_manager::acquire(const std::string& id, const cancel_token
   std::unique_lock lk(m_);
   for (;;) {
     auto it = entries_.find(id);
-    if (it == entries_.end())
-      return status(errc::invalid_argument, "circuit " + id + ": no such key registered");
+    if (it == entries_.end()) return status(errc::not_found, "circuit " + id + ": no such key registered");
     entry& e = it->second;
     if (e.loading) {
-      if (cancel && cancel->cancelled())
-        return status(errc::invalid_argument, "cancelled while the key loaded");
+      if (cancel && cancel->cancelled()) return status(errc::cancelled, "cancelled while the key loaded");
       cv_.wait_for(lk, std::chrono::milliseconds(50));
       continue;
     }
@@ -205,8 +202,7 @@ status srs_manager::preload(const std::string& id, key_tier target) {
   std::unique_lock lk(m_);
   for (;;) {
     auto it = entries_.find(id);
-    if (it == entries_.end())
-      return status(errc::invalid_argument, "circuit " + id + ": no such key registered");
+    if (it == entries_.end()) return status(errc::not_found, "circuit " + id + ": no such key registered");
     entry& e = it->second;
     if (e.loading) {
       cv_.wait_for(lk, std::chrono::milliseconds(50));
@@ -225,12 +221,11 @@ status srs_manager::preload(const std::string& id, key_tier target) {
 status srs_manager::evict(const std::string& id, key_tier target) {
   std::lock_guard lk(m_);
   auto it = entries_.find(id);
-  if (it == entries_.end())
-    return status(errc::invalid_argument, "circuit " + id + ": no such key registered");
+  if (it == entries_.end()) return status(errc::not_found, "circuit " + id + ": no such key registered");
   entry& e = it->second;
   if (e.users > 0 || e.loading)
-    return status(errc::invalid_argument, "circuit " + id + ": key in use by " + std::to_string(e.users) +
-                                              " proof(s); evict it when they finish");
+    return status(errc::failed_precondition, "circuit " + id + ": key in use by " + std::to_string(e.users) +
+                                                 " proof(s); evict it when they finish");
   return demote_locked(e, target);
 }
 

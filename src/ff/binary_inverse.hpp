@@ -40,7 +40,8 @@ namespace binary_inverse_detail {
 
 // r = a - (b & m), returning the borrow (0 or 1).
 template <std::size_t n>
-CUZK_HD_INLINE uint32_t sub_masked(uint32_t (&r)[n], const uint32_t (&a)[n], const uint32_t (&b)[n], uint32_t m) {
+CUZK_HD_INLINE uint32_t sub_masked(uint32_t (&r)[n], const uint32_t (&a)[n], const uint32_t (&b)[n],
+                                   uint32_t m) {
   uint32_t borrow = 0;
   CUZK_BINV_UNROLL
   for (std::size_t k = 0; k < n; ++k) {
@@ -118,7 +119,7 @@ CUZK_HD_INLINE void binary_inverse(uint32_t (&out)[n], const uint32_t (&a)[n], c
     (void)sub_masked(t, t, o, sub);  // t >= o when both are odd
     shr1(t);
     const uint32_t borrow = sub_masked(xt, xt, xo, sub);
-    add_masked(xt, p, 0u - borrow);       // back into [0, p)
+    add_masked(xt, p, 0u - borrow);        // back into [0, p)
     add_masked(xt, p, 0u - (xt[0] & 1u));  // even, < 2p < 2^(32n)
     shr1(xt);
     CUZK_BINV_UNROLL

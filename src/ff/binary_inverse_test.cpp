@@ -5,6 +5,8 @@
 //
 // The function works on plain integers, so the oracle is a^-1 taken in Montgomery form and
 // converted back to canonical form.
+#include "ff/binary_inverse.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -13,7 +15,6 @@
 
 #include "curves/bls12_381.hpp"
 #include "curves/bn254.hpp"
-#include "ff/binary_inverse.hpp"
 
 namespace cuzk::ff {
 namespace {
@@ -65,8 +66,14 @@ TYPED_TEST(BinaryInverse, EdgeValuesMatchFermat) {
     v.sub_in_place(repr::from_u64(s));
     return v;
   };
-  std::vector<repr> vals = {repr::from_u64(0), repr::from_u64(1), repr::from_u64(2), repr::from_u64(3),
-                            minus(p, 1), minus(p, 2), F::r1, F::r2};
+  std::vector<repr> vals = {repr::from_u64(0),
+                            repr::from_u64(1),
+                            repr::from_u64(2),
+                            repr::from_u64(3),
+                            minus(p, 1),
+                            minus(p, 2),
+                            F::r1,
+                            F::r2};
   repr half = minus(p, 1);
   half.shr1();
   vals.push_back(half);

@@ -17,8 +17,9 @@
 namespace cuzk::gpu {
 
 template <class Group>
-status device_msm<Group>::accumulate_affine(std::size_t count, unsigned c, unsigned windows, unsigned group_windows,
-                                            const chunk& ch, unsigned& rounds, cudaStream_t stream) {
+status device_msm<Group>::accumulate_affine(std::size_t count, unsigned c, unsigned windows,
+                                            unsigned group_windows, const chunk& ch, unsigned& rounds,
+                                            cudaStream_t stream) {
   using namespace msm_detail;
   using F = typename device_types<Group>::field;
   using A = typename device_types<Group>::affine;
@@ -34,8 +35,9 @@ status device_msm<Group>::accumulate_affine(std::size_t count, unsigned c, unsig
     for (unsigned r = 0;; ++r) {
       const unsigned in = (r + 1) % 2, out = r % 2;
       if (r == 0) {
-        count_first_kernel<<<grid(s1 - s0, T), T, 0, stream>>>(start_.data(), end_.data(), s0, s1, bucket_mask,
-                                                                cnt_[in].data(), off_[in].data(), cnt_[out].data());
+        count_first_kernel<<<grid(s1 - s0, T), T, 0, stream>>>(start_.data(), end_.data(), s0, s1,
+                                                               bucket_mask, cnt_[in].data(), off_[in].data(),
+                                                               cnt_[out].data());
       } else {
         count_kernel<<<grid(s1 - s0, T), T, 0, stream>>>(cnt_[in].data(), s0, s1, cnt_[out].data());
       }
@@ -44,10 +46,10 @@ status device_msm<Group>::accumulate_affine(std::size_t count, unsigned c, unsig
       CUZK_CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp_c_.data(), temp_bytes, cnt_[out].data() + s0,
                                                   off_[out].data() + s0, static_cast<int>(s1 - s0), stream));
       uint32_t last[2];
-      CUZK_CUDA_TRY(cudaMemcpyAsync(&last[0], off_[out].data() + s1 - 1, sizeof(uint32_t), cudaMemcpyDeviceToHost,
-                                    stream));
-      CUZK_CUDA_TRY(cudaMemcpyAsync(&last[1], cnt_[out].data() + s1 - 1, sizeof(uint32_t), cudaMemcpyDeviceToHost,
-                                    stream));
+      CUZK_CUDA_TRY(cudaMemcpyAsync(&last[0], off_[out].data() + s1 - 1, sizeof(uint32_t),
+                                    cudaMemcpyDeviceToHost, stream));
+      CUZK_CUDA_TRY(cudaMemcpyAsync(&last[1], cnt_[out].data() + s1 - 1, sizeof(uint32_t),
+                                    cudaMemcpyDeviceToHost, stream));
       CUZK_CUDA_TRY(cudaStreamSynchronize(stream));
       const uint32_t total_out = last[0] + last[1];
       if (total_out == 0) break;
@@ -61,30 +63,42 @@ status device_msm<Group>::accumulate_affine(std::size_t count, unsigned c, unsig
             cnt_[out].data(), off_[out].data(), okey_[out].data());
       } else {
         keys_kernel<<<grid(total_in, T), T, 0, stream>>>(okey_[in].data(), 0, total_in, off_[in].data(),
-                                                         cnt_[out].data(), off_[out].data(), okey_[out].data());
+                                                         cnt_[out].data(), off_[out].data(),
+                                                         okey_[out].data());
       }
       CUZK_CUDA_TRY(cudaGetLastError());
 
-      round_view<A> view{cnt_[in].data(), off_[in].data(), cnt_[out].data(), off_[out].data(), okey_[out].data(),
-                         total_out, c, reinterpret_cast<A*>(buf_[out].data()), buckets};
+      round_view<A> view{cnt_[in].data(),
+                         off_[in].data(),
+                         cnt_[out].data(),
+                         off_[out].data(),
+                         okey_[out].data(),
+                         total_out,
+                         c,
+                         reinterpret_cast<A*>(buf_[out].data()),
+                         buckets};
       // Enough threads to fill the GPU, each with as many pairs as that allows (up to 64).
       const uint32_t per = std::clamp<uint32_t>(total_out >> 17, 4, 64);
       const uint32_t threads = (total_out + per - 1) / per;
       auto launch = [&](auto src) -> status {
         using S = decltype(src);
         constexpr bool first = std::is_same_v<S, round_source<A, true>>;
-        forward_kernel<A, first><<<grid(threads, 256), 256, 0, stream>>>(src, view, per, threads, prefix, totals);
+        forward_kernel<A, first>
+            <<<grid(threads, 256), 256, 0, stream>>>(src, view, per, threads, prefix, totals);
         CUZK_CUDA_TRY(cudaGetLastError());
-        invert_kernel<F><<<grid((threads + invert_batch - 1) / invert_batch, 128), 128, 0, stream>>>(totals, threads);
+        invert_kernel<F>
+            <<<grid((threads + invert_batch - 1) / invert_batch, 128), 128, 0, stream>>>(totals, threads);
         CUZK_CUDA_TRY(cudaGetLastError());
-        backward_kernel<A, first><<<grid(threads, 256), 256, 0, stream>>>(src, view, per, threads, prefix, totals);
+        backward_kernel<A, first>
+            <<<grid(threads, 256), 256, 0, stream>>>(src, view, per, threads, prefix, totals);
         CUZK_CUDA_TRY(cudaGetLastError());
         return status::ok();
       };
       if (r == 0) {
         CUZK_TRY(launch(round_source<A, true>{reinterpret_cast<const A*>(points_.data()), ch.vals, nullptr}));
       } else {
-        CUZK_TRY(launch(round_source<A, false>{nullptr, nullptr, reinterpret_cast<const A*>(buf_[in].data())}));
+        CUZK_TRY(
+            launch(round_source<A, false>{nullptr, nullptr, reinterpret_cast<const A*>(buf_[in].data())}));
       }
       total_in = total_out;
     }
@@ -95,22 +109,26 @@ status device_msm<Group>::accumulate_affine(std::size_t count, unsigned c, unsig
 // Chunk k's work items per slot, their first item, and (to pinned host memory) the item count and
 // the most items of one slot. On the prep stream, after the chunk's bounds.
 template <class Group>
-status device_msm<Group>::plan_xyzz(unsigned k, unsigned c, uint32_t slots, const chunk& ch, cudaStream_t prep) {
+status device_msm<Group>::plan_xyzz(unsigned k, unsigned c, uint32_t slots, const chunk& ch,
+                                    cudaStream_t prep) {
   using namespace msm_detail;
   constexpr unsigned T = 256;
   const std::size_t set = std::size_t{k} * slots;
   uint32_t* parts = parts_.data() + set;
   uint32_t* offs = offs_.data() + set;
   uint32_t* misc = misc_.data() + 3 * std::size_t{k};
-  parts_kernel<<<grid(slots, T), T, 0, prep>>>(start_.data() + set, end_.data() + set, slots, (1u << c) - 1, ch.part,
-                                               parts);
+  parts_kernel<<<grid(slots, T), T, 0, prep>>>(start_.data() + set, end_.data() + set, slots, (1u << c) - 1,
+                                               ch.part, parts);
   CUZK_CUDA_TRY(cudaGetLastError());
   std::size_t temp_bytes = temp_.size();
-  CUZK_CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp_.data(), temp_bytes, parts, offs, static_cast<int>(slots), prep));
+  CUZK_CUDA_TRY(
+      cub::DeviceScan::ExclusiveSum(temp_.data(), temp_bytes, parts, offs, static_cast<int>(slots), prep));
   temp_bytes = temp_.size();
-  CUZK_CUDA_TRY(cub::DeviceReduce::Max(temp_.data(), temp_bytes, parts, misc + 2, static_cast<int>(slots), prep));
+  CUZK_CUDA_TRY(
+      cub::DeviceReduce::Max(temp_.data(), temp_bytes, parts, misc + 2, static_cast<int>(slots), prep));
   CUZK_CUDA_TRY(cudaMemcpyAsync(misc, offs + slots - 1, sizeof(uint32_t), cudaMemcpyDeviceToDevice, prep));
-  CUZK_CUDA_TRY(cudaMemcpyAsync(misc + 1, parts + slots - 1, sizeof(uint32_t), cudaMemcpyDeviceToDevice, prep));
+  CUZK_CUDA_TRY(
+      cudaMemcpyAsync(misc + 1, parts + slots - 1, sizeof(uint32_t), cudaMemcpyDeviceToDevice, prep));
   CUZK_CUDA_TRY(cudaMemcpyAsync(plan_host_.data() + 3 * std::size_t{k}, misc, 3 * sizeof(uint32_t),
                                 cudaMemcpyDeviceToHost, prep));
   return status::ok();
@@ -119,8 +137,8 @@ status device_msm<Group>::plan_xyzz(unsigned k, unsigned c, uint32_t slots, cons
 // Chunk k's additions into bucket_x_ on `stream`: items, their order by length, the runs (the
 // first chunk from infinity, later ones from the sums already there), merges, scatter. G1 only.
 template <class Group>
-status device_msm<Group>::accumulate_xyzz(unsigned k, unsigned c, uint32_t slots, const chunk& ch, unsigned& rounds,
-                                          cudaStream_t stream) {
+status device_msm<Group>::accumulate_xyzz(unsigned k, unsigned c, uint32_t slots, const chunk& ch,
+                                          unsigned& rounds, cudaStream_t stream) {
   if constexpr (!std::is_same_v<typename Group::field, typename Group::curve::fq>) {
     (void)k, (void)c, (void)slots, (void)ch, (void)rounds, (void)stream;
     return status(errc::internal, "gpu::device_msm: the XYZZ accumulation is G1 only");
@@ -149,19 +167,20 @@ status device_msm<Group>::accumulate_xyzz(unsigned k, unsigned c, uint32_t slots
     cub::DoubleBuffer<uint32_t> lk(item_len_[0].data(), item_len_[1].data());
     cub::DoubleBuffer<uint32_t> lv(item_ord_[0].data(), item_ord_[1].data());
     std::size_t temp_bytes = temp_c_.size();
-    CUZK_CUDA_TRY(cub::DeviceRadixSort::SortPairsDescending(temp_c_.data(), temp_bytes, lk, lv,
-                                                            static_cast<int>(items), 0,
-                                                            static_cast<int>(std::bit_width(ch.part)), stream));
+    CUZK_CUDA_TRY(
+        cub::DeviceRadixSort::SortPairsDescending(temp_c_.data(), temp_bytes, lk, lv, static_cast<int>(items),
+                                                  0, static_cast<int>(std::bit_width(ch.part)), stream));
     X* partial = reinterpret_cast<X*>(partial_.data());
     X* buckets = reinterpret_cast<X*>(bucket_x_.data());
     constexpr unsigned TA = 128;
     accumulate_kernel<A, X><<<grid(items, TA), TA, 0, stream>>>(
-        reinterpret_cast<const A*>(points_.data()), ch.vals, item_slot_.data(), start, end, offs, parts, lv.Current(),
-        ch.part, items, c, k > 0, partial, buckets);
+        reinterpret_cast<const A*>(points_.data()), ch.vals, item_slot_.data(), start, end, offs, parts,
+        lv.Current(), ch.part, items, c, k > 0, partial, buckets);
     CUZK_CUDA_TRY(cudaGetLastError());
     unsigned r = 0;
     for (; (1u << r) < max_parts; ++r) {
-      merge_kernel<X><<<grid(items, 128), 128, 0, stream>>>(partial, item_slot_.data(), offs, parts, items, r);
+      merge_kernel<X>
+          <<<grid(items, 128), 128, 0, stream>>>(partial, item_slot_.data(), offs, parts, items, r);
       CUZK_CUDA_TRY(cudaGetLastError());
     }
     rounds += r;

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "ec/scalar_mul.hpp"
+#include "gpu/groth16/abc_device.hpp"
 #include "gpu/groth16/gpu_prover.hpp"
 #include "gpu/groth16/gpu_proving_key.hpp"
 #include "gpu/groth16/h_scalars.hpp"
@@ -45,7 +46,7 @@ inline result<double> event_ms(const cuda_event& from, const cuda_event& to) {
 
 template <class Curve>
 result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const groth16::proving_key_view<Curve>& pk,
-                                                              int device) {
+                                                              int device, gpu_key_options options) {
   using fr = typename Curve::fr;
   using repr = typename fr::repr;
   using detail::take;
@@ -57,6 +58,7 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const groth16::pro
 
   auto st = std::make_unique<detail::gpu_key_state<Curve>>();
   st->device = device;
+  st->synthesis = options.synthesis;
   st->n_vars = pk.n_vars;
   st->n_public = pk.n_public;
   st->domain_size = pk.domain_size;
@@ -68,9 +70,22 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const groth16::pro
   CUZK_TRY(take(st->msm_h, msm_g1<Curve>::create(pk.h.data(), pk.h.size())));
   CUZK_TRY(take(st->plan, ntt_plan<fr>::create(static_cast<unsigned>(std::countr_zero(n)))));
   CUZK_TRY(take(st->abc, device_buffer<fr>::create(3 * n)));
-  CUZK_TRY(take(st->host_abc, pinned_buffer<fr>::create(3 * n)));
+  switch (options.synthesis) {
+    case synthesis_place::device: {
+      auto m = device_constraint_matrices<fr>::create(*pk.matrices);
+      if (!m) return m.error();
+      st->matrices.emplace(std::move(m).value());
+      break;
+    }
+    case synthesis_place::host_pinned:
+      CUZK_TRY(take(st->host_abc, pinned_buffer<fr>::create(3 * n)));
+      break;
+    case synthesis_place::host_pageable:
+      st->pageable_abc.resize(3 * n);
+      break;
+  }
   CUZK_TRY(take(st->host_w, pinned_buffer<repr>::create(pk.n_vars)));
-  CUZK_TRY(take(st->dev_w, device_buffer<repr>::create(pk.n_vars)));
+  CUZK_TRY(take(st->w, device_buffer<repr>::create(pk.n_vars)));
   CUZK_TRY(take(st->msm_stream, cuda_stream::create()));
   CUZK_TRY(take(st->copy_stream, cuda_stream::create()));
   CUZK_TRY(take(st->ntt_stream, cuda_stream::create()));
@@ -117,7 +132,7 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
   t = {};
   const std::size_t n = st.domain_size, n_vars = st.n_vars, n_public = st.n_public;
 
-  // The witness into pinned memory, so its one copy to the device runs at the line rate.
+  // The witness into pinned memory, so that its one copy to the device runs at the line rate.
   auto t0 = steady::now();
   repr* w = st.host_w.data();
   pool.parallel_for(
@@ -128,7 +143,14 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
       1 << 14);
   t.witness_ms = ms_since(t0);
 
-  // A, B1, B2 and C need only the witness: they run on the GPU while the CPU synthesizes. Each
+  // The witness to the device, once: the MSMs (and the device synthesis) read it there.
+  const cudaStream_t cs = st.copy_stream.get(), ns = st.ntt_stream.get();
+  auto& events = st.events;
+  CUZK_TRY(events[ev::w_begin].record(cs));
+  CUZK_CUDA_TRY(cudaMemcpyAsync(st.w.data(), w, n_vars * sizeof(repr), cudaMemcpyHostToDevice, cs));
+  CUZK_TRY(events[ev::w_end].record(cs));
+
+  // A, B1, B2 and C need only the witness: they run on the GPU while a, b, c are synthesized. Each
   // run waits for its own result, hence the thread. (Each writes only its own fields of `t`.)
   struct {
     status err = status::ok();
@@ -139,12 +161,8 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
     w_sums.err = [&]() -> status {
       CUZK_CUDA_TRY(cudaSetDevice(st.device));
       const cudaStream_t ms_stream = st.msm_stream.get();
-      // One copy of the witness; every MSM below reads it in place (queued after the copy).
-      CUZK_TRY(st.events[ev::w_begin].record(ms_stream));
-      CUZK_CUDA_TRY(
-          cudaMemcpyAsync(st.dev_w.data(), w, n_vars * sizeof(repr), cudaMemcpyHostToDevice, ms_stream));
-      CUZK_TRY(st.events[ev::w_end].record(ms_stream));
-      const repr* dw = st.dev_w.data();
+      CUZK_CUDA_TRY(cudaStreamWaitEvent(ms_stream, events[ev::w_end].get(), 0));
+      const repr* dw = st.w.data();
       auto run = [&](auto& m, const repr* scalars, std::size_t count, auto& out, double& ms) -> status {
         const auto t1 = steady::now();
         auto sum = m.run_device(scalars, count, nullptr, ms_stream);
@@ -160,26 +178,37 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
     }();
   });
 
-  t0 = steady::now();
-  fr* host_a = st.host_abc.data();
-  CUZK_TRY(synth::evaluate_abc<fr>(*pk.matrices, witness, {host_a, n}, {host_a + n, n}, {host_a + 2 * n, n},
-                                   pool));
-  t.synthesis_ms = ms_since(t0);
-
-  // a, b, c to the device on the copy stream; each vector's transforms start as soon as it is
-  // there. Inverse NTT natural -> bit-reversed with 1/n, forward on the odd coset bit-reversed ->
-  // natural: evaluations at shift * omega^j in natural order, as poly::compute_h leaves them.
-  const cudaStream_t cs = st.copy_stream.get(), ns = st.ntt_stream.get();
-  auto& events = st.events;
+  // a, b, c. On the device: the synthesis kernel reads the device witness and writes a | b | c
+  // in place. On the host: CPU threads fill the host buffer, then the copy stream moves one
+  // vector at a time and each vector's transforms start as soon as it is there.
   fr* d = st.abc.data();
-  CUZK_TRY(events[ev::copy_begin].record(cs));
-  for (unsigned k = 0; k < 3; ++k) {
-    CUZK_CUDA_TRY(cudaMemcpyAsync(d + k * n, host_a + k * n, n * sizeof(fr), cudaMemcpyHostToDevice, cs));
-    CUZK_TRY(events[ev::copy_a + k].record(cs));
+  const bool on_device = st.synthesis == synthesis_place::device;
+  t.synthesis_on_device = on_device;
+  t0 = steady::now();
+  if (on_device) {
+    CUZK_CUDA_TRY(cudaStreamWaitEvent(ns, events[ev::w_end].get(), 0));
+    CUZK_TRY(st.matrices->evaluate(st.w.data(), d, d + n, d + 2 * n, n, ns));
+    CUZK_TRY(events[ev::synth_end].record(ns));
+    CUZK_TRY(events[ev::ntt_begin].record(ns));
+  } else {
+    fr* host_a = st.synthesis == synthesis_place::host_pinned ? st.host_abc.data() : st.pageable_abc.data();
+    CUZK_TRY(synth::evaluate_abc<fr>(*pk.matrices, witness, {host_a, n}, {host_a + n, n}, {host_a + 2 * n, n},
+                                     pool));
+    t.synthesis_ms = ms_since(t0);
+    CUZK_TRY(events[ev::copy_begin].record(cs));
+    for (unsigned k = 0; k < 3; ++k) {
+      CUZK_CUDA_TRY(
+          cudaMemcpyAsync(d + k * n, host_a + k * n, n * sizeof(fr), cudaMemcpyHostToDevice, cs));
+      CUZK_TRY(events[ev::copy_a + k].record(cs));
+    }
   }
+  // Inverse NTT natural -> bit-reversed with 1/n, forward on the odd coset bit-reversed ->
+  // natural: evaluations at shift * omega^j in natural order, as poly::compute_h leaves them.
   for (unsigned k = 0; k < 3; ++k) {
-    CUZK_CUDA_TRY(cudaStreamWaitEvent(ns, events[ev::copy_a + k].get(), 0));
-    if (k == 0) CUZK_TRY(events[ev::ntt_begin].record(ns));
+    if (!on_device) {
+      CUZK_CUDA_TRY(cudaStreamWaitEvent(ns, events[ev::copy_a + k].get(), 0));
+      if (k == 0) CUZK_TRY(events[ev::ntt_begin].record(ns));
+    }
     CUZK_TRY(
         st.plan.run(d + k * n, ntt_direction::inverse, ntt_order::natural_to_bitrev, ntt_domain::plain, ns));
     CUZK_TRY(
@@ -188,10 +217,23 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
   repr* d_h = reinterpret_cast<repr*>(d);  // h overwrites a
   CUZK_TRY(h_scalars<fr>(d, d + n, d + 2 * n, d_h, n, ns));
   CUZK_TRY(events[ev::ntt_end].record(ns));
-  t.h2d_bytes = static_cast<double>(3 * n * sizeof(fr));
-  auto span_ms = detail::event_ms(events[ev::copy_begin], events[ev::copy_c]);
+  CUZK_TRY(st.ntt_stream.synchronize());
+  auto span_ms = detail::event_ms(events[ev::w_begin], events[ev::w_end]);
   if (!span_ms) return span_ms.error();
-  t.h2d_ms = *span_ms;
+  t.witness_h2d_ms = *span_ms;
+  if (on_device) {
+    // The copy the synthesis waited for is the witness's.
+    t.h2d_bytes = static_cast<double>(n_vars * sizeof(repr));
+    t.h2d_ms = t.witness_h2d_ms;
+    span_ms = detail::event_ms(events[ev::w_end], events[ev::synth_end]);
+    if (!span_ms) return span_ms.error();
+    t.synthesis_ms = *span_ms;
+  } else {
+    t.h2d_bytes = static_cast<double>(3 * n * sizeof(fr));
+    span_ms = detail::event_ms(events[ev::copy_begin], events[ev::copy_c]);
+    if (!span_ms) return span_ms.error();
+    t.h2d_ms = *span_ms;
+  }
   span_ms = detail::event_ms(events[ev::ntt_begin], events[ev::ntt_end]);
   if (!span_ms) return span_ms.error();
   t.ntt_ms = *span_ms;
@@ -206,9 +248,6 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
   msm_thread.join();
   t.msm_wait_ms = ms_since(t0);
   if (!w_sums.err.is_ok()) return w_sums.err;
-  span_ms = detail::event_ms(events[ev::w_begin], events[ev::w_end]);
-  if (!span_ms) return span_ms.error();
-  t.witness_h2d_ms = *span_ms;
 
   // Assembly with the CPU prover's own code, from the same five sums.
   t0 = steady::now();

@@ -2,12 +2,15 @@
 // for bit, for the same witness, r and s.
 //
 // The steps and where they run (prover.hpp has the formulas):
-//   CPU   witness -> pinned buffer; synthesis a = A w, b = B w, c = a∘b into pinned buffers
+//   CPU   witness -> pinned buffer
 //   GPU   the witness copied to the device once; MSMs A, B1, B2 (G2; all nVars signals) and C
 //         (signals nPublic+1..nVars-1) read it there, in that order on a thread of their own,
 //         started before synthesis: they need only the witness
-//   GPU   a, b, c copied on the copy stream, one vector at a time; on the NTT stream, as each
-//         arrives: inverse NTT natural -> bit-reversed, forward odd-coset NTT bit-reversed ->
+//   GPU   synthesis a = A w, b = B w, c = a∘b (the key's synthesis_place: by default on the
+//         device from the same device witness, abc_device.hpp; or on CPU threads into pinned (or,
+//         to measure the difference, pageable) buffers, then a, b, c copied on the copy stream,
+//         one vector at a time)
+//   GPU   on the NTT stream, as each vector is there: inverse NTT natural -> bit-reversed, forward odd-coset NTT bit-reversed ->
 //         natural (no permutation pass; the coset factor g^i is applied at bit-reversed positions
 //         inside the first pass), then h = a b - c out of Montgomery form (h_scalars.hpp)
 //   GPU   MSM H, on the h the NTT stream left in device memory
@@ -35,9 +38,10 @@ namespace cuzk::gpu {
 // (synchronous) run; CPU phases are host clocks. Phases overlap (A, B1, B2, C with synthesis and
 // with whatever of the NTTs and the H MSM they outlast), so they do not add up to `total_ms`.
 struct gpu_phase_timings {
-  double witness_ms = 0;    // witness -> pinned buffer
-  double synthesis_ms = 0;  // a, b, c on the CPU
-  double h2d_ms = 0;        // a, b, c host -> device (copy stream, first copy to last)
+  bool synthesis_on_device = false;  // the key's synthesis_place is device
+  double witness_ms = 0;             // witness -> pinned buffer
+  double synthesis_ms = 0;           // a, b, c: CPU clock on the host, CUDA events on the device
+  double h2d_ms = 0;  // a, b, c host -> device (with synthesis on the device: the witness copy)
   double h2d_bytes = 0;
   double ntt_ms = 0;      // six NTTs and the h kernel (from the first NTT)
   double witness_h2d_ms = 0;  // the witness pinned host -> device, once for A, B1, B2, C

@@ -6,6 +6,8 @@
 //  - synthetic circuits with development keys: 2^10 (dense and mostly-0/1 witness), 2^16, and a
 //    constraint count that is not a power of two less two (padding rows in the domain, unused
 //    signals whose key points are at infinity);
+//  - 1, 2, 3, 255, 256, 257, 1024 and 1025 constraints;
+//  - synthesis on the device, and on the host into pinned and into pageable buffers;
 //  - r = s = 0 and random r, s, several proofs per key (the key's buffers and MSM scratch are
 //    reused, so a stale value from the previous proof would show);
 //  - 1000 proofs in a loop on one key: every proof equal to the CPU's, device memory
@@ -64,14 +66,16 @@ std::string fixture(const std::string& circuit, const std::string& file) {
   return dir + file;
 }
 
-// Proves `rounds` times on one GPU key (r = s = 0 first, then random) and compares each proof with
-// the CPU prover's for the same r and s; every GPU proof must verify.
+// Proves `rounds` times on one GPU key synthesizing at `place` (r = s = 0 first, then random) and
+// compares each proof with the CPU prover's for the same r and s; every GPU proof must verify.
 template <class C>
-void expect_same_proofs(const groth16::proving_key_view<C>& pk, std::span<const typename C::fr::repr> w,
-                        const formats::verification_key<C>& vk, uint64_t seed, int rounds = 3) {
+void expect_same_proofs_with(const groth16::proving_key_view<C>& pk, std::span<const typename C::fr::repr> w,
+                             const formats::verification_key<C>& vk, uint64_t seed, int rounds,
+                             synthesis_place place) {
   using Fr = typename C::fr;
-  auto gk = gpu_proving_key<C>::create(pk);
+  auto gk = gpu_proving_key<C>::create(pk, 0, gpu_key_options{place});
   ASSERT_TRUE(gk.is_ok()) << gk.error().to_string();
+  ASSERT_EQ(gk->synthesis(), place);
   const auto publics = groth16::public_signals_of<C>(w, pk.n_public);
   std::mt19937_64 rng(seed);
   for (int i = 0; i < rounds; ++i) {
@@ -87,6 +91,18 @@ void expect_same_proofs(const groth16::proving_key_view<C>& pk, std::span<const 
     const status v = groth16::verify<C>(vk, publics, *gpu);
     EXPECT_TRUE(v.is_ok()) << v.to_string();
     EXPECT_GT(t.total_ms, 0.0);
+    EXPECT_EQ(t.synthesis_on_device, place == synthesis_place::device);
+  }
+}
+
+// The same for each synthesis place.
+template <class C>
+void expect_same_proofs(const groth16::proving_key_view<C>& pk, std::span<const typename C::fr::repr> w,
+                        const formats::verification_key<C>& vk, uint64_t seed, int rounds = 3) {
+  for (const synthesis_place place :
+       {synthesis_place::device, synthesis_place::host_pinned, synthesis_place::host_pageable}) {
+    SCOPED_TRACE(std::string("synthesis ") + synthesis_place_name(place));
+    expect_same_proofs_with<C>(pk, w, vk, seed, rounds, place);
   }
 }
 
@@ -177,6 +193,22 @@ TYPED_TEST(gpu_prover_test, non_power_of_two_constraint_count) {
   auto key = make_dev_key<TypeParam>(cs);
   ASSERT_TRUE(key.has_value());
   expect_same_proofs<TypeParam>(key->pk.view(), circuit.witness, key->dk.vk, 5);
+}
+
+// The sizes where off-by-one errors live: 1, 2, 3 constraints (domains of 4 with the public-input
+// rows), either side of 256 and of 1024, each with the first signals of a larger circuit.
+TYPED_TEST(gpu_prover_test, edge_constraint_counts) {
+  CUZK_REQUIRE_GPU();
+  using Fr = typename TypeParam::fr;
+  const auto circuit = synth::make_synthetic_circuit<Fr>(11, synth::witness_kind::dense, 17);
+  for (const std::size_t m : {1, 2, 3, 255, 256, 257, 1024, 1025}) {
+    SCOPED_TRACE(std::to_string(m) + " constraints");
+    const auto cs = first_constraints(circuit.cs, m);
+    ASSERT_TRUE(cs.is_satisfied(circuit.witness));
+    auto key = make_dev_key<TypeParam>(cs);
+    ASSERT_TRUE(key.has_value());
+    expect_same_proofs<TypeParam>(key->pk.view(), circuit.witness, key->dk.vk, m, 2);
+  }
 }
 
 TYPED_TEST(gpu_prover_test, rejects_mismatched_inputs) {

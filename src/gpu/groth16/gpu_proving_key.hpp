@@ -3,10 +3,13 @@
 // What lives on the device: the zkey's A, B1, C and H points, each behind its own G1 MSM object,
 // and its B2 points behind a G2 MSM object (msm.hpp: the points plus that MSM's scratch, which
 // grows on the first proof and is then reused), the NTT plan of the domain (twiddles, 2n
-// elements), and the a | b | c work vectors (3n elements; h overwrites a). What lives in pinned
-// host memory: the synthesis output a, b, c, the witness, and the H scalars' staging area, so
-// every copy runs at the line rate (pinned_buffer.hpp says why these are allocated here, once,
-// and not per proof). The constraint matrices stay in the CPU proving key: synthesis is CPU work.
+// elements), the a | b | c work vectors (3n elements; h overwrites a) and, with synthesis on the
+// device (the default, abc_device.hpp says why), the constraint matrices A and B and a copy of
+// the witness. What lives in pinned host memory: the witness and the H scalars' staging area,
+// and with synthesis on the host its output a, b, c, so every copy runs at the line rate
+// (pinned_buffer.hpp says why these are allocated here, once, and not per proof).
+// synthesis_place::host_pageable synthesizes into ordinary pageable memory instead: it exists to
+// measure what pinned memory buys, not for production.
 //
 // The per-proof buffers and the MSM objects' scratch are mutable state: a key serves one proof
 // at a time (gpu_prove takes the key's mutex), which is also what fills one GPU. Several keys,
@@ -14,7 +17,8 @@
 //
 // Memory: with P the G1 affine size (64 bytes on BN254, 96 on BLS12-381), about
 // P (3 nVars + n) + 2P nVars for the points (G2 affine points are twice as large), 96 n for
-// a | b | c, 64 n for the twiddles, and the scratch of each of the five MSMs (sort keys, buckets,
+// a | b | c, 64 n for the twiddles, 36 bytes per matrix entry plus 8 per row and 32 nVars for
+// the witness with synthesis on the device, and the scratch of each of the five MSMs (sort keys, buckets,
 // the affine rounds' ping-pong point buffers, which for G2 are of G2 points). Each MSM object
 // keeps its own scratch, sized for its largest run: a few hundred MiB each at 2^20, up to
 // several GiB each at 2^24, so at the largest domains the five together bound how many keys fit
@@ -28,19 +32,45 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <vector>
 
 #include "base/result.hpp"
 #include "curves/bls12_381_groups.hpp"
 #include "curves/bn254_groups.hpp"
 #include "gpu/cuda_event.hpp"
-#include "gpu/device_buffer.hpp"
 #include "gpu/cuda_stream.hpp"
-#include "gpu/pinned_buffer.hpp"
+#include "gpu/device_buffer.hpp"
+#include "gpu/groth16/abc_device.hpp"
 #include "gpu/msm.hpp"
 #include "gpu/ntt.hpp"
+#include "gpu/pinned_buffer.hpp"
 #include "groth16/proving_key.hpp"
 
 namespace cuzk::gpu {
+
+// Where a = A w, b = B w and c = a∘b are computed for each proof.
+enum class synthesis_place {
+  device,         // by the GPU from resident matrices (abc_device.hpp); only the witness is copied
+  host_pinned,    // by CPU threads into pinned buffers, then copied at the line rate
+  host_pageable,  // by CPU threads into pageable memory: the slow copy, kept to be measured
+};
+
+constexpr const char* synthesis_place_name(synthesis_place p) noexcept {
+  switch (p) {
+    case synthesis_place::device:
+      return "device";
+    case synthesis_place::host_pinned:
+      return "host-pinned";
+    case synthesis_place::host_pageable:
+      return "host-pageable";
+  }
+  return "?";
+}
+
+struct gpu_key_options {
+  synthesis_place synthesis = synthesis_place::device;
+};
 
 namespace detail {
 
@@ -52,19 +82,37 @@ struct gpu_key_state {
   using repr = typename fr::repr;
 
   // Events: the a, b, c copies' ends (the NTTs wait on them), and the bounds of the timed spans.
-  enum event_id : unsigned { copy_begin, copy_a, copy_b, copy_c, ntt_begin, ntt_end, w_begin, w_end, n_events };
+  // The witness copy (w_begin, w_end: the MSMs and the device synthesis wait on it); with
+  // synthesis on the host, the a, b, c copies' ends (the NTTs wait on them); with synthesis on the
+  // device, synth_end ends the synthesis kernel; and the bounds of the timed spans.
+  enum event_id : unsigned {
+    w_begin,
+    w_end,
+    copy_begin,
+    copy_a,
+    copy_b,
+    copy_c,
+    synth_end,
+    ntt_begin,
+    ntt_end,
+    n_events
+  };
 
   int device = 0;
+  synthesis_place synthesis = synthesis_place::device;
   std::size_t n_vars = 0, n_public = 0, domain_size = 0;
   std::size_t resident_bytes = 0;
   std::mutex mutex;  // one proof at a time
   msm_g1<Curve> msm_a, msm_b1, msm_c, msm_h;
   msm_g2<Curve> msm_b2;
   ntt_plan<fr> plan;
-  device_buffer<fr> abc;       // a | b | c, domain_size each
-  pinned_buffer<fr> host_abc;  // synthesis writes here
-  pinned_buffer<repr> host_w;  // the witness, copied from here once per proof ...
-  device_buffer<repr> dev_w;   // ... to here, where the A, B1, B2 and C MSMs read it
+  device_buffer<fr> abc;  // a | b | c, domain_size each
+  // synthesis_place::device: the matrices (they read `w`).
+  std::optional<device_constraint_matrices<fr>> matrices;
+  device_buffer<repr> w;         // the witness on the device: A, B1, B2, C (and device synthesis) read it
+  pinned_buffer<fr> host_abc;    // synthesis_place::host_pinned writes here
+  std::vector<fr> pageable_abc;  // synthesis_place::host_pageable writes here
+  pinned_buffer<repr> host_w;    // the witness, staged for its one copy to the device
   cuda_stream msm_stream, copy_stream, ntt_stream;
   cuda_event events[n_events];
 
@@ -80,11 +128,14 @@ struct gpu_key_state {
 template <class Curve>
 class gpu_proving_key {
  public:
-  // Uploads pk's A, B1, B2, C and H points to `device` and allocates the per-proof buffers for pk's
-  // sizes. Errors: an inconsistent key (pk.validate()), a CUDA failure (out of memory, no device).
-  static result<gpu_proving_key> create(const groth16::proving_key_view<Curve>& pk, int device = 0);
+  // Uploads pk's A, B1, B2, C and H points (and, with synthesis on the device, its constraint
+  // matrices) to `device` and allocates the per-proof buffers for pk's sizes.
+  // Errors: an inconsistent key (pk.validate()), a CUDA failure (out of memory, no device).
+  static result<gpu_proving_key> create(const groth16::proving_key_view<Curve>& pk, int device = 0,
+                                        gpu_key_options options = {});
 
   int device() const noexcept { return state_->device; }
+  synthesis_place synthesis() const noexcept { return state_->synthesis; }
   std::size_t n_vars() const noexcept { return state_->n_vars; }
   std::size_t n_public() const noexcept { return state_->n_public; }
   std::size_t domain_size() const noexcept { return state_->domain_size; }
