@@ -3,12 +3,14 @@
 // h_scalars_<curve>.cu).
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cstring>
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "ec/scalar_mul.hpp"
 #include "gpu/groth16/gpu_prover.hpp"
@@ -43,11 +45,30 @@ inline result<double> event_ms(const cuda_event& from, const cuda_event& to) {
 
 }  // namespace detail
 
+// Runs each of the key's MSMs once on zero scalars of the sizes a proof uses (A, B1, B2: nVars;
+// C: nVars - nPublic - 1; H: domainSize), so that their scratch, which depends only on the count,
+// is allocated now and not by the first proof.
+template <class Curve>
+status size_msm_scratch(detail::gpu_key_state<Curve>& st) {
+  using repr = typename Curve::fr::repr;
+  std::vector<repr> zeros(std::max(st.n_vars, st.domain_size), repr{});
+  auto stream = cuda_stream::create();
+  if (!stream) return stream.error();
+  auto run = [&](auto& m, std::size_t count) -> status {
+    auto sum = m.run(zeros.data(), count, nullptr, stream->get());
+    return sum ? status::ok() : sum.error();
+  };
+  CUZK_TRY(run(st.msm_a, st.n_vars));
+  CUZK_TRY(run(st.msm_b1, st.n_vars));
+  CUZK_TRY(run(st.msm_b2, st.n_vars));
+  CUZK_TRY(run(st.msm_c, st.n_vars - st.n_public - 1));
+  return run(st.msm_h, st.domain_size);
+}
+
 template <class Curve>
 result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const groth16::proving_key_view<Curve>& pk,
-                                                              int device) {
+                                                              int device, gpu_key_options options) {
   using fr = typename Curve::fr;
-  using repr = typename fr::repr;
   using detail::take;
   CUZK_TRY(pk.validate());
   CUZK_CUDA_TRY(cudaSetDevice(device));
@@ -60,6 +81,7 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const groth16::pro
   st->n_vars = pk.n_vars;
   st->n_public = pk.n_public;
   st->domain_size = pk.domain_size;
+  st->kernel_lock = options.kernel_lock ? std::move(options.kernel_lock) : std::make_shared<std::mutex>();
   const std::size_t n = pk.domain_size;
   CUZK_TRY(take(st->msm_a, msm_g1<Curve>::create(pk.a.data(), pk.a.size())));
   CUZK_TRY(take(st->msm_b1, msm_g1<Curve>::create(pk.b1.data(), pk.b1.size())));
@@ -67,14 +89,13 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const groth16::pro
   CUZK_TRY(take(st->msm_c, msm_g1<Curve>::create(pk.c.data(), pk.c.size())));
   CUZK_TRY(take(st->msm_h, msm_g1<Curve>::create(pk.h.data(), pk.h.size())));
   CUZK_TRY(take(st->plan, ntt_plan<fr>::create(static_cast<unsigned>(std::countr_zero(n)))));
-  CUZK_TRY(take(st->abc, device_buffer<fr>::create(3 * n)));
-  CUZK_TRY(take(st->host_abc, pinned_buffer<fr>::create(3 * n)));
-  CUZK_TRY(take(st->host_w, pinned_buffer<repr>::create(pk.n_vars)));
-  CUZK_TRY(take(st->host_h, pinned_buffer<repr>::create(n)));
-  CUZK_TRY(take(st->msm_stream, cuda_stream::create()));
-  CUZK_TRY(take(st->copy_stream, cuda_stream::create()));
-  CUZK_TRY(take(st->ntt_stream, cuda_stream::create()));
-  for (auto& ev : st->events) CUZK_TRY(take(ev, cuda_event::create()));
+  if (options.scratch == key_scratch::at_creation) CUZK_TRY(size_msm_scratch(*st));
+  if (options.workspace == key_workspace::own) {
+    auto ws = gpu_workspace<Curve>::create(device);
+    if (!ws) return ws.error();
+    st->own = std::make_unique<gpu_workspace<Curve>>(std::move(ws).value());
+    CUZK_TRY(st->own->reserve(pk.n_vars, n));
+  }
   CUZK_CUDA_TRY(cudaDeviceSynchronize());
   CUZK_CUDA_TRY(cudaMemGetInfo(&free_after, &total));
   st->resident_bytes = free_before > free_after ? free_before - free_after : 0;
@@ -85,7 +106,7 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const groth16::pro
 }
 
 template <class Curve>
-result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
+result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk, gpu_workspace<Curve>& ws,
                                         const groth16::proving_key_view<Curve>& pk,
                                         std::span<const typename Curve::fr::repr> witness,
                                         const typename Curve::fr& r, const typename Curve::fr& s,
@@ -94,7 +115,7 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
   using repr = typename fr::repr;
   using detail::ms_since;
   using detail::steady;
-  using ev = typename detail::gpu_key_state<Curve>::event_id;
+  using ev = typename gpu_workspace<Curve>::event_id;
   const auto t_start = steady::now();
 
   CUZK_TRY(pk.validate());
@@ -109,17 +130,22 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
     return status(errc::invalid_argument,
                   "witness: length: expected the key's nVars = " + std::to_string(pk.n_vars) + ", found " +
                       std::to_string(witness.size()));
+  if (ws.device() != st.device)
+    return status(errc::invalid_argument, "gpu_prove: workspace: expected one on the key's device " +
+                                              std::to_string(st.device) + ", found device " +
+                                              std::to_string(ws.device()));
 
-  std::lock_guard lock(st.mutex);
   CUZK_CUDA_TRY(cudaSetDevice(st.device));
   gpu_phase_timings local;
   gpu_phase_timings& t = timings != nullptr ? *timings : local;
   t = {};
   const std::size_t n = st.domain_size, n_vars = st.n_vars, n_public = st.n_public;
+  CUZK_TRY(ws.reserve(n_vars, n));
+  std::mutex& kernels = *st.kernel_lock;
 
   // The witness into pinned memory, so the MSMs' scalar copies run at the line rate.
   auto t0 = steady::now();
-  repr* w = st.host_w.data();
+  repr* w = ws.host_w();
   pool.parallel_for(
       n_vars,
       [&](std::size_t lo, std::size_t hi) {
@@ -129,81 +155,109 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
   t.witness_ms = ms_since(t0);
 
   // A, B1, B2 and C need only the witness: they run on the GPU while the CPU synthesizes. Each
-  // run waits for its own result, hence the thread. (Each writes only its own fields of `t`.)
+  // run waits for its own result, hence the thread. (It writes only its own fields: the MSMs',
+  // and its share of the lock times, added to `t` after the join.)
   struct {
     status err = status::ok();
     g1<Curve> a, b1, c;
     g2<Curve> b2;
+    double lock_wait_ms = 0, lock_held_ms = 0;
   } w_sums;
   std::jthread msm_thread([&] {
     w_sums.err = [&]() -> status {
       CUZK_CUDA_TRY(cudaSetDevice(st.device));
+      const auto tw = steady::now();
+      std::lock_guard lock(kernels);
+      const auto th = steady::now();
+      w_sums.lock_wait_ms = std::chrono::duration<double, std::milli>(th - tw).count();
       auto run = [&](auto& m, const repr* scalars, std::size_t count, auto& out, double& ms) -> status {
         const auto t1 = steady::now();
-        auto sum = m.run(scalars, count, nullptr, st.msm_stream.get());
+        auto sum = m.run(scalars, count, nullptr, ws.msm_stream());
         if (!sum) return sum.error();
         out = *sum;
         ms = ms_since(t1);
         return status::ok();
       };
-      CUZK_TRY(run(st.msm_a, w, n_vars, w_sums.a, t.msm_a_ms));
-      CUZK_TRY(run(st.msm_b1, w, n_vars, w_sums.b1, t.msm_b1_ms));
-      CUZK_TRY(run(st.msm_b2, w, n_vars, w_sums.b2, t.msm_b2_ms));
-      return run(st.msm_c, w + n_public + 1, n_vars - n_public - 1, w_sums.c, t.msm_c_ms);
+      status st_run = run(st.msm_a, w, n_vars, w_sums.a, t.msm_a_ms);
+      if (st_run) st_run = run(st.msm_b1, w, n_vars, w_sums.b1, t.msm_b1_ms);
+      if (st_run) st_run = run(st.msm_b2, w, n_vars, w_sums.b2, t.msm_b2_ms);
+      if (st_run) st_run = run(st.msm_c, w + n_public + 1, n_vars - n_public - 1, w_sums.c, t.msm_c_ms);
+      w_sums.lock_held_ms = ms_since(th);
+      return st_run;
     }();
   });
 
   t0 = steady::now();
-  fr* host_a = st.host_abc.data();
+  fr* host_a = ws.host_abc();
   CUZK_TRY(synth::evaluate_abc<fr>(*pk.matrices, witness, {host_a, n}, {host_a + n, n}, {host_a + 2 * n, n},
                                    pool));
   t.synthesis_ms = ms_since(t0);
 
-  // a, b, c to the device on the copy stream; each vector's transforms start as soon as it is
-  // there. Inverse NTT natural -> bit-reversed with 1/n, forward on the odd coset bit-reversed ->
-  // natural: evaluations at shift * omega^j in natural order, as poly::compute_h leaves them.
-  const cudaStream_t cs = st.copy_stream.get(), ns = st.ntt_stream.get();
-  auto& events = st.events;
-  fr* d = st.abc.data();
-  CUZK_TRY(events[ev::copy_begin].record(cs));
+  // a, b, c to the device on the copy stream, before the lock: the copy engine moves them while
+  // another proof's kernels run. Then, under the lock, each vector's transforms start as soon as
+  // it is there. Inverse NTT natural -> bit-reversed with 1/n, forward on the odd coset
+  // bit-reversed -> natural: evaluations at shift * omega^j in natural order, as poly::compute_h
+  // leaves them.
+  const cudaStream_t cs = ws.copy_stream(), ns = ws.ntt_stream();
+  fr* d = ws.abc();
+  CUZK_TRY(ws.event(ev::copy_begin).record(cs));
   for (unsigned k = 0; k < 3; ++k) {
     CUZK_CUDA_TRY(cudaMemcpyAsync(d + k * n, host_a + k * n, n * sizeof(fr), cudaMemcpyHostToDevice, cs));
-    CUZK_TRY(events[ev::copy_a + k].record(cs));
+    CUZK_TRY(ws.event(static_cast<ev>(ev::copy_a + k)).record(cs));
   }
-  for (unsigned k = 0; k < 3; ++k) {
-    CUZK_CUDA_TRY(cudaStreamWaitEvent(ns, events[ev::copy_a + k].get(), 0));
-    if (k == 0) CUZK_TRY(events[ev::ntt_begin].record(ns));
-    CUZK_TRY(
-        st.plan.run(d + k * n, ntt_direction::inverse, ntt_order::natural_to_bitrev, ntt_domain::plain, ns));
-    CUZK_TRY(
-        st.plan.run(d + k * n, ntt_direction::forward, ntt_order::bitrev_to_natural, ntt_domain::coset, ns));
+  result<g1<Curve>> h_sum = status(errc::internal, "gpu_prove: the H MSM did not run");
+  {
+    const auto tw = steady::now();
+    std::lock_guard lock(kernels);
+    const auto th = steady::now();
+    t.lock_wait_ms = std::chrono::duration<double, std::milli>(th - tw).count();
+    const status staged = [&]() -> status {
+      for (unsigned k = 0; k < 3; ++k) {
+        CUZK_CUDA_TRY(cudaStreamWaitEvent(ns, ws.event(static_cast<ev>(ev::copy_a + k)).get(), 0));
+        if (k == 0) CUZK_TRY(ws.event(ev::ntt_begin).record(ns));
+        CUZK_TRY(st.plan.run(d + k * n, ntt_direction::inverse, ntt_order::natural_to_bitrev, ntt_domain::plain,
+                             ns));
+        CUZK_TRY(st.plan.run(d + k * n, ntt_direction::forward, ntt_order::bitrev_to_natural, ntt_domain::coset,
+                             ns));
+      }
+      repr* d_h = reinterpret_cast<repr*>(d);  // h overwrites a
+      CUZK_TRY(h_scalars<fr>(d, d + n, d + 2 * n, d_h, n, ns));
+      CUZK_TRY(ws.event(ev::ntt_end).record(ns));
+      CUZK_CUDA_TRY(cudaMemcpyAsync(ws.host_h(), d_h, n * sizeof(repr), cudaMemcpyDeviceToHost, ns));
+      CUZK_TRY(ws.event(ev::stage_end).record(ns));
+      return ws.ntt_stream_owner().synchronize();
+    }();
+    if (staged) {
+      const auto t1 = steady::now();
+      h_sum = st.msm_h.run(ws.host_h(), n, nullptr, ns);
+      t.msm_h_ms = ms_since(t1);
+    } else {
+      h_sum = staged;
+    }
+    t.lock_held_ms = ms_since(th);
   }
-  repr* d_h = reinterpret_cast<repr*>(d);  // h overwrites a
-  CUZK_TRY(h_scalars<fr>(d, d + n, d + 2 * n, d_h, n, ns));
-  CUZK_TRY(events[ev::ntt_end].record(ns));
-  CUZK_CUDA_TRY(cudaMemcpyAsync(st.host_h.data(), d_h, n * sizeof(repr), cudaMemcpyDeviceToHost, ns));
-  CUZK_TRY(events[ev::stage_end].record(ns));
-  CUZK_TRY(st.ntt_stream.synchronize());
-  t.h2d_bytes = static_cast<double>(3 * n * sizeof(fr));
-  auto span_ms = detail::event_ms(events[ev::copy_begin], events[ev::copy_c]);
-  if (!span_ms) return span_ms.error();
-  t.h2d_ms = *span_ms;
-  span_ms = detail::event_ms(events[ev::ntt_begin], events[ev::ntt_end]);
-  if (!span_ms) return span_ms.error();
-  t.ntt_ms = *span_ms;
-  span_ms = detail::event_ms(events[ev::ntt_end], events[ev::stage_end]);
-  if (!span_ms) return span_ms.error();
-  t.h_stage_ms = *span_ms;
-
-  t0 = steady::now();
-  auto h_sum = st.msm_h.run(st.host_h.data(), n, nullptr, ns);
-  if (!h_sum) return h_sum.error();
-  t.msm_h_ms = ms_since(t0);
-
+  // After a failure the copies may still be reading the pinned a, b, c: let them end before the
+  // workspace serves another proof. (After success they ended before the NTTs began.)
+  (void)cudaStreamSynchronize(cs);
+  // The MSM thread must end before anything returns: it reads `ws` and writes `w_sums`.
   t0 = steady::now();
   msm_thread.join();
   t.msm_wait_ms = ms_since(t0);
+  t.lock_wait_ms += w_sums.lock_wait_ms;
+  t.lock_held_ms += w_sums.lock_held_ms;
+  if (!h_sum) return h_sum.error();
   if (!w_sums.err.is_ok()) return w_sums.err;
+
+  t.h2d_bytes = static_cast<double>(3 * n * sizeof(fr));
+  auto span_ms = detail::event_ms(ws.event(ev::copy_begin), ws.event(ev::copy_c));
+  if (!span_ms) return span_ms.error();
+  t.h2d_ms = *span_ms;
+  span_ms = detail::event_ms(ws.event(ev::ntt_begin), ws.event(ev::ntt_end));
+  if (!span_ms) return span_ms.error();
+  t.ntt_ms = *span_ms;
+  span_ms = detail::event_ms(ws.event(ev::ntt_end), ws.event(ev::stage_end));
+  if (!span_ms) return span_ms.error();
+  t.h_stage_ms = *span_ms;
 
   // Assembly with the CPU prover's own code, from the same five sums.
   t0 = steady::now();
@@ -217,6 +271,20 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
   t.assembly_ms = ms_since(t0);
   t.total_ms = ms_since(t_start);
   return proof;
+}
+
+template <class Curve>
+result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
+                                        const groth16::proving_key_view<Curve>& pk,
+                                        std::span<const typename Curve::fr::repr> witness,
+                                        const typename Curve::fr& r, const typename Curve::fr& s,
+                                        gpu_phase_timings* timings, thread_pool& pool) {
+  auto& st = gk.state();
+  if (!st.own)
+    return status(errc::invalid_argument,
+                  "gpu_prove: the key was made with key_workspace::none: pass a gpu_workspace");
+  std::lock_guard lock(st.own_mutex);
+  return gpu_prove<Curve>(gk, *st.own, pk, witness, r, s, timings, pool);
 }
 
 }  // namespace cuzk::gpu

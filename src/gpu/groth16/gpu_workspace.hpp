@@ -1,0 +1,126 @@
+// The per-proof buffers of the GPU prover, owned by whoever runs proofs one after another (a
+// daemon worker, or a gpu_proving_key that proves on its own), apart from the resident key.
+//
+// Why apart: a key's points and MSM objects are shared by every worker that proves with it, but
+// a proof's a | b | c, witness and H scalars are private to that proof. With the buffers in the
+// worker, two workers on one device prove with one key at once: one synthesizes into its pinned
+// a | b | c and copies them to its own device vectors while the other's kernels run (the device's
+// kernel lock, gpu_prover.hpp, covers only the kernels).
+//
+// What it holds, for a domain of n and nVars signals: pinned a | b | c (3n elements; synthesis
+// writes them), the pinned witness (nVars) and H staging (n), the device a | b | c (3n; h
+// overwrites a), three streams (copies, NTTs, MSMs) and the events that time them. Pinned memory
+// costs ~0.5 s per GiB to allocate (pinned_buffer.hpp), so reserve() allocates only when a proof
+// needs more than the buffers hold (the first proof of a larger circuit) and never shrinks them;
+// allocations() counts the times it did, which tests use to show the hot path allocates nothing.
+//
+// Thread: one proof at a time; the device must be current for create() and reserve().
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "base/result.hpp"
+#include "curves/bls12_381.hpp"
+#include "curves/bn254.hpp"
+#include "gpu/cuda_event.hpp"
+#include "gpu/device_buffer.hpp"
+#include "gpu/groth16/cuda_stream.hpp"
+#include "gpu/groth16/pinned_buffer.hpp"
+
+namespace cuzk::gpu {
+
+template <class Curve>
+class gpu_workspace {
+ public:
+  using fr = typename Curve::fr;
+  using repr = typename fr::repr;
+
+  // Events: the a, b, c copies' ends (the NTTs wait on them), and the bounds of the timed spans.
+  enum event_id : unsigned { copy_begin, copy_a, copy_b, copy_c, ntt_begin, ntt_end, stage_end, n_events };
+
+  gpu_workspace() = default;
+  gpu_workspace(gpu_workspace&&) noexcept = default;
+  gpu_workspace& operator=(gpu_workspace&&) noexcept = default;
+  gpu_workspace(const gpu_workspace&) = delete;
+  gpu_workspace& operator=(const gpu_workspace&) = delete;
+  // The members free device memory: make their device current first.
+  ~gpu_workspace() {
+    if (created_) (void)cudaSetDevice(device_);
+  }
+
+  // Streams and events on `device`; no buffers yet (reserve() sizes them).
+  static result<gpu_workspace> create(int device) {
+    gpu_workspace w;
+    CUZK_CUDA_TRY(cudaSetDevice(device));
+    w.device_ = device;
+    w.created_ = true;
+    for (auto* s : {&w.copy_stream_, &w.ntt_stream_, &w.msm_stream_}) {
+      auto made = cuda_stream::create();
+      if (!made) return made.error();
+      *s = std::move(made).value();
+    }
+    for (auto& ev : w.events_) {
+      auto made = cuda_event::create();
+      if (!made) return made.error();
+      ev = std::move(made).value();
+    }
+    return result<gpu_workspace>(std::move(w));
+  }
+
+  // Buffers for a proof with `n_vars` signals over a domain of `domain_size`; allocates only what
+  // is larger than before. On an error the workspace keeps buffers at least as large as before.
+  status reserve(std::size_t n_vars, std::size_t domain_size) {
+    bool grew = false;
+    auto grow = [&grew](auto& buf, std::size_t want) -> status {
+      using B = std::remove_reference_t<decltype(buf)>;
+      if (buf.size() >= want) return status::ok();
+      auto b = B::create(want);
+      if (!b) return b.error();
+      buf = std::move(b).value();
+      grew = true;
+      return status::ok();
+    };
+    CUZK_TRY(grow(host_abc_, 3 * domain_size));
+    CUZK_TRY(grow(host_w_, n_vars));
+    CUZK_TRY(grow(host_h_, domain_size));
+    CUZK_TRY(grow(abc_, 3 * domain_size));
+    if (grew) ++allocations_;
+    return status::ok();
+  }
+
+  int device() const noexcept { return device_; }
+  // Bytes of pinned host memory and of device memory the buffers hold now.
+  std::size_t pinned_bytes() const noexcept { return host_abc_.bytes() + host_w_.bytes() + host_h_.bytes(); }
+  std::size_t device_bytes() const noexcept { return abc_.bytes(); }
+  // How many reserve() calls allocated.
+  uint64_t allocations() const noexcept { return allocations_; }
+
+  // For gpu_prove (gpu_groth16_impl.hpp).
+  fr* host_abc() noexcept { return host_abc_.data(); }
+  repr* host_w() noexcept { return host_w_.data(); }
+  repr* host_h() noexcept { return host_h_.data(); }
+  fr* abc() noexcept { return abc_.data(); }
+  cudaStream_t copy_stream() const noexcept { return copy_stream_.get(); }
+  cudaStream_t ntt_stream() const noexcept { return ntt_stream_.get(); }
+  cudaStream_t msm_stream() const noexcept { return msm_stream_.get(); }
+  const cuda_stream& ntt_stream_owner() const noexcept { return ntt_stream_; }
+  cuda_event& event(event_id e) noexcept { return events_[e]; }
+
+ private:
+  int device_ = 0;
+  bool created_ = false;
+  uint64_t allocations_ = 0;
+  pinned_buffer<fr> host_abc_;  // synthesis writes here
+  pinned_buffer<repr> host_w_;  // the witness, for the A, B1, B2 and C MSMs' scalar copies
+  pinned_buffer<repr> host_h_;  // the H scalars on their way from the NTTs to the H MSM
+  device_buffer<fr> abc_;       // a | b | c, domain_size each
+  cuda_stream copy_stream_, ntt_stream_, msm_stream_;
+  cuda_event events_[n_events];
+};
+
+}  // namespace cuzk::gpu
