@@ -200,10 +200,17 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk, gpu_wo
   // leaves them.
   const cudaStream_t cs = ws.copy_stream(), ns = ws.ntt_stream();
   fr* d = ws.abc();
-  CUZK_TRY(ws.event(ev::copy_begin).record(cs));
-  for (unsigned k = 0; k < 3; ++k) {
-    CUZK_CUDA_TRY(cudaMemcpyAsync(d + k * n, host_a + k * n, n * sizeof(fr), cudaMemcpyHostToDevice, cs));
-    CUZK_TRY(ws.event(static_cast<ev>(ev::copy_a + k)).record(cs));
+  const status copied = [&]() -> status {
+    CUZK_TRY(ws.event(ev::copy_begin).record(cs));
+    for (unsigned k = 0; k < 3; ++k) {
+      CUZK_CUDA_TRY(cudaMemcpyAsync(d + k * n, host_a + k * n, n * sizeof(fr), cudaMemcpyHostToDevice, cs));
+      CUZK_TRY(ws.event(static_cast<ev>(ev::copy_a + k)).record(cs));
+    }
+    return status::ok();
+  }();
+  if (!copied) {
+    (void)cudaStreamSynchronize(cs);  // what was queued reads the pinned a, b, c
+    return copied;
   }
   result<g1<Curve>> h_sum = status(errc::internal, "gpu_prove: the H MSM did not run");
   {
