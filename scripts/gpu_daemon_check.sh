@@ -99,12 +99,13 @@ make_big() {
 step setup make_big
 
 # ---- 3. the daemon ---------------------------------------------------------------------------------
-write_config() {  # $1: workers per device
+write_config() {  # $1: workers per device, $2: where synthesis runs (default device)
   cat >"$work/cuzk.toml" <<EOF
 data_dir = "$work/data"
 socket = "$sock"
 backend = "auto"
 gpu_workers_per_device = $1
+gpu_synthesis = "${2:-device}"
 hot_budget_mib = 4096
 log_level = "info"
 max_batch_size = 1
@@ -192,16 +193,23 @@ grep -E '"(busy_ratio|busy_s|h2d_gb_per_s|proofs|cpu_fallbacks|workspace_allocat
   sed 's/^ */  status: /' | tee -a "$summary" >/dev/null
 stop_daemon
 
-# ---- 4. one worker per device, for comparison (when time is left) -----------------------------------
-if [[ $backend == gpu && -f $work/big.wtns ]] && (($(elapsed) < budget - 60)); then
-  write_config 1
-  if step daemon_1_worker start_daemon "gpu_workers_per_device=1"; then
-    step preload_1 preload device
-    step bench_stress_big_1 bench stress-big-1-worker stress -c big -j 4 -d "$stress_s" "$work/big.wtns"
-    stop_daemon
-  fi
-else
-  say "skipped: the one-worker comparison (elapsed $(elapsed) s of $budget)"
+# ---- 4. other settings, for comparison (while time is left) ------------------------------------
+# One worker per device (no overlap of one proof's host work with another's kernels), and
+# synthesis on the host into pinned, then pageable, memory (what the pinned path buys).
+if [[ $backend == gpu && -f $work/big.wtns ]]; then
+  for variant in "1 device" "2 host-pinned" "2 host-pageable"; do
+    read -r per synth <<<"$variant"
+    if (($(elapsed) > budget - 45)); then
+      say "skipped: workers=$per synthesis=$synth (elapsed $(elapsed) s of $budget)"
+      continue
+    fi
+    write_config "$per" "$synth"
+    if step "daemon_${per}_$synth" start_daemon "gpu_workers_per_device=$per gpu_synthesis=$synth"; then
+      step "preload_${per}_$synth" preload device
+      step "stress_big_${per}_$synth" bench "stress-big-workers$per-$synth" stress -c big -j 4 -d 10 "$work/big.wtns"
+      stop_daemon
+    fi
+  done
 fi
 
 say "== done in $(elapsed) s, rc=$rc"

@@ -8,16 +8,16 @@
 
 #include "engine/job.hpp"
 #include "service/client.hpp"
+#include "service/grpc_status.hpp"
 
 namespace cuzk::apps {
 namespace {
 
 namespace v1 = cuzk::v1;
 
-int rpc_error(const grpc::Status& s) {
-  return report_error("daemon: " + std::to_string(static_cast<int>(s.error_code())) + " " +
-                      s.error_message());
-}
+// "cuzk: error: daemon: not_found: job 7: unknown": the engine's own code, as the daemon sent it
+// (or gRPC's, mapped, when no daemon answered). Exit status 1, as for every error.
+int rpc_error(const grpc::Status& s) { return report_error("daemon: " + service::from_grpc(s).to_string()); }
 
 v1::Priority wire_priority(const std::string& name) {
   if (name.empty()) return v1::PRIORITY_UNSPECIFIED;

@@ -1,6 +1,8 @@
 // The client verbs: `cuzk submit|await|cancel|status|metrics|preload|evict|register|prove-remote`
 // against a running daemon, over gRPC (--socket PATH, or --addr host:port). Each prints what the
-// daemon answered; errors are the daemon's messages, prefixed with the gRPC code, exit status 1.
+// daemon answered; errors are the daemon's messages with the engine's code in front
+// ("cuzk: error: daemon: not_found: job 7: unknown"), exit status 1. A job that ends failed or
+// cancelled also exits 1; an await that times out first prints the job's state and exits 0.
 #pragma once
 
 #include <string>

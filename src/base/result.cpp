@@ -16,8 +16,21 @@ const char* errc_name(errc code) noexcept {
     case errc::cuda_error: return "cuda_error";
     case errc::unsupported: return "unsupported";
     case errc::internal: return "internal";
+    case errc::not_found: return "not_found";
+    case errc::already_exists: return "already_exists";
+    case errc::cancelled: return "cancelled";
+    case errc::deadline_exceeded: return "deadline_exceeded";
+    case errc::resource_exhausted: return "resource_exhausted";
+    case errc::unavailable: return "unavailable";
+    case errc::failed_precondition: return "failed_precondition";
   }
   return "unknown";
+}
+
+std::optional<errc> errc_from_name(std::string_view name) noexcept {
+  for (int i = 0; i < errc_count; ++i)
+    if (name == errc_name(static_cast<errc>(i))) return static_cast<errc>(i);
+  return std::nullopt;
 }
 
 std::string status::to_string() const {

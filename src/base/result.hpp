@@ -7,12 +7,16 @@
 #pragma once
 
 #include <cassert>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
 namespace cuzk {
 
+// The values are persisted (the job store keeps each failed job's code): append new codes at the
+// end, never renumber, and move errc_count along.
 enum class errc {
   ok = 0,
   invalid_argument,  // a caller passed something that can never be valid
@@ -21,14 +25,25 @@ enum class errc {
   not_on_curve,
   not_in_subgroup,
   verification_failed,  // a well-formed proof that does not satisfy the verification equation
-  format_error,  // a file whose structure is wrong (magic, sizes, sections)
+  format_error,         // a file whose structure is wrong (magic, sizes, sections)
   io_error,
   cuda_error,
   unsupported,
   internal,
+  not_found,            // an id (circuit, job, key) that is not known
+  already_exists,       // an id already taken by something else (e.g. a request id of another circuit)
+  cancelled,            // the caller asked to stop
+  deadline_exceeded,    // a deadline passed before the work could be done
+  resource_exhausted,   // a budget (memory tier, queue) cannot take it
+  unavailable,          // not now, try again later (e.g. the daemon is draining)
+  failed_precondition,  // valid, but not in the current state (e.g. evict a key in use)
 };
+// One past the last code: every code is errc(0) .. errc(errc_count - 1).
+inline constexpr int errc_count = static_cast<int>(errc::failed_precondition) + 1;
 
-const char* errc_name(errc code) noexcept;
+const char* errc_name(errc code) noexcept;  // "not_found"; "unknown" for a value past the last code
+// The inverse of errc_name; nullopt for a name no code has.
+std::optional<errc> errc_from_name(std::string_view name) noexcept;
 
 class [[nodiscard]] status {
  public:

@@ -145,8 +145,7 @@ status engine::recover() {
     status why;
     const auto c = circuits_.find(i.circuit);
     if (!c) {
-      why =
-          status(errc::invalid_argument, "circuit " + i.circuit + " is no longer registered after a restart");
+      why = status(errc::not_found, "circuit " + i.circuit + " is no longer registered after a restart");
     } else if (interrupted && i.attempts >= opt_.max_attempts) {
       why = status(errc::internal, "interrupted " + std::to_string(i.attempts) +
                                        " times (the daemon stopped while proving it); not retried");
@@ -214,7 +213,7 @@ status engine::unregister_circuit(const std::string& id) {
     std::lock_guard lk(m_);
     for (const auto& [jid, j] : live_)
       if (j->rec.info.circuit == id)
-        return status(errc::invalid_argument,
+        return status(errc::failed_precondition,
                       "circuit " + id + ": job " + std::to_string(jid) + " still uses it");
   }
   CUZK_TRY(srs_.remove(id));
@@ -230,48 +229,64 @@ void engine::discard_spooled(const job_record& rec) {
     if (k < rec.spooled.size() && rec.spooled[k]) spool_.remove(rec.witness_paths[k]);
 }
 
-status engine::spool_and_check(const job_request& req, const circuit_info& c, job_record& rec) {
+status engine::spool_and_check(const job_request& req, const circuit_info& c, job_record& rec,
+                               reject_reason& why) {
   for (std::size_t k = 0; k < req.partitions.size(); ++k) {
     const auto& p = req.partitions[k];
     const std::string what = "partition " + std::to_string(k);
-    const bool has_bytes = !p.wtns_bytes.empty(), has_path = !p.path.empty();
-    if (has_bytes == has_path)
-      return status(errc::invalid_argument, what + ": expected either the .wtns bytes or a path, found " +
-                                                (has_bytes ? "both" : "neither"));
-    if (has_bytes) {
+    if (!p.wtns_bytes.empty()) {
       auto path = spool_.write(p.wtns_bytes);
-      if (!path) return path.error().with_context(what);
+      if (!path) {
+        why = reject_reason::spool_failed;
+        return path.error().with_context(what);
+      }
       rec.witness_paths.push_back(*path);
       rec.spooled.push_back(true);
     } else {
       rec.witness_paths.push_back(p.path);
       rec.spooled.push_back(false);
     }
+    why = reject_reason::bad_witness;
     CUZK_TRY(check_witness_file(rec.witness_paths.back(), c.key, what));
   }
   return status::ok();
 }
 
 result<job_id> engine::submit(job_request req) {
-  auto reject = [&](status s) -> result<job_id> {
-    metrics_.add(req.circuit, metrics::counter::rejected);
-    log(log_level::warn,
-        "engine: submit rejected circuit=" + req.circuit + " error=\"" + s.to_string() + "\"");
+  // Counted by reason, never by the circuit named: that may be any string a client made up.
+  auto reject = [&](reject_reason why, status s) -> result<job_id> {
+    metrics_.reject(why);
+    log(log_level::warn, std::string("engine: submit rejected reason=") + reject_reason_name(why) +
+                             " error=\"" + s.to_string() + "\"");
     return s;
   };
-  if (!accepting_) return reject(status(errc::unsupported, "engine is draining: not accepting jobs"));
+  if (!accepting_)
+    return reject(reject_reason::draining,
+                  status(errc::unavailable, "engine is draining: not accepting jobs"));
   const auto c = circuits_.find(req.circuit);
-  if (!c) return reject(status(errc::invalid_argument, "circuit \"" + req.circuit + "\": not registered"));
+  if (!c)
+    return reject(reject_reason::unknown_circuit,
+                  status(errc::not_found, "circuit \"" + req.circuit + "\": not registered"));
   if (req.partitions.empty())
-    return reject(status(errc::invalid_argument, "job: expected at least one partition, found 0"));
+    return reject(reject_reason::malformed_request,
+                  status(errc::invalid_argument, "job: expected at least one partition, found 0"));
+  for (std::size_t k = 0; k < req.partitions.size(); ++k) {
+    const bool has_bytes = !req.partitions[k].wtns_bytes.empty(), has_path = !req.partitions[k].path.empty();
+    if (has_bytes == has_path)
+      return reject(reject_reason::malformed_request,
+                    status(errc::invalid_argument, "partition " + std::to_string(k) +
+                                                       ": expected either the .wtns bytes or a path, found " +
+                                                       (has_bytes ? "both" : "neither")));
+  }
 
   auto same_circuit = [&](job_id existing) -> result<job_id> {
     auto r = store_->get(existing);
     if (!r) return r.error();
     if (*r && (*r)->info.circuit != req.circuit)
-      return reject(status(errc::invalid_argument, "request id \"" + req.request_id + "\" was used for job " +
-                                                       std::to_string(existing) + " of circuit " +
-                                                       (*r)->info.circuit + ", not " + req.circuit));
+      return reject(reject_reason::request_id_conflict,
+                    status(errc::already_exists, "request id \"" + req.request_id + "\" was used for job " +
+                                                     std::to_string(existing) + " of circuit " +
+                                                     (*r)->info.circuit + ", not " + req.circuit));
     return existing;
   };
   if (!req.request_id.empty()) {
@@ -289,9 +304,10 @@ result<job_id> engine::submit(job_request req) {
   rec.info.submitted_at = wall_clock::now();
   rec.info.deadline = req.deadline;
   j->key = c->key;
-  if (status s = spool_and_check(req, *c, rec); !s) {
+  reject_reason why = reject_reason::bad_witness;
+  if (status s = spool_and_check(req, *c, rec, why); !s) {
     discard_spooled(rec);
-    return reject(s);
+    return reject(why, s);
   }
   auto ins = store_->insert(rec);
   if (!ins) {
@@ -340,10 +356,9 @@ result<job_result> engine::await(job_id id, std::chrono::milliseconds timeout) {
   auto r = store_->get(id);
   if (!r) return r.error();
   if (!*r)
-    return status(errc::invalid_argument, "job " + std::to_string(id) +
-                                              ": unknown (never submitted, or purged after the "
-                                              "retention of " +
-                                              std::to_string(opt_.result_retention.count()) + " s)");
+    return status(errc::not_found, "job " + std::to_string(id) +
+                                       ": unknown (never submitted, or purged after the retention of " +
+                                       std::to_string(opt_.result_retention.count()) + " s)");
   return std::move(**r).info;
 }
 
@@ -357,20 +372,18 @@ status engine::cancel(job_id id) {
   if (!j) {
     auto r = store_->get(id);
     if (!r) return r.error();
-    if (!*r) return status(errc::invalid_argument, "job " + std::to_string(id) + ": unknown");
-    return status(errc::invalid_argument,
+    if (!*r) return status(errc::not_found, "job " + std::to_string(id) + ": unknown");
+    return status(errc::failed_precondition,
                   "job " + std::to_string(id) + ": already " + job_state_name((*r)->info.state));
   }
   j->cancel.request(cancel_reason::caller);
   // Still queued: it never reaches a worker. Otherwise the worker ends it at its next boundary.
-  if (sched_.remove(id))
-    finish(j, job_state::cancelled, status(errc::invalid_argument, "cancelled by the caller"));
+  if (sched_.remove(id)) finish(j, job_state::cancelled, status(errc::cancelled, "cancelled by the caller"));
   return status::ok();
 }
 
 status engine::preload(const std::string& circuit, tier_target target) {
-  if (!circuits_.find(circuit))
-    return status(errc::invalid_argument, "circuit \"" + circuit + "\": not registered");
+  if (!circuits_.find(circuit)) return status(errc::not_found, "circuit \"" + circuit + "\": not registered");
   const auto t0 = steady_clock::now();
   CUZK_TRY(srs_.preload(circuit, target));
   std::string tier;
@@ -383,8 +396,7 @@ status engine::preload(const std::string& circuit, tier_target target) {
 }
 
 status engine::evict(const std::string& circuit, tier_target target) {
-  if (!circuits_.find(circuit))
-    return status(errc::invalid_argument, "circuit \"" + circuit + "\": not registered");
+  if (!circuits_.find(circuit)) return status(errc::not_found, "circuit \"" + circuit + "\": not registered");
   return srs_.evict(circuit, target);
 }
 

@@ -112,25 +112,30 @@ class engine {
   // wrong protocol, unknown curve) or the id.
   status register_circuit(const std::string& id, const std::string& zkey_path,
                           priority default_priority = priority::normal);
-  // Refused while jobs of the circuit are queued or running.
+  // Refused (failed_precondition) while jobs of the circuit are queued or running.
   status unregister_circuit(const std::string& id);
   std::vector<circuit_info> list_circuits() const;
 
   // Queues a job; returns its id once it is durable. A request_id already used returns that job's
-  // id (the circuit must match). Errors: draining, unknown circuit, no partitions, a partition with
-  // neither or both of bytes and path, a witness that is not a .wtns, of another curve, of the
-  // wrong length or with a value >= r ("partition 2: ..."), an I/O error spooling it.
+  // id (the circuit must match). Errors: unavailable (draining), not_found (unknown circuit),
+  // already_exists (the request id names a job of another circuit), invalid_argument (no
+  // partitions, a partition with neither or both of bytes and path), a witness that is not a
+  // .wtns, of another curve, of the wrong length or with a value >= r ("partition 2: ..."; the
+  // witness reader's code), io_error (spooling it). Each refusal is counted by its reject_reason.
   result<job_id> submit(job_request req);
   // The job's result once it ends, or its current state when `timeout` passes first (0: wait for
-  // the end). Error: an id never issued, or purged after the retention period.
+  // the end). Error: not_found for an id never issued, or purged after the retention period.
   result<job_result> await(job_id id, std::chrono::milliseconds timeout);
   // The job now, without waiting.
   result<job_result> get(job_id id) { return await(id, std::chrono::milliseconds(-1)); }
   // A queued job is removed and ends cancelled now; a running one ends cancelled at its next phase
-  // boundary (await() to see it). Error: unknown id, or the job already ended.
+  // boundary (await() to see it); either way its result's error has the code `cancelled`. Errors:
+  // not_found (unknown id), failed_precondition (the job already ended).
   status cancel(job_id id);
 
   // Moves a circuit's key up or down (srs_manager::preload/evict say what each target means).
+  // Errors: not_found (unknown circuit), resource_exhausted (the tier's budget cannot take the key),
+  // failed_precondition (evicting a key in use), unsupported (the device tier without devices).
   status preload(const std::string& circuit, tier_target target = key_tier::hot);
   status evict(const std::string& circuit, tier_target target = key_tier::cold);
   // A tier as the API names it: "cold", "warm", "hot", "device" (every slot) or a slot's name.
@@ -173,7 +178,8 @@ class engine {
   void log(log_level lv, const std::string& line) const;
   void event(live_job& j, event_kind k, uint32_t partition, int worker, int64_t unix_us = 0);
   void set_state(live_job& j, job_state s);
-  status spool_and_check(const job_request& req, const circuit_info& c, job_record& rec);
+  // Spools inline witnesses and checks each partition's; on an error, `why` says which kind.
+  status spool_and_check(const job_request& req, const circuit_info& c, job_record& rec, reject_reason& why);
   void discard_spooled(const job_record& rec);
 
   // Worker side (engine_worker.cpp).

@@ -31,6 +31,10 @@ struct gpu_options {
   // Bytes of device memory for proving keys, per slot. 0: 80% of the device's free memory at
   // start, shared among the slots on that device.
   uint64_t key_budget = 0;
+  // Where a, b, c are computed: "device" (from matrices resident with the key), "host-pinned"
+  // (CPU threads into pinned buffers, copied outside the kernel lock) or "host-pageable" (the slow
+  // copy, kept to measure what pinned memory buys).
+  std::string synthesis = "device";
 };
 
 struct engine_options {
@@ -54,7 +58,7 @@ struct engine_options {
   // A job interrupted this many times (the daemon died while proving it) fails instead of being
   // retried: a witness that crashes the prover must not crash it forever.
   uint32_t max_attempts = 3;
-  // A queued job whose deadline has passed when a worker picks it fails with "deadline exceeded"
+  // A queued job whose deadline has passed when a worker picks it fails (code deadline_exceeded)
   // instead of running (off: it runs and is reported as a miss).
   bool fail_expired_jobs = false;
   // How thoroughly a key's points are checked when it is loaded.

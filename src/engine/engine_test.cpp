@@ -83,8 +83,11 @@ TEST(engine, idempotent_resubmission_returns_the_existing_job) {
   clash.request_id = "sector-42";
   auto c = h.eng->submit(clash);
   ASSERT_FALSE(c.is_ok());
+  EXPECT_EQ(c.error().code(), errc::already_exists);
   EXPECT_NE(c.error().message().find("sector-42"), std::string::npos);
-  EXPECT_EQ(h.eng->snapshot().counters.total.submitted, 1u);
+  const auto m = h.eng->snapshot().counters;
+  EXPECT_EQ(m.total.submitted, 1u);
+  EXPECT_EQ(m.rejected[static_cast<int>(reject_reason::request_id_conflict)], 1u);
 }
 
 TEST(engine, cancel_a_queued_and_a_running_job) {
@@ -95,16 +98,19 @@ TEST(engine, cancel_a_queued_and_a_running_job) {
   ASSERT_TRUE(h.eng->cancel(queued).is_ok());
   const auto q = h.eng->await(queued, 1s).value();
   EXPECT_EQ(q.state, job_state::cancelled);
+  EXPECT_EQ(q.error.code(), errc::cancelled);
   EXPECT_EQ(q.attempts, 0u);  // never reached a worker
+  EXPECT_EQ(h.eng->unregister_circuit("small").code(), errc::failed_precondition);  // a job uses it
 
   ASSERT_TRUE(h.eng->cancel(running).is_ok());
   h.backend->open();
   const auto r = await_end(*h.eng, running);
   EXPECT_EQ(r.state, job_state::cancelled);
+  EXPECT_EQ(r.error.code(), errc::cancelled);
   EXPECT_TRUE(r.proofs.empty());
-  EXPECT_EQ(h.backend->calls.load(), 1);         // abandoned after its first partition
-  EXPECT_FALSE(h.eng->cancel(running).is_ok());  // already ended
-  EXPECT_FALSE(h.eng->cancel(9999).is_ok());
+  EXPECT_EQ(h.backend->calls.load(), 1);                                // abandoned after its first partition
+  EXPECT_EQ(h.eng->cancel(running).code(), errc::failed_precondition);  // already ended
+  EXPECT_EQ(h.eng->cancel(9999).code(), errc::not_found);
   EXPECT_EQ(h.eng->snapshot().counters.total.cancelled, 2u);
   // The lease is held by the worker's batch and released when the worker leaves it, just after
   // the job's end is published: wait for that rather than race it.
@@ -155,6 +161,7 @@ TEST(engine, deadlines_are_reported_and_optionally_enforced) {
     r.deadline = wall_clock::now() - 1s;
     const auto res = await_end(*h.eng, h.eng->submit(r).value());
     EXPECT_EQ(res.state, job_state::failed);
+    EXPECT_EQ(res.error.code(), errc::deadline_exceeded);
     EXPECT_NE(res.error.message().find("deadline"), std::string::npos);
   }
 }
@@ -165,11 +172,14 @@ TEST(engine, bad_requests_get_clear_errors_while_other_jobs_run) {
 
   auto unknown = h.eng->submit(request("nope"));
   ASSERT_FALSE(unknown.is_ok());
+  EXPECT_EQ(unknown.error().code(), errc::not_found);
   EXPECT_NE(unknown.error().message().find("nope"), std::string::npos);
 
   job_request none;
   none.circuit = "small";
-  EXPECT_FALSE(h.eng->submit(none).is_ok());
+  auto n = h.eng->submit(none);
+  ASSERT_FALSE(n.is_ok());
+  EXPECT_EQ(n.error().code(), errc::invalid_argument);
 
   job_request garbage;
   garbage.circuit = "small";
@@ -188,7 +198,9 @@ TEST(engine, bad_requests_get_clear_errors_while_other_jobs_run) {
 
   job_request both = request("small");
   both.partitions[0].path = small_wtns;
-  EXPECT_FALSE(h.eng->submit(both).is_ok());
+  auto b = h.eng->submit(both);
+  ASSERT_FALSE(b.is_ok());
+  EXPECT_EQ(b.error().code(), errc::invalid_argument);
 
   job_request by_path;
   by_path.circuit = "small";
@@ -204,8 +216,34 @@ TEST(engine, bad_requests_get_clear_errors_while_other_jobs_run) {
   EXPECT_EQ(await_end(*h.eng, good).proofs.size(), 2u);
   EXPECT_EQ(await_end(*h.eng, path_job).state, job_state::done);
   EXPECT_TRUE(std::filesystem::exists(small_wtns));  // a caller's witness is never deleted
-  EXPECT_FALSE(h.eng->await(123456, 10ms).is_ok());
-  EXPECT_EQ(h.eng->snapshot().counters.total.rejected, 6u);
+  EXPECT_EQ(h.eng->await(123456, 10ms).error().code(), errc::not_found);
+  EXPECT_EQ(h.eng->preload("nope").code(), errc::not_found);
+  EXPECT_EQ(h.eng->evict("nope").code(), errc::not_found);
+
+  // Refusals are counted by reason; the made-up circuit id is no metric label.
+  const auto m = h.eng->snapshot().counters;
+  EXPECT_EQ(m.rejected_total(), 6u);
+  EXPECT_EQ(m.rejected[static_cast<int>(reject_reason::unknown_circuit)], 1u);
+  EXPECT_EQ(m.rejected[static_cast<int>(reject_reason::malformed_request)], 2u);  // none, both
+  EXPECT_EQ(m.rejected[static_cast<int>(reject_reason::bad_witness)], 3u);        // garbage, length, curve
+  EXPECT_EQ(m.circuits.count("nope"), 0u);
+  EXPECT_EQ(m.circuits.size(), 1u);  // "small" only
+}
+
+TEST(engine, a_step_that_fails_after_a_cancel_ends_cancelled) {
+  // A backend that honours the token abandons its proof with an error: the job ends as the caller
+  // asked, not as a failure.
+  auto h = make({}, std::make_unique<gated_backend>(0ms, false));
+  const job_id id = h.eng->submit(request("small", 2)).value();
+  ASSERT_TRUE(h.backend->wait_calls(1));
+  ASSERT_TRUE(h.eng->cancel(id).is_ok());
+  h.backend->abort();  // prove() returns an error now
+  const auto r = await_end(*h.eng, id);
+  EXPECT_EQ(r.state, job_state::cancelled) << r.error.to_string();
+  EXPECT_EQ(r.error.code(), errc::cancelled);
+  const auto m = h.eng->snapshot().counters.total;
+  EXPECT_EQ(m.cancelled, 1u);
+  EXPECT_EQ(m.failed, 0u);
 }
 
 TEST(engine, await_timeout_returns_the_current_state) {
@@ -241,7 +279,10 @@ TEST(engine, drain_refuses_new_jobs_and_requeues_running_ones) {
   h.eng->drain(10ms);
   opener.join();
   EXPECT_FALSE(h.eng->accepting());
-  EXPECT_FALSE(h.eng->submit(request("small")).is_ok());
+  auto refused = h.eng->submit(request("small"));
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_EQ(refused.error().code(), errc::unavailable);
+  EXPECT_EQ(h.eng->snapshot().counters.rejected[static_cast<int>(reject_reason::draining)], 1u);
   EXPECT_EQ(h.eng->await(b, 0ms).value().state, job_state::queued);  // does not wait forever
   // Both jobs are queued again in the store for the next start.
   auto un = store->unfinished().value();
@@ -319,7 +360,7 @@ TEST(engine, results_expire_after_the_retention) {
   const job_id a = h.eng->submit(request("small")).value();
   EXPECT_EQ(await_end(*h.eng, a).state, job_state::done);
   std::this_thread::sleep_for(400ms);  // the housekeeper runs every 100 ms at this retention
-  EXPECT_FALSE(h.eng->get(a).is_ok());
+  EXPECT_EQ(h.eng->get(a).error().code(), errc::not_found);
 }
 
 }  // namespace

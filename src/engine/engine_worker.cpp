@@ -87,7 +87,14 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     if (r == cancel_reason::shutdown)
       requeue_in_store(j);
     else
-      finish(j, job_state::cancelled, status(errc::invalid_argument, "cancelled by the caller"));
+      finish(j, job_state::cancelled, status(errc::cancelled, "cancelled by the caller"));
+  };
+  // A step that fails once a stop was requested ends as the stop says, not as a failure: a backend
+  // that honours the token inside prove() returns an error when it abandons the proof, and so may a
+  // witness read that a shutdown interrupts. The caller asked to stop; the error is only the echo.
+  auto fail_unless_stopped = [&](status s) {
+    if (auto r = stop_reason(j->cancel)) return stop(*r);
+    finish(j, job_state::failed, std::move(s));
   };
   if (auto r = stop_reason(j->cancel)) return stop(*r);
   {
@@ -98,18 +105,14 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
   event(*j, event_kind::dispatched, 0, index);
   if (opt_.fail_expired_jobs && info.deadline && wall_clock::now() > *info.deadline)
     return finish(j, job_state::failed,
-                  status(errc::invalid_argument, "deadline exceeded before the job started"));
+                  status(errc::deadline_exceeded, "the deadline passed before the job started"));
 
   set_state(*j, job_state::loading_key);
   const int slot = workers_[index].device_slot;  // fixed since start: read without the lock
   if (!lease) {
     double load_s = 0;
     auto l = srs_.acquire(info.circuit, &j->cancel, &load_s, slot);
-    if (!l) {
-      if (auto r = stop_reason(j->cancel)) return stop(*r);
-      return finish(j, job_state::failed,
-                    l.error().with_context("loading the key of circuit " + info.circuit));
-    }
+    if (!l) return fail_unless_stopped(l.error().with_context("loading the key of circuit " + info.circuit));
     lease = std::move(l).value();
     if (load_s > 0.001)
       log(log_level::info, "engine: key ready circuit=" + info.circuit + " tier=" +
@@ -135,7 +138,7 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     event(*j, event_kind::synth_start, p, index);
     const auto ts = steady_clock::now();
     auto w = read_witness(j->rec.witness_paths[p], j->key);
-    if (!w) return finish(j, job_state::failed, w.error().with_context("partition " + std::to_string(p)));
+    if (!w) return fail_unless_stopped(w.error().with_context("partition " + std::to_string(p)));
     const double read_s = seconds_since(ts);
 
     // The CPU backend synthesizes inside its prove call: the state says proving for the whole
@@ -156,8 +159,7 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
       add_gpu_times(info, bt);
     }
     if (!proof)
-      return finish(
-          j, job_state::failed,
+      return fail_unless_stopped(
           proof.error().with_context("partition " + std::to_string(p) + ": " + backend_->name() + " prover"));
 
     if (opt_.verify_proofs) {

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
 #include <variant>
 #include <vector>
 
@@ -47,19 +48,27 @@ class gpu_device_key final : public device_key {
   std::variant<gpu::gpu_proving_key<bn254>, gpu::gpu_proving_key<bls12_381>> key;
 };
 
+template <class Fr>
+uint64_t csr_bytes(const synth::csr_matrix<Fr>& m) {
+  return m.row_start.size() * sizeof(uint64_t) + m.col.size() * sizeof(uint32_t) + m.value.size() * sizeof(Fr);
+}
+
+// The points, the NTT twiddles and the matrices A and B (synthesis on the device).
 template <class C>
 uint64_t known_device_bytes(const key_material<C>& m) {
   const auto& v = m.view;
   const uint64_t points = (v.a.size() + v.b1.size() + v.c.size() + v.h.size()) * sizeof(g1_affine<C>) +
                           v.b2.size() * sizeof(g2_affine<C>);
-  return points + 2 * v.domain_size * sizeof(typename C::fr);  // + the NTT twiddles
+  const uint64_t twiddles = 2 * v.domain_size * sizeof(typename C::fr);
+  return points + twiddles + csr_bytes(m.matrices->a) + csr_bytes(m.matrices->b);
 }
 
 class gpu_uploader final : public device_uploader {
  public:
-  explicit gpu_uploader(std::shared_ptr<gpu_shared> sh) : sh_(std::move(sh)) {}
+  gpu_uploader(std::shared_ptr<gpu_shared> sh, gpu::synthesis_place place) : sh_(std::move(sh)), place_(place) {}
 
-  // The points and twiddles; the MSM scratch is known only once it is allocated (measured after).
+  // What is known from the sizes; the MSM scratch is known only once it is allocated (measured
+  // after).
   uint64_t estimate_bytes(const loaded_key& key) const override {
     if (const auto* m = key.get<bn254>()) return known_device_bytes(*m);
     return known_device_bytes(*key.get<bls12_381>());
@@ -70,6 +79,7 @@ class gpu_uploader final : public device_uploader {
     if (slot < 0 || static_cast<std::size_t>(slot) >= sh_->slots.size())
       return status(errc::invalid_argument, "gpu uploader: no slot " + std::to_string(slot));
     gpu::gpu_key_options o;
+    o.synthesis = place_;
     o.kernel_lock = sh_->slots[slot]->kernel_lock;
     o.workspace = gpu::key_workspace::none;
     o.scratch = gpu::key_scratch::at_creation;
@@ -88,6 +98,7 @@ class gpu_uploader final : public device_uploader {
   }
 
   std::shared_ptr<gpu_shared> sh_;
+  gpu::synthesis_place place_;
 };
 
 // cudaHostAlloc'd blocks, usable from every device (the hot tier on a GPU machine).
@@ -194,7 +205,7 @@ class gpu_backend final : public prover_backend {
         if (!made) return made.error();
         ws = std::make_unique<gpu::gpu_workspace<C>>(std::move(made).value());
       }
-      CUZK_TRY(ws->reserve(m.view.n_vars, m.view.domain_size));
+      CUZK_TRY(ws->reserve(m.view.n_vars, m.view.domain_size, gk->synthesis()));
       const uint64_t after = (w.bn ? w.bn->allocations() : 0) + (w.bls ? w.bls->allocations() : 0);
       if (after != before) {
         std::lock_guard lk(sl.m);
@@ -245,6 +256,13 @@ std::string mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 result<gpu_parts> make_gpu_backend(const gpu_options& o) {
   if (o.workers_per_device == 0)
     return status(errc::invalid_argument, "gpu: workers per device: expected at least 1, found 0");
+  std::optional<gpu::synthesis_place> place;
+  for (const auto p : {gpu::synthesis_place::device, gpu::synthesis_place::host_pinned,
+                       gpu::synthesis_place::host_pageable})
+    if (o.synthesis == gpu::synthesis_place_name(p)) place = p;
+  if (!place)
+    return status(errc::invalid_argument,
+                  "gpu: synthesis: expected device, host-pinned or host-pageable, found \"" + o.synthesis + "\"");
   auto count = gpu::device_count();
   if (!count) return status(errc::unsupported, "no usable CUDA device: " + count.error().to_string());
   if (*count == 0) return status(errc::unsupported, "no CUDA device found");
@@ -284,9 +302,9 @@ result<gpu_parts> make_gpu_backend(const gpu_options& o) {
   gpu_parts p;
   p.backend = std::make_unique<gpu_backend>(sh, o.workers_per_device);
   p.devices.slots = std::move(slots);
-  p.devices.uploader = std::make_shared<gpu_uploader>(sh);
+  p.devices.uploader = std::make_shared<gpu_uploader>(sh, *place);
   p.pinned = std::make_shared<pinned_allocator>();
-  p.description = desc + " workers_per_device=" + std::to_string(o.workers_per_device);
+  p.description = desc + " workers_per_device=" + std::to_string(o.workers_per_device) + " synthesis=" + o.synthesis;
   return p;
 }
 

@@ -5,11 +5,12 @@
 //   - the backend: gpu_prove (gpu/groth16/gpu_prover.hpp) on the key's copy on the worker's
 //     device, bit for bit the CPU prover's proof; workers_per_device workers per slot;
 //   - the device tier for the SRS manager: one slot per device with its key budget, and the
-//     uploader that makes a gpu_proving_key on a slot (with the slot's kernel lock, no workspace
-//     of its own, and its MSM scratch allocated up front so no proof allocates device memory);
+//     uploader that makes a gpu_proving_key on a slot (synthesis on the device from its resident
+//     matrices, the slot's kernel lock, no workspace of its own, and its MSM scratch allocated up
+//     front so no proof allocates device memory);
 //   - a pinned host allocator for the hot tier (so a hot key's upload runs at the line rate).
 //
-// Per worker, per curve, one gpu_workspace (pinned a | b | c, witness and H staging, device
+// Per worker, per curve, one gpu_workspace (pinned witness and H staging, device witness and
 // a | b | c, streams): made on the worker's first proof of that curve, grown only when a larger
 // circuit comes, never on the hot path after that. Every call makes the worker's device current
 // (cudaSetDevice) on each thread that touches it. The slot's kernel lock is held only around

@@ -1,5 +1,6 @@
 // The GPU backend in the engine on a real device: the snarkjs fixtures of both curves proved on the
-// device by two workers sharing one key copy, each proof checked against snarkjs's
+// device by two workers sharing one key copy (synthesis on the device, and on the host into pinned
+// buffers), each proof checked against snarkjs's
 // verification_key.json (an oracle that shares no code with the GPU path) and its public.json;
 // the key uploaded once and its device bytes what cudaMemGetInfo saw; no workspace allocation after
 // each worker's first proof of a circuit; two slots standing for two GPUs (one ordinal twice on a
@@ -69,7 +70,7 @@ void expect_valid(const partition_proof& p, const fixture_files& f) {
 }
 
 std::unique_ptr<engine> gpu_engine(std::vector<int> devices, unsigned per_device, uint64_t key_budget = 0,
-                                   uint64_t hot_budget = 0) {
+                                   uint64_t hot_budget = 0, const std::string& synthesis = "device") {
   engine_options o;
   o.spool_dir = temp_dir("gpu-spool");
   o.backend = backend_kind::gpu;
@@ -77,6 +78,7 @@ std::unique_ptr<engine> gpu_engine(std::vector<int> devices, unsigned per_device
   o.gpu.workers_per_device = per_device;
   o.gpu.key_budget = key_budget;
   o.budgets.hot = hot_budget;
+  o.gpu.synthesis = synthesis;
   auto e = engine::create(std::move(o));
   EXPECT_TRUE(e.is_ok()) << e.error().to_string();
   return e.is_ok() ? std::move(e).value() : nullptr;
@@ -113,9 +115,12 @@ TEST(gpu_backend, the_choice_follows_the_devices) {
   }
 }
 
-TEST(gpu_backend, fixtures_of_both_curves_prove_on_the_device_and_verify) {
+class gpu_backend_synthesis : public ::testing::TestWithParam<const char*> {};
+INSTANTIATE_TEST_SUITE_P(places, gpu_backend_synthesis, ::testing::Values("device", "host-pinned"));
+
+TEST_P(gpu_backend_synthesis, fixtures_of_both_curves_prove_on_the_device_and_verify) {
   CUZK_REQUIRE_GPU();
-  auto e = gpu_engine({0}, 2, 0, 64 << 20);
+  auto e = gpu_engine({0}, 2, 0, 64 << 20, GetParam());
   ASSERT_NE(e, nullptr);
   const auto bn = poseidon(formats::curve_id::bn254), bls = poseidon(formats::curve_id::bls12_381);
   ASSERT_TRUE(e->register_circuit("bn", bn.zkey).is_ok());
@@ -167,8 +172,8 @@ TEST(gpu_backend, fixtures_of_both_curves_prove_on_the_device_and_verify) {
       EXPECT_EQ(k.host_tier_name, "hot(pinned)");
     }
   }
-  std::printf("gpu_backend devices[0] proofs=%llu busy_s=%.3f wait_s=%.3f h2d=%.1f GB/s workspaces=%llu B pinned\n",
-              static_cast<unsigned long long>(s.devices[0].proofs), s.devices[0].busy_s, s.devices[0].wait_s,
+  std::printf("gpu_backend synthesis=%s proofs=%llu busy_s=%.3f wait_s=%.3f h2d=%.1f GB/s workspaces=%llu B pinned\n",
+              GetParam(), static_cast<unsigned long long>(s.devices[0].proofs), s.devices[0].busy_s, s.devices[0].wait_s,
               s.devices[0].h2d_s > 0 ? s.devices[0].h2d_bytes / s.devices[0].h2d_s / 1e9 : 0.0,
               static_cast<unsigned long long>(s.devices[0].workspace_pinned_bytes));
 }
@@ -238,7 +243,7 @@ TEST(gpu_backend, a_key_over_the_slot_budget_is_proved_on_the_cpu) {
   const auto s = e->snapshot();
   EXPECT_EQ(s.devices.at(0).cpu_fallbacks, 1u);
   EXPECT_EQ(s.keys.at(0).tier_name, "warm");
-  EXPECT_EQ(e->preload("bn", key_tier::device).code(), errc::out_of_range);
+  EXPECT_EQ(e->preload("bn", key_tier::device).code(), errc::resource_exhausted);
 }
 
 }  // namespace

@@ -5,7 +5,7 @@ namespace cuzk::engine {
 
 namespace {
 status unknown(job_id id) {
-  return status(errc::invalid_argument, "job " + std::to_string(id) + ": not in the store");
+  return status(errc::not_found, "job " + std::to_string(id) + ": not in the store");
 }
 }  // namespace
 

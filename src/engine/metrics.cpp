@@ -12,6 +12,30 @@ void histogram::observe(double seconds) noexcept {
   ++count;
 }
 
+const char* reject_reason_name(reject_reason r) noexcept {
+  switch (r) {
+    case reject_reason::draining:
+      return "draining";
+    case reject_reason::unknown_circuit:
+      return "unknown_circuit";
+    case reject_reason::malformed_request:
+      return "malformed_request";
+    case reject_reason::bad_witness:
+      return "bad_witness";
+    case reject_reason::spool_failed:
+      return "spool_failed";
+    case reject_reason::request_id_conflict:
+      return "request_id_conflict";
+  }
+  return "unknown";
+}
+
+uint64_t metrics_snapshot::rejected_total() const noexcept {
+  uint64_t n = 0;
+  for (uint64_t r : rejected) n += r;
+  return n;
+}
+
 namespace {
 uint64_t& slot(job_counters& c, metrics::counter k) {
   switch (k) {
@@ -25,8 +49,6 @@ uint64_t& slot(job_counters& c, metrics::counter k) {
       return c.cancelled;
     case metrics::counter::deadline_miss:
       return c.deadline_misses;
-    case metrics::counter::rejected:
-      return c.rejected;
     case metrics::counter::recovered:
       return c.recovered;
     case metrics::counter::partition:
@@ -45,6 +67,11 @@ void metrics::add(const std::string& circuit, counter c, uint64_t n) {
 void metrics::observe(const std::string& circuit, phase p, double seconds) {
   std::lock_guard lk(m_);
   s_.circuits[circuit].phases[static_cast<int>(p)].observe(seconds);
+}
+
+void metrics::reject(reject_reason r) {
+  std::lock_guard lk(m_);
+  ++s_.rejected[static_cast<std::size_t>(r)];
 }
 
 metrics_snapshot metrics::snapshot() const {

@@ -193,7 +193,7 @@ TEST(srs_device_tier, a_key_too_large_for_the_slot_is_leased_without_a_copy_and_
   ASSERT_TRUE(l.is_ok()) << l.error().to_string();
   EXPECT_EQ(l->on_device(), nullptr);
   EXPECT_EQ(l->slot(), -1);
-  EXPECT_EQ(l->device_note().code(), errc::out_of_range);
+  EXPECT_EQ(l->device_note().code(), errc::resource_exhausted);
   EXPECT_NE(l->device_note().message().find("device:0 budget of 250"), std::string::npos)
       << l->device_note().to_string();
   EXPECT_EQ(f.up->count(), 0u);

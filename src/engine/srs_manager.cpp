@@ -10,7 +10,7 @@ namespace {
 // How long a waiter sleeps between looks at its cancel token.
 constexpr auto wait_step = std::chrono::milliseconds(50);
 
-status cancelled(const std::string& what) { return status(errc::invalid_argument, "cancelled while " + what); }
+status cancelled(const std::string& what) { return status(errc::cancelled, "cancelled while " + what); }
 
 }  // namespace
 
@@ -64,9 +64,9 @@ status srs_manager::add(const std::string& id, const std::string& path, const ke
   std::lock_guard lk(m_);
   auto it = entries_.find(id);
   if (it != entries_.end() && busy(it->second))
-    return status(errc::invalid_argument, "circuit " + id + ": its key is in use by " +
-                                              std::to_string(it->second.users) +
-                                              " proof(s); cannot replace it now");
+    return status(errc::failed_precondition, "circuit " + id + ": its key is in use by " +
+                                                 std::to_string(it->second.users) +
+                                                 " proof(s); cannot replace it now");
   entry e;
   e.path = path;
   e.summary = summary;
@@ -80,8 +80,8 @@ status srs_manager::remove(const std::string& id) {
   auto it = entries_.find(id);
   if (it == entries_.end()) return status::ok();
   if (busy(it->second))
-    return status(errc::invalid_argument, "circuit " + id + ": its key is in use by " +
-                                              std::to_string(it->second.users) + " proof(s)");
+    return status(errc::failed_precondition, "circuit " + id + ": its key is in use by " +
+                                                 std::to_string(it->second.users) + " proof(s)");
   entries_.erase(it);
   return status::ok();
 }
@@ -151,16 +151,15 @@ status srs_manager::load_locked(std::unique_lock<std::mutex>& lk, const std::str
   entry* e = &entries_.at(id);
   const uint64_t estimate = e->summary.file_bytes;
   if (estimate > budgets_.warm)
-    return status(errc::invalid_argument, "circuit " + id + ": key " + e->path + " is " +
-                                              std::to_string(estimate) +
-                                              " bytes, more than the whole warm budget of " +
-                                              std::to_string(budgets_.warm) + " bytes");
+    return status(errc::resource_exhausted, "circuit " + id + ": key " + e->path + " is " +
+                                                std::to_string(estimate) +
+                                                " bytes, more than the whole warm budget of " +
+                                                std::to_string(budgets_.warm) + " bytes");
   while (!make_room_locked(key_tier::warm, estimate, id)) {
     if (cancel && cancel->cancelled()) return cancelled("waiting for key memory");
     cv_.wait_for(lk, wait_step);
     auto it = entries_.find(id);
-    if (it == entries_.end())
-      return status(errc::invalid_argument, "circuit " + id + ": removed while waiting");
+    if (it == entries_.end()) return status(errc::not_found, "circuit " + id + ": removed while waiting");
     e = &it->second;
     if (e->key) return status::ok();  // someone else loaded it meanwhile
   }
@@ -187,7 +186,7 @@ status srs_manager::promote_hot_locked(entry& e, const std::string& id, bool req
   const uint64_t need = e.key->hot_bytes();
   if (!make_room_locked(key_tier::hot, need, id)) {
     if (!required) return status::ok();
-    return status(errc::invalid_argument,
+    return status(errc::resource_exhausted,
                   "circuit " + id + ": the hot tier cannot take " + std::to_string(need) + " bytes (budget " +
                       std::to_string(budgets_.hot) + ", " + std::to_string(used_locked(key_tier::hot)) +
                       " used by keys in use)");
@@ -227,7 +226,7 @@ status srs_manager::upload_locked(std::unique_lock<std::mutex>& lk, const std::s
   const device_slot& where = devices_.slots[slot];
   for (;;) {
     auto it = entries_.find(id);
-    if (it == entries_.end()) return status(errc::invalid_argument, "circuit " + id + ": removed while waiting");
+    if (it == entries_.end()) return status(errc::not_found, "circuit " + id + ": removed while waiting");
     entry& e = it->second;
     if (!e.key) return status(errc::internal, "circuit " + id + ": not on the host, cannot go to " + where.name);
     device_copy& d = e.dev[slot];
@@ -240,7 +239,7 @@ status srs_manager::upload_locked(std::unique_lock<std::mutex>& lk, const std::s
     if (!devices_.uploader) return status(errc::internal, "srs_manager: device slots without an uploader");
     const uint64_t estimate = devices_.uploader->estimate_bytes(*e.key);
     if (estimate > where.budget)
-      return status(errc::out_of_range, "circuit " + id + ": its key needs at least " + std::to_string(estimate) +
+      return status(errc::resource_exhausted, "circuit " + id + ": its key needs at least " + std::to_string(estimate) +
                                             " bytes on the device, more than the " + where.name + " budget of " +
                                             std::to_string(where.budget) + " bytes");
     if (!make_slot_room_locked(slot, estimate, id)) {
@@ -266,7 +265,7 @@ status srs_manager::upload_locked(std::unique_lock<std::mutex>& lk, const std::s
     if (!make_slot_room_locked(slot, 0, id) && d2.key->bytes() > where.budget) {
       const uint64_t measured = d2.key->bytes();
       d2.key.reset();
-      return status(errc::out_of_range, "circuit " + id + ": its key took " + std::to_string(measured) +
+      return status(errc::resource_exhausted, "circuit " + id + ": its key took " + std::to_string(measured) +
                                             " bytes on " + where.name + ", more than the budget of " +
                                             std::to_string(where.budget) + " bytes");
     }
@@ -285,8 +284,7 @@ result<key_lease> srs_manager::acquire(const std::string& id, const cancel_token
   std::unique_lock lk(m_);
   for (;;) {
     auto it = entries_.find(id);
-    if (it == entries_.end())
-      return status(errc::invalid_argument, "circuit " + id + ": no such key registered");
+    if (it == entries_.end()) return status(errc::not_found, "circuit " + id + ": no such key registered");
     entry& e = it->second;
     if (e.loading) {
       if (cancel && cancel->cancelled()) return cancelled("the key loaded");
@@ -344,8 +342,7 @@ status srs_manager::preload(const std::string& id, tier_target target) {
   std::unique_lock lk(m_);
   for (;;) {
     auto it = entries_.find(id);
-    if (it == entries_.end())
-      return status(errc::invalid_argument, "circuit " + id + ": no such key registered");
+    if (it == entries_.end()) return status(errc::not_found, "circuit " + id + ": no such key registered");
     entry& e = it->second;
     if (e.loading) {
       cv_.wait_for(lk, wait_step);
@@ -374,8 +371,7 @@ status srs_manager::preload(const std::string& id, tier_target target) {
 status srs_manager::evict(const std::string& id, tier_target target) {
   std::lock_guard lk(m_);
   auto it = entries_.find(id);
-  if (it == entries_.end())
-    return status(errc::invalid_argument, "circuit " + id + ": no such key registered");
+  if (it == entries_.end()) return status(errc::not_found, "circuit " + id + ": no such key registered");
   entry& e = it->second;
   if (target.tier == key_tier::device) {
     if (target.slot < 0) return status::ok();  // every copy may stay where it is
@@ -383,15 +379,15 @@ status srs_manager::evict(const std::string& id, tier_target target) {
       return status(errc::invalid_argument, "evict: slot " + std::to_string(target.slot) + " does not exist");
     device_copy& d = e.dev[target.slot];
     if (d.users > 0 || d.uploading)
-      return status(errc::invalid_argument, "circuit " + id + ": its copy on " + devices_.slots[target.slot].name +
-                                                " is in use by " + std::to_string(d.users) +
-                                                " proof(s); evict it when they finish");
+      return status(errc::failed_precondition, "circuit " + id + ": its copy on " +
+                                                   devices_.slots[target.slot].name + " is in use by " +
+                                                   std::to_string(d.users) + " proof(s); evict it when they finish");
     d.key.reset();
     return status::ok();
   }
   if (busy(e))
-    return status(errc::invalid_argument, "circuit " + id + ": key in use by " + std::to_string(e.users) +
-                                              " proof(s); evict it when they finish");
+    return status(errc::failed_precondition, "circuit " + id + ": key in use by " + std::to_string(e.users) +
+                                                 " proof(s); evict it when they finish");
   for (auto& d : e.dev) d.key.reset();  // below the device tier
   return demote_locked(e, target.tier, id);
 }

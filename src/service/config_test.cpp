@@ -48,6 +48,7 @@ TEST(config, gpu_keys_parse_validate_print_and_reach_the_engine_options) {
   EXPECT_EQ(o.gpu.devices, (std::vector<int>{0, 0, 1}));
   EXPECT_EQ(o.gpu.workers_per_device, 3u);
   EXPECT_EQ(o.gpu.key_budget, uint64_t{2048} << 20);
+  EXPECT_EQ(o.gpu.synthesis, "device");
   const std::string text = print_config(*c);
   EXPECT_NE(text.find("gpu_devices = [0, 0, 1]"), std::string::npos);
   EXPECT_NE(text.find("an array of integers in [0, 63]"), std::string::npos);
@@ -69,6 +70,11 @@ TEST(config, gpu_keys_parse_validate_print_and_reach_the_engine_options) {
   EXPECT_EQ(r.error().message(), "g.toml: gpu_devices: expected an array of integers in [0, 63], found 1");
   r = parse_config("gpu_devices = [\"0\"]", "g.toml");
   EXPECT_EQ(r.error().message(), "g.toml: gpu_devices[0]: expected an integer in [0, 63], found \"0\"");
+  EXPECT_EQ(parse_config("gpu_synthesis = \"host-pinned\"", "g.toml")->to_engine_options().gpu.synthesis,
+            "host-pinned");
+  r = parse_config("gpu_synthesis = \"cpu\"", "g.toml");
+  EXPECT_EQ(r.error().message(),
+            "g.toml: gpu_synthesis: expected one of device, host-pinned, host-pageable, found \"cpu\"");
   r = parse_config("gpu_workers_per_device = 0", "g.toml");
   EXPECT_EQ(r.error().message(), "g.toml: gpu_workers_per_device: expected an integer in [1, 16], found 0");
 }

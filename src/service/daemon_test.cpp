@@ -1,19 +1,25 @@
 // The real daemon binary (`cuzk daemon`) on a temporary socket and data dir, driven through the
-// generated gRPC stub: a proof that verifies, bad requests answered with clear errors while another
-// job completes, cancel, idempotent resubmission, the HTTP endpoints, kill -9 with queued jobs
-// followed by a restart that delivers every proof, a CRITICAL job overtaking queued NORMAL ones, a
-// partial batch flushed on its timeout, preload/evict seen in the status key tier, and
+// generated gRPC stub: a proof that verifies, bad requests answered with clear errors and the
+// matching gRPC codes while another job completes (and counted by reason, not by the made-up
+// circuit), the client verbs' messages and exit status, cancel of a queued and of a running job,
+// idempotent resubmission, the HTTP endpoints, kill -9 with queued jobs followed by a restart that
+// delivers every proof, a CRITICAL job overtaking queued NORMAL ones, a partial batch flushed on
+// its timeout, a job failed past its deadline, preload/evict seen in the status key tier, and
 // `cuzk bench batch` against the daemon.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -43,6 +49,29 @@ const std::string other_wtns = data + "/snarkjs/bn128/circuit.wtns";  // another
 std::string read_file(const std::string& p) {
   std::ifstream f(p, std::ios::binary);
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+// Runs a shell command; its exit status and what it wrote to stdout and stderr.
+std::pair<int, std::string> run_command(const std::string& cmd) {
+  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
+  if (p == nullptr) return {-1, "popen failed"};
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  const int st = ::pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+// Calls `done` every millisecond until it returns true or `limit` passes; whether it did.
+template <class F>
+bool poll_until(F&& done, std::chrono::milliseconds limit = 10s) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (!done())
+    if (std::chrono::steady_clock::now() > until)
+      return false;
+    else
+      std::this_thread::sleep_for(1ms);
+  return true;
 }
 
 int free_port() {
@@ -106,6 +135,13 @@ struct daemon_proc {
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   }
 
+  grpc::Status submit_request(const v1::SubmitProofRequest& r, uint64_t& id) {
+    v1::SubmitProofResponse resp;
+    grpc::ClientContext ctx;
+    auto s = stub->SubmitProof(&ctx, r, &resp);
+    id = resp.job_id();
+    return s;
+  }
   grpc::Status submit(const std::string& wtns_bytes, uint64_t& id, const std::string& request_id = {},
                       const std::string& circuit = "poseidon", v1::Priority prio = v1::PRIORITY_UNSPECIFIED,
                       int partitions = 1) {
@@ -114,11 +150,31 @@ struct daemon_proc {
     r.set_request_id(request_id);
     r.set_priority(prio);
     for (int i = 0; i < partitions; ++i) r.add_partitions()->set_wtns(wtns_bytes);
-    v1::SubmitProofResponse resp;
+    return submit_request(r, id);
+  }
+  grpc::Status cancel(uint64_t id) {
+    v1::CancelProofRequest c;
+    c.set_job_id(id);
+    v1::CancelProofResponse cr;
     grpc::ClientContext ctx;
-    auto s = stub->SubmitProof(&ctx, r, &resp);
-    id = resp.job_id();
-    return s;
+    return stub->CancelProof(&ctx, c, &cr);
+  }
+  grpc::Status await_status(uint64_t id, uint64_t timeout_ms, v1::ProofResult& out) {
+    v1::AwaitProofRequest r;
+    r.set_job_id(id);
+    r.set_timeout_ms(timeout_ms);
+    grpc::ClientContext ctx;
+    return stub->AwaitProof(&ctx, r, &out);
+  }
+  std::string metrics() {
+    v1::GetMetricsResponse m;
+    grpc::ClientContext ctx;
+    EXPECT_TRUE(stub->GetMetrics(&ctx, {}, &m).ok());
+    return m.text();
+  }
+  // `cuzk <verb> --socket <this daemon's> <args>`.
+  std::pair<int, std::string> cli(const std::string& verb_and_args) {
+    return run_command(std::string(CUZK_BIN) + " " + verb_and_args + " --socket " + sock);
   }
   nlohmann::json status() {
     v1::GetStatusResponse st;
@@ -142,12 +198,8 @@ struct daemon_proc {
     return preload ? stub->PreloadKey(&ctx, r, &resp) : stub->EvictKey(&ctx, r, &resp);
   }
   v1::ProofResult await(uint64_t id) {
-    v1::AwaitProofRequest r;
-    r.set_job_id(id);
-    r.set_timeout_ms(60000);
     v1::ProofResult out;
-    grpc::ClientContext ctx;
-    auto s = stub->AwaitProof(&ctx, r, &out);
+    auto s = await_status(id, 60000, out);
     EXPECT_TRUE(s.ok()) << s.error_message();
     return out;
   }
@@ -199,9 +251,13 @@ TEST(daemon, bad_requests_get_clear_errors_while_another_job_completes) {
   uint64_t good = 0, id = 0;
   ASSERT_TRUE(d.submit(read_file(wtns), good).ok());
 
-  auto s = d.submit(read_file(wtns), id, "", "nope");
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_NE(s.error_message().find("not registered"), std::string::npos) << s.error_message();
+  // Made-up circuit ids: refused, and counted under a fixed reason rather than as a label each.
+  grpc::Status s;
+  for (const char* made_up : {"nope", "made-up-1", "made-up-2"}) {
+    s = d.submit(read_file(wtns), id, "", made_up);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND) << s.error_message();
+    EXPECT_NE(s.error_message().find("not registered"), std::string::npos) << s.error_message();
+  }
 
   s = d.submit("not a witness file", id);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
@@ -209,6 +265,21 @@ TEST(daemon, bad_requests_get_clear_errors_while_another_job_completes) {
 
   s = d.submit(read_file(other_wtns), id);  // a witness of another circuit: wrong length
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
+
+  v1::SubmitProofRequest by_path;
+  by_path.set_circuit("poseidon");
+  by_path.add_partitions()->set_path(d.dir + "/no-such.wtns");
+  s = d.submit_request(by_path, id);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << s.error_message();
+  EXPECT_NE(s.error_message().find("no-such.wtns"), std::string::npos) << s.error_message();
+
+  v1::ProofResult r;
+  s = d.await_status(987654, 10, r);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND) << s.error_message();
+  EXPECT_NE(s.error_message().find("987654"), std::string::npos) << s.error_message();
+  EXPECT_EQ(d.cancel(987654).error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(d.key_op(true, "warm", "nope").error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(d.key_op(true, "lukewarm").error_code(), grpc::StatusCode::INVALID_ARGUMENT);
 
   v1::RegisterCircuitRequest reg;
   reg.set_id("fake");
@@ -219,7 +290,67 @@ TEST(daemon, bad_requests_get_clear_errors_while_another_job_completes) {
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
   EXPECT_NE(s.error_message().find(wtns), std::string::npos) << s.error_message();
 
+  // A request id reused for another circuit (the same key, registered under a second id).
+  reg.set_id("poseidon-too");
+  reg.set_zkey_path(zkey);
+  grpc::ClientContext ctx2;
+  ASSERT_TRUE(d.stub->RegisterCircuit(&ctx2, reg, &rr).ok());
+  uint64_t first = 0;
+  ASSERT_TRUE(d.submit(read_file(wtns), first, "sector-9").ok());
+  s = d.submit(read_file(wtns), id, "sector-9", "poseidon-too");
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::ALREADY_EXISTS) << s.error_message();
+
   expect_valid(d.await(good));
+  expect_valid(d.await(first));
+  s = d.cancel(good);  // already done
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << s.error_message();
+
+  const std::string m = d.metrics();
+  EXPECT_NE(m.find("cuzk_jobs_rejected_total{reason=\"unknown_circuit\"} 3\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("cuzk_jobs_rejected_total{reason=\"bad_witness\"} 3\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("cuzk_jobs_rejected_total{reason=\"request_id_conflict\"} 1\n"), std::string::npos) << m;
+  for (const char* made_up : {"nope", "made-up-1", "made-up-2"}) {
+    EXPECT_EQ(m.find(std::string("\"") + made_up + "\""), std::string::npos) << made_up << " in\n" << m;
+    EXPECT_FALSE(d.status()["circuit_counters"].contains(made_up)) << made_up;
+  }
+  EXPECT_EQ(d.status()["rejected_by_reason"]["unknown_circuit"], 3);
+}
+
+TEST(daemon, client_verbs_print_the_engine_code_and_exit_1_on_errors) {
+  daemon_proc d("cli");
+  auto [rc, out] = d.cli("await 987654");
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("cuzk: error: daemon: not_found: job 987654: unknown"), std::string::npos) << out;
+  std::tie(rc, out) = d.cli("cancel 987654");
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("daemon: not_found: job 987654"), std::string::npos) << out;
+  std::tie(rc, out) = d.cli("submit -c nope " + wtns);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("daemon: not_found: circuit \"nope\": not registered"), std::string::npos) << out;
+  std::tie(rc, out) = d.cli("submit -c poseidon " + other_wtns);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("daemon: "), std::string::npos) << out;
+  EXPECT_NE(out.find("partition 0"), std::string::npos) << out;
+
+  std::tie(rc, out) = d.cli("submit -c poseidon " + wtns);
+  ASSERT_EQ(rc, 0) << out;
+  const std::string job = out.substr(0, out.find('\n'));
+  std::tie(rc, out) = d.cli("await " + job + " -o " + d.dir + "/out");
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("state=done"), std::string::npos) << out;
+  EXPECT_TRUE(fs::exists(d.dir + "/out/proof.json"));
+  std::tie(rc, out) = d.cli("cancel " + job);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("daemon: failed_precondition: job " + job + ": already done"), std::string::npos) << out;
+  std::tie(rc, out) = d.cli("status");
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("\"rejected_by_reason\""), std::string::npos) << out;
+
+  // No daemon on the socket: gRPC's own UNAVAILABLE, still a clear message and exit 1.
+  std::tie(rc, out) =
+      run_command(std::string(CUZK_BIN) + " status --socket " + d.dir + "/nobody-listens.sock");
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("cuzk: error: daemon: unavailable: "), std::string::npos) << out;
 }
 
 TEST(daemon, cancels_a_queued_job_and_resubmission_is_idempotent) {
@@ -227,12 +358,10 @@ TEST(daemon, cancels_a_queued_job_and_resubmission_is_idempotent) {
   const std::string w = read_file(wtns);
   std::vector<uint64_t> ids(6);
   for (auto& id : ids) ASSERT_TRUE(d.submit(w, id).ok());
-  v1::CancelProofRequest c;
-  c.set_job_id(ids.back());
-  v1::CancelProofResponse cr;
-  grpc::ClientContext ctx;
-  ASSERT_TRUE(d.stub->CancelProof(&ctx, c, &cr).ok());
-  EXPECT_EQ(d.await(ids.back()).state(), v1::CANCELLED);
+  ASSERT_TRUE(d.cancel(ids.back()).ok());
+  const auto cancelled = d.await(ids.back());
+  EXPECT_EQ(cancelled.state(), v1::CANCELLED);
+  EXPECT_EQ(cancelled.error().rfind("cancelled: ", 0), 0u) << cancelled.error();
 
   uint64_t a = 0, b = 0;
   ASSERT_TRUE(d.submit(w, a, "sector-7").ok());
@@ -240,6 +369,99 @@ TEST(daemon, cancels_a_queued_job_and_resubmission_is_idempotent) {
   EXPECT_EQ(a, b);
   for (std::size_t i = 0; i + 1 < ids.size(); ++i) expect_valid(d.await(ids[i]));
   expect_valid(d.await(a));
+}
+
+// The key's users as /status reports them (-1 when it lists no such key).
+int key_users(daemon_proc& d, const std::string& circuit = "poseidon") {
+  const auto st = d.status();
+  for (const auto& k : st["keys"])
+    if (k["circuit"] == circuit) return k["users"].get<int>();
+  return -1;
+}
+
+// Whether /status shows a worker on `job` at `partition`.
+bool worker_at(daemon_proc& d, uint64_t job, uint32_t partition) {
+  const auto st = d.status();
+  for (const auto& w : st["workers"])
+    if (w["busy"] == true && w["job"] == job && w["partition"] == partition) return true;
+  return false;
+}
+
+TEST(daemon, cancels_a_running_job_at_its_next_partition_boundary) {
+  // Deterministic, without sleeps that race the prover: partition 1 of the job reads its witness
+  // (by path) from a FIFO, so the worker blocks there, mid-job, until the test lets it go. The job
+  // is held in the queue (a batch waiting a minute to fill) until the FIFO is in place, then
+  // released by a CRITICAL arrival, which never waits for a batch and flushes the waiting one.
+  daemon_proc d("cancel-running", 1, "max_batch_size = 4\nmax_batch_wait_ms = 60000\n");
+  const std::string w = read_file(wtns);
+  const std::string gate = d.dir + "/gate.wtns";
+  fs::copy_file(wtns, gate);  // a real witness while the submit checks it
+  v1::SubmitProofRequest req;
+  req.set_circuit("poseidon");
+  req.set_priority(v1::NORMAL);
+  for (const auto& p : {wtns, gate, wtns}) req.add_partitions()->set_path(p);
+  uint64_t job = 0;
+  ASSERT_TRUE(d.submit_request(req, job).ok());
+  ASSERT_TRUE(fs::remove(gate));
+  ASSERT_EQ(::mkfifo(gate.c_str(), 0600), 0) << std::strerror(errno);
+  EXPECT_EQ(d.status()["jobs"][0]["state"], "queued");
+
+  uint64_t flush = 0;
+  ASSERT_TRUE(d.submit(w, flush, "", "poseidon", v1::CRITICAL).ok());
+  expect_valid(d.await(flush));
+  ASSERT_TRUE(poll_until([&] { return worker_at(d, job, 1); })) << d.status().dump();
+
+  // Running: partition 0 proved, partition 1 under way. The cancel is accepted at once, and the
+  // job goes on until the worker reaches the next boundary.
+  ASSERT_TRUE(d.cancel(job).ok());
+  v1::ProofResult now;
+  ASSERT_TRUE(d.await_status(job, 1, now).ok());
+  EXPECT_EQ(now.state(), v1::SYNTHESIZING);
+  EXPECT_EQ(key_users(d), 1);
+
+  // Let the worker's read of partition 1 return (open the FIFO's other end, once the worker has
+  // opened its end, and close it).
+  int fd = -1;
+  ASSERT_TRUE(poll_until([&] { return (fd = ::open(gate.c_str(), O_WRONLY | O_NONBLOCK)) >= 0; }))
+      << std::strerror(errno);
+  ::close(fd);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = d.await(job);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+  EXPECT_EQ(r.state(), v1::CANCELLED) << r.error();
+  EXPECT_EQ(r.error().rfind("cancelled: ", 0), 0u) << r.error();
+  EXPECT_EQ(r.proofs_size(), 0);
+  EXPECT_EQ(r.attempts(), 1u);
+
+  // Its lease is released (just after the end is published: poll, don't race it), nothing more
+  // of it was proved, and the daemon goes on proving.
+  EXPECT_TRUE(poll_until([&] { return key_users(d) == 0; })) << d.status()["keys"].dump();
+  const auto counters = d.status()["circuit_counters"]["poseidon"];
+  EXPECT_EQ(counters["partitions_proved"], 2);  // the CRITICAL job's and partition 0
+  EXPECT_EQ(counters["cancelled"], 1);
+  EXPECT_EQ(counters["failed"], 0);
+  uint64_t after = 0;
+  ASSERT_TRUE(d.submit(w, after, "", "poseidon", v1::CRITICAL).ok());
+  expect_valid(d.await(after));
+  EXPECT_EQ(d.cancel(job).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+TEST(daemon, a_job_past_its_deadline_fails_with_deadline_exceeded) {
+  daemon_proc d("deadline", 1, "fail_expired_jobs = true\n");
+  v1::SubmitProofRequest req;
+  req.set_circuit("poseidon");
+  req.add_partitions()->set_wtns(read_file(wtns));
+  req.set_deadline_unix_ms(1000);  // long past
+  uint64_t id = 0;
+  ASSERT_TRUE(d.submit_request(req, id).ok());
+  const auto r = d.await(id);
+  EXPECT_EQ(r.state(), v1::FAILED);
+  EXPECT_EQ(r.error().rfind("deadline_exceeded: ", 0), 0u) << r.error();
+  EXPECT_TRUE(r.deadline_missed());
+  const auto [rc, out] = d.cli("await " + std::to_string(id));
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("state=failed"), std::string::npos) << out;
+  EXPECT_NE(out.find("error=deadline_exceeded: "), std::string::npos) << out;
 }
 
 TEST(daemon, kill_9_with_queued_jobs_then_restart_delivers_every_proof) {
@@ -320,21 +542,14 @@ TEST(daemon, preload_and_evict_show_in_the_status_key_tier) {
   ASSERT_TRUE(d.key_op(false, "cold").ok());
   EXPECT_EQ(d.key_tier(), "cold");
   s = d.key_op(true, "hot", "nope");
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND) << s.error_message();
 }
 
 TEST(daemon, bench_batch_reports_twenty_verified_proofs) {
   daemon_proc d("bench", 1, "max_batch_size = 4\nmax_batch_wait_ms = 20\n");
-  const std::string cmd = std::string(CUZK_BIN) + " bench batch --socket " + d.sock +
-                          " --circuit poseidon --count 20 --concurrency 4 --priority-mix CRITICAL:1,NORMAL:3 " +
-                          wtns + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  const int st = ::pclose(p);
-  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << out;
+  const auto [rc, out] = d.cli(
+      "bench batch --circuit poseidon --count 20 --concurrency 4 --priority-mix CRITICAL:1,NORMAL:3 " + wtns);
+  EXPECT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("mode=batch proofs=20 verified=20 failed=0"), std::string::npos) << out;
   EXPECT_NE(out.find("CRITICAL"), std::string::npos) << out;
   EXPECT_NE(out.find("p99_ms"), std::string::npos) << out;

@@ -17,11 +17,11 @@ grpc::Status guarded(F&& body) noexcept {
   try {
     return body();
   } catch (const std::bad_alloc&) {
-    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "out of memory while handling the request");
+    return to_grpc(status(errc::resource_exhausted, "out of memory while handling the request"));
   } catch (const std::exception& e) {
-    return grpc::Status(grpc::StatusCode::INTERNAL, std::string("internal error: ") + e.what());
+    return to_grpc(status(errc::internal, e.what()));
   } catch (...) {
-    return grpc::Status(grpc::StatusCode::INTERNAL, "internal error");
+    return to_grpc(status(errc::internal, "an exception of unknown type"));
   }
 }
 
@@ -36,34 +36,6 @@ result<engine::tier_target> tier_from(const engine::engine& e, const std::string
 }
 
 }  // namespace
-
-grpc::StatusCode grpc_code(errc c) noexcept {
-  switch (c) {
-    case errc::ok:
-      return grpc::StatusCode::OK;
-    case errc::invalid_argument:
-    case errc::parse_error:
-    case errc::out_of_range:
-    case errc::not_on_curve:
-    case errc::not_in_subgroup:
-    case errc::format_error:
-      return grpc::StatusCode::INVALID_ARGUMENT;
-    case errc::io_error:
-      return grpc::StatusCode::FAILED_PRECONDITION;
-    case errc::unsupported:
-      return grpc::StatusCode::UNIMPLEMENTED;
-    case errc::verification_failed:
-    case errc::cuda_error:
-    case errc::internal:
-      return grpc::StatusCode::INTERNAL;
-  }
-  return grpc::StatusCode::UNKNOWN;
-}
-
-grpc::Status to_grpc(const status& s) {
-  if (s) return grpc::Status::OK;
-  return grpc::Status(grpc_code(s.code()), s.to_string());
-}
 
 engine::priority from_wire(v1::Priority p, engine::priority fallback) noexcept {
   switch (p) {
@@ -182,9 +154,8 @@ grpc::Status grpc_service::await(grpc::ServerContext* ctx, engine::job_id id, ui
   constexpr milliseconds slice(200);
   const auto until = steady_clock::now() + milliseconds(timeout_ms);
   for (;;) {
-    if (stopping_)
-      return grpc::Status(grpc::StatusCode::UNAVAILABLE, "daemon shutting down; await the job again");
-    if (ctx->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
+    if (stopping_) return to_grpc(status(errc::unavailable, "daemon shutting down; await the job again"));
+    if (ctx->IsCancelled()) return to_grpc(status(errc::cancelled, "the client went away"));
     auto wait = slice;
     if (timeout_ms > 0)
       wait = std::clamp(duration_cast<milliseconds>(until - steady_clock::now()), 1ms, slice);
@@ -201,10 +172,7 @@ grpc::Status grpc_service::SubmitProof(grpc::ServerContext*, const v1::SubmitPro
                                        v1::SubmitProofResponse* out) {
   return guarded([&] {
     auto id = submit(*req);
-    if (!id) {
-      if (!e_.accepting()) return grpc::Status(grpc::StatusCode::UNAVAILABLE, id.error().to_string());
-      return to_grpc(id.error());
-    }
+    if (!id) return to_grpc(id.error());
     out->set_job_id(*id);
     return grpc::Status::OK;
   });
@@ -219,10 +187,7 @@ grpc::Status grpc_service::Prove(grpc::ServerContext* ctx, const v1::SubmitProof
                                  v1::ProofResult* out) {
   return guarded([&] {
     auto id = submit(*req);
-    if (!id) {
-      if (!e_.accepting()) return grpc::Status(grpc::StatusCode::UNAVAILABLE, id.error().to_string());
-      return to_grpc(id.error());
-    }
+    if (!id) return to_grpc(id.error());
     return await(ctx, *id, 0, out);
   });
 }

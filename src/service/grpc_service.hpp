@@ -1,8 +1,9 @@
 // The gRPC adapter: cuzk.v1.ProvingEngine (proto/cuzk/v1/proving.proto) onto the engine.
 //
 // Thin on purpose: each handler translates the request into engine types, calls one engine
-// method, and translates back. Engine statuses become gRPC statuses with the same message
-// (grpc_code()); nothing thrown inside a handler escapes it (a std::exception becomes INTERNAL).
+// method, and translates back. Engine statuses become gRPC statuses with the matching code and
+// the same message (grpc_status.hpp); nothing thrown inside a handler escapes it (a std::exception
+// becomes INTERNAL).
 // AwaitProof and Prove block an RPC thread while they wait, which the synchronous server's thread
 // pool allows for; they wait in short slices so that a client that goes away, or the daemon shutting
 // down (stop()), ends the wait. A client that goes away does not cancel its job.
@@ -17,11 +18,9 @@
 
 #include "cuzk/v1/proving.grpc.pb.h"
 #include "engine/engine.hpp"
+#include "service/grpc_status.hpp"
 
 namespace cuzk::service {
-
-grpc::StatusCode grpc_code(errc c) noexcept;
-grpc::Status to_grpc(const status& s);
 
 // Conversions between the wire and the engine, shared with the client verbs.
 engine::priority from_wire(cuzk::v1::Priority p, engine::priority fallback) noexcept;

@@ -17,7 +17,6 @@ json counters_json(const engine::job_counters& c) {
           {"failed", c.failed},
           {"cancelled", c.cancelled},
           {"deadline_misses", c.deadline_misses},
-          {"rejected", c.rejected},
           {"recovered", c.recovered},
           {"partitions_proved", c.partitions_proved}};
 }
@@ -182,6 +181,11 @@ std::string status_json(const engine::engine_snapshot& s, const daemon_config& c
                      {"keys", t.keys}});
   j["tiers"] = tiers;
   j["counters"] = counters_json(s.counters.total);
+  j["counters"]["rejected"] = s.counters.rejected_total();
+  json rejected = json::object();
+  for (int r = 0; r < engine::reject_reason_count; ++r)
+    rejected[engine::reject_reason_name(engine::reject_reason(r))] = s.counters.rejected[r];
+  j["rejected_by_reason"] = rejected;
   json circuits = json::object();
   for (const auto& [id, m] : s.counters.circuits) circuits[id] = counters_json(m.counters);
   j["circuit_counters"] = circuits;
@@ -205,9 +209,14 @@ std::string prometheus_text(const engine::engine_snapshot& s) {
   counter("cancelled", "jobs cancelled", [](const auto& c) { return c.cancelled; });
   counter("deadline_missed", "jobs that ended after their deadline",
           [](const auto& c) { return c.deadline_misses; });
-  counter("rejected", "submissions refused", [](const auto& c) { return c.rejected; });
   counter("recovered", "jobs requeued from the store at start", [](const auto& c) { return c.recovered; });
   counter("partitions_proved", "partitions proved", [](const auto& c) { return c.partitions_proved; });
+  // By reason, a fixed set, every one always present: never by the circuit a refused request named.
+  os << "# HELP cuzk_jobs_rejected_total submissions refused, by reason\n# TYPE cuzk_jobs_rejected_total "
+        "counter\n";
+  for (int r = 0; r < engine::reject_reason_count; ++r)
+    os << "cuzk_jobs_rejected_total{reason=\"" << engine::reject_reason_name(engine::reject_reason(r))
+       << "\"} " << s.counters.rejected[r] << "\n";
 
   os << "# HELP cuzk_phase_seconds time each job spent in each phase\n# TYPE cuzk_phase_seconds histogram\n";
   for (const auto& [id, m] : s.counters.circuits)

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ec/scalar_mul.hpp"
+#include "gpu/groth16/abc_device.hpp"
 #include "gpu/groth16/gpu_prover.hpp"
 #include "gpu/groth16/gpu_proving_key.hpp"
 #include "gpu/groth16/h_scalars.hpp"
@@ -78,6 +79,7 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const groth16::pro
 
   auto st = std::make_unique<detail::gpu_key_state<Curve>>();
   st->device = device;
+  st->synthesis = options.synthesis;
   st->n_vars = pk.n_vars;
   st->n_public = pk.n_public;
   st->domain_size = pk.domain_size;
@@ -89,12 +91,17 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const groth16::pro
   CUZK_TRY(take(st->msm_c, msm_g1<Curve>::create(pk.c.data(), pk.c.size())));
   CUZK_TRY(take(st->msm_h, msm_g1<Curve>::create(pk.h.data(), pk.h.size())));
   CUZK_TRY(take(st->plan, ntt_plan<fr>::create(static_cast<unsigned>(std::countr_zero(n)))));
+  if (options.synthesis == synthesis_place::device) {
+    auto m = device_constraint_matrices<fr>::create(*pk.matrices);
+    if (!m) return m.error();
+    st->matrices.emplace(std::move(m).value());
+  }
   if (options.scratch == key_scratch::at_creation) CUZK_TRY(size_msm_scratch(*st));
   if (options.workspace == key_workspace::own) {
     auto ws = gpu_workspace<Curve>::create(device);
     if (!ws) return ws.error();
     st->own = std::make_unique<gpu_workspace<Curve>>(std::move(ws).value());
-    CUZK_TRY(st->own->reserve(pk.n_vars, n));
+    CUZK_TRY(st->own->reserve(pk.n_vars, n, options.synthesis));
   }
   CUZK_CUDA_TRY(cudaDeviceSynchronize());
   CUZK_CUDA_TRY(cudaMemGetInfo(&free_after, &total));
@@ -140,7 +147,7 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk, gpu_wo
   gpu_phase_timings& t = timings != nullptr ? *timings : local;
   t = {};
   const std::size_t n = st.domain_size, n_vars = st.n_vars, n_public = st.n_public;
-  CUZK_TRY(ws.reserve(n_vars, n));
+  CUZK_TRY(ws.reserve(n_vars, n, st.synthesis));
   std::mutex& kernels = *st.kernel_lock;
 
   // The witness into pinned memory, so the MSMs' scalar copies run at the line rate.
@@ -187,21 +194,29 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk, gpu_wo
     }();
   });
 
-  t0 = steady::now();
-  fr* host_a = ws.host_abc();
-  CUZK_TRY(synth::evaluate_abc<fr>(*pk.matrices, witness, {host_a, n}, {host_a + n, n}, {host_a + 2 * n, n},
-                                   pool));
-  t.synthesis_ms = ms_since(t0);
-
-  // a, b, c to the device on the copy stream, before the lock: the copy engine moves them while
-  // another proof's kernels run. Then, under the lock, each vector's transforms start as soon as
-  // it is there. Inverse NTT natural -> bit-reversed with 1/n, forward on the odd coset
-  // bit-reversed -> natural: evaluations at shift * omega^j in natural order, as poly::compute_h
-  // leaves them.
+  // a, b, c. On the device: the witness is copied on the copy stream (outside the lock) and the
+  // synthesis kernel, under it, writes a | b | c in place. On the host: CPU threads fill the host
+  // buffer, then the copy stream moves one vector at a time (outside the lock, so the copy engine
+  // runs while another proof's kernels do) and each vector's transforms start as soon as it is
+  // there.
   const cudaStream_t cs = ws.copy_stream(), ns = ws.ntt_stream();
   fr* d = ws.abc();
+  const bool on_device = st.synthesis == synthesis_place::device;
+  t.synthesis_on_device = on_device;
+  t0 = steady::now();
+  fr* host_a = nullptr;
+  if (!on_device) {
+    host_a = st.synthesis == synthesis_place::host_pinned ? ws.host_abc() : ws.pageable_abc();
+    CUZK_TRY(synth::evaluate_abc<fr>(*pk.matrices, witness, {host_a, n}, {host_a + n, n}, {host_a + 2 * n, n},
+                                     pool));
+    t.synthesis_ms = ms_since(t0);
+  }
   const status copied = [&]() -> status {
     CUZK_TRY(ws.event(ev::copy_begin).record(cs));
+    if (on_device) {
+      CUZK_CUDA_TRY(cudaMemcpyAsync(ws.w(), w, n_vars * sizeof(repr), cudaMemcpyHostToDevice, cs));
+      return ws.event(ev::copy_c).record(cs);
+    }
     for (unsigned k = 0; k < 3; ++k) {
       CUZK_CUDA_TRY(cudaMemcpyAsync(d + k * n, host_a + k * n, n * sizeof(fr), cudaMemcpyHostToDevice, cs));
       CUZK_TRY(ws.event(static_cast<ev>(ev::copy_a + k)).record(cs));
@@ -209,7 +224,7 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk, gpu_wo
     return status::ok();
   }();
   if (!copied) {
-    (void)cudaStreamSynchronize(cs);  // what was queued reads the pinned a, b, c
+    (void)cudaStreamSynchronize(cs);  // what was queued reads the pinned buffers
     return copied;
   }
   result<g1<Curve>> h_sum = status(errc::internal, "gpu_prove: the H MSM did not run");
@@ -219,9 +234,19 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk, gpu_wo
     const auto th = steady::now();
     t.lock_wait_ms = std::chrono::duration<double, std::milli>(th - tw).count();
     const status staged = [&]() -> status {
+      if (on_device) {
+        CUZK_CUDA_TRY(cudaStreamWaitEvent(ns, ws.event(ev::copy_c).get(), 0));
+        CUZK_TRY(st.matrices->evaluate(ws.w(), d, d + n, d + 2 * n, n, ns));
+        CUZK_TRY(ws.event(ev::synth_end).record(ns));
+        CUZK_TRY(ws.event(ev::ntt_begin).record(ns));
+      }
+      // Inverse NTT natural -> bit-reversed with 1/n, forward on the odd coset bit-reversed ->
+      // natural: evaluations at shift * omega^j in natural order, as poly::compute_h leaves them.
       for (unsigned k = 0; k < 3; ++k) {
-        CUZK_CUDA_TRY(cudaStreamWaitEvent(ns, ws.event(static_cast<ev>(ev::copy_a + k)).get(), 0));
-        if (k == 0) CUZK_TRY(ws.event(ev::ntt_begin).record(ns));
+        if (!on_device) {
+          CUZK_CUDA_TRY(cudaStreamWaitEvent(ns, ws.event(static_cast<ev>(ev::copy_a + k)).get(), 0));
+          if (k == 0) CUZK_TRY(ws.event(ev::ntt_begin).record(ns));
+        }
         CUZK_TRY(st.plan.run(d + k * n, ntt_direction::inverse, ntt_order::natural_to_bitrev, ntt_domain::plain,
                              ns));
         CUZK_TRY(st.plan.run(d + k * n, ntt_direction::forward, ntt_order::bitrev_to_natural, ntt_domain::coset,
@@ -243,7 +268,7 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk, gpu_wo
     }
     t.lock_held_ms = ms_since(th);
   }
-  // After a failure the copies may still be reading the pinned a, b, c: let them end before the
+  // After a failure the copies may still be reading the pinned buffers: let them end before the
   // workspace serves another proof. (After success they ended before the NTTs began.)
   (void)cudaStreamSynchronize(cs);
   // The MSM thread must end before anything returns: it reads `ws` and writes `w_sums`.
@@ -255,7 +280,12 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk, gpu_wo
   if (!h_sum) return h_sum.error();
   if (!w_sums.err.is_ok()) return w_sums.err;
 
-  t.h2d_bytes = static_cast<double>(3 * n * sizeof(fr));
+  t.h2d_bytes = static_cast<double>(on_device ? n_vars * sizeof(repr) : 3 * n * sizeof(fr));
+  if (on_device) {
+    auto synth_ms = detail::event_ms(ws.event(ev::copy_c), ws.event(ev::synth_end));
+    if (!synth_ms) return synth_ms.error();
+    t.synthesis_ms = *synth_ms;
+  }
   auto span_ms = detail::event_ms(ws.event(ev::copy_begin), ws.event(ev::copy_c));
   if (!span_ms) return span_ms.error();
   t.h2d_ms = *span_ms;

@@ -2,11 +2,14 @@
 // for bit, for the same witness, r and s.
 //
 // The steps and where they run (prover.hpp has the formulas):
-//   CPU   witness -> pinned buffer; synthesis a = A w, b = B w, c = a∘b into pinned buffers
+//   CPU   witness -> pinned buffer
 //   GPU   MSMs A, B1, B2 (G2; all nVars signals) and C (signals nPublic+1..nVars-1), in that
 //         order on a thread of their own, started before synthesis: they need only the witness
-//   GPU   a, b, c copied on the copy stream, one vector at a time; on the NTT stream, as each
-//         arrives: inverse NTT natural -> bit-reversed, forward odd-coset NTT bit-reversed ->
+//   GPU   synthesis a = A w, b = B w, c = a∘b (the key's synthesis_place: by default on the
+//         device after one witness copy, abc_device.hpp; or on CPU threads into pinned (or, to
+//         measure the difference, pageable) buffers, then a, b, c copied on the copy stream, one
+//         vector at a time)
+//   GPU   on the NTT stream, as each vector is there: inverse NTT natural -> bit-reversed, forward odd-coset NTT bit-reversed ->
 //         natural (no permutation pass; the coset factor g^i is applied at bit-reversed positions
 //         inside the first pass), then h = a b - c out of Montgomery form (h_scalars.hpp)
 //   GPU   MSM H
@@ -20,10 +23,11 @@
 // the witness is copied once per MSM (4 x 32 nVars bytes) instead of once.
 //
 // Where the lock is held. The kernel lock (gpu_proving_key.hpp) covers the GPU work only: the MSM
-// thread takes it around A, B1, B2, C, and the proving thread takes it from the first NTT to the
-// end of the H MSM. The witness copy, synthesis, the a, b, c copies to the device (issued before
-// the lock, on the workspace's copy stream, so they overlap another proof's kernels) and the
-// assembly run outside it. How long each proof waited for the lock and held it is timed.
+// thread takes it around A, B1, B2, C, and the proving thread takes it from synthesis on the
+// device (or the first NTT) to the end of the H MSM. The witness copies, synthesis on the host,
+// the copies to the device (issued before the lock, on the workspace's copy stream, so they
+// overlap another proof's kernels) and the assembly run outside it. How long each proof waited for
+// the lock and held it is timed.
 //
 // Thread: any thread. With a workspace, one proof per workspace at a time (the caller's); the
 // overload without one uses the key's own, one proof at a time.
@@ -45,9 +49,10 @@ namespace cuzk::gpu {
 // (synchronous) run; CPU phases are host clocks. Phases overlap (A, B1, B2, C with synthesis and
 // with whatever of the NTTs and the H MSM they outlast), so they do not add up to `total_ms`.
 struct gpu_phase_timings {
-  double witness_ms = 0;    // witness -> pinned buffer
-  double synthesis_ms = 0;  // a, b, c on the CPU
-  double h2d_ms = 0;        // a, b, c host -> device (copy stream, first copy to last)
+  bool synthesis_on_device = false;  // the key's synthesis_place is device
+  double witness_ms = 0;             // witness -> pinned buffer
+  double synthesis_ms = 0;           // a, b, c: CPU clock on the host, CUDA events on the device
+  double h2d_ms = 0;  // a, b, c (the witness, with synthesis on the device) host -> device
   double h2d_bytes = 0;
   double ntt_ms = 0;      // six NTTs and the h kernel (from the first NTT)
   double h_stage_ms = 0;  // H scalars device -> pinned host

@@ -6,6 +6,8 @@
 //  - synthetic circuits with development keys: 2^10 (dense and mostly-0/1 witness), 2^16, and a
 //    constraint count that is not a power of two less two (padding rows in the domain, unused
 //    signals whose key points are at infinity);
+//  - 1, 2, 3, 255, 256, 257, 1024 and 1025 constraints;
+//  - synthesis on the device, and on the host into pinned and into pageable buffers;
 //  - r = s = 0 and random r, s, several proofs per key (the key's buffers and MSM scratch are
 //    reused, so a stale value from the previous proof would show);
 //  - 1000 proofs in a loop on one key: every proof equal to the CPU's, device memory
@@ -66,14 +68,16 @@ std::string fixture(const std::string& circuit, const std::string& file) {
   return dir + file;
 }
 
-// Proves `rounds` times on one GPU key (r = s = 0 first, then random) and compares each proof with
-// the CPU prover's for the same r and s; every GPU proof must verify.
+// Proves `rounds` times on one GPU key synthesizing at `place` (r = s = 0 first, then random) and
+// compares each proof with the CPU prover's for the same r and s; every GPU proof must verify.
 template <class C>
-void expect_same_proofs(const groth16::proving_key_view<C>& pk, std::span<const typename C::fr::repr> w,
-                        const formats::verification_key<C>& vk, uint64_t seed, int rounds = 3) {
+void expect_same_proofs_with(const groth16::proving_key_view<C>& pk, std::span<const typename C::fr::repr> w,
+                             const formats::verification_key<C>& vk, uint64_t seed, int rounds,
+                             synthesis_place place) {
   using Fr = typename C::fr;
-  auto gk = gpu_proving_key<C>::create(pk);
+  auto gk = gpu_proving_key<C>::create(pk, 0, gpu_key_options{place});
   ASSERT_TRUE(gk.is_ok()) << gk.error().to_string();
+  ASSERT_EQ(gk->synthesis(), place);
   const auto publics = groth16::public_signals_of<C>(w, pk.n_public);
   std::mt19937_64 rng(seed);
   for (int i = 0; i < rounds; ++i) {
@@ -89,6 +93,18 @@ void expect_same_proofs(const groth16::proving_key_view<C>& pk, std::span<const 
     const status v = groth16::verify<C>(vk, publics, *gpu);
     EXPECT_TRUE(v.is_ok()) << v.to_string();
     EXPECT_GT(t.total_ms, 0.0);
+    EXPECT_EQ(t.synthesis_on_device, place == synthesis_place::device);
+  }
+}
+
+// The same for each synthesis place.
+template <class C>
+void expect_same_proofs(const groth16::proving_key_view<C>& pk, std::span<const typename C::fr::repr> w,
+                        const formats::verification_key<C>& vk, uint64_t seed, int rounds = 3) {
+  for (const synthesis_place place :
+       {synthesis_place::device, synthesis_place::host_pinned, synthesis_place::host_pageable}) {
+    SCOPED_TRACE(std::string("synthesis ") + synthesis_place_name(place));
+    expect_same_proofs_with<C>(pk, w, vk, seed, rounds, place);
   }
 }
 
@@ -181,6 +197,22 @@ TYPED_TEST(gpu_prover_test, non_power_of_two_constraint_count) {
   expect_same_proofs<TypeParam>(key->pk.view(), circuit.witness, key->dk.vk, 5);
 }
 
+// The sizes where off-by-one errors live: 1, 2, 3 constraints (domains of 4 with the public-input
+// rows), either side of 256 and of 1024, each with the first signals of a larger circuit.
+TYPED_TEST(gpu_prover_test, edge_constraint_counts) {
+  CUZK_REQUIRE_GPU();
+  using Fr = typename TypeParam::fr;
+  const auto circuit = synth::make_synthetic_circuit<Fr>(11, synth::witness_kind::dense, 17);
+  for (const std::size_t m : {1, 2, 3, 255, 256, 257, 1024, 1025}) {
+    SCOPED_TRACE(std::to_string(m) + " constraints");
+    const auto cs = first_constraints(circuit.cs, m);
+    ASSERT_TRUE(cs.is_satisfied(circuit.witness));
+    auto key = make_dev_key<TypeParam>(cs);
+    ASSERT_TRUE(key.has_value());
+    expect_same_proofs<TypeParam>(key->pk.view(), circuit.witness, key->dk.vk, m, 2);
+  }
+}
+
 TYPED_TEST(gpu_prover_test, rejects_mismatched_inputs) {
   CUZK_REQUIRE_GPU();
   using Fr = typename TypeParam::fr;
@@ -202,10 +234,10 @@ TYPED_TEST(gpu_prover_test, rejects_mismatched_inputs) {
   EXPECT_EQ(*ok, *groth16::prove_with<TypeParam>(k1->pk.view(), small.witness, Fr::one(), Fr::one()));
 }
 
-// The daemon's arrangement: one key without a workspace of its own, a kernel lock shared with
-// another key on the device, and two threads proving at once, each with its own workspace (and
-// the second one also with the other key). Every proof equals the CPU's; the workspaces allocate
-// once (on their first proof) and never again.
+// The daemon's arrangement: keys without a workspace of their own sharing one kernel lock (one
+// synthesizing on the device, one on the host into pinned memory), and two threads proving at
+// once, each with its own workspace (the second alternating between the keys). Every proof equals
+// the CPU's; the workspaces allocate on first use of each kind of buffer and never again.
 TYPED_TEST(gpu_prover_test, workspaces_prove_concurrently_under_a_shared_kernel_lock) {
   CUZK_REQUIRE_GPU();
   using Fr = typename TypeParam::fr;
@@ -219,6 +251,7 @@ TYPED_TEST(gpu_prover_test, workspaces_prove_concurrently_under_a_shared_kernel_
   o.workspace = key_workspace::none;
   o.scratch = key_scratch::at_creation;
   auto g1 = gpu_proving_key<TypeParam>::create(k1->pk.view(), 0, o);
+  o.synthesis = synthesis_place::host_pinned;  // the other path: a, b, c copied outside the lock
   auto g2 = gpu_proving_key<TypeParam>::create(k2->pk.view(), 0, o);
   ASSERT_TRUE(g1.is_ok() && g2.is_ok());
   EXPECT_EQ(&g1->kernel_lock(), &g2->kernel_lock());
@@ -256,7 +289,8 @@ TYPED_TEST(gpu_prover_test, workspaces_prove_concurrently_under_a_shared_kernel_
   EXPECT_EQ(bad_a, 0);
   EXPECT_EQ(bad_b, 0);
   EXPECT_EQ(alloc_a, 1u);
-  EXPECT_EQ(alloc_b, 1u);  // sized for the larger key first, the smaller one fits
+  // Once for the first key, once more for the second's pinned a | b | c; never again.
+  EXPECT_EQ(alloc_b, 2u);
   std::printf("gpu_prove_concurrent curve=%s lock_wait_ms=%.1f+%.1f over 40 proofs\n", TypeParam::name, wait_a,
               wait_b);
 }

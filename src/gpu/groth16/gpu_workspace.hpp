@@ -7,12 +7,15 @@
 // a | b | c and copies them to its own device vectors while the other's kernels run (the device's
 // kernel lock, gpu_prover.hpp, covers only the kernels).
 //
-// What it holds, for a domain of n and nVars signals: pinned a | b | c (3n elements; synthesis
-// writes them), the pinned witness (nVars) and H staging (n), the device a | b | c (3n; h
-// overwrites a), three streams (copies, NTTs, MSMs) and the events that time them. Pinned memory
-// costs ~0.5 s per GiB to allocate (pinned_buffer.hpp), so reserve() allocates only when a proof
-// needs more than the buffers hold (the first proof of a larger circuit) and never shrinks them;
-// allocations() counts the times it did, which tests use to show the hot path allocates nothing.
+// What it holds, for a domain of n and nVars signals: the pinned witness (nVars) and H staging
+// (n), the device a | b | c (3n; h overwrites a), three streams (copies, NTTs, MSMs) and the
+// events that time them; and by where synthesis runs (synthesis_place, the key's choice): the
+// device witness (nVars) for synthesis on the device, pinned a | b | c (3n) for synthesis on the
+// host, or pageable a | b | c to measure the difference. Pinned memory costs ~0.5 s per GiB to
+// allocate (pinned_buffer.hpp), so reserve() allocates only when a proof needs more than the
+// buffers hold (the first proof of a larger circuit, or of a key synthesizing elsewhere) and never
+// shrinks them; allocations() counts the times it did, which tests use to show the hot path
+// allocates nothing.
 //
 // Thread: one proof at a time; the device must be current for create() and reserve().
 #pragma once
@@ -23,6 +26,7 @@
 #include <cstdint>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "base/result.hpp"
 #include "curves/bls12_381.hpp"
@@ -34,6 +38,25 @@
 
 namespace cuzk::gpu {
 
+// Where a = A w, b = B w and c = a∘b are computed for each proof.
+enum class synthesis_place {
+  device,         // by the GPU from resident matrices (abc_device.hpp); only the witness is copied
+  host_pinned,    // by CPU threads into pinned buffers, then copied at the line rate
+  host_pageable,  // by CPU threads into pageable memory: the slow copy, kept to be measured
+};
+
+constexpr const char* synthesis_place_name(synthesis_place p) noexcept {
+  switch (p) {
+    case synthesis_place::device:
+      return "device";
+    case synthesis_place::host_pinned:
+      return "host-pinned";
+    case synthesis_place::host_pageable:
+      return "host-pageable";
+  }
+  return "?";
+}
+
 template <class Curve>
 class gpu_workspace {
  public:
@@ -41,7 +64,19 @@ class gpu_workspace {
   using repr = typename fr::repr;
 
   // Events: the a, b, c copies' ends (the NTTs wait on them), and the bounds of the timed spans.
-  enum event_id : unsigned { copy_begin, copy_a, copy_b, copy_c, ntt_begin, ntt_end, stage_end, n_events };
+  // With synthesis on the device, copy_begin..copy_c spans the witness copy and synth_end ends the
+  // synthesis kernel.
+  enum event_id : unsigned {
+    copy_begin,
+    copy_a,
+    copy_b,
+    copy_c,
+    synth_end,
+    ntt_begin,
+    ntt_end,
+    stage_end,
+    n_events
+  };
 
   gpu_workspace() = default;
   gpu_workspace(gpu_workspace&&) noexcept = default;
@@ -72,9 +107,10 @@ class gpu_workspace {
     return result<gpu_workspace>(std::move(w));
   }
 
-  // Buffers for a proof with `n_vars` signals over a domain of `domain_size`; allocates only what
-  // is larger than before. On an error the workspace keeps buffers at least as large as before.
-  status reserve(std::size_t n_vars, std::size_t domain_size) {
+  // Buffers for a proof with `n_vars` signals over a domain of `domain_size`, synthesizing at
+  // `place`; allocates only what is larger than before. On an error the workspace keeps buffers at
+  // least as large as before.
+  status reserve(std::size_t n_vars, std::size_t domain_size, synthesis_place place) {
     bool grew = false;
     auto grow = [&grew](auto& buf, std::size_t want) -> status {
       using B = std::remove_reference_t<decltype(buf)>;
@@ -85,10 +121,23 @@ class gpu_workspace {
       grew = true;
       return status::ok();
     };
-    CUZK_TRY(grow(host_abc_, 3 * domain_size));
     CUZK_TRY(grow(host_w_, n_vars));
     CUZK_TRY(grow(host_h_, domain_size));
     CUZK_TRY(grow(abc_, 3 * domain_size));
+    switch (place) {
+      case synthesis_place::device:
+        CUZK_TRY(grow(w_, n_vars));
+        break;
+      case synthesis_place::host_pinned:
+        CUZK_TRY(grow(host_abc_, 3 * domain_size));
+        break;
+      case synthesis_place::host_pageable:
+        if (pageable_abc_.size() < 3 * domain_size) {
+          pageable_abc_.resize(3 * domain_size);
+          grew = true;
+        }
+        break;
+    }
     if (grew) ++allocations_;
     return status::ok();
   }
@@ -96,15 +145,17 @@ class gpu_workspace {
   int device() const noexcept { return device_; }
   // Bytes of pinned host memory and of device memory the buffers hold now.
   std::size_t pinned_bytes() const noexcept { return host_abc_.bytes() + host_w_.bytes() + host_h_.bytes(); }
-  std::size_t device_bytes() const noexcept { return abc_.bytes(); }
+  std::size_t device_bytes() const noexcept { return abc_.bytes() + w_.bytes(); }
   // How many reserve() calls allocated.
   uint64_t allocations() const noexcept { return allocations_; }
 
   // For gpu_prove (gpu_groth16_impl.hpp).
   fr* host_abc() noexcept { return host_abc_.data(); }
+  fr* pageable_abc() noexcept { return pageable_abc_.data(); }
   repr* host_w() noexcept { return host_w_.data(); }
   repr* host_h() noexcept { return host_h_.data(); }
   fr* abc() noexcept { return abc_.data(); }
+  repr* w() noexcept { return w_.data(); }
   cudaStream_t copy_stream() const noexcept { return copy_stream_.get(); }
   cudaStream_t ntt_stream() const noexcept { return ntt_stream_.get(); }
   cudaStream_t msm_stream() const noexcept { return msm_stream_.get(); }
@@ -115,10 +166,12 @@ class gpu_workspace {
   int device_ = 0;
   bool created_ = false;
   uint64_t allocations_ = 0;
-  pinned_buffer<fr> host_abc_;  // synthesis writes here
-  pinned_buffer<repr> host_w_;  // the witness, for the A, B1, B2 and C MSMs' scalar copies
-  pinned_buffer<repr> host_h_;  // the H scalars on their way from the NTTs to the H MSM
-  device_buffer<fr> abc_;       // a | b | c, domain_size each
+  pinned_buffer<fr> host_abc_;    // synthesis_place::host_pinned writes here
+  std::vector<fr> pageable_abc_;  // synthesis_place::host_pageable writes here
+  pinned_buffer<repr> host_w_;    // the witness, for the MSMs' scalar copies (and the device's copy)
+  pinned_buffer<repr> host_h_;    // the H scalars on their way from the NTTs to the H MSM
+  device_buffer<fr> abc_;         // a | b | c, domain_size each
+  device_buffer<repr> w_;         // synthesis_place::device: the witness the matrices read
   cuda_stream copy_stream_, ntt_stream_, msm_stream_;
   cuda_event events_[n_events];
 };

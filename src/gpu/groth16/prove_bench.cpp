@@ -3,6 +3,7 @@
 //
 //   cuzk_gpu_prove_bench --curve bn254|bls12-381 --log-size K --witness dense|boolean
 //                        [--runs N] [--key real|random]
+//                        [--synthesis device|host-pinned|host-pageable]
 //
 // Builds a synthetic circuit of 2^K - 2 constraints (synth/synthetic_circuit.hpp) and a key in
 // memory: `real` is a development setup (the proof is verified with groth16::verify), `random`
@@ -36,7 +37,7 @@ namespace cuzk::gpu {
 namespace {
 
 struct options {
-  std::string curve = "bn254", witness = "dense", key = "real";
+  std::string curve = "bn254", witness = "dense", key = "real", synthesis = "device";
   unsigned log_size = 16;
   unsigned runs = 5;
 };
@@ -115,13 +116,16 @@ int bench(const options& o) {
   const double setup_s = seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();
-  auto gk = gpu_proving_key<C>::create(pk->view());
+  synthesis_place place = synthesis_place::device;
+  for (const auto p : {synthesis_place::device, synthesis_place::host_pinned, synthesis_place::host_pageable})
+    if (o.synthesis == synthesis_place_name(p)) place = p;
+  auto gk = gpu_proving_key<C>::create(pk->view(), 0, gpu_key_options{place});
   if (!gk) return fail(gk.error());
   const double upload_s = seconds_since(t0);
   auto desc = device_description(gk->device());
-  std::printf("# %s, %s; curve=%s log_size=%u witness=%s key=%s threads=%u\n", desc ? desc->c_str() : "?",
-              "cuzk_gpu_prove_bench", C::name, o.log_size, o.witness.c_str(), o.key.c_str(),
-              thread_pool::global().size());
+  std::printf("# %s, %s; curve=%s log_size=%u witness=%s key=%s synthesis=%s threads=%u\n",
+              desc ? desc->c_str() : "?", "cuzk_gpu_prove_bench", C::name, o.log_size, o.witness.c_str(),
+              o.key.c_str(), synthesis_place_name(place), thread_pool::global().size());
   std::printf(
       "# nVars=%zu constraints=%zu domain=%zu; generate %.2f s, %s %.2f s, key upload %.2f s, "
       "resident %.1f MiB\n",
@@ -156,10 +160,11 @@ int bench(const options& o) {
     std::printf("%-34s %10.3f\n", name, med(field));
   };
   row("witness -> pinned", &gpu_phase_timings::witness_ms);
-  row("synthesis (CPU)", &gpu_phase_timings::synthesis_ms);
+  row(place == synthesis_place::device ? "synthesis (GPU)" : "synthesis (CPU)", &gpu_phase_timings::synthesis_ms);
   std::vector<double> gbs;
   for (const auto& t : ts) gbs.push_back(t.h2d_gb_per_s());
-  std::printf("%-34s %10.3f   (%.1f MiB, %.1f GB/s)\n", "a,b,c H2D", med(&gpu_phase_timings::h2d_ms),
+  std::printf("%-34s %10.3f   (%.1f MiB, %.1f GB/s)\n", place == synthesis_place::device ? "witness H2D" : "a,b,c H2D",
+              med(&gpu_phase_timings::h2d_ms),
               ts.front().h2d_bytes / (1 << 20), median(gbs));
   row("NTTs (3 inverse + 3 coset) + h", &gpu_phase_timings::ntt_ms);
   row("h D2H staging", &gpu_phase_timings::h_stage_ms);
@@ -179,7 +184,7 @@ int bench(const options& o) {
 int usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s --curve bn254|bls12-381 --log-size K --witness dense|boolean [--runs N] "
-               "[--key real|random]\n",
+               "[--key real|random] [--synthesis device|host-pinned|host-pageable]\n",
                argv0);
   return 2;
 }
@@ -204,10 +209,13 @@ int main(int argc, char** argv) {
       o.runs = static_cast<unsigned>(std::atoi(v.c_str()));
     else if (a == "--key")
       o.key = v;
+    else if (a == "--synthesis")
+      o.synthesis = v;
     else
       return gpu::usage(argv[0]);
   }
   if ((o.witness != "dense" && o.witness != "boolean") || (o.key != "real" && o.key != "random") ||
+      (o.synthesis != "device" && o.synthesis != "host-pinned" && o.synthesis != "host-pageable") ||
       o.log_size < 2 || o.runs == 0)
     return gpu::usage(argv[0]);
   const auto count = gpu::device_count();

@@ -1,0 +1,89 @@
+// errc <-> gRPC codes: the table each engine code travels as (written out here, independently of the
+// switch in grpc_status.cpp), the lossless round trip daemon -> wire -> client for every code, and
+// statuses that did not come from the daemon.
+#include "service/grpc_status.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cuzk::service {
+namespace {
+
+using grpc::StatusCode;
+
+TEST(grpc_status, every_engine_code_has_its_grpc_code) {
+  const std::vector<std::pair<errc, StatusCode>> table = {
+      {errc::ok, StatusCode::OK},
+      {errc::invalid_argument, StatusCode::INVALID_ARGUMENT},
+      {errc::parse_error, StatusCode::INVALID_ARGUMENT},
+      {errc::out_of_range, StatusCode::INVALID_ARGUMENT},
+      {errc::not_on_curve, StatusCode::INVALID_ARGUMENT},
+      {errc::not_in_subgroup, StatusCode::INVALID_ARGUMENT},
+      {errc::verification_failed, StatusCode::INTERNAL},
+      {errc::format_error, StatusCode::INVALID_ARGUMENT},
+      {errc::io_error, StatusCode::FAILED_PRECONDITION},
+      {errc::cuda_error, StatusCode::INTERNAL},
+      {errc::unsupported, StatusCode::UNIMPLEMENTED},
+      {errc::internal, StatusCode::INTERNAL},
+      {errc::not_found, StatusCode::NOT_FOUND},
+      {errc::already_exists, StatusCode::ALREADY_EXISTS},
+      {errc::cancelled, StatusCode::CANCELLED},
+      {errc::deadline_exceeded, StatusCode::DEADLINE_EXCEEDED},
+      {errc::resource_exhausted, StatusCode::RESOURCE_EXHAUSTED},
+      {errc::unavailable, StatusCode::UNAVAILABLE},
+      {errc::failed_precondition, StatusCode::FAILED_PRECONDITION},
+  };
+  ASSERT_EQ(table.size(), static_cast<std::size_t>(errc_count)) << "a code was added: extend the table";
+  for (const auto& [e, g] : table) EXPECT_EQ(grpc_code(e), g) << errc_name(e);
+}
+
+TEST(grpc_status, every_code_survives_the_round_trip) {
+  for (int i = 1; i < errc_count; ++i) {
+    const status in(static_cast<errc>(i), "job 7: unknown");
+    const grpc::Status wire = to_grpc(in);
+    EXPECT_EQ(wire.error_code(), grpc_code(in.code()));
+    EXPECT_EQ(wire.error_message(), in.to_string());
+    const status out = from_grpc(wire);
+    EXPECT_EQ(out.code(), in.code()) << errc_name(in.code());
+    EXPECT_EQ(out.message(), in.message());
+  }
+  EXPECT_TRUE(to_grpc(status::ok()).ok());
+  EXPECT_TRUE(from_grpc(grpc::Status::OK).is_ok());
+  EXPECT_EQ(from_grpc(to_grpc(status(errc::io_error, ""))).code(), errc::io_error);  // empty message
+}
+
+TEST(grpc_status, statuses_from_elsewhere_map_by_their_grpc_code) {
+  // gRPC's own, when no daemon listens.
+  const status down = from_grpc(grpc::Status(StatusCode::UNAVAILABLE, "failed to connect to all addresses"));
+  EXPECT_EQ(down.code(), errc::unavailable);
+  EXPECT_EQ(down.message(), "failed to connect to all addresses");
+  // A code name in front that does not travel as this gRPC code is just text.
+  const status odd = from_grpc(grpc::Status(StatusCode::INVALID_ARGUMENT, "not_found: x"));
+  EXPECT_EQ(odd.code(), errc::invalid_argument);
+  EXPECT_EQ(odd.message(), "not_found: x");
+  EXPECT_EQ(from_grpc(grpc::Status(StatusCode::NOT_FOUND, "no such thing")).code(), errc::not_found);
+  EXPECT_EQ(from_grpc(grpc::Status(StatusCode::DEADLINE_EXCEEDED, "Deadline Exceeded")).code(),
+            errc::deadline_exceeded);
+  EXPECT_EQ(from_grpc(grpc::Status(StatusCode::UNKNOWN, "?")).code(), errc::internal);
+  EXPECT_EQ(from_grpc(grpc::Status(StatusCode::DATA_LOSS, "?")).code(), errc::internal);
+}
+
+TEST(grpc_status, code_names_are_distinct_and_invert) {
+  std::set<std::string> names;
+  for (int i = 0; i < errc_count; ++i) {
+    const std::string n = errc_name(static_cast<errc>(i));
+    EXPECT_NE(n, "unknown") << i;
+    EXPECT_TRUE(names.insert(n).second) << n;
+    EXPECT_EQ(errc_from_name(n), static_cast<errc>(i));
+  }
+  EXPECT_STREQ(errc_name(static_cast<errc>(errc_count)), "unknown");
+  EXPECT_FALSE(errc_from_name("unknown").has_value());
+  EXPECT_FALSE(errc_from_name("").has_value());
+}
+
+}  // namespace
+}  // namespace cuzk::service
