@@ -9,7 +9,9 @@
 #   tests.log    gpu_groth16_tests, engine_gpu_tests, service_gpu_tests (skip themselves without a GPU)
 #   setup.log    `cuzk setup --synthetic` of the large key (BLS12-381, 2^CUZK_BIG_LOG_SIZE), timed
 #   daemon.log   the daemon's own log (backend choice, uploads, one line per job with its phases)
-#   bench.log    `cuzk bench single|batch|stress` on the fixtures and the large key
+#   bench.log    `cuzk bench single|batch|stress` on the fixtures and the large key, then (while the
+#                time budget lasts) stress on the large key with one worker per device, and with
+#                synthesis on the host into pinned and into pageable memory, for comparison
 #   status.json, metrics.txt   the daemon's /status and /metrics after the benches
 # backend = "auto": the GPU where a device answers; elsewhere the same run proves on the CPU (a
 # smaller large key and fewer proofs), which is how the bundle is checked before it travels.
