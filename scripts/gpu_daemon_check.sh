@@ -61,6 +61,7 @@ trap cleanup EXIT
 : >"$summary"
 say "== $(date -u +%FT%TZ) $(uname -m), $(nproc) cores, bundle $(du -sh "$here" | cut -f1)"
 gpu=0
+if [[ -e /dev/nvidiactl ]]; then gpu=1; fi
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
   gpu=1
   nvidia-smi --query-gpu=name,driver_version,memory.total,memory.used --format=csv 2>&1 | tee -a "$summary"
