@@ -147,13 +147,13 @@ TEST_P(gpu_backend_synthesis, fixtures_of_both_curves_prove_on_the_device_and_ve
   run_round(8);
   const auto first = e->snapshot();
   ASSERT_EQ(first.devices.size(), 1u);
-  const uint64_t allocations = first.devices[0].workspace_allocations;
-  // Each of the two workers allocated at most once per curve.
-  EXPECT_LE(allocations, 4u);
   EXPECT_GT(first.devices[0].workspace_pinned_bytes, 0u);
   run_round(12);
   const auto s = e->snapshot();
-  EXPECT_EQ(s.devices[0].workspace_allocations, allocations) << "a workspace grew after the first proofs";
+  // Each of the two workers allocates on its first proof of each curve (one circuit per curve
+  // here), whenever that comes, and never again: at most 2 x 2 over all 20 jobs.
+  EXPECT_GE(s.devices[0].workspace_allocations, 1u);
+  EXPECT_LE(s.devices[0].workspace_allocations, 4u) << "a workspace grew after its first proof";
   EXPECT_EQ(s.devices[0].proofs, s.counters.total.partitions_proved);
   EXPECT_EQ(s.devices[0].cpu_fallbacks, 0u);
   EXPECT_GT(s.devices[0].busy_s, 0.0);
