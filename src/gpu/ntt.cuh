@@ -3,25 +3,43 @@
 //
 // Structure. A radix-2 transform of n = 2^L points has L stages; stage s (numbered in
 // decimation-in-frequency order) pairs elements i and i + n/2^(s+1) with twiddle
-// omega_n^(j 2^s), j = i mod n/2^(s+1). A pass runs k consecutive stages s0..s0+k-1 in shared
-// memory: each block loads 2^k rows at stride n/2^(s0+k) (the rows one butterfly group of those
-// stages touches) times C = 2^(10-k) neighbouring columns, so every block holds 2^10 elements
-// (32 KiB of Fr) and its global reads and writes come in runs of C elements. The last pass
-// (stride 1) is 10 stages over 1024 contiguous elements; the other L - 10 stages are split as
-// evenly as possible into passes of at most 10, so 2^24 is 7 + 7 + 10 stages in three passes.
-// Decimation in time runs the same passes and stages in the reverse order with the butterfly
+// omega_n^(j 2^s), j = i mod n/2^(s+1). A pass runs k consecutive stages s0..s0+k-1 on blocks of
+// 2^b elements (b = 11; 10 below 2^19 points): 2^k rows at
+// stride S = n/2^(s0+k) (the rows one butterfly group of those stages touches) times
+// C = 2^(b-k) neighbouring columns, so global reads and writes come in runs of C elements
+// (C >= 4: runs of >= 128 bytes). The last pass (S = 1) is one contiguous run of up to 2^b
+// elements; the stages before it are split as evenly as possible into passes of at most 9 (and
+// at least 3), so 2^24 is 7 + 6 + 11 stages in three passes (plan_passes).
+//
+// Inside a pass each of the (up to 256) threads holds 8 elements of one column in registers, rows
+// r0 + m 2^p (m < 8), and runs up to three stages on them (radix 8: the stages whose pair
+// distance is 2^p, 2^(p+1), 2^(p+2)) before the block exchanges elements through shared memory
+// for the next three. A pass of k stages is ceil(k/3) such rounds: the first takes the top
+// k mod 3 stages (or three), the others three each, so 2^11 is 2 + 3 + 3 + 3. Compared with one
+// stage per shared-memory round trip this cuts barriers and shared traffic by 3x (one exchange
+// moves 64 bytes per element through shared memory, about as much time as a stage's products);
+// the four independent butterflies per stage also give each thread independent products to
+// overlap. The first round loads straight from global memory and the last stores straight back.
+//
+// Decimation in time runs the same rounds and stages in the reverse order with the butterfly
 // (a, b) -> (a + w b, a - w b), which undoes the frequency butterfly stage by stage; that is why
 // one kernel serves all four direction/order combinations.
 //
-// Every butterfly multiplies once (n/2 log n products per transform, the minimum for radix 2);
-// its twiddle is one 32-byte read of the plan's table, issued before the barrier that precedes
-// the butterfly so that its latency hides behind the barrier wait. Shared memory holds the
-// elements word-sliced (word w of element e at [w][e]): a warp reading 32 neighbouring elements
-// touches 32 consecutive words, one per bank.
+// Twiddles are read from the plan's table of omega_2n powers, one 32-byte read per distinct
+// twiddle: a radix-8 round needs 4 + 2 + 1 of them per thread. In the last round of the last pass
+// (rows m of one contiguous run) the twiddles are omega_8^m, omega_4^m and 1, so the butterflies
+// whose twiddle is 1 skip their product: 5 products per 8 elements there instead of 12, about 7n/8
+// products fewer per transform (-7% at 2^24).
 //
-// The cost is multiplication-bound: 2^23 * 24 = 2.0e8 products at 2^24, which at the measured
-// 5.1e10 (BLS12-381 Fr) to 5.8e10 (BN254 Fr) products/s (NOTES.md) is 3.5 to 4.0 ms, against
-// about 0.75 ms for the three passes' 3 GiB of traffic at ~4 TB/s.
+// Shared memory holds the elements word-sliced (word w of element e at [w][e], e = row * C +
+// column), with bits 0-4 of e XORed with a linear function of bits 5-7: a warp reads, for one m,
+// runs of C 2^p elements at stride 8 C 2^p, and that swizzle puts every such pattern (run lengths
+// 1 to 32) on 32 distinct banks (checked exhaustively when it was chosen).
+//
+// The cost is multiplication-bound: about (n/2) L - 7n/8 products, 1.87e8 at 2^24, which at the
+// measured 5.1e10 (BLS12-381 Fr) to 5.8e10 (BN254 Fr) products/s (NOTES.md) is 3.2 to 3.7 ms,
+// against about 0.8 ms for the three passes' 3 GiB of traffic at ~4 TB/s, which two resident
+// blocks per SM overlap with each other's arithmetic.
 #pragma once
 
 #include <algorithm>
@@ -43,23 +61,33 @@ namespace ntt_detail {
 // The curve's fixed generator of Fr^* (the curve header's fr_generator), from the field type.
 template <class Fr>
 constexpr uint64_t fr_generator() {
-  if constexpr (std::is_same_v<Fr, bn254::fr>) return bn254::fr_generator;
-  else return bls12_381::fr_generator;
+  if constexpr (std::is_same_v<Fr, bn254::fr>)
+    return bn254::fr_generator;
+  else
+    return bls12_381::fr_generator;
 }
 
-// 2^10 elements per block (32 KiB of 32-byte elements; four blocks fit an SM's shared memory).
-constexpr unsigned log_block = 10;
+// 2^11 elements per block: 64 KiB of shared memory and 8 elements in registers for each of its
+// 256 threads; two blocks per SM (128 registers per thread at most), so one block's global reads
+// and writes overlap the other's arithmetic.
+constexpr unsigned log_block = 11;
+constexpr unsigned per_thread = 8;
+constexpr unsigned block_threads = (1u << log_block) / per_thread;
+// Stages of a pass before the last: at most 9 (so at least 4 columns, 128-byte runs), at least 3
+// (one radix-8 round).
+constexpr unsigned max_stages = 9;
+constexpr unsigned min_stages = 3;
 
 enum class scale_mode : uint8_t { none, table, n_inv, n_inv_table };
 
 template <class D>
 struct pass_args {
   unsigned log_n;
-  unsigned s0;     // first stage (frequency-order numbering)
-  unsigned k;      // stages in this pass
-  unsigned log_c;  // columns per block
-  scale_mode pre;  // applied to each element as it is loaded (forward coset)
-  scale_mode post; // applied as it is stored (inverse: 1/n and the coset)
+  unsigned s0;                   // first stage (frequency-order numbering)
+  unsigned k;                    // stages in this pass, >= 3
+  unsigned log_c;                // columns per block (0 for the last pass)
+  scale_mode pre;                // applied to each element as it is loaded (forward coset)
+  scale_mode post;               // applied as it is stored (inverse: 1/n and the coset)
   bool pre_bitrev, post_bitrev;  // the scale table is indexed by the bit-reversed position
   const D* pre_table;
   const D* post_table;
@@ -90,82 +118,160 @@ __device__ __forceinline__ std::size_t bitrev(std::size_t i, unsigned log_n) {
 }
 
 template <class D>
-__device__ __forceinline__ D apply_scale(const D& x, scale_mode mode, const D* table, bool by_bitrev, std::size_t g,
-                                         unsigned log_n, const D& n_inv) {
+__device__ __forceinline__ D apply_scale(const D& x, scale_mode mode, const D* table, bool by_bitrev,
+                                         std::size_t g, unsigned log_n, const D& n_inv) {
   if (mode == scale_mode::none) return x;
   if (mode == scale_mode::n_inv) return x * n_inv;
   const D t = load_vec(table + (by_bitrev ? bitrev(g, log_n) : g));
   return mode == scale_mode::table ? x * t : (x * n_inv) * t;
 }
 
-// One pass of k stages; blockDim.x = 2^(k + log_c - 1) (one butterfly per thread per stage).
+// Shared-memory slot of element e: bits 0-4 XOR (bit 5 ? 4 : 0) ^ (bit 6 ? 9 : 0) ^ (bit 7 ? 18 : 0).
+// Among the 256 such XOR maps this is one that gives 32 distinct banks for every access pattern of
+// the rounds (runs of 2^a elements at stride 2^(a+3), a = 0..5); found by exhaustive search.
+__device__ __forceinline__ unsigned swizzle(unsigned e) {
+  const unsigned h = e >> 5;
+  return e ^ ((h & 1u) * 4u) ^ (((h >> 1) & 1u) * 9u) ^ (((h >> 2) & 1u) * 18u);
+}
+
+// One stage of a round: the butterflies (m, m + 2^Dbit) over the thread's 8 elements, m with bit
+// Dbit clear. Their twiddle is tw[base + mm * step], mm = m mod 2^Dbit (2^Dbit distinct ones).
+// With `unit` the mm = 0 twiddle is 1 (the last round of the last pass) and its product is skipped.
+template <class D, bool Dit, unsigned Dbit>
+__device__ __forceinline__ void radix2_stage(D (&x)[per_thread], const D* __restrict__ tw, std::size_t base,
+                                             std::size_t step, bool unit) {
+#pragma unroll
+  for (unsigned m = 0; m < per_thread; ++m) {
+    if (m & (1u << Dbit)) continue;
+    const unsigned mm = m & ((1u << Dbit) - 1);
+    const unsigned m1 = m | (1u << Dbit);
+    if (mm == 0 && unit) {
+      const D a = x[m];
+      x[m] = a + x[m1];
+      x[m1] = a - x[m1];
+      continue;
+    }
+    const D w = load_vec(tw + base + mm * step);
+    if constexpr (Dit) {
+      const D t = x[m1] * w;
+      x[m1] = x[m] - t;
+      x[m] = x[m] + t;
+    } else {
+      const D d = x[m] - x[m1];
+      x[m] = x[m] + x[m1];
+      x[m1] = d * w;
+    }
+  }
+}
+
+// One pass of k >= 3 stages over blocks of 2^(k + log_c) elements, 2^(k + log_c - 3) threads each.
 template <class D, bool Dit>
-__global__ void __launch_bounds__(512, 2) pass_kernel(D* __restrict__ data, const D* __restrict__ tw, pass_args<D> a) {
+__global__ void __launch_bounds__(block_threads, 2)
+    pass_kernel(D* __restrict__ data, const D* __restrict__ tw, pass_args<D> a) {
   constexpr unsigned W = D::n;
   extern __shared__ uint32_t smem[];
-  const unsigned log_e = a.k + a.log_c;
-  const unsigned E = 1u << log_e;
+  const unsigned L = a.log_n;
+  const unsigned k = a.k;
+  const unsigned E = 1u << (k + a.log_c);
   const unsigned C = 1u << a.log_c;
-  const std::size_t stride = std::size_t{1} << (a.log_n - a.s0 - a.k);
-  const std::size_t chunks = stride >> a.log_c;
+  const unsigned log_s = L - a.s0 - k;
+  const std::size_t S = std::size_t{1} << log_s;
+  const std::size_t chunks = S >> a.log_c;
   const std::size_t hi = blockIdx.x / chunks;
   const std::size_t lo = (blockIdx.x % chunks) << a.log_c;
-  const std::size_t base = (hi << (a.log_n - a.s0)) + lo;
+  const std::size_t base = (hi << (L - a.s0)) + lo;
+  const unsigned c = threadIdx.x & (C - 1);
+  const unsigned rest = threadIdx.x >> a.log_c;
+  const std::size_t col = lo + c;  // the twiddles' column term; 0 in the last pass
+  const unsigned rounds = (k + 2) / 3;
 
-  for (unsigned e = threadIdx.x; e < E; e += blockDim.x) {
-    const std::size_t g = base + (e >> a.log_c) * stride + (e & (C - 1));
-    D x = load_vec(data + g);
-    x = apply_scale(x, a.pre, a.pre_table, a.pre_bitrev, g, a.log_n, a.n_inv);
+  D x[per_thread];
+  for (unsigned rr = 0; rr < rounds; ++rr) {
+    const unsigned r = Dit ? rounds - 1 - rr : rr;  // round index in frequency order
+    const unsigned lo_b = 3 * (rounds - 1 - r);     // its stages' pair distances 2^lo_b .. 2^hi_b
+    const unsigned hi_b = r == 0 ? k - 1 : lo_b + 2;
+    // The thread's rows in this round: row_lo + m 2^p + row_hi 2^(p+3), m < 8.
+    const unsigned p = min(lo_b, k - 3);
+    const unsigned row_lo = rest & ((1u << p) - 1);
+    const unsigned row_hi = rest >> p;
+    const unsigned row0 = row_lo + (row_hi << (p + 3));
+
+    if (rr == 0) {
 #pragma unroll
-    for (unsigned w = 0; w < W; ++w) smem[w * E + e] = x.limb[w];
-  }
+      for (unsigned m = 0; m < per_thread; ++m) {
+        const std::size_t g = base + (static_cast<std::size_t>(row0 + (m << p)) << log_s) + c;
+        x[m] = apply_scale(load_vec(data + g), a.pre, a.pre_table, a.pre_bitrev, g, L, a.n_inv);
+      }
+    } else {
+#pragma unroll
+      for (unsigned m = 0; m < per_thread; ++m) {
+        const unsigned e = swizzle(((row0 + (m << p)) << a.log_c) + c);
+#pragma unroll
+        for (unsigned w = 0; w < W; ++w) x[m].limb[w] = smem[w * E + e];
+      }
+    }
 
-  if (E >= 2) {
-    const unsigned q = threadIdx.x;
-    const unsigned c = q & (C - 1);
-    const unsigned p = q >> a.log_c;
-    for (unsigned tt = 0; tt < a.k; ++tt) {
-      const unsigned t = Dit ? a.k - 1 - tt : tt;
-      const unsigned s = a.s0 + t;
-      const unsigned log_h = a.k - 1 - t;
-      const unsigned jj = p & ((1u << log_h) - 1);
-      const unsigned r0 = ((p >> log_h) << (log_h + 1)) + jj;
-      const unsigned e0 = (r0 << a.log_c) + c;
-      const unsigned e1 = e0 + (1u << (log_h + a.log_c));
-      const std::size_t j = jj * stride + lo + c;  // < n / 2^(s+1)
-      const D w = load_vec(tw + (j << (s + 1)));  // omega_n^(j 2^s) = g^(2 j 2^s)
+    // Stage with pair distance 2^b, b = p + d: twiddle omega_n^(j 2^s), s = s0 + k - 1 - b,
+    // j = (row mod 2^b) S + col, i.e. table index (row mod 2^b) 2^(L-b) + col 2^(s0+k-b), and
+    // row mod 2^b = row_lo + mm 2^p.
+    const bool unit = log_s == 0 && p == 0;
+    auto tw_base = [&](unsigned b) {
+      return (static_cast<std::size_t>(row_lo) << (L - b)) + (col << (a.s0 + k - b));
+    };
+    if constexpr (Dit) {
+      if (p >= lo_b) radix2_stage<D, true, 0>(x, tw, tw_base(p), std::size_t{1} << L, unit);
+      if (p + 1 >= lo_b && p + 1 <= hi_b)
+        radix2_stage<D, true, 1>(x, tw, tw_base(p + 1), std::size_t{1} << (L - 1), unit);
+      if (p + 2 <= hi_b) radix2_stage<D, true, 2>(x, tw, tw_base(p + 2), std::size_t{1} << (L - 2), unit);
+    } else {
+      if (p + 2 <= hi_b) radix2_stage<D, false, 2>(x, tw, tw_base(p + 2), std::size_t{1} << (L - 2), unit);
+      if (p + 1 >= lo_b && p + 1 <= hi_b)
+        radix2_stage<D, false, 1>(x, tw, tw_base(p + 1), std::size_t{1} << (L - 1), unit);
+      if (p >= lo_b) radix2_stage<D, false, 0>(x, tw, tw_base(p), std::size_t{1} << L, unit);
+    }
+
+    if (rr + 1 < rounds) {
+      if (rr > 0) __syncthreads();  // every thread has read the previous exchange
+#pragma unroll
+      for (unsigned m = 0; m < per_thread; ++m) {
+        const unsigned e = swizzle(((row0 + (m << p)) << a.log_c) + c);
+#pragma unroll
+        for (unsigned w = 0; w < W; ++w) smem[w * E + e] = x[m].limb[w];
+      }
       __syncthreads();
-      D x0, x1;
+    } else {
 #pragma unroll
-      for (unsigned v = 0; v < W; ++v) {
-        x0.limb[v] = smem[v * E + e0];
-        x1.limb[v] = smem[v * E + e1];
-      }
-      D y0, y1;
-      if constexpr (Dit) {
-        const D t1 = x1 * w;
-        y0 = x0 + t1;
-        y1 = x0 - t1;
-      } else {
-        y0 = x0 + x1;
-        y1 = (x0 - x1) * w;
-      }
-#pragma unroll
-      for (unsigned v = 0; v < W; ++v) {
-        smem[v * E + e0] = y0.limb[v];
-        smem[v * E + e1] = y1.limb[v];
+      for (unsigned m = 0; m < per_thread; ++m) {
+        const std::size_t g = base + (static_cast<std::size_t>(row0 + (m << p)) << log_s) + c;
+        store_vec(data + g, apply_scale(x[m], a.post, a.post_table, a.post_bitrev, g, L, a.n_inv));
       }
     }
   }
-  __syncthreads();
+}
 
-  for (unsigned e = threadIdx.x; e < E; e += blockDim.x) {
-    const std::size_t g = base + (e >> a.log_c) * stride + (e & (C - 1));
-    D x;
-#pragma unroll
-    for (unsigned w = 0; w < W; ++w) x.limb[w] = smem[w * E + e];
-    x = apply_scale(x, a.post, a.post_table, a.post_bitrev, g, a.log_n, a.n_inv);
-    store_vec(data + g, x);
+// Transforms of 2 and 4 points (too few for a radix-8 round), straight from the definition by one
+// thread: X_f = sum_i x_i omega_n^(i f), omega_n = g^2 = tw[1]^2, with the coset and 1/n steps.
+// tw is g^i for the direction (its coset table too).
+template <class D>
+__global__ void tiny_kernel(D* __restrict__ data, const D* __restrict__ tw, unsigned log_n, bool forward,
+                            bool coset, bool bitrev_in, bool bitrev_out, D n_inv) {
+  const unsigned n = 1u << log_n;
+  D x[4], wp[4];
+  wp[0] = D::one();
+  const D w = tw[1] * tw[1];
+  for (unsigned i = 1; i < n; ++i) wp[i] = wp[i - 1] * w;
+  for (unsigned i = 0; i < n; ++i) {
+    x[i] = data[bitrev_in ? bitrev(i, log_n) : i];
+    if (forward && coset) x[i] = x[i] * tw[i];
+  }
+  for (unsigned f = 0; f < n; ++f) {
+    D acc = D::zero();
+    for (unsigned i = 0; i < n; ++i) acc = acc + x[i] * wp[(i * f) & (n - 1)];
+    if (!forward) {
+      acc = acc * n_inv;
+      if (coset) acc = acc * tw[f];
+    }
+    data[bitrev_out ? bitrev(f, log_n) : f] = acc;
   }
 }
 
@@ -192,22 +298,35 @@ __global__ void powers_kernel(D* __restrict__ table, const D* __restrict__ lo, c
   table[i] = lo[i & ((std::size_t{1} << log_b) - 1)] * hi[i >> log_b];
 }
 
-// The passes (s0, k) of a transform of 2^log_n points, in frequency order.
-inline std::vector<std::pair<unsigned, unsigned>> plan_passes(unsigned log_n) {
-  std::vector<std::pair<unsigned, unsigned>> passes;
+// One pass: stages s0 .. s0 + k - 1 (frequency order) on blocks of 2^k rows x 2^log_c columns.
+struct pass_shape {
+  unsigned s0, k, log_c;
+};
+
+// The passes of a transform of 2^log_n >= 8 points, in frequency order. Up to 2^11 points, one
+// pass. Beyond, blocks of 2^b elements, b = 11 from 2^19 up (at least 256 blocks, two per SM on
+// 132 SMs) and b = 10 below (two passes up to 2^18: a third pass costs more than idle SMs there;
+// measured 2^16 with 2^8-element blocks in three passes 0.061 ms, 35% slower than two passes of
+// 2^10); then a last pass of up to b stages (one contiguous run) after passes of 3 .. min(9, b - 2)
+// stages (at least 4 columns), as evenly split as possible. 2^12: 3 + 9; 2^16: 6 + 10;
+// 2^18: 8 + 10; 2^20: 9 + 11; 2^21: 5 + 5 + 11; 2^24: 7 + 6 + 11.
+inline std::vector<pass_shape> plan_passes(unsigned log_n) {
+  std::vector<pass_shape> passes;
   if (log_n <= log_block) {
-    passes.emplace_back(0, log_n);
+    passes.push_back({0, log_n, 0});
     return passes;
   }
-  const unsigned rest = log_n - log_block;
-  const unsigned np = (rest + log_block - 1) / log_block;
+  const unsigned b = log_n >= 19 ? log_block : log_block - 1;
+  const unsigned max_k = std::min(max_stages, b - 2);
+  const unsigned rest = std::max(log_n - b, min_stages);
+  const unsigned np = (rest + max_k - 1) / max_k;
   unsigned s0 = 0;
   for (unsigned i = 0; i < np; ++i) {
     const unsigned k = rest / np + (i < rest % np ? 1 : 0);
-    passes.emplace_back(s0, k);
+    passes.push_back({s0, k, b - k});
     s0 += k;
   }
-  passes.emplace_back(s0, log_block);
+  passes.push_back({s0, log_n - rest, 0});
   return passes;
 }
 
@@ -266,6 +385,13 @@ result<ntt_plan<Fr>> ntt_plan<Fr>::create(unsigned log_n, cudaStream_t stream) {
   p.pow_inv_ = std::move(*inv);
   CUZK_TRY(ntt_detail::fill_powers(p.pow_fwd_, p.shift_, log_n, stream));
   CUZK_TRY(ntt_detail::fill_powers(p.pow_inv_, p.shift_.inverse(), log_n, stream));
+  // A full block's 64 KiB of shared memory is above the 48 KiB a launch gets without asking.
+  using D = fp_device<typename Fr::params>;
+  constexpr int smem = static_cast<int>((std::size_t{1} << ntt_detail::log_block) * sizeof(D));
+  CUZK_CUDA_TRY(cudaFuncSetAttribute(ntt_detail::pass_kernel<D, false>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  CUZK_CUDA_TRY(cudaFuncSetAttribute(ntt_detail::pass_kernel<D, true>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   return result<ntt_plan>(std::move(p));
 }
 
@@ -285,14 +411,21 @@ status ntt_plan<Fr>::run(Fr* data, ntt_direction dir, ntt_order order, ntt_domai
   D* d = reinterpret_cast<D*>(data);
   const D* tw = reinterpret_cast<const D*>(forward ? pow_fwd_.data() : pow_inv_.data());
 
+  if (L < min_stages) {
+    tiny_kernel<D><<<1, 1, 0, stream>>>(d, tw, L, forward, coset, dit, order == ntt_order::natural_to_bitrev,
+                                        D::from_host(n_inv_));
+    CUZK_CUDA_TRY(cudaGetLastError());
+    return status::ok();
+  }
+
   auto passes = plan_passes(L);
   if (dit) std::reverse(passes.begin(), passes.end());
   for (std::size_t i = 0; i < passes.size(); ++i) {
     pass_args<D> a{};
     a.log_n = L;
-    a.s0 = passes[i].first;
-    a.k = passes[i].second;
-    a.log_c = L <= log_block ? 0 : log_block - a.k;
+    a.s0 = passes[i].s0;
+    a.k = passes[i].k;
+    a.log_c = passes[i].log_c;
     a.n_inv = D::from_host(n_inv_);
     a.pre = scale_mode::none;
     a.post = scale_mode::none;
@@ -307,7 +440,7 @@ status ntt_plan<Fr>::run(Fr* data, ntt_direction dir, ntt_order order, ntt_domai
       a.post_bitrev = !dit;  // frequency order writes bit-reversed positions
     }
     const unsigned log_e = a.k + a.log_c;
-    const unsigned threads = log_e == 0 ? 1u : 1u << (log_e - 1);
+    const unsigned threads = 1u << (log_e - 3);
     const auto blocks = static_cast<unsigned>(std::size_t{1} << (L - log_e));
     const std::size_t smem = (std::size_t{1} << log_e) * sizeof(D);
     if (dit)

@@ -1,13 +1,20 @@
 // The GPU NTT (ntt.hpp) against an O(n^2) DFT written here from the definition
 // X_k = sum_i x_i omega_n^(ik), for both scalar fields: every direction x order x domain
 // combination at sizes 2^1 .. 2^12 on fresh random inputs, and inverse(forward(x)) == x at 2^20
-// (plain and coset, in the pairings that need no permutation). Device buffers are poisoned
+// (plain and coset, in the pairings that need no permutation). Above 2^12 the oracle is the CPU
+// NTT (poly/ntt.hpp, itself tested against a DFT) with the coset steps written out here, for
+// every combination at the sizes where the GPU's split into passes changes shape (one pass up to
+// 2^11, then two, then three passes; ntt.cuh plan_passes) up to 2^24. Device buffers are poisoned
 // (all bytes 0xff, not a field element) before every input copy, so an unwritten output shows.
 //
 // Without a CUDA device every test is skipped with a message.
+#include "gpu/ntt.hpp"
+
 #include <gtest/gtest.h>
 
 #include <random>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "base/thread_pool.hpp"
@@ -15,15 +22,15 @@
 #include "curves/bn254.hpp"
 #include "ff/roots_of_unity.hpp"
 #include "gpu/field_batch.hpp"
-#include "gpu/ntt.hpp"
+#include "poly/ntt.hpp"
 
 namespace cuzk::gpu {
 namespace {
 
-#define CUZK_REQUIRE_GPU()                                                                        \
-  do {                                                                                            \
-    const auto count_ = device_count();                                                           \
-    if (!count_.is_ok() || *count_ == 0)                                                          \
+#define CUZK_REQUIRE_GPU()                                                                                  \
+  do {                                                                                                      \
+    const auto count_ = device_count();                                                                     \
+    if (!count_.is_ok() || *count_ == 0)                                                                    \
       GTEST_SKIP() << "no usable CUDA device; the gpu tests run on a GPU machine via scripts/gpu_check.sh"; \
   } while (0)
 
@@ -35,7 +42,8 @@ std::size_t bitrev(std::size_t i, unsigned bits) {
 
 // The definition, natural order in and out.
 template <class Fr>
-std::vector<Fr> dft(const std::vector<Fr>& x, unsigned log_n, ntt_direction dir, ntt_domain dom, const Fr& shift) {
+std::vector<Fr> dft(const std::vector<Fr>& x, unsigned log_n, ntt_direction dir, ntt_domain dom,
+                    const Fr& shift) {
   const std::size_t n = x.size();
   Fr w = ff::root_of_unity<Fr>(log_n, 5);
   Fr g = shift;
@@ -138,6 +146,107 @@ TYPED_TEST(GpuNtt, MatchesDftAllVariantsSmallSizes) {
   }
 }
 
+template <class Fr>
+struct curve_of;
+template <>
+struct curve_of<bn254::fr> {
+  using type = bn254;
+};
+template <>
+struct curve_of<bls12_381::fr> {
+  using type = bls12_381;
+};
+
+// Fresh random elements, drawn in parallel (2^24 of them one by one would take seconds).
+template <class Fr>
+std::vector<Fr> random_vector_parallel(std::size_t n, uint64_t seed) {
+  std::vector<Fr> v(n);
+  thread_pool::global().parallel_for(n, [&](std::size_t b, std::size_t e) {
+    std::mt19937_64 rng(seed ^ (b * 0x9e3779b97f4a7c15ull));
+    for (std::size_t i = b; i < e; ++i) v[i] = Fr::random(rng);
+  });
+  return v;
+}
+
+// v[i] *= g^i for all i, in parallel.
+template <class Fr>
+void scale_by_powers(std::vector<Fr>& v, const Fr& g) {
+  thread_pool::global().parallel_for(v.size(), [&](std::size_t b, std::size_t e) {
+    Fr s = g.pow(b);
+    for (std::size_t i = b; i < e; ++i, s *= g) v[i] *= s;
+  });
+}
+
+// The CPU NTT, natural order in and out, with snarkjs's coset steps: forward multiplies
+// coefficient i by g^i first, inverse multiplies output i by g^-i after the 1/n.
+template <class Fr>
+std::vector<Fr> cpu_reference(std::vector<Fr> x, unsigned log_n, ntt_direction dir, ntt_domain dom,
+                              const Fr& shift) {
+  using C = typename curve_of<Fr>::type;
+  auto d = poly::ntt_domain<C>::create(log_n);
+  EXPECT_TRUE(d.is_ok());
+  if (dir == ntt_direction::forward && dom == ntt_domain::coset) scale_by_powers(x, shift);
+  const auto pdir =
+      dir == ntt_direction::forward ? poly::ntt_direction::forward : poly::ntt_direction::inverse;
+  EXPECT_TRUE(poly::ntt<C>(*d, std::span<Fr>(x), pdir).is_ok());
+  if (dir == ntt_direction::inverse && dom == ntt_domain::coset) scale_by_powers(x, shift.inverse());
+  return x;
+}
+
+// How many positions differ, and the first one (printing 2^24-element vectors helps no one).
+template <class Fr>
+std::string mismatches(const std::vector<Fr>& got, const std::vector<Fr>& want, bool got_bitrev,
+                       unsigned log_n) {
+  std::size_t bad = 0, first = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    if (got[got_bitrev ? bitrev(i, log_n) : i] != want[i]) {
+      if (bad++ == 0) first = i;
+    }
+  }
+  return bad == 0 ? std::string() : std::to_string(bad) + " wrong, first at output " + std::to_string(first);
+}
+
+// Every direction x order x domain at the sizes where the split into passes changes shape
+// (ntt.cuh plan_passes): 2^11 (one pass), 2^12 (3 + 9, 2^10-element blocks), 2^15 (5 + 10),
+// 2^18 (8 + 10), 2^20 (9 + 11, 2^11-element blocks, the largest two-pass split), 2^21 (5 + 5 + 11,
+// the smallest three-pass one), 2^24 (7 + 6 + 11).
+TYPED_TEST(GpuNtt, MatchesCpuNttAllVariantsAcrossPassShapes) {
+  CUZK_REQUIRE_GPU();
+  using Fr = TypeParam;
+  for (unsigned log_n : {11u, 12u, 15u, 18u, 20u, 21u, 24u}) {
+    const std::size_t n = std::size_t{1} << log_n;
+    auto plan = ntt_plan<Fr>::create(log_n);
+    ASSERT_TRUE(plan.is_ok()) << plan.error().to_string();
+    auto buf = device_buffer<Fr>::create(n);
+    ASSERT_TRUE(buf.is_ok());
+    unsigned seed = 0;
+    for (auto dir : {ntt_direction::forward, ntt_direction::inverse}) {
+      for (auto dom : {ntt_domain::plain, ntt_domain::coset}) {
+        const auto x = random_vector_parallel<Fr>(n, 0x5eed2000 + 16 * log_n + seed++);
+        const auto want = cpu_reference(x, log_n, dir, dom, plan->coset_shift());
+        const std::string what = "log_n=" + std::to_string(log_n) + " dir=" + std::to_string(int(dir)) +
+                                 " coset=" + std::to_string(int(dom));
+        EXPECT_EQ(
+            mismatches(run_gpu(*plan, *buf, x, dir, ntt_order::natural_to_natural, dom), want, false, log_n),
+            "")
+            << what << " nn";
+        EXPECT_EQ(
+            mismatches(run_gpu(*plan, *buf, x, dir, ntt_order::natural_to_bitrev, dom), want, true, log_n),
+            "")
+            << what << " nr";
+        std::vector<Fr> xr(n);
+        thread_pool::global().parallel_for(n, [&](std::size_t b, std::size_t e) {
+          for (std::size_t i = b; i < e; ++i) xr[bitrev(i, log_n)] = x[i];
+        });
+        EXPECT_EQ(
+            mismatches(run_gpu(*plan, *buf, xr, dir, ntt_order::bitrev_to_natural, dom), want, false, log_n),
+            "")
+            << what << " rn";
+      }
+    }
+  }
+}
+
 TYPED_TEST(GpuNtt, RoundTripLarge) {
   CUZK_REQUIRE_GPU();
   using Fr = TypeParam;
@@ -168,7 +277,8 @@ TYPED_TEST(GpuNtt, RoundTripLarge) {
   }
   // One spot check of the large transform against the definition: X_k for a few k.
   const auto x = random_vector<Fr>(n, rng);
-  const auto got = run_gpu(*plan, *buf, x, ntt_direction::forward, ntt_order::natural_to_natural, ntt_domain::plain);
+  const auto got =
+      run_gpu(*plan, *buf, x, ntt_direction::forward, ntt_order::natural_to_natural, ntt_domain::plain);
   const Fr w = ff::root_of_unity<Fr>(log_n, 5);
   for (std::size_t k : {std::size_t{0}, std::size_t{1}, std::size_t{12345}, n - 1}) {
     const Fr wk = w.pow(k);
