@@ -55,7 +55,8 @@ constexpr bool is_terminal(job_state s) noexcept {
 
 // The phases every result reports, in seconds: the first six for every job (total is at least
 // the sum of the five before it), then the parts of synthesis and prove that a GPU backend times
-// (zero for a job proved on the CPU): the a, b, c copies to the device, the NTTs with the h
+// (zero for a job proved on the CPU): the copy to the device that synthesis needs (the witness
+// with synthesis on the device, a, b, c with synthesis on the host), the NTTs with the h
 // kernel, each MSM, the CPU assembly, and the time the job waited for the device's kernel lock and
 // held it (its share of the device's busy time). The GPU parts overlap each other and synthesis
 // (gpu_prover.hpp), so they do not add up to prove. Persisted by position: only ever append.
@@ -132,7 +133,7 @@ struct job_result {
   // Where the partitions were proved: "cpu", or a device slot's name ("device:0"); empty until a
   // worker proved one. A GPU job that fell back to the CPU says "cpu".
   std::string ran_on;
-  // Bytes of a, b, c copied to the device (with times[h2d], the copy rate).
+  // Bytes of that copy (with times[h2d], the copy rate).
   double h2d_bytes = 0;
   bool deadline_missed = false;
   // How many times a worker started the job (more than 1 after a restart interrupted it).

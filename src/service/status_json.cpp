@@ -90,7 +90,7 @@ void device_metrics(std::ostream& os, const engine::engine_snapshot& s) {
          [&](std::size_t k) { return fmt_double(act(k).busy_s); });
   family("kernel_lock_wait_seconds_total", "counter", "time proofs waited for the kernel lock",
          [&](std::size_t k) { return fmt_double(act(k).wait_s); });
-  family("h2d_bytes_total", "counter", "bytes of a, b, c copied to the device",
+  family("h2d_bytes_total", "counter", "bytes copied to the device for synthesis (the witness, or a, b, c)",
          [&](std::size_t k) { return fmt_double(act(k).h2d_bytes); });
   family("h2d_seconds_total", "counter", "time those copies took (bytes / seconds = the copy rate)",
          [&](std::size_t k) { return fmt_double(act(k).h2d_s); });
