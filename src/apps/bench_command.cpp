@@ -107,11 +107,34 @@ struct tally {
   std::map<v1::Priority, uint64_t> failed;
   uint64_t verified = 0;
   std::string first_error;
+  // The daemon's own phase times of the completed jobs, summed, and where they ran.
+  v1::Timings server;
+  double h2d_bytes = 0;
+  std::map<std::string, uint64_t> ran_on;
 
-  void ok(v1::Priority p, double ms, bool was_verified) {
+  void ok(v1::Priority p, double ms, bool was_verified, const v1::ProofResult& r) {
     std::lock_guard l(m);
     latency_ms[p].push_back(ms);
     verified += was_verified;
+    const auto& t = r.timings();
+    auto& s = server;
+    s.set_queue_wait(s.queue_wait() + t.queue_wait());
+    s.set_synthesis(s.synthesis() + t.synthesis());
+    s.set_prove(s.prove() + t.prove());
+    s.set_verify(s.verify() + t.verify());
+    s.set_total(s.total() + t.total());
+    s.set_h2d(s.h2d() + t.h2d());
+    s.set_ntt(s.ntt() + t.ntt());
+    s.set_msm_a(s.msm_a() + t.msm_a());
+    s.set_msm_b1(s.msm_b1() + t.msm_b1());
+    s.set_msm_b2(s.msm_b2() + t.msm_b2());
+    s.set_msm_c(s.msm_c() + t.msm_c());
+    s.set_msm_h(s.msm_h() + t.msm_h());
+    s.set_assembly(s.assembly() + t.assembly());
+    s.set_gpu_wait(s.gpu_wait() + t.gpu_wait());
+    s.set_gpu_busy(s.gpu_busy() + t.gpu_busy());
+    h2d_bytes += t.h2d() * t.h2d_gb_per_s() * 1e9;
+    ++ran_on[r.ran_on().empty() ? "?" : r.ran_on()];
   }
   void fail(v1::Priority p, const std::string& why) {
     std::lock_guard l(m);
@@ -147,6 +170,24 @@ void print_report(const char* mode, tally& t, double wall_s, bool verify) {
               static_cast<unsigned long long>(done),
               verify ? std::to_string(t.verified).c_str() : "skipped", static_cast<unsigned long long>(failed),
               wall_s, wall_s > 0 ? static_cast<double>(done) / wall_s : 0.0);
+  if (done > 0) {
+    // The daemon's view, mean seconds per job: where the latency went, and on a GPU what the
+    // device did (busy = kernel lock held; busy x throughput is the device's busy fraction).
+    const auto& s = t.server;
+    const double n = static_cast<double>(done);
+    std::printf("server_mean_s queue_wait=%.4f synthesis=%.4f prove=%.4f verify=%.4f total=%.4f", s.queue_wait() / n,
+                s.synthesis() / n, s.prove() / n, s.verify() / n, s.total() / n);
+    if (s.h2d() > 0)
+      std::printf(" h2d=%.4f h2d_gb_per_s=%.1f ntt=%.4f msm_a=%.4f msm_b1=%.4f msm_b2=%.4f msm_c=%.4f msm_h=%.4f "
+                  "assembly=%.4f gpu_wait=%.4f gpu_busy=%.4f",
+                  s.h2d() / n, t.h2d_bytes / s.h2d() / 1e9, s.ntt() / n, s.msm_a() / n, s.msm_b1() / n,
+                  s.msm_b2() / n, s.msm_c() / n, s.msm_h() / n, s.assembly() / n, s.gpu_wait() / n,
+                  s.gpu_busy() / n);
+    std::printf("\nran_on");
+    for (const auto& [where, count] : t.ran_on)
+      std::printf(" %s=%llu", where.c_str(), static_cast<unsigned long long>(count));
+    std::printf("\n");
+  }
   if (!t.first_error.empty()) std::fprintf(stderr, "cuzk: first failure: %s\n", t.first_error.c_str());
 }
 
@@ -226,7 +267,7 @@ int bench_command::run(const global_options&) const {
       auto why = check(r.proofs(0));
       if (!why.empty()) return t.fail(p, "job " + std::to_string(r.job_id()) + ": " + why);
     }
-    t.ok(p, ms, static_cast<bool>(check));
+    t.ok(p, ms, static_cast<bool>(check), r);
   };
   auto ms_since = [](clock_type::time_point a) {
     return std::chrono::duration<double, std::milli>(clock_type::now() - a).count();

@@ -35,12 +35,18 @@ const char* state_name(v1::JobState s) {
 int print_result(const v1::ProofResult& r, const std::string& out_dir) {
   const auto& t = r.timings();
   std::fprintf(stderr,
-               "job %llu circuit=%s state=%s partitions=%u attempts=%u queue_wait=%.3fs key_load=%.3fs "
+               "job %llu circuit=%s state=%s partitions=%u attempts=%u%s%s queue_wait=%.3fs key_load=%.3fs "
                "synthesis=%.3fs prove=%.3fs verify=%.3fs total=%.3fs%s%s%s\n",
                static_cast<unsigned long long>(r.job_id()), r.circuit().c_str(), state_name(r.state()),
-               r.partitions(), r.attempts(), t.queue_wait(), t.key_load(), t.synthesis(), t.prove(),
-               t.verify(), t.total(), r.deadline_missed() ? " deadline_missed" : "",
-               r.error().empty() ? "" : " error=", r.error().c_str());
+               r.partitions(), r.attempts(), r.ran_on().empty() ? "" : " ran_on=", r.ran_on().c_str(),
+               t.queue_wait(), t.key_load(), t.synthesis(), t.prove(), t.verify(), t.total(),
+               r.deadline_missed() ? " deadline_missed" : "", r.error().empty() ? "" : " error=", r.error().c_str());
+  if (t.h2d() > 0)
+    std::fprintf(stderr,
+                 "  gpu: h2d=%.4fs (%.1f GB/s) ntt=%.4fs msm a=%.4fs b1=%.4fs b2=%.4fs c=%.4fs h=%.4fs "
+                 "assembly=%.4fs kernel_lock wait=%.4fs busy=%.4fs\n",
+                 t.h2d(), t.h2d_gb_per_s(), t.ntt(), t.msm_a(), t.msm_b1(), t.msm_b2(), t.msm_c(), t.msm_h(),
+                 t.assembly(), t.gpu_wait(), t.gpu_busy());
   if (r.state() != v1::DONE)
     return r.state() == v1::FAILED || r.state() == v1::CANCELLED ? exit_failure : exit_ok;
   if (out_dir.empty()) {
@@ -89,10 +95,11 @@ void client_commands::add_to(CLI::App& app) {
   metrics = conn(app.add_subcommand("metrics", "the daemon's metrics (Prometheus text)"));
   preload = conn(app.add_subcommand("preload", "load a circuit's proving key ahead of use"));
   preload->add_option("circuit", circuit, "the circuit id")->required();
-  preload->add_option("--tier", tier, "warm or hot (default hot)");
+  preload->add_option("--tier", tier, "warm, hot (default), device (every GPU) or one GPU (device:0)");
   evict = conn(app.add_subcommand("evict", "move a circuit's proving key down (default: drop it)"));
   evict->add_option("circuit", circuit, "the circuit id")->required();
-  evict->add_option("--tier", tier, "warm or cold (default cold)");
+  evict->add_option("--tier", tier,
+                    "cold (default), warm or hot (device copies go too), or one GPU's copy (device:0)");
   reg = conn(app.add_subcommand("register", "register a circuit (a zkey on the daemon's disk)"));
   reg->add_option("circuit", circuit, "the circuit id")->required();
   reg->add_option("zkey", zkey, "the .zkey path, as the daemon sees it")->required();

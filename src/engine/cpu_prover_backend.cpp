@@ -16,16 +16,17 @@ result<any_proof> prove_as(const key_material<C>& k, const any_witness& witness,
   auto p = groth16::prove<C>(k.view, std::span<const typename C::fr::repr>(witness.values), &pt);
   t.synthesis = pt.synthesis;
   t.prove = pt.total() - pt.synthesis - pt.load;
+  t.ran_on = "cpu";
   if (!p) return p.error();
   return any_proof(std::move(p).value());
 }
 
 }  // namespace
 
-result<any_proof> cpu_prover_backend::prove(const loaded_key& key, const any_witness& witness,
+result<any_proof> cpu_prover_backend::prove(const prove_call& call, const any_witness& witness,
                                             const cancel_token&, backend_timings& t) {
-  if (const auto* k = key.get<bn254>()) return prove_as<bn254>(*k, witness, t);
-  return prove_as<bls12_381>(*key.get<bls12_381>(), witness, t);
+  if (const auto* k = call.key.get<bn254>()) return prove_as<bn254>(*k, witness, t);
+  return prove_as<bls12_381>(*call.key.get<bls12_381>(), witness, t);
 }
 
 }  // namespace cuzk::engine

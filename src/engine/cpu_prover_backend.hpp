@@ -6,6 +6,8 @@
 // several CPU workers overlap only their serial parts (witness reading, verification); one
 // worker per machine is the useful setting for large circuits.
 //
+// It is also the GPU backend's fallback for a key that has no copy on the worker's device.
+//
 // Thread safety: stateless; prove() from any number of threads.
 #pragma once
 
@@ -16,7 +18,7 @@ namespace cuzk::engine {
 class cpu_prover_backend final : public prover_backend {
  public:
   const char* name() const noexcept override { return "cpu"; }
-  result<any_proof> prove(const loaded_key& key, const any_witness& witness, const cancel_token& cancel,
+  result<any_proof> prove(const prove_call& call, const any_witness& witness, const cancel_token& cancel,
                           backend_timings& t) override;
 };
 

@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "engine/cpu_prover_backend.hpp"
+#include "engine/backend_select.hpp"
 #include "engine/memory_job_store.hpp"
 #include "engine/sqlite_job_store.hpp"
 #include "engine/witness.hpp"
@@ -49,11 +49,27 @@ result<std::unique_ptr<engine>> engine::create(engine_options opt, engine_parts 
       parts.store = std::shared_ptr<job_store>(std::move(s).value());
     }
   }
-  if (!parts.backend) parts.backend = std::make_unique<cpu_prover_backend>();
+  std::string backend_note;
+  if (!parts.backend) {
+    auto b = select_backend(opt);
+    if (!b) return b.error().with_context("engine");
+    parts.backend = std::move(b->backend);
+    parts.devices = std::move(b->devices);
+    if (!parts.hot_allocator) parts.hot_allocator = std::move(b->hot_allocator);
+    backend_note = std::move(b->note);
+  }
+  for (int slot : parts.backend->worker_slots())
+    if (slot < 0 || static_cast<std::size_t>(slot) >= parts.devices.slots.size())
+      return status(errc::invalid_argument, "engine: a worker of the " + std::string(parts.backend->name()) +
+                                                " backend serves slot " + std::to_string(slot) + ", expected one of " +
+                                                std::to_string(parts.devices.slots.size()) + " device slots");
+  if (!parts.devices.slots.empty() && !parts.devices.uploader)
+    return status(errc::invalid_argument, "engine: device slots without an uploader");
   if (!parts.hot_allocator) parts.hot_allocator = std::make_shared<pageable_allocator>();
   auto spool = witness_spool::open(default_spool_dir(opt));
   if (!spool) return spool.error();
   std::unique_ptr<engine> e(new engine(std::move(opt), std::move(parts), std::move(spool).value()));
+  if (!backend_note.empty()) e->log(log_level::info, "engine: " + backend_note);
   CUZK_TRY(e->recover());
   e->start_threads();
   return e;
@@ -65,7 +81,7 @@ engine::engine(engine_options opt, engine_parts parts, witness_spool spool)
       store_(std::move(parts.store)),
       hot_alloc_(std::move(parts.hot_allocator)),
       spool_(std::move(spool)),
-      srs_(opt_.budgets, *hot_alloc_, opt_.key_check),
+      srs_(opt_.budgets, *hot_alloc_, opt_.key_check, std::move(parts.devices)),
       sched_(opt_.scheduling),
       started_at_(wall_clock::now()) {
   sched_.set_resident_predicate([this](const std::string& c) { return srs_.resident(c); });
@@ -164,8 +180,10 @@ status engine::recover() {
 }
 
 void engine::start_threads() {
-  workers_.resize(opt_.workers);
-  for (unsigned i = 0; i < opt_.workers; ++i)
+  const std::vector<int> slots = backend_->worker_slots();
+  workers_.resize(slots.empty() ? opt_.workers : slots.size());
+  for (std::size_t i = 0; i < slots.size(); ++i) workers_[i].device_slot = slots[i];
+  for (std::size_t i = 0; i < workers_.size(); ++i)
     workers_[i].thread = std::thread([this, i] { worker_loop(static_cast<int>(i)); });
   housekeeper_ = std::thread([this] { housekeeping_loop(); });
 }
@@ -364,17 +382,20 @@ status engine::cancel(job_id id) {
   return status::ok();
 }
 
-status engine::preload(const std::string& circuit, key_tier target) {
+status engine::preload(const std::string& circuit, tier_target target) {
   if (!circuits_.find(circuit)) return status(errc::not_found, "circuit \"" + circuit + "\": not registered");
   const auto t0 = steady_clock::now();
   CUZK_TRY(srs_.preload(circuit, target));
+  std::string tier;
+  for (const auto& k : srs_.entries())
+    if (k.circuit == circuit) tier = k.tier_name;
   log(log_level::info,
-      "engine: key preloaded circuit=" + circuit + " tier=" + key_tier_name(target) +
+      "engine: key preloaded circuit=" + circuit + " tier=" + tier +
           " seconds=" + std::to_string(std::chrono::duration<double>(steady_clock::now() - t0).count()));
   return status::ok();
 }
 
-status engine::evict(const std::string& circuit, key_tier target) {
+status engine::evict(const std::string& circuit, tier_target target) {
   if (!circuits_.find(circuit)) return status(errc::not_found, "circuit \"" + circuit + "\": not registered");
   return srs_.evict(circuit, target);
 }
@@ -385,6 +406,8 @@ engine_snapshot engine::snapshot() const {
   s.uptime_s = std::chrono::duration<double>(wall_clock::now() - started_at_).count();
   s.accepting = accepting_;
   s.backend = backend_->name();
+  s.device_tiers = srs_.slots();
+  s.devices = backend_->activity();
   {
     std::lock_guard lk(m_);
     for (const auto& [id, j] : live_) {
@@ -398,6 +421,7 @@ engine_snapshot engine::snapshot() const {
       const auto& w = workers_[i];
       worker_status ws;
       ws.index = static_cast<int>(i);
+      ws.device = w.device_slot < 0 ? "cpu" : s.device_tiers.at(w.device_slot).name;
       ws.busy = w.busy;
       ws.job = w.job;
       ws.partition = w.partition;

@@ -3,12 +3,14 @@
 // A request's path reads straight through:
 //   submit()  validate (circuit known, each witness a .wtns for the key's curve with nVars values,
 //             all < r) -> spool inline witnesses -> job store (durable) -> scheduler
-//   worker    scheduler::next() -> srs_manager::acquire (key resident, leased) -> per partition:
-//             read witness, backend prove, verify -> result stored -> await() returns
+//   worker    scheduler::next() -> srs_manager::acquire (key resident and leased, on the worker's
+//             device slot too with the GPU backend) -> per partition: read witness, backend
+//             prove, verify -> result stored -> await() returns
 // with a cancel check at every phase boundary.
 //
-// Threads. Any thread may call the public methods (the service's RPC threads do). Each of the
-// `workers` threads loops over scheduler::next() and owns the job it runs; one housekeeping thread
+// Threads. Any thread may call the public methods (the service's RPC threads do). Each worker
+// thread (options.workers with the CPU backend; the GPU backend's workers_per_device per device
+// slot) loops over scheduler::next() and owns the job it runs; one housekeeping thread
 // purges results past their retention. Locks, outermost first: the engine's job table (m_), then
 // the scheduler's, the SRS manager's, the store's; none is held while a key loads or a proof runs.
 // RPC threads never touch a loaded key or a backend.
@@ -54,6 +56,7 @@ namespace cuzk::engine {
 
 struct worker_status {
   int index = 0;
+  std::string device;  // the slot it proves on ("device:0"), or "cpu"
   bool busy = false;
   job_id job = 0;
   uint32_t partition = 0;
@@ -78,15 +81,20 @@ struct engine_snapshot {
   std::vector<worker_status> workers;
   std::vector<srs_entry_status> keys;
   std::array<srs_tier_status, 4> tiers;
+  std::vector<srs_slot_status> device_tiers;  // the device tier per slot
+  std::vector<device_activity> devices;       // the backend's work per slot
   uint64_t rss_bytes = 0;  // the process's resident set
   metrics_snapshot counters;
 };
 
-// What create() may be given instead of what the options describe (tests, and the GPU backend).
+// What create() may be given instead of what the options describe (tests).
 struct engine_parts {
-  std::unique_ptr<prover_backend> backend;        // default: cpu_prover_backend
+  // Default: select_backend(options) with its device tier and hot allocator.
+  std::unique_ptr<prover_backend> backend;
   std::shared_ptr<job_store> store;               // default: from options.store_path
-  std::shared_ptr<host_allocator> hot_allocator;  // default: pageable_allocator
+  std::shared_ptr<host_allocator> hot_allocator;  // default: the backend's, else pageable_allocator
+  // With a given backend: its device slots and uploader (backend->worker_slots() index them).
+  device_tier devices;
 };
 
 class engine {
@@ -125,10 +133,13 @@ class engine {
   // not_found (unknown id), failed_precondition (the job already ended).
   status cancel(job_id id);
 
+  // Moves a circuit's key up or down (srs_manager::preload/evict say what each target means).
   // Errors: not_found (unknown circuit), resource_exhausted (the tier's budget cannot take the key),
-  // failed_precondition (evicting a key in use).
-  status preload(const std::string& circuit, key_tier target = key_tier::hot);
-  status evict(const std::string& circuit, key_tier target = key_tier::cold);
+  // failed_precondition (evicting a key in use), unsupported (the device tier without devices).
+  status preload(const std::string& circuit, tier_target target = key_tier::hot);
+  status evict(const std::string& circuit, tier_target target = key_tier::cold);
+  // A tier as the API names it: "cold", "warm", "hot", "device" (every slot) or a slot's name.
+  result<tier_target> parse_tier(const std::string& name) const { return srs_.parse_target(name); }
 
   engine_snapshot snapshot() const;
   // The most recent events of every job (a bounded ring), oldest first.
@@ -153,6 +164,7 @@ class engine {
   };
   struct worker_slot {
     std::thread thread;
+    int device_slot = -1;  // the device slot it proves on; -1: none
     bool busy = false;
     job_id job = 0;
     uint32_t partition = 0;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "engine/loaded_key.hpp"
 #include "engine/scheduler.hpp"
@@ -15,6 +16,27 @@ namespace cuzk::engine {
 
 enum class log_level { debug, info, warn, error };
 
+// Which prover the workers use: the CPU, the GPU (an error when no CUDA device answers or the
+// build has no CUDA), or automatic: the GPU when a device answers, else the CPU (and a log line
+// says why).
+enum class backend_kind { cpu, gpu, automatic };
+const char* backend_kind_name(backend_kind k) noexcept;  // "cpu", "gpu", "auto"
+
+struct gpu_options {
+  // CUDA device ordinals, one device slot each (device_tier.hpp); an ordinal listed twice gives
+  // two slots on one GPU. Empty: every visible device once.
+  std::vector<int> devices;
+  // Workers per slot: with two, one worker's synthesis and copies overlap the other's kernels.
+  unsigned workers_per_device = 2;
+  // Bytes of device memory for proving keys, per slot. 0: 80% of the device's free memory at
+  // start, shared among the slots on that device.
+  uint64_t key_budget = 0;
+  // Where a, b, c are computed: "device" (from matrices resident with the key), "host-pinned"
+  // (CPU threads into pinned buffers, copied outside the kernel lock) or "host-pageable" (the slow
+  // copy, kept to measure what pinned memory buys).
+  std::string synthesis = "device";
+};
+
 struct engine_options {
   // The SQLite job database; its directory must exist. Empty: jobs are kept in memory only and do
   // not survive a restart.
@@ -22,8 +44,11 @@ struct engine_options {
   // Where inline witnesses are spooled. Empty: store_path + ".spool" (or a directory under
   // /tmp when store_path is empty).
   std::string spool_dir;
-  // Prover workers pulling from the scheduler.
+  // Prover workers pulling from the scheduler, with the CPU backend (the GPU backend runs
+  // gpu.workers_per_device per device slot instead).
   unsigned workers = 1;
+  backend_kind backend = backend_kind::cpu;
+  gpu_options gpu;
   tier_budgets budgets;
   scheduler_options scheduling;
   // Verify every proof before returning it.

@@ -60,6 +60,14 @@ TEST(engine_prove, poseidon_bn128_fixture_proves_and_verifies) {
   EXPECT_EQ(s.counters.total.partitions_proved, 2u);
   EXPECT_EQ(s.counters.circuits.at("poseidon").phases[static_cast<int>(phase::prove)].count, 1u);
   EXPECT_EQ(s.backend, "cpu");
+  // A CPU job: no GPU phases in its result or its histograms.
+  EXPECT_EQ(r.ran_on, "cpu");
+  EXPECT_EQ(r.h2d_bytes, 0.0);
+  EXPECT_EQ(r.times[phase::msm_h], 0.0);
+  EXPECT_EQ(s.counters.circuits.at("poseidon").phases[static_cast<int>(phase::msm_h)].count, 0u);
+  EXPECT_TRUE(s.devices.empty());
+  EXPECT_TRUE(s.device_tiers.empty());
+  EXPECT_EQ(s.workers.at(0).device, "cpu");
 }
 
 TEST(engine_prove, bls12_381_from_the_hot_tier) {
@@ -81,7 +89,7 @@ TEST(engine_prove, bls12_381_from_the_hot_tier) {
 class wrong_backend final : public prover_backend {
  public:
   const char* name() const noexcept override { return "wrong"; }
-  result<any_proof> prove(const loaded_key&, const any_witness&, const cancel_token&,
+  result<any_proof> prove(const prove_call&, const any_witness&, const cancel_token&,
                           backend_timings&) override {
     return any_proof(formats::proof<bn254>{bn254_g1::generator, bn254_g2::generator, bn254_g1::generator});
   }

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -18,7 +19,13 @@
 
 namespace cuzk::engine::test {
 
-inline const std::string data_dir = CUZK_TEST_DATA_DIR;
+// The fixtures: CUZK_TEST_DATA_DIR from the environment (binaries carried to the GPU machine run
+// where the compiled-in path does not exist), else the build's.
+inline std::string test_data_dir() {
+  const char* env = std::getenv("CUZK_TEST_DATA_DIR");
+  return env != nullptr && *env != '\0' ? std::string(env) : std::string(CUZK_TEST_DATA_DIR);
+}
+inline const std::string data_dir = test_data_dir();
 inline const std::string small_zkey = data_dir + "/snarkjs/bn128/circuit.zkey";
 inline const std::string small_wtns = data_dir + "/snarkjs/bn128/circuit.wtns";
 inline const std::string poseidon_zkey = data_dir + "/snarkjs/bn128/poseidon/circuit.zkey";
@@ -48,7 +55,7 @@ class gated_backend final : public prover_backend {
   explicit gated_backend(std::chrono::milliseconds delay = std::chrono::milliseconds(0), bool open = true)
       : delay_(delay), open_(open) {}
   const char* name() const noexcept override { return "test"; }
-  result<any_proof> prove(const loaded_key&, const any_witness&, const cancel_token&,
+  result<any_proof> prove(const prove_call&, const any_witness&, const cancel_token&,
                           backend_timings& t) override {
     ++calls;
     {

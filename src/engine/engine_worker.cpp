@@ -23,6 +23,24 @@ std::string fmt_s(double s) {
   return buf;
 }
 
+// A partition's GPU phases added to its job's (every partition's copies, NTTs and MSMs count).
+void add_gpu_times(job_result& info, const backend_timings& bt) {
+  info.times[phase::h2d] += bt.h2d;
+  info.times[phase::ntt] += bt.ntt;
+  info.times[phase::msm_a] += bt.msm_a;
+  info.times[phase::msm_b1] += bt.msm_b1;
+  info.times[phase::msm_b2] += bt.msm_b2;
+  info.times[phase::msm_c] += bt.msm_c;
+  info.times[phase::msm_h] += bt.msm_h;
+  info.times[phase::assembly] += bt.assembly;
+  info.times[phase::gpu_wait] += bt.gpu_wait;
+  info.times[phase::gpu_busy] += bt.gpu_busy;
+  info.h2d_bytes += bt.h2d_bytes;
+  // Partitions of one job run on one worker; a fallback to the CPU for one shows in all.
+  const std::string where = bt.ran_on.empty() ? "cpu" : bt.ran_on;
+  info.ran_on = info.ran_on.empty() || info.ran_on == where ? where : info.ran_on + "+" + where;
+}
+
 // Why a job stops at a boundary, or nullopt to go on.
 std::optional<cancel_reason> stop_reason(const cancel_token& c) {
   const auto r = c.reason();
@@ -90,14 +108,20 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
                   status(errc::deadline_exceeded, "the deadline passed before the job started"));
 
   set_state(*j, job_state::loading_key);
+  const int slot = workers_[index].device_slot;  // fixed since start: read without the lock
   if (!lease) {
     double load_s = 0;
-    auto l = srs_.acquire(info.circuit, &j->cancel, &load_s);
+    auto l = srs_.acquire(info.circuit, &j->cancel, &load_s, slot);
     if (!l) return fail_unless_stopped(l.error().with_context("loading the key of circuit " + info.circuit));
     lease = std::move(l).value();
     if (load_s > 0.001)
-      log(log_level::info, "engine: key ready circuit=" + info.circuit +
-                               " tier=" + key_tier_name(lease.key().tier()) + " seconds=" + fmt_s(load_s));
+      log(log_level::info, "engine: key ready circuit=" + info.circuit + " tier=" +
+                               key_tier_name(lease.on_device() ? key_tier::device : lease.key().tier()) +
+                               (lease.on_device() ? " slot=" + std::to_string(lease.slot()) : "") +
+                               " seconds=" + fmt_s(load_s));
+    if (slot >= 0 && !lease.on_device())
+      log(log_level::warn, "engine: circuit=" + info.circuit + " worker=" + std::to_string(index) +
+                               " proving on the CPU: " + lease.device_note().to_string());
     std::lock_guard lk(m_);
     info.times[phase::key_load] = load_s;  // later jobs of a batch reuse the lease: 0
   }
@@ -122,7 +146,8 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     set_state(*j, job_state::proving);
     backend_timings bt;
     const int64_t call_us = now_unix_us();
-    auto proof = backend_->prove(lease.key(), *w, j->cancel, bt);
+    const prove_call call{lease.key(), lease.on_device(), slot, index};
+    auto proof = backend_->prove(call, *w, j->cancel, bt);
     const int64_t synth_end_us = call_us + static_cast<int64_t>(bt.synthesis * 1e6);
     event(*j, event_kind::synth_end, p, index, synth_end_us);
     event(*j, event_kind::prove_start, p, index, synth_end_us);
@@ -131,6 +156,7 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
       std::lock_guard lk(m_);
       info.times[phase::synthesis] += read_s + bt.synthesis;
       info.times[phase::prove] += bt.prove;
+      add_gpu_times(info, bt);
     }
     if (!proof)
       return fail_unless_stopped(
@@ -197,14 +223,24 @@ void engine::finish(const std::shared_ptr<live_job>& j, job_state end, status er
                   : end == job_state::cancelled ? metrics::counter::cancelled
                                                 : metrics::counter::failed);
   if (snapshot.deadline_missed) metrics_.add(c, metrics::counter::deadline_miss);
+  // The GPU phases exist only for jobs a device proved; a CPU job's zeros would only blur them.
+  const bool on_gpu = snapshot.h2d_bytes > 0;
   if (end == job_state::done)
     for (int p = 0; p < phase_count; ++p)
-      metrics_.observe(c, static_cast<phase>(p), snapshot.times.seconds[p]);
+      if (on_gpu || !is_gpu_phase(static_cast<phase>(p)))
+        metrics_.observe(c, static_cast<phase>(p), snapshot.times.seconds[p]);
 
   std::string line = "engine: job ended id=" + std::to_string(snapshot.id) + " circuit=" + c +
                      " state=" + job_state_name(end) + " attempts=" + std::to_string(snapshot.attempts);
+  if (!snapshot.ran_on.empty()) line += " ran_on=" + snapshot.ran_on;
   for (int p = 0; p < phase_count; ++p)
-    line += std::string(" ") + phase_name(static_cast<phase>(p)) + "_s=" + fmt_s(snapshot.times.seconds[p]);
+    if (on_gpu || !is_gpu_phase(static_cast<phase>(p)))
+      line += std::string(" ") + phase_name(static_cast<phase>(p)) + "_s=" + fmt_s(snapshot.times.seconds[p]);
+  if (on_gpu && snapshot.times[phase::h2d] > 0) {
+    char gbs[32];
+    std::snprintf(gbs, sizeof gbs, "%.1f", snapshot.h2d_bytes / snapshot.times[phase::h2d] / 1e9);
+    line += std::string(" h2d_gb_per_s=") + gbs;
+  }
   if (snapshot.deadline_missed) line += " deadline_missed=1";
   if (!snapshot.error.is_ok()) line += " error=\"" + snapshot.error.to_string() + "\"";
   log(end == job_state::failed ? log_level::warn : log_level::info, line);
@@ -224,6 +260,8 @@ void engine::requeue_in_store(const std::shared_ptr<live_job>& j) {
     if (j->rec.info.attempts > 0) --j->rec.info.attempts;
     j->rec.info.state = job_state::queued;
     j->rec.info.times = {};
+    j->rec.info.ran_on.clear();
+    j->rec.info.h2d_bytes = 0;
     j->rec.info.proofs.clear();
     j->worker = -1;
     attempts = j->rec.info.attempts;

@@ -66,6 +66,26 @@ const char* phase_name(phase p) noexcept {
       return "verify";
     case phase::total:
       return "total";
+    case phase::h2d:
+      return "h2d";
+    case phase::ntt:
+      return "ntt";
+    case phase::msm_a:
+      return "msm_a";
+    case phase::msm_b1:
+      return "msm_b1";
+    case phase::msm_b2:
+      return "msm_b2";
+    case phase::msm_c:
+      return "msm_c";
+    case phase::msm_h:
+      return "msm_h";
+    case phase::assembly:
+      return "assembly";
+    case phase::gpu_wait:
+      return "gpu_wait";
+    case phase::gpu_busy:
+      return "gpu_busy";
   }
   return "?";
 }

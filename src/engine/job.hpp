@@ -53,10 +53,35 @@ constexpr bool is_terminal(job_state s) noexcept {
   return s == job_state::done || s == job_state::failed || s == job_state::cancelled;
 }
 
-// The phases every result reports, in seconds.
-enum class phase : uint8_t { queue_wait = 0, key_load, synthesis, prove, verify, total };
-inline constexpr int phase_count = 6;
-const char* phase_name(phase p) noexcept;  // "queue_wait", "key_load", ...
+// The phases every result reports, in seconds: the first six for every job (total is at least
+// the sum of the five before it), then the parts of synthesis and prove that a GPU backend times
+// (zero for a job proved on the CPU): the copy to the device that synthesis needs (the witness
+// with synthesis on the device, a, b, c with synthesis on the host), the NTTs with the h
+// kernel, each MSM, the CPU assembly, and the time the job waited for the device's kernel lock and
+// held it (its share of the device's busy time). The GPU parts overlap each other and synthesis
+// (gpu_prover.hpp), so they do not add up to prove. Persisted by position: only ever append.
+enum class phase : uint8_t {
+  queue_wait = 0,
+  key_load,
+  synthesis,
+  prove,
+  verify,
+  total,
+  h2d,
+  ntt,
+  msm_a,
+  msm_b1,
+  msm_b2,
+  msm_c,
+  msm_h,
+  assembly,
+  gpu_wait,
+  gpu_busy,
+};
+inline constexpr int phase_count = 16;
+inline constexpr int summary_phase_count = 6;  // queue_wait .. total
+constexpr bool is_gpu_phase(phase p) noexcept { return static_cast<int>(p) >= summary_phase_count; }
+const char* phase_name(phase p) noexcept;  // "queue_wait", "key_load", ..., "msm_h", "gpu_busy"
 
 struct phase_times {
   std::array<double, phase_count> seconds{};
@@ -105,6 +130,11 @@ struct job_result {
   // In partition order, when state is done.
   std::vector<partition_proof> proofs;
   phase_times times;
+  // Where the partitions were proved: "cpu", or a device slot's name ("device:0"); empty until a
+  // worker proved one. A GPU job that fell back to the CPU says "cpu".
+  std::string ran_on;
+  // Bytes of that copy (with times[h2d], the copy rate).
+  double h2d_bytes = 0;
   bool deadline_missed = false;
   // How many times a worker started the job (more than 1 after a restart interrupted it).
   uint32_t attempts = 0;

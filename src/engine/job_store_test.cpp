@@ -1,5 +1,6 @@
 // Both job stores against one contract (typed), and the SQLite store across a reopen.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <filesystem>
 #include <memory>
@@ -89,6 +90,9 @@ TYPED_TEST(job_store_contract, states_results_unfinished_and_purge) {
   done.finished_at = from_unix_ms(1'700'000'100'000);
   done.times[phase::prove] = 1.5;
   done.times[phase::total] = 2.25;
+  done.times[phase::msm_h] = 0.125;  // a GPU detail phase, after total
+  done.ran_on = "device:0";
+  done.h2d_bytes = 100663296;
   done.proofs = {{"{\"pi_a\":1}", "[\"7\"]"}, {"{\"pi_a\":2}", "[\"8\"]"}};
   done.deadline_missed = true;
   ASSERT_TRUE(s->finish(done).is_ok());
@@ -103,6 +107,9 @@ TYPED_TEST(job_store_contract, states_results_unfinished_and_purge) {
   EXPECT_EQ(r.state, job_state::done);
   EXPECT_DOUBLE_EQ(r.times[phase::prove], 1.5);
   EXPECT_DOUBLE_EQ(r.times[phase::total], 2.25);
+  EXPECT_DOUBLE_EQ(r.times[phase::msm_h], 0.125);
+  EXPECT_EQ(r.ran_on, "device:0");
+  EXPECT_DOUBLE_EQ(r.h2d_bytes, 100663296);
   ASSERT_EQ(r.proofs.size(), 2u);
   EXPECT_EQ(r.proofs[1].public_json, "[\"8\"]");
   EXPECT_TRUE(r.deadline_missed);
@@ -155,6 +162,28 @@ TEST(sqlite_job_store, survives_reopen) {
   EXPECT_EQ(s->circuits().value().size(), 1u);
   // Ids keep growing after a reopen.
   EXPECT_GT(s->insert(make_job("c")).value().id, b);
+}
+
+// A result stored before the times carried where the job ran (a bare array of the six phases).
+TEST(sqlite_job_store, reads_times_stored_as_a_bare_array) {
+  const std::string db = temp_dir("oldtimes") + "/jobs.db";
+  job_id a;
+  {
+    auto s = sqlite_job_store::open(db).value();
+    a = s->insert(make_job("c")).value().id;
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+  const std::string sql = "UPDATE jobs SET state = 5, times_json = '[0.5,0,1,2,0.25,3.75]' WHERE id = " +
+                          std::to_string(a);
+  EXPECT_EQ(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(raw);
+  auto s = sqlite_job_store::open(db).value();
+  const auto r = s->get(a).value().value().info;
+  EXPECT_DOUBLE_EQ(r.times[phase::queue_wait], 0.5);
+  EXPECT_DOUBLE_EQ(r.times[phase::total], 3.75);
+  EXPECT_DOUBLE_EQ(r.times[phase::msm_h], 0);
+  EXPECT_EQ(r.ran_on, "");
 }
 
 TEST(sqlite_job_store, refuses_what_is_not_a_database) {

@@ -45,6 +45,8 @@ status memory_job_store::finish(const job_result& info) {
   i.error = info.error;
   i.deadline_missed = info.deadline_missed;
   i.times = info.times;
+  i.ran_on = info.ran_on;
+  i.h2d_bytes = info.h2d_bytes;
   i.proofs = info.proofs;
   return status::ok();
 }

@@ -1,21 +1,31 @@
 // The prover behind the engine's workers: one interface, one implementation per kind of hardware.
 //
-// A worker hands a backend a resident key and one partition's witness and gets the proof back;
+// A worker hands a backend a resident key (and, for a GPU backend, the key's copy on the worker's
+// device slot) and one partition's witness, and gets the proof back with its phase times;
 // everything around it (which key, which job, cancellation between partitions, verification,
 // timing of the phases the engine sees) stays in the engine. The CPU implementation
-// (cpu_prover_backend.hpp) wraps groth16::prove; the GPU backend will implement the same call,
-// using the key's device tier and its own streams, and is the one that benefits from the cancel
-// token between its internal steps (the CPU prover has none to offer).
+// (cpu_prover_backend.hpp) wraps groth16::prove; the GPU one (gpu_prover_backend.hpp) runs
+// gpu_prove on the key's device copy with buffers that belong to the calling worker.
 //
-// Thread safety: prove() is called by several workers at once; implementations must allow it.
+// Workers and slots. A backend says how many workers it wants and which device slot each serves
+// (worker_slots(); a CPU backend says nothing and the engine runs engine_options::workers). The
+// engine leases keys for a worker on its slot and passes the worker's index, so per-worker state
+// (pinned buffers, streams) needs no lock.
+//
+// Thread safety: prove() is called by several workers at once, each with its own index;
+// implementations must allow it. activity() from any thread.
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <variant>
+#include <vector>
 
 #include "base/result.hpp"
 #include "curves/bls12_381_groups.hpp"
 #include "curves/bn254_groups.hpp"
 #include "engine/cancel_token.hpp"
+#include "engine/device_tier.hpp"
 #include "engine/loaded_key.hpp"
 #include "engine/witness.hpp"
 #include "formats/proof.hpp"
@@ -25,19 +35,55 @@ namespace cuzk::engine {
 using any_proof = std::variant<formats::proof<bn254>, formats::proof<bls12_381>>;
 
 // Seconds, filled by the backend: synthesis (a/b/c from the witness) and the rest of the proof
-// (NTTs, MSMs, assembly).
+// (NTTs, MSMs, assembly); then what a GPU backend times inside those (zero on the CPU; phase in
+// job.hpp says what each is), and where the proof ran.
 struct backend_timings {
   double synthesis = 0;
   double prove = 0;
+  double h2d = 0;
+  double h2d_bytes = 0;
+  double ntt = 0;
+  double msm_a = 0, msm_b1 = 0, msm_b2 = 0, msm_c = 0, msm_h = 0;
+  double assembly = 0;
+  double gpu_wait = 0;  // waiting for the device's kernel lock
+  double gpu_busy = 0;  // holding it
+  std::string ran_on;   // "cpu" or a slot's name; empty: the engine fills in "cpu"
+};
+
+// One proof's inputs besides the witness.
+struct prove_call {
+  const loaded_key& key;
+  const device_key* on_device = nullptr;  // the key's copy on the worker's slot; null: none there
+  int slot = -1;                          // the worker's device slot; -1: none
+  int worker = 0;                         // the calling worker's index
+};
+
+// A device slot's work since start, for status and metrics.
+struct device_activity {
+  std::string name;  // the slot's, "device:0"
+  int ordinal = 0;
+  std::string description;  // "NVIDIA H200 (sm_90, 132 SMs)"
+  uint64_t proofs = 0;
+  uint64_t cpu_fallbacks = 0;  // proofs of its workers that ran on the CPU (no device copy)
+  double busy_s = 0;           // kernel lock held
+  double wait_s = 0;           // kernel lock waited for
+  double h2d_bytes = 0, h2d_s = 0;
+  uint64_t workspace_pinned_bytes = 0;  // its workers' buffers now
+  uint64_t workspace_device_bytes = 0;
+  uint64_t workspace_allocations = 0;  // times those buffers were allocated or grown
 };
 
 class prover_backend {
  public:
   virtual ~prover_backend() = default;
   virtual const char* name() const noexcept = 0;
-  // The proof of `witness` (same curve as `key`, nVars values) with fresh random r, s.
-  virtual result<any_proof> prove(const loaded_key& key, const any_witness& witness,
-                                  const cancel_token& cancel, backend_timings& t) = 0;
+  // The device slot of each worker, one entry per worker; empty: a CPU backend.
+  virtual std::vector<int> worker_slots() const { return {}; }
+  // The proof of `witness` (same curve as the key, nVars values) with fresh random r, s.
+  virtual result<any_proof> prove(const prove_call& call, const any_witness& witness, const cancel_token& cancel,
+                                  backend_timings& t) = 0;
+  // Per device slot, in slot order; empty for a CPU backend.
+  virtual std::vector<device_activity> activity() const { return {}; }
 };
 
 }  // namespace cuzk::engine

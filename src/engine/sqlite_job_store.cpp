@@ -69,15 +69,21 @@ class stmt {
   int rc_ = SQLITE_ERROR;
 };
 
-std::string times_to_json(const phase_times& t) { return nlohmann::json(t.seconds).dump(); }
+// The phase times with where the job ran: {"seconds": [...], "ran_on": "device:0", "h2d_bytes": N}.
+// Rows written before ran_on existed hold the bare array, still read.
+std::string times_to_json(const job_result& i) {
+  return nlohmann::json{{"seconds", i.times.seconds}, {"ran_on", i.ran_on}, {"h2d_bytes", i.h2d_bytes}}.dump();
+}
 
-phase_times times_from_json(const std::string& s) {
-  phase_times t;
+void times_from_json(const std::string& s, job_result& i) {
   const auto j = nlohmann::json::parse(s, nullptr, false);
-  if (j.is_array())
-    for (std::size_t i = 0; i < j.size() && i < t.seconds.size(); ++i)
-      if (j[i].is_number()) t.seconds[i] = j[i].get<double>();
-  return t;
+  const auto& secs = j.is_object() && j.contains("seconds") ? j["seconds"] : j;
+  if (secs.is_array())
+    for (std::size_t k = 0; k < secs.size() && k < i.times.seconds.size(); ++k)
+      if (secs[k].is_number()) i.times.seconds[k] = secs[k].get<double>();
+  if (!j.is_object()) return;
+  if (j.contains("ran_on") && j["ran_on"].is_string()) i.ran_on = j["ran_on"].get<std::string>();
+  if (j.contains("h2d_bytes") && j["h2d_bytes"].is_number()) i.h2d_bytes = j["h2d_bytes"].get<double>();
 }
 
 std::string proofs_to_json(const std::vector<partition_proof>& p) {
@@ -134,7 +140,7 @@ job_record row_to_record(const stmt& s) {
   const auto code = static_cast<errc>(s.i64(10));
   if (code != errc::ok) i.error = status(code, s.text(11));
   i.deadline_missed = s.i64(12) != 0;
-  i.times = times_from_json(s.text(13));
+  times_from_json(s.text(13), i);
   i.proofs = proofs_from_json(s.text(14));
   witnesses_from_json(s.text(15), r);
   return r;
@@ -252,7 +258,7 @@ status sqlite_job_store::finish(const job_result& i) {
   s.bind(4, static_cast<int64_t>(i.error.code()));
   s.bind(5, i.error.message());
   s.bind(6, i.deadline_missed ? 1 : 0);
-  s.bind(7, times_to_json(i.times));
+  s.bind(7, times_to_json(i));
   s.bind(8, proofs_to_json(i.proofs));
   s.bind(9, static_cast<int64_t>(i.id));
   if (s.step() != SQLITE_DONE) return error("finish job");

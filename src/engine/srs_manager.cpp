@@ -5,19 +5,32 @@
 
 namespace cuzk::engine {
 
+namespace {
+
+// How long a waiter sleeps between looks at its cancel token.
+constexpr auto wait_step = std::chrono::milliseconds(50);
+
+status cancelled(const std::string& what) { return status(errc::cancelled, "cancelled while " + what); }
+
+}  // namespace
+
 void key_lease::release() noexcept {
-  if (mgr_ != nullptr) mgr_->release(id_);
+  if (mgr_ != nullptr) mgr_->release(id_, dev_ ? slot_ : -1);
   mgr_ = nullptr;
   key_.reset();
+  dev_.reset();
 }
 
-srs_manager::srs_manager(tier_budgets budgets, host_allocator& alloc, point_check check)
-    : budgets_(budgets), alloc_(alloc), check_(check) {}
+srs_manager::srs_manager(tier_budgets budgets, host_allocator& alloc, point_check check, device_tier devices)
+    : budgets_(budgets), alloc_(alloc), check_(check), devices_(std::move(devices)) {}
 
 uint64_t srs_manager::budget(key_tier t) const noexcept {
   switch (t) {
-    case key_tier::device:
-      return budgets_.device;
+    case key_tier::device: {
+      uint64_t sum = 0;
+      for (const auto& s : devices_.slots) sum += s.budget;
+      return sum;
+    }
     case key_tier::hot:
       return budgets_.hot;
     case key_tier::warm:
@@ -33,6 +46,13 @@ std::string srs_manager::tier_name(key_tier t) const {
   return key_tier_name(t);
 }
 
+bool srs_manager::busy(const entry& e) noexcept {
+  if (e.users > 0 || e.loading) return true;
+  for (const auto& d : e.dev)
+    if (d.uploading) return true;
+  return false;
+}
+
 uint64_t srs_manager::used_locked(key_tier t, const std::string& except) const {
   uint64_t used = 0;
   for (const auto& [id, e] : entries_)
@@ -43,13 +63,14 @@ uint64_t srs_manager::used_locked(key_tier t, const std::string& except) const {
 status srs_manager::add(const std::string& id, const std::string& path, const key_summary& summary) {
   std::lock_guard lk(m_);
   auto it = entries_.find(id);
-  if (it != entries_.end() && (it->second.users > 0 || it->second.loading))
+  if (it != entries_.end() && busy(it->second))
     return status(errc::failed_precondition, "circuit " + id + ": its key is in use by " +
                                                  std::to_string(it->second.users) +
                                                  " proof(s); cannot replace it now");
   entry e;
   e.path = path;
   e.summary = summary;
+  e.dev.resize(devices_.slots.size());
   entries_[id] = std::move(e);
   return status::ok();
 }
@@ -58,35 +79,44 @@ status srs_manager::remove(const std::string& id) {
   std::lock_guard lk(m_);
   auto it = entries_.find(id);
   if (it == entries_.end()) return status::ok();
-  if (it->second.users > 0 || it->second.loading)
+  if (busy(it->second))
     return status(errc::failed_precondition, "circuit " + id + ": its key is in use by " +
                                                  std::to_string(it->second.users) + " proof(s)");
   entries_.erase(it);
   return status::ok();
 }
 
-void srs_manager::release(const std::string& id) noexcept {
+void srs_manager::release(const std::string& id, int slot) noexcept {
   {
     std::lock_guard lk(m_);
     auto it = entries_.find(id);
     if (it != entries_.end() && it->second.users > 0) {
-      --it->second.users;
-      it->second.use_seq = ++seq_;
-      it->second.last_use_wall = wall_clock::now();
+      entry& e = it->second;
+      --e.users;
+      e.use_seq = ++seq_;
+      e.last_use_wall = wall_clock::now();
+      if (slot >= 0 && static_cast<std::size_t>(slot) < e.dev.size() && e.dev[slot].users > 0) {
+        device_copy& d = e.dev[slot];
+        --d.users;
+        d.use_seq = seq_;
+        d.last_use_wall = e.last_use_wall;
+      }
     }
   }
   cv_.notify_all();
 }
 
-status srs_manager::demote_locked(entry& e, key_tier target) {
+status srs_manager::demote_locked(entry& e, key_tier target, const std::string& except) {
   if (!e.key || e.key->tier() <= target) return status::ok();
   if (target == key_tier::cold) {
+    for (auto& d : e.dev) d.key.reset();  // a device copy needs its key on the host
     e.key.reset();
     return status::ok();
   }
   // hot -> warm: map the file again (the matrices are shared, nothing is rebuilt). When the warm
-  // tier has no room the key goes cold instead.
-  if (!make_room_locked(key_tier::warm, e.key->mapped_bytes() + e.key->owned_bytes(), {})) {
+  // tier has no room the key goes cold instead. The room is never made by evicting `except`, the
+  // key whose promotion to hot asked for this demotion.
+  if (!make_room_locked(key_tier::warm, e.key->mapped_bytes() + e.key->owned_bytes(), except)) {
     e.key.reset();
     return status::ok();
   }
@@ -105,11 +135,13 @@ bool srs_manager::make_room_locked(key_tier t, uint64_t bytes, const std::string
   while (used_locked(t) + bytes > b) {
     entry* victim = nullptr;
     for (auto& [id, e] : entries_)
-      if (e.key && e.key->tier() == t && e.users == 0 && !e.loading && id != except &&
+      if (e.key && e.key->tier() == t && !busy(e) && id != except &&
           (victim == nullptr || e.use_seq < victim->use_seq))
         victim = &e;
     if (victim == nullptr) return false;
-    (void)demote_locked(*victim, t == key_tier::hot ? key_tier::warm : key_tier::cold);
+    // A key moving down from the hot tier keeps its device copies (they do not use the host
+    // copy's memory); one leaving the host drops them.
+    (void)demote_locked(*victim, t == key_tier::hot ? key_tier::warm : key_tier::cold, except);
   }
   return true;
 }
@@ -124,9 +156,8 @@ status srs_manager::load_locked(std::unique_lock<std::mutex>& lk, const std::str
                                                 " bytes, more than the whole warm budget of " +
                                                 std::to_string(budgets_.warm) + " bytes");
   while (!make_room_locked(key_tier::warm, estimate, id)) {
-    if (cancel && cancel->cancelled())
-      return status(errc::cancelled, "cancelled while waiting for key memory");
-    cv_.wait_for(lk, std::chrono::milliseconds(50));
+    if (cancel && cancel->cancelled()) return cancelled("waiting for key memory");
+    cv_.wait_for(lk, wait_step);
     auto it = entries_.find(id);
     if (it == entries_.end()) return status(errc::not_found, "circuit " + id + ": removed while waiting");
     e = &it->second;
@@ -166,17 +197,98 @@ status srs_manager::promote_hot_locked(entry& e, const std::string& id, bool req
   return status::ok();
 }
 
-result<key_lease> srs_manager::acquire(const std::string& id, const cancel_token* cancel,
-                                       double* load_seconds) {
+uint64_t srs_manager::slot_used_locked(int slot) const {
+  uint64_t used = 0;
+  for (const auto& [id, e] : entries_)
+    if (e.dev[slot].key) used += e.dev[slot].key->bytes();
+  return used;
+}
+
+bool srs_manager::make_slot_room_locked(int slot, uint64_t bytes, const std::string& except) {
+  const uint64_t b = devices_.slots[slot].budget;
+  if (bytes > b) return false;
+  while (slot_used_locked(slot) + bytes > b) {
+    device_copy* victim = nullptr;
+    for (auto& [id, e] : entries_) {
+      device_copy& d = e.dev[slot];
+      if (d.key && d.users == 0 && !d.uploading && id != except &&
+          (victim == nullptr || d.use_seq < victim->use_seq))
+        victim = &d;
+    }
+    if (victim == nullptr) return false;
+    victim->key.reset();
+  }
+  return true;
+}
+
+status srs_manager::upload_locked(std::unique_lock<std::mutex>& lk, const std::string& id, int slot,
+                                  const cancel_token* cancel) {
+  const device_slot& where = devices_.slots[slot];
+  for (;;) {
+    auto it = entries_.find(id);
+    if (it == entries_.end()) return status(errc::not_found, "circuit " + id + ": removed while waiting");
+    entry& e = it->second;
+    if (!e.key) return status(errc::internal, "circuit " + id + ": not on the host, cannot go to " + where.name);
+    device_copy& d = e.dev[slot];
+    if (d.key) return status::ok();
+    if (d.uploading) {  // another worker of this slot is uploading it
+      if (cancel && cancel->cancelled()) return cancelled("the key uploaded to " + where.name);
+      cv_.wait_for(lk, wait_step);
+      continue;
+    }
+    if (!devices_.uploader) return status(errc::internal, "srs_manager: device slots without an uploader");
+    const uint64_t estimate = devices_.uploader->estimate_bytes(*e.key);
+    if (estimate > where.budget)
+      return status(errc::resource_exhausted, "circuit " + id + ": its key needs at least " + std::to_string(estimate) +
+                                            " bytes on the device, more than the " + where.name + " budget of " +
+                                            std::to_string(where.budget) + " bytes");
+    if (!make_slot_room_locked(slot, estimate, id)) {
+      if (cancel && cancel->cancelled()) return cancelled("waiting for room on " + where.name);
+      cv_.wait_for(lk, wait_step);
+      continue;
+    }
+    d.uploading = true;  // pins the entry (busy) while the lock is released
+    const std::shared_ptr<const loaded_key> host = e.key;
+    lk.unlock();
+    auto up = devices_.uploader->upload(*host, slot, where);
+    lk.lock();
+    entry& e2 = entries_.at(id);  // not removed while busy
+    device_copy& d2 = e2.dev[slot];
+    d2.uploading = false;
+    cv_.notify_all();
+    if (!up) return up.error().with_context("circuit " + id + ": uploading its key to " + where.name);
+    d2.key = std::move(up).value();
+    ++d2.uploads;
+    d2.use_seq = ++seq_;
+    // The budget again with the measured size: other unused copies make room; a copy that alone is
+    // larger than the budget does not stay.
+    if (!make_slot_room_locked(slot, 0, id) && d2.key->bytes() > where.budget) {
+      const uint64_t measured = d2.key->bytes();
+      d2.key.reset();
+      return status(errc::resource_exhausted, "circuit " + id + ": its key took " + std::to_string(measured) +
+                                            " bytes on " + where.name + ", more than the budget of " +
+                                            std::to_string(where.budget) + " bytes");
+    }
+    return status::ok();
+  }
+}
+
+result<key_lease> srs_manager::acquire(const std::string& id, const cancel_token* cancel, double* load_seconds,
+                                       int slot) {
   const auto t0 = std::chrono::steady_clock::now();
+  if (slot >= static_cast<int>(devices_.slots.size()))
+    return status(errc::invalid_argument, "srs_manager: slot " + std::to_string(slot) + ": expected one of the " +
+                                              std::to_string(devices_.slots.size()) + " device slots");
+  status note = status::ok();
+  bool tried_device = slot < 0;
   std::unique_lock lk(m_);
   for (;;) {
     auto it = entries_.find(id);
     if (it == entries_.end()) return status(errc::not_found, "circuit " + id + ": no such key registered");
     entry& e = it->second;
     if (e.loading) {
-      if (cancel && cancel->cancelled()) return status(errc::cancelled, "cancelled while the key loaded");
-      cv_.wait_for(lk, std::chrono::milliseconds(50));
+      if (cancel && cancel->cancelled()) return cancelled("the key loaded");
+      cv_.wait_for(lk, wait_step);
       continue;
     }
     if (!e.key) {
@@ -184,49 +296,100 @@ result<key_lease> srs_manager::acquire(const std::string& id, const cancel_token
       continue;
     }
     if (budgets_.hot > 0) CUZK_TRY(promote_hot_locked(e, id, false));
+    if (!tried_device && !e.dev[slot].key) {
+      tried_device = true;
+      const status up = upload_locked(lk, id, slot, cancel);
+      if (!up && cancel && cancel->cancelled()) return up;
+      if (!up) note = up;
+      continue;  // the lock was released: look again
+    }
+    std::shared_ptr<const device_key> dev;
+    if (slot >= 0 && e.dev[slot].key) {
+      device_copy& d = e.dev[slot];
+      dev = d.key;
+      ++d.users;
+      d.last_use_wall = wall_clock::now();
+      d.use_seq = seq_ + 1;
+    }
     ++e.users;
     e.use_seq = ++seq_;
     e.last_use_wall = wall_clock::now();
     if (load_seconds)
       *load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return key_lease(this, id, e.key);
+    return key_lease(this, id, e.key, slot, std::move(dev), dev ? status::ok() : note);
   }
 }
 
-status srs_manager::preload(const std::string& id, key_tier target) {
-  if (target == key_tier::device)
+result<tier_target> srs_manager::parse_target(const std::string& name) const {
+  for (int t = 0; t < 4; ++t)
+    if (name == key_tier_name(static_cast<key_tier>(t))) return tier_target(static_cast<key_tier>(t));
+  std::string names = "cold, warm, hot, device";
+  for (std::size_t k = 0; k < devices_.slots.size(); ++k) {
+    names += ", " + devices_.slots[k].name;
+    if (name == devices_.slots[k].name) return tier_target(key_tier::device, static_cast<int>(k));
+  }
+  return status(errc::invalid_argument, "tier: expected one of " + names + ", found \"" + name + "\"");
+}
+
+status srs_manager::preload(const std::string& id, tier_target target) {
+  if (target.tier == key_tier::device && devices_.slots.empty())
     return status(errc::unsupported, "circuit " + id +
-                                         ": the device tier needs the GPU backend, which this engine "
-                                         "does not have (device budget 0)");
-  if (target == key_tier::cold) return status::ok();
+                                         ": no device tier (the engine proves on the CPU, or has no device "
+                                         "slots)");
+  if (target.slot >= static_cast<int>(devices_.slots.size()))
+    return status(errc::invalid_argument, "preload: slot " + std::to_string(target.slot) + " does not exist");
+  if (target.tier == key_tier::cold) return status::ok();
   std::unique_lock lk(m_);
   for (;;) {
     auto it = entries_.find(id);
     if (it == entries_.end()) return status(errc::not_found, "circuit " + id + ": no such key registered");
     entry& e = it->second;
     if (e.loading) {
-      cv_.wait_for(lk, std::chrono::milliseconds(50));
+      cv_.wait_for(lk, wait_step);
       continue;
     }
     if (!e.key) {
       CUZK_TRY(load_locked(lk, id, nullptr));
       continue;
     }
-    if (target == key_tier::hot) CUZK_TRY(promote_hot_locked(e, id, true));
+    if (target.tier == key_tier::hot) CUZK_TRY(promote_hot_locked(e, id, true));
+    if (target.tier == key_tier::device && budgets_.hot > 0) CUZK_TRY(promote_hot_locked(e, id, false));
     e.use_seq = ++seq_;
-    return status::ok();
+    if (target.tier != key_tier::device) return status::ok();
+    const int first = target.slot < 0 ? 0 : target.slot;
+    const int last = target.slot < 0 ? static_cast<int>(devices_.slots.size()) - 1 : target.slot;
+    for (int k = first; k <= last; ++k) CUZK_TRY(upload_locked(lk, id, k, nullptr));
+    // Each upload released the lock: the key may have left the host meanwhile (then load again).
+    auto again = entries_.find(id);
+    if (again == entries_.end() || !again->second.key) continue;
+    bool all = true;
+    for (int k = first; k <= last; ++k) all = all && again->second.dev[k].key != nullptr;
+    if (all) return status::ok();
   }
 }
 
-status srs_manager::evict(const std::string& id, key_tier target) {
+status srs_manager::evict(const std::string& id, tier_target target) {
   std::lock_guard lk(m_);
   auto it = entries_.find(id);
   if (it == entries_.end()) return status(errc::not_found, "circuit " + id + ": no such key registered");
   entry& e = it->second;
-  if (e.users > 0 || e.loading)
+  if (target.tier == key_tier::device) {
+    if (target.slot < 0) return status::ok();  // every copy may stay where it is
+    if (target.slot >= static_cast<int>(e.dev.size()))
+      return status(errc::invalid_argument, "evict: slot " + std::to_string(target.slot) + " does not exist");
+    device_copy& d = e.dev[target.slot];
+    if (d.users > 0 || d.uploading)
+      return status(errc::failed_precondition, "circuit " + id + ": its copy on " +
+                                                   devices_.slots[target.slot].name + " is in use by " +
+                                                   std::to_string(d.users) + " proof(s); evict it when they finish");
+    d.key.reset();
+    return status::ok();
+  }
+  if (busy(e))
     return status(errc::failed_precondition, "circuit " + id + ": key in use by " + std::to_string(e.users) +
                                                  " proof(s); evict it when they finish");
-  return demote_locked(e, target);
+  for (auto& d : e.dev) d.key.reset();  // below the device tier
+  return demote_locked(e, target.tier, id);
 }
 
 bool srs_manager::resident(const std::string& id) const {
@@ -242,8 +405,29 @@ std::vector<srs_entry_status> srs_manager::entries() const {
     srs_entry_status s;
     s.circuit = id;
     s.path = e.path;
-    s.tier = e.key ? e.key->tier() : key_tier::cold;
-    s.tier_name = tier_name(s.tier);
+    const key_tier host = e.key ? e.key->tier() : key_tier::cold;
+    s.host_tier_name = tier_name(host);
+    s.tier = host;
+    s.tier_name = s.host_tier_name;
+    std::string on;
+    for (std::size_t k = 0; k < e.dev.size(); ++k) {
+      const device_copy& d = e.dev[k];
+      if (!d.key && !d.uploading && d.uploads == 0) continue;
+      srs_device_copy_status c;
+      c.slot = devices_.slots[k].name;
+      c.bytes = d.key ? d.key->bytes() : 0;
+      c.users = d.users;
+      c.uploading = d.uploading;
+      c.last_use = d.last_use_wall;
+      c.uploads = d.uploads;
+      s.device_bytes += c.bytes;
+      if (d.key) on += (on.empty() ? "" : ",") + c.slot;
+      s.devices.push_back(std::move(c));
+    }
+    if (!on.empty()) {
+      s.tier = key_tier::device;
+      s.tier_name = on;
+    }
     s.file_bytes = e.summary.file_bytes;
     s.mapped_bytes = e.key ? e.key->mapped_bytes() : 0;
     s.owned_bytes = e.key ? e.key->owned_bytes() : 0;
@@ -265,12 +449,36 @@ std::array<srs_tier_status, 4> srs_manager::tiers() const {
     s.tier = t;
     s.name = tier_name(t);
     s.budget = t == key_tier::cold ? 0 : budget(t);
-    s.present = t == key_tier::cold || t == key_tier::warm || (t == key_tier::hot && budgets_.hot > 0);
-    for (const auto& [id, e] : entries_)
-      if ((e.key ? e.key->tier() : key_tier::cold) == t) {
-        ++s.keys;
-        if (e.key) s.used += e.key->resident_bytes();
+    s.present = t == key_tier::cold || t == key_tier::warm || (t == key_tier::hot && budgets_.hot > 0) ||
+                (t == key_tier::device && !devices_.slots.empty());
+  }
+  for (const auto& [id, e] : entries_) {
+    const key_tier host = e.key ? e.key->tier() : key_tier::cold;
+    auto& h = out[static_cast<int>(host)];
+    ++h.keys;
+    if (e.key) h.used += e.key->resident_bytes();
+    bool on_device = false;
+    for (const auto& d : e.dev)
+      if (d.key) {
+        on_device = true;
+        out[static_cast<int>(key_tier::device)].used += d.key->bytes();
       }
+    if (on_device) ++out[static_cast<int>(key_tier::device)].keys;
+  }
+  return out;
+}
+
+std::vector<srs_slot_status> srs_manager::slots() const {
+  std::lock_guard lk(m_);
+  std::vector<srs_slot_status> out;
+  for (std::size_t k = 0; k < devices_.slots.size(); ++k) {
+    srs_slot_status s;
+    s.name = devices_.slots[k].name;
+    s.ordinal = devices_.slots[k].ordinal;
+    s.budget = devices_.slots[k].budget;
+    s.used = slot_used_locked(static_cast<int>(k));
+    for (const auto& [id, e] : entries_) s.keys += e.dev[k].key ? 1 : 0;
+    out.push_back(std::move(s));
   }
   return out;
 }

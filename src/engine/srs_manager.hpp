@@ -8,17 +8,29 @@
 // the tier is in use waits for a lease to end (checking the job's cancel token). preload() and
 // evict() move a key up or down on request; evict() refuses a key in use.
 //
+// The device tier (device_tier.hpp) holds copies of host-resident keys on GPUs: one per slot, each
+// slot with its own byte budget. acquire() for a worker of slot d also makes the key resident on
+// d (uploaded once through the uploader, then reused by every proof) and the lease references
+// that copy too; when d's budget is full, the least recently used copies on d that no proof uses
+// are dropped (the key stays on the host), and an upload that cannot find room because every
+// other copy on d is in use waits for a lease to end. A key that cannot go to the device (larger
+// than the whole budget, or the upload failed) is still leased, without a device copy and with
+// the reason (device_note), so the backend can prove it another way. A device copy exists only
+// while its key is resident on the host (synthesis needs the matrices), so a key going cold drops
+// its device copies.
+//
 // Accounting is truthful: a warm key counts its mapped file plus what it owns (misaligned sections
 // the zkey reader copied, the constraint matrices); a hot key counts its copy and the matrices; a
-// key's bytes are known only once it is loaded, so a load is admitted on the file's size and the
-// budget is enforced again with the measured size (a key whose matrices are larger than expected
-// can leave a tier briefly over budget when nothing else can be evicted; status shows it).
+// device copy counts what its upload measured. A key's bytes are known only once it is loaded, so
+// a load is admitted on the file's size (an upload on the uploader's estimate) and the budget is
+// enforced again with the measured size (a key larger than expected can leave a tier briefly over
+// budget when nothing else can be evicted; status shows it).
 // The hot tier's name says what its memory is: "hot(pageable)" with the pageable allocator,
-// "hot(pinned)" once the GPU layer supplies a pinned one. The device tier needs the GPU backend;
-// without one its budget is 0 and status reports it absent.
+// "hot(pinned)" with the GPU backend's pinned one. Without device slots the device tier is absent.
 //
 // Thread safety: every method from any thread; one mutex, held while choosing and while moving a
-// key down a tier, released while a key loads from disk (other keys stay usable meanwhile).
+// key down a tier, released while a key loads from disk or uploads to a device (other keys stay
+// usable meanwhile).
 #pragma once
 
 #include <array>
@@ -29,10 +41,12 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/result.hpp"
 #include "engine/cancel_token.hpp"
+#include "engine/device_tier.hpp"
 #include "engine/host_allocator.hpp"
 #include "engine/job.hpp"
 #include "engine/key_summary.hpp"
@@ -40,30 +54,64 @@
 
 namespace cuzk::engine {
 
+// The host tiers' budgets; the device tier's are per slot (device_slot::budget).
 struct tier_budgets {
-  uint64_t device = 0;         // bytes of VRAM for keys; 0 = no device tier
   uint64_t hot = 0;            // bytes of host memory for fully loaded keys; 0 = keys stay warm
   uint64_t warm = UINT64_MAX;  // bytes of mapped files (page cache) plus matrices
+};
+
+// The device tier: its slots and the uploader that puts keys on them. No slots: no device tier.
+struct device_tier {
+  std::vector<device_slot> slots;
+  std::shared_ptr<device_uploader> uploader;
+};
+
+// Where preload() and evict() move a key: a tier, and for the device tier one slot or all (-1).
+struct tier_target {
+  key_tier tier = key_tier::cold;
+  int slot = -1;
+  tier_target(key_tier t, int s = -1) : tier(t), slot(s) {}  // NOLINT(google-explicit-constructor)
+};
+
+// A key's copy on one device slot.
+struct srs_device_copy_status {
+  std::string slot;  // "device:0"
+  uint64_t bytes = 0;
+  uint32_t users = 0;
+  bool uploading = false;
+  std::optional<wall_time> last_use;
+  uint64_t uploads = 0;  // times uploaded to this slot
 };
 
 struct srs_entry_status {
   std::string circuit;
   std::string path;
-  key_tier tier = key_tier::cold;
-  std::string tier_name;  // "cold", "warm", "hot(pageable)", ...
+  key_tier tier = key_tier::cold;  // the fastest tier holding it (device when on any slot)
+  std::string tier_name;           // "cold", "warm", "hot(pageable)", "device:0", "device:0,device:1"
+  std::string host_tier_name;      // "cold", "warm", "hot(pinned)": where its host copy is
   uint64_t file_bytes = 0;
   uint64_t mapped_bytes = 0;
   uint64_t owned_bytes = 0;
-  uint32_t users = 0;
+  uint64_t device_bytes = 0;  // over all its device copies
+  uint32_t users = 0;         // proofs holding it (on any slot or none)
   bool loading = false;
   std::optional<wall_time> last_use;
   uint64_t loads = 0;  // times loaded from cold
+  std::vector<srs_device_copy_status> devices;
 };
 
 struct srs_tier_status {
   key_tier tier = key_tier::cold;
   std::string name;
   bool present = false;
+  uint64_t budget = 0;
+  uint64_t used = 0;
+  std::size_t keys = 0;  // a key on a device is counted in its host tier too
+};
+
+struct srs_slot_status {
+  std::string name;  // "device:0"
+  int ordinal = 0;
   uint64_t budget = 0;
   uint64_t used = 0;
   std::size_t keys = 0;
@@ -76,16 +124,11 @@ class key_lease {
  public:
   key_lease() = default;
   ~key_lease() { release(); }
-  key_lease(key_lease&& o) noexcept : mgr_(o.mgr_), id_(std::move(o.id_)), key_(std::move(o.key_)) {
-    o.mgr_ = nullptr;
-  }
+  key_lease(key_lease&& o) noexcept { take(o); }
   key_lease& operator=(key_lease&& o) noexcept {
     if (this != &o) {
       release();
-      mgr_ = o.mgr_;
-      id_ = std::move(o.id_);
-      key_ = std::move(o.key_);
-      o.mgr_ = nullptr;
+      take(o);
     }
     return *this;
   }
@@ -93,22 +136,41 @@ class key_lease {
   key_lease& operator=(const key_lease&) = delete;
 
   const loaded_key& key() const noexcept { return *key_; }
+  // The key's copy on the slot the lease was asked for; null when it has none there.
+  const device_key* on_device() const noexcept { return dev_.get(); }
+  // The slot of that copy; -1 without one.
+  int slot() const noexcept { return dev_ ? slot_ : -1; }
+  // Why a lease asked for a slot has no copy there (ok otherwise).
+  const status& device_note() const noexcept { return note_; }
   explicit operator bool() const noexcept { return key_ != nullptr; }
   void release() noexcept;
 
  private:
   friend class srs_manager;
-  key_lease(srs_manager* m, std::string id, std::shared_ptr<const loaded_key> k)
-      : mgr_(m), id_(std::move(id)), key_(std::move(k)) {}
+  key_lease(srs_manager* m, std::string id, std::shared_ptr<const loaded_key> k, int slot,
+            std::shared_ptr<const device_key> dev, status note)
+      : mgr_(m), id_(std::move(id)), key_(std::move(k)), slot_(slot), dev_(std::move(dev)), note_(std::move(note)) {}
+  void take(key_lease& o) noexcept {
+    mgr_ = std::exchange(o.mgr_, nullptr);
+    id_ = std::move(o.id_);
+    key_ = std::move(o.key_);
+    slot_ = std::exchange(o.slot_, -1);
+    dev_ = std::move(o.dev_);
+    note_ = std::move(o.note_);
+  }
   srs_manager* mgr_ = nullptr;
   std::string id_;
   std::shared_ptr<const loaded_key> key_;
+  int slot_ = -1;
+  std::shared_ptr<const device_key> dev_;
+  status note_;
 };
 
 class srs_manager {
  public:
-  // `alloc` backs the hot tier and must outlive the manager.
-  srs_manager(tier_budgets budgets, host_allocator& alloc, point_check check);
+  // `alloc` backs the hot tier and must outlive the manager; `devices` is the device tier (none by
+  // default).
+  srs_manager(tier_budgets budgets, host_allocator& alloc, point_check check, device_tier devices = {});
   srs_manager(const srs_manager&) = delete;
   srs_manager& operator=(const srs_manager&) = delete;
 
@@ -117,22 +179,39 @@ class srs_manager {
   // Forgets a key; refused while a proof uses it.
   status remove(const std::string& id);
 
-  // The key resident and referenced; `load_seconds` gets the time spent loading (0 when it was
-  // resident). Errors: unknown id, a load failure (the key stays cold), a key larger than the
-  // warm budget, or cancellation while waiting for room.
+  // The key resident and referenced, and with slot >= 0 also resident on that device slot (see
+  // above for when it cannot be); `load_seconds` gets the time spent loading and uploading (0 when
+  // it was resident). Errors: unknown id, a load failure (the key stays cold), a key larger than
+  // the warm budget, or cancellation while waiting for room.
   result<key_lease> acquire(const std::string& id, const cancel_token* cancel = nullptr,
-                            double* load_seconds = nullptr);
-  // Loads a key up to `target` (warm or hot) without using it.
-  status preload(const std::string& id, key_tier target);
-  // Moves a key down to `target` (cold drops it); refused while in use.
-  status evict(const std::string& id, key_tier target = key_tier::cold);
+                            double* load_seconds = nullptr, int slot = -1);
+  // Loads a key up to `target` without using it: warm, hot, or the device tier (one slot, or every
+  // slot). Errors as acquire's, and for the device tier: no device tier, a key larger than the
+  // slot's budget, an upload failure.
+  status preload(const std::string& id, tier_target target);
+  // Moves a key down to `target` (cold drops it): below device, its device copies are dropped;
+  // the device tier with a slot drops only that slot's copy. Refused while the copies it drops are
+  // in use.
+  status evict(const std::string& id, tier_target target = key_tier::cold);
+  // "cold", "warm", "hot", "device" (every slot) or a slot's name ("device:0"); errors name the
+  // accepted values.
+  result<tier_target> parse_target(const std::string& name) const;
 
   bool resident(const std::string& id) const;
   std::vector<srs_entry_status> entries() const;
   std::array<srs_tier_status, 4> tiers() const;  // indexed by key_tier
+  std::vector<srs_slot_status> slots() const;    // the device tier, per slot
 
  private:
   friend class key_lease;
+  struct device_copy {
+    std::shared_ptr<const device_key> key;  // null: not on this slot
+    uint32_t users = 0;
+    bool uploading = false;
+    std::optional<wall_time> last_use_wall;
+    uint64_t use_seq = 0;  // LRU order within the slot
+    uint64_t uploads = 0;
+  };
   struct entry {
     std::string path;
     key_summary summary;
@@ -142,21 +221,33 @@ class srs_manager {
     std::optional<wall_time> last_use_wall;
     uint64_t use_seq = 0;  // LRU order
     uint64_t loads = 0;
+    std::vector<device_copy> dev;  // one per slot
   };
 
-  void release(const std::string& id) noexcept;
+  void release(const std::string& id, int slot) noexcept;
+  // In use: leased, loading, or uploading to some slot (nothing may move it).
+  static bool busy(const entry& e) noexcept;
   uint64_t used_locked(key_tier t, const std::string& except = {}) const;
   uint64_t budget(key_tier t) const noexcept;
   bool make_room_locked(key_tier t, uint64_t bytes, const std::string& except);
-  status demote_locked(entry& e, key_tier target);
+  // Moves e down to `target`; a hot -> warm move may evict other warm keys, never `except`.
+  status demote_locked(entry& e, key_tier target, const std::string& except);
   // Cold -> warm for `id`, waiting for room; the lock is released while the file loads.
   status load_locked(std::unique_lock<std::mutex>& lk, const std::string& id, const cancel_token* cancel);
   status promote_hot_locked(entry& e, const std::string& id, bool required);
+  // The device tier, per slot.
+  uint64_t slot_used_locked(int slot) const;
+  bool make_slot_room_locked(int slot, uint64_t bytes, const std::string& except);
+  // `id` (resident on the host) onto `slot`, waiting for room; the lock is released while it
+  // uploads. Ok once the copy is there.
+  status upload_locked(std::unique_lock<std::mutex>& lk, const std::string& id, int slot,
+                       const cancel_token* cancel);
   std::string tier_name(key_tier t) const;
 
   const tier_budgets budgets_;
   host_allocator& alloc_;
   const point_check check_;
+  const device_tier devices_;
   mutable std::mutex m_;
   std::condition_variable cv_;
   std::map<std::string, entry> entries_;

@@ -15,7 +15,7 @@ namespace {
   config_key {                                                                                      \
 #key, key_type::integer, lo, hi, rt, help,                                                      \
         {}, [](daemon_config & c,                                                                   \
-               int64_t v) { c.key = v; }, nullptr, nullptr,                                         \
+               int64_t v) { c.key = v; }, nullptr, nullptr, nullptr,                                \
                                        [](const daemon_config& c) { return std::to_string(c.key); } \
   }
 #define BOOL(key, rt, help)                                                                                  \
@@ -24,7 +24,7 @@ namespace {
         {}, nullptr,                                                                                         \
          [](daemon_config & c,                                                                               \
             bool                                                                                             \
-                v) { c.key = v; }, nullptr,                                                                  \
+                v) { c.key = v; }, nullptr, nullptr,                                                         \
                                 [](const daemon_config& c) { return std::string(c.key ? "true" : "false"); } \
   }
 #define STR(key, rt, help, ...)                                                                           \
@@ -32,7 +32,8 @@ namespace {
 #key, key_type::string, 0, 0, rt, help,                                                               \
         {__VA_ARGS__ }, nullptr, nullptr,                                                                 \
          [](daemon_config & c,                                                                            \
-            std::string v) { c.key = std::move(v); }, [](const daemon_config& c) { return quote(c.key); } \
+            std::string v) { c.key = std::move(v); }, nullptr,                                            \
+            [](const daemon_config& c) { return quote(c.key); }                                           \
   }
 
 std::string quote(const std::string& s) {
@@ -44,6 +45,22 @@ std::string quote(const std::string& s) {
   return out + "\"";
 }
 
+std::string show_list(const std::vector<int64_t>& v) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += std::to_string(v[i]);
+  }
+  return out + "]";
+}
+
+#define INT_LIST(key, lo, hi, rt, help)                                                          \
+  config_key {                                                                                   \
+#key, key_type::integer_list, lo, hi, rt, help, {}, nullptr, nullptr, nullptr,               \
+        [](daemon_config & c, std::vector<int64_t> v) { c.key = std::move(v); },                 \
+        [](const daemon_config& c) { return show_list(c.key); }                                  \
+  }
+
 std::vector<config_key> make_table() {
   return {
       STR(data_dir, false, "job database, spooled witnesses and the default socket live here"),
@@ -53,7 +70,22 @@ std::vector<config_key> make_table() {
       STR(http, false, "HTTP /healthz /status /metrics /trace as host:port; empty: off"),
       INT(max_message_mib, 4, 2047, false,
           "largest gRPC message (inline witnesses), MiB; send a path beyond it"),
-      INT(workers, 1, 256, false, "prover workers (jobs proved at once)"),
+      INT(workers, 1, 256, false, "prover workers (jobs proved at once) with the CPU backend"),
+      STR(backend, false,
+          "the prover: gpu, cpu, or auto (the GPU when a CUDA device answers, else the CPU); gpu refuses "
+          "to start without a device",
+          "auto", "cpu", "gpu"),
+      INT_LIST(gpu_devices, 0, 63, false,
+               "CUDA device ordinals to prove on, e.g. [0, 1]; [] = every visible device; an ordinal "
+               "listed twice gives two device slots on one GPU"),
+      INT(gpu_workers_per_device, 1, 16, false,
+          "GPU backend: workers per device (2: one's synthesis and copies overlap the other's kernels)"),
+      INT(gpu_key_budget_mib, 0, int64_t(1) << 24, false,
+          "GPU backend: device memory for proving keys per device, MiB; 0: 80% of the free memory at start"),
+      STR(gpu_synthesis, false,
+          "GPU backend: where a, b, c are computed: device (default), host-pinned, or host-pageable (the slow "
+          "copy, to measure what pinned memory buys)",
+          "device", "host-pinned", "host-pageable"),
       INT(threads, 0, 4096, false, "CPU threads for proving; 0: all cores"),
       BOOL(verify_proofs, false, "verify every proof before returning it"),
       INT(result_retention_s, 1, 365 * 24 * 3600, false,
@@ -77,6 +109,7 @@ std::vector<config_key> make_table() {
 #undef INT
 #undef BOOL
 #undef STR
+#undef INT_LIST
 
 const char* type_name(key_type t) {
   switch (t) {
@@ -86,6 +119,8 @@ const char* type_name(key_type t) {
       return "a boolean";
     case key_type::string:
       return "a string";
+    case key_type::integer_list:
+      return "an array of integers";
   }
   return "?";
 }
@@ -153,6 +188,23 @@ status apply_key(daemon_config& c, const config_key& k, const toml::node& n, con
       k.set_str(c, *v);
       return {};
     }
+    case key_type::integer_list: {
+      const std::string want =
+          "an array of integers in [" + std::to_string(k.min) + ", " + std::to_string(k.max) + "]";
+      const auto* arr = n.as_array();
+      if (!arr) return bad(origin, k.name, want, found(n));
+      std::vector<int64_t> out;
+      for (std::size_t i = 0; i < arr->size(); ++i) {
+        auto v = (*arr)[i].value_exact<int64_t>();
+        if (!v || *v < k.min || *v > k.max)
+          return bad(origin, std::string(k.name) + "[" + std::to_string(i) + "]",
+                     "an integer in [" + std::to_string(k.min) + ", " + std::to_string(k.max) + "]",
+                     found((*arr)[i]));
+        out.push_back(*v);
+      }
+      k.set_list(c, std::move(out));
+      return {};
+    }
   }
   return {};
 }
@@ -200,6 +252,13 @@ engine::engine_options daemon_config::to_engine_options() const {
   o.store_path = store_path();
   o.spool_dir = data_dir + "/spool";
   o.workers = static_cast<unsigned>(workers);
+  o.backend = backend == "gpu" ? engine::backend_kind::gpu
+              : backend == "cpu" ? engine::backend_kind::cpu
+                                 : engine::backend_kind::automatic;
+  for (int64_t d : gpu_devices) o.gpu.devices.push_back(static_cast<int>(d));
+  o.gpu.workers_per_device = static_cast<unsigned>(gpu_workers_per_device);
+  o.gpu.key_budget = static_cast<uint64_t>(gpu_key_budget_mib) << 20;
+  o.gpu.synthesis = gpu_synthesis;
   o.verify_proofs = verify_proofs;
   o.result_retention = std::chrono::seconds(result_retention_s);
   o.max_attempts = static_cast<uint32_t>(max_attempts);
@@ -251,7 +310,8 @@ std::string print_config(const daemon_config& c) {
   os << "# cuzk daemon configuration (every key, with its current value)\n";
   for (const auto& k : config_table()) {
     os << "\n# " << k.help << "\n# " << type_name(k.type);
-    if (k.type == key_type::integer) os << " in [" << k.min << ", " << k.max << "]";
+    if (k.type == key_type::integer || k.type == key_type::integer_list)
+      os << " in [" << k.min << ", " << k.max << "]";
     os << (k.runtime ? "; SIGHUP applies changes" : "; needs a restart") << "\n";
     os << k.name << " = " << k.show(c) << "\n";
   }

@@ -36,6 +36,11 @@ struct daemon_config {
   std::string http;    // host:port for HTTP; empty: none
   int64_t max_message_mib = 1024;
   int64_t workers = 1;
+  std::string backend = "auto";
+  std::vector<int64_t> gpu_devices;  // empty: every visible device
+  int64_t gpu_workers_per_device = 2;
+  int64_t gpu_key_budget_mib = 0;  // 0: 80% of the device's free memory at start
+  std::string gpu_synthesis = "device";
   int64_t threads = 0;
   bool verify_proofs = true;
   int64_t result_retention_s = 24 * 3600;
@@ -56,12 +61,12 @@ struct daemon_config {
   engine::engine_options to_engine_options() const;
 };
 
-enum class key_type { integer, boolean, string };
+enum class key_type { integer, boolean, string, integer_list };
 
 struct config_key {
   const char* name;
   key_type type;
-  int64_t min = 0, max = 0;  // integers only
+  int64_t min = 0, max = 0;  // integers (and each integer of a list) only
   bool runtime = false;      // SIGHUP applies it
   const char* help;
   std::vector<const char*> choices;  // strings with a fixed set of values
@@ -69,6 +74,7 @@ struct config_key {
   std::function<void(daemon_config&, int64_t)> set_int;
   std::function<void(daemon_config&, bool)> set_bool;
   std::function<void(daemon_config&, std::string)> set_str;
+  std::function<void(daemon_config&, std::vector<int64_t>)> set_list;
   std::function<std::string(const daemon_config&)> show;  // as TOML
 };
 

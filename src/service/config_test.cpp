@@ -37,6 +37,48 @@ TEST(config, errors_name_the_key_the_expectation_and_the_value) {
   EXPECT_NE(r.error().message().find("f.toml:1:"), std::string::npos) << r.error().message();
 }
 
+TEST(config, gpu_keys_parse_validate_print_and_reach_the_engine_options) {
+  auto c = parse_config("backend = \"gpu\"\ngpu_devices = [0, 0, 1]\ngpu_workers_per_device = 3\n"
+                        "gpu_key_budget_mib = 2048\n",
+                        "g.toml");
+  ASSERT_TRUE(c) << c.error().to_string();
+  EXPECT_EQ(c->gpu_devices, (std::vector<int64_t>{0, 0, 1}));
+  const auto o = c->to_engine_options();
+  EXPECT_EQ(o.backend, engine::backend_kind::gpu);
+  EXPECT_EQ(o.gpu.devices, (std::vector<int>{0, 0, 1}));
+  EXPECT_EQ(o.gpu.workers_per_device, 3u);
+  EXPECT_EQ(o.gpu.key_budget, uint64_t{2048} << 20);
+  EXPECT_EQ(o.gpu.synthesis, "device");
+  const std::string text = print_config(*c);
+  EXPECT_NE(text.find("gpu_devices = [0, 0, 1]"), std::string::npos);
+  EXPECT_NE(text.find("an array of integers in [0, 63]"), std::string::npos);
+  auto back = parse_config(text, "printed");
+  ASSERT_TRUE(back) << back.error().to_string();
+  EXPECT_TRUE(diff_config(*c, *back).empty());
+
+  daemon_config d;  // the defaults: auto, every device, two workers each, budget from free memory
+  EXPECT_EQ(d.to_engine_options().backend, engine::backend_kind::automatic);
+  EXPECT_TRUE(d.to_engine_options().gpu.devices.empty());
+  EXPECT_EQ(d.to_engine_options().gpu.workers_per_device, 2u);
+  EXPECT_EQ(parse_config("backend = \"cpu\"", "g.toml")->to_engine_options().backend, engine::backend_kind::cpu);
+
+  auto r = parse_config("backend = \"tpu\"", "g.toml");
+  EXPECT_EQ(r.error().message(), "g.toml: backend: expected one of auto, cpu, gpu, found \"tpu\"");
+  r = parse_config("gpu_devices = [0, 64]", "g.toml");
+  EXPECT_EQ(r.error().message(), "g.toml: gpu_devices[1]: expected an integer in [0, 63], found 64");
+  r = parse_config("gpu_devices = 1", "g.toml");
+  EXPECT_EQ(r.error().message(), "g.toml: gpu_devices: expected an array of integers in [0, 63], found 1");
+  r = parse_config("gpu_devices = [\"0\"]", "g.toml");
+  EXPECT_EQ(r.error().message(), "g.toml: gpu_devices[0]: expected an integer in [0, 63], found \"0\"");
+  EXPECT_EQ(parse_config("gpu_synthesis = \"host-pinned\"", "g.toml")->to_engine_options().gpu.synthesis,
+            "host-pinned");
+  r = parse_config("gpu_synthesis = \"cpu\"", "g.toml");
+  EXPECT_EQ(r.error().message(),
+            "g.toml: gpu_synthesis: expected one of device, host-pinned, host-pageable, found \"cpu\"");
+  r = parse_config("gpu_workers_per_device = 0", "g.toml");
+  EXPECT_EQ(r.error().message(), "g.toml: gpu_workers_per_device: expected an integer in [1, 16], found 0");
+}
+
 TEST(config, runtime_keys_are_marked) {
   daemon_config a, b;
   b.log_level = "debug";

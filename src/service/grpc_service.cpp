@@ -25,14 +25,14 @@ grpc::Status guarded(F&& body) noexcept {
   }
 }
 
-result<engine::key_tier> tier_from(const std::string& s, engine::key_tier fallback, bool preload) {
-  if (s.empty()) return fallback;
-  if (s == "warm") return engine::key_tier::warm;
-  if (preload && s == "hot") return engine::key_tier::hot;
-  if (!preload && s == "cold") return engine::key_tier::cold;
-  return status(
-      errc::invalid_argument,
-      std::string("tier: expected ") + (preload ? "warm or hot" : "warm or cold") + ", found \"" + s + "\"");
+// The engine names the tiers (its device slots among them); preloading to "cold" means nothing.
+result<engine::tier_target> tier_from(const engine::engine& e, const std::string& s, engine::key_tier fallback,
+                                      bool preload) {
+  if (s.empty()) return engine::tier_target(fallback);
+  auto t = e.parse_tier(s);
+  if (t && preload && t->tier == engine::key_tier::cold)
+    return status(errc::invalid_argument, "tier: expected warm, hot or a device to preload to, found \"cold\"");
+  return t;
 }
 
 }  // namespace
@@ -88,6 +88,18 @@ void to_wire(const engine::job_result& r, v1::ProofResult* out) {
   t->set_prove(r.times[phase::prove]);
   t->set_verify(r.times[phase::verify]);
   t->set_total(r.times[phase::total]);
+  t->set_h2d(r.times[phase::h2d]);
+  t->set_h2d_gb_per_s(r.times[phase::h2d] > 0 ? r.h2d_bytes / r.times[phase::h2d] / 1e9 : 0);
+  t->set_ntt(r.times[phase::ntt]);
+  t->set_msm_a(r.times[phase::msm_a]);
+  t->set_msm_b1(r.times[phase::msm_b1]);
+  t->set_msm_b2(r.times[phase::msm_b2]);
+  t->set_msm_c(r.times[phase::msm_c]);
+  t->set_msm_h(r.times[phase::msm_h]);
+  t->set_assembly(r.times[phase::assembly]);
+  t->set_gpu_wait(r.times[phase::gpu_wait]);
+  t->set_gpu_busy(r.times[phase::gpu_busy]);
+  out->set_ran_on(r.ran_on);
   out->set_deadline_missed(r.deadline_missed);
   out->set_attempts(r.attempts);
   out->set_submitted_unix_ms(engine::to_unix_ms(r.submitted_at));
@@ -203,7 +215,7 @@ grpc::Status grpc_service::GetMetrics(grpc::ServerContext*, const v1::GetMetrics
 
 grpc::Status grpc_service::PreloadKey(grpc::ServerContext*, const v1::KeyRequest* req, v1::KeyResponse*) {
   return guarded([&] {
-    auto t = tier_from(req->tier(), engine::key_tier::hot, true);
+    auto t = tier_from(e_, req->tier(), engine::key_tier::hot, true);
     if (!t) return to_grpc(t.error());
     return to_grpc(e_.preload(req->circuit(), *t));
   });
@@ -211,7 +223,7 @@ grpc::Status grpc_service::PreloadKey(grpc::ServerContext*, const v1::KeyRequest
 
 grpc::Status grpc_service::EvictKey(grpc::ServerContext*, const v1::KeyRequest* req, v1::KeyResponse*) {
   return guarded([&] {
-    auto t = tier_from(req->tier(), engine::key_tier::cold, false);
+    auto t = tier_from(e_, req->tier(), engine::key_tier::cold, false);
     if (!t) return to_grpc(t.error());
     return to_grpc(e_.evict(req->circuit(), *t));
   });

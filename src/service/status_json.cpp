@@ -21,16 +21,83 @@ json counters_json(const engine::job_counters& c) {
           {"partitions_proved", c.partitions_proved}};
 }
 
+// The summary phases always; the GPU ones only when a device ran some of the job.
 json times_json(const engine::phase_times& t) {
   json j = json::object();
-  for (int p = 0; p < engine::phase_count; ++p) j[engine::phase_name(engine::phase(p))] = t.seconds[p];
+  bool gpu = false;
+  for (int p = engine::summary_phase_count; p < engine::phase_count; ++p) gpu = gpu || t.seconds[p] > 0;
+  for (int p = 0; p < engine::phase_count; ++p)
+    if (gpu || !engine::is_gpu_phase(engine::phase(p))) j[engine::phase_name(engine::phase(p))] = t.seconds[p];
   return j;
+}
+
+// The device tier's slots with what the backend did on each (the same order: slot index).
+json devices_json(const engine::engine_snapshot& s) {
+  json out = json::array();
+  for (std::size_t k = 0; k < s.device_tiers.size(); ++k) {
+    const auto& t = s.device_tiers[k];
+    json d = {{"name", t.name},
+              {"ordinal", t.ordinal},
+              {"key_budget_bytes", t.budget},
+              {"key_bytes", t.used},
+              {"keys", t.keys}};
+    if (k < s.devices.size()) {
+      const auto& a = s.devices[k];
+      d["description"] = a.description;
+      d["proofs"] = a.proofs;
+      d["cpu_fallbacks"] = a.cpu_fallbacks;
+      d["busy_s"] = a.busy_s;
+      d["busy_ratio"] = s.uptime_s > 0 ? a.busy_s / s.uptime_s : 0.0;
+      d["kernel_lock_wait_s"] = a.wait_s;
+      d["h2d_bytes"] = a.h2d_bytes;
+      d["h2d_gb_per_s"] = a.h2d_s > 0 ? a.h2d_bytes / a.h2d_s / 1e9 : 0.0;
+      d["workspace_pinned_bytes"] = a.workspace_pinned_bytes;
+      d["workspace_device_bytes"] = a.workspace_device_bytes;
+      d["workspace_allocations"] = a.workspace_allocations;
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
 }
 
 std::string fmt_double(double v) {
   char b[32];
   std::snprintf(b, sizeof b, "%.9g", v);
   return b;
+}
+
+// Per device slot: its keys and what the backend did on it (counters rise; rate() them).
+void device_metrics(std::ostream& os, const engine::engine_snapshot& s) {
+  if (s.device_tiers.empty()) return;
+  auto family = [&](const char* name, const char* type, const char* help, auto value) {
+    os << "# HELP cuzk_device_" << name << " " << help << "\n# TYPE cuzk_device_" << name << " " << type << "\n";
+    for (std::size_t k = 0; k < s.device_tiers.size(); ++k)
+      os << "cuzk_device_" << name << "{device=\"" << s.device_tiers[k].name << "\"} " << value(k) << "\n";
+  };
+  auto act = [&](std::size_t k) -> const engine::device_activity& {
+    static const engine::device_activity none{};
+    return k < s.devices.size() ? s.devices[k] : none;
+  };
+  family("key_bytes", "gauge", "device memory held by proving keys",
+         [&](std::size_t k) { return s.device_tiers[k].used; });
+  family("key_budget_bytes", "gauge", "device memory budget for proving keys",
+         [&](std::size_t k) { return s.device_tiers[k].budget; });
+  family("keys", "gauge", "proving keys resident", [&](std::size_t k) { return s.device_tiers[k].keys; });
+  family("proofs_total", "counter", "proofs whose kernels ran here", [&](std::size_t k) { return act(k).proofs; });
+  family("cpu_fallbacks_total", "counter", "proofs of this device's workers made on the CPU (key not resident)",
+         [&](std::size_t k) { return act(k).cpu_fallbacks; });
+  family("busy_seconds_total", "counter", "time the kernel lock was held (the device's busy time)",
+         [&](std::size_t k) { return fmt_double(act(k).busy_s); });
+  family("kernel_lock_wait_seconds_total", "counter", "time proofs waited for the kernel lock",
+         [&](std::size_t k) { return fmt_double(act(k).wait_s); });
+  family("h2d_bytes_total", "counter", "bytes copied to the device for synthesis (the witness, or a, b, c)",
+         [&](std::size_t k) { return fmt_double(act(k).h2d_bytes); });
+  family("h2d_seconds_total", "counter", "time those copies took (bytes / seconds = the copy rate)",
+         [&](std::size_t k) { return fmt_double(act(k).h2d_s); });
+  family("workspace_pinned_bytes", "gauge", "pinned host buffers of this device's workers",
+         [&](std::size_t k) { return act(k).workspace_pinned_bytes; });
+  family("workspace_device_bytes", "gauge", "device buffers of this device's workers",
+         [&](std::size_t k) { return act(k).workspace_device_bytes; });
 }
 
 }  // namespace
@@ -63,6 +130,7 @@ std::string status_json(const engine::engine_snapshot& s, const daemon_config& c
                     {"attempts", i.attempts},
                     {"worker", lj.worker},
                     {"submitted_unix_ms", engine::to_unix_ms(i.submitted_at)},
+                    {"ran_on", i.ran_on},
                     {"times", times_json(i.times)},
                     {"events", e}});
   }
@@ -70,6 +138,7 @@ std::string status_json(const engine::engine_snapshot& s, const daemon_config& c
   json workers = json::array();
   for (const auto& w : s.workers)
     workers.push_back({{"index", w.index},
+                       {"device", w.device},
                        {"busy", w.busy},
                        {"job", w.job},
                        {"partition", w.partition},
@@ -78,18 +147,31 @@ std::string status_json(const engine::engine_snapshot& s, const daemon_config& c
                        {"jobs", w.jobs}});
   j["workers"] = workers;
   json keys = json::array();
-  for (const auto& k : s.keys)
+  for (const auto& k : s.keys) {
+    json copies = json::array();
+    for (const auto& d : k.devices)
+      copies.push_back({{"device", d.slot},
+                        {"bytes", d.bytes},
+                        {"users", d.users},
+                        {"uploading", d.uploading},
+                        {"uploads", d.uploads},
+                        {"last_use_unix_ms", d.last_use ? engine::to_unix_ms(*d.last_use) : 0}});
     keys.push_back({{"circuit", k.circuit},
                     {"path", k.path},
                     {"tier", k.tier_name},
+                    {"host_tier", k.host_tier_name},
                     {"file_bytes", k.file_bytes},
                     {"mapped_bytes", k.mapped_bytes},
                     {"owned_bytes", k.owned_bytes},
+                    {"device_bytes", k.device_bytes},
                     {"users", k.users},
                     {"loading", k.loading},
                     {"loads", k.loads},
-                    {"last_use_unix_ms", k.last_use ? engine::to_unix_ms(*k.last_use) : 0}});
+                    {"last_use_unix_ms", k.last_use ? engine::to_unix_ms(*k.last_use) : 0},
+                    {"devices", copies}});
+  }
   j["keys"] = keys;
+  j["devices"] = devices_json(s);
   json tiers = json::array();
   for (const auto& t : s.tiers)
     tiers.push_back({{"tier", t.name},
@@ -140,6 +222,7 @@ std::string prometheus_text(const engine::engine_snapshot& s) {
   for (const auto& [id, m] : s.counters.circuits)
     for (int p = 0; p < engine::phase_count; ++p) {
       const auto& h = m.phases[p];
+      if (h.count == 0 && engine::is_gpu_phase(engine::phase(p))) continue;  // no GPU proof yet
       const std::string labels =
           "circuit=\"" + id + "\",phase=\"" + engine::phase_name(engine::phase(p)) + "\"";
       uint64_t cum = 0;
@@ -170,6 +253,7 @@ std::string prometheus_text(const engine::engine_snapshot& s) {
         "gauge\ncuzk_resident_bytes "
      << s.rss_bytes << "\n# HELP cuzk_uptime_seconds seconds since start\n# TYPE cuzk_uptime_seconds gauge\n"
      << "cuzk_uptime_seconds " << fmt_double(s.uptime_s) << "\n";
+  device_metrics(os, s);
   return os.str();
 }
 

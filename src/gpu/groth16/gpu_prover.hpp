@@ -19,7 +19,15 @@
 // operation are those of poly::compute_h, and a field element's representation is unique, so
 // h and the MSM sums, and hence the affine proof points, equal the CPU prover's exactly.
 //
-// Thread: any thread; the key's mutex makes concurrent calls on one key wait for each other.
+// Where the lock is held. The kernel lock (gpu_proving_key.hpp) covers the GPU work only: the MSM
+// thread takes it around A, B1, B2, C, and the proving thread takes it from synthesis on the
+// device (or the first NTT) to the end of the H MSM. The witness copies, synthesis on the host,
+// the copies to the device (issued before the lock, on the workspace's copy stream, so they
+// overlap another proof's kernels) and the assembly run outside it. How long each proof waited for
+// the lock and held it is timed.
+//
+// Thread: any thread. With a workspace, one proof per workspace at a time (the caller's); the
+// overload without one uses the key's own, one proof at a time.
 #pragma once
 
 #include <span>
@@ -50,14 +58,29 @@ struct gpu_phase_timings {
   double msm_wait_ms = 0;  // after the H MSM, how long the prover waited for A, B1, B2, C to end
   double assembly_ms = 0;
   double total_ms = 0;  // witness in, proof out
+  // The kernel lock, both threads together: waiting for it (another proof's kernels ran) and
+  // holding it (this proof's GPU work, what a device's busy time is made of).
+  double lock_wait_ms = 0;
+  double lock_held_ms = 0;
 
   double h2d_gb_per_s() const { return h2d_ms > 0 ? h2d_bytes / (h2d_ms * 1e6) : 0; }
 };
 
-// The proof for `witness` (nVars plain integers < r, w_0 = 1) with blinding factors r, s. `pk` is
-// the CPU view of the same key `gk` was made from (its matrices for synthesis and its
-// header points); `pool` runs synthesis.
-// Errors: pk inconsistent or of other sizes than gk, a witness of the wrong length, CUDA failures.
+// The proof for `witness` (nVars plain integers < r, w_0 = 1) with blinding factors r, s, using
+// the buffers of `ws` (on gk's device; grown first when pk is larger than they are). `pk` is the
+// CPU view of the same key `gk` was made from (its matrices for synthesis and its header points);
+// `pool` runs synthesis.
+// Errors: pk inconsistent or of other sizes than gk, a witness of the wrong length, a workspace
+// on another device, CUDA failures.
+template <class Curve>
+result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk, gpu_workspace<Curve>& ws,
+                                        const groth16::proving_key_view<Curve>& pk,
+                                        std::span<const typename Curve::fr::repr> witness,
+                                        const typename Curve::fr& r, const typename Curve::fr& s,
+                                        gpu_phase_timings* timings = nullptr,
+                                        thread_pool& pool = thread_pool::global());
+
+// The same with the key's own workspace (made with key_workspace::own; an error otherwise).
 template <class Curve>
 result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
                                         const groth16::proving_key_view<Curve>& pk,
@@ -66,9 +89,12 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk,
                                         gpu_phase_timings* timings = nullptr,
                                         thread_pool& pool = thread_pool::global());
 
-#define CUZK_GPU_PROVER_EXTERN(C)                                                                   \
-  extern template result<formats::proof<C>> gpu_prove<C>(                                           \
-      const gpu_proving_key<C>&, const groth16::proving_key_view<C>&, std::span<const C::fr::repr>, \
+#define CUZK_GPU_PROVER_EXTERN(C)                                                                          \
+  extern template result<formats::proof<C>> gpu_prove<C>(                                                  \
+      const gpu_proving_key<C>&, gpu_workspace<C>&, const groth16::proving_key_view<C>&,                   \
+      std::span<const C::fr::repr>, const C::fr&, const C::fr&, gpu_phase_timings*, thread_pool&);         \
+  extern template result<formats::proof<C>> gpu_prove<C>(                                                  \
+      const gpu_proving_key<C>&, const groth16::proving_key_view<C>&, std::span<const C::fr::repr>,        \
       const C::fr&, const C::fr&, gpu_phase_timings*, thread_pool&)
 CUZK_GPU_PROVER_EXTERN(bn254);
 CUZK_GPU_PROVER_EXTERN(bls12_381);

@@ -2,27 +2,34 @@
 //
 // What lives on the device: the zkey's A, B1, C and H points, each behind its own G1 MSM object,
 // and its B2 points behind a G2 MSM object (msm.hpp: the points plus that MSM's scratch, which
-// grows on the first proof and is then reused), the NTT plan of the domain (twiddles, 2n
-// elements), the a | b | c work vectors (3n elements; h overwrites a) and, with synthesis on the
-// device (the default, abc_device.hpp says why), the constraint matrices A and B and a copy of
-// the witness. What lives in pinned host memory: the witness and the H scalars' staging area,
-// and with synthesis on the host its output a, b, c, so every copy runs at the line rate
-// (pinned_buffer.hpp says why these are allocated here, once, and not per proof).
-// synthesis_place::host_pageable synthesizes into ordinary pageable memory instead: it exists to
-// measure what pinned memory buys, not for production.
+// grows on the first run of each size and is then reused), the NTT plan of the domain (twiddles,
+// 2n elements) and, with synthesis on the device (the default, abc_device.hpp says why), the
+// constraint matrices A and B. A proof's own buffers (a | b | c, the witness on both sides, and with
+// synthesis on the host its pinned or pageable a | b | c) live in a
+// gpu_workspace (gpu_workspace.hpp), owned by whoever proves; a key made with key_workspace::own
+// carries one for callers that have none (the CLI, the benches, tests), and then serves one such
+// proof at a time. synthesis_place::host_pageable synthesizes into ordinary pageable memory: it
+// exists to measure what pinned memory buys, not for production.
 //
-// The per-proof buffers and the MSM objects' scratch are mutable state: a key serves one proof
-// at a time (gpu_prove takes the key's mutex), which is also what fills one GPU. Several keys,
-// or one key per device, serve proofs in parallel.
+// The kernel lock. The MSM objects' scratch is mutable, so the kernels of two proofs on one key
+// must not interleave; the lock that orders them is the key's, or one shared by every key of a
+// device (gpu_key_options::kernel_lock), which is how a daemon lets its workers take turns on a
+// GPU: gpu_prove holds it only while it launches and waits for kernels (synthesis on the device
+// among them), never while it copies the witness or a, b, c to the device, synthesizes on the
+// host or assembles.
 //
 // Memory: with P the G1 affine size (64 bytes on BN254, 96 on BLS12-381), about
-// P (3 nVars + n) + 2P nVars for the points (G2 affine points are twice as large), 96 n for
-// a | b | c, 64 n for the twiddles, 36 bytes per matrix entry plus 8 per row and 32 nVars for
-// the witness with synthesis on the device, and the scratch of each of the five MSMs (sort keys, buckets,
-// the affine rounds' ping-pong point buffers, which for G2 are of G2 points). Each MSM object
-// keeps its own scratch, sized for its largest run: a few hundred MiB each at 2^20, up to
-// several GiB each at 2^24, so at the largest domains the five together bound how many keys fit
-// on one device. resident_bytes() reports what cudaMemGetInfo saw the creation take.
+// P (3 nVars + n) + 2P nVars for the points (G2 affine points are twice as large), 64 n for the
+// twiddles, 36 bytes per matrix entry plus 8 per row with synthesis on the device, and the scratch
+// of each of the five MSMs (sort keys, buckets, the affine rounds' ping-pong point buffers, which
+// for G2 are of G2 points): a few hundred MiB each at 2^20, up to several GiB each at 2^24, so at
+// the largest domains the five together bound how many keys fit on one device. With
+// key_scratch::at_creation the five MSMs run once on zero scalars of each proof's sizes before
+// create() returns, so the scratch exists from the start, no proof grows it and resident_bytes()
+// counts it; a key_workspace::own adds its workspace (96 n of device a | b | c, 32 nVars of
+// device witness). resident_bytes() reports what cudaMemGetInfo saw the creation take (other
+// allocations on the device at the same moment would count too: a daemon serializes them,
+// engine/gpu_prover_backend).
 //
 // Thread: create and destroy on any thread; the key makes its device current itself.
 #pragma once
@@ -33,88 +40,53 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <vector>
 
 #include "base/result.hpp"
 #include "curves/bls12_381_groups.hpp"
 #include "curves/bn254_groups.hpp"
-#include "gpu/cuda_event.hpp"
-#include "gpu/cuda_stream.hpp"
-#include "gpu/device_buffer.hpp"
 #include "gpu/groth16/abc_device.hpp"
+#include "gpu/groth16/gpu_workspace.hpp"
 #include "gpu/msm.hpp"
 #include "gpu/ntt.hpp"
-#include "gpu/pinned_buffer.hpp"
 #include "groth16/proving_key.hpp"
 
 namespace cuzk::gpu {
 
-// Where a = A w, b = B w and c = a∘b are computed for each proof.
-enum class synthesis_place {
-  device,         // by the GPU from resident matrices (abc_device.hpp); only the witness is copied
-  host_pinned,    // by CPU threads into pinned buffers, then copied at the line rate
-  host_pageable,  // by CPU threads into pageable memory: the slow copy, kept to be measured
-};
-
-constexpr const char* synthesis_place_name(synthesis_place p) noexcept {
-  switch (p) {
-    case synthesis_place::device:
-      return "device";
-    case synthesis_place::host_pinned:
-      return "host-pinned";
-    case synthesis_place::host_pageable:
-      return "host-pageable";
-  }
-  return "?";
-}
+// Whether a key carries a workspace of its own (gpu_prove without one needs it).
+enum class key_workspace { own, none };
+// When the MSMs' scratch is allocated: by the first proof, or by create() (see above).
+enum class key_scratch { on_first_proof, at_creation };
 
 struct gpu_key_options {
+  gpu_key_options() = default;
+  explicit gpu_key_options(synthesis_place place) : synthesis(place) {}
+
   synthesis_place synthesis = synthesis_place::device;
+  // Orders the kernels of every key that shares it; null: a lock of the key's own.
+  std::shared_ptr<std::mutex> kernel_lock;
+  key_workspace workspace = key_workspace::own;
+  key_scratch scratch = key_scratch::on_first_proof;
 };
 
 namespace detail {
 
-// Everything a gpu_proving_key owns, behind one pointer so the key can move while its mutex and
+// Everything a gpu_proving_key owns, behind one pointer so the key can move while its locks and
 // buffers stay put.
 template <class Curve>
 struct gpu_key_state {
   using fr = typename Curve::fr;
-  using repr = typename fr::repr;
-
-  // Events: the a, b, c copies' ends (the NTTs wait on them), and the bounds of the timed spans.
-  // The witness copy (w_begin, w_end: the MSMs and the device synthesis wait on it); with
-  // synthesis on the host, the a, b, c copies' ends (the NTTs wait on them); with synthesis on the
-  // device, synth_end ends the synthesis kernel; and the bounds of the timed spans.
-  enum event_id : unsigned {
-    w_begin,
-    w_end,
-    copy_begin,
-    copy_a,
-    copy_b,
-    copy_c,
-    synth_end,
-    ntt_begin,
-    ntt_end,
-    n_events
-  };
 
   int device = 0;
   synthesis_place synthesis = synthesis_place::device;
   std::size_t n_vars = 0, n_public = 0, domain_size = 0;
   std::size_t resident_bytes = 0;
-  std::mutex mutex;  // one proof at a time
+  std::shared_ptr<std::mutex> kernel_lock;  // held while this key's kernels run
   msm_g1<Curve> msm_a, msm_b1, msm_c, msm_h;
   msm_g2<Curve> msm_b2;
   ntt_plan<fr> plan;
-  device_buffer<fr> abc;  // a | b | c, domain_size each
-  // synthesis_place::device: the matrices (they read `w`).
-  std::optional<device_constraint_matrices<fr>> matrices;
-  device_buffer<repr> w;         // the witness on the device: A, B1, B2, C (and device synthesis) read it
-  pinned_buffer<fr> host_abc;    // synthesis_place::host_pinned writes here
-  std::vector<fr> pageable_abc;  // synthesis_place::host_pageable writes here
-  pinned_buffer<repr> host_w;    // the witness, staged for its one copy to the device
-  cuda_stream msm_stream, copy_stream, ntt_stream;
-  cuda_event events[n_events];
+  std::optional<device_constraint_matrices<fr>> matrices;  // synthesis_place::device
+  std::mutex own_mutex;                                     // one proof at a time on `own`
+  std::unique_ptr<gpu_workspace<Curve>> own;                // key_workspace::own only
 
   gpu_key_state() = default;
   gpu_key_state(const gpu_key_state&) = delete;
@@ -129,8 +101,9 @@ template <class Curve>
 class gpu_proving_key {
  public:
   // Uploads pk's A, B1, B2, C and H points (and, with synthesis on the device, its constraint
-  // matrices) to `device` and allocates the per-proof buffers for pk's sizes.
-  // Errors: an inconsistent key (pk.validate()), a CUDA failure (out of memory, no device).
+  // matrices) to `device` and makes the NTT plan; with key_workspace::own also a workspace for
+  // pk's sizes. Errors: an inconsistent key (pk.validate()), a CUDA failure (out of memory, no
+  // device).
   static result<gpu_proving_key> create(const groth16::proving_key_view<Curve>& pk, int device = 0,
                                         gpu_key_options options = {});
 
@@ -139,11 +112,13 @@ class gpu_proving_key {
   std::size_t n_vars() const noexcept { return state_->n_vars; }
   std::size_t n_public() const noexcept { return state_->n_public; }
   std::size_t domain_size() const noexcept { return state_->domain_size; }
-  // Device memory the key took when it was made (cudaMemGetInfo before and after), in bytes; the
-  // MSM scratch that the first proof adds is not in it.
+  // Device memory the key took when it was made (cudaMemGetInfo before and after), in bytes; with
+  // key_scratch::on_first_proof the MSM scratch that the first proof adds is not in it.
   std::size_t resident_bytes() const noexcept { return state_->resident_bytes; }
+  // The lock gpu_prove holds around this key's kernels.
+  std::mutex& kernel_lock() const noexcept { return *state_->kernel_lock; }
 
-  // For gpu_prove(): the state, whose mutex the prover holds while it uses the rest.
+  // For gpu_prove(): the state (MSM objects, plan, matrices, the key's own workspace).
   detail::gpu_key_state<Curve>& state() const noexcept { return *state_; }
 
  private:

@@ -1,0 +1,311 @@
+// The GPU backend, its device uploader and its pinned allocator (see gpu_prover_backend.hpp).
+#include "engine/gpu_prover_backend.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <variant>
+#include <vector>
+
+#include "engine/cpu_prover_backend.hpp"
+#include "gpu/field_batch.hpp"
+#include "gpu/groth16/gpu_prover.hpp"
+#include "gpu/groth16/gpu_proving_key.hpp"
+#include "gpu/groth16/gpu_workspace.hpp"
+#include "groth16/os_random.hpp"
+
+namespace cuzk::engine {
+
+namespace {
+
+// One slot: its kernel lock (shared by every key uploaded to it) and what it has done.
+struct slot_state {
+  device_slot slot;
+  std::string description;
+  std::shared_ptr<std::mutex> kernel_lock = std::make_shared<std::mutex>();
+  mutable std::mutex m;  // the counters
+  device_activity stats;
+};
+
+// What the backend and the uploader share.
+struct gpu_shared {
+  std::vector<std::unique_ptr<slot_state>> slots;
+  // Device allocations on one physical device, one at a time (made up front: never inserted into
+  // after construction, so lookups need no lock).
+  std::map<int, std::unique_ptr<std::mutex>> alloc_locks;
+  std::mutex& alloc_lock(int ordinal) const { return *alloc_locks.at(ordinal); }
+};
+
+class gpu_device_key final : public device_key {
+ public:
+  explicit gpu_device_key(gpu::gpu_proving_key<bn254> k) : key(std::move(k)) {}
+  explicit gpu_device_key(gpu::gpu_proving_key<bls12_381> k) : key(std::move(k)) {}
+  uint64_t bytes() const noexcept override {
+    return std::visit([](const auto& k) -> uint64_t { return k.resident_bytes(); }, key);
+  }
+  std::variant<gpu::gpu_proving_key<bn254>, gpu::gpu_proving_key<bls12_381>> key;
+};
+
+template <class Fr>
+uint64_t csr_bytes(const synth::csr_matrix<Fr>& m) {
+  return m.row_start.size() * sizeof(uint64_t) + m.col.size() * sizeof(uint32_t) + m.value.size() * sizeof(Fr);
+}
+
+// The points, the NTT twiddles and the matrices A and B (synthesis on the device).
+template <class C>
+uint64_t known_device_bytes(const key_material<C>& m) {
+  const auto& v = m.view;
+  const uint64_t points = (v.a.size() + v.b1.size() + v.c.size() + v.h.size()) * sizeof(g1_affine<C>) +
+                          v.b2.size() * sizeof(g2_affine<C>);
+  const uint64_t twiddles = 2 * v.domain_size * sizeof(typename C::fr);
+  return points + twiddles + csr_bytes(m.matrices->a) + csr_bytes(m.matrices->b);
+}
+
+class gpu_uploader final : public device_uploader {
+ public:
+  gpu_uploader(std::shared_ptr<gpu_shared> sh, gpu::synthesis_place place) : sh_(std::move(sh)), place_(place) {}
+
+  // What is known from the sizes; the MSM scratch is known only once it is allocated (measured
+  // after).
+  uint64_t estimate_bytes(const loaded_key& key) const override {
+    if (const auto* m = key.get<bn254>()) return known_device_bytes(*m);
+    return known_device_bytes(*key.get<bls12_381>());
+  }
+
+  result<std::shared_ptr<const device_key>> upload(const loaded_key& key, int slot,
+                                                   const device_slot& where) override {
+    if (slot < 0 || static_cast<std::size_t>(slot) >= sh_->slots.size())
+      return status(errc::invalid_argument, "gpu uploader: no slot " + std::to_string(slot));
+    gpu::gpu_key_options o;
+    o.synthesis = place_;
+    o.kernel_lock = sh_->slots[slot]->kernel_lock;
+    o.workspace = gpu::key_workspace::none;
+    o.scratch = gpu::key_scratch::at_creation;
+    std::lock_guard alloc(sh_->alloc_lock(where.ordinal));
+    if (const auto* m = key.get<bn254>()) return make<bn254>(*m, where.ordinal, std::move(o));
+    return make<bls12_381>(*key.get<bls12_381>(), where.ordinal, std::move(o));
+  }
+
+ private:
+  template <class C>
+  static result<std::shared_ptr<const device_key>> make(const key_material<C>& m, int ordinal,
+                                                        gpu::gpu_key_options o) {
+    auto k = gpu::gpu_proving_key<C>::create(m.view, ordinal, std::move(o));
+    if (!k) return k.error();
+    return std::shared_ptr<const device_key>(std::make_shared<gpu_device_key>(std::move(k).value()));
+  }
+
+  std::shared_ptr<gpu_shared> sh_;
+  gpu::synthesis_place place_;
+};
+
+// cudaHostAlloc'd blocks, usable from every device (the hot tier on a GPU machine).
+class pinned_allocator final : public host_allocator {
+ public:
+  const char* kind() const noexcept override { return "pinned"; }
+  result<host_block> allocate(std::size_t bytes) override {
+    void* p = nullptr;
+    if (bytes != 0) CUZK_CUDA_TRY(cudaHostAlloc(&p, bytes, cudaHostAllocPortable));
+    return host_block(p, bytes, [](void* q) { (void)cudaFreeHost(q); });
+  }
+};
+
+class gpu_backend final : public prover_backend {
+ public:
+  gpu_backend(std::shared_ptr<gpu_shared> sh, unsigned workers_per_device) : sh_(std::move(sh)) {
+    const std::size_t n = sh_->slots.size() * workers_per_device;
+    workers_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) workers_[i].slot = static_cast<int>(i % sh_->slots.size());
+  }
+
+  const char* name() const noexcept override { return "gpu"; }
+
+  std::vector<int> worker_slots() const override {
+    std::vector<int> out;
+    for (const auto& w : workers_) out.push_back(w.slot);
+    return out;
+  }
+
+  result<any_proof> prove(const prove_call& call, const any_witness& witness, const cancel_token& cancel,
+                          backend_timings& t) override {
+    if (call.worker < 0 || static_cast<std::size_t>(call.worker) >= workers_.size())
+      return status(errc::invalid_argument, "gpu backend: worker " + std::to_string(call.worker) +
+                                                ": expected one of " + std::to_string(workers_.size()));
+    worker_state& w = workers_[call.worker];
+    slot_state& sl = *sh_->slots[w.slot];
+    if (call.on_device == nullptr) {
+      {
+        std::lock_guard lk(sl.m);
+        ++sl.stats.cpu_fallbacks;
+      }
+      return cpu_.prove(call, witness, cancel, t);
+    }
+    if (call.slot != w.slot)
+      return status(errc::internal, "gpu backend: worker " + std::to_string(call.worker) + " serves " +
+                                        sl.slot.name + ", its key copy is for slot " + std::to_string(call.slot));
+    const auto& dk = static_cast<const gpu_device_key&>(*call.on_device);
+    if (const auto* m = call.key.get<bn254>()) return prove_on<bn254>(w, sl, *m, dk, witness, t);
+    return prove_on<bls12_381>(w, sl, *call.key.get<bls12_381>(), dk, witness, t);
+  }
+
+  std::vector<device_activity> activity() const override {
+    std::vector<device_activity> out;
+    for (std::size_t k = 0; k < sh_->slots.size(); ++k) {
+      const slot_state& sl = *sh_->slots[k];
+      std::lock_guard lk(sl.m);
+      device_activity a = sl.stats;
+      for (const auto& w : workers_)
+        if (w.slot == static_cast<int>(k)) {
+          a.workspace_pinned_bytes += w.pinned_bytes;
+          a.workspace_device_bytes += w.device_bytes;
+          a.workspace_allocations += w.allocations;
+        }
+      out.push_back(std::move(a));
+    }
+    return out;
+  }
+
+ private:
+  struct worker_state {
+    int slot = 0;
+    std::unique_ptr<gpu::gpu_workspace<bn254>> bn;
+    std::unique_ptr<gpu::gpu_workspace<bls12_381>> bls;
+    // Copies of the workspaces' sizes for activity(), written under the slot's counter lock.
+    uint64_t pinned_bytes = 0, device_bytes = 0, allocations = 0;
+
+    template <class C>
+    std::unique_ptr<gpu::gpu_workspace<C>>& workspace() {
+      if constexpr (std::is_same_v<C, bn254>)
+        return bn;
+      else
+        return bls;
+    }
+  };
+
+  template <class C>
+  result<any_proof> prove_on(worker_state& w, slot_state& sl, const key_material<C>& m,
+                             const gpu_device_key& dk, const any_witness& witness, backend_timings& t) {
+    using fr = typename C::fr;
+    if (witness.curve != formats::curve_id_of<C>)
+      return status(errc::invalid_argument,
+                    std::string("witness: expected ") + C::name + " values for a " + C::name + " key");
+    const auto* gk = std::get_if<gpu::gpu_proving_key<C>>(&dk.key);
+    if (gk == nullptr) return status(errc::internal, "gpu backend: the device copy is of the other curve");
+    const int ordinal = sl.slot.ordinal;
+    auto& ws = w.workspace<C>();
+    {
+      // Allocates only on the worker's first proof of this curve or of a larger circuit.
+      std::lock_guard alloc(sh_->alloc_lock(ordinal));
+      CUZK_CUDA_TRY(cudaSetDevice(ordinal));
+      const uint64_t before = (w.bn ? w.bn->allocations() : 0) + (w.bls ? w.bls->allocations() : 0);
+      if (!ws) {
+        auto made = gpu::gpu_workspace<C>::create(ordinal);
+        if (!made) return made.error();
+        ws = std::make_unique<gpu::gpu_workspace<C>>(std::move(made).value());
+      }
+      CUZK_TRY(ws->reserve(m.view.n_vars, m.view.domain_size, gk->synthesis()));
+      const uint64_t after = (w.bn ? w.bn->allocations() : 0) + (w.bls ? w.bls->allocations() : 0);
+      if (after != before) {
+        std::lock_guard lk(sl.m);
+        w.pinned_bytes = (w.bn ? w.bn->pinned_bytes() : 0) + (w.bls ? w.bls->pinned_bytes() : 0);
+        w.device_bytes = (w.bn ? w.bn->device_bytes() : 0) + (w.bls ? w.bls->device_bytes() : 0);
+        w.allocations = after;
+      }
+    }
+    const fr r = groth16::os_random_scalar<fr>(), s = groth16::os_random_scalar<fr>();
+    gpu::gpu_phase_timings g;
+    auto p = gpu::gpu_prove<C>(*gk, *ws, m.view, std::span<const typename fr::repr>(witness.values), r, s, &g);
+    const double front_ms = g.witness_ms + g.synthesis_ms;
+    t.synthesis = front_ms / 1e3;
+    t.prove = (g.total_ms - front_ms) / 1e3;
+    t.h2d = g.h2d_ms / 1e3;
+    t.h2d_bytes = g.h2d_bytes;
+    t.ntt = g.ntt_ms / 1e3;
+    t.msm_a = g.msm_a_ms / 1e3;
+    t.msm_b1 = g.msm_b1_ms / 1e3;
+    t.msm_b2 = g.msm_b2_ms / 1e3;
+    t.msm_c = g.msm_c_ms / 1e3;
+    t.msm_h = g.msm_h_ms / 1e3;
+    t.assembly = g.assembly_ms / 1e3;
+    t.gpu_wait = g.lock_wait_ms / 1e3;
+    t.gpu_busy = g.lock_held_ms / 1e3;
+    t.ran_on = sl.slot.name;
+    if (!p) return p.error().with_context(sl.slot.name);
+    {
+      std::lock_guard lk(sl.m);
+      ++sl.stats.proofs;
+      sl.stats.busy_s += t.gpu_busy;
+      sl.stats.wait_s += t.gpu_wait;
+      sl.stats.h2d_bytes += t.h2d_bytes;
+      sl.stats.h2d_s += t.h2d;
+    }
+    return any_proof(std::move(p).value());
+  }
+
+  std::shared_ptr<gpu_shared> sh_;
+  std::vector<worker_state> workers_;
+  cpu_prover_backend cpu_;
+};
+
+std::string mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+}  // namespace
+
+result<gpu_parts> make_gpu_backend(const gpu_options& o) {
+  if (o.workers_per_device == 0)
+    return status(errc::invalid_argument, "gpu: workers per device: expected at least 1, found 0");
+  std::optional<gpu::synthesis_place> place;
+  for (const auto p : {gpu::synthesis_place::device, gpu::synthesis_place::host_pinned,
+                       gpu::synthesis_place::host_pageable})
+    if (o.synthesis == gpu::synthesis_place_name(p)) place = p;
+  if (!place)
+    return status(errc::invalid_argument,
+                  "gpu: synthesis: expected device, host-pinned or host-pageable, found \"" + o.synthesis + "\"");
+  auto count = gpu::device_count();
+  if (!count) return status(errc::unsupported, "no usable CUDA device: " + count.error().to_string());
+  if (*count == 0) return status(errc::unsupported, "no CUDA device found");
+  std::vector<int> ordinals = o.devices;
+  if (ordinals.empty())
+    for (int d = 0; d < *count; ++d) ordinals.push_back(d);
+  for (int d : ordinals)
+    if (d < 0 || d >= *count)
+      return status(errc::invalid_argument, "gpu devices: expected ordinals in [0, " + std::to_string(*count - 1) +
+                                                "] (the visible devices), found " + std::to_string(d));
+
+  // The budget per slot: as configured, or 80% of the device's free memory now, split among the
+  // slots that share the device (what is left is for the workers' buffers and the CUDA context).
+  std::map<int, int> per_ordinal;
+  for (int d : ordinals) ++per_ordinal[d];
+  auto sh = std::make_shared<gpu_shared>();
+  auto slots = make_device_slots(ordinals, o.key_budget);
+  std::string desc;
+  for (auto& s : slots) {
+    auto st = std::make_unique<slot_state>();
+    if (!sh->alloc_locks.count(s.ordinal)) sh->alloc_locks[s.ordinal] = std::make_unique<std::mutex>();
+    if (s.budget == 0) {
+      std::size_t free_b = 0, total_b = 0;
+      CUZK_CUDA_TRY(cudaSetDevice(s.ordinal));
+      CUZK_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+      s.budget = static_cast<uint64_t>(static_cast<double>(free_b) * 0.8) / per_ordinal[s.ordinal];
+    }
+    auto d = gpu::device_description(s.ordinal);
+    st->slot = s;
+    st->description = d ? *d : "CUDA device " + std::to_string(s.ordinal);
+    st->stats.name = s.name;
+    st->stats.ordinal = s.ordinal;
+    st->stats.description = st->description;
+    desc += (desc.empty() ? "" : ", ") + s.name + "=" + st->description + " key_budget=" + mib(s.budget);
+    sh->slots.push_back(std::move(st));
+  }
+  gpu_parts p;
+  p.backend = std::make_unique<gpu_backend>(sh, o.workers_per_device);
+  p.devices.slots = std::move(slots);
+  p.devices.uploader = std::make_shared<gpu_uploader>(sh, *place);
+  p.pinned = std::make_shared<pinned_allocator>();
+  p.description = desc + " workers_per_device=" + std::to_string(o.workers_per_device) + " synthesis=" + o.synthesis;
+  return p;
+}
+
+}  // namespace cuzk::engine

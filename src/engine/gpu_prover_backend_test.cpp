@@ -1,0 +1,250 @@
+// The GPU backend in the engine on a real device: the snarkjs fixtures of both curves proved on the
+// device by two workers sharing one key copy (synthesis on the device, and on the host into pinned
+// buffers), each proof checked against snarkjs's
+// verification_key.json (an oracle that shares no code with the GPU path) and its public.json;
+// the key uploaded once and its device bytes what cudaMemGetInfo saw; no workspace allocation after
+// each worker's first proof of a circuit; two slots standing for two GPUs (one ordinal twice on a
+// machine with one GPU, ordinals 0 and 1 where there are two); a key over the slot budget proved by
+// the CPU; the backend choice with and without a device.
+// Without a CUDA device the device tests skip with a message (the choice test runs everywhere).
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "engine/backend_select.hpp"
+#include "engine/engine.hpp"
+#include "engine/engine_test_util.hpp"
+#include "formats/proof.hpp"
+#include "formats/public_signals.hpp"
+#include "formats/verification_key.hpp"
+#include "gpu/field_batch.hpp"
+#include "gpu/groth16/backend.hpp"
+#include "groth16/verifier.hpp"
+
+namespace cuzk::engine {
+namespace {
+
+using namespace std::chrono_literals;
+using namespace cuzk::engine::test;
+
+#define CUZK_REQUIRE_GPU()                                                                   \
+  do {                                                                                       \
+    if (!gpu::gpu_prover_available())                                                        \
+      GTEST_SKIP() << "no usable CUDA device (" << gpu::choose_prover_backend().reason       \
+                   << "); the gpu tests run on a GPU machine via scripts/gpu_daemon_check.sh"; \
+  } while (0)
+
+struct fixture_files {
+  std::string zkey, wtns, vk, public_json;
+  formats::curve_id curve;
+};
+
+fixture_files poseidon(formats::curve_id c) {
+  const std::string dir = data_dir + "/snarkjs/" + (c == formats::curve_id::bn254 ? "bn128" : "bls12381") + "/poseidon/";
+  return {dir + "circuit.zkey", dir + "circuit.wtns", dir + "verification_key.json", dir + "public.json", c};
+}
+
+std::string file_text(const std::string& path) {
+  auto b = read_bytes(path);
+  return std::string(b.begin(), b.end());
+}
+
+template <class C>
+void expect_valid_as(const partition_proof& p, const fixture_files& f) {
+  auto vk = formats::read_verification_key_json<C>(f.vk);
+  ASSERT_TRUE(vk.is_ok()) << vk.error().to_string();
+  auto proof = formats::proof_from_json<C>(p.proof_json, "proof.json");
+  ASSERT_TRUE(proof.is_ok()) << proof.error().to_string();
+  auto pub = formats::public_from_json<C>(p.public_json, "public.json");
+  ASSERT_TRUE(pub.is_ok()) << pub.error().to_string();
+  EXPECT_TRUE(groth16::verify<C>(*vk, *pub, *proof).is_ok());
+  EXPECT_EQ(p.public_json, file_text(f.public_json));
+}
+
+void expect_valid(const partition_proof& p, const fixture_files& f) {
+  if (f.curve == formats::curve_id::bn254)
+    expect_valid_as<bn254>(p, f);
+  else
+    expect_valid_as<bls12_381>(p, f);
+}
+
+std::unique_ptr<engine> gpu_engine(std::vector<int> devices, unsigned per_device, uint64_t key_budget = 0,
+                                   uint64_t hot_budget = 0, const std::string& synthesis = "device") {
+  engine_options o;
+  o.spool_dir = temp_dir("gpu-spool");
+  o.backend = backend_kind::gpu;
+  o.gpu.devices = std::move(devices);
+  o.gpu.workers_per_device = per_device;
+  o.gpu.key_budget = key_budget;
+  o.budgets.hot = hot_budget;
+  o.gpu.synthesis = synthesis;
+  auto e = engine::create(std::move(o));
+  EXPECT_TRUE(e.is_ok()) << e.error().to_string();
+  return e.is_ok() ? std::move(e).value() : nullptr;
+}
+
+std::size_t device_free_bytes(int device) {
+  std::size_t free = 0, total = 0;
+  EXPECT_EQ(cudaSetDevice(device), cudaSuccess);
+  EXPECT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
+  return free;
+}
+
+TEST(gpu_backend, the_choice_follows_the_devices) {
+  engine_options o;
+  o.backend = backend_kind::automatic;
+  auto a = select_backend(o);
+  ASSERT_TRUE(a.is_ok()) << a.error().to_string();
+  o.backend = backend_kind::gpu;
+  auto g = select_backend(o);
+  if (gpu::gpu_prover_available()) {
+    EXPECT_STREQ(a->backend->name(), "gpu");
+    EXPECT_FALSE(a->devices.slots.empty());
+    EXPECT_STREQ(a->hot_allocator->kind(), "pinned");
+    ASSERT_TRUE(g.is_ok()) << g.error().to_string();
+    o.gpu.devices = {*gpu::device_count()};  // one past the last
+    auto bad = select_backend(o);
+    ASSERT_FALSE(bad.is_ok());
+    EXPECT_NE(bad.error().message().find("visible devices"), std::string::npos) << bad.error().to_string();
+  } else {
+    EXPECT_STREQ(a->backend->name(), "cpu");
+    EXPECT_NE(a->note.find("auto:"), std::string::npos) << a->note;
+    ASSERT_FALSE(g.is_ok());
+    EXPECT_EQ(g.error().code(), errc::unsupported);
+  }
+}
+
+class gpu_backend_synthesis : public ::testing::TestWithParam<const char*> {};
+INSTANTIATE_TEST_SUITE_P(places, gpu_backend_synthesis, ::testing::Values("device", "host-pinned"));
+
+TEST_P(gpu_backend_synthesis, fixtures_of_both_curves_prove_on_the_device_and_verify) {
+  CUZK_REQUIRE_GPU();
+  auto e = gpu_engine({0}, 2, 0, 64 << 20, GetParam());
+  ASSERT_NE(e, nullptr);
+  const auto bn = poseidon(formats::curve_id::bn254), bls = poseidon(formats::curve_id::bls12_381);
+  ASSERT_TRUE(e->register_circuit("bn", bn.zkey).is_ok());
+  ASSERT_TRUE(e->register_circuit("bls", bls.zkey).is_ok());
+  ASSERT_TRUE(e->preload("bls", key_tier::hot).is_ok());  // the host copy in pinned memory
+
+  auto run_round = [&](int jobs) {
+    std::vector<std::pair<job_id, const fixture_files*>> ids;
+    for (int i = 0; i < jobs; ++i) {
+      const auto& f = i % 2 == 0 ? bn : bls;
+      ids.push_back({e->submit(request(i % 2 == 0 ? "bn" : "bls", 1 + i % 3, std::nullopt, f.wtns)).value(), &f});
+    }
+    for (const auto& [id, f] : ids) {
+      const auto r = e->await(id, 60s).value();
+      ASSERT_EQ(r.state, job_state::done) << r.error.to_string();
+      EXPECT_EQ(r.ran_on, "device:0");
+      EXPECT_GT(r.h2d_bytes, 0.0);
+      EXPECT_GT(r.times[phase::msm_h], 0.0);
+      EXPECT_GT(r.times[phase::msm_b2], 0.0);
+      EXPECT_GT(r.times[phase::gpu_busy], 0.0);
+      for (const auto& p : r.proofs) expect_valid(p, *f);
+    }
+  };
+  run_round(8);
+  const auto first = e->snapshot();
+  ASSERT_EQ(first.devices.size(), 1u);
+  EXPECT_GT(first.devices[0].workspace_pinned_bytes, 0u);
+  run_round(12);
+  const auto s = e->snapshot();
+  // Each of the two workers allocates on its first proof of each curve (one circuit per curve
+  // here), whenever that comes, and never again: at most 2 x 2 over all 20 jobs.
+  EXPECT_GE(s.devices[0].workspace_allocations, 1u);
+  EXPECT_LE(s.devices[0].workspace_allocations, 4u) << "a workspace grew after its first proof";
+  EXPECT_EQ(s.devices[0].proofs, s.counters.total.partitions_proved);
+  EXPECT_EQ(s.devices[0].cpu_fallbacks, 0u);
+  EXPECT_GT(s.devices[0].busy_s, 0.0);
+  EXPECT_EQ(s.backend, "gpu");
+  for (const auto& k : s.keys) {
+    SCOPED_TRACE(k.circuit);
+    EXPECT_EQ(k.tier_name, "device:0");
+    ASSERT_EQ(k.devices.size(), 1u);
+    EXPECT_EQ(k.devices[0].uploads, 1u);  // uploaded once, reused by every proof
+    EXPECT_EQ(k.devices[0].users, 0u);
+    EXPECT_GT(k.devices[0].bytes, 0u);
+    EXPECT_TRUE(k.devices[0].last_use.has_value());
+  }
+  for (const auto& k : s.keys) {
+    if (k.circuit == "bls") {
+      EXPECT_EQ(k.host_tier_name, "hot(pinned)");
+    }
+  }
+  std::printf("gpu_backend synthesis=%s proofs=%llu busy_s=%.3f wait_s=%.3f h2d=%.1f GB/s workspaces=%llu B pinned\n",
+              GetParam(), static_cast<unsigned long long>(s.devices[0].proofs), s.devices[0].busy_s, s.devices[0].wait_s,
+              s.devices[0].h2d_s > 0 ? s.devices[0].h2d_bytes / s.devices[0].h2d_s / 1e9 : 0.0,
+              static_cast<unsigned long long>(s.devices[0].workspace_pinned_bytes));
+}
+
+TEST(gpu_backend, two_slots_stand_for_two_gpus) {
+  CUZK_REQUIRE_GPU();
+  const int count = *gpu::device_count();
+  const std::vector<int> ordinals = count >= 2 ? std::vector<int>{0, 1} : std::vector<int>{0, 0};
+  auto e = gpu_engine(ordinals, 2);
+  ASSERT_NE(e, nullptr);
+  const auto bn = poseidon(formats::curve_id::bn254);
+  ASSERT_TRUE(e->register_circuit("bn", bn.zkey).is_ok());
+  std::vector<job_id> ids;
+  for (int i = 0; i < 24; ++i) ids.push_back(e->submit(request("bn", 1, std::nullopt, bn.wtns)).value());
+  int on_second = 0;
+  for (job_id id : ids) {
+    const auto r = e->await(id, 60s).value();
+    ASSERT_EQ(r.state, job_state::done) << r.error.to_string();
+    expect_valid(r.proofs.at(0), bn);
+    on_second += r.ran_on != "device:0";
+  }
+  const auto s = e->snapshot();
+  ASSERT_EQ(s.devices.size(), 2u);
+  ASSERT_EQ(s.workers.size(), 4u);
+  EXPECT_GT(s.devices[0].proofs, 0u);
+  EXPECT_GT(s.devices[1].proofs, 0u);
+  EXPECT_EQ(static_cast<uint64_t>(on_second), s.devices[1].proofs);
+  EXPECT_EQ(s.devices[1].ordinal, ordinals[1]);
+  ASSERT_EQ(s.keys.size(), 1u);
+  EXPECT_EQ(s.keys[0].tier_name, "device:0," + s.device_tiers[1].name);
+  EXPECT_GT(s.device_tiers[0].used, 0u);
+  EXPECT_GT(s.device_tiers[1].used, 0u);
+}
+
+TEST(gpu_backend, device_bytes_are_what_the_device_lost_and_get_back) {
+  CUZK_REQUIRE_GPU();
+  auto e = gpu_engine({0}, 1);
+  ASSERT_NE(e, nullptr);
+  const auto bls = poseidon(formats::curve_id::bls12_381);
+  ASSERT_TRUE(e->register_circuit("bls", bls.zkey).is_ok());
+  // A first upload and eviction: the context's one-time growth is not the key's.
+  ASSERT_TRUE(e->preload("bls", key_tier::device).is_ok());
+  ASSERT_TRUE(e->evict("bls", key_tier::warm).is_ok());
+  const std::size_t before = device_free_bytes(0);
+  ASSERT_TRUE(e->preload("bls", e->parse_tier("device:0").value()).is_ok());
+  const std::size_t during = device_free_bytes(0);
+  const auto k = e->snapshot().keys.at(0);
+  ASSERT_EQ(k.devices.size(), 1u);
+  EXPECT_EQ(k.devices[0].bytes, before - during);
+  ASSERT_TRUE(e->evict("bls", e->parse_tier("device:0").value()).is_ok());
+  EXPECT_EQ(device_free_bytes(0), before);
+  EXPECT_EQ(e->snapshot().keys.at(0).tier_name, "warm");
+  std::printf("gpu_backend bls12-381 poseidon key: %llu bytes on the device\n",
+              static_cast<unsigned long long>(k.devices[0].bytes));
+}
+
+TEST(gpu_backend, a_key_over_the_slot_budget_is_proved_on_the_cpu) {
+  CUZK_REQUIRE_GPU();
+  auto e = gpu_engine({0}, 1, 4096);
+  ASSERT_NE(e, nullptr);
+  const auto bn = poseidon(formats::curve_id::bn254);
+  ASSERT_TRUE(e->register_circuit("bn", bn.zkey).is_ok());
+  const auto r = e->await(e->submit(request("bn", 1, std::nullopt, bn.wtns)).value(), 60s).value();
+  ASSERT_EQ(r.state, job_state::done) << r.error.to_string();
+  EXPECT_EQ(r.ran_on, "cpu");
+  expect_valid(r.proofs.at(0), bn);
+  const auto s = e->snapshot();
+  EXPECT_EQ(s.devices.at(0).cpu_fallbacks, 1u);
+  EXPECT_EQ(s.keys.at(0).tier_name, "warm");
+  EXPECT_EQ(e->preload("bn", key_tier::device).code(), errc::resource_exhausted);
+}
+
+}  // namespace
+}  // namespace cuzk::engine

@@ -1,0 +1,178 @@
+// The per-proof buffers of the GPU prover, owned by whoever runs proofs one after another (a
+// daemon worker, or a gpu_proving_key that proves on its own), apart from the resident key.
+//
+// Why apart: a key's points and MSM objects are shared by every worker that proves with it, but
+// a proof's a | b | c, witness and H scalars are private to that proof. With the buffers in the
+// worker, two workers on one device prove with one key at once: one synthesizes into its pinned
+// a | b | c and copies them to its own device vectors while the other's kernels run (the device's
+// kernel lock, gpu_prover.hpp, covers only the kernels).
+//
+// What it holds, for a domain of n and nVars signals: the witness in pinned memory and on the
+// device (nVars each; copied once, the MSMs and the synthesis kernel read it there), the device
+// a | b | c (3n; h overwrites a, and the H MSM reads it there), three streams (copies, NTTs,
+// MSMs) and the events that time them; and by where synthesis runs (synthesis_place, the key's
+// choice): pinned a | b | c (3n) for synthesis on the host, or pageable a | b | c to measure the
+// difference. Pinned memory costs ~0.5 s per GiB to
+// allocate (pinned_buffer.hpp), so reserve() allocates only when a proof needs more than the
+// buffers hold (the first proof of a larger circuit, or of a key synthesizing elsewhere) and never
+// shrinks them; allocations() counts the times it did, which tests use to show the hot path
+// allocates nothing.
+//
+// Thread: one proof at a time; the device must be current for create() and reserve().
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "base/result.hpp"
+#include "curves/bls12_381.hpp"
+#include "curves/bn254.hpp"
+#include "gpu/cuda_event.hpp"
+#include "gpu/device_buffer.hpp"
+#include "gpu/cuda_stream.hpp"
+#include "gpu/pinned_buffer.hpp"
+
+namespace cuzk::gpu {
+
+// Where a = A w, b = B w and c = a∘b are computed for each proof.
+enum class synthesis_place {
+  device,         // by the GPU from resident matrices (abc_device.hpp); only the witness is copied
+  host_pinned,    // by CPU threads into pinned buffers, then copied at the line rate
+  host_pageable,  // by CPU threads into pageable memory: the slow copy, kept to be measured
+};
+
+constexpr const char* synthesis_place_name(synthesis_place p) noexcept {
+  switch (p) {
+    case synthesis_place::device:
+      return "device";
+    case synthesis_place::host_pinned:
+      return "host-pinned";
+    case synthesis_place::host_pageable:
+      return "host-pageable";
+  }
+  return "?";
+}
+
+template <class Curve>
+class gpu_workspace {
+ public:
+  using fr = typename Curve::fr;
+  using repr = typename fr::repr;
+
+  // Events: the witness copy (w_begin, w_end: the MSMs and the device synthesis wait on it); with
+  // synthesis on the host, the a, b, c copies' ends (the NTTs wait on them); with synthesis on the
+  // device, synth_end ends the synthesis kernel; and the bounds of the timed spans.
+  enum event_id : unsigned {
+    w_begin,
+    w_end,
+    copy_begin,
+    copy_a,
+    copy_b,
+    copy_c,
+    synth_end,
+    ntt_begin,
+    ntt_end,
+    n_events
+  };
+
+  gpu_workspace() = default;
+  gpu_workspace(gpu_workspace&&) noexcept = default;
+  gpu_workspace& operator=(gpu_workspace&&) noexcept = default;
+  gpu_workspace(const gpu_workspace&) = delete;
+  gpu_workspace& operator=(const gpu_workspace&) = delete;
+  // The members free device memory: make their device current first.
+  ~gpu_workspace() {
+    if (created_) (void)cudaSetDevice(device_);
+  }
+
+  // Streams and events on `device`; no buffers yet (reserve() sizes them).
+  static result<gpu_workspace> create(int device) {
+    gpu_workspace w;
+    CUZK_CUDA_TRY(cudaSetDevice(device));
+    w.device_ = device;
+    w.created_ = true;
+    for (auto* s : {&w.copy_stream_, &w.ntt_stream_, &w.msm_stream_}) {
+      auto made = cuda_stream::create();
+      if (!made) return made.error();
+      *s = std::move(made).value();
+    }
+    for (auto& ev : w.events_) {
+      auto made = cuda_event::create();
+      if (!made) return made.error();
+      ev = std::move(made).value();
+    }
+    return result<gpu_workspace>(std::move(w));
+  }
+
+  // Buffers for a proof with `n_vars` signals over a domain of `domain_size`, synthesizing at
+  // `place`; allocates only what is larger than before. On an error the workspace keeps buffers at
+  // least as large as before.
+  status reserve(std::size_t n_vars, std::size_t domain_size, synthesis_place place) {
+    bool grew = false;
+    auto grow = [&grew](auto& buf, std::size_t want) -> status {
+      using B = std::remove_reference_t<decltype(buf)>;
+      if (buf.size() >= want) return status::ok();
+      auto b = B::create(want);
+      if (!b) return b.error();
+      buf = std::move(b).value();
+      grew = true;
+      return status::ok();
+    };
+    CUZK_TRY(grow(host_w_, n_vars));
+    CUZK_TRY(grow(w_, n_vars));
+    CUZK_TRY(grow(abc_, 3 * domain_size));
+    switch (place) {
+      case synthesis_place::device:
+        break;
+      case synthesis_place::host_pinned:
+        CUZK_TRY(grow(host_abc_, 3 * domain_size));
+        break;
+      case synthesis_place::host_pageable:
+        if (pageable_abc_.size() < 3 * domain_size) {
+          pageable_abc_.resize(3 * domain_size);
+          grew = true;
+        }
+        break;
+    }
+    if (grew) ++allocations_;
+    return status::ok();
+  }
+
+  int device() const noexcept { return device_; }
+  // Bytes of pinned host memory and of device memory the buffers hold now.
+  std::size_t pinned_bytes() const noexcept { return host_abc_.bytes() + host_w_.bytes(); }
+  std::size_t device_bytes() const noexcept { return abc_.bytes() + w_.bytes(); }
+  // How many reserve() calls allocated.
+  uint64_t allocations() const noexcept { return allocations_; }
+
+  // For gpu_prove (gpu_groth16_impl.hpp).
+  fr* host_abc() noexcept { return host_abc_.data(); }
+  fr* pageable_abc() noexcept { return pageable_abc_.data(); }
+  repr* host_w() noexcept { return host_w_.data(); }
+  fr* abc() noexcept { return abc_.data(); }
+  repr* w() noexcept { return w_.data(); }
+  cudaStream_t copy_stream() const noexcept { return copy_stream_.get(); }
+  cudaStream_t ntt_stream() const noexcept { return ntt_stream_.get(); }
+  cudaStream_t msm_stream() const noexcept { return msm_stream_.get(); }
+  const cuda_stream& ntt_stream_owner() const noexcept { return ntt_stream_; }
+  cuda_event& event(event_id e) noexcept { return events_[e]; }
+
+ private:
+  int device_ = 0;
+  bool created_ = false;
+  uint64_t allocations_ = 0;
+  pinned_buffer<fr> host_abc_;    // synthesis_place::host_pinned writes here
+  std::vector<fr> pageable_abc_;  // synthesis_place::host_pageable writes here
+  pinned_buffer<repr> host_w_;    // the witness, staged for its one copy to the device
+  device_buffer<fr> abc_;         // a | b | c, domain_size each
+  device_buffer<repr> w_;         // the witness the MSMs (and the device synthesis) read
+  cuda_stream copy_stream_, ntt_stream_, msm_stream_;
+  cuda_event events_[n_events];
+};
+
+}  // namespace cuzk::gpu
