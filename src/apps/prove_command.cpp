@@ -85,8 +85,14 @@ int prove_on(const prove_command& cmd, step_reporter& rep) {
     const auto s = groth16::os_random_scalar<typename C::fr>();
     p = rep.step(what, [&] { return gpu::gpu_prove<C>(*gk, pk->view(), wit, r, s, &t); });
     if (!p) return report_error(p.error());
-    rep.phase("synthesis (a, b, c)", t.synthesis_ms / 1e3, true);
-    rep.phase("a, b, c to the GPU", t.h2d_ms / 1e3, true);
+    // Synthesis on the device follows the witness copy; on the host, a, b, c are copied after it.
+    if (t.synthesis_on_device) {
+      rep.phase("witness to the GPU", t.h2d_ms / 1e3, true);
+      rep.phase("synthesis (a, b, c, GPU)", t.synthesis_ms / 1e3, true);
+    } else {
+      rep.phase("synthesis (a, b, c)", t.synthesis_ms / 1e3, true);
+      rep.phase("a, b, c to the GPU", t.h2d_ms / 1e3, true);
+    }
     rep.phase("ntt (h)", t.ntt_ms / 1e3, true);
     rep.phase("msm A (G1, GPU)", t.msm_a_ms / 1e3, true);
     rep.phase("msm B1 (G1, GPU)", t.msm_b1_ms / 1e3, true);
