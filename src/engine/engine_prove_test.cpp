@@ -17,18 +17,6 @@ namespace {
 using namespace std::chrono_literals;
 using namespace cuzk::engine::test;
 
-template <class C>
-void expect_valid(const partition_proof& p, const std::string& vk_path, const std::string& expected_public) {
-  auto vk = formats::read_verification_key_json<C>(vk_path);
-  ASSERT_TRUE(vk.is_ok()) << vk.error().to_string();
-  auto proof = formats::proof_from_json<C>(p.proof_json, "proof.json");
-  ASSERT_TRUE(proof.is_ok()) << proof.error().to_string();
-  auto pub = formats::public_from_json<C>(p.public_json, "public.json");
-  ASSERT_TRUE(pub.is_ok()) << pub.error().to_string();
-  EXPECT_TRUE(groth16::verify<C>(*vk, *pub, *proof).is_ok());
-  EXPECT_EQ(p.public_json, expected_public);
-}
-
 std::string file_text(const std::string& path) {
   auto b = read_bytes(path);
   return std::string(b.begin(), b.end());
@@ -50,7 +38,7 @@ TEST(engine_prove, poseidon_bn128_fixture_proves_and_verifies) {
   EXPECT_EQ(r.prio, priority::high);  // the circuit's default
   ASSERT_EQ(r.proofs.size(), 2u);
   const std::string pub = file_text(data_dir + "/snarkjs/bn128/poseidon/public.json");
-  for (const auto& p : r.proofs) expect_valid<bn254>(p, poseidon_vk, pub);
+  for (const auto& p : r.proofs) expect_valid_proof<bn254>(p, poseidon_vk, pub);
   EXPECT_NE(r.proofs[0].proof_json, r.proofs[1].proof_json);  // fresh r, s per proof
   EXPECT_GT(r.times[phase::prove], 0.0);
   EXPECT_GT(r.times[phase::verify], 0.0);
@@ -82,7 +70,7 @@ TEST(engine_prove, bls12_381_from_the_hot_tier) {
   const job_id id = e->submit(request("bls", 1, std::nullopt, bls_wtns)).value();
   const auto r = e->await(id, 0ms).value();
   ASSERT_EQ(r.state, job_state::done) << r.error.to_string();
-  expect_valid<bls12_381>(r.proofs.at(0), bls_vk, file_text(data_dir + "/snarkjs/bls12381/public.json"));
+  expect_valid_proof<bls12_381>(r.proofs.at(0), bls_vk, file_text(data_dir + "/snarkjs/bls12381/public.json"));
 }
 
 // Returns a valid-looking but wrong proof: the engine's verification must catch it.

@@ -16,6 +16,10 @@
 #include <thread>
 
 #include "engine/engine.hpp"
+#include "formats/proof.hpp"
+#include "formats/public_signals.hpp"
+#include "formats/verification_key.hpp"
+#include "groth16/verifier.hpp"
 
 namespace cuzk::engine::test {
 
@@ -106,6 +110,20 @@ inline job_request request(const std::string& circuit, std::size_t partitions = 
   for (std::size_t i = 0; i < partitions; ++i)
     r.partitions.push_back(witness_input::from_bytes(read_bytes(wtns)));
   return r;
+}
+
+// A returned partition's proof verifies with the key at vk_path, and its public signals are the
+// expected JSON text.
+template <class C>
+void expect_valid_proof(const partition_proof& p, const std::string& vk_path, const std::string& expected_public) {
+  auto vk = formats::read_verification_key_json<C>(vk_path);
+  ASSERT_TRUE(vk.is_ok()) << vk.error().to_string();
+  auto proof = formats::proof_from_json<C>(p.proof_json, "proof.json");
+  ASSERT_TRUE(proof.is_ok()) << proof.error().to_string();
+  auto pub = formats::public_from_json<C>(p.public_json, "public.json");
+  ASSERT_TRUE(pub.is_ok()) << pub.error().to_string();
+  EXPECT_TRUE(groth16::verify<C>(*vk, *pub, *proof).is_ok());
+  EXPECT_EQ(p.public_json, expected_public);
 }
 
 }  // namespace cuzk::engine::test

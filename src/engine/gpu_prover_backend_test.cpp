@@ -52,14 +52,7 @@ std::string file_text(const std::string& path) {
 
 template <class C>
 void expect_valid_as(const partition_proof& p, const fixture_files& f) {
-  auto vk = formats::read_verification_key_json<C>(f.vk);
-  ASSERT_TRUE(vk.is_ok()) << vk.error().to_string();
-  auto proof = formats::proof_from_json<C>(p.proof_json, "proof.json");
-  ASSERT_TRUE(proof.is_ok()) << proof.error().to_string();
-  auto pub = formats::public_from_json<C>(p.public_json, "public.json");
-  ASSERT_TRUE(pub.is_ok()) << pub.error().to_string();
-  EXPECT_TRUE(groth16::verify<C>(*vk, *pub, *proof).is_ok());
-  EXPECT_EQ(p.public_json, file_text(f.public_json));
+  expect_valid_proof<C>(p, f.vk, file_text(f.public_json));
 }
 
 void expect_valid(const partition_proof& p, const fixture_files& f) {
