@@ -84,7 +84,10 @@ engine::engine(engine_options opt, engine_parts parts, witness_spool spool)
       srs_(opt_.budgets, *hot_alloc_, opt_.key_check, std::move(parts.devices)),
       sched_(opt_.scheduling),
       started_at_(wall_clock::now()) {
-  sched_.set_resident_predicate([this](const std::string& c) { return srs_.resident(c); });
+  // A worker with a device slot counts a key as resident when its slot has a copy; a CPU worker
+  // when the host has it.
+  sched_.set_resident_predicate(
+      [this](const std::string& c, int slot) { return slot < 0 ? srs_.resident(c) : srs_.resident_on(c, slot); });
 }
 
 engine::~engine() { drain(std::chrono::milliseconds(0)); }
@@ -433,6 +436,7 @@ engine_snapshot engine::snapshot() const {
     }
   }
   s.queue_depth = sched_.depth();
+  s.routed_to_key_slot = sched_.handoffs();
   s.keys = srs_.entries();
   s.tiers = srs_.tiers();
   s.rss_bytes = process_rss_bytes();

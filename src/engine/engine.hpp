@@ -78,6 +78,7 @@ struct engine_snapshot {
   std::string backend;
   std::vector<live_job_status> jobs;  // queued and running, in id order
   std::array<std::size_t, priority_count> queue_depth{};
+  uint64_t routed_to_key_slot = 0;  // batches handed to the worker whose device slot held the key
   std::vector<worker_status> workers;
   std::vector<srs_entry_status> keys;
   std::array<srs_tier_status, 4> tiers;

@@ -51,7 +51,8 @@ std::optional<cancel_reason> stop_reason(const cancel_token& c) {
 }  // namespace
 
 void engine::worker_loop(int index) {
-  while (auto batch = sched_.next()) run_batch(index, *batch);
+  const worker_ref me{index, workers_[index].device_slot};  // the slot is fixed since start
+  while (auto batch = sched_.next(me)) run_batch(index, *batch);
 }
 
 void engine::run_batch(int index, const work_batch& batch) {

@@ -398,6 +398,13 @@ bool srs_manager::resident(const std::string& id) const {
   return it != entries_.end() && it->second.key != nullptr;
 }
 
+bool srs_manager::resident_on(const std::string& id, int slot) const {
+  std::lock_guard lk(m_);
+  auto it = entries_.find(id);
+  if (it == entries_.end() || slot < 0 || static_cast<std::size_t>(slot) >= it->second.dev.size()) return false;
+  return it->second.dev[slot].key != nullptr;
+}
+
 std::vector<srs_entry_status> srs_manager::entries() const {
   std::lock_guard lk(m_);
   std::vector<srs_entry_status> out;

@@ -198,6 +198,8 @@ class srs_manager {
   result<tier_target> parse_target(const std::string& name) const;
 
   bool resident(const std::string& id) const;
+  // Whether the key has a copy on device slot `slot` (false for an unknown id or slot).
+  bool resident_on(const std::string& id, int slot) const;
   std::vector<srs_entry_status> entries() const;
   std::array<srs_tier_status, 4> tiers() const;  // indexed by key_tier
   std::vector<srs_slot_status> slots() const;    // the device tier, per slot

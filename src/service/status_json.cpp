@@ -113,6 +113,7 @@ std::string status_json(const engine::engine_snapshot& s, const daemon_config& c
   for (int p = 0; p < engine::priority_count; ++p)
     depth[engine::priority_name(engine::priority(p))] = s.queue_depth[p];
   j["queue_depth"] = depth;
+  j["routed_to_key_slot"] = s.routed_to_key_slot;
   json jobs = json::array();
   for (const auto& lj : s.jobs) {
     const auto& i = lj.info;
@@ -240,6 +241,9 @@ std::string prometheus_text(const engine::engine_snapshot& s) {
   for (int p = 0; p < engine::priority_count; ++p)
     os << "cuzk_queue_depth{priority=\"" << engine::priority_name(engine::priority(p)) << "\"} "
        << s.queue_depth[p] << "\n";
+  os << "# HELP cuzk_routed_to_key_slot_total batches handed to the idle worker whose device held the key\n"
+        "# TYPE cuzk_routed_to_key_slot_total counter\ncuzk_routed_to_key_slot_total "
+     << s.routed_to_key_slot << "\n";
   std::size_t busy = 0;
   for (const auto& w : s.workers) busy += w.busy;
   os << "# HELP cuzk_workers_busy workers proving now\n# TYPE cuzk_workers_busy gauge\ncuzk_workers_busy "
