@@ -33,6 +33,15 @@ uint64_t process_rss_bytes() {
   return n == 2 ? static_cast<uint64_t>(resident) * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) : 0;
 }
 
+// The host budget as configured, or 80% of the physical memory.
+uint64_t host_budget_bytes(const engine_options& o) {
+  if (o.host_memory_budget != 0) return o.host_memory_budget;
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  const uint64_t physical = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page)
+                                                  : uint64_t{16} << 30;
+  return physical / 5 * 4;
+}
+
 }  // namespace
 
 result<std::unique_ptr<engine>> engine::create(engine_options opt, engine_parts parts) {
@@ -83,7 +92,10 @@ engine::engine(engine_options opt, engine_parts parts, witness_spool spool)
       spool_(std::move(spool)),
       srs_(opt_.budgets, *hot_alloc_, opt_.key_check, std::move(parts.devices)),
       sched_(opt_.scheduling),
+      memory_(host_budget_bytes(opt_), {}),
+      pinned_(hot_alloc_, memory_.host(), pinned_pool_options{[this](const pool_event& e) { on_pool_event(e); }}),
       started_at_(wall_clock::now()) {
+  sched_.set_admission([this](work_batch& b, const worker_ref& by) { admit(b, by); });
   // A worker with a device slot counts a key as resident when its slot has a copy; a CPU worker
   // when the host has it.
   sched_.set_resident_predicate(
@@ -94,6 +106,23 @@ engine::~engine() { drain(std::chrono::milliseconds(0)); }
 
 void engine::log(log_level lv, const std::string& line) const {
   if (opt_.log) opt_.log(lv, line);
+}
+
+void engine::on_pool_event(const pool_event& e) {
+  switch (e.kind) {
+    case pool_event_kind::allocated:
+      log(log_level::info, "engine: pinned buffer allocated circuit=" + e.circuit + " bytes=" + std::to_string(e.bytes) +
+                               " seconds=" + std::to_string(e.seconds));
+      break;
+    case pool_event_kind::freed:
+      log(log_level::info, "engine: pinned buffers freed buffers=" + std::to_string(e.buffers) +
+                               " bytes=" + std::to_string(e.bytes));
+      break;
+    case pool_event_kind::fallback:
+      log(log_level::warn, "engine: pinned pool could not serve circuit=" + e.circuit +
+                               " bytes=" + std::to_string(e.bytes) + ": staging in pageable memory (" + e.reason + ")");
+      break;
+  }
 }
 
 void engine::event(live_job& j, event_kind k, uint32_t partition, int worker, int64_t unix_us) {
@@ -380,6 +409,7 @@ status engine::cancel(job_id id) {
                   "job " + std::to_string(id) + ": already " + job_state_name((*r)->info.state));
   }
   j->cancel.request(cancel_reason::caller);
+  memory_.host().wake_waiters();  // a job waiting for memory leaves now
   // Still queued: it never reaches a worker. Otherwise the worker ends it at its next boundary.
   if (sched_.remove(id)) finish(j, job_state::cancelled, status(errc::cancelled, "cancelled by the caller"));
   return status::ok();
@@ -411,6 +441,8 @@ engine_snapshot engine::snapshot() const {
   s.backend = backend_->name();
   s.device_tiers = srs_.slots();
   s.devices = backend_->activity();
+  s.memory_budgets = memory_.snapshot();
+  s.pinned_pool = pinned_.snapshot();
   {
     std::lock_guard lk(m_);
     for (const auto& [id, j] : live_) {
@@ -466,6 +498,7 @@ void engine::drain(std::chrono::milliseconds grace) {
     for (auto& [id, j] : live_)
       if (j->worker >= 0) j->cancel.request(cancel_reason::shutdown);
   }
+  memory_.host().wake_waiters();  // a job waiting for memory (worker set by admit()) leaves now
   for (auto& w : workers_)
     if (w.thread.joinable()) w.thread.join();
   {

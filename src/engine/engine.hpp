@@ -3,7 +3,9 @@
 // A request's path reads straight through:
 //   submit()  validate (circuit known, each witness a .wtns for the key's curve with nVars values,
 //             all < r) -> spool inline witnesses -> job store (durable) -> scheduler
-//   worker    scheduler::next() -> srs_manager::acquire (key resident and leased, on the worker's
+//   dispatch  scheduler::next(), in priority order -> admit(): the proof's working set reserved
+//             from the host memory budget (waiting there, in the same order, when it is full)
+//   worker    srs_manager::acquire (key resident and leased, on the worker's
 //             device slot too with the GPU backend) -> per partition: read witness, backend
 //             prove, verify -> result stored -> await() returns
 // with a cancel check at every phase boundary.
@@ -45,7 +47,9 @@
 #include "engine/host_allocator.hpp"
 #include "engine/job.hpp"
 #include "engine/job_store.hpp"
+#include "engine/memory_budget.hpp"
 #include "engine/metrics.hpp"
+#include "engine/pinned_pool.hpp"
 #include "engine/prover_backend.hpp"
 #include "engine/scheduler.hpp"
 #include "engine/srs_manager.hpp"
@@ -84,6 +88,8 @@ struct engine_snapshot {
   std::array<srs_tier_status, 4> tiers;
   std::vector<srs_slot_status> device_tiers;  // the device tier per slot
   std::vector<device_activity> devices;       // the backend's work per slot
+  std::vector<budget_snapshot> memory_budgets;  // the host's (proofs in flight, pinned pool)
+  pinned_pool_snapshot pinned_pool;
   uint64_t rss_bytes = 0;  // the process's resident set
   metrics_snapshot counters;
 };
@@ -162,6 +168,7 @@ class engine {
     steady_clock::time_point enqueued;
     std::vector<timeline_event> events;
     int worker = -1;
+    reservation working_set;  // from admission until its batch ends (the worker takes it over)
   };
   struct worker_slot {
     std::thread thread;
@@ -177,6 +184,7 @@ class engine {
   status recover();
   void start_threads();
   void log(log_level lv, const std::string& line) const;
+  void on_pool_event(const pool_event& e);
   void event(live_job& j, event_kind k, uint32_t partition, int worker, int64_t unix_us = 0);
   void set_state(live_job& j, job_state s);
   // Spools inline witnesses and checks each partition's; on an error, `why` says which kind.
@@ -184,9 +192,11 @@ class engine {
   void discard_spooled(const job_record& rec);
 
   // Worker side (engine_worker.cpp).
+  // The scheduler's admission step: reserves the batch's working set, drops refused jobs.
+  void admit(work_batch& batch, const worker_ref& by);
   void worker_loop(int index);
   void run_batch(int index, const work_batch& batch);
-  void run_job(int index, const std::shared_ptr<live_job>& j, key_lease& lease);
+  void run_job(int index, const std::shared_ptr<live_job>& j, key_lease& lease, reservation& working_set);
   void finish(const std::shared_ptr<live_job>& j, job_state end, status error);
   void requeue_in_store(const std::shared_ptr<live_job>& j);
   void housekeeping_loop();
@@ -201,6 +211,8 @@ class engine {
   scheduler sched_;
   metrics metrics_;
   timeline timeline_;
+  memory_budgets memory_;
+  pinned_pool pinned_;
   const wall_time started_at_;
 
   mutable std::mutex m_;  // live_, workers_' status fields

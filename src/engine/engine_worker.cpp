@@ -50,6 +50,52 @@ std::optional<cancel_reason> stop_reason(const cancel_token& c) {
 
 }  // namespace
 
+void engine::admit(work_batch& batch, const worker_ref& by) {
+  // One reservation per batch: its worker proves the jobs one after another, all of one circuit,
+  // so one proof's working set covers them. It is taken for the first job that can run; jobs
+  // refused before it leave the batch with their reason.
+  for (auto it = batch.jobs.begin(); it != batch.jobs.end();) {
+    std::shared_ptr<live_job> j;
+    {
+      std::lock_guard lk(m_);
+      auto found = live_.find(it->id);
+      if (found != live_.end()) {
+        j = found->second;
+        j->worker = by.index;  // so that drain() stops its wait too
+      }
+    }
+    if (!j) {  // ended meanwhile
+      it = batch.jobs.erase(it);
+      continue;
+    }
+    const proof_memory need = backend_->memory_per_proof(j->key);
+    const std::string purpose = "job " + std::to_string(it->id) + " working set";
+    refusal why = refusal::none;
+    const auto t0 = steady_clock::now();
+    auto r = memory_.host().acquire(need.host, {&j->cancel, std::nullopt, purpose, true, &why});
+    const double waited = seconds_since(t0);
+    if (r) {
+      if (waited > 0.001)
+        log(log_level::info, "engine: job=" + std::to_string(it->id) + " waited " + fmt_s(waited) +
+                                 " s for host memory (" + describe_bytes(need.host) + ")");
+      std::lock_guard lk(m_);
+      j->working_set = std::move(r).value();
+      return;
+    }
+    {
+      std::lock_guard lk(m_);
+      j->worker = -1;
+    }
+    it = batch.jobs.erase(it);
+    if (why == refusal::cancelled && j->cancel.reason() == cancel_reason::shutdown)
+      requeue_in_store(j);
+    else if (why == refusal::cancelled)
+      finish(j, job_state::cancelled, status(errc::cancelled, "cancelled by the caller"));
+    else
+      finish(j, job_state::failed, r.error().with_context("admission"));
+  }
+}
+
 void engine::worker_loop(int index) {
   const worker_ref me{index, workers_[index].device_slot};  // the slot is fixed since start
   while (auto batch = sched_.next(me)) run_batch(index, *batch);
@@ -57,6 +103,7 @@ void engine::worker_loop(int index) {
 
 void engine::run_batch(int index, const work_batch& batch) {
   key_lease lease;
+  reservation working_set;  // admit()'s, for the whole batch; returned when the batch ends
   for (const auto& qj : batch.jobs) {
     std::shared_ptr<live_job> j;
     {
@@ -64,6 +111,7 @@ void engine::run_batch(int index, const work_batch& batch) {
       auto it = live_.find(qj.id);
       if (it == live_.end()) continue;  // ended meanwhile (cancelled between dispatch and here)
       j = it->second;
+      if (it->second->working_set) working_set = std::move(it->second->working_set);
       j->worker = index;
       auto& w = workers_[index];
       w.busy = true;
@@ -71,7 +119,7 @@ void engine::run_batch(int index, const work_batch& batch) {
       w.partition = 0;
     }
     const auto t0 = steady_clock::now();
-    run_job(index, j, lease);
+    run_job(index, j, lease, working_set);
     std::lock_guard lk(m_);
     auto& w = workers_[index];
     w.busy = false;
@@ -82,7 +130,7 @@ void engine::run_batch(int index, const work_batch& batch) {
   }
 }
 
-void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& lease) {
+void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& lease, reservation& working_set) {
   job_result& info = j->rec.info;
   auto stop = [&](cancel_reason r) {
     if (r == cancel_reason::shutdown)
@@ -147,7 +195,7 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     set_state(*j, job_state::proving);
     backend_timings bt;
     const int64_t call_us = now_unix_us();
-    const prove_call call{lease.key(), lease.on_device(), slot, index};
+    const prove_call call{lease.key(), lease.on_device(), slot, index, info.circuit, &pinned_, &working_set};
     auto proof = backend_->prove(call, *w, j->cancel, bt);
     const int64_t synth_end_us = call_us + static_cast<int64_t>(bt.synthesis * 1e6);
     event(*j, event_kind::synth_end, p, index, synth_end_us);

@@ -52,6 +52,11 @@ void scheduler::set_resident_predicate(resident_predicate p) {
   resident_ = std::move(p);
 }
 
+void scheduler::set_admission(admission_step a) {
+  std::lock_guard lk(m_);
+  admit_ = std::move(a);
+}
+
 int scheduler::highest_class_locked() const {
   for (int c = priority_count - 1; c >= 0; --c)
     if (!queues_[c].empty()) return c;
@@ -110,9 +115,15 @@ std::optional<work_batch> scheduler::next(worker_ref w) {
     }
     dispatching_ = true;
     auto b = choose_locked(lk, w.slot);
+    if (b && admit_) {
+      // Still the dispatcher, without the lock: the step may wait for memory.
+      lk.unlock();
+      admit_(*b, w);
+      lk.lock();
+    }
     dispatching_ = false;
     cv_.notify_all();  // the next dispatcher may start
-    if (!b) continue;  // closed meanwhile
+    if (!b || b->jobs.empty()) continue;  // closed meanwhile, or every job refused
     if (waiter* other = route_locked(*b, me)) {
       std::erase(idle_, other);
       other->handed = std::move(b);

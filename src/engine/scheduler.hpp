@@ -29,6 +29,12 @@
 // worker without a slot (-1, the CPU backend) never hands work off: every CPU worker shares the
 // host's keys.
 //
+// Admission (set_admission): the dispatcher hands each batch it chose to the engine's admission
+// step before anyone runs it, still as the one dispatcher, so memory is reserved in the order work
+// leaves (a later job never overtakes an earlier one of its class by fitting into the budget
+// first). The step may wait (for memory) and may drop jobs from the batch (refused, cancelled);
+// the scheduler's lock is not held meanwhile, so submissions and removals go on.
+//
 // Deadlines are not reordered here: the priority class is how a caller asks for urgency; the
 // engine reports a missed deadline (and may fail a job whose deadline passed before it started).
 //
@@ -98,6 +104,10 @@ class scheduler {
   // scheduler. Without one, no key counts as resident.
   using resident_predicate = std::function<bool(const std::string& circuit, int slot)>;
   void set_resident_predicate(resident_predicate p);
+  // Called by the dispatcher with each batch before it is handed out (see the opening comment);
+  // it may remove jobs; an emptied batch is dropped. Set before the first next().
+  using admission_step = std::function<void(work_batch&, const worker_ref& dispatcher)>;
+  void set_admission(admission_step a);
 
   std::array<std::size_t, priority_count> depth() const;
   // Every queued job in dispatch order (highest class first, FIFO within).
@@ -133,6 +143,7 @@ class scheduler {
   std::condition_variable cv_;
   std::array<queue, priority_count> queues_;
   resident_predicate resident_;
+  admission_step admit_;
   bool dispatching_ = false;    // one dispatcher at a time
   std::vector<waiter*> idle_;   // workers in next(), longest waiting first
   uint64_t handoffs_ = 0;

@@ -218,5 +218,45 @@ TEST(scheduler, cpu_workers_never_hand_work_off) {
   EXPECT_FALSE(w1.get().has_value());
 }
 
+TEST(scheduler, admission_runs_as_the_dispatcher_in_dispatch_order_and_may_drop_jobs) {
+  // The admission of job 1 blocks (as a full memory budget would); a second worker asking
+  // meanwhile gets nothing until it is done, so job 2 cannot be admitted first. Job 3 is refused.
+  scheduler s({});
+  std::promise<void> gate;
+  std::shared_future<void> open = gate.get_future().share();
+  std::vector<job_id> admitted;
+  std::mutex m;
+  s.set_admission([&](work_batch& b, const worker_ref&) {
+    const job_id id = b.jobs.at(0).id;
+    if (id == 1) open.wait();
+    std::lock_guard lk(m);
+    if (id == 3) {
+      b.jobs.clear();
+      return;
+    }
+    admitted.push_back(id);
+  });
+  s.push(qj(1, priority::normal));
+  s.push(qj(2, priority::normal));
+  s.push(qj(3, priority::normal));
+  auto w0 = std::async(std::launch::async, [&] { return s.next({0, -1}); });
+  std::this_thread::sleep_for(20ms);
+  auto w1 = std::async(std::launch::async, [&] { return s.next({1, -1}); });
+  EXPECT_EQ(w1.wait_for(50ms), std::future_status::timeout);
+  gate.set_value();
+  EXPECT_EQ(w0.get()->jobs.at(0).id, 1u);
+  EXPECT_EQ(w1.get()->jobs.at(0).id, 2u);
+  {
+    std::lock_guard lk(m);
+    EXPECT_EQ(admitted, (std::vector<job_id>{1, 2}));
+  }
+  // Job 3 was refused by admission: the next worker finds the queue empty and waits.
+  auto w2 = std::async(std::launch::async, [&] { return s.next({2, -1}); });
+  EXPECT_EQ(w2.wait_for(50ms), std::future_status::timeout);
+  EXPECT_TRUE(s.queued().empty());
+  s.close();
+  EXPECT_FALSE(w2.get().has_value());
+}
+
 }  // namespace
 }  // namespace cuzk::engine
