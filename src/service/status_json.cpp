@@ -66,6 +66,78 @@ std::string fmt_double(double v) {
   return b;
 }
 
+// The memory budgets (the host's first) with their evictors, and the pinned pool.
+json budgets_json(const engine::engine_snapshot& s) {
+  json out = json::array();
+  for (const auto& b : s.memory_budgets) {
+    json ev = json::array();
+    for (const auto& e : b.evictors)
+      ev.push_back({{"name", e.name}, {"rank", e.rank}, {"calls", e.calls}, {"bytes_freed", e.bytes_freed}});
+    out.push_back({{"name", b.name},
+                   {"limit_bytes", b.limit},
+                   {"used_bytes", b.used},
+                   {"peak_bytes", b.peak},
+                   {"waiting", b.waiting},
+                   {"waiting_bytes", b.waiting_bytes},
+                   {"granted", b.granted},
+                   {"waited", b.waited},
+                   {"wait_s", b.wait_seconds},
+                   {"refused_too_large", b.refused_too_large},
+                   {"cancelled", b.cancelled},
+                   {"evicted_bytes", b.eviction_bytes_freed},
+                   {"evictors", std::move(ev)}});
+  }
+  return out;
+}
+
+json pinned_pool_json(const engine::pinned_pool_snapshot& p) {
+  return {{"memory", p.memory},
+          {"buffers", p.buffers},
+          {"leased", p.leased},
+          {"idle", p.idle},
+          {"bytes", p.bytes},
+          {"idle_bytes", p.idle_bytes},
+          {"acquires", p.acquires},
+          {"hits", p.hits},
+          {"allocations", p.allocations},
+          {"allocation_s", p.allocation_seconds},
+          {"fallbacks", p.fallbacks},
+          {"fallbacks_budget", p.fallbacks_budget},
+          {"fallbacks_allocation", p.fallbacks_allocation},
+          {"evicted_bytes", p.evicted_bytes}};
+}
+
+// The budgets and the pool as Prometheus families.
+void memory_metrics(std::ostream& os, const engine::engine_snapshot& s) {
+  auto family = [&](const char* name, const char* type, const char* help, auto value) {
+    os << "# HELP cuzk_memory_budget_" << name << " " << help << "\n# TYPE cuzk_memory_budget_" << name << " "
+       << type << "\n";
+    for (const auto& b : s.memory_budgets)
+      os << "cuzk_memory_budget_" << name << "{budget=\"" << b.name << "\"} " << value(b) << "\n";
+  };
+  using snap = engine::budget_snapshot;
+  family("limit_bytes", "gauge", "the budget's limit", [](const snap& b) { return b.limit; });
+  family("used_bytes", "gauge", "bytes reserved now", [](const snap& b) { return b.used; });
+  family("peak_bytes", "gauge", "most bytes ever reserved at once", [](const snap& b) { return b.peak; });
+  family("waiting", "gauge", "requests waiting for room now", [](const snap& b) { return b.waiting; });
+  family("waited_total", "counter", "requests granted after waiting", [](const snap& b) { return b.waited; });
+  family("wait_seconds_total", "counter", "time spent waiting for room",
+         [](const snap& b) { return fmt_double(b.wait_seconds); });
+  family("refused_total", "counter", "requests larger than the whole budget",
+         [](const snap& b) { return b.refused_too_large; });
+  family("evicted_bytes_total", "counter", "bytes freed by evictors for waiting requests",
+         [](const snap& b) { return b.eviction_bytes_freed; });
+  const auto& p = s.pinned_pool;
+  os << "# HELP cuzk_pinned_pool_bytes pooled staging buffers now\n# TYPE cuzk_pinned_pool_bytes gauge\n"
+     << "cuzk_pinned_pool_bytes " << p.bytes << "\n"
+     << "# HELP cuzk_pinned_pool_hits_total leases served by an idle buffer\n"
+     << "# TYPE cuzk_pinned_pool_hits_total counter\ncuzk_pinned_pool_hits_total " << p.hits << "\n"
+     << "# HELP cuzk_pinned_pool_allocations_total buffers allocated (slow: pinning)\n"
+     << "# TYPE cuzk_pinned_pool_allocations_total counter\ncuzk_pinned_pool_allocations_total " << p.allocations
+     << "\n# HELP cuzk_pinned_pool_fallbacks_total leases served from pageable memory\n"
+     << "# TYPE cuzk_pinned_pool_fallbacks_total counter\ncuzk_pinned_pool_fallbacks_total " << p.fallbacks << "\n";
+}
+
 // Per device slot: its keys and what the backend did on it (counters rise; rate() them).
 void device_metrics(std::ostream& os, const engine::engine_snapshot& s) {
   if (s.device_tiers.empty()) return;
@@ -114,6 +186,8 @@ std::string status_json(const engine::engine_snapshot& s, const daemon_config& c
     depth[engine::priority_name(engine::priority(p))] = s.queue_depth[p];
   j["queue_depth"] = depth;
   j["routed_to_key_slot"] = s.routed_to_key_slot;
+  j["memory_budgets"] = budgets_json(s);
+  j["pinned_pool"] = pinned_pool_json(s.pinned_pool);
   json jobs = json::array();
   for (const auto& lj : s.jobs) {
     const auto& i = lj.info;
@@ -241,6 +315,7 @@ std::string prometheus_text(const engine::engine_snapshot& s) {
   for (int p = 0; p < engine::priority_count; ++p)
     os << "cuzk_queue_depth{priority=\"" << engine::priority_name(engine::priority(p)) << "\"} "
        << s.queue_depth[p] << "\n";
+  memory_metrics(os, s);
   os << "# HELP cuzk_routed_to_key_slot_total batches handed to the idle worker whose device held the key\n"
         "# TYPE cuzk_routed_to_key_slot_total counter\ncuzk_routed_to_key_slot_total "
      << s.routed_to_key_slot << "\n";
