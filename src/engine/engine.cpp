@@ -90,9 +90,9 @@ engine::engine(engine_options opt, engine_parts parts, witness_spool spool)
       store_(std::move(parts.store)),
       hot_alloc_(std::move(parts.hot_allocator)),
       spool_(std::move(spool)),
-      srs_(opt_.budgets, *hot_alloc_, opt_.key_check, std::move(parts.devices)),
-      sched_(opt_.scheduling),
       memory_(host_budget_bytes(opt_), {}),
+      srs_(opt_.budgets, *hot_alloc_, opt_.key_check, std::move(parts.devices), &memory_.host()),
+      sched_(opt_.scheduling),
       pinned_(hot_alloc_, memory_.host(), pinned_pool_options{[this](const pool_event& e) { on_pool_event(e); }}),
       started_at_(wall_clock::now()) {
   sched_.set_admission([this](work_batch& b, const worker_ref& by) { admit(b, by); });

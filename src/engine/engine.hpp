@@ -207,11 +207,11 @@ class engine {
   std::shared_ptr<host_allocator> hot_alloc_;
   witness_spool spool_;
   circuit_registry circuits_;
+  memory_budgets memory_;  // before srs_ and pinned_, which hold reservations of it
   srs_manager srs_;
   scheduler sched_;
   metrics metrics_;
   timeline timeline_;
-  memory_budgets memory_;
   pinned_pool pinned_;
   const wall_time started_at_;
 

@@ -52,7 +52,10 @@ std::optional<cancel_reason> stop_reason(const cancel_token& c) {
 
 void engine::admit(work_batch& batch, const worker_ref& by) {
   // One reservation per batch: its worker proves the jobs one after another, all of one circuit,
-  // so one proof's working set covers them. It is taken for the first job that can run; jobs
+  // so one proof's working set covers them, and with it the key's load when the key is not
+  // resident (the worker's srs_manager::acquire takes that share out; the key then holds its own
+  // reservation). Reserving both at once is what keeps the budget's line from deadlocking: a job
+  // never waits in it while holding memory. It is taken for the first job that can run; jobs
   // refused before it leave the batch with their reason.
   for (auto it = batch.jobs.begin(); it != batch.jobs.end();) {
     std::shared_ptr<live_job> j;
@@ -68,16 +71,18 @@ void engine::admit(work_batch& batch, const worker_ref& by) {
       it = batch.jobs.erase(it);
       continue;
     }
-    const proof_memory need = backend_->memory_per_proof(j->key);
-    const std::string purpose = "job " + std::to_string(it->id) + " working set";
+    const uint64_t key_load = srs_.load_estimate(it->circuit);
+    const uint64_t need = backend_->memory_per_proof(j->key).host + key_load;
+    const std::string purpose = "job " + std::to_string(it->id) + " working set" +
+                                (key_load != 0 ? " and its key's load" : "");
     refusal why = refusal::none;
     const auto t0 = steady_clock::now();
-    auto r = memory_.host().acquire(need.host, {&j->cancel, std::nullopt, purpose, true, &why});
+    auto r = memory_.host().acquire(need, {&j->cancel, std::nullopt, purpose, true, &why});
     const double waited = seconds_since(t0);
     if (r) {
       if (waited > 0.001)
         log(log_level::info, "engine: job=" + std::to_string(it->id) + " waited " + fmt_s(waited) +
-                                 " s for host memory (" + describe_bytes(need.host) + ")");
+                                 " s for host memory (" + describe_bytes(need) + ")");
       std::lock_guard lk(m_);
       j->working_set = std::move(r).value();
       return;
@@ -160,9 +165,12 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
   const int slot = workers_[index].device_slot;  // fixed since start: read without the lock
   if (!lease) {
     double load_s = 0;
-    auto l = srs_.acquire(info.circuit, &j->cancel, &load_s, slot);
+    auto l = srs_.acquire(info.circuit, &j->cancel, &load_s, slot, &working_set);
     if (!l) return fail_unless_stopped(l.error().with_context("loading the key of circuit " + info.circuit));
     lease = std::move(l).value();
+    // A key share admit() reserved that the load did not use (another job loaded it first).
+    const uint64_t proof_bytes = backend_->memory_per_proof(j->key).host;
+    if (working_set.bytes() > proof_bytes) working_set.release(working_set.bytes() - proof_bytes);
     if (load_s > 0.001)
       log(log_level::info, "engine: key ready circuit=" + info.circuit + " tier=" +
                                key_tier_name(lease.on_device() ? key_tier::device : lease.key().tier()) +
