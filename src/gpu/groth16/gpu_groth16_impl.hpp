@@ -201,9 +201,9 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk, gpu_wo
       };
       auto part = [&](const char* name, auto&& step) -> status {
         const auto b = steady::now();
-        status r = step();
+        status done = step();
         w_sums.spans.push_back({name, b, steady::now(), false});
-        return r;
+        return done;
       };
       status st_run = part("msm_a", [&] { return run(st.msm_a, dw, n_vars, w_sums.a, t.msm_a_ms); });
       if (st_run) st_run = part("msm_b1", [&] { return run(st.msm_b1, dw, n_vars, w_sums.b1, t.msm_b1_ms); });
