@@ -21,6 +21,7 @@
 #include "formats/zkey.hpp"
 #include "groth16/verifier.hpp"
 #include "service/client.hpp"
+#include "service/status_summary.hpp"
 
 namespace cuzk::apps {
 namespace {
@@ -287,6 +288,15 @@ int bench_command::run(const global_options&) const {
     for (auto& th : ts) th.join();
   };
 
+  // The daemon's status around the run, for its memory and GPU lines (status_summary.hpp).
+  auto daemon_status = [&]() -> result<std::string> {
+    v1::GetStatusResponse resp;
+    grpc::ClientContext ctx;
+    auto s = stub->GetStatus(&ctx, {}, &resp);
+    if (!s.ok()) return status(errc::unavailable, "daemon: GetStatus: " + s.error_message());
+    return resp.json();
+  };
+  const auto status_before = daemon_status();
   const auto start = clock_type::now();
   const char* mode = "single";
   if (single->parsed()) {
@@ -335,7 +345,15 @@ int bench_command::run(const global_options&) const {
     });
   }
   const double wall = std::chrono::duration<double>(clock_type::now() - start).count();
+  const auto status_after = daemon_status();
   print_report(mode, t, wall, static_cast<bool>(check));
+  auto hw = !status_before ? result<std::vector<std::string>>(status_before.error())
+            : !status_after ? result<std::vector<std::string>>(status_after.error())
+                            : service::hardware_summary(*status_before, *status_after, wall);
+  if (hw)
+    for (const auto& line : *hw) std::printf("%s\n", line.c_str());
+  else
+    std::printf("hardware: unknown (%s)\n", hw.error().to_string().c_str());
   uint64_t failed = 0;
   for (const auto& [p, n] : t.failed) failed += n;
   return failed == 0 ? exit_ok : exit_failure;

@@ -75,10 +75,14 @@ result<std::unique_ptr<engine>> engine::create(engine_options opt, engine_parts 
   if (!parts.devices.slots.empty() && !parts.devices.uploader)
     return status(errc::invalid_argument, "engine: device slots without an uploader");
   if (!parts.hot_allocator) parts.hot_allocator = std::make_shared<pageable_allocator>();
+  if (!parts.gpu_monitor && !parts.devices.slots.empty())
+    parts.gpu_monitor = std::make_unique<gpu_utilization_monitor>();
   auto spool = witness_spool::open(default_spool_dir(opt));
   if (!spool) return spool.error();
   std::unique_ptr<engine> e(new engine(std::move(opt), std::move(parts), std::move(spool).value()));
   if (!backend_note.empty()) e->log(log_level::info, "engine: " + backend_note);
+  if (const auto& m = e->gpu_monitor_; m && !m->available())
+    e->log(log_level::warn, "engine: GPU utilization not sampled: " + m->unavailable_reason());
   CUZK_TRY(e->recover());
   e->start_threads();
   return e;
@@ -94,7 +98,9 @@ engine::engine(engine_options opt, engine_parts parts, witness_spool spool)
       srs_(opt_.budgets, *hot_alloc_, opt_.key_check, std::move(parts.devices), &memory_.host()),
       sched_(opt_.scheduling),
       pinned_(hot_alloc_, memory_.host(), pinned_pool_options{[this](const pool_event& e) { on_pool_event(e); }}),
-      started_at_(wall_clock::now()) {
+      started_at_(wall_clock::now()),
+      kernels_(srs_.slots().size(), now_unix_us()),
+      gpu_monitor_(std::move(parts.gpu_monitor)) {
   sched_.set_admission([this](work_batch& b, const worker_ref& by) { admit(b, by); });
   // A worker with a device slot counts a key as resident when its slot has a copy; a CPU worker
   // when the host has it.
@@ -472,13 +478,22 @@ engine_snapshot engine::snapshot() const {
   s.keys = srs_.entries();
   s.tiers = srs_.tiers();
   s.rss_bytes = process_rss_bytes();
+  s.telemetry = collect_device_telemetry(kernels_, gpu_monitor_.get(), s.devices, now_unix_us());
   s.counters = metrics_.snapshot();
   return s;
 }
 
 std::string engine::chrome_trace() const {
   const auto ev = timeline_.recent();
-  return chrome_trace_json(ev);
+  const auto kernels = kernels_.recent();
+  const auto slots = srs_.slots();
+  const auto activity = backend_->activity();
+  std::vector<std::string> lanes;
+  for (std::size_t k = 0; k < slots.size(); ++k)
+    lanes.push_back(slots[k].name + (k < activity.size() && !activity[k].description.empty()
+                                         ? " (" + activity[k].description + ")"
+                                         : ""));
+  return chrome_trace_json(ev, kernels, lanes);
 }
 
 void engine::drain(std::chrono::milliseconds grace) {

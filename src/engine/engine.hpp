@@ -43,10 +43,13 @@
 #include "base/result.hpp"
 #include "engine/cancel_token.hpp"
 #include "engine/circuit_registry.hpp"
+#include "engine/device_telemetry.hpp"
 #include "engine/engine_options.hpp"
+#include "engine/gpu_utilization.hpp"
 #include "engine/host_allocator.hpp"
 #include "engine/job.hpp"
 #include "engine/job_store.hpp"
+#include "engine/kernel_activity.hpp"
 #include "engine/memory_budget.hpp"
 #include "engine/metrics.hpp"
 #include "engine/pinned_pool.hpp"
@@ -91,6 +94,7 @@ struct engine_snapshot {
   std::vector<budget_snapshot> memory_budgets;  // the host's (proofs in flight, pinned pool)
   pinned_pool_snapshot pinned_pool;
   uint64_t rss_bytes = 0;  // the process's resident set
+  device_telemetry telemetry;  // kernel busy per slot, NVML, peak RSS
   metrics_snapshot counters;
 };
 
@@ -102,6 +106,8 @@ struct engine_parts {
   std::shared_ptr<host_allocator> hot_allocator;  // default: the backend's, else pageable_allocator
   // With a given backend: its device slots and uploader (backend->worker_slots() index them).
   device_tier devices;
+  // Default: with device slots, an NVML monitor (gpu_utilization.hpp); without, none.
+  std::unique_ptr<gpu_utilization_monitor> gpu_monitor;
 };
 
 class engine {
@@ -151,7 +157,7 @@ class engine {
   engine_snapshot snapshot() const;
   // The most recent events of every job (a bounded ring), oldest first.
   std::vector<timeline_event> recent_events() const { return timeline_.recent(); }
-  // The same as a Chrome trace.
+  // The same as a Chrome trace, with a lane per device slot for its kernel-lock intervals.
   std::string chrome_trace() const;
 
   // Stops accepting, stops dispatching, lets running jobs finish for up to `grace`, then abandons
@@ -214,6 +220,8 @@ class engine {
   timeline timeline_;
   pinned_pool pinned_;
   const wall_time started_at_;
+  kernel_activity kernels_;  // after srs_: sized by its device slots
+  std::unique_ptr<gpu_utilization_monitor> gpu_monitor_;
 
   mutable std::mutex m_;  // live_, workers_' status fields
   std::condition_variable done_cv_;

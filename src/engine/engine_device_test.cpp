@@ -68,7 +68,8 @@ class fake_device_backend final : public prover_backend {
     return any_proof(formats::proof<bn254>{bn254_g1::generator, bn254_g2::generator, bn254_g1::generator});
   }
   std::vector<device_activity> activity() const override {
-    return {{"device:0", 0, "fake", 1, 0, 0.5, 0, 0, 0, 0, 0, 0}, {"device:1", 1, "fake", 2, 0, 0.25, 0, 0, 0, 0, 0, 0}};
+    return {{"device:0", 0, "fake", 1, 0, 0.5, 0, 0, 0, 0, 0, 0, ""},
+            {"device:1", 1, "fake", 2, 0, 0.25, 0, 0, 0, 0, 0, 0, ""}};
   }
   std::mutex m;
   std::vector<call_record> calls;

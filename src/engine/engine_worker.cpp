@@ -205,6 +205,7 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     const int64_t call_us = now_unix_us();
     const prove_call call{lease.key(), lease.on_device(), slot, index, info.circuit, &pinned_, &working_set};
     auto proof = backend_->prove(call, *w, j->cancel, bt);
+    kernels_.record(slot, index, info.id, p, bt.kernel_spans);
     const int64_t synth_end_us = call_us + static_cast<int64_t>(bt.synthesis * 1e6);
     event(*j, event_kind::synth_end, p, index, synth_end_us);
     event(*j, event_kind::prove_start, p, index, synth_end_us);

@@ -4,6 +4,8 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <array>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "engine/cpu_prover_backend.hpp"
+#include "engine/timeline.hpp"
 #include "gpu/field_batch.hpp"
 #include "gpu/groth16/gpu_prover.hpp"
 #include "gpu/groth16/gpu_proving_key.hpp"
@@ -288,6 +291,17 @@ class gpu_backend final : public prover_backend {
     t.gpu_wait = g.lock_wait_ms / 1e3;
     t.gpu_busy = g.lock_held_ms / 1e3;
     t.ran_on = sl.slot.name;
+    // The host clock's spans on the wall clock the timeline uses, from one reading of each.
+    const int64_t wall_minus_steady =
+        now_unix_us() - std::chrono::duration_cast<std::chrono::microseconds>(
+                            std::chrono::steady_clock::now().time_since_epoch())
+                            .count();
+    auto wall_us = [&](std::chrono::steady_clock::time_point tp) {
+      return wall_minus_steady +
+             std::chrono::duration_cast<std::chrono::microseconds>(tp.time_since_epoch()).count();
+    };
+    for (const auto& sp : g.lock_spans)
+      t.kernel_spans.push_back({sp.name, wall_us(sp.begin), wall_us(sp.end), sp.held});
     if (!p) return p.error().with_context(sl.slot.name);
     {
       std::lock_guard lk(sl.m);
@@ -353,6 +367,10 @@ result<gpu_parts> make_gpu_backend(const gpu_options& o) {
     st->stats.name = s.name;
     st->stats.ordinal = s.ordinal;
     st->stats.description = st->description;
+    // NVML finds the device by its bus id (gpu_utilization.hpp); without one the slot has no NVML row.
+    std::array<char, 32> bus{};
+    if (cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), s.ordinal) == cudaSuccess)
+      st->stats.pci_bus_id = bus.data();
     desc += (desc.empty() ? "" : ", ") + s.name + "=" + st->description + " key_budget=" + mib(s.budget);
     sh->slots.push_back(std::move(st));
   }

@@ -151,6 +151,17 @@ TEST_P(gpu_backend_synthesis, fixtures_of_both_curves_prove_on_the_device_and_ve
   EXPECT_EQ(s.devices[0].cpu_fallbacks, 0u);
   EXPECT_GT(s.devices[0].busy_s, 0.0);
   EXPECT_EQ(s.backend, "gpu");
+  // The kernel-lock intervals the engine recorded: two per partition, summing to the backend's
+  // busy time (both are the same host-clock intervals, here rounded to microseconds per span).
+  ASSERT_EQ(s.telemetry.kernel.size(), 1u);
+  EXPECT_EQ(s.telemetry.kernel[0].intervals, 2 * s.devices[0].proofs);
+  EXPECT_NEAR(s.telemetry.kernel[0].busy_s, s.devices[0].busy_s, 1e-3);
+  EXPECT_GT(s.telemetry.kernel[0].ratio, 0.0);
+  EXPECT_LE(s.telemetry.kernel[0].window_ratio, 1.0);
+  EXPECT_FALSE(s.devices[0].pci_bus_id.empty());
+  if (s.telemetry.nvml.available) {
+    EXPECT_GE(s.telemetry.nvml_index.at(0), 0) << "no NVML device at " << s.devices[0].pci_bus_id;
+  }
   for (const auto& k : s.keys) {
     SCOPED_TRACE(k.circuit);
     EXPECT_EQ(k.tier_name, "device:0");

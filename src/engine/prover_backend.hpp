@@ -28,6 +28,7 @@
 #include "engine/cancel_token.hpp"
 #include "engine/device_tier.hpp"
 #include "engine/key_summary.hpp"
+#include "engine/kernel_activity.hpp"
 #include "engine/loaded_key.hpp"
 #include "engine/memory_budget.hpp"
 #include "engine/pinned_pool.hpp"
@@ -53,6 +54,9 @@ struct backend_timings {
   double gpu_busy = 0;  // holding it
   std::string ran_on;   // "cpu" or a slot's name; empty: the engine fills in "cpu"
   bool pinned_fallback = false;  // the pool could not serve: staged in pageable memory
+  // Where the kernel lock was held, and the named parts inside (kernel_activity.hpp); a GPU
+  // backend fills it, the engine records it for the busy ratios and the trace.
+  std::vector<kernel_span> kernel_spans;
 };
 
 // One proof's inputs besides the witness.
@@ -88,6 +92,7 @@ struct device_activity {
   uint64_t workspace_pinned_bytes = 0;  // its workers' buffers now
   uint64_t workspace_device_bytes = 0;
   uint64_t workspace_allocations = 0;  // times those buffers were allocated or grown
+  std::string pci_bus_id;  // "0000:65:00.0" (cudaDeviceGetPCIBusId): how NVML finds the device
 };
 
 class prover_backend {
