@@ -8,7 +8,8 @@
 #   scripts/gpu_bench_cli_check.sh DIR     DIR holds the `cuzk` binary (a CUDA build; it links the
 #                                          CUDA runtime statically, so nothing else is needed there)
 #
-# Needs nothing from the repository: copy it next to the binary and run it from there. Writes to
+# Needs nothing from the repository: copy it next to the binary (with tests/interop/cli_bench.sh,
+# whose tiny-table check then runs first) and run it from there. Writes to
 # $OUT (or DIR/logs): bench.log (every table, in order) and run.log (the machine, the binary's
 # libraries and each step's exit status and wall time). Each step has its own timeout so one slow
 # step cannot eat the others' time; the exit status is non-zero when any step failed.
@@ -46,6 +47,15 @@ step() {
 }
 
 start=$(date +%s)
+# First, where tests/interop/cli_bench.sh was copied next to the binary: tiny runs of each
+# benchmark whose tables must parse (seconds).
+if [[ -f $dir/cli_bench.sh ]]; then
+  t0=$(date +%s)
+  bash "$dir/cli_bench.sh" "$cuzk" gpu >>"$log" 2>&1
+  rc=$?
+  echo "rc=$rc wall=$(($(date +%s) - t0))s  cli_bench.sh gpu (tiny tables)" >>"$log"
+  ((rc == 0)) || failed=1
+fi
 for curve in bn254 bls12-381; do
   step 60 ntt --curve "$curve" --log-size 20,24 --reps 7
 done
