@@ -23,8 +23,8 @@
 // How each phase is timed and which overlap is gpu_prover.hpp's: GPU spans by CUDA events, each
 // MSM by host clocks around its synchronous run, CPU phases by host clocks; the phases overlap, so
 // they do not add up to the total. The h2d row is the copy synthesis waits for: the witness with
-// synthesis on the device, a, b, c otherwise (then a separate row has the witness copy the MSMs
-// read); the bandwidth is that copy's bytes over its CUDA-event span.
+// synthesis on the device, a, b, c otherwise (then two more rows have the witness copy the MSMs
+// read and its rate); a bandwidth is the copy's bytes over its CUDA-event span.
 //
 // Thread: the calling thread; the prover makes the key's device current on every thread it uses.
 #pragma once
