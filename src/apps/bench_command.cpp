@@ -194,9 +194,7 @@ void print_report(const char* mode, tally& t, double wall_s, bool verify) {
 
 }  // namespace
 
-void bench_command::add_to(CLI::App& app) {
-  sub = app.add_subcommand("bench", "load a running daemon with proofs; report throughput and latency");
-  sub->require_subcommand(1);
+void bench_command::add_to(CLI::App& bench) {
   auto opts = [&](CLI::App* s) {
     s->add_option("--socket", socket, "the daemon's Unix socket (default /var/lib/cuzk/cuzk.sock)");
     s->add_option("--addr", addr, "the daemon's TCP address, host:port");
@@ -208,18 +206,21 @@ void bench_command::add_to(CLI::App& app) {
     s->add_flag("--no-verify", no_verify, "do not check the returned proofs");
     return s;
   };
-  single = opts(sub->add_subcommand("single", "one proof at a time"));
+  single = opts(bench.add_subcommand("single", "a running daemon: one proof at a time"));
   single->add_option("--count,-n", count, "proofs to make")->check(CLI::Range(1, 1000000));
-  batch = opts(sub->add_subcommand("batch", "submit every job at once, then await them all"));
+  batch = opts(bench.add_subcommand("batch", "a running daemon: submit every job at once, then await them all"));
   batch->add_option("--count,-n", count, "proofs to make")->check(CLI::Range(1, 1000000));
   batch->add_option("--concurrency,-j", concurrency, "client threads submitting and awaiting")
       ->check(CLI::Range(1, 1024));
-  stress = opts(sub->add_subcommand("stress", "keep --concurrency proofs in flight for --duration seconds"));
+  stress = opts(
+      bench.add_subcommand("stress", "a running daemon: keep --concurrency proofs in flight for --duration seconds"));
   stress->add_option("--concurrency,-j", concurrency, "proofs in flight")->check(CLI::Range(1, 1024));
   stress->add_option("--duration,-d", duration_s, "seconds")->check(CLI::Range(0.1, 86400.0));
 }
 
-bool bench_command::chosen() const { return sub && sub->parsed(); }
+bool bench_command::chosen() const {
+  return (single && single->parsed()) || (batch && batch->parsed()) || (stress && stress->parsed());
+}
 
 int bench_command::run(const global_options&) const {
   auto mix = parse_mix(priority_mix);
