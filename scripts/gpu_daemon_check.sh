@@ -13,11 +13,17 @@
 #                time budget lasts) stress on the large key with one worker per device, and with
 #                synthesis on the host into pinned and into pageable memory, for comparison
 #   status.json, metrics.txt   the daemon's /status and /metrics after the benches
+#   dmon.log     `nvidia-smi dmon -s um -d 1` during the main stress on the large key (the daemon's
+#                own busy ratios are cross-checked against it in the summary)
 # backend = "auto": the GPU where a device answers; elsewhere the same run proves on the CPU (a
 # smaller large key and fewer proofs), which is how the bundle is checked before it travels.
 #
 # Environment: OUT; CUZK_BIG_LOG_SIZE (default 20 with a GPU, 12 without); CUZK_CHECK_BUDGET_S
-# (default 330: optional steps are skipped once it is spent).
+# (default 330: optional steps are skipped once it is spent); CUZK_SKIP_TESTS=1 (no step 1);
+# CUZK_BIG_ONLY=1 (only the large key's single and stress benches); CUZK_STRESS_S (the main
+# stress's seconds, default 20 with a GPU); CUZK_VARIANTS (the comparison runs of step 4, default
+# "1 device;2 host-pinned;2 host-pageable"); CUZK_HOST_BUDGET_MIB (host_memory_budget_mib, default
+# 0: 80% of the machine's memory).
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -88,7 +94,7 @@ run_tests() {
   done
   return $st
 }
-step tests run_tests
+if [[ ${CUZK_SKIP_TESTS:-0} != 1 ]]; then step tests run_tests; fi
 
 # ---- 2. the large key ------------------------------------------------------------------------------
 ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
@@ -110,6 +116,7 @@ backend = "auto"
 gpu_workers_per_device = $1
 gpu_synthesis = "${2:-device}"
 hot_budget_mib = 4096
+host_memory_budget_mib = ${CUZK_HOST_BUDGET_MIB:-0}
 log_level = "info"
 max_batch_size = 1
 [[circuit]]
@@ -150,7 +157,7 @@ bench() {  # label, then cuzk bench arguments
   {
     echo "  $label (exit $st):"
     awk '/^==== /{blk=""} {blk=blk"\n"$0} END{print blk}' "$out/bench.log" |
-      grep -E "^(all |mode=|server_mean_s|ran_on)" | sed 's/^/    /'
+      grep -E "^(all |mode=|server_mean_s|ran_on|memory |device:|gpu:)" | sed 's/^/    /'
   } | tee -a "$summary" >/dev/null
   return $st
 }
@@ -174,21 +181,45 @@ if ((gpu)) && [[ $backend != gpu ]]; then
 fi
 if [[ $backend == gpu ]]; then
   step preload preload device
-  n_small=40 n_big=20 batch_big=40 stress_s=20
+  n_small=40 n_big=20 batch_big=40 stress_s=${CUZK_STRESS_S:-20}
 else
   step preload preload hot
-  n_small=5 n_big=2 batch_big=4 stress_s=3
+  n_small=5 n_big=2 batch_big=4 stress_s=${CUZK_STRESS_S:-3}
 fi
 
-step bench_single_bn bench single-bn single -c bn --count "$n_small" "$data/bn128/poseidon/circuit.wtns"
-step bench_single_bls bench single-bls single -c bls --count "$n_small" "$data/bls12381/poseidon/circuit.wtns"
-step bench_batch_bn bench batch-bn batch -c bn --count $((n_small * 5)) -j 8 \
-  --priority-mix CRITICAL:1,NORMAL:8,LOW:1 "$data/bn128/poseidon/circuit.wtns"
-step bench_stress_mult bench stress-mult stress -c mult -j 8 -d "$stress_s" "$data/bn128/circuit.wtns"
+# nvidia-smi dmon beside the main stress: one line per second (sm %, mem %, memory used).
+dmon_start() {
+  if command -v nvidia-smi >/dev/null; then
+    nvidia-smi dmon -s um -d 1 >"$out/dmon.log" 2>&1 &
+    dmon_pid=$!
+  fi
+}
+dmon_stop() {
+  if [[ -n ${dmon_pid:-} ]]; then
+    kill "$dmon_pid" 2>/dev/null
+    wait "$dmon_pid" 2>/dev/null
+    # Mean SM % over the samples after the first 3 (warm-up) and before the last one (ending).
+    awk '$1 !~ /^#/ && NF > 3 {v[n++] = $2} END {s = 0; c = 0; for (i = 3; i < n - 1; i++) {s += v[i]; c++}
+      if (c) printf "  nvidia-smi dmon: %d samples, sm mean %.1f%% (after 3 s of warm-up)\n", c, s / c}' \
+      "$out/dmon.log" | tee -a "$summary"
+  fi
+}
+
+if [[ ${CUZK_BIG_ONLY:-0} != 1 ]]; then
+  step bench_single_bn bench single-bn single -c bn --count "$n_small" "$data/bn128/poseidon/circuit.wtns"
+  step bench_single_bls bench single-bls single -c bls --count "$n_small" "$data/bls12381/poseidon/circuit.wtns"
+  step bench_batch_bn bench batch-bn batch -c bn --count $((n_small * 5)) -j 8 \
+    --priority-mix CRITICAL:1,NORMAL:8,LOW:1 "$data/bn128/poseidon/circuit.wtns"
+  step bench_stress_mult bench stress-mult stress -c mult -j 8 -d "$stress_s" "$data/bn128/circuit.wtns"
+fi
 if [[ -f $work/big.wtns ]]; then
   step bench_single_big bench single-big single -c big --count "$n_big" "$work/big.wtns"
-  step bench_batch_big bench batch-big batch -c big --count "$batch_big" -j 8 "$work/big.wtns"
+  if [[ ${CUZK_BIG_ONLY:-0} != 1 ]]; then
+    step bench_batch_big bench batch-big batch -c big --count "$batch_big" -j 8 "$work/big.wtns"
+  fi
+  dmon_start
   step bench_stress_big bench stress-big stress -c big -j 4 -d "$stress_s" "$work/big.wtns"
+  dmon_stop
 fi
 "$cuzk" status --socket "$sock" >"$out/status.json" 2>&1
 "$cuzk" metrics --socket "$sock" >"$out/metrics.txt" 2>&1
@@ -200,7 +231,8 @@ stop_daemon
 # One worker per device (no overlap of one proof's host work with another's kernels), and
 # synthesis on the host into pinned, then pageable, memory (what the pinned path buys).
 if [[ $backend == gpu && -f $work/big.wtns ]]; then
-  for variant in "1 device" "2 host-pinned" "2 host-pageable"; do
+  IFS=';' read -r -a variants <<<"${CUZK_VARIANTS:-1 device;2 host-pinned;2 host-pageable}"
+  for variant in "${variants[@]}"; do
     read -r per synth <<<"$variant"
     if (($(elapsed) > budget - 45)); then
       say "skipped: workers=$per synthesis=$synth (elapsed $(elapsed) s of $budget)"

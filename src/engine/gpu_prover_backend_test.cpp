@@ -140,9 +140,20 @@ TEST_P(gpu_backend_synthesis, fixtures_of_both_curves_prove_on_the_device_and_ve
   run_round(8);
   const auto first = e->snapshot();
   ASSERT_EQ(first.devices.size(), 1u);
-  EXPECT_GT(first.devices[0].workspace_pinned_bytes, 0u);
+  // The staging (witness, and a | b | c with synthesis on the host) is the engine's pinned pool's,
+  // held in the host budget; the workspaces own no pinned memory.
+  EXPECT_EQ(first.devices[0].workspace_pinned_bytes, 0u);
+  EXPECT_EQ(first.pinned_pool.memory, "pinned");
+  EXPECT_GT(first.pinned_pool.bytes, 0u);
   run_round(12);
   const auto s = e->snapshot();
+  // A buffer is allocated only when no idle one fits: at most one per worker and circuit.
+  EXPECT_GE(s.pinned_pool.allocations, 1u);
+  EXPECT_LE(s.pinned_pool.allocations, 4u) << "the pool allocated after its buffers were warm";
+  EXPECT_GT(s.pinned_pool.hits, 0u);
+  EXPECT_EQ(s.pinned_pool.fallbacks, 0u);
+  ASSERT_FALSE(s.memory_budgets.empty());
+  EXPECT_LE(s.memory_budgets[0].peak, s.memory_budgets[0].limit);
   // Each of the two workers allocates on its first proof of each curve (one circuit per curve
   // here), whenever that comes, and never again: at most 2 x 2 over all 20 jobs.
   EXPECT_GE(s.devices[0].workspace_allocations, 1u);
