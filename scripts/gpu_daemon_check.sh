@@ -27,7 +27,8 @@
 # CUZK_DAEMON_CPUS (a taskset list the daemon is pinned to, e.g. 0-15: one GPU's share of a
 # several-GPU machine); CUZK_BIG_KEY_DIR (where the large key and witness are kept and reused
 # across runs; default: made fresh in the run's temporary folder); CUZK_N_BIG (proofs of bench
-# single on the large key, default 20); CUZK_STRESS_J (the main stress's concurrency, default 4).
+# single on the large key, default 20); CUZK_STRESS_J (the main stress's concurrency, default 4);
+# CUZK_STRESS_ARGS (more arguments for it, e.g. "--warmup 5 --witness-by-path").
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -170,7 +171,7 @@ bench() {  # label, then cuzk bench arguments
   {
     echo "  $label (exit $st):"
     awk '/^==== /{blk=""} {blk=blk"\n"$0} END{print blk}' "$out/bench.log" |
-      grep -E "^(all |mode=|server_mean_s|ran_on|memory |device:|gpu:)" | sed 's/^/    /'
+      grep -E "^(all |mode=|after warm-up|server_mean_s|ran_on|memory |device:|gpu:)" | sed 's/^/    /'
   } | tee -a "$summary" >/dev/null
   return $st
 }
@@ -232,7 +233,9 @@ if [[ -f $big_dir/big.wtns ]]; then
     step bench_batch_big bench batch-big batch -c big --count "$batch_big" -j 8 "$big_dir/big.wtns"
   fi
   dmon_start
-  step bench_stress_big bench stress-big stress -c big -j "${CUZK_STRESS_J:-4}" -d "$stress_s" "$big_dir/big.wtns"
+  # shellcheck disable=SC2086  # CUZK_STRESS_ARGS: extra words, e.g. "--warmup 5 --witness-by-path"
+  step bench_stress_big bench stress-big stress -c big -j "${CUZK_STRESS_J:-4}" -d "$stress_s" ${CUZK_STRESS_ARGS:-} \
+    "$big_dir/big.wtns"
   dmon_stop
 fi
 "$cuzk" status --socket "$sock" >"$out/status.json" 2>&1

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -204,6 +205,9 @@ void bench_command::add_to(CLI::App& bench) {
                                   "(default: the daemon's path for the circuit)");
     s->add_option("--priority-mix", priority_mix, "weights per priority, e.g. CRITICAL:1,NORMAL:8,LOW:1");
     s->add_flag("--no-verify", no_verify, "do not check the returned proofs");
+    s->add_flag("--witness-by-path", by_path,
+                "send each witness's absolute path for the daemon to read, not its bytes (a daemon on "
+                "this machine; how a prover beside its witness generator submits)");
     return s;
   };
   single = opts(bench.add_subcommand("single", "a running daemon: one proof at a time"));
@@ -216,6 +220,10 @@ void bench_command::add_to(CLI::App& bench) {
       bench.add_subcommand("stress", "a running daemon: keep --concurrency proofs in flight for --duration seconds"));
   stress->add_option("--concurrency,-j", concurrency, "proofs in flight")->check(CLI::Range(1, 1024));
   stress->add_option("--duration,-d", duration_s, "seconds")->check(CLI::Range(0.1, 86400.0));
+  stress->add_option("--warmup", warmup_s,
+                     "seconds at the start left out of the after-warm-up throughput and of the daemon's "
+                     "GPU-busy and memory lines (part of --duration)")
+      ->check(CLI::Range(0.0, 86400.0));
 }
 
 bool bench_command::chosen() const {
@@ -225,11 +233,18 @@ bool bench_command::chosen() const {
 int bench_command::run(const global_options&) const {
   auto mix = parse_mix(priority_mix);
   if (!mix) return report_error(mix.error());
+  if (stress->parsed() && warmup_s >= duration_s)
+    return report_error("--warmup: expected less than --duration (" + std::to_string(duration_s) + " s), found " +
+                        std::to_string(warmup_s));
+  // The bytes of each witness, or (--witness-by-path) its absolute path.
   std::vector<std::string> wtns;
   for (const auto& w : witnesses) {
     std::ifstream f(w, std::ios::binary);
     if (!f) return report_error(w + ": cannot open the witness");
-    wtns.emplace_back(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+    if (by_path)
+      wtns.push_back(std::filesystem::absolute(w).string());
+    else
+      wtns.emplace_back(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
   }
   auto channel = service::connect(socket, addr);
   auto stub = service::make_stub(channel);
@@ -257,7 +272,10 @@ int bench_command::run(const global_options&) const {
     v1::SubmitProofRequest r;
     r.set_circuit(circuit);
     r.set_priority((*mix)[i % mix->size()]);
-    r.add_partitions()->set_wtns(wtns[i % wtns.size()]);
+    if (by_path)
+      r.add_partitions()->set_path(wtns[i % wtns.size()]);
+    else
+      r.add_partitions()->set_wtns(wtns[i % wtns.size()]);
     return r;
   };
   tally t;
@@ -274,6 +292,10 @@ int bench_command::run(const global_options&) const {
   auto ms_since = [](clock_type::time_point a) {
     return std::chrono::duration<double, std::milli>(clock_type::now() - a).count();
   };
+  // Stress with --warmup: proofs that end after it, and the daemon's status read when it ends.
+  const auto warm_end = clock_type::now() + std::chrono::duration_cast<clock_type::duration>(
+                                                std::chrono::duration<double>(stress->parsed() ? warmup_s : 0));
+  std::atomic<uint64_t> done_after_warmup{0};
   auto prove_one = [&](uint64_t i) {
     const auto req = request(i);
     v1::ProofResult r;
@@ -282,6 +304,7 @@ int bench_command::run(const global_options&) const {
     auto s = stub->Prove(&ctx, req, &r);
     if (!s.ok()) return t.fail(req.priority(), "Prove: " + s.error_message());
     finish(r, req.priority(), ms_since(t0));
+    if (r.state() == v1::DONE && clock_type::now() >= warm_end) ++done_after_warmup;
   };
   auto run_threads = [&](uint64_t n, const std::function<void(uint64_t)>& body) {
     std::vector<std::thread> ts;
@@ -297,8 +320,15 @@ int bench_command::run(const global_options&) const {
     if (!s.ok()) return status(errc::unavailable, "daemon: GetStatus: " + s.error_message());
     return resp.json();
   };
-  const auto status_before = daemon_status();
+  auto status_before = daemon_status();
   const auto start = clock_type::now();
+  // The status at the end of the warm-up, read beside the run.
+  std::thread warm_reader;
+  if (stress->parsed() && warmup_s > 0)
+    warm_reader = std::thread([&] {
+      std::this_thread::sleep_until(warm_end);
+      status_before = daemon_status();
+    });
   const char* mode = "single";
   if (single->parsed()) {
     for (uint64_t i = 0; i < count; ++i) prove_one(i);
@@ -347,10 +377,18 @@ int bench_command::run(const global_options&) const {
   }
   const double wall = std::chrono::duration<double>(clock_type::now() - start).count();
   const auto status_after = daemon_status();
+  if (warm_reader.joinable()) warm_reader.join();
   print_report(mode, t, wall, static_cast<bool>(check));
+  double measured_s = wall;  // what the daemon's lines below cover
+  if (stress->parsed() && warmup_s > 0) {
+    measured_s = std::chrono::duration<double>(clock_type::now() - warm_end).count();
+    std::printf("after warm-up (%.1f s): %llu proofs in %.3f s, throughput=%.2f proofs/s\n", warmup_s,
+                static_cast<unsigned long long>(done_after_warmup.load()), measured_s,
+                static_cast<double>(done_after_warmup.load()) / measured_s);
+  }
   auto hw = !status_before ? result<std::vector<std::string>>(status_before.error())
             : !status_after ? result<std::vector<std::string>>(status_after.error())
-                            : service::hardware_summary(*status_before, *status_after, wall);
+                            : service::hardware_summary(*status_before, *status_after, measured_s);
   if (hw)
     for (const auto& line : *hw) std::printf("%s\n", line.c_str());
   else

@@ -12,6 +12,9 @@
 // circuit's zkey (--zkey, default the daemon's path from ListCircuits) unless --no-verify. The
 // report is throughput (proofs/s) and latency p50/p90/p99/max per priority; failures (RPC errors,
 // jobs that did not finish DONE, proofs that do not verify) are counted and make the exit status 1.
+// --witness-by-path sends each witness's path instead of its bytes (a daemon on this machine reads
+// it: no upload, no spooling). stress --warmup S leaves the first S seconds out of a second
+// throughput line and of the daemon's GPU-busy lines, which then cover the steady state only.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +34,9 @@ struct bench_command {
   std::vector<std::string> witnesses;
   uint64_t count = 20, concurrency = 1;
   double duration_s = 10;
+  double warmup_s = 0;
   bool no_verify = false;
+  bool by_path = false;
   CLI::App *single = nullptr, *batch = nullptr, *stress = nullptr;
 
   // Adds single, batch and stress under `bench`.
