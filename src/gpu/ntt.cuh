@@ -43,6 +43,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -67,12 +68,27 @@ constexpr uint64_t fr_generator() {
     return bls12_381::fr_generator;
 }
 
-// 2^11 elements per block: 64 KiB of shared memory and 8 elements in registers for each of its
-// 256 threads; two blocks per SM (128 registers per thread at most), so one block's global reads
-// and writes overlap the other's arithmetic.
+// The kernel's shape: blocks of up to 2^LogBlock elements, 2^R elements per thread in registers
+// (radix-2^R rounds between shared-memory exchanges), at least MinBlocks resident blocks per SM
+// (the register cap ptxas works to).
+template <unsigned LogBlock, unsigned R, unsigned MinBlocks>
+struct kernel_shape {
+  static constexpr unsigned log_block = LogBlock;
+  static constexpr unsigned log_per_thread = R;
+  static constexpr unsigned per_thread = 1u << R;
+  static constexpr unsigned threads = 1u << (LogBlock - R);
+  static constexpr unsigned min_blocks = MinBlocks;
+};
+
+// Bench-only variants (temporary): 0 is the committed shape.
+using shape_v0 = kernel_shape<11, 3, 2>;
+using shape_v1 = kernel_shape<10, 3, 4>;
+using shape_v2 = kernel_shape<10, 2, 3>;
+using shape_v3 = kernel_shape<10, 2, 2>;
+using shape_v4 = kernel_shape<10, 2, 4>;
+
+// The largest block of any shape (shared memory attribute, plan_passes' one-pass limit).
 constexpr unsigned log_block = 11;
-constexpr unsigned per_thread = 8;
-constexpr unsigned block_threads = (1u << log_block) / per_thread;
 // Stages of a pass before the last: at most 9 (so at least 4 columns, 128-byte runs), at least 3
 // (one radix-8 round).
 constexpr unsigned max_stages = 9;
@@ -126,22 +142,23 @@ __device__ __forceinline__ D apply_scale(const D& x, scale_mode mode, const D* t
   return mode == scale_mode::table ? x * t : (x * n_inv) * t;
 }
 
-// Shared-memory slot of element e: bits 0-4 XOR (bit 5 ? 4 : 0) ^ (bit 6 ? 9 : 0) ^ (bit 7 ? 18 : 0).
-// Among the 256 such XOR maps this is one that gives 32 distinct banks for every access pattern of
-// the rounds (runs of 2^a elements at stride 2^(a+3), a = 0..5); found by exhaustive search.
+// Shared-memory slot of element e: bits 0-4 XOR (bit 5 ? 11 : 0) ^ (bit 6 ? 22 : 0) ^ (bit 7 ? 25 : 0).
+// Among the 2^15 such XOR maps this is one that gives 32 distinct banks for every access pattern of
+// the rounds with 8 or with 4 elements per thread (runs of 2^a elements at stride 2^(a+3) or
+// 2^(a+2), a = 0..5, at every offset m 2^a); found by exhaustive search.
 __device__ __forceinline__ unsigned swizzle(unsigned e) {
   const unsigned h = e >> 5;
-  return e ^ ((h & 1u) * 4u) ^ (((h >> 1) & 1u) * 9u) ^ (((h >> 2) & 1u) * 18u);
+  return e ^ ((h & 1u) * 11u) ^ (((h >> 1) & 1u) * 22u) ^ (((h >> 2) & 1u) * 25u);
 }
 
 // One stage of a round: the butterflies (m, m + 2^Dbit) over the thread's 8 elements, m with bit
 // Dbit clear. Their twiddle is tw[base + mm * step], mm = m mod 2^Dbit (2^Dbit distinct ones).
 // With `unit` the mm = 0 twiddle is 1 (the last round of the last pass) and its product is skipped.
-template <class D, bool Dit, unsigned Dbit>
-__device__ __forceinline__ void radix2_stage(D (&x)[per_thread], const D* __restrict__ tw, std::size_t base,
+template <class D, bool Dit, unsigned Dbit, unsigned P>
+__device__ __forceinline__ void radix2_stage(D (&x)[P], const D* __restrict__ tw, std::size_t base,
                                              std::size_t step, bool unit) {
 #pragma unroll
-  for (unsigned m = 0; m < per_thread; ++m) {
+  for (unsigned m = 0; m < P; ++m) {
     if (m & (1u << Dbit)) continue;
     const unsigned mm = m & ((1u << Dbit) - 1);
     const unsigned m1 = m | (1u << Dbit);
@@ -164,11 +181,13 @@ __device__ __forceinline__ void radix2_stage(D (&x)[per_thread], const D* __rest
   }
 }
 
-// One pass of k >= 3 stages over blocks of 2^(k + log_c) elements, 2^(k + log_c - 3) threads each.
-template <class D, bool Dit>
-__global__ void __launch_bounds__(block_threads, 2)
+// One pass of k >= 3 stages over blocks of 2^(k + log_c) elements, 2^(k + log_c - R) threads each.
+template <class D, bool Dit, class Shape>
+__global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
     pass_kernel(D* __restrict__ data, const D* __restrict__ tw, pass_args<D> a) {
   constexpr unsigned W = D::n;
+  constexpr unsigned R = Shape::log_per_thread;
+  constexpr unsigned P = Shape::per_thread;
   extern __shared__ uint32_t smem[];
   const unsigned L = a.log_n;
   const unsigned k = a.k;
@@ -183,28 +202,28 @@ __global__ void __launch_bounds__(block_threads, 2)
   const unsigned c = threadIdx.x & (C - 1);
   const unsigned rest = threadIdx.x >> a.log_c;
   const std::size_t col = lo + c;  // the twiddles' column term; 0 in the last pass
-  const unsigned rounds = (k + 2) / 3;
+  const unsigned rounds = (k + R - 1) / R;
 
-  D x[per_thread];
+  D x[P];
   for (unsigned rr = 0; rr < rounds; ++rr) {
     const unsigned r = Dit ? rounds - 1 - rr : rr;  // round index in frequency order
-    const unsigned lo_b = 3 * (rounds - 1 - r);     // its stages' pair distances 2^lo_b .. 2^hi_b
-    const unsigned hi_b = r == 0 ? k - 1 : lo_b + 2;
-    // The thread's rows in this round: row_lo + m 2^p + row_hi 2^(p+3), m < 8.
-    const unsigned p = min(lo_b, k - 3);
+    const unsigned lo_b = R * (rounds - 1 - r);     // its stages' pair distances 2^lo_b .. 2^hi_b
+    const unsigned hi_b = r == 0 ? k - 1 : lo_b + R - 1;
+    // The thread's rows in this round: row_lo + m 2^p + row_hi 2^(p+R), m < 2^R.
+    const unsigned p = min(lo_b, k - R);
     const unsigned row_lo = rest & ((1u << p) - 1);
     const unsigned row_hi = rest >> p;
-    const unsigned row0 = row_lo + (row_hi << (p + 3));
+    const unsigned row0 = row_lo + (row_hi << (p + R));
 
     if (rr == 0) {
 #pragma unroll
-      for (unsigned m = 0; m < per_thread; ++m) {
+      for (unsigned m = 0; m < P; ++m) {
         const std::size_t g = base + (static_cast<std::size_t>(row0 + (m << p)) << log_s) + c;
         x[m] = apply_scale(load_vec(data + g), a.pre, a.pre_table, a.pre_bitrev, g, L, a.n_inv);
       }
     } else {
 #pragma unroll
-      for (unsigned m = 0; m < per_thread; ++m) {
+      for (unsigned m = 0; m < P; ++m) {
         const unsigned e = swizzle(((row0 + (m << p)) << a.log_c) + c);
 #pragma unroll
         for (unsigned w = 0; w < W; ++w) x[m].limb[w] = smem[w * E + e];
@@ -215,25 +234,27 @@ __global__ void __launch_bounds__(block_threads, 2)
     // j = (row mod 2^b) S + col, i.e. table index (row mod 2^b) 2^(L-b) + col 2^(s0+k-b), and
     // row mod 2^b = row_lo + mm 2^p.
     const bool unit = log_s == 0 && p == 0;
-    auto tw_base = [&](unsigned b) {
-      return (static_cast<std::size_t>(row_lo) << (L - b)) + (col << (a.s0 + k - b));
+    auto stage = [&](auto dbit) {
+      constexpr unsigned d = decltype(dbit)::value;
+      const unsigned b = p + d;
+      if (b < lo_b || b > hi_b) return;
+      const std::size_t tb = (static_cast<std::size_t>(row_lo) << (L - b)) + (col << (a.s0 + k - b));
+      radix2_stage<D, Dit, d, P>(x, tw, tb, std::size_t{1} << (L - d), unit);
     };
     if constexpr (Dit) {
-      if (p >= lo_b) radix2_stage<D, true, 0>(x, tw, tw_base(p), std::size_t{1} << L, unit);
-      if (p + 1 >= lo_b && p + 1 <= hi_b)
-        radix2_stage<D, true, 1>(x, tw, tw_base(p + 1), std::size_t{1} << (L - 1), unit);
-      if (p + 2 <= hi_b) radix2_stage<D, true, 2>(x, tw, tw_base(p + 2), std::size_t{1} << (L - 2), unit);
+      stage(std::integral_constant<unsigned, 0>{});
+      stage(std::integral_constant<unsigned, 1>{});
+      if constexpr (R > 2) stage(std::integral_constant<unsigned, 2>{});
     } else {
-      if (p + 2 <= hi_b) radix2_stage<D, false, 2>(x, tw, tw_base(p + 2), std::size_t{1} << (L - 2), unit);
-      if (p + 1 >= lo_b && p + 1 <= hi_b)
-        radix2_stage<D, false, 1>(x, tw, tw_base(p + 1), std::size_t{1} << (L - 1), unit);
-      if (p >= lo_b) radix2_stage<D, false, 0>(x, tw, tw_base(p), std::size_t{1} << L, unit);
+      if constexpr (R > 2) stage(std::integral_constant<unsigned, 2>{});
+      stage(std::integral_constant<unsigned, 1>{});
+      stage(std::integral_constant<unsigned, 0>{});
     }
 
     if (rr + 1 < rounds) {
       if (rr > 0) __syncthreads();  // every thread has read the previous exchange
 #pragma unroll
-      for (unsigned m = 0; m < per_thread; ++m) {
+      for (unsigned m = 0; m < P; ++m) {
         const unsigned e = swizzle(((row0 + (m << p)) << a.log_c) + c);
 #pragma unroll
         for (unsigned w = 0; w < W; ++w) smem[w * E + e] = x[m].limb[w];
@@ -241,7 +262,7 @@ __global__ void __launch_bounds__(block_threads, 2)
       __syncthreads();
     } else {
 #pragma unroll
-      for (unsigned m = 0; m < per_thread; ++m) {
+      for (unsigned m = 0; m < P; ++m) {
         const std::size_t g = base + (static_cast<std::size_t>(row0 + (m << p)) << log_s) + c;
         store_vec(data + g, apply_scale(x[m], a.post, a.post_table, a.post_bitrev, g, L, a.n_inv));
       }
@@ -310,13 +331,13 @@ struct pass_shape {
 // 2^10); then a last pass of up to b stages (one contiguous run) after passes of 3 .. min(9, b - 2)
 // stages (at least 4 columns), as evenly split as possible. 2^12: 3 + 9; 2^16: 6 + 10;
 // 2^18: 8 + 10; 2^20: 9 + 11; 2^21: 5 + 5 + 11; 2^24: 7 + 6 + 11.
-inline std::vector<pass_shape> plan_passes(unsigned log_n) {
+inline std::vector<pass_shape> plan_passes(unsigned log_n, unsigned large_block) {
   std::vector<pass_shape> passes;
-  if (log_n <= log_block) {
+  if (log_n <= large_block) {
     passes.push_back({0, log_n, 0});
     return passes;
   }
-  const unsigned b = log_n >= 19 ? log_block : log_block - 1;
+  const unsigned b = log_n >= 19 ? large_block : 10;
   const unsigned max_k = std::min(max_stages, b - 2);
   const unsigned rest = std::max(log_n - b, min_stages);
   const unsigned np = (rest + max_k - 1) / max_k;
@@ -360,6 +381,27 @@ status fill_powers(device_buffer<Fr>& out, const Fr& g, unsigned log_n, cudaStre
   return status::ok();
 }
 
+template <class D, class Shape>
+status allow_smem(int bytes) {
+  CUZK_CUDA_TRY(cudaFuncSetAttribute(pass_kernel<D, false, Shape>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  CUZK_CUDA_TRY(cudaFuncSetAttribute(pass_kernel<D, true, Shape>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  return status::ok();
+}
+
+template <class D, class Shape>
+status launch_pass(bool dit, const pass_args<D>& a, D* d, const D* tw, cudaStream_t stream) {
+  const unsigned log_e = a.k + a.log_c;
+  const unsigned threads = 1u << (log_e - Shape::log_per_thread);
+  const auto blocks = static_cast<unsigned>(std::size_t{1} << (a.log_n - log_e));
+  const std::size_t smem = (std::size_t{1} << log_e) * sizeof(D);
+  if (dit)
+    pass_kernel<D, true, Shape><<<blocks, threads, smem, stream>>>(d, tw, a);
+  else
+    pass_kernel<D, false, Shape><<<blocks, threads, smem, stream>>>(d, tw, a);
+  CUZK_CUDA_TRY(cudaGetLastError());
+  return status::ok();
+}
+
 }  // namespace ntt_detail
 
 template <class Fr>
@@ -388,10 +430,11 @@ result<ntt_plan<Fr>> ntt_plan<Fr>::create(unsigned log_n, cudaStream_t stream) {
   // A full block's 64 KiB of shared memory is above the 48 KiB a launch gets without asking.
   using D = fp_device<typename Fr::params>;
   constexpr int smem = static_cast<int>((std::size_t{1} << ntt_detail::log_block) * sizeof(D));
-  CUZK_CUDA_TRY(cudaFuncSetAttribute(ntt_detail::pass_kernel<D, false>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  CUZK_CUDA_TRY(cudaFuncSetAttribute(ntt_detail::pass_kernel<D, true>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  CUZK_TRY((ntt_detail::allow_smem<D, ntt_detail::shape_v0>(smem)));
+  CUZK_TRY((ntt_detail::allow_smem<D, ntt_detail::shape_v1>(smem)));
+  CUZK_TRY((ntt_detail::allow_smem<D, ntt_detail::shape_v2>(smem)));
+  CUZK_TRY((ntt_detail::allow_smem<D, ntt_detail::shape_v3>(smem)));
+  CUZK_TRY((ntt_detail::allow_smem<D, ntt_detail::shape_v4>(smem)));
   return result<ntt_plan>(std::move(p));
 }
 
@@ -418,7 +461,12 @@ status ntt_plan<Fr>::run(Fr* data, ntt_direction dir, ntt_order order, ntt_domai
     return status::ok();
   }
 
-  auto passes = plan_passes(L);
+  static const int variant = [] {
+    const char* v = std::getenv("CUZK_NTT_VARIANT");
+    return v != nullptr ? std::atoi(v) : 0;
+  }();
+  const unsigned large_block = variant == 0 ? 11 : 10;
+  auto passes = plan_passes(L, large_block);
   if (dit) std::reverse(passes.begin(), passes.end());
   for (std::size_t i = 0; i < passes.size(); ++i) {
     pass_args<D> a{};
@@ -439,15 +487,13 @@ status ntt_plan<Fr>::run(Fr* data, ntt_direction dir, ntt_order order, ntt_domai
       a.post_table = reinterpret_cast<const D*>(pow_inv_.data());
       a.post_bitrev = !dit;  // frequency order writes bit-reversed positions
     }
-    const unsigned log_e = a.k + a.log_c;
-    const unsigned threads = 1u << (log_e - 3);
-    const auto blocks = static_cast<unsigned>(std::size_t{1} << (L - log_e));
-    const std::size_t smem = (std::size_t{1} << log_e) * sizeof(D);
-    if (dit)
-      pass_kernel<D, true><<<blocks, threads, smem, stream>>>(d, tw, a);
-    else
-      pass_kernel<D, false><<<blocks, threads, smem, stream>>>(d, tw, a);
-    CUZK_CUDA_TRY(cudaGetLastError());
+    switch (variant) {
+      case 1: CUZK_TRY((launch_pass<D, shape_v1>(dit, a, d, tw, stream))); break;
+      case 2: CUZK_TRY((launch_pass<D, shape_v2>(dit, a, d, tw, stream))); break;
+      case 3: CUZK_TRY((launch_pass<D, shape_v3>(dit, a, d, tw, stream))); break;
+      case 4: CUZK_TRY((launch_pass<D, shape_v4>(dit, a, d, tw, stream))); break;
+      default: CUZK_TRY((launch_pass<D, shape_v0>(dit, a, d, tw, stream))); break;
+    }
   }
   if (order == ntt_order::natural_to_natural) {
     const unsigned threads = 256;
