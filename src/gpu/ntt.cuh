@@ -131,8 +131,8 @@ __device__ __forceinline__ D apply_scale(const D& x, scale_mode mode, const D* t
 
 // Shared-memory slot of element e: bits 0-4 XOR (bit 5 ? 11 : 0) ^ (bit 6 ? 22 : 0) ^ (bit 7 ? 25 : 0).
 // Among the 2^15 such XOR maps this is one that gives 32 distinct banks for every access pattern of
-// the rounds with 8 or with 4 elements per thread (runs of 2^a elements at stride 2^(a+3) or
-// 2^(a+2), a = 0..5, at every offset m 2^a); found by exhaustive search.
+// the rounds (runs of 2^a elements at stride 2^(a+2), a = 0..5, at every offset m 2^a, m < 4);
+// found by exhaustive search (it also suits 8 elements per thread, stride 2^(a+3)).
 __device__ __forceinline__ unsigned swizzle(unsigned e) {
   const unsigned h = e >> 5;
   return e ^ ((h & 1u) * 11u) ^ (((h >> 1) & 1u) * 22u) ^ (((h >> 2) & 1u) * 25u);
