@@ -13,11 +13,21 @@
 #                time budget lasts) stress on the large key with one worker per device, and with
 #                synthesis on the host into pinned and into pageable memory, for comparison
 #   status.json, metrics.txt   the daemon's /status and /metrics after the benches
+#   dmon.log     `nvidia-smi dmon -s um -d 1` during the main stress on the large key (the daemon's
+#                own busy ratios are cross-checked against it in the summary)
 # backend = "auto": the GPU where a device answers; elsewhere the same run proves on the CPU (a
 # smaller large key and fewer proofs), which is how the bundle is checked before it travels.
 #
 # Environment: OUT; CUZK_BIG_LOG_SIZE (default 20 with a GPU, 12 without); CUZK_CHECK_BUDGET_S
-# (default 330: optional steps are skipped once it is spent).
+# (default 330: optional steps are skipped once it is spent); CUZK_SKIP_TESTS=1 (no step 1);
+# CUZK_BIG_ONLY=1 (only the large key's single and stress benches); CUZK_STRESS_S (the main
+# stress's seconds, default 20 with a GPU); CUZK_VARIANTS (the comparison runs of step 4, default
+# "1 device;2 host-pinned;2 host-pageable"); CUZK_HOST_BUDGET_MIB (host_memory_budget_mib, default
+# 0: 80% of the machine's memory); CUZK_GPU_DEVICES (gpu_devices, default [] = every device);
+# CUZK_DAEMON_CPUS (a taskset list the daemon is pinned to, e.g. 0-15: one GPU's share of a
+# several-GPU machine); CUZK_BIG_KEY_DIR (where the large key and witness are kept and reused
+# across runs; default: made fresh in the run's temporary folder); CUZK_N_BIG (proofs of bench
+# single on the large key, default 20); CUZK_STRESS_J (the main stress's concurrency, default 4).
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -88,16 +98,22 @@ run_tests() {
   done
   return $st
 }
-step tests run_tests
+if [[ ${CUZK_SKIP_TESTS:-0} != 1 ]]; then step tests run_tests; fi
 
 # ---- 2. the large key ------------------------------------------------------------------------------
 ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
+big_dir=${CUZK_BIG_KEY_DIR:-$work}
+mkdir -p "$big_dir"
 make_big() {
   local t0
+  if [[ -f $big_dir/big.zkey && -f $big_dir/big.wtns ]]; then
+    say "setup: reusing $big_dir/big.zkey"
+    return 0
+  fi
   t0=$(date +%s%N)
   timeout 200 "$cuzk" setup --synthetic --log-size "$big_k" --curve bls12-381 --witness dense \
-    "$work/big.zkey" "$work/big.wtns" >"$out/setup.log" 2>&1 || return 1
-  say "setup: bls12-381 2^$big_k in $(ms_since "$t0") ms on $(nproc) cores, zkey $(du -h "$work/big.zkey" | cut -f1)"
+    "$big_dir/big.zkey" "$big_dir/big.wtns" >"$out/setup.log" 2>&1 || return 1
+  say "setup: bls12-381 2^$big_k in $(ms_since "$t0") ms on $(nproc) cores, zkey $(du -h "$big_dir/big.zkey" | cut -f1)"
 }
 step setup make_big
 
@@ -109,7 +125,9 @@ socket = "$sock"
 backend = "auto"
 gpu_workers_per_device = $1
 gpu_synthesis = "${2:-device}"
+gpu_devices = ${CUZK_GPU_DEVICES:-[]}
 hot_budget_mib = 4096
+host_memory_budget_mib = ${CUZK_HOST_BUDGET_MIB:-0}
 log_level = "info"
 max_batch_size = 1
 [[circuit]]
@@ -122,11 +140,13 @@ zkey = "$data/bls12381/poseidon/circuit.zkey"
 id = "mult"
 zkey = "$data/bn128/circuit.zkey"
 EOF
-  if [[ -f $work/big.zkey ]]; then printf '[[circuit]]\nid = "big"\nzkey = "%s"\n' "$work/big.zkey" >>"$work/cuzk.toml"; fi
+  if [[ -f $big_dir/big.zkey ]]; then printf '[[circuit]]\nid = "big"\nzkey = "%s"\n' "$big_dir/big.zkey" >>"$work/cuzk.toml"; fi
 }
 start_daemon() {
   echo "==== daemon start: $(date -u +%T) $*" >>"$out/daemon.log"
-  "$cuzk" daemon --config "$work/cuzk.toml" >>"$out/daemon.log" 2>&1 &
+  local pin=()
+  if [[ -n ${CUZK_DAEMON_CPUS:-} ]]; then pin=(taskset -c "$CUZK_DAEMON_CPUS"); fi
+  "${pin[@]}" "$cuzk" daemon --config "$work/cuzk.toml" >>"$out/daemon.log" 2>&1 &
   daemon_pid=$!
   local i
   for i in $(seq 1 600); do
@@ -150,7 +170,7 @@ bench() {  # label, then cuzk bench arguments
   {
     echo "  $label (exit $st):"
     awk '/^==== /{blk=""} {blk=blk"\n"$0} END{print blk}' "$out/bench.log" |
-      grep -E "^(all |mode=|server_mean_s|ran_on)" | sed 's/^/    /'
+      grep -E "^(all |mode=|server_mean_s|ran_on|memory |device:|gpu:)" | sed 's/^/    /'
   } | tee -a "$summary" >/dev/null
   return $st
 }
@@ -174,21 +194,46 @@ if ((gpu)) && [[ $backend != gpu ]]; then
 fi
 if [[ $backend == gpu ]]; then
   step preload preload device
-  n_small=40 n_big=20 batch_big=40 stress_s=20
+  n_small=40 n_big=${CUZK_N_BIG:-20} batch_big=40 stress_s=${CUZK_STRESS_S:-20}
 else
   step preload preload hot
-  n_small=5 n_big=2 batch_big=4 stress_s=3
+  n_small=5 n_big=2 batch_big=4 stress_s=${CUZK_STRESS_S:-3}
 fi
 
-step bench_single_bn bench single-bn single -c bn --count "$n_small" "$data/bn128/poseidon/circuit.wtns"
-step bench_single_bls bench single-bls single -c bls --count "$n_small" "$data/bls12381/poseidon/circuit.wtns"
-step bench_batch_bn bench batch-bn batch -c bn --count $((n_small * 5)) -j 8 \
-  --priority-mix CRITICAL:1,NORMAL:8,LOW:1 "$data/bn128/poseidon/circuit.wtns"
-step bench_stress_mult bench stress-mult stress -c mult -j 8 -d "$stress_s" "$data/bn128/circuit.wtns"
-if [[ -f $work/big.wtns ]]; then
-  step bench_single_big bench single-big single -c big --count "$n_big" "$work/big.wtns"
-  step bench_batch_big bench batch-big batch -c big --count "$batch_big" -j 8 "$work/big.wtns"
-  step bench_stress_big bench stress-big stress -c big -j 4 -d "$stress_s" "$work/big.wtns"
+# nvidia-smi dmon beside the main stress: one line per second (sm %, mem %, memory used).
+dmon_start() {
+  if command -v nvidia-smi >/dev/null; then
+    nvidia-smi dmon -s um -d 1 >"$out/dmon.log" 2>&1 &
+    dmon_pid=$!
+  fi
+}
+dmon_stop() {
+  if [[ -n ${dmon_pid:-} ]]; then
+    kill "$dmon_pid" 2>/dev/null
+    wait "$dmon_pid" 2>/dev/null
+    # Mean SM % per GPU over its samples after the first 3 (warm-up) and before the last (ending).
+    awk '$1 !~ /^#/ && NF > 3 {g = $1; v[g, n[g]++] = $2}
+      END {for (g in n) {s = 0; c = 0; for (i = 3; i < n[g] - 1; i++) {s += v[g, i]; c++}
+        if (c) printf "  nvidia-smi dmon: gpu %s, %d samples, sm mean %.1f%% (after 3 s of warm-up)\n", g, c, s / c}}' \
+      "$out/dmon.log" | tee -a "$summary"
+  fi
+}
+
+if [[ ${CUZK_BIG_ONLY:-0} != 1 ]]; then
+  step bench_single_bn bench single-bn single -c bn --count "$n_small" "$data/bn128/poseidon/circuit.wtns"
+  step bench_single_bls bench single-bls single -c bls --count "$n_small" "$data/bls12381/poseidon/circuit.wtns"
+  step bench_batch_bn bench batch-bn batch -c bn --count $((n_small * 5)) -j 8 \
+    --priority-mix CRITICAL:1,NORMAL:8,LOW:1 "$data/bn128/poseidon/circuit.wtns"
+  step bench_stress_mult bench stress-mult stress -c mult -j 8 -d "$stress_s" "$data/bn128/circuit.wtns"
+fi
+if [[ -f $big_dir/big.wtns ]]; then
+  step bench_single_big bench single-big single -c big --count "$n_big" "$big_dir/big.wtns"
+  if [[ ${CUZK_BIG_ONLY:-0} != 1 ]]; then
+    step bench_batch_big bench batch-big batch -c big --count "$batch_big" -j 8 "$big_dir/big.wtns"
+  fi
+  dmon_start
+  step bench_stress_big bench stress-big stress -c big -j "${CUZK_STRESS_J:-4}" -d "$stress_s" "$big_dir/big.wtns"
+  dmon_stop
 fi
 "$cuzk" status --socket "$sock" >"$out/status.json" 2>&1
 "$cuzk" metrics --socket "$sock" >"$out/metrics.txt" 2>&1
@@ -199,8 +244,9 @@ stop_daemon
 # ---- 4. other settings, for comparison (while time is left) ------------------------------------
 # One worker per device (no overlap of one proof's host work with another's kernels), and
 # synthesis on the host into pinned, then pageable, memory (what the pinned path buys).
-if [[ $backend == gpu && -f $work/big.wtns ]]; then
-  for variant in "1 device" "2 host-pinned" "2 host-pageable"; do
+if [[ $backend == gpu && -f $big_dir/big.wtns ]]; then
+  IFS=";" read -r -a variants <<<"${CUZK_VARIANTS-1 device;2 host-pinned;2 host-pageable}"
+  for variant in "${variants[@]}"; do
     read -r per synth <<<"$variant"
     if (($(elapsed) > budget - 45)); then
       say "skipped: workers=$per synthesis=$synth (elapsed $(elapsed) s of $budget)"
@@ -209,7 +255,7 @@ if [[ $backend == gpu && -f $work/big.wtns ]]; then
     write_config "$per" "$synth"
     if step "daemon_${per}_$synth" start_daemon "gpu_workers_per_device=$per gpu_synthesis=$synth"; then
       step "preload_${per}_$synth" preload device
-      step "stress_big_${per}_$synth" bench "stress-big-workers$per-$synth" stress -c big -j 4 -d 10 "$work/big.wtns"
+      step "stress_big_${per}_$synth" bench "stress-big-workers$per-$synth" stress -c big -j 4 -d 10 "$big_dir/big.wtns"
       stop_daemon
     fi
   done

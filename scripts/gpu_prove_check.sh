@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The GPU prover's check on the GPU machine, in one call: the `gpu_groth16_tests` (GPU proof ==
-# CPU proof, verification, 1000-proof memory check), then cuzk_gpu_prove_bench's per-phase tables.
+# CPU proof, verification, 1000-proof memory check), then `cuzk bench prove`'s per-phase tables.
 # Logs go to $OUT (the device tool's output folder) or, without it, build-g16/logs.
 #
-# Binaries: CUZK_G16_BIN (default build-g16) holding gpu_groth16_tests and cuzk_gpu_prove_bench,
+# Binaries: CUZK_G16_BIN (default build-g16) holding gpu_groth16_tests and cuzk (a CUDA build),
 # built elsewhere and carried along (they link the CUDA runtime statically; `ldd` should list only
 # system libraries); if they do not run there, everything is built here into build-gpu-g16, which
 # needs GoogleTest's sources as scripts/gpu_check.sh describes.
@@ -22,15 +22,17 @@ cases="${CUZK_PROVE_BENCH:-bls12-381:20:dense:real bn254:20:dense:real bls12-381
 } 2>&1 | tee "$out/machine.log"
 
 t0=$(date +%s)
-if ! "$bin/gpu_groth16_tests" --gtest_list_tests >/dev/null 2>&1 || [[ ! -x "$bin/cuzk_gpu_prove_bench" ]]; then
+cuzk="$bin/cuzk"
+if ! "$bin/gpu_groth16_tests" --gtest_list_tests >/dev/null 2>&1 || [[ ! -x "$cuzk" ]]; then
   echo "== building (carried binaries missing or not runnable here)" | tee "$out/build.log"
   gen=()
   if command -v ninja >/dev/null; then gen=(-G Ninja); fi
   cmake -S . -B build-gpu-g16 "${gen[@]}" -DCUZK_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCUZK_BUILD_BENCH=OFF \
     -DCUZK_GTEST_SOURCE_DIR="${CUZK_GTEST_SOURCE_DIR:-$PWD/.deps/googletest}" >>"$out/build.log" 2>&1
-  cmake --build build-gpu-g16 -j"$(nproc)" --target gpu_groth16_tests cuzk_gpu_prove_bench >>"$out/build.log" 2>&1 ||
+  cmake --build build-gpu-g16 -j"$(nproc)" --target gpu_groth16_tests cuzk >>"$out/build.log" 2>&1 ||
     { tail -n 40 "$out/build.log"; exit 1; }
   bin=build-gpu-g16/src/gpu/groth16
+  cuzk=build-gpu-g16/src/apps/cuzk
 fi
 t1=$(date +%s)
 
@@ -41,8 +43,8 @@ t2=$(date +%s)
 
 for c in $cases; do
   IFS=: read -r curve k witness key <<<"$c"
-  timeout "${CUZK_BENCH_TIMEOUT:-200}" "$bin/cuzk_gpu_prove_bench" --curve "$curve" --log-size "$k" \
-    --witness "$witness" --key "$key" --runs "${CUZK_BENCH_RUNS:-5}" 2>&1 | tee -a "$out/bench.log"
+  timeout "${CUZK_BENCH_TIMEOUT:-200}" "$cuzk" bench prove --curve "$curve" --log-size "$k" \
+    --witness "$witness" --key "$key" --reps "${CUZK_BENCH_RUNS:-5}" 2>&1 | tee -a "$out/bench.log"
   echo | tee -a "$out/bench.log"
 done
 t3=$(date +%s)

@@ -21,6 +21,7 @@
 #include "formats/zkey.hpp"
 #include "groth16/verifier.hpp"
 #include "service/client.hpp"
+#include "service/status_summary.hpp"
 
 namespace cuzk::apps {
 namespace {
@@ -193,9 +194,7 @@ void print_report(const char* mode, tally& t, double wall_s, bool verify) {
 
 }  // namespace
 
-void bench_command::add_to(CLI::App& app) {
-  sub = app.add_subcommand("bench", "load a running daemon with proofs; report throughput and latency");
-  sub->require_subcommand(1);
+void bench_command::add_to(CLI::App& bench) {
   auto opts = [&](CLI::App* s) {
     s->add_option("--socket", socket, "the daemon's Unix socket (default /var/lib/cuzk/cuzk.sock)");
     s->add_option("--addr", addr, "the daemon's TCP address, host:port");
@@ -207,18 +206,21 @@ void bench_command::add_to(CLI::App& app) {
     s->add_flag("--no-verify", no_verify, "do not check the returned proofs");
     return s;
   };
-  single = opts(sub->add_subcommand("single", "one proof at a time"));
+  single = opts(bench.add_subcommand("single", "a running daemon: one proof at a time"));
   single->add_option("--count,-n", count, "proofs to make")->check(CLI::Range(1, 1000000));
-  batch = opts(sub->add_subcommand("batch", "submit every job at once, then await them all"));
+  batch = opts(bench.add_subcommand("batch", "a running daemon: submit every job at once, then await them all"));
   batch->add_option("--count,-n", count, "proofs to make")->check(CLI::Range(1, 1000000));
   batch->add_option("--concurrency,-j", concurrency, "client threads submitting and awaiting")
       ->check(CLI::Range(1, 1024));
-  stress = opts(sub->add_subcommand("stress", "keep --concurrency proofs in flight for --duration seconds"));
+  stress = opts(
+      bench.add_subcommand("stress", "a running daemon: keep --concurrency proofs in flight for --duration seconds"));
   stress->add_option("--concurrency,-j", concurrency, "proofs in flight")->check(CLI::Range(1, 1024));
   stress->add_option("--duration,-d", duration_s, "seconds")->check(CLI::Range(0.1, 86400.0));
 }
 
-bool bench_command::chosen() const { return sub && sub->parsed(); }
+bool bench_command::chosen() const {
+  return (single && single->parsed()) || (batch && batch->parsed()) || (stress && stress->parsed());
+}
 
 int bench_command::run(const global_options&) const {
   auto mix = parse_mix(priority_mix);
@@ -287,6 +289,15 @@ int bench_command::run(const global_options&) const {
     for (auto& th : ts) th.join();
   };
 
+  // The daemon's status around the run, for its memory and GPU lines (status_summary.hpp).
+  auto daemon_status = [&]() -> result<std::string> {
+    v1::GetStatusResponse resp;
+    grpc::ClientContext ctx;
+    auto s = stub->GetStatus(&ctx, {}, &resp);
+    if (!s.ok()) return status(errc::unavailable, "daemon: GetStatus: " + s.error_message());
+    return resp.json();
+  };
+  const auto status_before = daemon_status();
   const auto start = clock_type::now();
   const char* mode = "single";
   if (single->parsed()) {
@@ -335,7 +346,15 @@ int bench_command::run(const global_options&) const {
     });
   }
   const double wall = std::chrono::duration<double>(clock_type::now() - start).count();
+  const auto status_after = daemon_status();
   print_report(mode, t, wall, static_cast<bool>(check));
+  auto hw = !status_before ? result<std::vector<std::string>>(status_before.error())
+            : !status_after ? result<std::vector<std::string>>(status_after.error())
+                            : service::hardware_summary(*status_before, *status_after, wall);
+  if (hw)
+    for (const auto& line : *hw) std::printf("%s\n", line.c_str());
+  else
+    std::printf("hardware: unknown (%s)\n", hw.error().to_string().c_str());
   uint64_t failed = 0;
   for (const auto& [p, n] : t.failed) failed += n;
   return failed == 0 ? exit_ok : exit_failure;

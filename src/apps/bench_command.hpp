@@ -1,4 +1,5 @@
 // `cuzk bench single|batch|stress`: load a running daemon with proofs and report what it sustains.
+// (The same `bench` command holds the GPU benchmarks, gpu_bench_command.hpp.)
 //
 // single: one proof at a time (Prove), so latency is the daemon's unloaded round trip.
 // batch:  all --count jobs submitted at once from --concurrency client threads, then awaited, so the
@@ -31,9 +32,10 @@ struct bench_command {
   uint64_t count = 20, concurrency = 1;
   double duration_s = 10;
   bool no_verify = false;
-  CLI::App *sub = nullptr, *single = nullptr, *batch = nullptr, *stress = nullptr;
+  CLI::App *single = nullptr, *batch = nullptr, *stress = nullptr;
 
-  void add_to(CLI::App& app);
+  // Adds single, batch and stress under `bench`.
+  void add_to(CLI::App& bench);
   bool chosen() const;
   int run(const global_options& g) const;
 };

@@ -9,6 +9,7 @@
 #include <new>
 
 #include "apps/cli_support.hpp"
+#include "apps/gpu_bench_command.hpp"
 #include "apps/info_command.hpp"
 #include "apps/prove_command.hpp"
 #include "apps/selfcheck.hpp"
@@ -52,13 +53,23 @@ int run(int argc, char** argv) {
   auto* sc = app.add_subcommand("selfcheck",
                                 "check this build's arithmetic and pairing on both curves, with timings");
   sc->add_flag("--no-gpu", no_gpu, "skip the GPU check even when a device is present");
+  // One `bench` command: the GPU benchmarks in every build (they say so where CUDA is missing),
+  // and the daemon load benchmarks where the service is built.
+  auto* bench = app.add_subcommand("bench", "benchmarks: GPU NTT, MSM and proof on this machine (ntt, msm, prove)"
+#ifdef CUZK_HAVE_SERVICE
+                                            "; a running daemon under load (single, batch, stress)"
+#endif
+  );
+  bench->require_subcommand(1);
+  gpu_bench_command gpu_bench;
+  gpu_bench.add_to(*bench);
 #ifdef CUZK_HAVE_SERVICE
   daemon_command daemon;
   client_commands client;
-  bench_command bench;
+  bench_command daemon_bench;
   daemon.add_to(app);
   client.add_to(app);
-  bench.add_to(app);
+  daemon_bench.add_to(*bench);
 #endif
 
   try {
@@ -78,8 +89,9 @@ int run(int argc, char** argv) {
 #ifdef CUZK_HAVE_SERVICE
   if (*daemon.sub) return daemon.run(g);
   if (client.chosen()) return client.run(g);
-  if (bench.chosen()) return bench.run(g);
+  if (daemon_bench.chosen()) return daemon_bench.run(g);
 #endif
+  if (gpu_bench.chosen()) return gpu_bench.run(g);
   if (*sc) {
     selfcheck.gpu = !no_gpu;
     return run_selfcheck(selfcheck);

@@ -33,6 +33,15 @@ uint64_t process_rss_bytes() {
   return n == 2 ? static_cast<uint64_t>(resident) * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) : 0;
 }
 
+// The host budget as configured, or 80% of the physical memory.
+uint64_t host_budget_bytes(const engine_options& o) {
+  if (o.host_memory_budget != 0) return o.host_memory_budget;
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  const uint64_t physical = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page)
+                                                  : uint64_t{16} << 30;
+  return physical / 5 * 4;
+}
+
 }  // namespace
 
 result<std::unique_ptr<engine>> engine::create(engine_options opt, engine_parts parts) {
@@ -66,10 +75,14 @@ result<std::unique_ptr<engine>> engine::create(engine_options opt, engine_parts 
   if (!parts.devices.slots.empty() && !parts.devices.uploader)
     return status(errc::invalid_argument, "engine: device slots without an uploader");
   if (!parts.hot_allocator) parts.hot_allocator = std::make_shared<pageable_allocator>();
+  if (!parts.gpu_monitor && !parts.devices.slots.empty())
+    parts.gpu_monitor = std::make_unique<gpu_utilization_monitor>();
   auto spool = witness_spool::open(default_spool_dir(opt));
   if (!spool) return spool.error();
   std::unique_ptr<engine> e(new engine(std::move(opt), std::move(parts), std::move(spool).value()));
   if (!backend_note.empty()) e->log(log_level::info, "engine: " + backend_note);
+  if (const auto& m = e->gpu_monitor_; m && !m->available())
+    e->log(log_level::warn, "engine: GPU utilization not sampled: " + m->unavailable_reason());
   CUZK_TRY(e->recover());
   e->start_threads();
   return e;
@@ -81,16 +94,41 @@ engine::engine(engine_options opt, engine_parts parts, witness_spool spool)
       store_(std::move(parts.store)),
       hot_alloc_(std::move(parts.hot_allocator)),
       spool_(std::move(spool)),
-      srs_(opt_.budgets, *hot_alloc_, opt_.key_check, std::move(parts.devices)),
+      memory_(host_budget_bytes(opt_), {}),
+      srs_(opt_.budgets, *hot_alloc_, opt_.key_check, std::move(parts.devices), &memory_.host()),
       sched_(opt_.scheduling),
-      started_at_(wall_clock::now()) {
-  sched_.set_resident_predicate([this](const std::string& c) { return srs_.resident(c); });
+      pinned_(hot_alloc_, memory_.host(), pinned_pool_options{[this](const pool_event& e) { on_pool_event(e); }}),
+      started_at_(wall_clock::now()),
+      kernels_(srs_.slots().size(), now_unix_us()),
+      gpu_monitor_(std::move(parts.gpu_monitor)) {
+  sched_.set_admission([this](work_batch& b, const worker_ref& by) { admit(b, by); });
+  // A worker with a device slot counts a key as resident when its slot has a copy; a CPU worker
+  // when the host has it.
+  sched_.set_resident_predicate(
+      [this](const std::string& c, int slot) { return slot < 0 ? srs_.resident(c) : srs_.resident_on(c, slot); });
 }
 
 engine::~engine() { drain(std::chrono::milliseconds(0)); }
 
 void engine::log(log_level lv, const std::string& line) const {
   if (opt_.log) opt_.log(lv, line);
+}
+
+void engine::on_pool_event(const pool_event& e) {
+  switch (e.kind) {
+    case pool_event_kind::allocated:
+      log(log_level::info, "engine: pinned buffer allocated circuit=" + e.circuit + " bytes=" + std::to_string(e.bytes) +
+                               " seconds=" + std::to_string(e.seconds));
+      break;
+    case pool_event_kind::freed:
+      log(log_level::info, "engine: pinned buffers freed buffers=" + std::to_string(e.buffers) +
+                               " bytes=" + std::to_string(e.bytes));
+      break;
+    case pool_event_kind::fallback:
+      log(log_level::warn, "engine: pinned pool could not serve circuit=" + e.circuit +
+                               " bytes=" + std::to_string(e.bytes) + ": staging in pageable memory (" + e.reason + ")");
+      break;
+  }
 }
 
 void engine::event(live_job& j, event_kind k, uint32_t partition, int worker, int64_t unix_us) {
@@ -377,6 +415,7 @@ status engine::cancel(job_id id) {
                   "job " + std::to_string(id) + ": already " + job_state_name((*r)->info.state));
   }
   j->cancel.request(cancel_reason::caller);
+  memory_.host().wake_waiters();  // a job waiting for memory leaves now
   // Still queued: it never reaches a worker. Otherwise the worker ends it at its next boundary.
   if (sched_.remove(id)) finish(j, job_state::cancelled, status(errc::cancelled, "cancelled by the caller"));
   return status::ok();
@@ -408,6 +447,8 @@ engine_snapshot engine::snapshot() const {
   s.backend = backend_->name();
   s.device_tiers = srs_.slots();
   s.devices = backend_->activity();
+  s.memory_budgets = memory_.snapshot();
+  s.pinned_pool = pinned_.snapshot();
   {
     std::lock_guard lk(m_);
     for (const auto& [id, j] : live_) {
@@ -433,16 +474,26 @@ engine_snapshot engine::snapshot() const {
     }
   }
   s.queue_depth = sched_.depth();
+  s.routed_to_key_slot = sched_.handoffs();
   s.keys = srs_.entries();
   s.tiers = srs_.tiers();
   s.rss_bytes = process_rss_bytes();
+  s.telemetry = collect_device_telemetry(kernels_, gpu_monitor_.get(), s.devices, now_unix_us());
   s.counters = metrics_.snapshot();
   return s;
 }
 
 std::string engine::chrome_trace() const {
   const auto ev = timeline_.recent();
-  return chrome_trace_json(ev);
+  const auto kernels = kernels_.recent();
+  const auto slots = srs_.slots();
+  const auto activity = backend_->activity();
+  std::vector<std::string> lanes;
+  for (std::size_t k = 0; k < slots.size(); ++k)
+    lanes.push_back(slots[k].name + (k < activity.size() && !activity[k].description.empty()
+                                         ? " (" + activity[k].description + ")"
+                                         : ""));
+  return chrome_trace_json(ev, kernels, lanes);
 }
 
 void engine::drain(std::chrono::milliseconds grace) {
@@ -462,6 +513,7 @@ void engine::drain(std::chrono::milliseconds grace) {
     for (auto& [id, j] : live_)
       if (j->worker >= 0) j->cancel.request(cancel_reason::shutdown);
   }
+  memory_.host().wake_waiters();  // a job waiting for memory (worker set by admit()) leaves now
   for (auto& w : workers_)
     if (w.thread.joinable()) w.thread.join();
   {

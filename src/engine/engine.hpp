@@ -3,7 +3,9 @@
 // A request's path reads straight through:
 //   submit()  validate (circuit known, each witness a .wtns for the key's curve with nVars values,
 //             all < r) -> spool inline witnesses -> job store (durable) -> scheduler
-//   worker    scheduler::next() -> srs_manager::acquire (key resident and leased, on the worker's
+//   dispatch  scheduler::next(), in priority order -> admit(): the proof's working set reserved
+//             from the host memory budget (waiting there, in the same order, when it is full)
+//   worker    srs_manager::acquire (key resident and leased, on the worker's
 //             device slot too with the GPU backend) -> per partition: read witness, backend
 //             prove, verify -> result stored -> await() returns
 // with a cancel check at every phase boundary.
@@ -41,11 +43,16 @@
 #include "base/result.hpp"
 #include "engine/cancel_token.hpp"
 #include "engine/circuit_registry.hpp"
+#include "engine/device_telemetry.hpp"
 #include "engine/engine_options.hpp"
+#include "engine/gpu_utilization.hpp"
 #include "engine/host_allocator.hpp"
 #include "engine/job.hpp"
 #include "engine/job_store.hpp"
+#include "engine/kernel_activity.hpp"
+#include "engine/memory_budget.hpp"
 #include "engine/metrics.hpp"
+#include "engine/pinned_pool.hpp"
 #include "engine/prover_backend.hpp"
 #include "engine/scheduler.hpp"
 #include "engine/srs_manager.hpp"
@@ -78,12 +85,16 @@ struct engine_snapshot {
   std::string backend;
   std::vector<live_job_status> jobs;  // queued and running, in id order
   std::array<std::size_t, priority_count> queue_depth{};
+  uint64_t routed_to_key_slot = 0;  // batches handed to the worker whose device slot held the key
   std::vector<worker_status> workers;
   std::vector<srs_entry_status> keys;
   std::array<srs_tier_status, 4> tiers;
   std::vector<srs_slot_status> device_tiers;  // the device tier per slot
   std::vector<device_activity> devices;       // the backend's work per slot
+  std::vector<budget_snapshot> memory_budgets;  // the host's (proofs in flight, pinned pool)
+  pinned_pool_snapshot pinned_pool;
   uint64_t rss_bytes = 0;  // the process's resident set
+  device_telemetry telemetry;  // kernel busy per slot, NVML, peak RSS
   metrics_snapshot counters;
 };
 
@@ -95,6 +106,8 @@ struct engine_parts {
   std::shared_ptr<host_allocator> hot_allocator;  // default: the backend's, else pageable_allocator
   // With a given backend: its device slots and uploader (backend->worker_slots() index them).
   device_tier devices;
+  // Default: with device slots, an NVML monitor (gpu_utilization.hpp); without, none.
+  std::unique_ptr<gpu_utilization_monitor> gpu_monitor;
 };
 
 class engine {
@@ -144,7 +157,7 @@ class engine {
   engine_snapshot snapshot() const;
   // The most recent events of every job (a bounded ring), oldest first.
   std::vector<timeline_event> recent_events() const { return timeline_.recent(); }
-  // The same as a Chrome trace.
+  // The same as a Chrome trace, with a lane per device slot for its kernel-lock intervals.
   std::string chrome_trace() const;
 
   // Stops accepting, stops dispatching, lets running jobs finish for up to `grace`, then abandons
@@ -161,6 +174,7 @@ class engine {
     steady_clock::time_point enqueued;
     std::vector<timeline_event> events;
     int worker = -1;
+    reservation working_set;  // from admission until its batch ends (the worker takes it over)
   };
   struct worker_slot {
     std::thread thread;
@@ -176,6 +190,7 @@ class engine {
   status recover();
   void start_threads();
   void log(log_level lv, const std::string& line) const;
+  void on_pool_event(const pool_event& e);
   void event(live_job& j, event_kind k, uint32_t partition, int worker, int64_t unix_us = 0);
   void set_state(live_job& j, job_state s);
   // Spools inline witnesses and checks each partition's; on an error, `why` says which kind.
@@ -183,9 +198,11 @@ class engine {
   void discard_spooled(const job_record& rec);
 
   // Worker side (engine_worker.cpp).
+  // The scheduler's admission step: reserves the batch's working set, drops refused jobs.
+  void admit(work_batch& batch, const worker_ref& by);
   void worker_loop(int index);
   void run_batch(int index, const work_batch& batch);
-  void run_job(int index, const std::shared_ptr<live_job>& j, key_lease& lease);
+  void run_job(int index, const std::shared_ptr<live_job>& j, key_lease& lease, reservation& working_set);
   void finish(const std::shared_ptr<live_job>& j, job_state end, status error);
   void requeue_in_store(const std::shared_ptr<live_job>& j);
   void housekeeping_loop();
@@ -196,11 +213,15 @@ class engine {
   std::shared_ptr<host_allocator> hot_alloc_;
   witness_spool spool_;
   circuit_registry circuits_;
+  memory_budgets memory_;  // before srs_ and pinned_, which hold reservations of it
   srs_manager srs_;
   scheduler sched_;
   metrics metrics_;
   timeline timeline_;
+  pinned_pool pinned_;
   const wall_time started_at_;
+  kernel_activity kernels_;  // after srs_: sized by its device slots
+  std::unique_ptr<gpu_utilization_monitor> gpu_monitor_;
 
   mutable std::mutex m_;  // live_, workers_' status fields
   std::condition_variable done_cv_;

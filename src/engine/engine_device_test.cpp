@@ -68,7 +68,8 @@ class fake_device_backend final : public prover_backend {
     return any_proof(formats::proof<bn254>{bn254_g1::generator, bn254_g2::generator, bn254_g1::generator});
   }
   std::vector<device_activity> activity() const override {
-    return {{"device:0", 0, "fake", 1, 0, 0.5, 0, 0, 0, 0, 0, 0}, {"device:1", 1, "fake", 2, 0, 0.25, 0, 0, 0, 0, 0, 0}};
+    return {{"device:0", 0, "fake", 1, 0, 0.5, 0, 0, 0, 0, 0, 0, ""},
+            {"device:1", 1, "fake", 2, 0, 0.25, 0, 0, 0, 0, 0, 0, ""}};
   }
   std::mutex m;
   std::vector<call_record> calls;
@@ -157,6 +158,28 @@ TEST(engine_device, every_call_runs_on_its_workers_slot_with_that_slots_copy) {
   EXPECT_NE(line.find("ran_on=device:"), std::string::npos) << line;
   EXPECT_NE(line.find("msm_b2_s=0.003"), std::string::npos) << line;
   EXPECT_NE(line.find("h2d_gb_per_s=50.0"), std::string::npos) << line;
+}
+
+TEST(engine_device, jobs_go_to_the_workers_of_the_slot_that_holds_the_key) {
+  // The key preloaded on device:1 only. Jobs submitted one at a time find every worker idle, so
+  // each must run on a worker of slot 1 (there is always one idle: two per slot), and slot 0 never
+  // uploads the key.
+  device_harness h;
+  ASSERT_TRUE(h.eng->preload("small", h.eng->parse_tier("device:1").value()).is_ok());
+  for (int i = 0; i < 12; ++i) {
+    const auto r = h.eng->await(h.eng->submit(request("small")).value(), 20s).value();
+    ASSERT_EQ(r.state, job_state::done) << r.error.to_string();
+    EXPECT_EQ(r.ran_on, "device:1") << "job " << i;
+  }
+  {
+    std::lock_guard lk(h.backend->m);
+    for (const auto& c : h.backend->calls) EXPECT_EQ(c.slot, 1) << "worker " << c.worker;
+  }
+  {
+    std::lock_guard lk(h.up->m);
+    EXPECT_EQ(h.up->uploads[0], 0);
+    EXPECT_EQ(h.up->uploads[1], 1);
+  }
 }
 
 TEST(engine_device, a_key_over_the_slot_budget_is_proved_without_a_copy_and_logged) {

@@ -50,6 +50,10 @@ struct engine_options {
   backend_kind backend = backend_kind::cpu;
   gpu_options gpu;
   tier_budgets budgets;
+  // Host memory for proofs in flight: each job reserves its proof's working set (the backend's
+  // memory_per_proof) before it starts, in dispatch order, and the pinned pool's buffers are held
+  // in the same budget (memory_budget.hpp, pinned_pool.hpp). 0: 80% of the physical memory.
+  uint64_t host_memory_budget = 0;
   scheduler_options scheduling;
   // Verify every proof before returning it.
   bool verify_proofs = true;

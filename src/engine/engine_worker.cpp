@@ -50,12 +50,65 @@ std::optional<cancel_reason> stop_reason(const cancel_token& c) {
 
 }  // namespace
 
+void engine::admit(work_batch& batch, const worker_ref& by) {
+  // One reservation per batch: its worker proves the jobs one after another, all of one circuit,
+  // so one proof's working set covers them, and with it the key's load when the key is not
+  // resident (the worker's srs_manager::acquire takes that share out; the key then holds its own
+  // reservation). Reserving both at once is what keeps the budget's line from deadlocking: a job
+  // never waits in it while holding memory. It is taken for the first job that can run; jobs
+  // refused before it leave the batch with their reason.
+  for (auto it = batch.jobs.begin(); it != batch.jobs.end();) {
+    std::shared_ptr<live_job> j;
+    {
+      std::lock_guard lk(m_);
+      auto found = live_.find(it->id);
+      if (found != live_.end()) {
+        j = found->second;
+        j->worker = by.index;  // so that drain() stops its wait too
+      }
+    }
+    if (!j) {  // ended meanwhile
+      it = batch.jobs.erase(it);
+      continue;
+    }
+    const uint64_t key_load = srs_.load_estimate(it->circuit);
+    const uint64_t need = backend_->memory_per_proof(j->key).host + key_load;
+    const std::string purpose = "job " + std::to_string(it->id) + " working set" +
+                                (key_load != 0 ? " and its key's load" : "");
+    refusal why = refusal::none;
+    const auto t0 = steady_clock::now();
+    auto r = memory_.host().acquire(need, {&j->cancel, std::nullopt, purpose, true, &why});
+    const double waited = seconds_since(t0);
+    if (r) {
+      if (waited > 0.001)
+        log(log_level::info, "engine: job=" + std::to_string(it->id) + " waited " + fmt_s(waited) +
+                                 " s for host memory (" + describe_bytes(need) + ")");
+      std::lock_guard lk(m_);
+      j->working_set = std::move(r).value();
+      return;
+    }
+    {
+      std::lock_guard lk(m_);
+      j->worker = -1;
+    }
+    it = batch.jobs.erase(it);
+    if (why == refusal::cancelled && j->cancel.reason() == cancel_reason::shutdown)
+      requeue_in_store(j);
+    else if (why == refusal::cancelled)
+      finish(j, job_state::cancelled, status(errc::cancelled, "cancelled by the caller"));
+    else
+      finish(j, job_state::failed, r.error().with_context("admission"));
+  }
+}
+
 void engine::worker_loop(int index) {
-  while (auto batch = sched_.next()) run_batch(index, *batch);
+  const worker_ref me{index, workers_[index].device_slot};  // the slot is fixed since start
+  while (auto batch = sched_.next(me)) run_batch(index, *batch);
 }
 
 void engine::run_batch(int index, const work_batch& batch) {
   key_lease lease;
+  reservation working_set;  // admit()'s, for the whole batch; returned when the batch ends
   for (const auto& qj : batch.jobs) {
     std::shared_ptr<live_job> j;
     {
@@ -63,6 +116,7 @@ void engine::run_batch(int index, const work_batch& batch) {
       auto it = live_.find(qj.id);
       if (it == live_.end()) continue;  // ended meanwhile (cancelled between dispatch and here)
       j = it->second;
+      if (it->second->working_set) working_set = std::move(it->second->working_set);
       j->worker = index;
       auto& w = workers_[index];
       w.busy = true;
@@ -70,7 +124,7 @@ void engine::run_batch(int index, const work_batch& batch) {
       w.partition = 0;
     }
     const auto t0 = steady_clock::now();
-    run_job(index, j, lease);
+    run_job(index, j, lease, working_set);
     std::lock_guard lk(m_);
     auto& w = workers_[index];
     w.busy = false;
@@ -81,7 +135,7 @@ void engine::run_batch(int index, const work_batch& batch) {
   }
 }
 
-void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& lease) {
+void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& lease, reservation& working_set) {
   job_result& info = j->rec.info;
   auto stop = [&](cancel_reason r) {
     if (r == cancel_reason::shutdown)
@@ -111,9 +165,12 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
   const int slot = workers_[index].device_slot;  // fixed since start: read without the lock
   if (!lease) {
     double load_s = 0;
-    auto l = srs_.acquire(info.circuit, &j->cancel, &load_s, slot);
+    auto l = srs_.acquire(info.circuit, &j->cancel, &load_s, slot, &working_set);
     if (!l) return fail_unless_stopped(l.error().with_context("loading the key of circuit " + info.circuit));
     lease = std::move(l).value();
+    // A key share admit() reserved that the load did not use (another job loaded it first).
+    const uint64_t proof_bytes = backend_->memory_per_proof(j->key).host;
+    if (working_set.bytes() > proof_bytes) working_set.release(working_set.bytes() - proof_bytes);
     if (load_s > 0.001)
       log(log_level::info, "engine: key ready circuit=" + info.circuit + " tier=" +
                                key_tier_name(lease.on_device() ? key_tier::device : lease.key().tier()) +
@@ -146,8 +203,9 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     set_state(*j, job_state::proving);
     backend_timings bt;
     const int64_t call_us = now_unix_us();
-    const prove_call call{lease.key(), lease.on_device(), slot, index};
+    const prove_call call{lease.key(), lease.on_device(), slot, index, info.circuit, &pinned_, &working_set};
     auto proof = backend_->prove(call, *w, j->cancel, bt);
+    kernels_.record(slot, index, info.id, p, bt.kernel_spans);
     const int64_t synth_end_us = call_us + static_cast<int64_t>(bt.synthesis * 1e6);
     event(*j, event_kind::synth_end, p, index, synth_end_us);
     event(*j, event_kind::prove_start, p, index, synth_end_us);

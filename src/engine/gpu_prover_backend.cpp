@@ -3,6 +3,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <array>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -10,6 +13,7 @@
 #include <vector>
 
 #include "engine/cpu_prover_backend.hpp"
+#include "engine/timeline.hpp"
 #include "gpu/field_batch.hpp"
 #include "gpu/groth16/gpu_prover.hpp"
 #include "gpu/groth16/gpu_proving_key.hpp"
@@ -112,9 +116,28 @@ class pinned_allocator final : public host_allocator {
   }
 };
 
+// The pinned staging of one proof: the witness first, then (synthesis on the host into pinned
+// memory) a | b | c at a page boundary.
+struct staging_layout {
+  uint64_t witness_bytes = 0, abc_offset = 0, abc_bytes = 0;
+  uint64_t total() const noexcept { return abc_bytes != 0 ? abc_offset + abc_bytes : witness_bytes; }
+};
+
+staging_layout staging_for(uint64_t n_vars, uint64_t domain_size, gpu::synthesis_place place) {
+  constexpr uint64_t scalar = 32, page = 4096;
+  staging_layout l;
+  l.witness_bytes = n_vars * scalar;
+  if (place == gpu::synthesis_place::host_pinned) {
+    l.abc_offset = (l.witness_bytes + page - 1) / page * page;
+    l.abc_bytes = 3 * domain_size * scalar;
+  }
+  return l;
+}
+
 class gpu_backend final : public prover_backend {
  public:
-  gpu_backend(std::shared_ptr<gpu_shared> sh, unsigned workers_per_device) : sh_(std::move(sh)) {
+  gpu_backend(std::shared_ptr<gpu_shared> sh, unsigned workers_per_device, gpu::synthesis_place place)
+      : sh_(std::move(sh)), place_(place) {
     const std::size_t n = sh_->slots.size() * workers_per_device;
     workers_.resize(n);
     for (std::size_t i = 0; i < n; ++i) workers_[i].slot = static_cast<int>(i % sh_->slots.size());
@@ -146,8 +169,19 @@ class gpu_backend final : public prover_backend {
       return status(errc::internal, "gpu backend: worker " + std::to_string(call.worker) + " serves " +
                                         sl.slot.name + ", its key copy is for slot " + std::to_string(call.slot));
     const auto& dk = static_cast<const gpu_device_key&>(*call.on_device);
-    if (const auto* m = call.key.get<bn254>()) return prove_on<bn254>(w, sl, *m, dk, witness, t);
-    return prove_on<bls12_381>(w, sl, *call.key.get<bls12_381>(), dk, witness, t);
+    if (const auto* m = call.key.get<bn254>()) return prove_on<bn254>(call, w, sl, *m, dk, witness, t);
+    return prove_on<bls12_381>(call, w, sl, *call.key.get<bls12_381>(), dk, witness, t);
+  }
+
+  // The witness as read (pageable), its pinned staging, and a | b | c on the host when synthesis
+  // runs there (pinned, from the pool; or pageable in the workspace, the measuring switch). A key
+  // without a device copy is proved by the CPU backend, which needs less than the sum of both.
+  proof_memory memory_per_proof(const key_summary& k) const override {
+    constexpr uint64_t scalar = 32;
+    const staging_layout l = staging_for(k.n_vars, k.domain_size, place_);
+    const uint64_t pageable_abc = place_ == gpu::synthesis_place::host_pageable ? 3 * uint64_t{k.domain_size} * scalar : 0;
+    const uint64_t gpu_host = uint64_t{k.n_vars} * scalar + l.total() + pageable_abc;
+    return {std::max(gpu_host, cpu_.memory_per_proof(k).host), l.total()};
   }
 
   std::vector<device_activity> activity() const override {
@@ -185,7 +219,7 @@ class gpu_backend final : public prover_backend {
   };
 
   template <class C>
-  result<any_proof> prove_on(worker_state& w, slot_state& sl, const key_material<C>& m,
+  result<any_proof> prove_on(const prove_call& call, worker_state& w, slot_state& sl, const key_material<C>& m,
                              const gpu_device_key& dk, const any_witness& witness, backend_timings& t) {
     using fr = typename C::fr;
     if (witness.curve != formats::curve_id_of<C>)
@@ -195,6 +229,24 @@ class gpu_backend final : public prover_backend {
     if (gk == nullptr) return status(errc::internal, "gpu backend: the device copy is of the other curve");
     const int ordinal = sl.slot.ordinal;
     auto& ws = w.workspace<C>();
+    // The staging from the pool, charged to the job's working set; lent to the workspace for this
+    // proof only (the lease goes back to the pool when it ends, after the copies).
+    pinned_lease staging;
+    struct unlend {
+      std::unique_ptr<gpu::gpu_workspace<C>>& ws;
+      ~unlend() {
+        if (ws) ws->unlend_host();
+      }
+    } unlend_at_exit{ws};
+    const gpu::synthesis_place place = gk->synthesis();
+    const bool pooled = call.pinned != nullptr && place != gpu::synthesis_place::host_pageable;
+    if (pooled) {
+      const staging_layout l = staging_for(m.view.n_vars, m.view.domain_size, place);
+      auto lease = call.pinned->acquire(std::string(call.circuit), l.total(), call.working_set);
+      if (!lease) return lease.error().with_context(sl.slot.name + ": pinned staging");
+      staging = std::move(lease).value();
+      t.pinned_fallback = !staging.pinned();
+    }
     {
       // Allocates only on the worker's first proof of this curve or of a larger circuit.
       std::lock_guard alloc(sh_->alloc_lock(ordinal));
@@ -205,7 +257,14 @@ class gpu_backend final : public prover_backend {
         if (!made) return made.error();
         ws = std::make_unique<gpu::gpu_workspace<C>>(std::move(made).value());
       }
-      CUZK_TRY(ws->reserve(m.view.n_vars, m.view.domain_size, gk->synthesis()));
+      if (pooled) {
+        const staging_layout l = staging_for(m.view.n_vars, m.view.domain_size, place);
+        using repr = typename fr::repr;
+        ws->lend_host(staging.as<repr>(), l.witness_bytes / sizeof(repr),
+                      l.abc_bytes != 0 ? reinterpret_cast<fr*>(staging.data() + l.abc_offset) : nullptr,
+                      l.abc_bytes / sizeof(fr));
+      }
+      CUZK_TRY(ws->reserve(m.view.n_vars, m.view.domain_size, place));
       const uint64_t after = (w.bn ? w.bn->allocations() : 0) + (w.bls ? w.bls->allocations() : 0);
       if (after != before) {
         std::lock_guard lk(sl.m);
@@ -232,6 +291,17 @@ class gpu_backend final : public prover_backend {
     t.gpu_wait = g.lock_wait_ms / 1e3;
     t.gpu_busy = g.lock_held_ms / 1e3;
     t.ran_on = sl.slot.name;
+    // The host clock's spans on the wall clock the timeline uses, from one reading of each.
+    const int64_t wall_minus_steady =
+        now_unix_us() - std::chrono::duration_cast<std::chrono::microseconds>(
+                            std::chrono::steady_clock::now().time_since_epoch())
+                            .count();
+    auto wall_us = [&](std::chrono::steady_clock::time_point tp) {
+      return wall_minus_steady +
+             std::chrono::duration_cast<std::chrono::microseconds>(tp.time_since_epoch()).count();
+    };
+    for (const auto& sp : g.lock_spans)
+      t.kernel_spans.push_back({sp.name, wall_us(sp.begin), wall_us(sp.end), sp.held});
     if (!p) return p.error().with_context(sl.slot.name);
     {
       std::lock_guard lk(sl.m);
@@ -245,6 +315,7 @@ class gpu_backend final : public prover_backend {
   }
 
   std::shared_ptr<gpu_shared> sh_;
+  gpu::synthesis_place place_;
   std::vector<worker_state> workers_;
   cpu_prover_backend cpu_;
 };
@@ -296,11 +367,15 @@ result<gpu_parts> make_gpu_backend(const gpu_options& o) {
     st->stats.name = s.name;
     st->stats.ordinal = s.ordinal;
     st->stats.description = st->description;
+    // NVML finds the device by its bus id (gpu_utilization.hpp); without one the slot has no NVML row.
+    std::array<char, 32> bus{};
+    if (cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), s.ordinal) == cudaSuccess)
+      st->stats.pci_bus_id = bus.data();
     desc += (desc.empty() ? "" : ", ") + s.name + "=" + st->description + " key_budget=" + mib(s.budget);
     sh->slots.push_back(std::move(st));
   }
   gpu_parts p;
-  p.backend = std::make_unique<gpu_backend>(sh, o.workers_per_device);
+  p.backend = std::make_unique<gpu_backend>(sh, o.workers_per_device, *place);
   p.devices.slots = std::move(slots);
   p.devices.uploader = std::make_shared<gpu_uploader>(sh, *place);
   p.pinned = std::make_shared<pinned_allocator>();

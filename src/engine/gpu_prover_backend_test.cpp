@@ -140,9 +140,20 @@ TEST_P(gpu_backend_synthesis, fixtures_of_both_curves_prove_on_the_device_and_ve
   run_round(8);
   const auto first = e->snapshot();
   ASSERT_EQ(first.devices.size(), 1u);
-  EXPECT_GT(first.devices[0].workspace_pinned_bytes, 0u);
+  // The staging (witness, and a | b | c with synthesis on the host) is the engine's pinned pool's,
+  // held in the host budget; the workspaces own no pinned memory.
+  EXPECT_EQ(first.devices[0].workspace_pinned_bytes, 0u);
+  EXPECT_EQ(first.pinned_pool.memory, "pinned");
+  EXPECT_GT(first.pinned_pool.bytes, 0u);
   run_round(12);
   const auto s = e->snapshot();
+  // A buffer is allocated only when no idle one fits: at most one per worker and circuit.
+  EXPECT_GE(s.pinned_pool.allocations, 1u);
+  EXPECT_LE(s.pinned_pool.allocations, 4u) << "the pool allocated after its buffers were warm";
+  EXPECT_GT(s.pinned_pool.hits, 0u);
+  EXPECT_EQ(s.pinned_pool.fallbacks, 0u);
+  ASSERT_FALSE(s.memory_budgets.empty());
+  EXPECT_LE(s.memory_budgets[0].peak, s.memory_budgets[0].limit);
   // Each of the two workers allocates on its first proof of each curve (one circuit per curve
   // here), whenever that comes, and never again: at most 2 x 2 over all 20 jobs.
   EXPECT_GE(s.devices[0].workspace_allocations, 1u);
@@ -151,6 +162,17 @@ TEST_P(gpu_backend_synthesis, fixtures_of_both_curves_prove_on_the_device_and_ve
   EXPECT_EQ(s.devices[0].cpu_fallbacks, 0u);
   EXPECT_GT(s.devices[0].busy_s, 0.0);
   EXPECT_EQ(s.backend, "gpu");
+  // The kernel-lock intervals the engine recorded: two per partition, summing to the backend's
+  // busy time (both are the same host-clock intervals, here rounded to microseconds per span).
+  ASSERT_EQ(s.telemetry.kernel.size(), 1u);
+  EXPECT_EQ(s.telemetry.kernel[0].intervals, 2 * s.devices[0].proofs);
+  EXPECT_NEAR(s.telemetry.kernel[0].busy_s, s.devices[0].busy_s, 1e-3);
+  EXPECT_GT(s.telemetry.kernel[0].ratio, 0.0);
+  EXPECT_LE(s.telemetry.kernel[0].window_ratio, 1.0);
+  EXPECT_FALSE(s.devices[0].pci_bus_id.empty());
+  if (s.telemetry.nvml.available) {
+    EXPECT_GE(s.telemetry.nvml_index.at(0), 0) << "no NVML device at " << s.devices[0].pci_bus_id;
+  }
   for (const auto& k : s.keys) {
     SCOPED_TRACE(k.circuit);
     EXPECT_EQ(k.tier_name, "device:0");

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <array>
 
 namespace cuzk::engine {
@@ -21,6 +22,7 @@ struct nvml_memory {
   unsigned long long used;
 };
 constexpr int pcie_tx_bytes = 0, pcie_rx_bytes = 1;  // nvmlPcieUtilCounter_t
+constexpr nvml_return nvml_not_found = 6;         // NVML_ERROR_NOT_FOUND
 
 }  // namespace
 
@@ -34,6 +36,8 @@ struct nvml_library::functions {
   nvml_return (*utilization)(nvml_device, nvml_utilization*) = nullptr;
   nvml_return (*memory)(nvml_device, nvml_memory*) = nullptr;
   nvml_return (*pcie_throughput)(nvml_device, int, unsigned int*) = nullptr;
+  nvml_return (*handle_by_pci_bus_id)(const char*, nvml_device*) = nullptr;
+  nvml_return (*index)(nvml_device, unsigned int*) = nullptr;
 
   std::string message(const char* what, nvml_return r) const {
     return std::string("nvml: ") + what + ": " + (error_string != nullptr ? error_string(r) : "error") + " (" +
@@ -71,6 +75,8 @@ result<std::unique_ptr<nvml_library>> nvml_library::open() {
   get(f.utilization, "nvmlDeviceGetUtilizationRates");
   get(f.memory, "nvmlDeviceGetMemoryInfo");
   get(f.pcie_throughput, "nvmlDeviceGetPcieThroughput");
+  get(f.handle_by_pci_bus_id, "nvmlDeviceGetHandleByPciBusId_v2");
+  get(f.index, "nvmlDeviceGetIndex");
   if (missing) {
     lib->fn_->shutdown = nullptr;  // never initialised
     return status(errc::unsupported, "nvml: libnvidia-ml.so.1 lacks " + missing_name);
@@ -120,22 +126,46 @@ result<gpu_sample> nvml_library::sample(unsigned index) {
   return s;
 }
 
-gpu_utilization_monitor::gpu_utilization_monitor(std::chrono::milliseconds interval) : interval_(interval) {
-  auto lib = nvml_library::open();
-  if (!lib) {
-    reason_ = lib.error().message();
+result<unsigned> nvml_library::index_of_pci_bus_id(const std::string& bus_id) {
+  nvml_device d = nullptr;
+  if (const nvml_return r = fn_->handle_by_pci_bus_id(bus_id.c_str(), &d); r != 0)
+    return status(r == nvml_not_found ? errc::not_found : errc::cuda_error,
+                  fn_->message(("nvmlDeviceGetHandleByPciBusId_v2(" + bus_id + ")").c_str(), r));
+  unsigned int index = 0;
+  if (const nvml_return r = fn_->index(d, &index); r != 0)
+    return status(errc::cuda_error, fn_->message("nvmlDeviceGetIndex", r));
+  return index;
+}
+
+gpu_utilization_monitor::gpu_utilization_monitor(gpu_monitor_options o)
+    : gpu_utilization_monitor(nullptr, o) {}
+
+gpu_utilization_monitor::gpu_utilization_monitor(std::unique_ptr<gpu_sample_source> source, gpu_monitor_options o,
+                                                 std::string why_not)
+    : opt_(o) {
+  if (!source && why_not.empty()) {
+    auto lib = nvml_library::open();
+    if (lib)
+      source = std::move(lib).value();
+    else
+      why_not = lib.error().message();
+  }
+  if (!source) {
+    reason_ = why_not.empty() ? "nvml: no sample source" : std::move(why_not);
     return;
   }
-  auto n = (*lib)->device_count();
+  auto n = source->device_count();
   if (!n || *n == 0) {
     reason_ = n ? "nvml: no devices" : n.error().message();
     return;
   }
-  nvml_ = std::move(lib).value();
-  latest_.resize(*n);
-  sums_.resize(*n);
+  source_ = std::move(source);
+  devices_.resize(*n);
+  // The window's samples, with room for a late or early tick; never unbounded if the clock jumps.
+  const auto per_window = o.interval.count() > 0 ? o.window.count() / o.interval.count() : 0;
+  ring_limit_ = static_cast<std::size_t>(std::max<int64_t>(per_window, 1)) * 2 + 8;
   available_ = true;
-  thread_ = std::thread([this] { run(); });
+  if (o.thread) thread_ = std::thread([this] { run(); });
 }
 
 gpu_utilization_monitor::~gpu_utilization_monitor() {
@@ -147,55 +177,97 @@ gpu_utilization_monitor::~gpu_utilization_monitor() {
   if (thread_.joinable()) thread_.join();
 }
 
-void gpu_utilization_monitor::run() {
-  std::unique_lock lock(mutex_);
-  while (!stop_) {
-    const std::size_t n = latest_.size();
-    lock.unlock();
-    std::vector<result<gpu_sample>> taken;
-    taken.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) taken.push_back(nvml_->sample(static_cast<unsigned>(i)));
-    lock.lock();
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!taken[i]) continue;  // a transient NVML error: keep the previous sample
+int64_t gpu_utilization_monitor::monotonic_us() noexcept {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void gpu_utilization_monitor::poll() { poll(monotonic_us()); }
+
+void gpu_utilization_monitor::poll(int64_t now_us) {
+  if (!available_) return;
+  std::vector<result<gpu_sample>> taken;
+  {
+    std::lock_guard src(source_m_);
+    taken.reserve(devices_.size());
+    for (std::size_t i = 0; i < devices_.size(); ++i) taken.push_back(source_->sample(static_cast<unsigned>(i)));
+  }
+  const int64_t oldest = now_us - std::chrono::duration_cast<std::chrono::microseconds>(opt_.window).count();
+  std::lock_guard lock(mutex_);
+  for (std::size_t i = 0; i < devices_.size(); ++i) {
+    device& d = devices_[i];
+    if (taken[i]) {  // a transient NVML error: keep the previous sample, count nothing
       const gpu_sample& s = *taken[i];
-      latest_[i] = s;
-      gpu_summary& sum = sums_[i];
-      sum.index = s.index;
-      sum.name = s.name;
-      ++sum.samples;
-      sum.mean_sm_busy_pct += s.sm_busy_pct;
-      sum.mean_mem_busy_pct += s.mem_busy_pct;
-      sum.mean_pcie_rx_mb_s += s.pcie_rx_mb_s;
-      sum.mean_pcie_tx_mb_s += s.pcie_tx_mb_s;
-      sum.peak_memory_used = std::max(sum.peak_memory_used, s.memory_used);
+      gpu_device_stats& t = d.totals;
+      t.last = s;
+      ++t.samples;
+      t.sm_busy_pct_sum += s.sm_busy_pct;
+      t.mem_busy_pct_sum += s.mem_busy_pct;
+      t.memory_used_peak = std::max(t.memory_used_peak, s.memory_used);
+      d.ring.push_back({now_us, s.sm_busy_pct, s.mem_busy_pct, s.memory_used});
     }
-    wake_.wait_for(lock, interval_, [this] { return stop_; });
+    while (!d.ring.empty() && (d.ring.front().t_us <= oldest || d.ring.size() > ring_limit_)) d.ring.pop_front();
   }
 }
 
-std::vector<gpu_sample> gpu_utilization_monitor::latest() const {
-  std::lock_guard lock(mutex_);
-  return latest_;
+void gpu_utilization_monitor::run() {
+  std::unique_lock lock(mutex_);
+  while (!stop_) {
+    lock.unlock();
+    poll();
+    lock.lock();
+    wake_.wait_for(lock, opt_.interval, [this] { return stop_; });
+  }
 }
 
-std::vector<gpu_summary> gpu_utilization_monitor::summary() const {
+gpu_monitor_status gpu_utilization_monitor::status() const { return status(monotonic_us()); }
+
+gpu_monitor_status gpu_utilization_monitor::status(int64_t now_us) const {
+  gpu_monitor_status out;
+  out.available = available_;
+  out.reason = reason_;
+  out.interval_s = std::chrono::duration<double>(opt_.interval).count();
+  out.window_s = std::chrono::duration<double>(opt_.window).count();
+  // The window is (now - window, now]: a sample exactly `window` old has left it.
+  const int64_t oldest = now_us - std::chrono::duration_cast<std::chrono::microseconds>(opt_.window).count();
   std::lock_guard lock(mutex_);
-  std::vector<gpu_summary> out = sums_;
-  for (auto& s : out) {
-    if (s.samples == 0) continue;
-    const double k = static_cast<double>(s.samples);
-    s.mean_sm_busy_pct /= k;
-    s.mean_mem_busy_pct /= k;
-    s.mean_pcie_rx_mb_s /= k;
-    s.mean_pcie_tx_mb_s /= k;
+  for (const device& d : devices_) {
+    gpu_device_stats s = d.totals;
+    if (s.samples > 0) {
+      s.sm_busy_mean_pct = s.sm_busy_pct_sum / static_cast<double>(s.samples);
+      s.mem_busy_mean_pct = s.mem_busy_pct_sum / static_cast<double>(s.samples);
+    }
+    double sm = 0, mem = 0;
+    for (const point& p : d.ring) {
+      if (p.t_us <= oldest || p.t_us > now_us) continue;
+      ++s.window_samples;
+      sm += p.sm;
+      mem += p.mem;
+      s.memory_used_window_peak = std::max(s.memory_used_window_peak, p.used);
+    }
+    if (s.window_samples > 0) {
+      s.sm_busy_window_pct = sm / static_cast<double>(s.window_samples);
+      s.mem_busy_window_pct = mem / static_cast<double>(s.window_samples);
+    }
+    out.devices.push_back(std::move(s));
   }
   return out;
 }
 
-void gpu_utilization_monitor::reset() {
-  std::lock_guard lock(mutex_);
-  for (auto& s : sums_) s = gpu_summary{s.index, s.name, 0, 0, 0, 0, 0, 0};
+result<unsigned> gpu_utilization_monitor::index_of_pci_bus_id(const std::string& bus_id) const {
+  if (!available_) return cuzk::status(errc::not_found, "nvml: unavailable (" + reason_ + ")");
+  std::lock_guard src(source_m_);
+  if (auto it = bus_index_.find(bus_id); it != bus_index_.end()) {
+    if (it->second < 0) return cuzk::status(errc::not_found, "nvml: no device at PCI bus id " + bus_id);
+    return static_cast<unsigned>(it->second);
+  }
+  auto i = source_->index_of_pci_bus_id(bus_id);
+  if (i)
+    bus_index_[bus_id] = static_cast<int>(*i);
+  else if (i.error().code() == errc::not_found)
+    bus_index_[bus_id] = -1;
+  return i;
 }
 
 }  // namespace cuzk::engine

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -26,7 +27,11 @@
 #include "curves/bn254_groups.hpp"
 #include "engine/cancel_token.hpp"
 #include "engine/device_tier.hpp"
+#include "engine/key_summary.hpp"
+#include "engine/kernel_activity.hpp"
 #include "engine/loaded_key.hpp"
+#include "engine/memory_budget.hpp"
+#include "engine/pinned_pool.hpp"
 #include "engine/witness.hpp"
 #include "formats/proof.hpp"
 
@@ -48,6 +53,10 @@ struct backend_timings {
   double gpu_wait = 0;  // waiting for the device's kernel lock
   double gpu_busy = 0;  // holding it
   std::string ran_on;   // "cpu" or a slot's name; empty: the engine fills in "cpu"
+  bool pinned_fallback = false;  // the pool could not serve: staged in pageable memory
+  // Where the kernel lock was held, and the named parts inside (kernel_activity.hpp); a GPU
+  // backend fills it, the engine records it for the busy ratios and the trace.
+  std::vector<kernel_span> kernel_spans;
 };
 
 // One proof's inputs besides the witness.
@@ -56,6 +65,18 @@ struct prove_call {
   const device_key* on_device = nullptr;  // the key's copy on the worker's slot; null: none there
   int slot = -1;                          // the worker's device slot; -1: none
   int worker = 0;                         // the calling worker's index
+  std::string_view circuit;               // for the pinned pool's capacity hints
+  // Where a backend that stages host data for a device takes its pinned buffers, and the job's
+  // working-set reservation it charges them to (pinned_pool::acquire's `charge`). Null: none
+  // (the backend uses buffers of its own).
+  pinned_pool* pinned = nullptr;
+  reservation* working_set = nullptr;
+};
+
+// Host memory one proof of a key needs while it runs, for admission against the host budget.
+struct proof_memory {
+  uint64_t host = 0;    // everything, pinned included
+  uint64_t pinned = 0;  // of which staged in pinned buffers (taken from the pinned pool)
 };
 
 // A device slot's work since start, for status and metrics.
@@ -71,6 +92,7 @@ struct device_activity {
   uint64_t workspace_pinned_bytes = 0;  // its workers' buffers now
   uint64_t workspace_device_bytes = 0;
   uint64_t workspace_allocations = 0;  // times those buffers were allocated or grown
+  std::string pci_bus_id;  // "0000:65:00.0" (cudaDeviceGetPCIBusId): how NVML finds the device
 };
 
 class prover_backend {
@@ -84,6 +106,13 @@ class prover_backend {
                                   backend_timings& t) = 0;
   // Per device slot, in slot order; empty for a CPU backend.
   virtual std::vector<device_activity> activity() const { return {}; }
+  // What one proof of a key with these sizes holds in host memory while it runs (an estimate from
+  // the sizes). This default is the CPU prover's: the witness as read (nVars scalars) and a, b, c
+  // and h (n scalars each, all four live at the peak); the MSMs' buckets are small beside them.
+  virtual proof_memory memory_per_proof(const key_summary& k) const {
+    constexpr uint64_t scalar = 32;  // an Fr element of either curve
+    return {(uint64_t{k.n_vars} + 4 * uint64_t{k.domain_size}) * scalar, 0};
+  }
 };
 
 }  // namespace cuzk::engine

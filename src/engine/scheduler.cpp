@@ -47,9 +47,14 @@ void scheduler::close() {
   cv_.notify_all();
 }
 
-void scheduler::set_resident_predicate(std::function<bool(const std::string&)> p) {
+void scheduler::set_resident_predicate(resident_predicate p) {
   std::lock_guard lk(m_);
   resident_ = std::move(p);
+}
+
+void scheduler::set_admission(admission_step a) {
+  std::lock_guard lk(m_);
+  admit_ = std::move(a);
 }
 
 int scheduler::highest_class_locked() const {
@@ -58,14 +63,14 @@ int scheduler::highest_class_locked() const {
   return -1;
 }
 
-scheduler::queue::iterator scheduler::pick_head_locked(queue& q, steady_clock::time_point now,
+scheduler::queue::iterator scheduler::pick_head_locked(queue& q, steady_clock::time_point now, int slot,
                                                        bool& grouped) {
   grouped = false;
   auto head = q.begin();
-  if (!opt_.group_by_circuit || !resident_ || resident_(head->second.job.circuit)) return head;
+  if (!opt_.group_by_circuit || !resident_ || resident_(head->second.job.circuit, slot)) return head;
   if (now - head->second.job.enqueued >= opt_.group_max_delay) return head;
   for (auto it = std::next(head); it != q.end(); ++it)
-    if (resident_(it->second.job.circuit)) {
+    if (resident_(it->second.job.circuit, slot)) {
       grouped = true;
       return it;
     }
@@ -89,9 +94,60 @@ work_batch scheduler::take_locked(queue& q, const std::vector<queue::iterator>& 
   return b;
 }
 
-std::optional<work_batch> scheduler::next() {
-  std::lock_guard dispatch(dispatch_m_);
+std::optional<work_batch> scheduler::next(worker_ref w) {
   std::unique_lock lk(m_);
+  waiter me{w, std::nullopt};
+  idle_.push_back(&me);
+  // Leaves idle_ on every way out (route_locked removes a worker it hands a batch to).
+  auto leave = [&] { std::erase(idle_, &me); };
+  for (;;) {
+    if (me.handed) {
+      leave();
+      return std::move(me.handed);
+    }
+    if (closed_) {
+      leave();
+      return std::nullopt;
+    }
+    if (dispatching_) {
+      cv_.wait(lk);
+      continue;
+    }
+    dispatching_ = true;
+    auto b = choose_locked(lk, w.slot);
+    if (b && admit_) {
+      // Still the dispatcher, without the lock: the step may wait for memory.
+      lk.unlock();
+      admit_(*b, w);
+      lk.lock();
+    }
+    dispatching_ = false;
+    cv_.notify_all();  // the next dispatcher may start
+    if (!b || b->jobs.empty()) continue;  // closed meanwhile, or every job refused
+    if (waiter* other = route_locked(*b, me)) {
+      std::erase(idle_, other);
+      other->handed = std::move(b);
+      ++handoffs_;
+      cv_.notify_all();
+      continue;  // dispatch again for this worker
+    }
+    leave();
+    return b;
+  }
+}
+
+scheduler::waiter* scheduler::route_locked(const work_batch& b, const waiter& me) const {
+  if (me.who.slot < 0 || !resident_ || b.jobs.empty()) return nullptr;
+  const std::string& circuit = b.jobs.front().circuit;
+  if (resident_(circuit, me.who.slot)) return nullptr;
+  for (waiter* other : idle_)
+    if (other != &me && !other->handed && other->who.slot >= 0 && other->who.slot != me.who.slot &&
+        resident_(circuit, other->who.slot))
+      return other;
+  return nullptr;
+}
+
+std::optional<work_batch> scheduler::choose_locked(std::unique_lock<std::mutex>& lk, int slot) {
   for (;;) {
     if (closed_) return std::nullopt;
     const int c = highest_class_locked();
@@ -102,7 +158,7 @@ std::optional<work_batch> scheduler::next() {
     auto& q = queues_[c];
     const auto now = steady_clock::now();
     bool grouped = false;
-    auto head = pick_head_locked(q, now, grouped);
+    auto head = pick_head_locked(q, now, slot, grouped);
     const bool batchable = opt_.max_batch_size > 1 && c != static_cast<int>(priority::critical);
     if (!batchable) return take_locked(q, {head}, grouped ? flush_reason::grouped : flush_reason::single);
 
@@ -136,6 +192,16 @@ std::vector<queued_job> scheduler::queued() const {
   for (int c = priority_count - 1; c >= 0; --c)
     for (const auto& [id, e] : queues_[c]) out.push_back(e.job);
   return out;
+}
+
+std::size_t scheduler::idle_workers() const {
+  std::lock_guard lk(m_);
+  return idle_.size();
+}
+
+uint64_t scheduler::handoffs() const {
+  std::lock_guard lk(m_);
+  return handoffs_;
 }
 
 }  // namespace cuzk::engine

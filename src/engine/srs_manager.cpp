@@ -12,6 +12,13 @@ constexpr auto wait_step = std::chrono::milliseconds(50);
 
 status cancelled(const std::string& what) { return status(errc::cancelled, "cancelled while " + what); }
 
+// An upper bound of a loaded key's host bytes (see load_estimate()): the mapped file, the
+// sections the reader copies (at most the file again, less the coefficients) and the matrices
+// built from the coefficients (36 bytes per 44-byte entry, plus two row-start arrays).
+uint64_t host_load_bound(const key_summary& k) {
+  return 2 * k.file_bytes + 16 * (uint64_t{k.domain_size} + 1);
+}
+
 }  // namespace
 
 void key_lease::release() noexcept {
@@ -21,8 +28,68 @@ void key_lease::release() noexcept {
   dev_.reset();
 }
 
-srs_manager::srs_manager(tier_budgets budgets, host_allocator& alloc, point_check check, device_tier devices)
-    : budgets_(budgets), alloc_(alloc), check_(check), devices_(std::move(devices)) {}
+srs_manager::srs_manager(tier_budgets budgets, host_allocator& alloc, point_check check, device_tier devices,
+                         memory_budget* host_budget)
+    : budgets_(budgets), alloc_(alloc), check_(check), devices_(std::move(devices)), host_budget_(host_budget) {
+  if (host_budget_ != nullptr)
+    evictor_ = host_budget_->add_evictor("proving keys", evictor_rank::proving_keys,
+                                         [this](uint64_t missing) { return shed(missing); });
+}
+
+bool srs_manager::reconcile_locked(entry& e) {
+  if (host_budget_ == nullptr) return true;
+  const uint64_t want = e.key ? e.key->resident_bytes() : 0;
+  const uint64_t held = e.host_res.bytes();
+  if (want == 0) {
+    e.host_res.reset();
+    return true;
+  }
+  if (want <= held) {
+    e.host_res.release(held - want);
+    return true;
+  }
+  // From free room only: this runs under the manager's lock, and evicting would call shed(),
+  // which takes it.
+  acquire_options o;
+  o.timeout = std::chrono::milliseconds(0);
+  o.evict = false;
+  o.purpose = "a proving key";
+  auto more = host_budget_->acquire(want - held, o);
+  if (!more) return false;
+  if (!e.host_res)
+    e.host_res = std::move(more).value();
+  else
+    (void)e.host_res.absorb(std::move(more).value());  // same budget
+  return true;
+}
+
+uint64_t srs_manager::shed(uint64_t missing) {
+  uint64_t freed = 0;
+  {
+    std::lock_guard lk(m_);
+    while (freed < missing) {
+      entry* victim = nullptr;
+      for (auto& [id, e] : entries_)
+        if (e.key && !busy(e) && (victim == nullptr || e.use_seq < victim->use_seq)) victim = &e;
+      if (victim == nullptr) break;
+      const uint64_t before = victim->host_res.bytes();
+      // Down one tier; a key that went hot -> warm is still the least recently used, so the next
+      // round takes it cold if more is needed.
+      (void)demote_locked(*victim, victim->key->tier() == key_tier::hot ? key_tier::warm : key_tier::cold, {});
+      const uint64_t after = victim->host_res.bytes();
+      if (before > after) freed += before - after;
+    }
+  }
+  cv_.notify_all();
+  return freed;
+}
+
+uint64_t srs_manager::load_estimate(const std::string& id) const {
+  std::lock_guard lk(m_);
+  auto it = entries_.find(id);
+  if (it == entries_.end() || it->second.key) return 0;
+  return host_load_bound(it->second.summary);
+}
 
 uint64_t srs_manager::budget(key_tier t) const noexcept {
   switch (t) {
@@ -108,6 +175,13 @@ void srs_manager::release(const std::string& id, int slot) noexcept {
 
 status srs_manager::demote_locked(entry& e, key_tier target, const std::string& except) {
   if (!e.key || e.key->tier() <= target) return status::ok();
+  // Whatever happens below, the host budget then holds what the key still holds (less: only
+  // releases).
+  struct follow {
+    srs_manager& m;
+    entry& e;
+    ~follow() { (void)m.reconcile_locked(e); }
+  } follow_after{*this, e};
   if (target == key_tier::cold) {
     for (auto& d : e.dev) d.key.reset();  // a device copy needs its key on the host
     e.key.reset();
@@ -147,7 +221,7 @@ bool srs_manager::make_room_locked(key_tier t, uint64_t bytes, const std::string
 }
 
 status srs_manager::load_locked(std::unique_lock<std::mutex>& lk, const std::string& id,
-                                const cancel_token* cancel) {
+                                const cancel_token* cancel, reservation* key_charge) {
   entry* e = &entries_.at(id);
   const uint64_t estimate = e->summary.file_bytes;
   if (estimate > budgets_.warm)
@@ -166,7 +240,25 @@ status srs_manager::load_locked(std::unique_lock<std::mutex>& lk, const std::str
   e->loading = true;
   const std::string path = e->path;
   const key_summary summary = e->summary;
+  const uint64_t host_estimate = host_load_bound(summary);  // load_estimate()
   lk.unlock();
+  // The host budget first (without the lock: waiting there may ask shed() for room).
+  reservation res;
+  if (host_budget_ != nullptr) {
+    if (key_charge != nullptr && *key_charge && key_charge->bytes() >= host_estimate) {
+      res = key_charge->split(host_estimate);
+    } else {
+      const std::string purpose = "the key of circuit " + id;
+      auto r = host_budget_->acquire(host_estimate, {cancel, std::nullopt, purpose, true, nullptr});
+      if (!r) {
+        lk.lock();
+        entries_.at(id).loading = false;
+        cv_.notify_all();
+        return r.error();
+      }
+      res = std::move(r).value();
+    }
+  }
   auto k = loaded_key::load_warm(path, summary, check_);
   lk.lock();
   e = &entries_.at(id);  // entries are not removed while loading
@@ -174,6 +266,16 @@ status srs_manager::load_locked(std::unique_lock<std::mutex>& lk, const std::str
   cv_.notify_all();
   if (!k) return k.error();
   e->key = std::move(k).value();
+  e->host_res = std::move(res);
+  if (!reconcile_locked(*e)) {
+    const uint64_t need = e->key->resident_bytes();
+    e->key.reset();
+    e->host_res.reset();
+    return status(errc::resource_exhausted, "circuit " + id + ": its key holds " + describe_bytes(need) +
+                                                " of host memory once loaded, more than the " +
+                                                describe_bytes(host_estimate) +
+                                                " admitted, and the host budget has no room for the rest");
+  }
   ++e->loads;
   e->use_seq = ++seq_;
   // Enforce the budget again with the measured size (matrices included).
@@ -191,9 +293,32 @@ status srs_manager::promote_hot_locked(entry& e, const std::string& id, bool req
                       std::to_string(budgets_.hot) + ", " + std::to_string(used_locked(key_tier::hot)) +
                       " used by keys in use)");
   }
+  // The hot copy is made beside the mapping, so both are held for a moment; from free room only
+  // (the lock is held), and a promotion nobody required is skipped without it.
+  reservation extra;
+  if (host_budget_ != nullptr) {
+    acquire_options o;
+    o.timeout = std::chrono::milliseconds(0);
+    o.evict = false;
+    o.purpose = "a hot copy of a proving key";
+    auto r = host_budget_->acquire(need, o);
+    if (!r) {
+      if (!required) return status::ok();
+      return status(errc::resource_exhausted, "circuit " + id + ": the host memory budget has no room for its hot copy (" +
+                                                  describe_bytes(need) + "): " + r.error().message());
+    }
+    extra = std::move(r).value();
+  }
   auto hot = loaded_key::make_hot(*e.key, alloc_);
   if (!hot) return hot.error();
   e.key = std::move(hot).value();
+  if (host_budget_ != nullptr) {
+    if (!e.host_res)
+      e.host_res = std::move(extra);
+    else
+      (void)e.host_res.absorb(std::move(extra));  // same budget
+    (void)reconcile_locked(e);                     // down to the hot key's size: only releases
+  }
   return status::ok();
 }
 
@@ -274,7 +399,7 @@ status srs_manager::upload_locked(std::unique_lock<std::mutex>& lk, const std::s
 }
 
 result<key_lease> srs_manager::acquire(const std::string& id, const cancel_token* cancel, double* load_seconds,
-                                       int slot) {
+                                       int slot, reservation* key_charge) {
   const auto t0 = std::chrono::steady_clock::now();
   if (slot >= static_cast<int>(devices_.slots.size()))
     return status(errc::invalid_argument, "srs_manager: slot " + std::to_string(slot) + ": expected one of the " +
@@ -292,7 +417,7 @@ result<key_lease> srs_manager::acquire(const std::string& id, const cancel_token
       continue;
     }
     if (!e.key) {
-      CUZK_TRY(load_locked(lk, id, cancel));
+      CUZK_TRY(load_locked(lk, id, cancel, key_charge));
       continue;
     }
     if (budgets_.hot > 0) CUZK_TRY(promote_hot_locked(e, id, false));
@@ -349,7 +474,7 @@ status srs_manager::preload(const std::string& id, tier_target target) {
       continue;
     }
     if (!e.key) {
-      CUZK_TRY(load_locked(lk, id, nullptr));
+      CUZK_TRY(load_locked(lk, id, nullptr, nullptr));
       continue;
     }
     if (target.tier == key_tier::hot) CUZK_TRY(promote_hot_locked(e, id, true));
@@ -396,6 +521,13 @@ bool srs_manager::resident(const std::string& id) const {
   std::lock_guard lk(m_);
   auto it = entries_.find(id);
   return it != entries_.end() && it->second.key != nullptr;
+}
+
+bool srs_manager::resident_on(const std::string& id, int slot) const {
+  std::lock_guard lk(m_);
+  auto it = entries_.find(id);
+  if (it == entries_.end() || slot < 0 || static_cast<std::size_t>(slot) >= it->second.dev.size()) return false;
+  return it->second.dev[slot].key != nullptr;
 }
 
 std::vector<srs_entry_status> srs_manager::entries() const {

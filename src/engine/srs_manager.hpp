@@ -25,6 +25,16 @@
 // a load is admitted on the file's size (an upload on the uploader's estimate) and the budget is
 // enforced again with the measured size (a key larger than expected can leave a tier briefly over
 // budget when nothing else can be evicted; status shows it).
+// The host memory budget (optional, memory_budget.hpp): with one, every key's host bytes are also
+// held as a reservation of it, so keys and proofs in flight share one limit. A load reserves
+// load_estimate() before it reads the file (from the caller's charge when given: the engine's
+// admission reserves a job's key together with its working set, so a job never waits in the
+// budget's line while holding memory that the job ahead of it in that line needs), and the
+// reservation follows the measured size after; a promotion to hot takes its extra only from free
+// room (it is optional); moving a key down returns what it no longer holds. The manager is the
+// budget's evictor of rank evictor_rank::proving_keys: asked for room, it moves keys nobody uses
+// down a tier, least recently used first, until enough is freed.
+//
 // The hot tier's name says what its memory is: "hot(pageable)" with the pageable allocator,
 // "hot(pinned)" with the GPU backend's pinned one. Without device slots the device tier is absent.
 //
@@ -51,6 +61,7 @@
 #include "engine/job.hpp"
 #include "engine/key_summary.hpp"
 #include "engine/loaded_key.hpp"
+#include "engine/memory_budget.hpp"
 
 namespace cuzk::engine {
 
@@ -170,7 +181,9 @@ class srs_manager {
  public:
   // `alloc` backs the hot tier and must outlive the manager; `devices` is the device tier (none by
   // default).
-  srs_manager(tier_budgets budgets, host_allocator& alloc, point_check check, device_tier devices = {});
+  // `host_budget`, when given, must outlive the manager (see the opening comment).
+  srs_manager(tier_budgets budgets, host_allocator& alloc, point_check check, device_tier devices = {},
+              memory_budget* host_budget = nullptr);
   srs_manager(const srs_manager&) = delete;
   srs_manager& operator=(const srs_manager&) = delete;
 
@@ -183,8 +196,15 @@ class srs_manager {
   // above for when it cannot be); `load_seconds` gets the time spent loading and uploading (0 when
   // it was resident). Errors: unknown id, a load failure (the key stays cold), a key larger than
   // the warm budget, or cancellation while waiting for room.
+  // With a host budget, a load takes its reservation out of `key_charge` when that holds at least
+  // load_estimate() bytes, else waits for it in the budget's line.
   result<key_lease> acquire(const std::string& id, const cancel_token* cancel = nullptr,
-                            double* load_seconds = nullptr, int slot = -1);
+                            double* load_seconds = nullptr, int slot = -1, reservation* key_charge = nullptr);
+  // Host bytes a load of the key is admitted on: an upper bound from the file's size (the
+  // mapping, the sections the reader copies, the constraint matrices built from the
+  // coefficients); the reservation shrinks to the measured size once loaded. 0 when the key is
+  // resident or unknown.
+  uint64_t load_estimate(const std::string& id) const;
   // Loads a key up to `target` without using it: warm, hot, or the device tier (one slot, or every
   // slot). Errors as acquire's, and for the device tier: no device tier, a key larger than the
   // slot's budget, an upload failure.
@@ -198,6 +218,8 @@ class srs_manager {
   result<tier_target> parse_target(const std::string& name) const;
 
   bool resident(const std::string& id) const;
+  // Whether the key has a copy on device slot `slot` (false for an unknown id or slot).
+  bool resident_on(const std::string& id, int slot) const;
   std::vector<srs_entry_status> entries() const;
   std::array<srs_tier_status, 4> tiers() const;  // indexed by key_tier
   std::vector<srs_slot_status> slots() const;    // the device tier, per slot
@@ -222,6 +244,7 @@ class srs_manager {
     uint64_t use_seq = 0;  // LRU order
     uint64_t loads = 0;
     std::vector<device_copy> dev;  // one per slot
+    reservation host_res;          // its host bytes in the host budget (with one)
   };
 
   void release(const std::string& id, int slot) noexcept;
@@ -233,7 +256,13 @@ class srs_manager {
   // Moves e down to `target`; a hot -> warm move may evict other warm keys, never `except`.
   status demote_locked(entry& e, key_tier target, const std::string& except);
   // Cold -> warm for `id`, waiting for room; the lock is released while the file loads.
-  status load_locked(std::unique_lock<std::mutex>& lk, const std::string& id, const cancel_token* cancel);
+  status load_locked(std::unique_lock<std::mutex>& lk, const std::string& id, const cancel_token* cancel,
+                     reservation* key_charge);
+  // Makes e's host reservation equal its key's host bytes: returns what is above, takes what is
+  // missing from free room only (false when there is none; the reservation then stays short).
+  bool reconcile_locked(entry& e);
+  // The host budget's evictor: unused keys down a tier, LRU first, until `missing` is freed.
+  uint64_t shed(uint64_t missing);
   status promote_hot_locked(entry& e, const std::string& id, bool required);
   // The device tier, per slot.
   uint64_t slot_used_locked(int slot) const;
@@ -252,6 +281,8 @@ class srs_manager {
   std::condition_variable cv_;
   std::map<std::string, entry> entries_;
   uint64_t seq_ = 0;
+  memory_budget* host_budget_ = nullptr;
+  evictor_registration evictor_;  // last: unregistered first
 };
 
 }  // namespace cuzk::engine

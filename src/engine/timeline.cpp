@@ -3,6 +3,8 @@
 
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <utility>
 
 namespace cuzk::engine {
 
@@ -55,8 +57,21 @@ std::vector<timeline_event> timeline::recent() const {
   return {ring_.begin(), ring_.end()};
 }
 
-std::string chrome_trace_json(std::span<const timeline_event> events) {
+namespace {
+
+nlohmann::json metadata(const char* what, int pid, int tid, const std::string& name) {
+  return {{"name", what}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", name}}}};
+}
+
+}  // namespace
+
+std::string chrome_trace_json(std::span<const timeline_event> events, std::span<const kernel_record> kernels,
+                              std::span<const std::string> device_names) {
   nlohmann::json out = nlohmann::json::array();
+  std::set<int> workers;  // tids of process 1
+  std::set<std::pair<int, int>> device_rows;
+  out.push_back(metadata("process_name", 1, 0, "workers"));
+  out.push_back(metadata("thread_name", 1, 0, "queue"));
   for (const auto& e : events) {
     const char* span = nullptr;
     char ph = 'i';
@@ -96,6 +111,30 @@ std::string chrome_trace_json(std::span<const timeline_event> events) {
                         {"args", {{"job", e.job}, {"partition", e.partition}}}};
     if (ph == 'i') j["s"] = "t";
     out.push_back(std::move(j));
+    if (e.worker >= 0) workers.insert(e.worker);
+  }
+  for (const auto& k : kernels) {
+    const int pid = device_trace_pid + k.slot;
+    out.push_back({{"name", k.span.name},
+                   {"cat", k.span.held ? "kernel_lock" : "kernel_part"},
+                   {"ph", "X"},
+                   {"ts", k.span.begin_us},
+                   {"dur", k.span.end_us - k.span.begin_us},
+                   {"pid", pid},
+                   {"tid", k.worker + 1},
+                   {"args", {{"job", k.job}, {"partition", k.partition}}}});
+    device_rows.insert({k.slot, k.worker});
+  }
+  for (int w : workers) out.push_back(metadata("thread_name", 1, w + 1, "worker " + std::to_string(w)));
+  std::set<int> named;
+  for (const auto& [slot, worker] : device_rows) {
+    const int pid = device_trace_pid + slot;
+    if (named.insert(slot).second) {
+      const bool known = slot >= 0 && static_cast<std::size_t>(slot) < device_names.size();
+      out.push_back(metadata("process_name", pid, 0, known ? device_names[slot] : "device:" + std::to_string(slot)));
+      out.push_back({{"name", "process_sort_index"}, {"ph", "M"}, {"pid", pid}, {"tid", 0}, {"args", {{"sort_index", pid}}}});
+    }
+    out.push_back(metadata("thread_name", pid, worker + 1, "worker " + std::to_string(worker)));
   }
   return nlohmann::json{{"traceEvents", out}, {"displayTimeUnit", "ms"}}.dump();
 }

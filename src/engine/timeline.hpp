@@ -3,6 +3,9 @@
 // the next one's start are where the hardware idled, which is what the Rust cuzk's TIMELINE CSV
 // was for.
 //
+// The device lanes come from kernel_activity's spans: they show whether the GPU was kept busy,
+// which the job lanes cannot (a worker can be "proving" while waiting for the kernel lock).
+//
 // Events live in a ring of the most recent `capacity`; a job's own events are also kept with the
 // job while it is live (engine status).
 //
@@ -17,6 +20,7 @@
 #include <vector>
 
 #include "engine/job.hpp"
+#include "engine/kernel_activity.hpp"
 
 namespace cuzk::engine {
 
@@ -59,8 +63,15 @@ class timeline {
   std::deque<timeline_event> ring_;
 };
 
-// The Chrome trace event format (JSON object with "traceEvents"): one row per worker, a span per
-// synthesis, prove and verification, instant events for the rest.
-std::string chrome_trace_json(std::span<const timeline_event> events);
+// The Chrome trace event format (JSON object with "traceEvents", as chrome://tracing and
+// Perfetto load it). Process 1, "workers": one row per worker, a span per synthesis, prove and
+// verification, instant events for the rest. Then one process per device slot (pid
+// device_trace_pid + slot, named by `device_names[slot]`, else "device:<slot>") with one row per
+// worker (tid = worker + 1, as in process 1) holding that worker's kernel-lock intervals as
+// complete events, and their named parts nested inside: where the device idled is the gap between
+// them.
+inline constexpr int device_trace_pid = 100;
+std::string chrome_trace_json(std::span<const timeline_event> events, std::span<const kernel_record> kernels = {},
+                              std::span<const std::string> device_names = {});
 
 }  // namespace cuzk::engine

@@ -20,4 +20,18 @@ result<std::string> device_description(int device) {
          std::to_string(prop.multiProcessorCount) + " SMs)";
 }
 
+status use_device(int device) {
+  int count = 0;
+  if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess)
+    return status(errc::cuda_error, "CUDA device " + std::to_string(device) + ": no CUDA device is usable (" +
+                                        cudaGetErrorName(e) + ": " + cudaGetErrorString(e) + ")");
+  if (device < 0 || device >= count)
+    return status(errc::invalid_argument,
+                  "CUDA device " + std::to_string(device) + " does not exist: " + std::to_string(count) +
+                      (count == 1 ? " device is" : " devices are") + " visible" +
+                      (count > 0 ? " (ordinals 0.." + std::to_string(count - 1) + ")" : std::string()));
+  CUZK_CUDA_TRY(cudaSetDevice(device));
+  return status::ok();
+}
+
 }  // namespace cuzk::gpu

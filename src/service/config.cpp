@@ -100,6 +100,9 @@ std::vector<config_key> make_table() {
       INT(hot_budget_mib, 0, int64_t(1) << 30, false,
           "host memory for fully loaded keys, MiB; 0: keys stay mapped"),
       INT(warm_budget_mib, 0, int64_t(1) << 30, false, "mapped key files plus matrices, MiB; 0: unlimited"),
+      INT(host_memory_budget_mib, 0, int64_t(1) << 30, false,
+          "host memory for proofs in flight (each job reserves its working set before it starts, in "
+          "priority order) and the pinned staging pool, MiB; 0: 80% of the physical memory"),
       INT(drain_grace_s, 0, 86400, true,
           "on SIGTERM, how long running jobs may finish before they are requeued, s"),
       STR(log_level, true, "debug, info, warn or error", "debug", "info", "warn", "error"),
@@ -268,6 +271,7 @@ engine::engine_options daemon_config::to_engine_options() const {
   o.scheduling.group_by_circuit = group_by_circuit;
   o.scheduling.group_max_delay = std::chrono::milliseconds(group_max_delay_ms);
   o.budgets.hot = static_cast<uint64_t>(hot_budget_mib) << 20;
+  o.host_memory_budget = static_cast<uint64_t>(host_memory_budget_mib) << 20;
   if (warm_budget_mib > 0) o.budgets.warm = static_cast<uint64_t>(warm_budget_mib) << 20;
   return o;
 }

@@ -51,6 +51,7 @@ struct daemon_config {
   bool group_by_circuit = false;
   int64_t group_max_delay_ms = 2000;
   int64_t hot_budget_mib = 0;
+  int64_t host_memory_budget_mib = 0;
   int64_t warm_budget_mib = 0;  // 0: unlimited
   int64_t drain_grace_s = 30;
   std::string log_level = "info";

@@ -2,13 +2,19 @@
 // fixtures of both curves preloaded onto the device over the API, proved there by two workers,
 // every proof checked against snarkjs's verification_key.json, results carrying where they ran and
 // the GPU phase times, the status document and metrics naming the device, and a key evicted from
-// the device coming back on the next proof. Where there is none, the daemon refuses to start with
-// backend = "gpu" and says why.
+// the device coming back on the next proof; then what the daemon sees of the GPU: kernel-lock
+// busy time per slot agreeing with the backend's own count, NVML sampling the device it proves on,
+// the gauges in /metrics, a lane per device in /trace, and `cuzk bench`'s memory and GPU lines.
+// Where there is none, the daemon refuses to start with backend = "gpu" and says why.
 //
 // The binaries may run away from their build tree (the GPU machine): CUZK_BIN and
 // CUZK_TEST_DATA_DIR in the environment override the compiled-in paths.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +24,7 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "formats/proof.hpp"
@@ -46,6 +53,28 @@ std::string read_file(const std::string& p) {
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
+std::pair<int, std::string> run_command(const std::string& cmd) {
+  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
+  if (p == nullptr) return {-1, "popen failed"};
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  const int st = ::pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+int free_port() {
+  int s = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t n = sizeof a;
+  ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &n);
+  ::close(s);
+  return ntohs(a.sin_port);
+}
+
 // The device nodes the NVIDIA driver creates; without them no CUDA device can answer.
 bool gpu_present() { return fs::exists("/dev/nvidiactl") && fs::exists("/dev/nvidia0"); }
 
@@ -58,6 +87,7 @@ const circuit bls{"bls", data + "/snarkjs/bls12381/poseidon/", true};
 
 struct gpu_daemon {
   std::string dir, sock, config, log;
+  int http_port = free_port();
   pid_t pid = -1;
   std::unique_ptr<v1::ProvingEngine::Stub> stub;
 
@@ -68,8 +98,8 @@ struct gpu_daemon {
     sock = dir + "/d.sock";
     config = dir + "/cuzk.toml";
     log = dir + "/daemon.log";
-    std::ofstream(config) << "data_dir = \"" << dir << "/data\"\nsocket = \"" << sock
-                          << "\"\nbackend = \"gpu\"\ngpu_workers_per_device = 2\nlog_level = \"info\"\n"
+    std::ofstream(config) << "data_dir = \"" << dir << "/data\"\nsocket = \"" << sock << "\"\nhttp = \"127.0.0.1:"
+                          << http_port << "\"\nbackend = \"gpu\"\ngpu_workers_per_device = 2\nlog_level = \"info\"\n"
                           << "[[circuit]]\nid = \"bn\"\nzkey = \"" << bn.dir << "circuit.zkey\"\n"
                           << "[[circuit]]\nid = \"bls\"\nzkey = \"" << bls.dir << "circuit.zkey\"\n";
     pid = ::fork();
@@ -211,6 +241,66 @@ TEST(daemon_gpu, proves_on_the_device_and_reports_where_and_how_long) {
   EXPECT_EQ(again.ran_on(), "device:0");
   EXPECT_EQ(d.key("bls")["devices"][0]["uploads"], 2);
   EXPECT_EQ(d.key_op(true, "bls", "device:9").error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST(daemon_gpu, sees_kernel_busy_nvml_device_lanes_and_bench_lines) {
+  if (!gpu_present()) GTEST_SKIP() << "no NVIDIA device nodes (/dev/nvidiactl): the gpu tests run on a GPU machine";
+  gpu_daemon d("observe");
+  ASSERT_TRUE(d.connect_within(60s)) << "daemon did not come up:\n" << read_file(d.log);
+  ASSERT_TRUE(d.key_op(true, bn.id, "device:0").ok());
+  const auto [rc, out] =
+      run_command(bin + " bench single --socket " + d.sock + " --circuit bn --count 8 " + bn.dir + "circuit.wtns");
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("memory rss_peak="), std::string::npos) << out;
+  EXPECT_NE(out.find("device:0 gpu_busy="), std::string::npos) << out;
+  EXPECT_NE(out.find("device:0 nvml gpu="), std::string::npos) << out;
+  EXPECT_EQ(out.find("no GPU"), std::string::npos) << out;
+  std::printf("%s", out.c_str());
+
+  const auto st = d.status();
+  const auto& dev = st["devices"][0];
+  const auto& kb = dev["kernel_busy"];
+  EXPECT_GE(kb["intervals"].get<uint64_t>(), 16u) << dev.dump(2);  // two held intervals per proof
+  EXPECT_GT(kb["busy_s"].get<double>(), 0);
+  EXPECT_LE(kb["ratio"].get<double>(), 1.0);
+  EXPECT_LE(kb["window_ratio"].get<double>(), 1.0);
+  // The same lock intervals the backend sums per proof (lock_held_ms), to the microsecond per span.
+  EXPECT_NEAR(kb["busy_s"].get<double>(), dev["busy_s"].get<double>(), 1e-3) << dev.dump(2);
+  EXPECT_GE(st["memory"]["rss_peak_bytes"].get<uint64_t>(), st["memory"]["rss_bytes"].get<uint64_t>());
+  const auto& g = st["gpu_utilization"];
+  ASSERT_EQ(g["monitor"], "running") << g.dump(2);
+  ASSERT_TRUE(dev["nvml_index"].is_number_integer()) << dev.dump(2);
+  const auto& n = g["devices"][dev["nvml_index"].get<int>()];
+  EXPECT_GT(n["samples"].get<uint64_t>(), 0u);
+  EXPECT_GT(n["memory_used_bytes"].get<uint64_t>(), 0u);
+  EXPECT_GE(n["memory_used_peak_bytes"].get<uint64_t>(), n["memory_used_bytes"].get<uint64_t>());
+  EXPECT_GT(n["memory_total_bytes"].get<uint64_t>(), n["memory_used_bytes"].get<uint64_t>());
+  EXPECT_EQ(n["slots"][0], "device:0");
+
+  const std::string m = d.metrics();
+  EXPECT_NE(m.find("cuzk_gpu_nvml_up 1\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("cuzk_gpu_sm_busy_ratio{gpu=\""), std::string::npos) << m;
+  EXPECT_NE(m.find("cuzk_gpu_memory_used_bytes{gpu=\""), std::string::npos) << m;
+  EXPECT_NE(m.find("cuzk_gpu_kernel_busy_seconds_total{device=\"device:0\",gpu=\""), std::string::npos) << m;
+
+  httplib::Client http("127.0.0.1", d.http_port);
+  auto t = http.Get("/trace");
+  ASSERT_TRUE(t);
+  const auto trace = nlohmann::json::parse(t->body);
+  std::string lane;
+  std::set<std::string> names;
+  std::size_t held = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "process_name" && e["pid"] == 100) lane = e["args"]["name"];
+    if (e["ph"] != "X") continue;
+    EXPECT_TRUE(e.contains("ts") && e.contains("dur") && e.contains("tid")) << e.dump();
+    names.insert(e["name"].get<std::string>());
+    held += e["cat"] == "kernel_lock";
+  }
+  EXPECT_EQ(lane.rfind("device:0 (", 0), 0u) << lane;
+  EXPECT_GE(held, 16u);
+  for (const char* part : {"msm_abc", "ntt_h", "msm_a", "msm_b1", "msm_b2", "msm_c", "synthesis", "ntt", "msm_h"})
+    EXPECT_TRUE(names.count(part)) << part;
 }
 
 TEST(daemon_gpu, backend_gpu_without_a_device_refuses_to_start) {

@@ -553,6 +553,9 @@ TEST(daemon, bench_batch_reports_twenty_verified_proofs) {
   EXPECT_NE(out.find("mode=batch proofs=20 verified=20 failed=0"), std::string::npos) << out;
   EXPECT_NE(out.find("CRITICAL"), std::string::npos) << out;
   EXPECT_NE(out.find("p99_ms"), std::string::npos) << out;
+  // The hardware lines: a CPU daemon says it has no GPU instead of printing zeros.
+  EXPECT_NE(out.find("\nmemory rss_peak="), std::string::npos) << out;
+  EXPECT_NE(out.find("\ngpu: no GPU (backend cpu)\n"), std::string::npos) << out;
 }
 
 }  // namespace

@@ -54,16 +54,145 @@ json devices_json(const engine::engine_snapshot& s) {
       d["workspace_pinned_bytes"] = a.workspace_pinned_bytes;
       d["workspace_device_bytes"] = a.workspace_device_bytes;
       d["workspace_allocations"] = a.workspace_allocations;
+      d["pci_bus_id"] = a.pci_bus_id;
     }
+    const auto& tel = s.telemetry;
+    if (k < tel.kernel.size()) {
+      const auto& b = tel.kernel[k];
+      d["kernel_busy"] = {{"intervals", b.intervals},     {"busy_s", b.busy_s},
+                          {"ratio", b.ratio},             {"window_s", b.window_s},
+                          {"window_busy_s", b.window_busy_s}, {"window_ratio", b.window_ratio}};
+    }
+    if (k < tel.nvml_index.size() && tel.nvml_index[k] >= 0)
+      d["nvml_index"] = tel.nvml_index[k];
+    else
+      d["nvml_index"] = nullptr;
     out.push_back(std::move(d));
   }
   return out;
+}
+
+// NVML's view per GPU. Percentages become ratios in [0, 1], as the metrics have them; the sums
+// (ratio x samples since start) are there so that a client reading twice gets the mean between.
+json gpu_utilization_json(const engine::engine_snapshot& s) {
+  const auto& t = s.telemetry;
+  json j;
+  j["monitor"] = !t.nvml_started ? "off" : t.nvml.available ? "running" : "unavailable";
+  if (!t.nvml_started) {
+    j["reason"] = "no GPU backend";
+    return j;
+  }
+  if (!t.nvml.available) j["reason"] = t.nvml.reason;
+  j["interval_s"] = t.nvml.interval_s;
+  j["window_s"] = t.nvml.window_s;
+  json devs = json::array();
+  for (std::size_t i = 0; i < t.nvml.devices.size(); ++i) {
+    const auto& d = t.nvml.devices[i];
+    json slots = json::array();
+    for (std::size_t k = 0; k < t.nvml_index.size(); ++k)
+      if (t.nvml_index[k] == static_cast<int>(i) && k < s.device_tiers.size()) slots.push_back(s.device_tiers[k].name);
+    devs.push_back({{"index", i},
+                    {"name", d.last.name},
+                    {"slots", slots},
+                    {"samples", d.samples},
+                    {"window_samples", d.window_samples},
+                    {"sm_busy",
+                     {{"last", d.last.sm_busy_pct / 100},
+                      {"window", d.sm_busy_window_pct / 100},
+                      {"since_start", d.sm_busy_mean_pct / 100},
+                      {"sum", d.sm_busy_pct_sum / 100}}},
+                    {"mem_busy",
+                     {{"last", d.last.mem_busy_pct / 100},
+                      {"window", d.mem_busy_window_pct / 100},
+                      {"since_start", d.mem_busy_mean_pct / 100},
+                      {"sum", d.mem_busy_pct_sum / 100}}},
+                    {"memory_used_bytes", d.last.memory_used},
+                    {"memory_total_bytes", d.last.memory_total},
+                    {"memory_used_peak_bytes", d.memory_used_peak},
+                    {"memory_used_window_peak_bytes", d.memory_used_window_peak},
+                    {"pcie_rx_mb_s", d.last.pcie_rx_mb_s},
+                    {"pcie_tx_mb_s", d.last.pcie_tx_mb_s}});
+  }
+  j["devices"] = devs;
+  return j;
 }
 
 std::string fmt_double(double v) {
   char b[32];
   std::snprintf(b, sizeof b, "%.9g", v);
   return b;
+}
+
+// The memory budgets (the host's first) with their evictors, and the pinned pool.
+json budgets_json(const engine::engine_snapshot& s) {
+  json out = json::array();
+  for (const auto& b : s.memory_budgets) {
+    json ev = json::array();
+    for (const auto& e : b.evictors)
+      ev.push_back({{"name", e.name}, {"rank", e.rank}, {"calls", e.calls}, {"bytes_freed", e.bytes_freed}});
+    out.push_back({{"name", b.name},
+                   {"limit_bytes", b.limit},
+                   {"used_bytes", b.used},
+                   {"peak_bytes", b.peak},
+                   {"waiting", b.waiting},
+                   {"waiting_bytes", b.waiting_bytes},
+                   {"granted", b.granted},
+                   {"waited", b.waited},
+                   {"wait_s", b.wait_seconds},
+                   {"refused_too_large", b.refused_too_large},
+                   {"cancelled", b.cancelled},
+                   {"evicted_bytes", b.eviction_bytes_freed},
+                   {"evictors", std::move(ev)}});
+  }
+  return out;
+}
+
+json pinned_pool_json(const engine::pinned_pool_snapshot& p) {
+  return {{"memory", p.memory},
+          {"buffers", p.buffers},
+          {"leased", p.leased},
+          {"idle", p.idle},
+          {"bytes", p.bytes},
+          {"idle_bytes", p.idle_bytes},
+          {"acquires", p.acquires},
+          {"hits", p.hits},
+          {"allocations", p.allocations},
+          {"allocation_s", p.allocation_seconds},
+          {"fallbacks", p.fallbacks},
+          {"fallbacks_budget", p.fallbacks_budget},
+          {"fallbacks_allocation", p.fallbacks_allocation},
+          {"evicted_bytes", p.evicted_bytes}};
+}
+
+// The budgets and the pool as Prometheus families.
+void memory_metrics(std::ostream& os, const engine::engine_snapshot& s) {
+  auto family = [&](const char* name, const char* type, const char* help, auto value) {
+    os << "# HELP cuzk_memory_budget_" << name << " " << help << "\n# TYPE cuzk_memory_budget_" << name << " "
+       << type << "\n";
+    for (const auto& b : s.memory_budgets)
+      os << "cuzk_memory_budget_" << name << "{budget=\"" << b.name << "\"} " << value(b) << "\n";
+  };
+  using snap = engine::budget_snapshot;
+  family("limit_bytes", "gauge", "the budget's limit", [](const snap& b) { return b.limit; });
+  family("used_bytes", "gauge", "bytes reserved now", [](const snap& b) { return b.used; });
+  family("peak_bytes", "gauge", "most bytes ever reserved at once", [](const snap& b) { return b.peak; });
+  family("waiting", "gauge", "requests waiting for room now", [](const snap& b) { return b.waiting; });
+  family("waited_total", "counter", "requests granted after waiting", [](const snap& b) { return b.waited; });
+  family("wait_seconds_total", "counter", "time spent waiting for room",
+         [](const snap& b) { return fmt_double(b.wait_seconds); });
+  family("refused_total", "counter", "requests larger than the whole budget",
+         [](const snap& b) { return b.refused_too_large; });
+  family("evicted_bytes_total", "counter", "bytes freed by evictors for waiting requests",
+         [](const snap& b) { return b.eviction_bytes_freed; });
+  const auto& p = s.pinned_pool;
+  os << "# HELP cuzk_pinned_pool_bytes pooled staging buffers now\n# TYPE cuzk_pinned_pool_bytes gauge\n"
+     << "cuzk_pinned_pool_bytes " << p.bytes << "\n"
+     << "# HELP cuzk_pinned_pool_hits_total leases served by an idle buffer\n"
+     << "# TYPE cuzk_pinned_pool_hits_total counter\ncuzk_pinned_pool_hits_total " << p.hits << "\n"
+     << "# HELP cuzk_pinned_pool_allocations_total buffers allocated (slow: pinning)\n"
+     << "# TYPE cuzk_pinned_pool_allocations_total counter\ncuzk_pinned_pool_allocations_total " << p.allocations
+     << "\n# HELP cuzk_pinned_pool_fallbacks_total leases served from pageable memory\n"
+     << "# TYPE cuzk_pinned_pool_fallbacks_total counter\ncuzk_pinned_pool_fallbacks_total " << p.fallbacks << "\n";
 }
 
 // Per device slot: its keys and what the backend did on it (counters rise; rate() them).
@@ -100,6 +229,62 @@ void device_metrics(std::ostream& os, const engine::engine_snapshot& s) {
          [&](std::size_t k) { return act(k).workspace_device_bytes; });
 }
 
+// The GPU's busy time by the daemon's clock (kernel_activity.hpp) per slot, with the NVML index as
+// `gpu` where known so that it joins NVML's series; then NVML's own numbers per GPU.
+void gpu_metrics(std::ostream& os, const engine::engine_snapshot& s) {
+  const auto& t = s.telemetry;
+  auto slot_labels = [&](std::size_t k) {
+    std::string l = "device=\"" + (k < s.device_tiers.size() ? s.device_tiers[k].name : std::to_string(k)) + "\"";
+    if (k < t.nvml_index.size() && t.nvml_index[k] >= 0) l += ",gpu=\"" + std::to_string(t.nvml_index[k]) + "\"";
+    return l;
+  };
+  auto slot_family = [&](const char* name, const char* type, const char* help, auto value) {
+    if (t.kernel.empty()) return;
+    os << "# HELP cuzk_gpu_" << name << " " << help << "\n# TYPE cuzk_gpu_" << name << " " << type << "\n";
+    for (std::size_t k = 0; k < t.kernel.size(); ++k)
+      os << "cuzk_gpu_" << name << "{" << slot_labels(k) << "} " << fmt_double(value(t.kernel[k])) << "\n";
+  };
+  slot_family("kernel_busy_seconds_total", "counter",
+              "time the device slot's kernel lock was held (the union of its kernel intervals)",
+              [](const engine::kernel_busy& b) { return b.busy_s; });
+  slot_family("kernel_busy_window_ratio", "gauge",
+              "share of the last window (10 s) in which the kernel lock was held",
+              [](const engine::kernel_busy& b) { return b.window_ratio; });
+  if (!t.nvml_started) return;
+  os << "# HELP cuzk_gpu_nvml_up 1 when NVML answers and the GPUs are sampled\n# TYPE cuzk_gpu_nvml_up gauge\n"
+     << "cuzk_gpu_nvml_up " << (t.nvml.available ? 1 : 0) << "\n";
+  auto gpu_family = [&](const char* name, const char* type, const char* help, auto value) {
+    if (t.nvml.devices.empty()) return;
+    os << "# HELP cuzk_gpu_" << name << " " << help << "\n# TYPE cuzk_gpu_" << name << " " << type << "\n";
+    for (std::size_t i = 0; i < t.nvml.devices.size(); ++i) {
+      const auto& d = t.nvml.devices[i];
+      os << "cuzk_gpu_" << name << "{gpu=\"" << i << "\",name=\"" << d.last.name << "\"} " << fmt_double(value(d))
+         << "\n";
+    }
+  };
+  using dev = engine::gpu_device_stats;
+  gpu_family("sm_busy_ratio", "gauge", "NVML: share of the last sample period with a kernel running",
+             [](const dev& d) { return d.last.sm_busy_pct / 100; });
+  gpu_family("sm_busy_window_ratio", "gauge", "NVML: mean SM busy over the last window (10 s)",
+             [](const dev& d) { return d.sm_busy_window_pct / 100; });
+  gpu_family("memory_busy_ratio", "gauge", "NVML: share of the last sample period with device memory in use",
+             [](const dev& d) { return d.last.mem_busy_pct / 100; });
+  gpu_family("memory_busy_window_ratio", "gauge", "NVML: mean memory busy over the last window (10 s)",
+             [](const dev& d) { return d.mem_busy_window_pct / 100; });
+  gpu_family("memory_used_bytes", "gauge", "NVML: device memory in use (every process)",
+             [](const dev& d) { return static_cast<double>(d.last.memory_used); });
+  gpu_family("memory_used_peak_bytes", "gauge", "NVML: the most device memory in use at a sample since start",
+             [](const dev& d) { return static_cast<double>(d.memory_used_peak); });
+  gpu_family("memory_total_bytes", "gauge", "NVML: device memory",
+             [](const dev& d) { return static_cast<double>(d.last.memory_total); });
+  gpu_family("pcie_rx_bytes_per_second", "gauge", "NVML: PCIe traffic into the GPU",
+             [](const dev& d) { return d.last.pcie_rx_mb_s * 1e6; });
+  gpu_family("pcie_tx_bytes_per_second", "gauge", "NVML: PCIe traffic out of the GPU",
+             [](const dev& d) { return d.last.pcie_tx_mb_s * 1e6; });
+  gpu_family("nvml_samples_total", "counter", "NVML samples taken",
+             [](const dev& d) { return static_cast<double>(d.samples); });
+}
+
 }  // namespace
 
 std::string status_json(const engine::engine_snapshot& s, const daemon_config& c) {
@@ -108,11 +293,19 @@ std::string status_json(const engine::engine_snapshot& s, const daemon_config& c
   j["started_unix_ms"] = engine::to_unix_ms(s.started_at);
   j["accepting"] = s.accepting;
   j["backend"] = s.backend;
-  j["memory"] = {{"rss_bytes", s.rss_bytes}};
+  j["memory"] = {{"rss_bytes", s.rss_bytes}, {"rss_peak_bytes", s.telemetry.rss_peak_bytes}};
+  if (!s.memory_budgets.empty()) {  // the host's comes first
+    j["memory"]["host_budget_bytes"] = s.memory_budgets.front().limit;
+    j["memory"]["host_budget_used_bytes"] = s.memory_budgets.front().used;
+    j["memory"]["host_budget_peak_bytes"] = s.memory_budgets.front().peak;
+  }
   json depth = json::object();
   for (int p = 0; p < engine::priority_count; ++p)
     depth[engine::priority_name(engine::priority(p))] = s.queue_depth[p];
   j["queue_depth"] = depth;
+  j["routed_to_key_slot"] = s.routed_to_key_slot;
+  j["memory_budgets"] = budgets_json(s);
+  j["pinned_pool"] = pinned_pool_json(s.pinned_pool);
   json jobs = json::array();
   for (const auto& lj : s.jobs) {
     const auto& i = lj.info;
@@ -172,6 +365,7 @@ std::string status_json(const engine::engine_snapshot& s, const daemon_config& c
   }
   j["keys"] = keys;
   j["devices"] = devices_json(s);
+  j["gpu_utilization"] = gpu_utilization_json(s);
   json tiers = json::array();
   for (const auto& t : s.tiers)
     tiers.push_back({{"tier", t.name},
@@ -240,6 +434,10 @@ std::string prometheus_text(const engine::engine_snapshot& s) {
   for (int p = 0; p < engine::priority_count; ++p)
     os << "cuzk_queue_depth{priority=\"" << engine::priority_name(engine::priority(p)) << "\"} "
        << s.queue_depth[p] << "\n";
+  memory_metrics(os, s);
+  os << "# HELP cuzk_routed_to_key_slot_total batches handed to the idle worker whose device held the key\n"
+        "# TYPE cuzk_routed_to_key_slot_total counter\ncuzk_routed_to_key_slot_total "
+     << s.routed_to_key_slot << "\n";
   std::size_t busy = 0;
   for (const auto& w : s.workers) busy += w.busy;
   os << "# HELP cuzk_workers_busy workers proving now\n# TYPE cuzk_workers_busy gauge\ncuzk_workers_busy "
@@ -251,9 +449,12 @@ std::string prometheus_text(const engine::engine_snapshot& s) {
     os << "cuzk_key_tier_used_bytes{tier=\"" << t.name << "\"} " << t.used << "\n";
   os << "# HELP cuzk_resident_bytes process resident set\n# TYPE cuzk_resident_bytes "
         "gauge\ncuzk_resident_bytes "
-     << s.rss_bytes << "\n# HELP cuzk_uptime_seconds seconds since start\n# TYPE cuzk_uptime_seconds gauge\n"
+     << s.rss_bytes << "\n# HELP cuzk_resident_peak_bytes process resident set, the most since start (VmHWM)\n"
+     << "# TYPE cuzk_resident_peak_bytes gauge\ncuzk_resident_peak_bytes " << s.telemetry.rss_peak_bytes
+     << "\n# HELP cuzk_uptime_seconds seconds since start\n# TYPE cuzk_uptime_seconds gauge\n"
      << "cuzk_uptime_seconds " << fmt_double(s.uptime_s) << "\n";
   device_metrics(os, s);
+  gpu_metrics(os, s);
   return os.str();
 }
 

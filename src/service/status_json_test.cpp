@@ -1,5 +1,8 @@
 // The /metrics and /status documents from a hand-made snapshot: refusals appear by reason, every
-// reason always, and a circuit label only for circuits the snapshot counts jobs of.
+// reason always, and a circuit label only for circuits the snapshot counts jobs of; the memory
+// budgets and the pinned pool with their numbers; the GPU's kernel busy time per slot and NVML's
+// numbers per GPU, with a slot NVML does not know, an NVML that does not answer and a CPU daemon
+// (no GPU lines at all).
 #include "service/status_json.hpp"
 
 #include <gtest/gtest.h>
@@ -42,6 +45,160 @@ TEST(status_json, status_reports_refusals_by_reason) {
   EXPECT_EQ(j["rejected_by_reason"].size(), static_cast<std::size_t>(engine::reject_reason_count));
   EXPECT_EQ(j["circuit_counters"].size(), 1u);
   EXPECT_FALSE(j["circuit_counters"]["poseidon"].contains("rejected"));
+}
+
+engine::engine_snapshot snapshot_with_memory() {
+  engine::engine_snapshot s;
+  engine::budget_snapshot host;
+  host.name = "host";
+  host.limit = 1000;
+  host.used = 600;
+  host.peak = 900;
+  host.waited = 4;
+  host.wait_seconds = 1.5;
+  host.evictors.push_back({"pinned pool", engine::evictor_rank::idle_pinned_buffers, 2, 100, 80});
+  s.memory_budgets.push_back(host);
+  s.pinned_pool.memory = "pinned";
+  s.pinned_pool.buffers = 2;
+  s.pinned_pool.bytes = 512;
+  s.pinned_pool.hits = 7;
+  s.pinned_pool.fallbacks = 1;
+  s.routed_to_key_slot = 3;
+  return s;
+}
+
+TEST(status_json, memory_budgets_and_the_pinned_pool_in_status_and_metrics) {
+  const auto s = snapshot_with_memory();
+  auto j = nlohmann::json::parse(status_json(s, daemon_config{}));
+  ASSERT_EQ(j["memory_budgets"].size(), 1u);
+  EXPECT_EQ(j["memory_budgets"][0]["name"], "host");
+  EXPECT_EQ(j["memory_budgets"][0]["limit_bytes"], 1000);
+  EXPECT_EQ(j["memory_budgets"][0]["peak_bytes"], 900);
+  EXPECT_EQ(j["memory_budgets"][0]["evictors"][0]["bytes_freed"], 80);
+  EXPECT_EQ(j["pinned_pool"]["memory"], "pinned");
+  EXPECT_EQ(j["pinned_pool"]["hits"], 7);
+  EXPECT_EQ(j["routed_to_key_slot"], 3);
+  const std::string text = prometheus_text(s);
+  EXPECT_NE(text.find("cuzk_memory_budget_limit_bytes{budget=\"host\"} 1000\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("cuzk_memory_budget_peak_bytes{budget=\"host\"} 900\n"), std::string::npos);
+  EXPECT_NE(text.find("cuzk_memory_budget_wait_seconds_total{budget=\"host\"} 1.5\n"), std::string::npos);
+  EXPECT_NE(text.find("cuzk_pinned_pool_fallbacks_total 1\n"), std::string::npos);
+  EXPECT_NE(text.find("cuzk_routed_to_key_slot_total 3\n"), std::string::npos);
+}
+
+// Two slots; NVML answers for one GPU, which is slot 0's; slot 1 has no NVML device.
+engine::engine_snapshot snapshot_with_gpus() {
+  engine::engine_snapshot s;
+  s.uptime_s = 20;
+  s.rss_bytes = 1000;
+  s.device_tiers = {{"device:0", 0, 5000, 1000, 1}, {"device:1", 1, 5000, 0, 0}};
+  auto& t = s.telemetry;
+  t.rss_peak_bytes = 4096;
+  t.kernel.resize(2);
+  t.kernel[0] = {40, 15.0, 0.75, 10.0, 9.5, 0.95};
+  t.kernel_window_s = 10;
+  t.nvml_started = true;
+  t.nvml.available = true;
+  t.nvml.interval_s = 0.2;
+  t.nvml.window_s = 10;
+  engine::gpu_device_stats d;
+  d.last.name = "NVIDIA H200";
+  d.last.sm_busy_pct = 97;
+  d.last.mem_busy_pct = 40;
+  d.last.memory_used = 7000;
+  d.last.memory_total = 140000;
+  d.last.pcie_rx_mb_s = 2500;
+  d.last.pcie_tx_mb_s = 1.5;
+  d.samples = 100;
+  d.sm_busy_pct_sum = 6000;
+  d.sm_busy_mean_pct = 60;
+  d.window_samples = 50;
+  d.sm_busy_window_pct = 95;
+  d.memory_used_peak = 9000;
+  d.memory_used_window_peak = 8000;
+  t.nvml.devices = {d};
+  t.nvml_index = {0, -1};
+  return s;
+}
+
+bool has_line(const std::string& text, const std::string& line) {
+  return text.find(line + "\n") != std::string::npos;
+}
+
+TEST(status_json, status_shows_kernel_busy_per_slot_and_nvml_per_gpu) {
+  auto j = nlohmann::json::parse(status_json(snapshot_with_gpus(), daemon_config{}));
+  EXPECT_EQ(j["memory"]["rss_peak_bytes"], 4096);
+  ASSERT_EQ(j["devices"].size(), 2u);
+  const auto& d0 = j["devices"][0];
+  EXPECT_EQ(d0["nvml_index"], 0);
+  EXPECT_EQ(d0["kernel_busy"]["intervals"], 40);
+  EXPECT_DOUBLE_EQ(d0["kernel_busy"]["busy_s"].get<double>(), 15.0);
+  EXPECT_DOUBLE_EQ(d0["kernel_busy"]["ratio"].get<double>(), 0.75);
+  EXPECT_DOUBLE_EQ(d0["kernel_busy"]["window_ratio"].get<double>(), 0.95);
+  EXPECT_TRUE(j["devices"][1]["nvml_index"].is_null());
+  const auto& g = j["gpu_utilization"];
+  EXPECT_EQ(g["monitor"], "running");
+  EXPECT_DOUBLE_EQ(g["interval_s"].get<double>(), 0.2);
+  ASSERT_EQ(g["devices"].size(), 1u);
+  const auto& n = g["devices"][0];
+  EXPECT_EQ(n["name"], "NVIDIA H200");
+  EXPECT_EQ(n["slots"], nlohmann::json::array({"device:0"}));
+  EXPECT_EQ(n["samples"], 100);
+  EXPECT_DOUBLE_EQ(n["sm_busy"]["last"].get<double>(), 0.97);
+  EXPECT_DOUBLE_EQ(n["sm_busy"]["window"].get<double>(), 0.95);
+  EXPECT_DOUBLE_EQ(n["sm_busy"]["since_start"].get<double>(), 0.6);
+  EXPECT_DOUBLE_EQ(n["sm_busy"]["sum"].get<double>(), 60.0);
+  EXPECT_DOUBLE_EQ(n["mem_busy"]["last"].get<double>(), 0.4);
+  EXPECT_EQ(n["memory_used_bytes"], 7000);
+  EXPECT_EQ(n["memory_total_bytes"], 140000);
+  EXPECT_EQ(n["memory_used_peak_bytes"], 9000);
+  EXPECT_DOUBLE_EQ(n["pcie_rx_mb_s"].get<double>(), 2500.0);
+}
+
+TEST(status_json, metrics_have_gpu_gauges_with_help_and_type) {
+  const std::string text = prometheus_text(snapshot_with_gpus());
+  for (const char* family :
+       {"cuzk_gpu_sm_busy_ratio gauge", "cuzk_gpu_sm_busy_window_ratio gauge", "cuzk_gpu_memory_busy_ratio gauge",
+        "cuzk_gpu_memory_used_bytes gauge", "cuzk_gpu_memory_total_bytes gauge",
+        "cuzk_gpu_pcie_rx_bytes_per_second gauge", "cuzk_gpu_pcie_tx_bytes_per_second gauge",
+        "cuzk_gpu_kernel_busy_seconds_total counter", "cuzk_gpu_kernel_busy_window_ratio gauge",
+        "cuzk_gpu_nvml_up gauge", "cuzk_resident_peak_bytes gauge"}) {
+    const std::string f(family);
+    const std::string name = f.substr(0, f.find(' '));
+    EXPECT_TRUE(has_line(text, "# TYPE " + f)) << f;
+    EXPECT_NE(text.find("# HELP " + name + " "), std::string::npos) << name;
+  }
+  EXPECT_TRUE(has_line(text, R"(cuzk_gpu_sm_busy_ratio{gpu="0",name="NVIDIA H200"} 0.97)")) << text;
+  EXPECT_TRUE(has_line(text, R"(cuzk_gpu_memory_used_bytes{gpu="0",name="NVIDIA H200"} 7000)"));
+  EXPECT_TRUE(has_line(text, R"(cuzk_gpu_pcie_rx_bytes_per_second{gpu="0",name="NVIDIA H200"} 2.5e+09)"));
+  EXPECT_TRUE(has_line(text, R"(cuzk_gpu_kernel_busy_seconds_total{device="device:0",gpu="0"} 15)"));
+  EXPECT_TRUE(has_line(text, R"(cuzk_gpu_kernel_busy_seconds_total{device="device:1"} 0)"));
+  EXPECT_TRUE(has_line(text, R"(cuzk_gpu_kernel_busy_window_ratio{device="device:0",gpu="0"} 0.95)"));
+  EXPECT_TRUE(has_line(text, "cuzk_gpu_nvml_up 1"));
+  EXPECT_TRUE(has_line(text, "cuzk_resident_peak_bytes 4096"));
+}
+
+TEST(status_json, nvml_that_does_not_answer_and_a_cpu_daemon) {
+  auto s = snapshot_with_gpus();
+  s.telemetry.nvml.available = false;
+  s.telemetry.nvml.reason = "nvml: libnvidia-ml.so.1 not loadable";
+  s.telemetry.nvml.devices.clear();
+  s.telemetry.nvml_index = {-1, -1};
+  auto j = nlohmann::json::parse(status_json(s, daemon_config{}));
+  EXPECT_EQ(j["gpu_utilization"]["monitor"], "unavailable");
+  EXPECT_EQ(j["gpu_utilization"]["reason"], "nvml: libnvidia-ml.so.1 not loadable");
+  EXPECT_TRUE(j["gpu_utilization"]["devices"].empty());
+  std::string text = prometheus_text(s);
+  EXPECT_TRUE(has_line(text, "cuzk_gpu_nvml_up 0"));
+  EXPECT_EQ(text.find("cuzk_gpu_sm_busy_ratio"), std::string::npos);
+  EXPECT_TRUE(has_line(text, R"(cuzk_gpu_kernel_busy_seconds_total{device="device:0"} 15)"));
+
+  const engine::engine_snapshot cpu;
+  j = nlohmann::json::parse(status_json(cpu, daemon_config{}));
+  EXPECT_EQ(j["gpu_utilization"]["monitor"], "off");
+  EXPECT_EQ(j["gpu_utilization"]["reason"], "no GPU backend");
+  text = prometheus_text(cpu);
+  EXPECT_EQ(text.find("cuzk_gpu_"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -179,6 +179,7 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk, gpu_wo
     g1<Curve> a, b1, c;
     g2<Curve> b2;
     double lock_wait_ms = 0, lock_held_ms = 0;
+    std::vector<gpu_phase_timings::lock_span> spans;
   } w_sums;
   std::jthread msm_thread([&] {
     w_sums.err = [&]() -> status {
@@ -198,11 +199,22 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk, gpu_wo
         ms_out = ms_since(t1);
         return status::ok();
       };
-      status st_run = run(st.msm_a, dw, n_vars, w_sums.a, t.msm_a_ms);
-      if (st_run) st_run = run(st.msm_b1, dw, n_vars, w_sums.b1, t.msm_b1_ms);
-      if (st_run) st_run = run(st.msm_b2, dw, n_vars, w_sums.b2, t.msm_b2_ms);
-      if (st_run) st_run = run(st.msm_c, dw + n_public + 1, n_vars - n_public - 1, w_sums.c, t.msm_c_ms);
-      w_sums.lock_held_ms = ms_since(th);
+      auto part = [&](const char* name, auto&& step) -> status {
+        const auto b = steady::now();
+        status done = step();
+        w_sums.spans.push_back({name, b, steady::now(), false});
+        return done;
+      };
+      status st_run = part("msm_a", [&] { return run(st.msm_a, dw, n_vars, w_sums.a, t.msm_a_ms); });
+      if (st_run) st_run = part("msm_b1", [&] { return run(st.msm_b1, dw, n_vars, w_sums.b1, t.msm_b1_ms); });
+      if (st_run) st_run = part("msm_b2", [&] { return run(st.msm_b2, dw, n_vars, w_sums.b2, t.msm_b2_ms); });
+      if (st_run)
+        st_run = part("msm_c", [&] {
+          return run(st.msm_c, dw + n_public + 1, n_vars - n_public - 1, w_sums.c, t.msm_c_ms);
+        });
+      const auto released = steady::now();
+      w_sums.lock_held_ms = std::chrono::duration<double, std::milli>(released - th).count();
+      w_sums.spans.push_back({"msm_abc", th, released, true});
       return st_run;
     }();
   });
@@ -229,6 +241,7 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk, gpu_wo
     return status::ok();
   }();
   result<g1<Curve>> h_sum = status(errc::internal, "gpu_prove: the H MSM did not run");
+  steady::time_point ntt_h_begin{}, ntt_h_end{};
   if (copied) {
     const auto tw = steady::now();
     std::lock_guard lock(kernels);
@@ -265,7 +278,9 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk, gpu_wo
     } else {
       h_sum = transformed;
     }
-    t.lock_held_ms = ms_since(th);
+    ntt_h_begin = th;
+    ntt_h_end = steady::now();
+    t.lock_held_ms = std::chrono::duration<double, std::milli>(ntt_h_end - th).count();
   } else {
     h_sum = copied;
   }
@@ -278,6 +293,8 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk, gpu_wo
   t.msm_wait_ms = ms_since(t0);
   t.lock_wait_ms += w_sums.lock_wait_ms;
   t.lock_held_ms += w_sums.lock_held_ms;
+  t.lock_spans = std::move(w_sums.spans);
+  if (ntt_h_end != steady::time_point{}) t.lock_spans.push_back({"ntt_h", ntt_h_begin, ntt_h_end, true});
   if (!h_sum) return h_sum.error();
   if (!w_sums.err.is_ok()) return w_sums.err;
 
@@ -300,6 +317,17 @@ result<formats::proof<Curve>> gpu_prove(const gpu_proving_key<Curve>& gk, gpu_wo
   span_ms = detail::event_ms(ws.event(ev::ntt_begin), ws.event(ev::ntt_end));
   if (!span_ms) return span_ms.error();
   t.ntt_ms = *span_ms;
+  {
+    // The parts of "ntt_h" (see gpu_phase_timings::lock_spans), clipped to the interval.
+    auto at = [&](double ms) {
+      return std::min(ntt_h_end, ntt_h_begin + std::chrono::duration_cast<steady::duration>(
+                                                   std::chrono::duration<double, std::milli>(ms)));
+    };
+    const double synth_ms = on_device ? t.synthesis_ms : 0;
+    if (on_device) t.lock_spans.push_back({"synthesis", ntt_h_begin, at(synth_ms), false});
+    t.lock_spans.push_back({"ntt", at(synth_ms), at(synth_ms + t.ntt_ms), false});
+    t.lock_spans.push_back({"msm_h", at(synth_ms + t.ntt_ms), ntt_h_end, false});
+  }
 
   // Assembly with the CPU prover's own code, from the same five sums.
   t0 = steady::now();

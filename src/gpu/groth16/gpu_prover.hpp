@@ -30,7 +30,9 @@
 // overload without one uses the key's own, one proof at a time.
 #pragma once
 
+#include <chrono>
 #include <span>
+#include <vector>
 
 #include "base/result.hpp"
 #include "base/thread_pool.hpp"
@@ -62,6 +64,17 @@ struct gpu_phase_timings {
   // holding it (this proof's GPU work, what a device's busy time is made of).
   double lock_wait_ms = 0;
   double lock_held_ms = 0;
+  // The same on the host clock, for a timeline: each interval the lock was held ("msm_abc",
+  // "ntt_h"; held = true) and named parts inside them (held = false). MSMs A, B1, B2, C are
+  // synchronous runs, so their parts are exact; inside "ntt_h" the kernels are queued at once, so
+  // "synthesis" (on the device) and "ntt" are placed from the interval's start with their CUDA-event
+  // lengths and "msm_h" is the rest of the interval.
+  struct lock_span {
+    const char* name = "";
+    std::chrono::steady_clock::time_point begin{}, end{};
+    bool held = true;
+  };
+  std::vector<lock_span> lock_spans;
 
   double h2d_gb_per_s() const { return h2d_ms > 0 ? h2d_bytes / (h2d_ms * 1e6) : 0; }
 };

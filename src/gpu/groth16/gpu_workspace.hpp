@@ -16,7 +16,8 @@
 // allocate (pinned_buffer.hpp), so reserve() allocates only when a proof needs more than the
 // buffers hold (the first proof of a larger circuit, or of a key synthesizing elsewhere) and never
 // shrinks them; allocations() counts the times it did, which tests use to show the hot path
-// allocates nothing.
+// allocates nothing. A daemon lends its pool's pinned buffers instead (lend_host()): the
+// workspace then owns no host memory for what is lent, and the pool's budget counts it.
 //
 // Thread: one proof at a time; the device must be current for create() and reserve().
 #pragma once
@@ -25,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -113,6 +115,14 @@ class gpu_workspace {
   // `place`; allocates only what is larger than before. On an error the workspace keeps buffers at
   // least as large as before.
   status reserve(std::size_t n_vars, std::size_t domain_size, synthesis_place place) {
+    if (lent_w_ != nullptr && lent_w_count_ < n_vars)
+      return status(errc::invalid_argument, "gpu workspace: the lent witness buffer holds " +
+                                                std::to_string(lent_w_count_) + " values, expected nVars = " +
+                                                std::to_string(n_vars));
+    if (place == synthesis_place::host_pinned && lent_abc_ != nullptr && lent_abc_count_ < 3 * domain_size)
+      return status(errc::invalid_argument, "gpu workspace: the lent a | b | c buffer holds " +
+                                                std::to_string(lent_abc_count_) + " values, expected 3n = " +
+                                                std::to_string(3 * domain_size));
     bool grew = false;
     auto grow = [&grew](auto& buf, std::size_t want) -> status {
       using B = std::remove_reference_t<decltype(buf)>;
@@ -123,14 +133,14 @@ class gpu_workspace {
       grew = true;
       return status::ok();
     };
-    CUZK_TRY(grow(host_w_, n_vars));
+    if (lent_w_ == nullptr) CUZK_TRY(grow(host_w_, n_vars));
     CUZK_TRY(grow(w_, n_vars));
     CUZK_TRY(grow(abc_, 3 * domain_size));
     switch (place) {
       case synthesis_place::device:
         break;
       case synthesis_place::host_pinned:
-        CUZK_TRY(grow(host_abc_, 3 * domain_size));
+        if (lent_abc_ == nullptr) CUZK_TRY(grow(host_abc_, 3 * domain_size));
         break;
       case synthesis_place::host_pageable:
         if (pageable_abc_.size() < 3 * domain_size) {
@@ -143,6 +153,18 @@ class gpu_workspace {
     return status::ok();
   }
 
+  // Host buffers for the next proofs in place of the workspace's own: the witness staging
+  // (`witness_count` values, at least nVars) and, for synthesis on the host into pinned memory,
+  // a | b | c (`abc_count`, at least 3n; null: the workspace's own). The lender keeps them alive
+  // until unlend_host(), which must come after the proof returned (its copies have ended then).
+  void lend_host(repr* witness, std::size_t witness_count, fr* abc, std::size_t abc_count) noexcept {
+    lent_w_ = witness;
+    lent_w_count_ = witness != nullptr ? witness_count : 0;
+    lent_abc_ = abc;
+    lent_abc_count_ = abc != nullptr ? abc_count : 0;
+  }
+  void unlend_host() noexcept { lend_host(nullptr, 0, nullptr, 0); }
+
   int device() const noexcept { return device_; }
   // Bytes of pinned host memory and of device memory the buffers hold now.
   std::size_t pinned_bytes() const noexcept { return host_abc_.bytes() + host_w_.bytes(); }
@@ -151,9 +173,9 @@ class gpu_workspace {
   uint64_t allocations() const noexcept { return allocations_; }
 
   // For gpu_prove (gpu_groth16_impl.hpp).
-  fr* host_abc() noexcept { return host_abc_.data(); }
+  fr* host_abc() noexcept { return lent_abc_ != nullptr ? lent_abc_ : host_abc_.data(); }
   fr* pageable_abc() noexcept { return pageable_abc_.data(); }
-  repr* host_w() noexcept { return host_w_.data(); }
+  repr* host_w() noexcept { return lent_w_ != nullptr ? lent_w_ : host_w_.data(); }
   fr* abc() noexcept { return abc_.data(); }
   repr* w() noexcept { return w_.data(); }
   cudaStream_t copy_stream() const noexcept { return copy_stream_.get(); }
@@ -171,6 +193,10 @@ class gpu_workspace {
   pinned_buffer<repr> host_w_;    // the witness, staged for its one copy to the device
   device_buffer<fr> abc_;         // a | b | c, domain_size each
   device_buffer<repr> w_;         // the witness the MSMs (and the device synthesis) read
+  repr* lent_w_ = nullptr;        // lend_host()'s, used instead of host_w_ / host_abc_
+  std::size_t lent_w_count_ = 0;
+  fr* lent_abc_ = nullptr;
+  std::size_t lent_abc_count_ = 0;
   cuda_stream copy_stream_, ntt_stream_, msm_stream_;
   cuda_event events_[n_events];
 };

@@ -1,0 +1,145 @@
+#include "apps/gpu_bench_command.hpp"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <map>
+
+#ifdef CUZK_HAVE_CUDA
+#include "gpu/bench/msm_bench.hpp"
+#include "gpu/bench/ntt_bench.hpp"
+#include "gpu/bench/prove_bench.hpp"
+#endif
+
+namespace cuzk::apps {
+namespace {
+
+namespace gb = gpu::bench;
+
+// The names on the command line for each enumeration (lists take them comma-separated).
+template <class E>
+using names = std::map<std::string, E>;
+const names<gb::bench_curve> curve_names{{"bn254", gb::bench_curve::bn254},
+                                         {"bls12-381", gb::bench_curve::bls12_381}};
+const names<gb::msm_group> group_names{{"g1", gb::msm_group::g1}, {"g2", gb::msm_group::g2}};
+const names<gb::msm_accumulation_choice> accumulation_names{{"auto", gb::msm_accumulation_choice::automatic},
+                                                            {"affine", gb::msm_accumulation_choice::affine},
+                                                            {"xyzz", gb::msm_accumulation_choice::xyzz}};
+const names<gb::msm_scalars> scalar_names{{"host", gb::msm_scalars::host},
+                                          {"device", gb::msm_scalars::device}};
+const names<gb::prove_witness> witness_names{{"dense", gb::prove_witness::dense},
+                                             {"boolean", gb::prove_witness::mostly_boolean}};
+const names<gb::prove_key> key_names{{"real", gb::prove_key::real}, {"random", gb::prove_key::random}};
+const names<gb::prove_synthesis> synthesis_names{{"device", gb::prove_synthesis::device},
+                                                 {"host-pinned", gb::prove_synthesis::host_pinned},
+                                                 {"host-pageable", gb::prove_synthesis::host_pageable}};
+
+template <class E>
+CLI::IsMember one_of(const names<E>& n) {
+  std::vector<std::string> list;
+  for (const auto& [name, value] : n) list.push_back(name);
+  return CLI::IsMember(list, CLI::ignore_case);
+}
+
+// CLI11's IsMember has already turned the name into the table's spelling.
+template <class E>
+E lookup(const names<E>& n, const std::string& name) {
+  return n.at(name);
+}
+
+template <class E>
+std::vector<E> lookup(const names<E>& n, const std::vector<std::string>& list) {
+  std::vector<E> out;
+  for (const auto& name : list) out.push_back(n.at(name));
+  return out;
+}
+
+// The options every GPU benchmark takes.
+void add_common(CLI::App* s, gb::common_options& o, std::string& curve, std::vector<unsigned>& log_sizes,
+                const char* sizes_help) {
+  s->add_option("--curve", curve, "bn254 or bls12-381")->required()->transform(one_of(curve_names));
+  s->add_option("--log-size,-k", log_sizes, sizes_help)->required()->delimiter(',');
+  s->add_option("--device", o.device, "CUDA device ordinal")->capture_default_str();
+  s->add_option("--reps", o.reps,
+                "timed runs after the one warm-up; the table gives their median, min and max")
+      ->capture_default_str();
+}
+
+}  // namespace
+
+void gpu_bench_command::add_to(CLI::App& bench) {
+  ntt =
+      bench.add_subcommand("ntt", "GPU NTT over resident data: forward, inverse, natural order, coset (ms)");
+  add_common(ntt, ntt_opts, ntt_curve, ntt_opts.log_sizes, "log2 of the domain size, K[,K...] (1..28)");
+
+  msm = bench.add_subcommand("msm", "GPU MSM over resident points, G1 or G2, with the phase breakdown (ms)");
+  add_common(msm, msm_opts, msm_curve, msm_opts.log_sizes,
+             "log2 of the number of points, K[,K...] (G1 1..26, G2 1..24; the points of the largest are "
+             "built once)");
+  msm->add_option("--group", group, "g1 or g2")->capture_default_str()->transform(one_of(group_names));
+  msm->add_option(
+         "--accumulation", accumulations,
+         "bucket accumulation, auto|affine|xyzz[,...] (default auto; xyzz falls back to affine in G2)")
+      ->delimiter(',')
+      ->transform(one_of(accumulation_names));
+  msm->add_option("--chunks", msm_opts.chunks,
+                  "point ranges of the XYZZ accumulation, K[,K...] (0..64; default 0: by size)")
+      ->delimiter(',');
+  msm->add_option("--scalars", scalars,
+                  "host: streamed from pinned host memory each run (the copy is timed); device: resident; "
+                  "host|device[,...] (default host)")
+      ->delimiter(',')
+      ->transform(one_of(scalar_names));
+
+  prove = bench.add_subcommand("prove",
+                               "the whole Groth16 proof on the GPU, per phase, with the copy's GB/s (ms)");
+  add_common(prove, prove_opts, prove_curve, prove_opts.log_sizes,
+             "log2 of the domain: a synthetic circuit of 2^K - 2 constraints, K[,K...] (2..26)");
+  prove->add_option("--witness", witness, "dense, or boolean (mostly 0/1 values)")
+      ->capture_default_str()
+      ->transform(one_of(witness_names));
+  prove
+      ->add_option("--key", key,
+                   "real: a development setup, the proof is verified; random: random points, cheap at large "
+                   "sizes, not verifiable")
+      ->capture_default_str()
+      ->transform(one_of(key_names));
+  prove->add_option("--synthesis", synthesis, "device, host-pinned or host-pageable")
+      ->capture_default_str()
+      ->transform(one_of(synthesis_names));
+}
+
+bool gpu_bench_command::chosen() const {
+  return (ntt && ntt->parsed()) || (msm && msm->parsed()) || (prove && prove->parsed());
+}
+
+int gpu_bench_command::run(const global_options&) {
+  const char* name = ntt->parsed() ? "ntt" : msm->parsed() ? "msm" : "prove";
+  ntt_opts.curve = ntt->parsed() ? lookup(curve_names, ntt_curve) : ntt_opts.curve;
+  msm_opts.curve = msm->parsed() ? lookup(curve_names, msm_curve) : msm_opts.curve;
+  prove_opts.curve = prove->parsed() ? lookup(curve_names, prove_curve) : prove_opts.curve;
+  msm_opts.group = lookup(group_names, group);
+  msm_opts.accumulations = lookup(accumulation_names, accumulations);
+  msm_opts.scalars = lookup(scalar_names, scalars);
+  prove_opts.witness = lookup(witness_names, witness);
+  prove_opts.key = lookup(key_names, key);
+  prove_opts.synthesis = lookup(synthesis_names, synthesis);
+  const status valid = ntt->parsed()   ? gb::validate(ntt_opts)
+                       : msm->parsed() ? gb::validate(msm_opts)
+                                       : gb::validate(prove_opts);
+  if (!valid) return report_error(valid);
+#ifdef CUZK_HAVE_CUDA
+  const status s = ntt->parsed()   ? gb::run_ntt_bench(ntt_opts, stdout)
+                   : msm->parsed() ? gb::run_msm_bench(msm_opts, stdout)
+                                   : gb::run_prove_bench(prove_opts, stdout);
+  if (!s)
+    return report_error(std::string("bench ") + name + ": " +
+                        (s.message().empty() ? s.to_string() : s.message()));
+  return exit_ok;
+#else
+  return report_error(std::string("bench ") + name +
+                      ": this cuzk was built without CUDA; the GPU benchmarks need a build configured with "
+                      "-DCUZK_CUDA=ON where the CUDA toolkit is installed");
+#endif
+}
+
+}  // namespace cuzk::apps
