@@ -4,41 +4,41 @@
 // Structure. A radix-2 transform of n = 2^L points has L stages; stage s (numbered in
 // decimation-in-frequency order) pairs elements i and i + n/2^(s+1) with twiddle
 // omega_n^(j 2^s), j = i mod n/2^(s+1). A pass runs k consecutive stages s0..s0+k-1 on blocks of
-// 2^b elements (b = 11; 10 below 2^19 points): 2^k rows at
-// stride S = n/2^(s0+k) (the rows one butterfly group of those stages touches) times
-// C = 2^(b-k) neighbouring columns, so global reads and writes come in runs of C elements
-// (C >= 4: runs of >= 128 bytes). The last pass (S = 1) is one contiguous run of up to 2^b
-// elements; the stages before it are split as evenly as possible into passes of at most 9 (and
-// at least 3), so 2^24 is 7 + 6 + 11 stages in three passes (plan_passes).
+// 2^b elements (b = 10): 2^k rows at stride S = n/2^(s0+k) (the rows one butterfly group of those
+// stages touches) times C = 2^(b-k) neighbouring columns, so global reads and writes come in runs
+// of C elements (C >= 4: runs of >= 128 bytes). The last pass (S = 1) is one contiguous run of up
+// to 2^b elements; the stages before it are split as evenly as possible into passes of at most 8
+// (and at least 3), so 2^24 is 7 + 7 + 10 stages in three passes (plan_passes).
 //
-// Inside a pass each of the (up to 256) threads holds 8 elements of one column in registers, rows
-// r0 + m 2^p (m < 8), and runs up to three stages on them (radix 8: the stages whose pair
-// distance is 2^p, 2^(p+1), 2^(p+2)) before the block exchanges elements through shared memory
-// for the next three. A pass of k stages is ceil(k/3) such rounds: the first takes the top
-// k mod 3 stages (or three), the others three each, so 2^11 is 2 + 3 + 3 + 3. Compared with one
-// stage per shared-memory round trip this cuts barriers and shared traffic by 3x (one exchange
-// moves 64 bytes per element through shared memory, about as much time as a stage's products);
-// the four independent butterflies per stage also give each thread independent products to
-// overlap. The first round loads straight from global memory and the last stores straight back.
+// Inside a pass each of the 256 threads holds 4 elements of one column in registers, rows
+// r0 + m 2^p (m < 4), and runs up to two stages on them (radix 4: the stages whose pair distance
+// is 2^p and 2^(p+1)) before the block exchanges elements through shared memory for the next two.
+// A pass of k stages is ceil(k/2) such rounds: the first takes the top k mod 2 stages (or two),
+// the others two each, so 2^10 is 2 + 2 + 2 + 2 + 2. The first round loads straight from global
+// memory and the last stores straight back. Why radix 4 and not 8 (which halves the exchanges):
+// 4 elements fit in 64 registers, so four blocks (32 warps) share an SM; 8 elements need 128 and
+// allow only 16 warps, and the transform is bound by how well the SM overlaps carry-chain
+// latency, barriers and loads, not by the exchanges (NOTES.md, NTT change 3: -3% at 2^24, -6%
+// to -23% at 2^16 .. 2^22, inverse and coset more).
 //
 // Decimation in time runs the same rounds and stages in the reverse order with the butterfly
 // (a, b) -> (a + w b, a - w b), which undoes the frequency butterfly stage by stage; that is why
 // one kernel serves all four direction/order combinations.
 //
 // Twiddles are read from the plan's table of omega_2n powers, one 32-byte read per distinct
-// twiddle: a radix-8 round needs 4 + 2 + 1 of them per thread. In the last round of the last pass
-// (rows m of one contiguous run) the twiddles are omega_8^m, omega_4^m and 1, so the butterflies
-// whose twiddle is 1 skip their product: 5 products per 8 elements there instead of 12, about 7n/8
-// products fewer per transform (-7% at 2^24).
+// twiddle: a radix-4 round needs 2 + 1 of them per thread. In the last round of the last pass
+// (rows m of one contiguous run) the twiddles are omega_4^m and 1, so the three butterflies whose
+// twiddle is 1 skip their product: 1 product per 4 elements there instead of 4, 3n/4 products
+// fewer per transform.
 //
 // Shared memory holds the elements word-sliced (word w of element e at [w][e], e = row * C +
 // column), with bits 0-4 of e XORed with a linear function of bits 5-7: a warp reads, for one m,
-// runs of C 2^p elements at stride 8 C 2^p, and that swizzle puts every such pattern (run lengths
+// runs of C 2^p elements at stride 4 C 2^p, and that swizzle puts every such pattern (run lengths
 // 1 to 32) on 32 distinct banks (checked exhaustively when it was chosen).
 //
-// The cost is multiplication-bound: about (n/2) L - 7n/8 products, 1.87e8 at 2^24, which at the
-// measured 5.1e10 (BLS12-381 Fr) to 5.8e10 (BN254 Fr) products/s (NOTES.md) is 3.2 to 3.7 ms,
-// against about 0.8 ms for the three passes' 3 GiB of traffic at ~4 TB/s, which two resident
+// The cost is multiplication-bound: about (n/2) L - 3n/4 products, 1.89e8 at 2^24, which at the
+// measured 5.5e10 (BLS12-381 Fr) to 5.8e10 (BN254 Fr) products/s (NOTES.md) is 3.3 to 3.4 ms,
+// against about 0.8 ms for the three passes' 3 GiB of traffic at ~4 TB/s, which four resident
 // blocks per SM overlap with each other's arithmetic.
 #pragma once
 
@@ -67,15 +67,18 @@ constexpr uint64_t fr_generator() {
     return bls12_381::fr_generator;
 }
 
-// 2^11 elements per block: 64 KiB of shared memory and 8 elements in registers for each of its
-// 256 threads; two blocks per SM (128 registers per thread at most), so one block's global reads
-// and writes overlap the other's arithmetic.
-constexpr unsigned log_block = 11;
-constexpr unsigned per_thread = 8;
+// 2^10 elements per block (32 KiB of shared memory), 4 of them in registers for each of its 256
+// threads; four blocks per SM, so 64 registers per thread at most (ptxas spills ~20 bytes at that
+// cap, measured harmless) and 32 warps per SM: more resident warps and blocks to overlap one
+// another's barriers, loads and carry chains than 2 blocks of 2^11 with 8 elements per thread
+// (NOTES.md, NTT change 3).
+constexpr unsigned log_block = 10;
+constexpr unsigned log_per_thread = 2;
+constexpr unsigned per_thread = 1u << log_per_thread;
 constexpr unsigned block_threads = (1u << log_block) / per_thread;
-// Stages of a pass before the last: at most 9 (so at least 4 columns, 128-byte runs), at least 3
-// (one radix-8 round).
-constexpr unsigned max_stages = 9;
+constexpr unsigned min_blocks_per_sm = 4;
+// Stages of a pass before the last: at most 8 (so at least 4 columns, 128-byte runs), at least 3.
+constexpr unsigned max_stages = log_block - 2;
 constexpr unsigned min_stages = 3;
 
 enum class scale_mode : uint8_t { none, table, n_inv, n_inv_table };
@@ -126,22 +129,23 @@ __device__ __forceinline__ D apply_scale(const D& x, scale_mode mode, const D* t
   return mode == scale_mode::table ? x * t : (x * n_inv) * t;
 }
 
-// Shared-memory slot of element e: bits 0-4 XOR (bit 5 ? 4 : 0) ^ (bit 6 ? 9 : 0) ^ (bit 7 ? 18 : 0).
-// Among the 256 such XOR maps this is one that gives 32 distinct banks for every access pattern of
-// the rounds (runs of 2^a elements at stride 2^(a+3), a = 0..5); found by exhaustive search.
+// Shared-memory slot of element e: bits 0-4 XOR (bit 5 ? 11 : 0) ^ (bit 6 ? 22 : 0) ^ (bit 7 ? 25 : 0).
+// Among the 2^15 such XOR maps this is one that gives 32 distinct banks for every access pattern of
+// the rounds (runs of 2^a elements at stride 2^(a+2), a = 0..5, at every offset m 2^a, m < 4);
+// found by exhaustive search (it also suits 8 elements per thread, stride 2^(a+3)).
 __device__ __forceinline__ unsigned swizzle(unsigned e) {
   const unsigned h = e >> 5;
-  return e ^ ((h & 1u) * 4u) ^ (((h >> 1) & 1u) * 9u) ^ (((h >> 2) & 1u) * 18u);
+  return e ^ ((h & 1u) * 11u) ^ (((h >> 1) & 1u) * 22u) ^ (((h >> 2) & 1u) * 25u);
 }
 
-// One stage of a round: the butterflies (m, m + 2^Dbit) over the thread's 8 elements, m with bit
+// One stage of a round: the butterflies (m, m + 2^Dbit) over the thread's P elements, m with bit
 // Dbit clear. Their twiddle is tw[base + mm * step], mm = m mod 2^Dbit (2^Dbit distinct ones).
 // With `unit` the mm = 0 twiddle is 1 (the last round of the last pass) and its product is skipped.
-template <class D, bool Dit, unsigned Dbit>
-__device__ __forceinline__ void radix2_stage(D (&x)[per_thread], const D* __restrict__ tw, std::size_t base,
+template <class D, bool Dit, unsigned Dbit, unsigned P>
+__device__ __forceinline__ void radix2_stage(D (&x)[P], const D* __restrict__ tw, std::size_t base,
                                              std::size_t step, bool unit) {
 #pragma unroll
-  for (unsigned m = 0; m < per_thread; ++m) {
+  for (unsigned m = 0; m < P; ++m) {
     if (m & (1u << Dbit)) continue;
     const unsigned mm = m & ((1u << Dbit) - 1);
     const unsigned m1 = m | (1u << Dbit);
@@ -164,11 +168,13 @@ __device__ __forceinline__ void radix2_stage(D (&x)[per_thread], const D* __rest
   }
 }
 
-// One pass of k >= 3 stages over blocks of 2^(k + log_c) elements, 2^(k + log_c - 3) threads each.
+// One pass of k >= 3 stages over blocks of 2^(k + log_c) elements, 2^(k + log_c - 2) threads each.
 template <class D, bool Dit>
-__global__ void __launch_bounds__(block_threads, 2)
+__global__ void __launch_bounds__(block_threads, min_blocks_per_sm)
     pass_kernel(D* __restrict__ data, const D* __restrict__ tw, pass_args<D> a) {
   constexpr unsigned W = D::n;
+  constexpr unsigned R = log_per_thread;
+  constexpr unsigned P = per_thread;
   extern __shared__ uint32_t smem[];
   const unsigned L = a.log_n;
   const unsigned k = a.k;
@@ -183,28 +189,28 @@ __global__ void __launch_bounds__(block_threads, 2)
   const unsigned c = threadIdx.x & (C - 1);
   const unsigned rest = threadIdx.x >> a.log_c;
   const std::size_t col = lo + c;  // the twiddles' column term; 0 in the last pass
-  const unsigned rounds = (k + 2) / 3;
+  const unsigned rounds = (k + R - 1) / R;
 
-  D x[per_thread];
+  D x[P];
   for (unsigned rr = 0; rr < rounds; ++rr) {
     const unsigned r = Dit ? rounds - 1 - rr : rr;  // round index in frequency order
-    const unsigned lo_b = 3 * (rounds - 1 - r);     // its stages' pair distances 2^lo_b .. 2^hi_b
-    const unsigned hi_b = r == 0 ? k - 1 : lo_b + 2;
-    // The thread's rows in this round: row_lo + m 2^p + row_hi 2^(p+3), m < 8.
-    const unsigned p = min(lo_b, k - 3);
+    const unsigned lo_b = R * (rounds - 1 - r);     // its stages' pair distances 2^lo_b .. 2^hi_b
+    const unsigned hi_b = r == 0 ? k - 1 : lo_b + R - 1;
+    // The thread's rows in this round: row_lo + m 2^p + row_hi 2^(p+R), m < 2^R.
+    const unsigned p = min(lo_b, k - R);
     const unsigned row_lo = rest & ((1u << p) - 1);
     const unsigned row_hi = rest >> p;
-    const unsigned row0 = row_lo + (row_hi << (p + 3));
+    const unsigned row0 = row_lo + (row_hi << (p + R));
 
     if (rr == 0) {
 #pragma unroll
-      for (unsigned m = 0; m < per_thread; ++m) {
+      for (unsigned m = 0; m < P; ++m) {
         const std::size_t g = base + (static_cast<std::size_t>(row0 + (m << p)) << log_s) + c;
         x[m] = apply_scale(load_vec(data + g), a.pre, a.pre_table, a.pre_bitrev, g, L, a.n_inv);
       }
     } else {
 #pragma unroll
-      for (unsigned m = 0; m < per_thread; ++m) {
+      for (unsigned m = 0; m < P; ++m) {
         const unsigned e = swizzle(((row0 + (m << p)) << a.log_c) + c);
 #pragma unroll
         for (unsigned w = 0; w < W; ++w) x[m].limb[w] = smem[w * E + e];
@@ -215,25 +221,25 @@ __global__ void __launch_bounds__(block_threads, 2)
     // j = (row mod 2^b) S + col, i.e. table index (row mod 2^b) 2^(L-b) + col 2^(s0+k-b), and
     // row mod 2^b = row_lo + mm 2^p.
     const bool unit = log_s == 0 && p == 0;
-    auto tw_base = [&](unsigned b) {
-      return (static_cast<std::size_t>(row_lo) << (L - b)) + (col << (a.s0 + k - b));
+    auto stage = [&](auto dbit) {
+      constexpr unsigned d = decltype(dbit)::value;
+      const unsigned b = p + d;
+      if (b < lo_b || b > hi_b) return;
+      const std::size_t tb = (static_cast<std::size_t>(row_lo) << (L - b)) + (col << (a.s0 + k - b));
+      radix2_stage<D, Dit, d, P>(x, tw, tb, std::size_t{1} << (L - d), unit);
     };
     if constexpr (Dit) {
-      if (p >= lo_b) radix2_stage<D, true, 0>(x, tw, tw_base(p), std::size_t{1} << L, unit);
-      if (p + 1 >= lo_b && p + 1 <= hi_b)
-        radix2_stage<D, true, 1>(x, tw, tw_base(p + 1), std::size_t{1} << (L - 1), unit);
-      if (p + 2 <= hi_b) radix2_stage<D, true, 2>(x, tw, tw_base(p + 2), std::size_t{1} << (L - 2), unit);
+      stage(std::integral_constant<unsigned, 0>{});
+      stage(std::integral_constant<unsigned, 1>{});
     } else {
-      if (p + 2 <= hi_b) radix2_stage<D, false, 2>(x, tw, tw_base(p + 2), std::size_t{1} << (L - 2), unit);
-      if (p + 1 >= lo_b && p + 1 <= hi_b)
-        radix2_stage<D, false, 1>(x, tw, tw_base(p + 1), std::size_t{1} << (L - 1), unit);
-      if (p >= lo_b) radix2_stage<D, false, 0>(x, tw, tw_base(p), std::size_t{1} << L, unit);
+      stage(std::integral_constant<unsigned, 1>{});
+      stage(std::integral_constant<unsigned, 0>{});
     }
 
     if (rr + 1 < rounds) {
       if (rr > 0) __syncthreads();  // every thread has read the previous exchange
 #pragma unroll
-      for (unsigned m = 0; m < per_thread; ++m) {
+      for (unsigned m = 0; m < P; ++m) {
         const unsigned e = swizzle(((row0 + (m << p)) << a.log_c) + c);
 #pragma unroll
         for (unsigned w = 0; w < W; ++w) smem[w * E + e] = x[m].limb[w];
@@ -241,7 +247,7 @@ __global__ void __launch_bounds__(block_threads, 2)
       __syncthreads();
     } else {
 #pragma unroll
-      for (unsigned m = 0; m < per_thread; ++m) {
+      for (unsigned m = 0; m < P; ++m) {
         const std::size_t g = base + (static_cast<std::size_t>(row0 + (m << p)) << log_s) + c;
         store_vec(data + g, apply_scale(x[m], a.post, a.post_table, a.post_bitrev, g, L, a.n_inv));
       }
@@ -249,7 +255,7 @@ __global__ void __launch_bounds__(block_threads, 2)
   }
 }
 
-// Transforms of 2 and 4 points (too few for a radix-8 round), straight from the definition by one
+// Transforms of 2 and 4 points (fewer than a pass's 3 stages), straight from the definition by one
 // thread: X_f = sum_i x_i omega_n^(i f), omega_n = g^2 = tw[1]^2, with the coset and 1/n steps.
 // tw is g^i for the direction (its coset table too).
 template <class D>
@@ -303,21 +309,18 @@ struct pass_shape {
   unsigned s0, k, log_c;
 };
 
-// The passes of a transform of 2^log_n >= 8 points, in frequency order. Up to 2^11 points, one
-// pass. Beyond, blocks of 2^b elements, b = 11 from 2^19 up (at least 256 blocks, two per SM on
-// 132 SMs) and b = 10 below (two passes up to 2^18: a third pass costs more than idle SMs there;
-// measured 2^16 with 2^8-element blocks in three passes 0.061 ms, 35% slower than two passes of
-// 2^10); then a last pass of up to b stages (one contiguous run) after passes of 3 .. min(9, b - 2)
-// stages (at least 4 columns), as evenly split as possible. 2^12: 3 + 9; 2^16: 6 + 10;
-// 2^18: 8 + 10; 2^20: 9 + 11; 2^21: 5 + 5 + 11; 2^24: 7 + 6 + 11.
+// The passes of a transform of 2^log_n >= 8 points, in frequency order. Up to 2^10 points, one
+// pass. Beyond, blocks of 2^10 elements: a last pass of up to 10 stages (one contiguous run) after
+// passes of 3 .. 8 stages (at least 4 columns), as evenly split as possible. 2^11: 3 + 8;
+// 2^12: 3 + 9; 2^16: 6 + 10; 2^18: 8 + 10; 2^19: 5 + 4 + 10; 2^20: 5 + 5 + 10; 2^24: 7 + 7 + 10.
 inline std::vector<pass_shape> plan_passes(unsigned log_n) {
   std::vector<pass_shape> passes;
   if (log_n <= log_block) {
     passes.push_back({0, log_n, 0});
     return passes;
   }
-  const unsigned b = log_n >= 19 ? log_block : log_block - 1;
-  const unsigned max_k = std::min(max_stages, b - 2);
+  constexpr unsigned b = log_block;
+  const unsigned max_k = max_stages;
   const unsigned rest = std::max(log_n - b, min_stages);
   const unsigned np = (rest + max_k - 1) / max_k;
   unsigned s0 = 0;
@@ -385,13 +388,6 @@ result<ntt_plan<Fr>> ntt_plan<Fr>::create(unsigned log_n, cudaStream_t stream) {
   p.pow_inv_ = std::move(*inv);
   CUZK_TRY(ntt_detail::fill_powers(p.pow_fwd_, p.shift_, log_n, stream));
   CUZK_TRY(ntt_detail::fill_powers(p.pow_inv_, p.shift_.inverse(), log_n, stream));
-  // A full block's 64 KiB of shared memory is above the 48 KiB a launch gets without asking.
-  using D = fp_device<typename Fr::params>;
-  constexpr int smem = static_cast<int>((std::size_t{1} << ntt_detail::log_block) * sizeof(D));
-  CUZK_CUDA_TRY(cudaFuncSetAttribute(ntt_detail::pass_kernel<D, false>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  CUZK_CUDA_TRY(cudaFuncSetAttribute(ntt_detail::pass_kernel<D, true>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   return result<ntt_plan>(std::move(p));
 }
 
@@ -440,7 +436,7 @@ status ntt_plan<Fr>::run(Fr* data, ntt_direction dir, ntt_order order, ntt_domai
       a.post_bitrev = !dit;  // frequency order writes bit-reversed positions
     }
     const unsigned log_e = a.k + a.log_c;
-    const unsigned threads = 1u << (log_e - 3);
+    const unsigned threads = 1u << (log_e - log_per_thread);
     const auto blocks = static_cast<unsigned>(std::size_t{1} << (L - log_e));
     const std::size_t smem = (std::size_t{1} << log_e) * sizeof(D);
     if (dit)

@@ -4,7 +4,7 @@
 // (plain and coset, in the pairings that need no permutation). Above 2^12 the oracle is the CPU
 // NTT (poly/ntt.hpp, itself tested against a DFT) with the coset steps written out here, for
 // every combination at the sizes where the GPU's split into passes changes shape (one pass up to
-// 2^11, then two, then three passes; ntt.cuh plan_passes) up to 2^24. Device buffers are poisoned
+// 2^10, then two, then three passes; ntt.cuh plan_passes) up to 2^24. Device buffers are poisoned
 // (all bytes 0xff, not a field element) before every input copy, so an unwritten output shows.
 //
 // Without a CUDA device every test is skipped with a message.
@@ -207,13 +207,13 @@ std::string mismatches(const std::vector<Fr>& got, const std::vector<Fr>& want, 
 }
 
 // Every direction x order x domain at the sizes where the split into passes changes shape
-// (ntt.cuh plan_passes): 2^11 (one pass), 2^12 (3 + 9, 2^10-element blocks), 2^15 (5 + 10),
-// 2^18 (8 + 10), 2^20 (9 + 11, 2^11-element blocks, the largest two-pass split), 2^21 (5 + 5 + 11,
-// the smallest three-pass one), 2^24 (7 + 6 + 11).
+// (ntt.cuh plan_passes): 2^10 (one pass, a whole block), 2^11 (3 + 8, the smallest two-pass
+// split), 2^12 (3 + 9), 2^15 (5 + 10), 2^18 (8 + 10, the largest two-pass split), 2^19
+// (5 + 4 + 10, the smallest three-pass one), 2^20 (5 + 5 + 10), 2^24 (7 + 7 + 10).
 TYPED_TEST(GpuNtt, MatchesCpuNttAllVariantsAcrossPassShapes) {
   CUZK_REQUIRE_GPU();
   using Fr = TypeParam;
-  for (unsigned log_n : {11u, 12u, 15u, 18u, 20u, 21u, 24u}) {
+  for (unsigned log_n : {10u, 11u, 12u, 15u, 18u, 19u, 20u, 24u}) {
     const std::size_t n = std::size_t{1} << log_n;
     auto plan = ntt_plan<Fr>::create(log_n);
     ASSERT_TRUE(plan.is_ok()) << plan.error().to_string();
