@@ -82,13 +82,15 @@ harness make(uint64_t budget, unsigned workers, bool gated = false) {
   return h;
 }
 
-void run_jobs(harness& h, int count) {
+std::vector<job_result> run_jobs(harness& h, int count) {
   std::vector<job_id> ids;
   for (int i = 0; i < count; ++i) ids.push_back(h.eng->submit(request("small")).value());
+  std::vector<job_result> out;
   for (job_id id : ids) {
-    const auto r = h.eng->await(id, 20s).value();
-    EXPECT_EQ(r.state, job_state::done) << r.error.to_string();
+    out.push_back(h.eng->await(id, 20s).value());
+    EXPECT_EQ(out.back().state, job_state::done) << out.back().error.to_string();
   }
+  return out;
 }
 
 TEST(engine_memory, the_budget_not_the_worker_count_bounds_the_proofs_in_flight) {
@@ -98,8 +100,15 @@ TEST(engine_memory, the_budget_not_the_worker_count_bounds_the_proofs_in_flight)
   {
     const uint64_t limit = need + need / 2;  // room for one proof (and the key), four workers
     auto h = make(limit, 4);
-    run_jobs(h, 8);
+    const auto results = run_jobs(h, 8);
     EXPECT_EQ(h.backend->most.load(), 1);
+    // The wait for memory is reported per job, as a part of its queue wait.
+    double waited = 0;
+    for (const auto& r : results) {
+      EXPECT_LE(r.times[phase::reservation_wait], r.times[phase::queue_wait]);
+      waited += r.times[phase::reservation_wait];
+    }
+    EXPECT_GT(waited, 0.0);
     const auto b = h.eng->snapshot().memory_budgets.at(0);
     EXPECT_EQ(b.name, "host");
     EXPECT_EQ(b.limit, limit);

@@ -85,6 +85,7 @@ void engine::admit(work_batch& batch, const worker_ref& by) {
                                  " s for host memory (" + describe_bytes(need) + ")");
       std::lock_guard lk(m_);
       j->working_set = std::move(r).value();
+      j->rec.info.times[phase::reservation_wait] = waited;
       return;
     }
     {

@@ -86,6 +86,8 @@ const char* phase_name(phase p) noexcept {
       return "gpu_wait";
     case phase::gpu_busy:
       return "gpu_busy";
+    case phase::reservation_wait:
+      return "reservation_wait";
   }
   return "?";
 }

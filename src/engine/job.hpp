@@ -59,7 +59,9 @@ constexpr bool is_terminal(job_state s) noexcept {
 // with synthesis on the device, a, b, c with synthesis on the host), the NTTs with the h
 // kernel, each MSM, the CPU assembly, and the time the job waited for the device's kernel lock and
 // held it (its share of the device's busy time). The GPU parts overlap each other and synthesis
-// (gpu_prover.hpp), so they do not add up to prove. Persisted by position: only ever append.
+// (gpu_prover.hpp), so they do not add up to prove. Then, for every job, the part of queue_wait
+// spent waiting for the host memory budget to admit it (reservation_wait; it is inside
+// queue_wait, not beside it). Persisted by position: only ever append.
 enum class phase : uint8_t {
   queue_wait = 0,
   key_load,
@@ -77,10 +79,13 @@ enum class phase : uint8_t {
   assembly,
   gpu_wait,
   gpu_busy,
+  reservation_wait,
 };
-inline constexpr int phase_count = 16;
+inline constexpr int phase_count = 17;
 inline constexpr int summary_phase_count = 6;  // queue_wait .. total
-constexpr bool is_gpu_phase(phase p) noexcept { return static_cast<int>(p) >= summary_phase_count; }
+constexpr bool is_gpu_phase(phase p) noexcept {
+  return static_cast<int>(p) >= summary_phase_count && p != phase::reservation_wait;
+}
 const char* phase_name(phase p) noexcept;  // "queue_wait", "key_load", ..., "msm_h", "gpu_busy"
 
 struct phase_times {

@@ -99,6 +99,7 @@ void to_wire(const engine::job_result& r, v1::ProofResult* out) {
   t->set_assembly(r.times[phase::assembly]);
   t->set_gpu_wait(r.times[phase::gpu_wait]);
   t->set_gpu_busy(r.times[phase::gpu_busy]);
+  t->set_reservation_wait(r.times[phase::reservation_wait]);
   out->set_ran_on(r.ran_on);
   out->set_deadline_missed(r.deadline_missed);
   out->set_attempts(r.attempts);
