@@ -8,6 +8,7 @@
 #include <future>
 #include <map>
 #include <thread>
+#include <utility>
 
 namespace cuzk::engine {
 namespace {
@@ -149,15 +150,20 @@ struct two_slot_fixture {
   std::future<std::optional<work_batch>> worker(int index, int slot) {
     return std::async(std::launch::async, [this, index, slot] { return s.next({index, slot}); });
   }
+  // Worker 0 (slot 0) waits first, so it is the dispatcher when work arrives; then worker 1
+  // (slot 1).
+  std::pair<std::future<std::optional<work_batch>>, std::future<std::optional<work_batch>>> both_waiting() {
+    auto w0 = worker(0, 0);
+    wait_idle(1);
+    auto w1 = worker(1, 1);
+    wait_idle(2);
+    return {std::move(w0), std::move(w1)};
+  }
 };
 
 TEST(scheduler, a_batch_goes_to_the_idle_worker_whose_slot_holds_its_key) {
   two_slot_fixture f;
-  // Worker 0 (slot 0) waits first, so it is the dispatcher when work arrives.
-  auto w0 = f.worker(0, 0);
-  f.wait_idle(1);
-  auto w1 = f.worker(1, 1);
-  f.wait_idle(2);
+  auto [w0, w1] = f.both_waiting();
   f.s.push(qj(1, priority::normal, "on1"));
   ASSERT_EQ(w1.wait_for(5s), std::future_status::ready);
   EXPECT_EQ(w1.get()->jobs.at(0).id, 1u);
@@ -190,10 +196,7 @@ TEST(scheduler, routing_keeps_the_dispatch_order) {
   // Jobs 1 (key on slot 1) and 2 (key on slot 0) queued before either worker asks: job 1 leaves
   // first whoever dispatches, and each lands on its key's slot.
   two_slot_fixture f;
-  auto w0 = f.worker(0, 0);
-  f.wait_idle(1);
-  auto w1 = f.worker(1, 1);
-  f.wait_idle(2);
+  auto [w0, w1] = f.both_waiting();
   f.s.push(qj(1, priority::normal, "on1"));
   f.s.push(qj(2, priority::normal, "on0"));
   ASSERT_EQ(w0.wait_for(5s), std::future_status::ready);

@@ -32,6 +32,7 @@
 #include "formats/verification_key.hpp"
 #include "groth16/verifier.hpp"
 #include "service/client.hpp"
+#include "service/free_port_test_util.hpp"
 
 namespace cuzk::service {
 namespace {
@@ -39,6 +40,7 @@ namespace {
 namespace v1 = cuzk::v1;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using test::free_port;
 
 std::string env_or(const char* name, const char* fallback) {
   const char* v = std::getenv(name);
@@ -61,18 +63,6 @@ std::pair<int, std::string> run_command(const std::string& cmd) {
   for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
   const int st = ::pclose(p);
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
-
-int free_port() {
-  int s = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t n = sizeof a;
-  ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &n);
-  ::close(s);
-  return ntohs(a.sin_port);
 }
 
 // The device nodes the NVIDIA driver creates; without them no CUDA device can answer.

@@ -32,6 +32,7 @@
 #include "formats/verification_key.hpp"
 #include "groth16/verifier.hpp"
 #include "service/client.hpp"
+#include "service/free_port_test_util.hpp"
 
 namespace cuzk::service {
 namespace {
@@ -39,6 +40,7 @@ namespace {
 namespace v1 = cuzk::v1;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using test::free_port;
 
 const std::string data = CUZK_TEST_DATA_DIR;
 const std::string zkey = data + "/snarkjs/bn128/poseidon/circuit.zkey";
@@ -72,18 +74,6 @@ bool poll_until(F&& done, std::chrono::milliseconds limit = 10s) {
     else
       std::this_thread::sleep_for(1ms);
   return true;
-}
-
-int free_port() {
-  int s = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t n = sizeof a;
-  ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &n);
-  ::close(s);
-  return ntohs(a.sin_port);
 }
 
 // One daemon process on a fresh data dir (kept across restart()).
