@@ -2,6 +2,7 @@
 #include "engine/srs_manager.hpp"
 
 #include <chrono>
+#include <optional>
 
 namespace cuzk::engine {
 
@@ -248,8 +249,15 @@ status srs_manager::load_locked(std::unique_lock<std::mutex>& lk, const std::str
     if (key_charge != nullptr && *key_charge && key_charge->bytes() >= host_estimate) {
       res = key_charge->split(host_estimate);
     } else {
+      // Without a charge (a preload) the load waits in line like any request. With a charge too
+      // small (the key was resident when its job was admitted and left since), the caller holds
+      // memory while it waits, so the wait is bounded: a clear error instead of a standstill with
+      // the request ahead of it.
+      const bool holding = key_charge != nullptr && *key_charge;
+      const std::optional<std::chrono::milliseconds> limit =
+          holding ? std::optional<std::chrono::milliseconds>(std::chrono::seconds(60)) : std::nullopt;
       const std::string purpose = "the key of circuit " + id;
-      auto r = host_budget_->acquire(host_estimate, {cancel, std::nullopt, purpose, true, nullptr});
+      auto r = host_budget_->acquire(host_estimate, {cancel, limit, purpose, true, nullptr});
       if (!r) {
         lk.lock();
         entries_.at(id).loading = false;
