@@ -25,6 +25,10 @@
 // (a, b) -> (a + w b, a - w b), which undoes the frequency butterfly stage by stage; that is why
 // one kernel serves all four direction/order combinations.
 //
+// Arithmetic: lazy reduction (ntt_lazy.cuh). Values stay in [0, 2p) from the first butterfly to the
+// last pass's store, which makes them canonical (before its 1/n and coset scaling); the products
+// skip their final subtraction (NOTES.md, NTT change 4: -2.5% BN254, ~0 BLS12-381 at 2^24).
+//
 // Twiddles are read from the plan's table of omega_2n powers, one 32-byte read per distinct
 // twiddle: a radix-4 round needs 2 + 1 of them per thread. In the last round of the last pass
 // (rows m of one contiguous run) the twiddles are omega_4^m and 1, so the three butterflies whose
@@ -51,8 +55,11 @@
 #include "ff/roots_of_unity.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
+#include "gpu/field_batch.hpp"
 #include "gpu/fp_device.cuh"
 #include "gpu/ntt.hpp"
+#include "gpu/ntt_lazy.cuh"
+#include "gpu/ntt_lazy.hpp"
 
 namespace cuzk::gpu {
 
@@ -92,6 +99,7 @@ struct pass_args {
   scale_mode pre;                // applied to each element as it is loaded (forward coset)
   scale_mode post;               // applied as it is stored (inverse: 1/n and the coset)
   bool pre_bitrev, post_bitrev;  // the scale table is indexed by the bit-reversed position
+  bool last;                     // the last pass: make the values canonical as they are stored
   const D* pre_table;
   const D* post_table;
   D n_inv;
@@ -141,6 +149,7 @@ __device__ __forceinline__ unsigned swizzle(unsigned e) {
 // One stage of a round: the butterflies (m, m + 2^Dbit) over the thread's P elements, m with bit
 // Dbit clear. Their twiddle is tw[base + mm * step], mm = m mod 2^Dbit (2^Dbit distinct ones).
 // With `unit` the mm = 0 twiddle is 1 (the last round of the last pass) and its product is skipped.
+// Values in and out are in [0, 2p) (ntt_lazy.cuh).
 template <class D, bool Dit, unsigned Dbit, unsigned P>
 __device__ __forceinline__ void radix2_stage(D (&x)[P], const D* __restrict__ tw, std::size_t base,
                                              std::size_t step, bool unit) {
@@ -151,19 +160,19 @@ __device__ __forceinline__ void radix2_stage(D (&x)[P], const D* __restrict__ tw
     const unsigned m1 = m | (1u << Dbit);
     if (mm == 0 && unit) {
       const D a = x[m];
-      x[m] = a + x[m1];
-      x[m1] = a - x[m1];
+      x[m] = ntt_lazy::add(a, x[m1]);
+      x[m1] = ntt_lazy::sub(a, x[m1]);
       continue;
     }
     const D w = load_vec(tw + base + mm * step);
     if constexpr (Dit) {
-      const D t = x[m1] * w;
-      x[m1] = x[m] - t;
-      x[m] = x[m] + t;
+      const D t = ntt_lazy::mul(w, x[m1]);
+      x[m1] = ntt_lazy::sub(x[m], t);
+      x[m] = ntt_lazy::add(x[m], t);
     } else {
-      const D d = x[m] - x[m1];
-      x[m] = x[m] + x[m1];
-      x[m1] = d * w;
+      const D d = ntt_lazy::diff(x[m], x[m1]);
+      x[m] = ntt_lazy::add(x[m], x[m1]);
+      x[m1] = ntt_lazy::mul(w, d);
     }
   }
 }
@@ -249,7 +258,8 @@ __global__ void __launch_bounds__(block_threads, min_blocks_per_sm)
 #pragma unroll
       for (unsigned m = 0; m < P; ++m) {
         const std::size_t g = base + (static_cast<std::size_t>(row0 + (m << p)) << log_s) + c;
-        store_vec(data + g, apply_scale(x[m], a.post, a.post_table, a.post_bitrev, g, L, a.n_inv));
+        const D v = a.last ? ntt_lazy::canonical(x[m]) : x[m];
+        store_vec(data + g, apply_scale(v, a.post, a.post_table, a.post_bitrev, g, L, a.n_inv));
       }
     }
   }
@@ -363,7 +373,48 @@ status fill_powers(device_buffer<Fr>& out, const Fr& g, unsigned log_n, cudaStre
   return status::ok();
 }
 
+// out[i] = op(a[i], b[i]) by the lazy butterfly arithmetic, raw (ntt_lazy_batch). out may alias a.
+template <class D>
+__global__ void lazy_op_kernel(ntt_lazy_op op, const D* a, const D* b, D* out, std::size_t n) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const D x = a[i];
+  const D y = b[i];
+  D r;
+  switch (op) {
+    case ntt_lazy_op::mul: r = ntt_lazy::mul(x, y); break;
+    case ntt_lazy_op::add: r = ntt_lazy::add(x, y); break;
+    case ntt_lazy_op::sub: r = ntt_lazy::sub(x, y); break;
+    case ntt_lazy_op::diff: r = ntt_lazy::diff(x, y); break;
+    default: r = ntt_lazy::canonical(x); break;
+  }
+  out[i] = r;
+}
+
 }  // namespace ntt_detail
+
+template <class Fr>
+status ntt_lazy_batch(int device, ntt_lazy_op op, const Fr* a, const Fr* b, Fr* out, std::size_t n) {
+  using D = fp_device<typename Fr::params>;
+  if (n == 0) return status::ok();
+  if (a == nullptr || b == nullptr || out == nullptr)
+    return status(errc::invalid_argument, "gpu::ntt_lazy_batch: null array");
+  CUZK_TRY(use_device(device));
+  auto da = device_buffer<Fr>::create(n);
+  if (!da) return da.error();
+  auto db = device_buffer<Fr>::create(n);
+  if (!db) return db.error();
+  CUZK_TRY(da->copy_from_host(a, n));
+  CUZK_TRY(db->copy_from_host(b, n));
+  const unsigned threads = 256;
+  const auto blocks = static_cast<unsigned>((n + threads - 1) / threads);
+  ntt_detail::lazy_op_kernel<D><<<blocks, threads>>>(op, reinterpret_cast<const D*>(da->data()),
+                                                     reinterpret_cast<const D*>(db->data()),
+                                                     reinterpret_cast<D*>(da->data()), n);
+  CUZK_CUDA_TRY(cudaGetLastError());
+  CUZK_CUDA_TRY(cudaDeviceSynchronize());
+  return da->copy_to_host(out, n);
+}
 
 template <class Fr>
 result<ntt_plan<Fr>> ntt_plan<Fr>::create(unsigned log_n, cudaStream_t stream) {
@@ -425,6 +476,7 @@ status ntt_plan<Fr>::run(Fr* data, ntt_direction dir, ntt_order order, ntt_domai
     a.n_inv = D::from_host(n_inv_);
     a.pre = scale_mode::none;
     a.post = scale_mode::none;
+    a.last = i + 1 == passes.size();
     if (i == 0 && forward && coset) {
       a.pre = scale_mode::table;
       a.pre_table = reinterpret_cast<const D*>(pow_fwd_.data());

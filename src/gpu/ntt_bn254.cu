@@ -2,3 +2,7 @@
 #include "gpu/ntt.cuh"
 
 template class cuzk::gpu::ntt_plan<cuzk::bn254::fr>;
+template cuzk::status cuzk::gpu::ntt_lazy_batch<cuzk::bn254::fr>(int, cuzk::gpu::ntt_lazy_op,
+                                                                 const cuzk::bn254::fr*,
+                                                                 const cuzk::bn254::fr*, cuzk::bn254::fr*,
+                                                                 std::size_t);

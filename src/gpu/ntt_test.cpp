@@ -7,6 +7,10 @@
 // 2^10, then two, then three passes; ntt.cuh plan_passes) up to 2^24. Device buffers are poisoned
 // (all bytes 0xff, not a field element) before every input copy, so an unwritten output shows.
 //
+// The butterflies' lazy arithmetic (ntt_lazy.cuh: values in [0, 2p) between stages) is checked
+// operation by operation on edge and random values up to 2p (the product's second factor beyond),
+// its product against fp_device's and the CPU field.
+//
 // Without a CUDA device every test is skipped with a message.
 #include "gpu/ntt.hpp"
 
@@ -22,6 +26,7 @@
 #include "curves/bn254.hpp"
 #include "ff/roots_of_unity.hpp"
 #include "gpu/field_batch.hpp"
+#include "gpu/ntt_lazy.hpp"
 #include "poly/ntt.hpp"
 
 namespace cuzk::gpu {
@@ -111,6 +116,150 @@ struct field_names {
   }
 };
 TYPED_TEST_SUITE(GpuNtt, fields, field_names);
+
+// The lazy butterfly arithmetic (ntt_lazy.cuh) on raw Montgomery words: each result's range
+// (below 2p; the BN254 difference below 4p; canonical below p) and its value mod p against the CPU
+// field and, for the product, fp_device's product. Operands: edge values (0, 1, p - 1, words all
+// ones or zero, powers of two) lifted by 0 and p, so up to 2p - 1, plus random ones; the product's
+// second factor also takes 2p .. 2^256 - 1 (it accepts any 256-bit word).
+template <class Fr>
+struct lazy_values {
+  using repr = typename Fr::repr;
+  static repr reduce(repr v) {
+    while (!(v < Fr::modulus)) v.sub_in_place(Fr::modulus);
+    return v;
+  }
+  static Fr value(const repr& v) { return Fr::from_montgomery(reduce(v)); }
+  static repr raw(const Fr& x) { return x.montgomery(); }
+  static repr twice_p() {
+    repr r = Fr::modulus;
+    r.add_in_place(Fr::modulus);
+    return r;
+  }
+  // Canonical edge values.
+  static std::vector<repr> edges() {
+    const repr p = Fr::modulus;
+    auto minus = [](repr v, uint64_t s) {
+      v.sub_in_place(repr::from_u64(s));
+      return v;
+    };
+    std::vector<repr> r = {repr::from_u64(0), repr::from_u64(1), repr::from_u64(2),
+                           minus(p, 1),       minus(p, 2),       Fr::r1};
+    for (unsigned k = 32; k < 256; k += 32) {
+      repr b;
+      b.limb[k / 64] = uint64_t{1} << (k % 64);
+      if (b < p) r.push_back(b);
+      if (minus(b, 1) < p) r.push_back(minus(b, 1));
+    }
+    return r;
+  }
+  // Edge values and random ones, each also + p: all of [0, 2p)'s awkward corners.
+  static std::vector<repr> below_2p(std::mt19937_64& rng, std::size_t randoms) {
+    std::vector<repr> r = edges();
+    for (std::size_t i = 0; i < randoms; ++i) r.push_back(raw(Fr::random(rng)));
+    const std::size_t m = r.size();
+    for (std::size_t i = 0; i < m; ++i) {
+      repr v = r[i];
+      v.add_in_place(Fr::modulus);
+      r.push_back(v);
+    }
+    return r;
+  }
+};
+
+template <class Fr>
+std::vector<Fr> run_lazy(ntt_lazy_op op, const std::vector<typename Fr::repr>& a,
+                         const std::vector<typename Fr::repr>& b) {
+  std::vector<Fr> fa, fb, out(a.size());
+  for (const auto& v : a) fa.push_back(Fr::from_montgomery(v));
+  for (const auto& v : b) fb.push_back(Fr::from_montgomery(v));
+  EXPECT_TRUE(ntt_lazy_batch<Fr>(0, op, fa.data(), fb.data(), out.data(), a.size()).is_ok());
+  return out;
+}
+
+TYPED_TEST(GpuNtt, LazyProductMatchesFieldProduct) {
+  CUZK_REQUIRE_GPU();
+  using Fr = TypeParam;
+  using V = lazy_values<Fr>;
+  using repr = typename Fr::repr;
+  std::mt19937_64 rng(0x5eed7700 + sizeof(Fr));
+  // Twiddles: canonical edge values and random ones; second factors: below 2p, then 2p, 4p - 1
+  // where it fits, and all ones (any 256-bit word is allowed).
+  std::vector<repr> w = V::edges();
+  for (int i = 0; i < 64; ++i) w.push_back(V::raw(Fr::random(rng)));
+  std::vector<repr> x = V::below_2p(rng, 64);
+  x.push_back(V::twice_p());
+  repr ones;
+  for (auto& l : ones.limb) l = ~uint64_t{0};
+  x.push_back(ones);
+  std::vector<repr> a, b;
+  for (const auto& u : w) {
+    for (const auto& v : x) {
+      a.push_back(u);
+      b.push_back(v);
+    }
+  }
+  // And 2^20 random pairs with the second factor lifted to [p, 2p).
+  for (int i = 0; i < (1 << 20); ++i) {
+    a.push_back(V::raw(Fr::random(rng)));
+    repr v = V::raw(Fr::random(rng));
+    v.add_in_place(Fr::modulus);
+    b.push_back(v);
+  }
+  const auto got = run_lazy<Fr>(ntt_lazy_op::mul, a, b);
+  std::vector<Fr> fa, fb, dev(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    fa.push_back(Fr::from_montgomery(a[i]));
+    fb.push_back(V::value(b[i]));
+  }
+  ASSERT_TRUE(field_batch<Fr>(0, field_op::mul, fa.data(), fb.data(), dev.data(), a.size()).is_ok());
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const repr r = V::raw(got[i]);
+    const bool ok = r < V::twice_p() && V::value(r) == dev[i] && dev[i] == fa[i] * fb[i];
+    if (!ok && ++bad <= 5) ADD_FAILURE() << "lazy product wrong at " << i;
+  }
+  EXPECT_EQ(bad, 0u);
+}
+
+TYPED_TEST(GpuNtt, LazySumDifferenceCanonical) {
+  CUZK_REQUIRE_GPU();
+  using Fr = TypeParam;
+  using V = lazy_values<Fr>;
+  using repr = typename Fr::repr;
+  std::mt19937_64 rng(0x5eed7800 + sizeof(Fr));
+  const std::vector<repr> x = V::below_2p(rng, 256);
+  std::vector<repr> a, b;
+  for (const auto& u : x) {
+    for (const auto& v : x) {
+      a.push_back(u);
+      b.push_back(v);
+    }
+  }
+  repr four_p = V::twice_p();
+  const bool four_p_fits = !four_p.add_in_place(V::twice_p());  // no carry out of 256 bits
+  struct expectation {
+    ntt_lazy_op op;
+    bool wide;  // the result may reach 4p
+    bool plus;
+  };
+  for (const expectation e :
+       {expectation{ntt_lazy_op::add, false, true}, expectation{ntt_lazy_op::sub, false, false},
+        expectation{ntt_lazy_op::diff, four_p_fits, false}}) {
+    const auto got = run_lazy<Fr>(e.op, a, b);
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const repr r = V::raw(got[i]);
+      const bool in_range = e.wide ? r < four_p : r < V::twice_p();
+      const Fr want = e.plus ? V::value(a[i]) + V::value(b[i]) : V::value(a[i]) - V::value(b[i]);
+      if ((!in_range || V::value(r) != want) && ++bad <= 5)
+        ADD_FAILURE() << "lazy op " << static_cast<int>(e.op) << " wrong at " << i;
+    }
+    EXPECT_EQ(bad, 0u) << "op " << static_cast<int>(e.op);
+  }
+  const auto got = run_lazy<Fr>(ntt_lazy_op::canonical, x, x);
+  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_EQ(V::raw(got[i]), V::reduce(x[i])) << i;
+}
 
 TYPED_TEST(GpuNtt, MatchesDftAllVariantsSmallSizes) {
   CUZK_REQUIRE_GPU();

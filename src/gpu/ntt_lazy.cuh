@@ -1,0 +1,133 @@
+// Lazy reduction for the NTT butterflies: values in [0, 2p) between stages, canonical at the end.
+//
+// Why. The NTT kernels are bound by the instructions each butterfly issues and by the length of
+// its dependent carry chains, not by the multiply pipe alone (NOTES.md, NTT change 4: a Karatsuba
+// product with 12% fewer multiplies and ~110 more additions made the transform 9-13% slower). A
+// canonical butterfly ends its product with a conditional subtraction (a 2n-instruction borrow
+// chain and n selects, on the critical path) and corrects its difference by a masked add of p.
+// Keeping values in [0, 2p) removes the product's subtraction; the sum and difference then
+// correct by 2p instead of p at the same cost, and where 4p < 2^(32n) (BN254 Fr) the frequency
+// butterfly's difference needs no correction at all. The outputs are made canonical once, as the
+// last pass stores them.
+//
+// Bounds (w < p is a twiddle from the plan's table, canonical; x, y < 2p):
+// - mul(w, x) = fp_device::mul_lazy(w, x) < 2p for any 32n-bit x. The CIOS product keeps its
+//   running value below a + p after each row (t + a b_i + m p < (a + p) + a (w - 1) + p (w - 1)
+//   = w (a + p) before the division by the word base w), with a = w the twiddle < p: so below 2p
+//   throughout, whatever b's digits, which is exactly the bound fp_device's carry chains rely on
+//   (2p < 2^(32n), its static_assert), and the result, a b R^-1 mod p up to a multiple of p, is
+//   below 2p without the final subtraction.
+// - add(x, y): x + y < 4p, minus 2p when >= 2p, so < 2p. For BLS12-381 Fr (p > 2^254) x + y may
+//   exceed 2^256: the carry out of the top word is kept and forces the subtraction.
+// - sub(x, y): x - y, plus 2p when it borrows: (-2p, 2p) -> [0, 2p).
+// - diff(x, y) (the frequency butterfly's difference, which only feeds mul): x - y + 2p in
+//   (0, 4p) where 4p < 2^(32n), else sub(x, y). Either way < 2^(32n) and congruent to x - y.
+// - canonical(x): x - p when x >= p, for x < 2p.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gpu/fp_device.cuh"
+#include "gpu/ptx.cuh"
+
+namespace cuzk::gpu::ntt_lazy {
+
+template <class D>
+constexpr limbs32<D::n> twice_modulus() {
+  limbs32<D::n> r{};
+  uint32_t carry = 0;
+  for (std::size_t k = 0; k < D::n; ++k) {
+    r.w[k] = (D::modulus.w[k] << 1) | carry;
+    carry = D::modulus.w[k] >> 31;
+  }
+  return r;
+}
+
+// 4p < 2^(32n): BN254 Fr (p < 2^254); not BLS12-381 Fr.
+template <class D>
+constexpr bool four_p_fits = D::modulus.w[D::n - 1] < 0x40000000u;
+
+// r = a - m if a >= m (as a 32n-bit number, or when `carry` says a overflowed), else a.
+template <class D>
+__device__ __forceinline__ void subtract_if_above(D& a, const limbs32<D::n>& m, uint32_t carry) {
+  constexpr std::size_t n = D::n;
+  uint32_t t[n];
+  t[0] = ptx::sub_cc(a.limb[0], m.w[0]);
+#pragma unroll
+  for (std::size_t k = 1; k < n; ++k) t[k] = ptx::subc_cc(a.limb[k], m.w[k]);
+  const uint32_t below = ptx::subc(0u, 0u) & ~carry;  // all ones when a < m and no overflow
+#pragma unroll
+  for (std::size_t k = 0; k < n; ++k) a.limb[k] = below != 0 ? a.limb[k] : t[k];
+}
+
+template <class D>
+__device__ __forceinline__ D mul(const D& w, const D& x) {
+  return D::mul_lazy(w, x);
+}
+
+template <class D>
+__device__ __forceinline__ D add(const D& a, const D& b) {
+  constexpr std::size_t n = D::n;
+  constexpr limbs32<n> p2 = twice_modulus<D>();
+  D r;
+  r.limb[0] = ptx::add_cc(a.limb[0], b.limb[0]);
+#pragma unroll
+  for (std::size_t k = 1; k < n - 1; ++k) r.limb[k] = ptx::addc_cc(a.limb[k], b.limb[k]);
+  uint32_t carry = 0;
+  if constexpr (four_p_fits<D>) {
+    r.limb[n - 1] = ptx::addc(a.limb[n - 1], b.limb[n - 1]);
+  } else {
+    r.limb[n - 1] = ptx::addc_cc(a.limb[n - 1], b.limb[n - 1]);
+    carry = 0u - ptx::addc(0u, 0u);  // all ones on overflow
+  }
+  subtract_if_above(r, p2, carry);
+  return r;
+}
+
+template <class D>
+__device__ __forceinline__ D sub(const D& a, const D& b) {
+  constexpr std::size_t n = D::n;
+  constexpr limbs32<n> p2 = twice_modulus<D>();
+  D r;
+  r.limb[0] = ptx::sub_cc(a.limb[0], b.limb[0]);
+#pragma unroll
+  for (std::size_t k = 1; k < n; ++k) r.limb[k] = ptx::subc_cc(a.limb[k], b.limb[k]);
+  const uint32_t mask = ptx::subc(0u, 0u);  // all ones when a < b
+  r.limb[0] = ptx::add_cc(r.limb[0], p2.w[0] & mask);
+#pragma unroll
+  for (std::size_t k = 1; k < n - 1; ++k) r.limb[k] = ptx::addc_cc(r.limb[k], p2.w[k] & mask);
+  r.limb[n - 1] = ptx::addc(r.limb[n - 1], p2.w[n - 1] & mask);
+  return r;
+}
+
+template <class D>
+__device__ __forceinline__ D diff(const D& a, const D& b) {
+  if constexpr (four_p_fits<D>) {
+    constexpr std::size_t n = D::n;
+    constexpr limbs32<n> p2 = twice_modulus<D>();
+    // (2p - b) + a: 2p - b in (0, 2p], the sum in (0, 4p) < 2^(32n); no borrow, no carry.
+    D r;
+    r.limb[0] = ptx::sub_cc(p2.w[0], b.limb[0]);
+#pragma unroll
+    for (std::size_t k = 1; k < n - 1; ++k) r.limb[k] = ptx::subc_cc(p2.w[k], b.limb[k]);
+    r.limb[n - 1] = ptx::subc(p2.w[n - 1], b.limb[n - 1]);
+    r.limb[0] = ptx::add_cc(r.limb[0], a.limb[0]);
+#pragma unroll
+    for (std::size_t k = 1; k < n - 1; ++k) r.limb[k] = ptx::addc_cc(r.limb[k], a.limb[k]);
+    r.limb[n - 1] = ptx::addc(r.limb[n - 1], a.limb[n - 1]);
+    return r;
+  } else {
+    return sub(a, b);
+  }
+}
+
+template <class D>
+__device__ __forceinline__ D canonical(const D& a) {
+  constexpr limbs32<D::n> p = D::modulus;
+  D r = a;
+  subtract_if_above(r, p, 0u);
+  return r;
+}
+
+}  // namespace cuzk::gpu::ntt_lazy
