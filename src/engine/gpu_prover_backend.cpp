@@ -240,8 +240,8 @@ class gpu_backend final : public prover_backend {
     } unlend_at_exit{ws};
     const gpu::synthesis_place place = gk->synthesis();
     const bool pooled = call.pinned != nullptr && place != gpu::synthesis_place::host_pageable;
+    const staging_layout l = staging_for(m.view.n_vars, m.view.domain_size, place);
     if (pooled) {
-      const staging_layout l = staging_for(m.view.n_vars, m.view.domain_size, place);
       auto lease = call.pinned->acquire(std::string(call.circuit), l.total(), call.working_set);
       if (!lease) return lease.error().with_context(sl.slot.name + ": pinned staging");
       staging = std::move(lease).value();
@@ -258,7 +258,6 @@ class gpu_backend final : public prover_backend {
         ws = std::make_unique<gpu::gpu_workspace<C>>(std::move(made).value());
       }
       if (pooled) {
-        const staging_layout l = staging_for(m.view.n_vars, m.view.domain_size, place);
         using repr = typename fr::repr;
         ws->lend_host(staging.as<repr>(), l.witness_bytes / sizeof(repr),
                       l.abc_bytes != 0 ? reinterpret_cast<fr*>(staging.data() + l.abc_offset) : nullptr,

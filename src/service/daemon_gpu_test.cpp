@@ -32,7 +32,7 @@
 #include "formats/verification_key.hpp"
 #include "groth16/verifier.hpp"
 #include "service/client.hpp"
-#include "service/free_port_test_util.hpp"
+#include "service/daemon_test_util.hpp"
 
 namespace cuzk::service {
 namespace {
@@ -41,6 +41,8 @@ namespace v1 = cuzk::v1;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using test::free_port;
+using test::read_file;
+using test::run_command;
 
 std::string env_or(const char* name, const char* fallback) {
   const char* v = std::getenv(name);
@@ -49,21 +51,6 @@ std::string env_or(const char* name, const char* fallback) {
 
 const std::string bin = env_or("CUZK_BIN", CUZK_BIN);
 const std::string data = env_or("CUZK_TEST_DATA_DIR", CUZK_TEST_DATA_DIR);
-
-std::string read_file(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
-std::pair<int, std::string> run_command(const std::string& cmd) {
-  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (p == nullptr) return {-1, "popen failed"};
-  std::string out;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  const int st = ::pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
 
 // The device nodes the NVIDIA driver creates; without them no CUDA device can answer.
 bool gpu_present() { return fs::exists("/dev/nvidiactl") && fs::exists("/dev/nvidia0"); }

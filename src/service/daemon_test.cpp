@@ -32,7 +32,7 @@
 #include "formats/verification_key.hpp"
 #include "groth16/verifier.hpp"
 #include "service/client.hpp"
-#include "service/free_port_test_util.hpp"
+#include "service/daemon_test_util.hpp"
 
 namespace cuzk::service {
 namespace {
@@ -41,28 +41,14 @@ namespace v1 = cuzk::v1;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using test::free_port;
+using test::read_file;
+using test::run_command;
 
 const std::string data = CUZK_TEST_DATA_DIR;
 const std::string zkey = data + "/snarkjs/bn128/poseidon/circuit.zkey";
 const std::string wtns = data + "/snarkjs/bn128/poseidon/circuit.wtns";
 const std::string vk = data + "/snarkjs/bn128/poseidon/verification_key.json";
 const std::string other_wtns = data + "/snarkjs/bn128/circuit.wtns";  // another circuit: wrong length
-
-std::string read_file(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
-// Runs a shell command; its exit status and what it wrote to stdout and stderr.
-std::pair<int, std::string> run_command(const std::string& cmd) {
-  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (p == nullptr) return {-1, "popen failed"};
-  std::string out;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  const int st = ::pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
 
 // Calls `done` every millisecond until it returns true or `limit` passes; whether it did.
 template <class F>
