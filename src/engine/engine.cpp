@@ -94,13 +94,14 @@ engine::engine(engine_options opt, engine_parts parts, witness_spool spool)
       store_(std::move(parts.store)),
       hot_alloc_(std::move(parts.hot_allocator)),
       spool_(std::move(spool)),
-      memory_(host_budget_bytes(opt_), {}),
-      srs_(opt_.budgets, *hot_alloc_, opt_.key_check, std::move(parts.devices), &memory_.host()),
+      memory_(host_budget_bytes(opt_), parts.devices.memory_limits),
+      srs_(opt_.budgets, *hot_alloc_, opt_.key_check, std::move(parts.devices), &memory_),
       sched_(opt_.scheduling),
       pinned_(hot_alloc_, memory_.host(), pinned_pool_options{[this](const pool_event& e) { on_pool_event(e); }}),
       started_at_(wall_clock::now()),
       kernels_(srs_.slots().size(), now_unix_us()),
       gpu_monitor_(std::move(parts.gpu_monitor)) {
+  backend_->attach_memory(memory_);
   sched_.set_admission([this](work_batch& b, const worker_ref& by) { admit(b, by); });
   // A worker with a device slot counts a key as resident when its slot has a copy; a CPU worker
   // when the host has it.

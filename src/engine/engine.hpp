@@ -6,8 +6,10 @@
 //   dispatch  scheduler::next(), in priority order -> admit(): the proof's working set reserved
 //             from the host memory budget (waiting there, in the same order, when it is full)
 //   worker    srs_manager::acquire (key resident and leased, on the worker's
-//             device slot too with the GPU backend) -> per partition: read witness, backend
-//             prove, verify -> result stored -> await() returns
+//             device slot too with the GPU backend, its copy reserved in that device's memory
+//             budget) -> per partition: read witness, backend prove (a GPU worker reserves its
+//             device buffers in the same budget before it allocates them), verify -> result
+//             stored -> await() returns
 // with a cancel check at every phase boundary.
 //
 // Threads. Any thread may call the public methods (the service's RPC threads do). Each worker

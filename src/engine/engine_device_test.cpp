@@ -68,8 +68,8 @@ class fake_device_backend final : public prover_backend {
     return any_proof(formats::proof<bn254>{bn254_g1::generator, bn254_g2::generator, bn254_g1::generator});
   }
   std::vector<device_activity> activity() const override {
-    return {{"device:0", 0, "fake", 1, 0, 0.5, 0, 0, 0, 0, 0, 0, ""},
-            {"device:1", 1, "fake", 2, 0, 0.25, 0, 0, 0, 0, 0, 0, ""}};
+    return {{"device:0", 0, "fake", 1, 0, 0.5, 0, 0, 0, 0, 0, 0, 0, ""},
+            {"device:1", 1, "fake", 2, 0, 0.25, 0, 0, 0, 0, 0, 0, 0, ""}};
   }
   std::mutex m;
   std::vector<call_record> calls;
@@ -94,7 +94,8 @@ struct device_harness {
     backend = b.get();
     engine_parts parts;
     parts.backend = std::move(b);
-    parts.devices = {make_device_slots({0, 1}, slot_budget), up};
+    // Each device's memory budget holds the key copies (and would hold a real backend's buffers).
+    parts.devices = {make_device_slots({0, 1}, slot_budget), up, {{0, 50000}, {1, 50000}}};
     auto e = engine::create(std::move(o), std::move(parts));
     EXPECT_TRUE(e.is_ok()) << e.error().to_string();
     eng = std::move(e).value();
@@ -149,6 +150,12 @@ TEST(engine_device, every_call_runs_on_its_workers_slot_with_that_slots_copy) {
   EXPECT_EQ(s.keys[0].device_bytes, 2000u);
   ASSERT_EQ(s.device_tiers.size(), 2u);
   EXPECT_EQ(s.device_tiers[1].used, 1000u);
+  // The host budget, then one per device, each holding that device's key copy.
+  ASSERT_EQ(s.memory_budgets.size(), 3u);
+  EXPECT_EQ(s.memory_budgets[1].name, "device0");
+  EXPECT_EQ(s.memory_budgets[1].limit, 50000u);
+  EXPECT_EQ(s.memory_budgets[1].used, 1000u);
+  EXPECT_EQ(s.memory_budgets[2].used, 1000u);
   ASSERT_EQ(s.devices.size(), 2u);
   EXPECT_EQ(s.devices[1].proofs, 2u);
   const auto& hist = s.counters.circuits.at("small").phases;
@@ -220,7 +227,7 @@ TEST(engine_device, a_backend_whose_workers_name_missing_slots_is_refused) {
   o.spool_dir = temp_dir("device-bad");
   engine_parts parts;
   parts.backend = std::make_unique<fake_device_backend>();  // slots 0 and 1
-  parts.devices = {make_device_slots({0}, 1000), std::make_shared<slot_uploader>()};
+  parts.devices = {make_device_slots({0}, 1000), std::make_shared<slot_uploader>(), {}};
   auto e = engine::create(std::move(o), std::move(parts));
   ASSERT_FALSE(e.is_ok());
   EXPECT_NE(e.error().message().find("serves slot 1"), std::string::npos) << e.error().to_string();

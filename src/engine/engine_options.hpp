@@ -31,6 +31,10 @@ struct gpu_options {
   // Bytes of device memory for proving keys, per slot. 0: 80% of the device's free memory at
   // start, shared among the slots on that device.
   uint64_t key_budget = 0;
+  // Bytes of device memory the daemon uses on each device: key copies and the workers' buffers
+  // together, reserved before they are allocated (memory_budget.hpp). 0: 90% of the device's free
+  // memory at start.
+  uint64_t device_memory_budget = 0;
   // Where a, b, c are computed: "device" (from matrices resident with the key), "host-pinned"
   // (CPU threads into pinned buffers, copied outside the kernel lock) or "host-pageable" (the slow
   // copy, kept to measure what pinned memory buys).

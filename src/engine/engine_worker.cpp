@@ -35,6 +35,7 @@ void add_gpu_times(job_result& info, const backend_timings& bt) {
   info.times[phase::assembly] += bt.assembly;
   info.times[phase::gpu_wait] += bt.gpu_wait;
   info.times[phase::gpu_busy] += bt.gpu_busy;
+  info.times[phase::reservation_wait] += bt.device_memory_wait;
   info.h2d_bytes += bt.h2d_bytes;
   // Partitions of one job run on one worker; a fallback to the CPU for one shows in all.
   const std::string where = bt.ran_on.empty() ? "cpu" : bt.ran_on;

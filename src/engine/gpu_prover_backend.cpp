@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
+#include <set>
+#include <thread>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -139,15 +142,28 @@ class gpu_backend final : public prover_backend {
   gpu_backend(std::shared_ptr<gpu_shared> sh, unsigned workers_per_device, gpu::synthesis_place place)
       : sh_(std::move(sh)), place_(place) {
     const std::size_t n = sh_->slots.size() * workers_per_device;
-    workers_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) workers_[i].slot = static_cast<int>(i % sh_->slots.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      workers_.push_back(std::make_unique<worker_state>());
+      workers_.back()->slot = static_cast<int>(i % sh_->slots.size());
+    }
+  }
+
+  void attach_memory(memory_budgets& budgets) override {
+    std::set<int> ordinals;
+    for (const auto& sl : sh_->slots) ordinals.insert(sl->slot.ordinal);
+    for (int o : ordinals)
+      if (memory_budget* b = budgets.device(o)) {
+        budgets_[o] = b;
+        evictors_.push_back(b->add_evictor("idle workers' proof buffers", evictor_rank::idle_device_buffers,
+                                           [this, o](uint64_t missing) { return free_idle_buffers(o, missing); }));
+      }
   }
 
   const char* name() const noexcept override { return "gpu"; }
 
   std::vector<int> worker_slots() const override {
     std::vector<int> out;
-    for (const auto& w : workers_) out.push_back(w.slot);
+    for (const auto& w : workers_) out.push_back(w->slot);
     return out;
   }
 
@@ -156,7 +172,7 @@ class gpu_backend final : public prover_backend {
     if (call.worker < 0 || static_cast<std::size_t>(call.worker) >= workers_.size())
       return status(errc::invalid_argument, "gpu backend: worker " + std::to_string(call.worker) +
                                                 ": expected one of " + std::to_string(workers_.size()));
-    worker_state& w = workers_[call.worker];
+    worker_state& w = *workers_[call.worker];
     slot_state& sl = *sh_->slots[w.slot];
     if (call.on_device == nullptr) {
       {
@@ -169,8 +185,10 @@ class gpu_backend final : public prover_backend {
       return status(errc::internal, "gpu backend: worker " + std::to_string(call.worker) + " serves " +
                                         sl.slot.name + ", its key copy is for slot " + std::to_string(call.slot));
     const auto& dk = static_cast<const gpu_device_key&>(*call.on_device);
-    if (const auto* m = call.key.get<bn254>()) return prove_on<bn254>(call, w, sl, *m, dk, witness, t);
-    return prove_on<bls12_381>(call, w, sl, *call.key.get<bls12_381>(), dk, witness, t);
+    // The worker's buffers are its own while it proves: the evictor of idle buffers passes it by.
+    claim c(w, budget_of(sl.slot.ordinal));
+    if (const auto* m = call.key.get<bn254>()) return prove_on<bn254>(call, w, sl, *m, dk, witness, cancel, t);
+    return prove_on<bls12_381>(call, w, sl, *call.key.get<bls12_381>(), dk, witness, cancel, t);
   }
 
   // The witness as read (pageable), its pinned staging, and a | b | c on the host when synthesis
@@ -191,10 +209,11 @@ class gpu_backend final : public prover_backend {
       std::lock_guard lk(sl.m);
       device_activity a = sl.stats;
       for (const auto& w : workers_)
-        if (w.slot == static_cast<int>(k)) {
-          a.workspace_pinned_bytes += w.pinned_bytes;
-          a.workspace_device_bytes += w.device_bytes;
-          a.workspace_allocations += w.allocations;
+        if (w->slot == static_cast<int>(k)) {
+          a.workspace_pinned_bytes += w->pinned_bytes;
+          a.workspace_device_bytes += w->device_bytes;
+          a.workspace_allocations += w->allocations;
+          a.workspace_evictions += w->evictions;
         }
       out.push_back(std::move(a));
     }
@@ -204,10 +223,18 @@ class gpu_backend final : public prover_backend {
  private:
   struct worker_state {
     int slot = 0;
+    // Set while the worker proves, or while the evictor frees its buffers: whoever sets it owns bn,
+    // bls and device_mem until it clears it.
+    std::atomic<bool> claimed{false};
     std::unique_ptr<gpu::gpu_workspace<bn254>> bn;
     std::unique_ptr<gpu::gpu_workspace<bls12_381>> bls;
+    reservation device_mem;  // the workspaces' device bytes in the device's budget (with one)
     // Copies of the workspaces' sizes for activity(), written under the slot's counter lock.
-    uint64_t pinned_bytes = 0, device_bytes = 0, allocations = 0;
+    uint64_t pinned_bytes = 0, device_bytes = 0, allocations = 0, evictions = 0;
+
+    uint64_t workspace_device_bytes() const {
+      return (bn ? bn->device_bytes() : 0) + (bls ? bls->device_bytes() : 0);
+    }
 
     template <class C>
     std::unique_ptr<gpu::gpu_workspace<C>>& workspace() {
@@ -218,9 +245,84 @@ class gpu_backend final : public prover_backend {
     }
   };
 
+  // Holds a worker's claim for one proof; at its end the worker's buffers are idle, so whoever
+  // waits for device memory looks again.
+  struct claim {
+    worker_state& w;
+    memory_budget* budget;
+    claim(worker_state& ws, memory_budget* b) : w(ws), budget(b) {
+      while (w.claimed.exchange(true)) std::this_thread::yield();  // the evictor holds it briefly
+    }
+    ~claim() {
+      w.claimed.store(false);
+      if (budget != nullptr) budget->wake_waiters();
+    }
+    claim(const claim&) = delete;
+    claim& operator=(const claim&) = delete;
+  };
+
+  memory_budget* budget_of(int ordinal) const {
+    auto it = budgets_.find(ordinal);
+    return it == budgets_.end() ? nullptr : it->second;
+  }
+
+  // The device budget's evictor: the buffers of workers on `ordinal` that are not proving, freed
+  // until `missing` bytes are (the next proof of such a worker allocates them again).
+  uint64_t free_idle_buffers(int ordinal, uint64_t missing) {
+    uint64_t freed = 0;
+    for (auto& wp : workers_) {
+      if (freed >= missing) break;
+      worker_state& w = *wp;
+      slot_state& sl = *sh_->slots[w.slot];
+      if (sl.slot.ordinal != ordinal || w.claimed.exchange(true)) continue;
+      if (w.bn || w.bls) {
+        {
+          // Not inside another allocation's cudaMemGetInfo window (a key's measured size).
+          std::lock_guard alloc(sh_->alloc_lock(ordinal));
+          int current = -1;
+          (void)cudaGetDevice(&current);
+          w.bn.reset();  // the workspaces make their own device current to free
+          w.bls.reset();
+          if (current >= 0) (void)cudaSetDevice(current);
+        }
+        freed += w.device_mem.bytes();
+        w.device_mem.reset();
+        std::lock_guard lk(sl.m);
+        w.pinned_bytes = w.device_bytes = 0;
+        ++w.evictions;
+      }
+      w.claimed.store(false);
+    }
+    return freed;
+  }
+
+  // The device bytes the worker's buffers will hold for this proof, reserved before they are
+  // allocated (waiting in the budget's line, at most device_memory_timeout).
+  template <class C>
+  status reserve_device_buffers(worker_state& w, slot_state& sl, std::size_t n_vars, std::size_t domain,
+                                const cancel_token& cancel, backend_timings& t) {
+    memory_budget* b = budget_of(sl.slot.ordinal);
+    if (b == nullptr) return status::ok();
+    const auto& ws = w.workspace<C>();
+    const uint64_t want = w.workspace_device_bytes() - ws->device_bytes() + ws->device_bytes_after(n_vars, domain);
+    const uint64_t held = w.device_mem.bytes();
+    if (want <= held) return status::ok();
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::string purpose = "the proof buffers of a worker of " + sl.slot.name;
+    auto more = b->acquire(want - held, {&cancel, device_memory_timeout, purpose, true, nullptr});
+    t.device_memory_wait += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!more) return more.error();
+    if (!w.device_mem) {
+      w.device_mem = std::move(more).value();
+      return status::ok();
+    }
+    return w.device_mem.absorb(std::move(more).value());
+  }
+
   template <class C>
   result<any_proof> prove_on(const prove_call& call, worker_state& w, slot_state& sl, const key_material<C>& m,
-                             const gpu_device_key& dk, const any_witness& witness, backend_timings& t) {
+                             const gpu_device_key& dk, const any_witness& witness, const cancel_token& cancel,
+                             backend_timings& t) {
     using fr = typename C::fr;
     if (witness.curve != formats::curve_id_of<C>)
       return status(errc::invalid_argument,
@@ -247,30 +349,38 @@ class gpu_backend final : public prover_backend {
       staging = std::move(lease).value();
       t.pinned_fallback = !staging.pinned();
     }
+    if (!ws) {
+      std::lock_guard alloc(sh_->alloc_lock(ordinal));
+      auto made = gpu::gpu_workspace<C>::create(ordinal);  // streams and events, no buffers yet
+      if (!made) return made.error();
+      ws = std::make_unique<gpu::gpu_workspace<C>>(std::move(made).value());
+    }
+    if (const status r = reserve_device_buffers<C>(w, sl, m.view.n_vars, m.view.domain_size, cancel, t); !r)
+      return r.with_context(sl.slot.name + ": device memory");
     {
-      // Allocates only on the worker's first proof of this curve or of a larger circuit.
+      // Allocates only on the worker's first proof of this curve or of a larger circuit (or after
+      // the evictor freed its buffers).
       std::lock_guard alloc(sh_->alloc_lock(ordinal));
       CUZK_CUDA_TRY(cudaSetDevice(ordinal));
       const uint64_t before = (w.bn ? w.bn->allocations() : 0) + (w.bls ? w.bls->allocations() : 0);
-      if (!ws) {
-        auto made = gpu::gpu_workspace<C>::create(ordinal);
-        if (!made) return made.error();
-        ws = std::make_unique<gpu::gpu_workspace<C>>(std::move(made).value());
-      }
       if (pooled) {
         using repr = typename fr::repr;
         ws->lend_host(staging.as<repr>(), l.witness_bytes / sizeof(repr),
                       l.abc_bytes != 0 ? reinterpret_cast<fr*>(staging.data() + l.abc_offset) : nullptr,
                       l.abc_bytes / sizeof(fr));
       }
-      CUZK_TRY(ws->reserve(m.view.n_vars, m.view.domain_size, place));
+      const status grown = ws->reserve(m.view.n_vars, m.view.domain_size, place);
+      // The reservation follows what the buffers hold (less than reserved when a growth failed).
+      const uint64_t holds = w.workspace_device_bytes();
+      if (w.device_mem.bytes() > holds) w.device_mem.release(w.device_mem.bytes() - holds);
       const uint64_t after = (w.bn ? w.bn->allocations() : 0) + (w.bls ? w.bls->allocations() : 0);
       if (after != before) {
         std::lock_guard lk(sl.m);
         w.pinned_bytes = (w.bn ? w.bn->pinned_bytes() : 0) + (w.bls ? w.bls->pinned_bytes() : 0);
-        w.device_bytes = (w.bn ? w.bn->device_bytes() : 0) + (w.bls ? w.bls->device_bytes() : 0);
+        w.device_bytes = holds;
         w.allocations = after;
       }
+      CUZK_TRY(grown);
     }
     const fr r = groth16::os_random_scalar<fr>(), s = groth16::os_random_scalar<fr>();
     gpu::gpu_phase_timings g;
@@ -313,10 +423,16 @@ class gpu_backend final : public prover_backend {
     return any_proof(std::move(p).value());
   }
 
+  // A worker waits this long for device memory for its buffers: it holds its key's copy meanwhile,
+  // so a wait that long means the device's budget cannot hold the key and the buffers together.
+  static constexpr std::chrono::milliseconds device_memory_timeout{std::chrono::seconds(60)};
+
   std::shared_ptr<gpu_shared> sh_;
   gpu::synthesis_place place_;
-  std::vector<worker_state> workers_;
+  std::vector<std::unique_ptr<worker_state>> workers_;
   cpu_prover_backend cpu_;
+  std::map<int, memory_budget*> budgets_;  // by ordinal, set once by attach_memory()
+  std::vector<evictor_registration> evictors_;  // last: unregistered before the workers go
 };
 
 std::string mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
@@ -344,22 +460,30 @@ result<gpu_parts> make_gpu_backend(const gpu_options& o) {
       return status(errc::invalid_argument, "gpu devices: expected ordinals in [0, " + std::to_string(*count - 1) +
                                                 "] (the visible devices), found " + std::to_string(d));
 
-  // The budget per slot: as configured, or 80% of the device's free memory now, split among the
-  // slots that share the device (what is left is for the workers' buffers and the CUDA context).
+  // Each device's memory budget (key copies and workers' buffers): as configured, or 90% of its
+  // free memory now (the rest is for the CUDA context and the kernels' own launch resources). The
+  // key budget per slot: as configured, or 80% of the free memory split among the slots that share
+  // the device, so that keys alone never crowd the workers' buffers out of the device budget.
   std::map<int, int> per_ordinal;
+  std::map<int, uint64_t> free_at_start, memory_limits;
   for (int d : ordinals) ++per_ordinal[d];
+  for (const auto& [d, n] : per_ordinal) {
+    std::size_t free_b = 0, total_b = 0;
+    CUZK_CUDA_TRY(cudaSetDevice(d));
+    CUZK_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+    free_at_start[d] = free_b;
+    memory_limits[d] = o.device_memory_budget != 0 ? o.device_memory_budget : free_b / 10 * 9;
+  }
   auto sh = std::make_shared<gpu_shared>();
   auto slots = make_device_slots(ordinals, o.key_budget);
   std::string desc;
   for (auto& s : slots) {
     auto st = std::make_unique<slot_state>();
     if (!sh->alloc_locks.count(s.ordinal)) sh->alloc_locks[s.ordinal] = std::make_unique<std::mutex>();
-    if (s.budget == 0) {
-      std::size_t free_b = 0, total_b = 0;
-      CUZK_CUDA_TRY(cudaSetDevice(s.ordinal));
-      CUZK_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
-      s.budget = static_cast<uint64_t>(static_cast<double>(free_b) * 0.8) / per_ordinal[s.ordinal];
-    }
+    if (s.budget == 0)
+      s.budget = std::min(static_cast<uint64_t>(static_cast<double>(free_at_start[s.ordinal]) * 0.8),
+                          memory_limits[s.ordinal]) /
+                 per_ordinal[s.ordinal];
     auto d = gpu::device_description(s.ordinal);
     st->slot = s;
     st->description = d ? *d : "CUDA device " + std::to_string(s.ordinal);
@@ -370,13 +494,15 @@ result<gpu_parts> make_gpu_backend(const gpu_options& o) {
     std::array<char, 32> bus{};
     if (cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), s.ordinal) == cudaSuccess)
       st->stats.pci_bus_id = bus.data();
-    desc += (desc.empty() ? "" : ", ") + s.name + "=" + st->description + " key_budget=" + mib(s.budget);
+    desc += (desc.empty() ? "" : ", ") + s.name + "=" + st->description + " key_budget=" + mib(s.budget) +
+            " device_budget=" + mib(memory_limits[s.ordinal]);
     sh->slots.push_back(std::move(st));
   }
   gpu_parts p;
   p.backend = std::make_unique<gpu_backend>(sh, o.workers_per_device, *place);
   p.devices.slots = std::move(slots);
   p.devices.uploader = std::make_shared<gpu_uploader>(sh, *place);
+  p.devices.memory_limits = std::move(memory_limits);
   p.pinned = std::make_shared<pinned_allocator>();
   p.description = desc + " workers_per_device=" + std::to_string(o.workers_per_device) + " synthesis=" + o.synthesis;
   return p;

@@ -5,11 +5,14 @@
 // the key uploaded once and its device bytes what cudaMemGetInfo saw; no workspace allocation after
 // each worker's first proof of a circuit; two slots standing for two GPUs (one ordinal twice on a
 // machine with one GPU, ordinals 0 and 1 where there are two); a key over the slot budget proved by
-// the CPU; the backend choice with and without a device.
+// the CPU; the device memory budget holding exactly the key copies and the workers' buffers, and a
+// budget too small for both keys at once served by evicting idle buffers and the unused key, every
+// proof still on the device; the backend choice with and without a device.
 // Without a CUDA device the device tests skip with a message (the choice test runs everywhere).
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "engine/backend_select.hpp"
@@ -75,6 +78,19 @@ std::unique_ptr<engine> gpu_engine(std::vector<int> devices, unsigned per_device
   auto e = engine::create(std::move(o));
   EXPECT_TRUE(e.is_ok()) << e.error().to_string();
   return e.is_ok() ? std::move(e).value() : nullptr;
+}
+
+// The device budget of slot 0's device holds exactly its key copies and its workers' buffers, and
+// never held more than its limit.
+void expect_device_budget_holds_keys_and_buffers(const engine_snapshot& s) {
+  ASSERT_GE(s.memory_budgets.size(), 2u);
+  const auto& b = s.memory_budgets[1];
+  EXPECT_EQ(b.name, "device0");
+  uint64_t keys = 0;
+  for (const auto& k : s.keys)
+    for (const auto& d : k.devices) keys += d.bytes;
+  EXPECT_EQ(b.used, keys + s.devices.at(0).workspace_device_bytes);
+  EXPECT_LE(b.peak, b.limit);
 }
 
 std::size_t device_free_bytes(int device) {
@@ -154,6 +170,7 @@ TEST_P(gpu_backend_synthesis, fixtures_of_both_curves_prove_on_the_device_and_ve
   EXPECT_EQ(s.pinned_pool.fallbacks, 0u);
   ASSERT_FALSE(s.memory_budgets.empty());
   EXPECT_LE(s.memory_budgets[0].peak, s.memory_budgets[0].limit);
+  expect_device_budget_holds_keys_and_buffers(s);
   // Each of the two workers allocates on its first proof of each curve (one circuit per curve
   // here), whenever that comes, and never again: at most 2 x 2 over all 20 jobs.
   EXPECT_GE(s.devices[0].workspace_allocations, 1u);
@@ -259,6 +276,66 @@ TEST(gpu_backend, a_key_over_the_slot_budget_is_proved_on_the_cpu) {
   EXPECT_EQ(s.devices.at(0).cpu_fallbacks, 1u);
   EXPECT_EQ(s.keys.at(0).tier_name, "warm");
   EXPECT_EQ(e->preload("bn", key_tier::device).code(), errc::resource_exhausted);
+}
+
+TEST(gpu_backend, a_tight_device_budget_frees_idle_buffers_and_unused_keys_and_every_proof_runs_on_the_gpu) {
+  CUZK_REQUIRE_GPU();
+  const auto bn = poseidon(formats::curve_id::bn254), bls = poseidon(formats::curve_id::bls12_381);
+  auto prove_both = [&](engine& e, int rounds) {
+    for (int i = 0; i < 2 * rounds; ++i) {
+      const auto& f = i % 2 == 0 ? bn : bls;
+      const auto r = e.await(e.submit(request(i % 2 == 0 ? "bn" : "bls", 1, std::nullopt, f.wtns)).value(), 60s).value();
+      ASSERT_EQ(r.state, job_state::done) << r.error.to_string();
+      EXPECT_EQ(r.ran_on, "device:0");
+      expect_valid(r.proofs.at(0), f);
+    }
+  };
+  // The sizes, measured with room for everything: each key's copy and the worker's buffers.
+  uint64_t key_bn = 0, key_bls = 0, buffers = 0;
+  {
+    auto e = gpu_engine({0}, 1);
+    ASSERT_NE(e, nullptr);
+    ASSERT_TRUE(e->register_circuit("bn", bn.zkey).is_ok());
+    ASSERT_TRUE(e->register_circuit("bls", bls.zkey).is_ok());
+    prove_both(*e, 1);
+    const auto s = e->snapshot();
+    for (const auto& k : s.keys) (k.circuit == "bn" ? key_bn : key_bls) = k.devices.at(0).bytes;
+    buffers = s.devices.at(0).workspace_device_bytes;
+    expect_device_budget_holds_keys_and_buffers(s);
+  }
+  ASSERT_GT(key_bn, 0u);
+  ASSERT_GT(key_bls, 0u);
+  ASSERT_GT(buffers, 0u);
+  // Room for the larger key, both curves' buffers and half the smaller key: never both keys.
+  engine_options o;
+  o.spool_dir = temp_dir("gpu-spool");
+  o.backend = backend_kind::gpu;
+  o.gpu.devices = {0};
+  o.gpu.workers_per_device = 1;
+  o.gpu.device_memory_budget = std::max(key_bn, key_bls) + buffers + std::min(key_bn, key_bls) / 2;
+  auto made = engine::create(std::move(o));
+  ASSERT_TRUE(made.is_ok()) << made.error().to_string();
+  auto e = std::move(made).value();
+  ASSERT_TRUE(e->register_circuit("bn", bn.zkey).is_ok());
+  ASSERT_TRUE(e->register_circuit("bls", bls.zkey).is_ok());
+  prove_both(*e, 3);
+  const auto s = e->snapshot();
+  expect_device_budget_holds_keys_and_buffers(s);
+  EXPECT_EQ(s.devices.at(0).cpu_fallbacks, 0u);
+  const auto& b = s.memory_budgets.at(1);
+  uint64_t freed_keys = 0;
+  for (const auto& ev : b.evictors)
+    if (ev.name == "proving key copies") freed_keys = ev.bytes_freed;
+  EXPECT_GT(freed_keys, 0u) << "the two keys never had to leave each other room";
+  uint64_t uploads = 0;
+  for (const auto& k : s.keys) uploads += k.devices.at(0).uploads;
+  EXPECT_GT(uploads, 2u);
+  std::printf("gpu_backend tight device budget: limit=%llu peak=%llu keys=%llu+%llu buffers=%llu uploads=%llu "
+              "buffer_evictions=%llu\n",
+              static_cast<unsigned long long>(b.limit), static_cast<unsigned long long>(b.peak),
+              static_cast<unsigned long long>(key_bn), static_cast<unsigned long long>(key_bls),
+              static_cast<unsigned long long>(buffers), static_cast<unsigned long long>(uploads),
+              static_cast<unsigned long long>(s.devices.at(0).workspace_evictions));
 }
 
 }  // namespace

@@ -59,9 +59,10 @@ constexpr bool is_terminal(job_state s) noexcept {
 // with synthesis on the device, a, b, c with synthesis on the host), the NTTs with the h
 // kernel, each MSM, the CPU assembly, and the time the job waited for the device's kernel lock and
 // held it (its share of the device's busy time). The GPU parts overlap each other and synthesis
-// (gpu_prover.hpp), so they do not add up to prove. Then, for every job, the part of queue_wait
-// spent waiting for the host memory budget to admit it (reservation_wait; it is inside
-// queue_wait, not beside it). Persisted by position: only ever append.
+// (gpu_prover.hpp), so they do not add up to prove. Then, for every job, the time it waited for
+// memory budgets (reservation_wait; inside the phases it interrupted, not beside them): the host
+// budget's admission, part of queue_wait, and on a GPU the device budget's grant of the worker's
+// buffers, part of prove. Persisted by position: only ever append.
 enum class phase : uint8_t {
   queue_wait = 0,
   key_load,

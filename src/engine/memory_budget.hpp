@@ -23,14 +23,16 @@
 // callers that act on it.
 //
 // How to wire: the engine owns one `memory_budgets` (host limit from config, one device limit per
-// ordinal). The dispatcher, in priority order, calls host().acquire(job's working set, {&job.cancel,
-// nullopt, "job N"}) and device(o)->acquire(...) before it hands a job to a worker, and moves the
-// reservations into the job; the GPU worker calls release(a/b/c bytes) once the H2D copies are done
-// and the job's end drops the rest. The pinned pool registers itself on host() (see
-// pinned_pool.hpp). The SRS manager holds a host reservation per hot key and a device reservation
-// per device copy, registers an evictor at evictor_rank::proving_keys on each of those budgets that
-// moves unused keys one tier down (least recently used first, dropping their reservations), and
-// calls wake_waiters() when a key loses its last user. The engine's cancel path calls
+// ordinal of the device tier). The dispatcher, in priority order, calls host().acquire(job's
+// working set, {&job.cancel, nullopt, "job N"}) before it hands a job to a worker and moves the
+// reservation into the job; the pinned staging of a/b/c is charged to it (pinned_pool.hpp) and the
+// job's end drops the rest. The pinned pool registers itself on host(). The SRS manager holds a
+// host reservation per resident key and a device reservation per device copy, registers an evictor
+// at evictor_rank::proving_keys on each of those budgets that moves unused keys one tier down
+// (least recently used first, dropping their reservations), and wakes a device budget's waiters
+// when a copy loses its last user. A GPU backend's workers reserve their device buffers on their
+// device's budget before they allocate them, and the backend registers an evictor of idle
+// workers' buffers (evictor_rank::idle_device_buffers). The engine's cancel path calls
 // wake_waiters() after request() on a token so a waiting job leaves at once instead of at the next
 // poll. /status and /metrics read memory_budgets::snapshot().
 //
@@ -64,9 +66,11 @@ enum class refusal { none, too_large, cancelled, timed_out };
 const char* refusal_name(refusal r) noexcept;
 
 // The order in which evictors are asked: lower first. Cheap-to-redo caches go first: an idle
-// pinned buffer costs ~0.5 s per GiB to pin again, a proving key moved down a tier costs a reload.
+// pinned buffer costs ~0.5 s per GiB to pin again, an idle worker's device buffers a few
+// milliseconds of cudaMalloc, a proving key moved down a tier a reload or a re-upload.
 namespace evictor_rank {
 inline constexpr int idle_pinned_buffers = 100;
+inline constexpr int idle_device_buffers = 100;  // on device budgets only
 inline constexpr int proving_keys = 200;
 }  // namespace evictor_rank
 

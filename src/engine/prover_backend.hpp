@@ -51,6 +51,7 @@ struct backend_timings {
   double msm_a = 0, msm_b1 = 0, msm_b2 = 0, msm_c = 0, msm_h = 0;
   double assembly = 0;
   double gpu_wait = 0;  // waiting for the device's kernel lock
+  double device_memory_wait = 0;  // waiting in the device budget's line for the worker's buffers
   double gpu_busy = 0;  // holding it
   std::string ran_on;   // "cpu" or a slot's name; empty: the engine fills in "cpu"
   bool pinned_fallback = false;  // the pool could not serve: staged in pageable memory
@@ -92,6 +93,7 @@ struct device_activity {
   uint64_t workspace_pinned_bytes = 0;  // its workers' buffers now
   uint64_t workspace_device_bytes = 0;
   uint64_t workspace_allocations = 0;  // times those buffers were allocated or grown
+  uint64_t workspace_evictions = 0;    // times an idle worker's device buffers were freed for room
   std::string pci_bus_id;  // "0000:65:00.0" (cudaDeviceGetPCIBusId): how NVML finds the device
 };
 
@@ -106,6 +108,10 @@ class prover_backend {
                                   backend_timings& t) = 0;
   // Per device slot, in slot order; empty for a CPU backend.
   virtual std::vector<device_activity> activity() const { return {}; }
+  // The engine's budgets, once, before the first proof (they outlive the backend's use of them): a
+  // backend with device buffers reserves them on the device budgets and registers an evictor of
+  // idle ones (memory_budget.hpp). The CPU backend's memory is the job's host reservation.
+  virtual void attach_memory(memory_budgets& /*budgets*/) {}
   // What one proof of a key with these sizes holds in host memory while it runs (an estimate from
   // the sizes). This default is the CPU prover's: the witness as read (nVars scalars) and a, b, c
   // and h (n scalars each, all four live at the peak); the MSMs' buckets are small beside them.

@@ -1,8 +1,11 @@
 // The SRS manager's device tier with a fake uploader (no GPU): one upload per key and slot, reuse,
 // per-slot budgets with least-recently-used demotion of copies no proof uses, reference counts
 // that pin a copy, waiting for room, keys too large for a slot, failed uploads, preload/evict
-// aimed at one slot or all, and status naming each copy's slot, bytes, users and last use.
-// The oracle is the fake's own record of what it was asked to upload.
+// aimed at one slot or all, and status naming each copy's slot, bytes, users and last use. With
+// device memory budgets: each copy's measured bytes held in its device's budget (shared by the
+// slots of one device), unused copies evicted for other work on that budget, uploads waiting in
+// the budget's line, and a copy measured larger than the budget's free room dropped with the
+// reason. The oracle is the fake's own record of what it was asked to upload.
 #include <gtest/gtest.h>
 
 #include <future>
@@ -62,9 +65,10 @@ struct fixture {
   pageable_allocator alloc;
   std::unique_ptr<srs_manager> m;
 
-  explicit fixture(uint64_t slot_budget, std::vector<int> ordinals = {0, 1}, tier_budgets host = {}) {
-    device_tier dt{make_device_slots(ordinals, slot_budget), up};
-    m = std::make_unique<srs_manager>(host, alloc, point_check::skip, dt);
+  explicit fixture(uint64_t slot_budget, std::vector<int> ordinals = {0, 1}, tier_budgets host = {},
+                   memory_budgets* memory = nullptr) {
+    device_tier dt{make_device_slots(ordinals, slot_budget), up, {}};
+    m = std::make_unique<srs_manager>(host, alloc, point_check::skip, dt, memory);
     const auto sum = read_key_summary(small_bn).value();
     for (const char* id : {"a", "b", "c"}) EXPECT_TRUE(m->add(id, small_bn, sum).is_ok());
   }
@@ -322,6 +326,119 @@ TEST(srs_device_tier, without_slots_there_is_no_device_tier) {
   EXPECT_FALSE(m.acquire("a", nullptr, nullptr, 0).is_ok());  // no slot 0
   EXPECT_TRUE(m.slots().empty());
   EXPECT_FALSE(m.parse_target("device:0").is_ok());
+}
+
+// ---- device memory budgets
+
+constexpr uint64_t big = uint64_t{1} << 40;
+
+TEST(srs_device_budget, a_copy_holds_its_measured_bytes_in_its_devices_budget) {
+  memory_budgets mem(big, {{0, 1000}, {1, 1000}});
+  fixture f(1000, {0, 1}, {}, &mem);
+  f.up->estimate = 100;
+  f.up->measured = 120;
+  auto l = f.m->acquire("a", nullptr, nullptr, 0).value();
+  ASSERT_NE(l.on_device(), nullptr);
+  EXPECT_EQ(mem.device(0)->used(), 120u);  // the estimate reserved, then the measured size
+  EXPECT_EQ(mem.device(1)->used(), 0u);
+  f.up->measured = 80;
+  ASSERT_TRUE(f.m->preload("a", tier_target(key_tier::device, 1)).is_ok());
+  EXPECT_EQ(mem.device(1)->used(), 80u);  // the surplus of the estimate returned
+  l.release();
+  ASSERT_TRUE(f.m->evict("a", tier_target(key_tier::device, 0)).is_ok());
+  EXPECT_EQ(mem.device(0)->used(), 0u);
+  ASSERT_TRUE(f.m->evict("a", key_tier::cold).is_ok());  // off the host: every copy goes
+  EXPECT_EQ(mem.device(1)->used(), 0u);
+}
+
+TEST(srs_device_budget, the_slots_of_one_device_share_its_budget) {
+  memory_budgets mem(big, {{0, 250}});
+  fixture f(1000, {0, 0}, {}, &mem);  // two slots on device 0, each with a large key budget
+  ASSERT_TRUE(f.m->acquire("a", nullptr, nullptr, 0).is_ok());
+  ASSERT_TRUE(f.m->acquire("b", nullptr, nullptr, 1).is_ok());
+  EXPECT_EQ(mem.device(0)->used(), 200u);
+  ASSERT_TRUE(f.m->acquire("c", nullptr, nullptr, 1).is_ok());  // room made on either slot
+  EXPECT_FALSE(f.on("a", "device:0"));                          // the least recently used
+  EXPECT_TRUE(f.on("b", "device:0#1"));
+  EXPECT_TRUE(f.on("c", "device:0#1"));
+  EXPECT_EQ(mem.device(0)->used(), 200u);
+}
+
+TEST(srs_device_budget, unused_copies_make_room_for_other_work_on_the_device_least_recent_first) {
+  memory_budgets mem(big, {{0, 300}, {1, 300}});
+  fixture f(1000, {0, 1}, {}, &mem);
+  ASSERT_TRUE(f.m->acquire("a", nullptr, nullptr, 0).is_ok());
+  ASSERT_TRUE(f.m->acquire("b", nullptr, nullptr, 0).is_ok());
+  ASSERT_TRUE(f.m->acquire("c", nullptr, nullptr, 1).is_ok());
+  // A worker's buffers: 150 more on device 0 push out a (least recent), not b, not device 1's c.
+  auto buffers = mem.device(0)->acquire(150, {nullptr, 0ms, "buffers", true, nullptr});
+  ASSERT_TRUE(buffers.is_ok()) << buffers.error().to_string();
+  EXPECT_FALSE(f.on("a", "device:0"));
+  EXPECT_TRUE(f.on("b", "device:0"));
+  EXPECT_TRUE(f.on("c", "device:1"));
+  EXPECT_EQ(f.entry("a").tier, key_tier::warm);  // it left the device only
+  // A copy in use stays: with b leased nothing more can be freed.
+  auto lb = f.m->acquire("b", nullptr, nullptr, 0).value();
+  refusal why = refusal::none;
+  auto more = mem.device(0)->acquire(100, {nullptr, 0ms, "more buffers", true, &why});
+  EXPECT_FALSE(more.is_ok());
+  EXPECT_EQ(why, refusal::timed_out);
+  EXPECT_TRUE(f.on("b", "device:0"));
+  const auto snap = mem.device(0)->snapshot();
+  ASSERT_EQ(snap.evictors.size(), 1u);
+  EXPECT_EQ(snap.evictors[0].name, "proving key copies");
+  EXPECT_EQ(snap.evictors[0].bytes_freed, 100u);
+}
+
+TEST(srs_device_budget, an_upload_waits_in_the_budgets_line_until_room_is_freed_or_it_is_cancelled) {
+  memory_budgets mem(big, {{0, 150}});
+  fixture f(1000, {0}, {}, &mem);
+  auto held = mem.device(0)->acquire(100, {}).value();  // someone's buffers, in use
+  auto waiter = std::async(std::launch::async, [&] { return f.m->acquire("a", nullptr, nullptr, 0); });
+  EXPECT_EQ(waiter.wait_for(150ms), std::future_status::timeout);
+  EXPECT_EQ(f.up->count(), 0u);  // nothing allocated while it waits
+  held.reset();
+  auto la = waiter.get();
+  ASSERT_TRUE(la.is_ok()) << la.error().to_string();
+  EXPECT_NE(la->on_device(), nullptr);
+  EXPECT_EQ(mem.device(0)->used(), 100u);
+
+  auto held2 = mem.device(0)->acquire(50, {}).value();
+  cancel_token tok;
+  auto w2 = std::async(std::launch::async, [&] { return f.m->acquire("b", &tok, nullptr, 0); });
+  std::this_thread::sleep_for(50ms);
+  tok.request(cancel_reason::caller);
+  mem.device(0)->wake_waiters();
+  auto r2 = w2.get();
+  ASSERT_FALSE(r2.is_ok());
+  EXPECT_EQ(r2.error().code(), errc::cancelled) << r2.error().to_string();
+  EXPECT_EQ(f.up->count(), 1u);
+  EXPECT_EQ(mem.device(0)->used(), 150u);
+}
+
+TEST(srs_device_budget, a_key_beyond_the_budget_or_measured_beyond_its_room_has_no_copy_and_says_why) {
+  memory_budgets mem(big, {{0, 150}});
+  fixture f(1000, {0}, {}, &mem);
+  f.up->estimate = 200;  // larger than the whole device budget: refused before uploading
+  auto l = f.m->acquire("a", nullptr, nullptr, 0);
+  ASSERT_TRUE(l.is_ok()) << l.error().to_string();
+  EXPECT_EQ(l->on_device(), nullptr);
+  EXPECT_EQ(l->device_note().code(), errc::resource_exhausted);
+  EXPECT_NE(l->device_note().message().find("device0"), std::string::npos) << l->device_note().to_string();
+  EXPECT_EQ(f.up->count(), 0u);
+  l->release();
+
+  auto held = mem.device(0)->acquire(40, {}).value();
+  f.up->estimate = 100;  // admitted (110 free), but the copy measures 120
+  f.up->measured = 120;
+  auto l2 = f.m->acquire("b", nullptr, nullptr, 0);
+  ASSERT_TRUE(l2.is_ok());
+  EXPECT_EQ(l2->on_device(), nullptr);
+  EXPECT_NE(l2->device_note().message().find("more than estimated"), std::string::npos)
+      << l2->device_note().to_string();
+  EXPECT_EQ(f.up->count(), 1u);
+  EXPECT_EQ(mem.device(0)->used(), 40u);  // the dropped copy's reservation returned
+  EXPECT_FALSE(f.on("b", "device:0"));
 }
 
 }  // namespace

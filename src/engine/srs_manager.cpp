@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <optional>
+#include <set>
 
 namespace cuzk::engine {
 
@@ -30,11 +31,55 @@ void key_lease::release() noexcept {
 }
 
 srs_manager::srs_manager(tier_budgets budgets, host_allocator& alloc, point_check check, device_tier devices,
-                         memory_budget* host_budget)
-    : budgets_(budgets), alloc_(alloc), check_(check), devices_(std::move(devices)), host_budget_(host_budget) {
+                         memory_budgets* memory)
+    : budgets_(budgets),
+      alloc_(alloc),
+      check_(check),
+      devices_(std::move(devices)),
+      memory_(memory),
+      host_budget_(memory != nullptr ? &memory->host() : nullptr) {
   if (host_budget_ != nullptr)
     evictor_ = host_budget_->add_evictor("proving keys", evictor_rank::proving_keys,
                                          [this](uint64_t missing) { return shed(missing); });
+  if (memory_ == nullptr) return;
+  std::set<int> ordinals;
+  for (const auto& sl : devices_.slots) ordinals.insert(sl.ordinal);
+  for (int o : ordinals)
+    if (auto* b = memory_->device(o))
+      device_evictors_.push_back(b->add_evictor("proving key copies", evictor_rank::proving_keys,
+                                                [this, o](uint64_t missing) { return shed_device(o, missing); }));
+}
+
+memory_budget* srs_manager::device_budget(int slot) const noexcept {
+  if (memory_ == nullptr || slot < 0 || static_cast<std::size_t>(slot) >= devices_.slots.size()) return nullptr;
+  return memory_->device(devices_.slots[slot].ordinal);
+}
+
+void srs_manager::drop_copy(device_copy& d) noexcept {
+  d.key.reset();  // nobody else holds it when nobody uses it: the device memory is free now
+  d.mem.reset();
+}
+
+uint64_t srs_manager::shed_device(int ordinal, uint64_t missing) {
+  uint64_t freed = 0;
+  {
+    std::lock_guard lk(m_);
+    while (freed < missing) {
+      device_copy* victim = nullptr;
+      for (auto& [id, e] : entries_)
+        for (std::size_t k = 0; k < e.dev.size(); ++k) {
+          device_copy& d = e.dev[k];
+          if (devices_.slots[k].ordinal == ordinal && d.key && d.users == 0 && !d.uploading &&
+              (victim == nullptr || d.use_seq < victim->use_seq))
+            victim = &d;
+        }
+      if (victim == nullptr) break;
+      freed += victim->mem.bytes();
+      drop_copy(*victim);
+    }
+  }
+  cv_.notify_all();
+  return freed;
 }
 
 bool srs_manager::reconcile_locked(entry& e) {
@@ -155,6 +200,7 @@ status srs_manager::remove(const std::string& id) {
 }
 
 void srs_manager::release(const std::string& id, int slot) noexcept {
+  bool copy_unused = false;
   {
     std::lock_guard lk(m_);
     auto it = entries_.find(id);
@@ -168,10 +214,14 @@ void srs_manager::release(const std::string& id, int slot) noexcept {
         --d.users;
         d.use_seq = seq_;
         d.last_use_wall = e.last_use_wall;
+        copy_unused = d.users == 0;
       }
     }
   }
   cv_.notify_all();
+  // The copy can make room now: a worker or an upload waiting for device memory looks again.
+  if (copy_unused)
+    if (auto* b = device_budget(slot)) b->wake_waiters();
 }
 
 status srs_manager::demote_locked(entry& e, key_tier target, const std::string& except) {
@@ -184,7 +234,7 @@ status srs_manager::demote_locked(entry& e, key_tier target, const std::string& 
     ~follow() { (void)m.reconcile_locked(e); }
   } follow_after{*this, e};
   if (target == key_tier::cold) {
-    for (auto& d : e.dev) d.key.reset();  // a device copy needs its key on the host
+    for (auto& d : e.dev) drop_copy(d);  // a device copy needs its key on the host
     e.key.reset();
     return status::ok();
   }
@@ -330,6 +380,34 @@ status srs_manager::promote_hot_locked(entry& e, const std::string& id, bool req
   return status::ok();
 }
 
+result<reservation> srs_manager::reserve_device(const std::string& id, int slot, uint64_t estimate,
+                                                const cancel_token* cancel) {
+  memory_budget* b = device_budget(slot);
+  if (b == nullptr) return reservation();
+  const std::string purpose = "the key of circuit " + id + " on " + devices_.slots[slot].name;
+  return b->acquire(estimate, {cancel, std::nullopt, purpose, true, nullptr});
+}
+
+status srs_manager::settle_device(const std::string& id, int slot, const device_key& k, reservation& mem) {
+  memory_budget* b = device_budget(slot);
+  if (b == nullptr) return status::ok();
+  const uint64_t measured = k.bytes(), held = mem.bytes();
+  if (measured <= held) {
+    mem.release(held - measured);
+    return status::ok();
+  }
+  acquire_options o;
+  o.timeout = std::chrono::milliseconds(0);
+  o.purpose = "the rest of the key of circuit " + id + " on " + devices_.slots[slot].name;
+  auto more = b->acquire(measured - held, o);
+  if (!more)
+    return status(errc::resource_exhausted, "circuit " + id + ": its key took " + describe_bytes(measured) + " on " +
+                                                devices_.slots[slot].name + ", " + describe_bytes(measured - held) +
+                                                " more than estimated, and the " + b->name() +
+                                                " memory budget has no room for the rest: " + more.error().message());
+  return mem.absorb(std::move(more).value());
+}
+
 uint64_t srs_manager::slot_used_locked(int slot) const {
   uint64_t used = 0;
   for (const auto& [id, e] : entries_)
@@ -349,7 +427,7 @@ bool srs_manager::make_slot_room_locked(int slot, uint64_t bytes, const std::str
         victim = &d;
     }
     if (victim == nullptr) return false;
-    victim->key.reset();
+    drop_copy(*victim);
   }
   return true;
 }
@@ -383,7 +461,14 @@ status srs_manager::upload_locked(std::unique_lock<std::mutex>& lk, const std::s
     d.uploading = true;  // pins the entry (busy) while the lock is released
     const std::shared_ptr<const loaded_key> host = e.key;
     lk.unlock();
-    auto up = devices_.uploader->upload(*host, slot, where);
+    // The device budget without the lock: waiting there may ask shed_device() for room.
+    auto mem = reserve_device(id, slot, estimate, cancel);
+    result<std::shared_ptr<const device_key>> up = mem.is_ok() ? devices_.uploader->upload(*host, slot, where)
+                                                               : result<std::shared_ptr<const device_key>>(mem.error());
+    if (up && mem.is_ok()) {
+      const status fits = settle_device(id, slot, **up, mem.value());
+      if (!fits) up = fits;  // the copy is freed here, before anyone waits for its memory
+    }
     lk.lock();
     entry& e2 = entries_.at(id);  // not removed while busy
     device_copy& d2 = e2.dev[slot];
@@ -391,13 +476,14 @@ status srs_manager::upload_locked(std::unique_lock<std::mutex>& lk, const std::s
     cv_.notify_all();
     if (!up) return up.error().with_context("circuit " + id + ": uploading its key to " + where.name);
     d2.key = std::move(up).value();
+    d2.mem = std::move(mem).value();
     ++d2.uploads;
     d2.use_seq = ++seq_;
     // The budget again with the measured size: other unused copies make room; a copy that alone is
     // larger than the budget does not stay.
     if (!make_slot_room_locked(slot, 0, id) && d2.key->bytes() > where.budget) {
       const uint64_t measured = d2.key->bytes();
-      d2.key.reset();
+      drop_copy(d2);
       return status(errc::resource_exhausted, "circuit " + id + ": its key took " + std::to_string(measured) +
                                             " bytes on " + where.name + ", more than the budget of " +
                                             std::to_string(where.budget) + " bytes");
@@ -515,13 +601,13 @@ status srs_manager::evict(const std::string& id, tier_target target) {
       return status(errc::failed_precondition, "circuit " + id + ": its copy on " +
                                                    devices_.slots[target.slot].name + " is in use by " +
                                                    std::to_string(d.users) + " proof(s); evict it when they finish");
-    d.key.reset();
+    drop_copy(d);
     return status::ok();
   }
   if (busy(e))
     return status(errc::failed_precondition, "circuit " + id + ": key in use by " + std::to_string(e.users) +
                                                  " proof(s); evict it when they finish");
-  for (auto& d : e.dev) d.key.reset();  // below the device tier
+  for (auto& d : e.dev) drop_copy(d);  // below the device tier
   return demote_locked(e, target.tier, id);
 }
 

@@ -25,6 +25,13 @@
 // a load is admitted on the file's size (an upload on the uploader's estimate) and the budget is
 // enforced again with the measured size (a key larger than expected can leave a tier briefly over
 // budget when nothing else can be evicted; status shows it).
+// The device memory budgets (optional, memory_budget.hpp; one per device ordinal, shared by the
+// slots on that device and by the workers' buffers there): with them, every device copy holds a
+// reservation of its bytes. An upload reserves the uploader's estimate before it starts (waiting in
+// the budget's line, which asks the evictors: idle workers' buffers, then copies nobody uses,
+// least recently used first) and the measured size after; a copy whose measured size finds no
+// room is dropped again, and the lease has no device copy, with the reason. The manager is each
+// device budget's evictor of rank evictor_rank::proving_keys.
 // The host memory budget (optional, memory_budget.hpp): with one, every key's host bytes are also
 // held as a reservation of it, so keys and proofs in flight share one limit. A load reserves
 // load_estimate() before it reads the file (from the caller's charge when given: the engine's
@@ -75,6 +82,10 @@ struct tier_budgets {
 struct device_tier {
   std::vector<device_slot> slots;
   std::shared_ptr<device_uploader> uploader;
+  // The device memory budget of each ordinal the slots use (key copies and the workers' buffers
+  // together; memory_budget.hpp). An ordinal missing here has no budget: only its slots' key
+  // budgets bound it.
+  std::map<int, uint64_t> memory_limits;
 };
 
 // Where preload() and evict() move a key: a tier, and for the device tier one slot or all (-1).
@@ -180,10 +191,10 @@ class key_lease {
 class srs_manager {
  public:
   // `alloc` backs the hot tier and must outlive the manager; `devices` is the device tier (none by
-  // default).
-  // `host_budget`, when given, must outlive the manager (see the opening comment).
+  // default). `memory`, when given, must outlive the manager: its host budget and the device
+  // budgets of the slots' ordinals hold the keys' bytes (see the opening comment).
   srs_manager(tier_budgets budgets, host_allocator& alloc, point_check check, device_tier devices = {},
-              memory_budget* host_budget = nullptr);
+              memory_budgets* memory = nullptr);
   srs_manager(const srs_manager&) = delete;
   srs_manager& operator=(const srs_manager&) = delete;
 
@@ -233,6 +244,7 @@ class srs_manager {
     std::optional<wall_time> last_use_wall;
     uint64_t use_seq = 0;  // LRU order within the slot
     uint64_t uploads = 0;
+    reservation mem;  // its bytes in its device's budget (with one)
   };
   struct entry {
     std::string path;
@@ -265,6 +277,17 @@ class srs_manager {
   uint64_t shed(uint64_t missing);
   status promote_hot_locked(entry& e, const std::string& id, bool required);
   // The device tier, per slot.
+  memory_budget* device_budget(int slot) const noexcept;
+  // Frees the copy's device memory, then its reservation.
+  static void drop_copy(device_copy& d) noexcept;
+  // A device budget's evictor: copies nobody uses on the slots of `ordinal`, LRU first.
+  uint64_t shed_device(int ordinal, uint64_t missing);
+  // An upload's reservation of `estimate` on the slot's device budget, waiting in its line (a
+  // detached one without a budget). Called without the lock.
+  result<reservation> reserve_device(const std::string& id, int slot, uint64_t estimate, const cancel_token* cancel);
+  // `mem` made the measured size of the uploaded copy `k`: the surplus returned, a shortfall taken
+  // from free room or evictions (not waiting: the copy holds device memory). Called without the lock.
+  status settle_device(const std::string& id, int slot, const device_key& k, reservation& mem);
   uint64_t slot_used_locked(int slot) const;
   bool make_slot_room_locked(int slot, uint64_t bytes, const std::string& except);
   // `id` (resident on the host) onto `slot`, waiting for room; the lock is released while it
@@ -281,8 +304,11 @@ class srs_manager {
   std::condition_variable cv_;
   std::map<std::string, entry> entries_;
   uint64_t seq_ = 0;
+  memory_budgets* memory_ = nullptr;
   memory_budget* host_budget_ = nullptr;
-  evictor_registration evictor_;  // last: unregistered first
+  // Last: unregistered first.
+  evictor_registration evictor_;
+  std::vector<evictor_registration> device_evictors_;
 };
 
 }  // namespace cuzk::engine

@@ -104,7 +104,7 @@ struct harness {
     monitor = m.get();
     engine_parts parts;
     parts.backend = std::move(b);
-    parts.devices = {make_device_slots({0, 1}, 10000), std::make_shared<any_slot_uploader>()};
+    parts.devices = {make_device_slots({0, 1}, 10000), std::make_shared<any_slot_uploader>(), {}};
     parts.gpu_monitor = std::move(m);
     eng = engine::create(std::move(o), std::move(parts)).value();
     EXPECT_TRUE(eng->register_circuit("small", small_zkey).is_ok());

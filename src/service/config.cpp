@@ -82,6 +82,9 @@ std::vector<config_key> make_table() {
           "GPU backend: workers per device (2: one's synthesis and copies overlap the other's kernels)"),
       INT(gpu_key_budget_mib, 0, int64_t(1) << 24, false,
           "GPU backend: device memory for proving keys per device, MiB; 0: 80% of the free memory at start"),
+      INT(gpu_memory_budget_mib, 0, int64_t(1) << 24, false,
+          "GPU backend: device memory the daemon uses per device (key copies and workers' buffers), MiB; 0: "
+          "90% of the free memory at start"),
       STR(gpu_synthesis, false,
           "GPU backend: where a, b, c are computed: device (default), host-pinned, or host-pageable (the slow "
           "copy, to measure what pinned memory buys)",
@@ -261,6 +264,7 @@ engine::engine_options daemon_config::to_engine_options() const {
   for (int64_t d : gpu_devices) o.gpu.devices.push_back(static_cast<int>(d));
   o.gpu.workers_per_device = static_cast<unsigned>(gpu_workers_per_device);
   o.gpu.key_budget = static_cast<uint64_t>(gpu_key_budget_mib) << 20;
+  o.gpu.device_memory_budget = static_cast<uint64_t>(gpu_memory_budget_mib) << 20;
   o.gpu.synthesis = gpu_synthesis;
   o.verify_proofs = verify_proofs;
   o.result_retention = std::chrono::seconds(result_retention_s);

@@ -39,7 +39,7 @@ TEST(config, errors_name_the_key_the_expectation_and_the_value) {
 
 TEST(config, gpu_keys_parse_validate_print_and_reach_the_engine_options) {
   auto c = parse_config("backend = \"gpu\"\ngpu_devices = [0, 0, 1]\ngpu_workers_per_device = 3\n"
-                        "gpu_key_budget_mib = 2048\nhost_memory_budget_mib = 512\n",
+                        "gpu_key_budget_mib = 2048\ngpu_memory_budget_mib = 4096\nhost_memory_budget_mib = 512\n",
                         "g.toml");
   ASSERT_TRUE(c) << c.error().to_string();
   EXPECT_EQ(c->gpu_devices, (std::vector<int64_t>{0, 0, 1}));
@@ -48,6 +48,7 @@ TEST(config, gpu_keys_parse_validate_print_and_reach_the_engine_options) {
   EXPECT_EQ(o.gpu.devices, (std::vector<int>{0, 0, 1}));
   EXPECT_EQ(o.gpu.workers_per_device, 3u);
   EXPECT_EQ(o.gpu.key_budget, uint64_t{2048} << 20);
+  EXPECT_EQ(o.gpu.device_memory_budget, uint64_t{4096} << 20);
   EXPECT_EQ(o.host_memory_budget, uint64_t{512} << 20);
   EXPECT_EQ(o.gpu.synthesis, "device");
   const std::string text = print_config(*c);

@@ -41,6 +41,13 @@ json devices_json(const engine::engine_snapshot& s) {
               {"key_budget_bytes", t.budget},
               {"key_bytes", t.used},
               {"keys", t.keys}};
+    // The device's memory budget (key copies and workers' buffers), shared by its slots.
+    for (const auto& b : s.memory_budgets)
+      if (b.kind == engine::memory_kind::device && b.ordinal == t.ordinal) {
+        d["device_budget_bytes"] = b.limit;
+        d["device_budget_used_bytes"] = b.used;
+        d["device_budget_peak_bytes"] = b.peak;
+      }
     if (k < s.devices.size()) {
       const auto& a = s.devices[k];
       d["description"] = a.description;
@@ -54,6 +61,7 @@ json devices_json(const engine::engine_snapshot& s) {
       d["workspace_pinned_bytes"] = a.workspace_pinned_bytes;
       d["workspace_device_bytes"] = a.workspace_device_bytes;
       d["workspace_allocations"] = a.workspace_allocations;
+      d["workspace_evictions"] = a.workspace_evictions;
       d["pci_bus_id"] = a.pci_bus_id;
     }
     const auto& tel = s.telemetry;

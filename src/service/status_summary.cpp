@@ -2,6 +2,7 @@
 #include "service/status_summary.hpp"
 
 #include <cstdio>
+#include <set>
 #include <nlohmann/json.hpp>
 
 namespace cuzk::service {
@@ -87,6 +88,7 @@ std::vector<std::string> summary_lines(const json& before, const json& after, do
   }
   const json g = after.value("gpu_utilization", json::object());
   const std::string monitor = g.value("monitor", "off");
+  std::set<int> budget_shown;  // a device's budget once, for its first slot
   for (const auto& d : devices) {
     const std::string name = d.value("name", "?");
     const json* b = slot_named(before, name);
@@ -95,6 +97,12 @@ std::vector<std::string> summary_lines(const json& before, const json& after, do
     line = name + " gpu_busy=" + (wall_s > 0 ? fixed(busy / wall_s, 3) : std::string("?")) +
            " (kernel lock held " + fixed(busy, 2) + " s of " + fixed(wall_s, 2) + " s)";
     out.push_back(line);
+    const double device_budget = number(d, "device_budget_bytes");
+    if (device_budget > 0 && budget_shown.insert(d.value("ordinal", -1)).second)
+      out.push_back(name + " device_budget=" + gib(device_budget) + " reserved_peak=" +
+                    gib(number(d, "device_budget_peak_bytes")) + " (" +
+                    fixed(100 * number(d, "device_budget_peak_bytes") / device_budget, 1) +
+                    "%, since daemon start) reserved_now=" + gib(number(d, "device_budget_used_bytes")));
 
     line = name + " nvml";
     if (monitor != "running") {

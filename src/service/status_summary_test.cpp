@@ -70,6 +70,27 @@ TEST(status_summary, no_samples_during_the_run_and_a_host_budget) {
   EXPECT_NE((*r)[2].find("sm_busy_mean=? (no samples during the run)"), std::string::npos) << (*r)[2];
 }
 
+TEST(status_summary, a_devices_memory_budget_once_per_device_with_its_peak) {
+  auto s = gpu_snapshot(1, 20, 100);
+  s.device_tiers.push_back({"device:0#1", 0, 100ull << 30, 0, 0});  // a second slot on device 0
+  s.devices.resize(3);
+  s.telemetry.kernel.resize(3);
+  s.telemetry.nvml_index = {0, -1, 0};
+  engine::budget_snapshot dev;
+  dev.name = "device0";
+  dev.kind = engine::memory_kind::device;
+  dev.ordinal = 0;
+  dev.limit = 120ull << 30;
+  dev.peak = 30ull << 30;
+  dev.used = 24ull << 30;
+  s.memory_budgets = {engine::budget_snapshot{}, dev};
+  const auto lines = summary(s, s, 2);
+  ASSERT_EQ(lines.size(), 8u);
+  EXPECT_EQ(lines[2],
+            "device:0 device_budget=120.00GiB reserved_peak=30.00GiB (25.0%, since daemon start) reserved_now=24.00GiB");
+  for (std::size_t k = 3; k < lines.size(); ++k) EXPECT_EQ(lines[k].find("device_budget"), std::string::npos) << lines[k];
+}
+
 TEST(status_summary, without_a_gpu_or_nvml_it_says_so) {
   engine::engine_snapshot cpu;
   cpu.backend = "cpu";

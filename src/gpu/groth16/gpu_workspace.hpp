@@ -24,6 +24,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -112,8 +113,9 @@ class gpu_workspace {
   }
 
   // Buffers for a proof with `n_vars` signals over a domain of `domain_size`, synthesizing at
-  // `place`; allocates only what is larger than before. On an error the workspace keeps buffers at
-  // least as large as before.
+  // `place`; allocates only what is larger than before. A buffer that grows is freed before its
+  // larger replacement is allocated, so the device never holds both (what device_bytes_after()
+  // says is the most it holds); on an error that buffer stays empty until the next reserve().
   status reserve(std::size_t n_vars, std::size_t domain_size, synthesis_place place) {
     if (lent_w_ != nullptr && lent_w_count_ < n_vars)
       return status(errc::invalid_argument, "gpu workspace: the lent witness buffer holds " +
@@ -127,10 +129,11 @@ class gpu_workspace {
     auto grow = [&grew](auto& buf, std::size_t want) -> status {
       using B = std::remove_reference_t<decltype(buf)>;
       if (buf.size() >= want) return status::ok();
+      buf = B{};
+      grew = true;
       auto b = B::create(want);
       if (!b) return b.error();
       buf = std::move(b).value();
-      grew = true;
       return status::ok();
     };
     if (lent_w_ == nullptr) CUZK_TRY(grow(host_w_, n_vars));
@@ -169,6 +172,11 @@ class gpu_workspace {
   // Bytes of pinned host memory and of device memory the buffers hold now.
   std::size_t pinned_bytes() const noexcept { return host_abc_.bytes() + host_w_.bytes(); }
   std::size_t device_bytes() const noexcept { return abc_.bytes() + w_.bytes(); }
+  // Device bytes the buffers hold after reserve(n_vars, domain_size, any place): what a caller
+  // reserves in a device memory budget before it calls reserve().
+  std::size_t device_bytes_after(std::size_t n_vars, std::size_t domain_size) const noexcept {
+    return std::max(abc_.size(), 3 * domain_size) * sizeof(fr) + std::max(w_.size(), n_vars) * sizeof(repr);
+  }
   // How many reserve() calls allocated.
   uint64_t allocations() const noexcept { return allocations_; }
 
