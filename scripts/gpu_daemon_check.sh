@@ -259,6 +259,9 @@ if [[ $backend == gpu && -f $big_dir/big.wtns ]]; then
     if step "daemon_${per}_$synth" start_daemon "gpu_workers_per_device=$per gpu_synthesis=$synth"; then
       step "preload_${per}_$synth" preload device
       step "stress_big_${per}_$synth" bench "stress-big-workers$per-$synth" stress -c big -j 4 -d 10 "$big_dir/big.wtns"
+      # The staging pool after the run: buffers made, leases served, fallbacks.
+      "$cuzk" status --socket "$sock" 2>/dev/null | tr -d ' \n' | grep -o '"pinned_pool":{[^}]*}' |
+        sed "s/^/  workers=$per synthesis=$synth /" | tee -a "$summary" >/dev/null
       stop_daemon
     fi
   done

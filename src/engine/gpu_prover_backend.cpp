@@ -332,7 +332,7 @@ class gpu_backend final : public prover_backend {
     const int ordinal = sl.slot.ordinal;
     auto& ws = w.workspace<C>();
     // The staging from the pool, charged to the job's working set; lent to the workspace for this
-    // proof only (the lease goes back to the pool when it ends, after the copies).
+    // proof only (the lease goes back to the pool once the copies have read it).
     pinned_lease staging;
     struct unlend {
       std::unique_ptr<gpu::gpu_workspace<C>>& ws;
@@ -365,9 +365,11 @@ class gpu_backend final : public prover_backend {
       const uint64_t before = (w.bn ? w.bn->allocations() : 0) + (w.bls ? w.bls->allocations() : 0);
       if (pooled) {
         using repr = typename fr::repr;
+        // Back to the pool as soon as the copies have read it (gpu_workspace::lend_host), so the
+        // next proof's synthesis can fill it while this one waits for the device.
         ws->lend_host(staging.as<repr>(), l.witness_bytes / sizeof(repr),
                       l.abc_bytes != 0 ? reinterpret_cast<fr*>(staging.data() + l.abc_offset) : nullptr,
-                      l.abc_bytes / sizeof(fr));
+                      l.abc_bytes / sizeof(fr), [&staging] { staging.reset(); });
       }
       const status grown = ws->reserve(m.view.n_vars, m.view.domain_size, place);
       // The reservation follows what the buffers hold (less than reserved when a growth failed).

@@ -24,7 +24,8 @@
 // device (or the first NTT) to the end of the H MSM. The witness copies, synthesis on the host,
 // the copies to the device (issued before the lock, on the workspace's copy stream, so they
 // overlap another proof's kernels) and the assembly run outside it. How long each proof waited for
-// the lock and held it is timed.
+// the lock and held it is timed. Host buffers a lender put in the workspace go back once the
+// copies have read them: before the proving thread waits for the lock, when it has to wait.
 //
 // Thread: any thread. With a workspace, one proof per workspace at a time (the caller's); the
 // overload without one uses the key's own, one proof at a time.

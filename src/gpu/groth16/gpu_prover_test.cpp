@@ -8,6 +8,8 @@
 //    signals whose key points are at infinity);
 //  - 1, 2, 3, 255, 256, 257, 1024 and 1025 constraints;
 //  - synthesis on the device, and on the host into pinned and into pageable buffers;
+//  - host buffers lent by a pool given back once the copies have read them, before the proof's
+//    kernels wait for the device;
 //  - r = s = 0 and random r, s, several proofs per key (the key's buffers and MSM scratch are
 //    reused, so a stale value from the previous proof would show);
 //  - 1000 proofs in a loop on one key: every proof equal to the CPU's, device memory
@@ -19,8 +21,10 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -293,6 +297,62 @@ TYPED_TEST(gpu_prover_test, workspaces_prove_concurrently_under_a_shared_kernel_
   EXPECT_EQ(alloc_b, 2u);
   std::printf("gpu_prove_concurrent curve=%s lock_wait_ms=%.1f+%.1f over 40 proofs\n", TypeParam::name, wait_a,
               wait_b);
+}
+
+// A lender's pinned buffers (the daemon's pool) come back as soon as the copies have read them:
+// with the kernel lock held elsewhere, before the proof gets its turn on the device; without
+// contention by the end of the proof; once each. The proof made from them equals the CPU's.
+TYPED_TEST(gpu_prover_test, lent_host_buffers_go_back_once_the_copies_have_read_them) {
+  CUZK_REQUIRE_GPU();
+  using Fr = typename TypeParam::fr;
+  using repr = typename Fr::repr;
+  const auto c = synth::make_synthetic_circuit<Fr>(10, synth::witness_kind::dense, 31);
+  auto k = make_dev_key<TypeParam>(c.cs);
+  ASSERT_TRUE(k.has_value());
+  const auto& pk = k->pk.view();
+  gpu_key_options o;
+  o.kernel_lock = std::make_shared<std::mutex>();
+  o.workspace = key_workspace::none;
+  o.synthesis = synthesis_place::host_pinned;
+  auto gk = gpu_proving_key<TypeParam>::create(pk, 0, o);
+  ASSERT_TRUE(gk.is_ok()) << gk.error().to_string();
+  auto ws = gpu_workspace<TypeParam>::create(0);
+  ASSERT_TRUE(ws.is_ok());
+  auto w = pinned_buffer<repr>::create(pk.n_vars);
+  auto abc = pinned_buffer<Fr>::create(3 * pk.domain_size);
+  ASSERT_TRUE(w.is_ok() && abc.is_ok());
+  std::mt19937_64 rng(31);
+  const Fr r = Fr::random(rng), s = Fr::random(rng);
+  const auto want = groth16::prove_with<TypeParam>(pk, c.witness, r, s).value();
+
+  std::atomic<int> given_back{0};
+  std::promise<void> back;
+  ws->lend_host(w->data(), pk.n_vars, abc->data(), 3 * pk.domain_size, [&] {
+    if (given_back.fetch_add(1) == 0) back.set_value();
+  });
+  std::optional<result<formats::proof<TypeParam>>> got;
+  {
+    std::unique_lock held(gk->kernel_lock());  // another proof's kernels, as far as this one knows
+    std::jthread prover([&] { got.emplace(gpu_prove<TypeParam>(*gk, *ws, pk, c.witness, r, s)); });
+    EXPECT_EQ(back.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready)
+        << "the lent buffers were not given back while the proof waited for the device";
+    EXPECT_FALSE(got.has_value());  // still waiting for the lock
+    held.unlock();
+  }
+  ASSERT_TRUE(got.has_value() && got->is_ok()) << (got ? got->error().to_string() : "no result");
+  EXPECT_EQ(**got, want);
+  ws->unlend_host();
+  EXPECT_EQ(given_back.load(), 1);
+
+  // Uncontended: given back by the proof's end, once.
+  int second = 0;
+  ws->lend_host(w->data(), pk.n_vars, abc->data(), 3 * pk.domain_size, [&] { ++second; });
+  auto p = gpu_prove<TypeParam>(*gk, *ws, pk, c.witness, r, s);
+  ASSERT_TRUE(p.is_ok()) << p.error().to_string();
+  EXPECT_EQ(*p, want);
+  EXPECT_EQ(second, 1);
+  ws->unlend_host();
+  EXPECT_EQ(second, 1);
 }
 
 std::size_t device_free_bytes() {

@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -69,7 +70,8 @@ class gpu_workspace {
 
   // Events: the witness copy (w_begin, w_end: the MSMs and the device synthesis wait on it); with
   // synthesis on the host, the a, b, c copies' ends (the NTTs wait on them); with synthesis on the
-  // device, synth_end ends the synthesis kernel; and the bounds of the timed spans.
+  // device, synth_begin and synth_end bound the synthesis kernel; and the bounds of the timed
+  // spans.
   enum event_id : unsigned {
     w_begin,
     w_end,
@@ -77,6 +79,7 @@ class gpu_workspace {
     copy_a,
     copy_b,
     copy_c,
+    synth_begin,
     synth_end,
     ntt_begin,
     ntt_end,
@@ -156,17 +159,32 @@ class gpu_workspace {
     return status::ok();
   }
 
-  // Host buffers for the next proofs in place of the workspace's own: the witness staging
+  // Host buffers for the next proof in place of the workspace's own: the witness staging
   // (`witness_count` values, at least nVars) and, for synthesis on the host into pinned memory,
   // a | b | c (`abc_count`, at least 3n; null: the workspace's own). The lender keeps them alive
-  // until unlend_host(), which must come after the proof returned (its copies have ended then).
-  void lend_host(repr* witness, std::size_t witness_count, fr* abc, std::size_t abc_count) noexcept {
+  // until they are given back: `give_back` is called once, on the proving thread, as soon as the
+  // device has read them (gpu_prove calls give_back_host() when its copies have ended: before it
+  // waits for another proof's kernels, or at its end), or by unlend_host() at the latest, which
+  // must come after the proof returned.
+  void lend_host(repr* witness, std::size_t witness_count, fr* abc, std::size_t abc_count,
+                 std::function<void()> give_back = {}) {
+    give_back_host();
     lent_w_ = witness;
     lent_w_count_ = witness != nullptr ? witness_count : 0;
     lent_abc_ = abc;
     lent_abc_count_ = abc != nullptr ? abc_count : 0;
+    give_back_ = std::move(give_back);
   }
-  void unlend_host() noexcept { lend_host(nullptr, 0, nullptr, 0); }
+  // The lent buffers are no longer read: the lender gets them back now (once; no-op otherwise).
+  // The workspace keeps pointing at them until unlend_host() but never touches them again.
+  void give_back_host() {
+    if (auto f = std::exchange(give_back_, {})) f();
+  }
+  bool has_lent_host() const noexcept { return static_cast<bool>(give_back_); }
+  void unlend_host() {
+    give_back_host();
+    lend_host(nullptr, 0, nullptr, 0);
+  }
 
   int device() const noexcept { return device_; }
   // Bytes of pinned host memory and of device memory the buffers hold now.
@@ -205,6 +223,7 @@ class gpu_workspace {
   std::size_t lent_w_count_ = 0;
   fr* lent_abc_ = nullptr;
   std::size_t lent_abc_count_ = 0;
+  std::function<void()> give_back_;  // the lender's, until the lent buffers are given back
   cuda_stream copy_stream_, ntt_stream_, msm_stream_;
   cuda_event events_[n_events];
 };
