@@ -28,7 +28,8 @@
 # several-GPU machine); CUZK_BIG_KEY_DIR (where the large key and witness are kept and reused
 # across runs; default: made fresh in the run's temporary folder); CUZK_N_BIG (proofs of bench
 # single on the large key, default 20); CUZK_STRESS_J (the main stress's concurrency, default 4);
-# CUZK_STRESS_ARGS (more arguments for it, e.g. "--warmup 5 --witness-by-path").
+# CUZK_STRESS_ARGS (more arguments for it, e.g. "--warmup 5 --witness-by-path"); CUZK_VARIANT_S and
+# CUZK_VARIANT_ARGS (the comparison runs' seconds, default 10, and more arguments).
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -258,7 +259,9 @@ if [[ $backend == gpu && -f $big_dir/big.wtns ]]; then
     write_config "$per" "$synth"
     if step "daemon_${per}_$synth" start_daemon "gpu_workers_per_device=$per gpu_synthesis=$synth"; then
       step "preload_${per}_$synth" preload device
-      step "stress_big_${per}_$synth" bench "stress-big-workers$per-$synth" stress -c big -j 4 -d 10 "$big_dir/big.wtns"
+      # shellcheck disable=SC2086 # CUZK_VARIANT_ARGS is a list of arguments
+      step "stress_big_${per}_$synth" bench "stress-big-workers$per-$synth" stress -c big -j 4 \
+        -d "${CUZK_VARIANT_S:-10}" ${CUZK_VARIANT_ARGS:-} "$big_dir/big.wtns"
       # The staging pool after the run: buffers made, leases served, fallbacks.
       "$cuzk" status --socket "$sock" 2>/dev/null | tr -d ' \n' | grep -o '"pinned_pool":{[^}]*}' |
         sed "s/^/  workers=$per synthesis=$synth /" | tee -a "$summary" >/dev/null
