@@ -232,8 +232,16 @@ class gpu_backend final : public prover_backend {
     // Copies of the workspaces' sizes for activity(), written under the slot's counter lock.
     uint64_t pinned_bytes = 0, device_bytes = 0, allocations = 0, evictions = 0;
 
+    // f(workspace) summed over the workspaces the worker has.
+    template <class F>
+    uint64_t over_workspaces(F f) const {
+      return (bn ? uint64_t(f(*bn)) : 0) + (bls ? uint64_t(f(*bls)) : 0);
+    }
     uint64_t workspace_device_bytes() const {
-      return (bn ? bn->device_bytes() : 0) + (bls ? bls->device_bytes() : 0);
+      return over_workspaces([](const auto& each) { return each.device_bytes(); });
+    }
+    uint64_t workspace_allocations() const {
+      return over_workspaces([](const auto& each) { return each.allocations(); });
     }
 
     template <class C>
@@ -362,7 +370,7 @@ class gpu_backend final : public prover_backend {
       // the evictor freed its buffers).
       std::lock_guard alloc(sh_->alloc_lock(ordinal));
       CUZK_CUDA_TRY(cudaSetDevice(ordinal));
-      const uint64_t before = (w.bn ? w.bn->allocations() : 0) + (w.bls ? w.bls->allocations() : 0);
+      const uint64_t before = w.workspace_allocations();
       if (pooled) {
         using repr = typename fr::repr;
         // Back to the pool as soon as the copies have read it (gpu_workspace::lend_host), so the
@@ -375,10 +383,10 @@ class gpu_backend final : public prover_backend {
       // The reservation follows what the buffers hold (less than reserved when a growth failed).
       const uint64_t holds = w.workspace_device_bytes();
       if (w.device_mem.bytes() > holds) w.device_mem.release(w.device_mem.bytes() - holds);
-      const uint64_t after = (w.bn ? w.bn->allocations() : 0) + (w.bls ? w.bls->allocations() : 0);
+      const uint64_t after = w.workspace_allocations();
       if (after != before) {
         std::lock_guard lk(sl.m);
-        w.pinned_bytes = (w.bn ? w.bn->pinned_bytes() : 0) + (w.bls ? w.bls->pinned_bytes() : 0);
+        w.pinned_bytes = w.over_workspaces([](const auto& each) { return each.pinned_bytes(); });
         w.device_bytes = holds;
         w.allocations = after;
       }

@@ -55,6 +55,19 @@ memory_budget* srs_manager::device_budget(int slot) const noexcept {
   return memory_->device(devices_.slots[slot].ordinal);
 }
 
+srs_manager::device_copy* srs_manager::least_recent_idle_copy_locked(
+    const std::function<bool(int slot, const std::string& id)>& eligible) {
+  device_copy* victim = nullptr;
+  for (auto& [id, e] : entries_)
+    for (std::size_t k = 0; k < e.dev.size(); ++k) {
+      device_copy& d = e.dev[k];
+      if (d.key && d.users == 0 && !d.uploading && eligible(static_cast<int>(k), id) &&
+          (victim == nullptr || d.use_seq < victim->use_seq))
+        victim = &d;
+    }
+  return victim;
+}
+
 void srs_manager::drop_copy(device_copy& d) noexcept {
   d.key.reset();  // nobody else holds it when nobody uses it: the device memory is free now
   d.mem.reset();
@@ -65,14 +78,8 @@ uint64_t srs_manager::shed_device(int ordinal, uint64_t missing) {
   {
     std::lock_guard lk(m_);
     while (freed < missing) {
-      device_copy* victim = nullptr;
-      for (auto& [id, e] : entries_)
-        for (std::size_t k = 0; k < e.dev.size(); ++k) {
-          device_copy& d = e.dev[k];
-          if (devices_.slots[k].ordinal == ordinal && d.key && d.users == 0 && !d.uploading &&
-              (victim == nullptr || d.use_seq < victim->use_seq))
-            victim = &d;
-        }
+      device_copy* victim = least_recent_idle_copy_locked(
+          [&](int slot, const std::string&) { return devices_.slots[slot].ordinal == ordinal; });
       if (victim == nullptr) break;
       freed += victim->mem.bytes();
       drop_copy(*victim);
@@ -419,13 +426,8 @@ bool srs_manager::make_slot_room_locked(int slot, uint64_t bytes, const std::str
   const uint64_t b = devices_.slots[slot].budget;
   if (bytes > b) return false;
   while (slot_used_locked(slot) + bytes > b) {
-    device_copy* victim = nullptr;
-    for (auto& [id, e] : entries_) {
-      device_copy& d = e.dev[slot];
-      if (d.key && d.users == 0 && !d.uploading && id != except &&
-          (victim == nullptr || d.use_seq < victim->use_seq))
-        victim = &d;
-    }
+    device_copy* victim =
+        least_recent_idle_copy_locked([&](int k, const std::string& id) { return k == slot && id != except; });
     if (victim == nullptr) return false;
     drop_copy(*victim);
   }

@@ -53,6 +53,7 @@
 #include <array>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -278,6 +279,9 @@ class srs_manager {
   status promote_hot_locked(entry& e, const std::string& id, bool required);
   // The device tier, per slot.
   memory_budget* device_budget(int slot) const noexcept;
+  // The least recently used copy that nobody uses or uploads, among those `eligible` accepts
+  // (by slot index and key id); null when there is none.
+  device_copy* least_recent_idle_copy_locked(const std::function<bool(int slot, const std::string& id)>& eligible);
   // Frees the copy's device memory, then its reservation.
   static void drop_copy(device_copy& d) noexcept;
   // A device budget's evictor: copies nobody uses on the slots of `ordinal`, LRU first.
