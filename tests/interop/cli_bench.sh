@@ -12,25 +12,8 @@ set -uo pipefail
 
 CUZK=$(realpath "$1")
 MODE=$2
-FAILS=0
-PASSES=0
 
-# expect_error NAME NEEDLE CMD...: exit 1..127 and the output contains NEEDLE (case-insensitive).
-expect_error() {
-  local name=$1 needle=$2 out rc=0
-  shift 2
-  out=$("$@" 2>&1) || rc=$?
-  if ((rc == 0 || rc >= 128)); then
-    printf 'FAIL %s: exit %d (want 1..127)\n%s\n' "$name" "$rc" "$out"
-    FAILS=$((FAILS + 1))
-  elif ! grep -qiF -- "$needle" <<<"$out"; then
-    printf 'FAIL %s: message does not mention "%s":\n%s\n' "$name" "$needle" "$out"
-    FAILS=$((FAILS + 1))
-  else
-    printf 'ok   %-40s %s\n' "$name" "$(grep -iF -- "$needle" <<<"$out" | head -n1 | cut -c1-110)"
-    PASSES=$((PASSES + 1))
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/expect_error.sh"
 
 # check_table NAME FIRST_STATS_FIELD ROW_REGEX FILE: every line matching ROW_REGEX has median, min
 # and max at fields FIRST.. FIRST+2, all positive, min <= median <= max; at least one such line.

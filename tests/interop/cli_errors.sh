@@ -14,26 +14,9 @@ trap 'rm -rf "$WORK"' EXIT
 
 BN=$DATA/bn128
 BLS=$DATA/bls12381
-FAILS=0
-PASSES=0
 
-# expect_error NAME NEEDLE CMD...: the command exits 1..127 (not killed by a signal) and what it
-# prints contains NEEDLE (case-insensitive): the file or field the message must name.
-expect_error() {
-  local name=$1 needle=$2 out rc=0
-  shift 2
-  out=$("$@" 2>&1) || rc=$?
-  if ((rc == 0 || rc >= 128)); then
-    printf 'FAIL %s: exit %d (want 1..127)\n%s\n' "$name" "$rc" "$out"
-    FAILS=$((FAILS + 1))
-  elif ! grep -qiF -- "$needle" <<<"$out"; then
-    printf 'FAIL %s: message does not mention "%s":\n%s\n' "$name" "$needle" "$out"
-    FAILS=$((FAILS + 1))
-  else
-    printf 'ok   %-48s %s\n' "$name" "$(head -n1 <<<"$out" | cut -c1-110)"
-    PASSES=$((PASSES + 1))
-  fi
-}
+source "$HERE/expect_error.sh"
+
 expect_ok() {
   local name=$1 needle=$2 out rc=0
   shift 2
