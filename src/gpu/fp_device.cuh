@@ -151,14 +151,6 @@ class alignas(8) fp_device {
     return from_host(to_host(a) * to_host(b));
 #endif
   }
-  // a * b * R^-1 without the final conditional subtraction, for the NTT's lazy butterflies only
-  // (ntt_mul.cuh, which proves the bounds): for a < p and b < 2p the result is below 2p, not
-  // canonical. Everything else uses operator*.
-  __device__ __forceinline__ static fp_device mul_lazy(const fp_device& a, const fp_device& b) {
-    fp_device r;
-    mont_mul<false>(r.limb, a.limb, b.limb);
-    return r;
-  }
   CUZK_HD_INLINE fp_device operator-() const {
 #ifdef __CUDA_ARCH__
     fp_device r;
@@ -286,9 +278,7 @@ class alignas(8) fp_device {
     }
   }
 
-  // r = a * b * R^-1 mod p (see the file comment for the even/odd split); with Canonical = false
-  // the final conditional subtraction is left out and r = T < 2p (mul_lazy).
-  template <bool Canonical = true>
+  // r = a * b * R^-1 mod p (see the file comment for the even/odd split).
   __device__ __forceinline__ static void mont_mul(uint32_t (&r)[n], const uint32_t (&a)[n], const uint32_t (&b)[n]) {
     uint32_t x[n + 1];  // offset-0 accumulator (+ one carry word)
     uint32_t y[n];      // offset-1 accumulator
@@ -346,7 +336,7 @@ class alignas(8) fp_device {
 #pragma unroll
     for (std::size_t k = 1; k < n - 1; ++k) r[k] = ptx::addc_cc(y[k], x[k + 1]);
     r[n - 1] = ptx::addc(y[n - 1], x[n]);
-    if constexpr (Canonical) reduce_once(r);
+    reduce_once(r);
   }
 };
 

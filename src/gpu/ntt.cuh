@@ -16,7 +16,7 @@
 // A pass of k stages is ceil(k/2) such rounds: the first takes the top k mod 2 stages (or two),
 // the others two each, so 2^10 is 2 + 2 + 2 + 2 + 2. The first round loads straight from global
 // memory and the last stores straight back. Why radix 4 and not 8 (which halves the exchanges):
-// 4 elements fit in 64 registers, so four blocks (32 warps) share an SM; 8 elements need 128 and
+// 4 elements fit in 80 registers, so three blocks (24 warps) share an SM; 8 elements need 128 and
 // allow only 16 warps, and the transform is bound by how well the SM overlaps carry-chain
 // latency, barriers and loads, not by the exchanges (NOTES.md, NTT change 3: -3% at 2^24, -6%
 // to -23% at 2^16 .. 2^22, inverse and coset more).
@@ -27,23 +27,28 @@
 //
 // Arithmetic: lazy reduction (ntt_lazy.cuh). Values stay in [0, 2p) from the first butterfly to the
 // last pass's store, which makes them canonical (before its 1/n and coset scaling); the products
-// skip their final subtraction (NOTES.md, NTT change 4: -2.5% BN254, ~0 BLS12-381 at 2^24).
+// skip their final subtraction (NOTES.md, NTT change 4). The product by a twiddle is Shoup's form
+// (ntt_shoup.cuh): the twiddle's quotient by p is stored beside it, which saves 22% of the
+// multiplies of a Montgomery product (NOTES.md, NTT change 6).
 //
-// Twiddles are read from the plan's table of omega_2n powers, one 32-byte read per distinct
-// twiddle: a radix-4 round needs 2 + 1 of them per thread. In the last round of the last pass
-// (rows m of one contiguous run) the twiddles are omega_4^m and 1, so the three butterflies whose
-// twiddle is 1 skip their product: 1 product per 4 elements there instead of 4, 3n/4 products
-// fewer per transform.
+// Twiddles are read from the plan's Shoup planes, one 64-byte pair (four 16-byte quarters) per
+// distinct twiddle: a radix-4 round needs 2 + 1 of them per thread. Each stage has its own run of
+// entries, ordered by the twiddle's exponent, and each quarter its own plane, so the lanes of a
+// warp, which read neighbouring exponents (consecutive columns or rows), read whole cache lines;
+// read from one table of all powers instead, the pairs saturated L1 (NOTES.md, NTT change 6). In
+// the last round of the last pass (rows m of one contiguous run) the twiddles are omega_4^m and 1,
+// so the three butterflies whose twiddle is 1 skip their product: 1 product per 4 elements there
+// instead of 4, 3n/4 products fewer per transform.
 //
 // Shared memory holds the elements word-sliced (word w of element e at [w][e], e = row * C +
 // column), with bits 0-4 of e XORed with a linear function of bits 5-7: a warp reads, for one m,
 // runs of C 2^p elements at stride 4 C 2^p, and that swizzle puts every such pattern (run lengths
 // 1 to 32) on 32 distinct banks (checked exhaustively when it was chosen).
 //
-// The cost is multiplication-bound: about (n/2) L - 3n/4 products, 1.89e8 at 2^24, which at the
-// measured 5.5e10 (BLS12-381 Fr) to 5.8e10 (BN254 Fr) products/s (NOTES.md) is 3.3 to 3.4 ms,
-// against about 0.8 ms for the three passes' 3 GiB of traffic at ~4 TB/s, which four resident
-// blocks per SM overlap with each other's arithmetic.
+// The cost: about (n/2) L - 3n/4 products, 1.89e8 at 2^24, which at the measured 7.2e10 Shoup
+// products/s (both fields; NOTES.md) is 2.6 ms, against about 0.8 ms for the three passes' 3 GiB of
+// traffic at ~4 TB/s, which resident blocks overlap with each other's arithmetic; the butterflies'
+// additions, exchanges and barriers take the rest (3.8 ms BN254 at 2^24, NOTES.md).
 #pragma once
 
 #include <algorithm>
@@ -60,6 +65,7 @@
 #include "gpu/ntt.hpp"
 #include "gpu/ntt_lazy.cuh"
 #include "gpu/ntt_lazy.hpp"
+#include "gpu/ntt_shoup.cuh"
 
 namespace cuzk::gpu {
 
@@ -75,15 +81,15 @@ constexpr uint64_t fr_generator() {
 }
 
 // 2^10 elements per block (32 KiB of shared memory), 4 of them in registers for each of its 256
-// threads; four blocks per SM, so 64 registers per thread at most (ptxas spills ~20 bytes at that
-// cap, measured harmless) and 32 warps per SM: more resident warps and blocks to overlap one
-// another's barriers, loads and carry chains than 2 blocks of 2^11 with 8 elements per thread
-// (NOTES.md, NTT change 3).
+// threads; three blocks per SM, so 80 registers per thread at most and 24 warps per SM: more
+// resident warps and blocks to overlap one another's barriers, loads and carry chains than 2
+// blocks of 2^11 with 8 elements per thread (NOTES.md, NTT change 3). Four blocks per SM (64
+// registers) spill 100-200 bytes with the Shoup product's pair and were 9% slower (change 6).
 constexpr unsigned log_block = 10;
 constexpr unsigned log_per_thread = 2;
 constexpr unsigned per_thread = 1u << log_per_thread;
 constexpr unsigned block_threads = (1u << log_block) / per_thread;
-constexpr unsigned min_blocks_per_sm = 4;
+constexpr unsigned min_blocks_per_sm = 3;
 // Stages of a pass before the last: at most 8 (so at least 4 columns, 128-byte runs), at least 3.
 constexpr unsigned max_stages = log_block - 2;
 constexpr unsigned min_stages = 3;
@@ -147,12 +153,13 @@ __device__ __forceinline__ unsigned swizzle(unsigned e) {
 }
 
 // One stage of a round: the butterflies (m, m + 2^Dbit) over the thread's P elements, m with bit
-// Dbit clear. Their twiddle is tw[base + mm * step], mm = m mod 2^Dbit (2^Dbit distinct ones).
-// With `unit` the mm = 0 twiddle is 1 (the last round of the last pass) and its product is skipped.
-// Values in and out are in [0, 2p) (ntt_lazy.cuh).
+// Dbit clear. Their twiddle is entry e0 + mm * estep of the plan's Shoup planes, mm = m mod 2^Dbit
+// (2^Dbit distinct ones), its four 16-byte quarters `plane` entries apart. With `unit` the mm = 0
+// twiddle is 1 (the last round of the last pass) and its product is skipped. Values in and out are
+// in [0, 2p) (ntt_lazy.cuh).
 template <class D, bool Dit, unsigned Dbit, unsigned P>
-__device__ __forceinline__ void radix2_stage(D (&x)[P], const D* __restrict__ tw, std::size_t base,
-                                             std::size_t step, bool unit) {
+__device__ __forceinline__ void radix2_stage(D (&x)[P], const uint4* __restrict__ planes, std::size_t plane,
+                                             std::size_t e0, std::size_t estep, bool unit) {
 #pragma unroll
   for (unsigned m = 0; m < P; ++m) {
     if (m & (1u << Dbit)) continue;
@@ -164,15 +171,19 @@ __device__ __forceinline__ void radix2_stage(D (&x)[P], const D* __restrict__ tw
       x[m1] = ntt_lazy::sub(a, x[m1]);
       continue;
     }
-    const D w = load_vec(tw + base + mm * step);
+    ntt_shoup::twiddle<D> w;
+    uint4* quarters = reinterpret_cast<uint4*>(&w);
+    const std::size_t e = e0 + mm * estep;
+#pragma unroll
+    for (unsigned q = 0; q < 4; ++q) quarters[q] = __ldg(planes + q * plane + e);
     if constexpr (Dit) {
-      const D t = ntt_lazy::mul(w, x[m1]);
+      const D t = ntt_shoup::mul(w, x[m1]);
       x[m1] = ntt_lazy::sub(x[m], t);
       x[m] = ntt_lazy::add(x[m], t);
     } else {
       const D d = ntt_lazy::diff(x[m], x[m1]);
       x[m] = ntt_lazy::add(x[m], x[m1]);
-      x[m1] = ntt_lazy::mul(w, d);
+      x[m1] = ntt_shoup::mul(w, d);
     }
   }
 }
@@ -180,7 +191,7 @@ __device__ __forceinline__ void radix2_stage(D (&x)[P], const D* __restrict__ tw
 // One pass of k >= 3 stages over blocks of 2^(k + log_c) elements, 2^(k + log_c - 2) threads each.
 template <class D, bool Dit>
 __global__ void __launch_bounds__(block_threads, min_blocks_per_sm)
-    pass_kernel(D* __restrict__ data, const D* __restrict__ tw, pass_args<D> a) {
+    pass_kernel(D* __restrict__ data, const uint4* __restrict__ tw, pass_args<D> a) {
   constexpr unsigned W = D::n;
   constexpr unsigned R = log_per_thread;
   constexpr unsigned P = per_thread;
@@ -227,15 +238,17 @@ __global__ void __launch_bounds__(block_threads, min_blocks_per_sm)
     }
 
     // Stage with pair distance 2^b, b = p + d: twiddle omega_n^(j 2^s), s = s0 + k - 1 - b,
-    // j = (row mod 2^b) S + col, i.e. table index (row mod 2^b) 2^(L-b) + col 2^(s0+k-b), and
-    // row mod 2^b = row_lo + mm 2^p.
+    // j = (row mod 2^b) S + col, row mod 2^b = row_lo + mm 2^p; stage s's twiddles sit at entries
+    // n - n/2^s + j of the Shoup planes (shoup_table_kernel).
     const bool unit = log_s == 0 && p == 0;
+    const std::size_t n_all = std::size_t{1} << L;
     auto stage = [&](auto dbit) {
       constexpr unsigned d = decltype(dbit)::value;
       const unsigned b = p + d;
       if (b < lo_b || b > hi_b) return;
-      const std::size_t tb = (static_cast<std::size_t>(row_lo) << (L - b)) + (col << (a.s0 + k - b));
-      radix2_stage<D, Dit, d, P>(x, tw, tb, std::size_t{1} << (L - d), unit);
+      const unsigned s = a.s0 + k - 1 - b;
+      const std::size_t e0 = n_all - (n_all >> s) + (static_cast<std::size_t>(row_lo) << log_s) + col;
+      radix2_stage<D, Dit, d, P>(x, tw, n_all, e0, S << p, unit);
     };
     if constexpr (Dit) {
       stage(std::integral_constant<unsigned, 0>{});
@@ -314,6 +327,23 @@ __global__ void powers_kernel(D* __restrict__ table, const D* __restrict__ lo, c
   table[i] = lo[i & ((std::size_t{1} << log_b) - 1)] * hi[i >> log_b];
 }
 
+// The butterflies' twiddles of stage s in Shoup's form, as four planes of 16-byte quarters (plane q
+// holds quarter q of every pair, `plane` entries apart): entry n - n/2^s + j holds the pair of
+// omega_n^(j 2^s) = pow[j 2^(s+1)], j < n/2^(s+1). Consecutive j sit side by side, so the lanes of a
+// warp that read neighbouring twiddles read whole cache lines.
+template <class D>
+__global__ void shoup_table_kernel(uint4* __restrict__ planes, std::size_t plane, const D* __restrict__ pow,
+                                   unsigned log_n, unsigned s) {
+  const std::size_t j = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::size_t n = std::size_t{1} << log_n;
+  if (j >= (n >> (s + 1))) return;
+  const ntt_shoup::twiddle<D> t = ntt_shoup::make_twiddle(pow[j << (s + 1)]);
+  const uint4* src = reinterpret_cast<const uint4*>(&t);
+  const std::size_t e = n - (n >> s) + j;
+#pragma unroll
+  for (unsigned q = 0; q < 4; ++q) planes[q * plane + e] = src[q];
+}
+
 // One pass: stages s0 .. s0 + k - 1 (frequency order) on blocks of 2^k rows x 2^log_c columns.
 struct pass_shape {
   unsigned s0, k, log_c;
@@ -373,6 +403,24 @@ status fill_powers(device_buffer<Fr>& out, const Fr& g, unsigned log_n, cudaStre
   return status::ok();
 }
 
+// The Shoup planes of every stage's twiddles (shoup_table_kernel) into `out`: 2n elements, four
+// planes of n quarters.
+template <class Fr>
+status fill_shoup(device_buffer<Fr>& out, const device_buffer<Fr>& pow, unsigned log_n, cudaStream_t stream) {
+  using D = fp_device<typename Fr::params>;
+  static_assert(sizeof(ntt_shoup::twiddle<D>) == 2 * sizeof(Fr));
+  const std::size_t n = std::size_t{1} << log_n;
+  const unsigned threads = 256;
+  for (unsigned s = 0; s < log_n; ++s) {
+    const std::size_t count = n >> (s + 1);
+    const auto blocks = static_cast<unsigned>((count + threads - 1) / threads);
+    shoup_table_kernel<D><<<blocks, threads, 0, stream>>>(reinterpret_cast<uint4*>(out.data()), n,
+                                                          reinterpret_cast<const D*>(pow.data()), log_n, s);
+    CUZK_CUDA_TRY(cudaGetLastError());
+  }
+  return status::ok();
+}
+
 // out[i] = op(a[i], b[i]) by the lazy butterfly arithmetic, raw (ntt_lazy_batch). out may alias a.
 template <class D>
 __global__ void lazy_op_kernel(ntt_lazy_op op, const D* a, const D* b, D* out, std::size_t n) {
@@ -382,7 +430,7 @@ __global__ void lazy_op_kernel(ntt_lazy_op op, const D* a, const D* b, D* out, s
   const D y = b[i];
   D r;
   switch (op) {
-    case ntt_lazy_op::mul: r = ntt_lazy::mul(x, y); break;
+    case ntt_lazy_op::mul: r = ntt_shoup::mul(ntt_shoup::make_twiddle(x), y); break;
     case ntt_lazy_op::add: r = ntt_lazy::add(x, y); break;
     case ntt_lazy_op::sub: r = ntt_lazy::sub(x, y); break;
     case ntt_lazy_op::diff: r = ntt_lazy::diff(x, y); break;
@@ -435,10 +483,18 @@ result<ntt_plan<Fr>> ntt_plan<Fr>::create(unsigned log_n, cudaStream_t stream) {
   if (!fwd) return fwd.error();
   auto inv = device_buffer<Fr>::create(n);
   if (!inv) return inv.error();
+  auto shoup_fwd = device_buffer<Fr>::create(2 * n);
+  if (!shoup_fwd) return shoup_fwd.error();
+  auto shoup_inv = device_buffer<Fr>::create(2 * n);
+  if (!shoup_inv) return shoup_inv.error();
   p.pow_fwd_ = std::move(*fwd);
   p.pow_inv_ = std::move(*inv);
+  p.shoup_fwd_ = std::move(*shoup_fwd);
+  p.shoup_inv_ = std::move(*shoup_inv);
   CUZK_TRY(ntt_detail::fill_powers(p.pow_fwd_, p.shift_, log_n, stream));
   CUZK_TRY(ntt_detail::fill_powers(p.pow_inv_, p.shift_.inverse(), log_n, stream));
+  CUZK_TRY(ntt_detail::fill_shoup(p.shoup_fwd_, p.pow_fwd_, log_n, stream));
+  CUZK_TRY(ntt_detail::fill_shoup(p.shoup_inv_, p.pow_inv_, log_n, stream));
   return result<ntt_plan>(std::move(p));
 }
 
@@ -457,6 +513,7 @@ status ntt_plan<Fr>::run(Fr* data, ntt_direction dir, ntt_order order, ntt_domai
   const bool coset = domain == ntt_domain::coset;
   D* d = reinterpret_cast<D*>(data);
   const D* tw = reinterpret_cast<const D*>(forward ? pow_fwd_.data() : pow_inv_.data());
+  const auto* stw = reinterpret_cast<const uint4*>(forward ? shoup_fwd_.data() : shoup_inv_.data());
 
   if (L < min_stages) {
     tiny_kernel<D><<<1, 1, 0, stream>>>(d, tw, L, forward, coset, dit, order == ntt_order::natural_to_bitrev,
@@ -492,9 +549,9 @@ status ntt_plan<Fr>::run(Fr* data, ntt_direction dir, ntt_order order, ntt_domai
     const auto blocks = static_cast<unsigned>(std::size_t{1} << (L - log_e));
     const std::size_t smem = (std::size_t{1} << log_e) * sizeof(D);
     if (dit)
-      pass_kernel<D, true><<<blocks, threads, smem, stream>>>(d, tw, a);
+      pass_kernel<D, true><<<blocks, threads, smem, stream>>>(d, stw, a);
     else
-      pass_kernel<D, false><<<blocks, threads, smem, stream>>>(d, tw, a);
+      pass_kernel<D, false><<<blocks, threads, smem, stream>>>(d, stw, a);
     CUZK_CUDA_TRY(cudaGetLastError());
   }
   if (order == ntt_order::natural_to_natural) {

@@ -10,17 +10,14 @@
 // butterfly's difference needs no correction at all. The outputs are made canonical once, as the
 // last pass stores them.
 //
-// Bounds (w < p is a twiddle from the plan's table, canonical; x, y < 2p):
-// - mul(w, x) = fp_device::mul_lazy(w, x) < 2p for any 32n-bit x. The CIOS product keeps its
-//   running value below a + p after each row (t + a b_i + m p < (a + p) + a (w - 1) + p (w - 1)
-//   = w (a + p) before the division by the word base w), with a = w the twiddle < p: so below 2p
-//   throughout, whatever b's digits, which is exactly the bound fp_device's carry chains rely on
-//   (2p < 2^(32n), its static_assert), and the result, a b R^-1 mod p up to a multiple of p, is
-//   below 2p without the final subtraction.
+// The product by a twiddle is ntt_shoup::mul (ntt_shoup.cuh): below 2p for every operand these
+// functions produce, with no final subtraction either.
+//
+// Bounds (x, y < 2p):
 // - add(x, y): x + y < 4p, minus 2p when >= 2p, so < 2p. For BLS12-381 Fr (p > 2^254) x + y may
 //   exceed 2^256: the carry out of the top word is kept and forces the subtraction.
 // - sub(x, y): x - y, plus 2p when it borrows: (-2p, 2p) -> [0, 2p).
-// - diff(x, y) (the frequency butterfly's difference, which only feeds mul): x - y + 2p in
+// - diff(x, y) (the frequency butterfly's difference, which only feeds the product): x - y + 2p in
 //   (0, 4p) where 4p < 2^(32n), else sub(x, y). Either way < 2^(32n) and congruent to x - y.
 // - canonical(x): x - p when x >= p, for x < 2p.
 #pragma once
@@ -59,11 +56,6 @@ __device__ __forceinline__ void subtract_if_above(D& a, const limbs32<D::n>& m, 
   const uint32_t below = ptx::subc(0u, 0u) & ~carry;  // all ones when a < m and no overflow
 #pragma unroll
   for (std::size_t k = 0; k < n; ++k) a.limb[k] = below != 0 ? a.limb[k] : t[k];
-}
-
-template <class D>
-__device__ __forceinline__ D mul(const D& w, const D& x) {
-  return D::mul_lazy(w, x);
 }
 
 template <class D>

@@ -1,7 +1,7 @@
 // Host entry to the NTT's lazy butterfly arithmetic (ntt_lazy.cuh), for tests.
 //
 // The NTT keeps values in [0, 2p) between stages with its own sum, difference and product (the
-// product is fp_device's without the final subtraction); this runs them element-wise over host
+// product is Shoup's, by a twiddle's stored pair; ntt_shoup.cuh); this runs them element-wise over host
 // arrays, returning the raw words, so that tests can check each result's range and value against
 // the CPU field on random and edge values. Not a fast path: copy in, one kernel, copy out.
 //
@@ -17,7 +17,9 @@
 
 namespace cuzk::gpu {
 
-// mul(w, x): w < p, any x, result < 2p; add, sub: x, y < 2p, result < 2p; diff: x, y < 2p, result
+// mul(w, x): w < p (Montgomery form, made into its Shoup pair as the plan makes its twiddles), x
+// below 2p or, where 4p fits the words (BN254 Fr), below 4p: every value a butterfly multiplies;
+// result < 2p; add, sub: x, y < 2p, result < 2p; diff: x, y < 2p, result
 // < 4p where 4p fits the words (BN254 Fr), else < 2p; canonical: x < 2p, result < p.
 enum class ntt_lazy_op : uint8_t { mul, add, sub, diff, canonical };
 

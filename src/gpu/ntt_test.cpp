@@ -183,15 +183,18 @@ TYPED_TEST(GpuNtt, LazyProductMatchesFieldProduct) {
   using V = lazy_values<Fr>;
   using repr = typename Fr::repr;
   std::mt19937_64 rng(0x5eed7700 + sizeof(Fr));
-  // Twiddles: canonical edge values and random ones; second factors: below 2p, then 2p, 4p - 1
-  // where it fits, and all ones (any 256-bit word is allowed).
+  // Twiddles: canonical edge values and random ones, made into Shoup's pairs on the device as the
+  // plan makes them; second factors: every value a butterfly multiplies, i.e. below 2p, then 2p
+  // and, where 4p fits the words (BN254's frequency difference reaches it), 4p - 1.
   std::vector<repr> w = V::edges();
   for (int i = 0; i < 64; ++i) w.push_back(V::raw(Fr::random(rng)));
   std::vector<repr> x = V::below_2p(rng, 64);
   x.push_back(V::twice_p());
-  repr ones;
-  for (auto& l : ones.limb) l = ~uint64_t{0};
-  x.push_back(ones);
+  repr four_p_minus_1 = V::twice_p();
+  if (!four_p_minus_1.add_in_place(V::twice_p())) {
+    four_p_minus_1.sub_in_place(repr::from_u64(1));
+    x.push_back(four_p_minus_1);
+  }
   std::vector<repr> a, b;
   for (const auto& u : w) {
     for (const auto& v : x) {
