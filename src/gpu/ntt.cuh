@@ -7,19 +7,18 @@
 // 2^b elements (b = 10): 2^k rows at stride S = n/2^(s0+k) (the rows one butterfly group of those
 // stages touches) times C = 2^(b-k) neighbouring columns, so global reads and writes come in runs
 // of C elements (C >= 4: runs of >= 128 bytes). The last pass (S = 1) is one contiguous run of up
-// to 2^b elements; the stages before it are split as evenly as possible into passes of at most 8
-// (and at least 3), so 2^24 is 7 + 7 + 10 stages in three passes (plan_passes).
+// to 2^b elements; the stages before it go into passes of at most 8 (and at least 3) stages
+// (plan_passes), so 2^24 is 6 + 8 + 10 stages in three passes.
 //
-// Inside a pass each of the 256 threads holds 4 elements of one column in registers, rows
-// r0 + m 2^p (m < 4), and runs up to two stages on them (radix 4: the stages whose pair distance
-// is 2^p and 2^(p+1)) before the block exchanges elements through shared memory for the next two.
-// A pass of k stages is ceil(k/2) such rounds: the first takes the top k mod 2 stages (or two),
-// the others two each, so 2^10 is 2 + 2 + 2 + 2 + 2. The first round loads straight from global
-// memory and the last stores straight back. Why radix 4 and not 8 (which halves the exchanges):
-// 4 elements fit in 80 registers, so three blocks (24 warps) share an SM; 8 elements need 128 and
-// allow only 16 warps, and the transform is bound by how well the SM overlaps carry-chain
-// latency, barriers and loads, not by the exchanges (NOTES.md, NTT change 3: -3% at 2^24, -6%
-// to -23% at 2^16 .. 2^22, inverse and coset more).
+// Inside a pass each thread holds 2^R elements of one column in registers, rows r0 + m 2^p
+// (m < 2^R), and runs up to R stages on them (radix 2^R: the stages whose pair distance is 2^p ..
+// 2^(p+R-1)) before the block exchanges elements through shared memory for the next R. A pass of k
+// stages is ceil(k/R) such rounds: the first takes the top k mod R stages (or R), the others R
+// each, so 2^10 is 1 + 3 + 3 + 3 with radix 8 (R = 3, from 2^21 points) and 2 + 2 + 2 + 2 + 2
+// with radix 4 (R = 2, smaller domains). The first round loads straight from global memory and the
+// last stores straight back. Radix 8 needs 128 registers per thread (16 warps per SM), radix 4 80
+// (24 warps): more exchanges against more warps to overlap carry-chain latency, barriers and loads;
+// which wins depends on the product (NOTES.md, NTT changes 3 and 6), hence the two shapes below.
 //
 // Decimation in time runs the same rounds and stages in the reverse order with the butterfly
 // (a, b) -> (a + w b, a - w b), which undoes the frequency butterfly stage by stage; that is why
@@ -80,16 +79,25 @@ constexpr uint64_t fr_generator() {
     return bls12_381::fr_generator;
 }
 
-// 2^10 elements per block (32 KiB of shared memory), 4 of them in registers for each of its 256
-// threads; three blocks per SM, so 80 registers per thread at most and 24 warps per SM: more
-// resident warps and blocks to overlap one another's barriers, loads and carry chains than 2
-// blocks of 2^11 with 8 elements per thread (NOTES.md, NTT change 3). Four blocks per SM (64
-// registers) spill 100-200 bytes with the Shoup product's pair and were 9% slower (change 6).
+// 2^10 elements per block (32 KiB of shared memory) in one of two shapes, chosen by the domain size:
+// - radix 8 (2^21 points and up): 8 elements in registers for each of 128 threads, four blocks per
+//   SM, so 128 registers per thread and 16 warps per SM; a round runs three stages between
+//   exchanges, so a transform has a third fewer exchanges, barriers and twiddle reads per element.
+// - radix 4 (below): 4 elements for each of 256 threads, three blocks per SM, 80 registers and 24
+//   warps per SM. Small domains have too few blocks to fill the GPU with 128-thread blocks (2^16:
+//   0.036 ms against 0.047 with radix 8).
+// NOTES.md, NTT changes 3 and 6, has the measurements: with Montgomery products radix 4 at four
+// blocks per SM was the better shape; with Shoup's product radix 8 is 4-6% faster at 2^22 - 2^24,
+// and radix 4 at four blocks per SM (64 registers) spills 100-200 bytes and was 9% slower.
 constexpr unsigned log_block = 10;
-constexpr unsigned log_per_thread = 2;
-constexpr unsigned per_thread = 1u << log_per_thread;
-constexpr unsigned block_threads = (1u << log_block) / per_thread;
-constexpr unsigned min_blocks_per_sm = 3;
+template <unsigned LogPerThread>
+struct pass_shape_of {
+  static constexpr unsigned log_per_thread = LogPerThread;
+  static constexpr unsigned per_thread = 1u << LogPerThread;
+  static constexpr unsigned block_threads = (1u << log_block) / per_thread;
+  static constexpr unsigned min_blocks_per_sm = LogPerThread == 3 ? 4 : 3;
+};
+constexpr unsigned radix8_from_log_n = 21;
 // Stages of a pass before the last: at most 8 (so at least 4 columns, 128-byte runs), at least 3.
 constexpr unsigned max_stages = log_block - 2;
 constexpr unsigned min_stages = 3;
@@ -188,13 +196,12 @@ __device__ __forceinline__ void radix2_stage(D (&x)[P], const uint4* __restrict_
   }
 }
 
-// One pass of k >= 3 stages over blocks of 2^(k + log_c) elements, 2^(k + log_c - 2) threads each.
-template <class D, bool Dit>
-__global__ void __launch_bounds__(block_threads, min_blocks_per_sm)
+// One pass of k >= 3 stages over blocks of 2^(k + log_c) elements, 2^(k + log_c - R) threads each.
+template <class D, bool Dit, unsigned R>
+__global__ void __launch_bounds__(pass_shape_of<R>::block_threads, pass_shape_of<R>::min_blocks_per_sm)
     pass_kernel(D* __restrict__ data, const uint4* __restrict__ tw, pass_args<D> a) {
   constexpr unsigned W = D::n;
-  constexpr unsigned R = log_per_thread;
-  constexpr unsigned P = per_thread;
+  constexpr unsigned P = 1u << R;
   extern __shared__ uint32_t smem[];
   const unsigned L = a.log_n;
   const unsigned k = a.k;
@@ -253,7 +260,9 @@ __global__ void __launch_bounds__(block_threads, min_blocks_per_sm)
     if constexpr (Dit) {
       stage(std::integral_constant<unsigned, 0>{});
       stage(std::integral_constant<unsigned, 1>{});
+      if constexpr (R > 2) stage(std::integral_constant<unsigned, 2>{});
     } else {
+      if constexpr (R > 2) stage(std::integral_constant<unsigned, 2>{});
       stage(std::integral_constant<unsigned, 1>{});
       stage(std::integral_constant<unsigned, 0>{});
     }
@@ -349,11 +358,14 @@ struct pass_shape {
   unsigned s0, k, log_c;
 };
 
-// The passes of a transform of 2^log_n >= 8 points, in frequency order. Up to 2^10 points, one
-// pass. Beyond, blocks of 2^10 elements: a last pass of up to 10 stages (one contiguous run) after
-// passes of 3 .. 8 stages (at least 4 columns), as evenly split as possible. 2^11: 3 + 8;
-// 2^12: 3 + 9; 2^16: 6 + 10; 2^18: 8 + 10; 2^19: 5 + 4 + 10; 2^20: 5 + 5 + 10; 2^24: 7 + 7 + 10.
-inline std::vector<pass_shape> plan_passes(unsigned log_n) {
+// The passes of a transform of 2^log_n >= 8 points, in frequency order, for rounds of r stages. Up
+// to 2^10 points, one pass. Beyond, blocks of 2^10 elements: a last pass of up to 10 stages (one
+// contiguous run) after passes of 3 .. 8 stages (at least 4 columns). For radix 4 (r = 2) those are
+// split as evenly as possible: 2^11: 3 + 8; 2^12: 3 + 9; 2^16: 6 + 10; 2^18: 8 + 10; 2^19: 5 + 4 + 10;
+// 2^20: 5 + 5 + 10. For radix 8 (r = 3) the split with the fewest rounds (sum of ceil(k / 3)) comes
+// first, the most even among those next, smaller passes first: 2^24 is 6 + 8 + 10 (2 + 3 + 4
+// rounds) rather than 7 + 7 + 10 (3 + 3 + 4).
+inline std::vector<pass_shape> plan_passes(unsigned log_n, unsigned r = 2) {
   std::vector<pass_shape> passes;
   if (log_n <= log_block) {
     passes.push_back({0, log_n, 0});
@@ -363,9 +375,34 @@ inline std::vector<pass_shape> plan_passes(unsigned log_n) {
   const unsigned max_k = max_stages;
   const unsigned rest = std::max(log_n - b, min_stages);
   const unsigned np = (rest + max_k - 1) / max_k;
+  std::vector<unsigned> ks(np);
+  for (unsigned i = 0; i < np; ++i) ks[i] = rest / np + (i < rest % np ? 1 : 0);  // even, larger first
+  if (r > 2) {
+    // Every ascending split of `rest` into np passes of min_stages .. max_k (np <= 3 for 2^28).
+    auto rounds = [r](const std::vector<unsigned>& v) {
+      unsigned t = 0;
+      for (unsigned k : v) t += (k + r - 1) / r;
+      return t;
+    };
+    std::vector<unsigned> cur(np), best = ks;
+    auto search = [&](auto&& self, unsigned i, unsigned lo, unsigned left) -> void {
+      if (i + 1 == np) {
+        if (left < lo || left > max_k) return;
+        cur[i] = left;
+        const unsigned rc = rounds(cur), rb = rounds(best);
+        if (rc < rb || (rc == rb && cur.back() - cur.front() < best.back() - best.front())) best = cur;
+        return;
+      }
+      for (unsigned k = lo; k <= max_k && k * (np - i) <= left; ++k) {
+        cur[i] = k;
+        self(self, i + 1, k, left - k);
+      }
+    };
+    search(search, 0, min_stages, rest);
+    ks = best;
+  }
   unsigned s0 = 0;
-  for (unsigned i = 0; i < np; ++i) {
-    const unsigned k = rest / np + (i < rest % np ? 1 : 0);
+  for (unsigned k : ks) {
     passes.push_back({s0, k, b - k});
     s0 += k;
   }
@@ -522,7 +559,8 @@ status ntt_plan<Fr>::run(Fr* data, ntt_direction dir, ntt_order order, ntt_domai
     return status::ok();
   }
 
-  auto passes = plan_passes(L);
+  const unsigned r = L >= radix8_from_log_n ? 3 : 2;
+  auto passes = plan_passes(L, r);
   if (dit) std::reverse(passes.begin(), passes.end());
   for (std::size_t i = 0; i < passes.size(); ++i) {
     pass_args<D> a{};
@@ -545,13 +583,19 @@ status ntt_plan<Fr>::run(Fr* data, ntt_direction dir, ntt_order order, ntt_domai
       a.post_bitrev = !dit;  // frequency order writes bit-reversed positions
     }
     const unsigned log_e = a.k + a.log_c;
-    const unsigned threads = 1u << (log_e - log_per_thread);
+    const unsigned threads = 1u << (log_e - r);
     const auto blocks = static_cast<unsigned>(std::size_t{1} << (L - log_e));
     const std::size_t smem = (std::size_t{1} << log_e) * sizeof(D);
-    if (dit)
-      pass_kernel<D, true><<<blocks, threads, smem, stream>>>(d, stw, a);
-    else
-      pass_kernel<D, false><<<blocks, threads, smem, stream>>>(d, stw, a);
+    if (r == 3) {
+      if (dit)
+        pass_kernel<D, true, 3><<<blocks, threads, smem, stream>>>(d, stw, a);
+      else
+        pass_kernel<D, false, 3><<<blocks, threads, smem, stream>>>(d, stw, a);
+    } else if (dit) {
+      pass_kernel<D, true, 2><<<blocks, threads, smem, stream>>>(d, stw, a);
+    } else {
+      pass_kernel<D, false, 2><<<blocks, threads, smem, stream>>>(d, stw, a);
+    }
     CUZK_CUDA_TRY(cudaGetLastError());
   }
   if (order == ntt_order::natural_to_natural) {
