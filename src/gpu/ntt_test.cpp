@@ -359,13 +359,14 @@ std::string mismatches(const std::vector<Fr>& got, const std::vector<Fr>& want, 
 }
 
 // Every direction x order x domain at the sizes where the split into passes changes shape
-// (ntt.cuh plan_passes): 2^10 (one pass, a whole block), 2^11 (3 + 8, the smallest two-pass
-// split), 2^12 (3 + 9), 2^15 (5 + 10), 2^18 (8 + 10, the largest two-pass split), 2^19
-// (5 + 4 + 10, the smallest three-pass one), 2^20 (5 + 5 + 10), 2^24 (7 + 7 + 10).
+// (ntt.cuh plan_passes): radix 4 at 2^10 (one pass, a whole block), 2^11 (3 + 8, the smallest
+// two-pass split), 2^12 (3 + 9), 2^15 (5 + 10), 2^18 (8 + 10, the largest two-pass split), 2^19
+// (5 + 4 + 10, the smallest three-pass one), 2^20 (5 + 5 + 10); radix 8 at 2^21 (6 + 5 + 10, the
+// smallest size that uses it) and 2^24 (8 + 6 + 10).
 TYPED_TEST(GpuNtt, MatchesCpuNttAllVariantsAcrossPassShapes) {
   CUZK_REQUIRE_GPU();
   using Fr = TypeParam;
-  for (unsigned log_n : {10u, 11u, 12u, 15u, 18u, 19u, 20u, 24u}) {
+  for (unsigned log_n : {10u, 11u, 12u, 15u, 18u, 19u, 20u, 21u, 24u}) {
     const std::size_t n = std::size_t{1} << log_n;
     auto plan = ntt_plan<Fr>::create(log_n);
     ASSERT_TRUE(plan.is_ok()) << plan.error().to_string();
