@@ -31,23 +31,23 @@
 // multiplies of a Montgomery product (NOTES.md, NTT change 6).
 //
 // Twiddles are read from the plan's Shoup planes, one 64-byte pair (four 16-byte quarters) per
-// distinct twiddle: a radix-4 round needs 2 + 1 of them per thread. Each stage has its own run of
+// distinct twiddle: a round needs 2^R - 1 of them per thread (3 for radix 4, 7 for radix 8). Each stage has its own run of
 // entries, ordered by the twiddle's exponent, and each quarter its own plane, so the lanes of a
 // warp, which read neighbouring exponents (consecutive columns or rows), read whole cache lines;
 // read from one table of all powers instead, the pairs saturated L1 (NOTES.md, NTT change 6). In
-// the last round of the last pass (rows m of one contiguous run) the twiddles are omega_4^m and 1,
-// so the three butterflies whose twiddle is 1 skip their product: 1 product per 4 elements there
-// instead of 4, 3n/4 products fewer per transform.
+// the last round of the last pass (rows m of one contiguous run) the first twiddle of each stage is
+// 1 and its butterflies skip their product: with radix 4, 1 product per 4 elements there instead
+// of 4; with radix 8, 5 per 8 instead of 12.
 //
 // Shared memory holds the elements word-sliced (word w of element e at [w][e], e = row * C +
 // column), with bits 0-4 of e XORed with a linear function of bits 5-7: a warp reads, for one m,
-// runs of C 2^p elements at stride 4 C 2^p, and that swizzle puts every such pattern (run lengths
-// 1 to 32) on 32 distinct banks (checked exhaustively when it was chosen).
+// runs of C 2^p elements at stride 2^R C 2^p, and that swizzle puts every such pattern (run
+// lengths 1 to 32, R = 2 or 3) on 32 distinct banks (checked exhaustively when it was chosen).
 //
-// The cost: about (n/2) L - 3n/4 products, 1.89e8 at 2^24, which at the measured 7.2e10 Shoup
+// The cost: about (n/2) L - 7n/8 products, 1.87e8 at 2^24, which at the measured 7.2e10 Shoup
 // products/s (both fields; NOTES.md) is 2.6 ms, against about 0.8 ms for the three passes' 3 GiB of
 // traffic at ~4 TB/s, which resident blocks overlap with each other's arithmetic; the butterflies'
-// additions, exchanges and barriers take the rest (3.8 ms BN254 at 2^24, NOTES.md).
+// additions, exchanges and barriers take the rest (3.57 ms BN254 at 2^24, NOTES.md).
 #pragma once
 
 #include <algorithm>
@@ -92,9 +92,7 @@ constexpr uint64_t fr_generator() {
 constexpr unsigned log_block = 10;
 template <unsigned LogPerThread>
 struct pass_shape_of {
-  static constexpr unsigned log_per_thread = LogPerThread;
-  static constexpr unsigned per_thread = 1u << LogPerThread;
-  static constexpr unsigned block_threads = (1u << log_block) / per_thread;
+  static constexpr unsigned block_threads = (1u << log_block) >> LogPerThread;
   static constexpr unsigned min_blocks_per_sm = LogPerThread == 3 ? 4 : 3;
 };
 constexpr unsigned radix8_from_log_n = 21;
