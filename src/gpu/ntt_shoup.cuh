@@ -123,6 +123,15 @@ __device__ __forceinline__ void add_low_product(uint32_t (&acc_a)[n], uint32_t (
   }
 }
 
+// r = A + B mod 2^256 (B has no word 0: its chains start at word 1).
+__device__ __forceinline__ void sum_low(uint32_t (&r)[n], const uint32_t (&acc_a)[n], const uint32_t (&acc_b)[n]) {
+  r[0] = acc_a[0];
+  r[1] = ptx::add_cc(acc_a[1], acc_b[1]);
+#pragma unroll
+  for (unsigned k = 2; k + 1 < n; ++k) r[k] = ptx::addc_cc(acc_a[k], acc_b[k]);
+  r[n - 1] = ptx::addc(acc_a[n - 1], acc_b[n - 1]);
+}
+
 // floor(T / 2^256) where T is the part of a b at words >= 7: every a_i b_j with i + j >= 7 and the
 // high halves of those with i + j = 6 (see the file comment for why that is close enough). The
 // same chains and A/B split by the parity of the pairs' first word; a row's chain ends at word i + 7
@@ -173,17 +182,13 @@ __device__ __forceinline__ D mul(const twiddle<D>& t, const D& a) {
   constexpr limbs32<n> p_neg = neg_modulus<D>();
   uint32_t q[n];
   upper_product(q, a.limb, t.w_quot.limb);
-  uint32_t x[n], y[n];
+  uint32_t acc_a[n], acc_b[n];
 #pragma unroll
-  for (unsigned k = 0; k < n; ++k) x[k] = y[k] = 0;
-  add_low_product(x, y, a.limb, t.w.limb);
-  add_low_product(x, y, q, p_neg.w);
+  for (unsigned k = 0; k < n; ++k) acc_a[k] = acc_b[k] = 0;
+  add_low_product(acc_a, acc_b, a.limb, t.w.limb);
+  add_low_product(acc_a, acc_b, q, p_neg.w);
   D r;
-  r.limb[0] = x[0];
-  r.limb[1] = ptx::add_cc(x[1], y[1]);
-#pragma unroll
-  for (unsigned k = 2; k + 1 < n; ++k) r.limb[k] = ptx::addc_cc(x[k], y[k]);
-  r.limb[n - 1] = ptx::addc(x[n - 1], y[n - 1]);
+  sum_low(r.limb, acc_a, acc_b);
   return r;
 }
 
@@ -197,15 +202,11 @@ __device__ __forceinline__ twiddle<D> make_twiddle(const D& m) {
   one_raw.limb[0] = 1;
   twiddle<D> t;
   t.w = m * one_raw;
-  uint32_t x[n], y[n];
+  uint32_t acc_a[n], acc_b[n];
 #pragma unroll
-  for (unsigned k = 0; k < n; ++k) x[k] = y[k] = 0;
-  add_low_product(x, y, m.limb, p_inv.w);
-  t.w_quot.limb[0] = x[0];
-  t.w_quot.limb[1] = ptx::add_cc(x[1], y[1]);
-#pragma unroll
-  for (unsigned k = 2; k + 1 < n; ++k) t.w_quot.limb[k] = ptx::addc_cc(x[k], y[k]);
-  t.w_quot.limb[n - 1] = ptx::addc(x[n - 1], y[n - 1]);
+  for (unsigned k = 0; k < n; ++k) acc_a[k] = acc_b[k] = 0;
+  add_low_product(acc_a, acc_b, m.limb, p_inv.w);
+  sum_low(t.w_quot.limb, acc_a, acc_b);
   return t;
 }
 
