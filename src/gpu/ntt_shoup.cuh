@@ -13,9 +13,10 @@
 //
 // What the table holds. r = a w mod p for the integer w, so with w the *plain* twiddle (not its
 // Montgomery form) and a in Montgomery form a = A R, r = A w R is the Montgomery form of A w, the
-// same value as fp_device's Montgomery product (wR) * a, up to a multiple of p. Both halves come from the Montgomery table entry M = w R mod p:
-// w = M R^-1 mod p (a Montgomery product by the integer 1) and, since w 2^256 = w' p + M,
-// w' = (w 2^256 - M) / p = M (-p^-1) mod 2^256 exactly (w' < 2^256), a lower-half product.
+// same value as fp_device's Montgomery product (wR) * a, up to a multiple of p. Both halves come
+// from the Montgomery table entry M = w R mod p: w = M R^-1 mod p (a Montgomery product by the
+// integer 1) and, since w 2^256 = w' p + M, w' = (w 2^256 - M) / p = M (-p^-1) mod 2^256 exactly
+// (w' < 2^256), a lower-half product.
 //
 // Bounds. Let Q = a w' / 2^256 and d = a w / p - Q = a (w 2^256 / p - w') / 2^256 in [0, a / 2^256).
 // The upper triangle leaves out the products below word 7 and the low halves of word 6, less than
@@ -34,24 +35,23 @@
 
 namespace cuzk::gpu::ntt_shoup {
 
-// A twiddle and its quotient, side by side: one 64-byte read.
+// A twiddle and its quotient. The plan keeps its four 16-byte quarters in four planes (ntt.cuh).
 template <class D>
 struct alignas(16) twiddle {
-  D w;        // the plain value w < p
-  D w_quot;   // floor(w 2^256 / p)
+  D w;       // the plain value w < p
+  D w_quot;  // floor(w 2^256 / p)
 };
 
 namespace detail {
 
 constexpr unsigned n = 8;
 
-// 2^256 - p.
-template <class D>
-constexpr limbs32<n> neg_modulus() {
+// 2^256 - a (0 for 0).
+constexpr limbs32<n> negate(const limbs32<n>& a) {
   limbs32<n> r{};
   uint64_t borrow = 0;
   for (unsigned k = 0; k < n; ++k) {
-    const uint64_t d = uint64_t{0} - D::modulus.w[k] - borrow;
+    const uint64_t d = uint64_t{0} - a.w[k] - borrow;
     r.w[k] = static_cast<uint32_t>(d);
     borrow = (d >> 32) != 0 ? 1 : 0;
   }
@@ -74,27 +74,19 @@ constexpr limbs32<n> neg_inverse() {
     }
     return r;
   };
-  auto two_minus = [](const limbs32<n>& a) {  // 2 - a mod 2^256
-    limbs32<n> r{};
-    uint64_t borrow = 0;
-    for (unsigned k = 0; k < n; ++k) {
-      const uint64_t d = uint64_t{k == 0 ? 2u : 0u} - a.w[k] - borrow;
-      r.w[k] = static_cast<uint32_t>(d);
-      borrow = (d >> 32) != 0 ? 1 : 0;
-    }
-    return r;
-  };
   limbs32<n> x{};
   x.w[0] = 1;
-  for (int i = 0; i < 8; ++i) x = mul(x, two_minus(mul(D::modulus, x)));
-  limbs32<n> neg{};
-  uint64_t borrow = 0;
-  for (unsigned k = 0; k < n; ++k) {
-    const uint64_t d = uint64_t{0} - x.w[k] - borrow;
-    neg.w[k] = static_cast<uint32_t>(d);
-    borrow = (d >> 32) != 0 ? 1 : 0;
+  for (int i = 0; i < 8; ++i) {
+    limbs32<n> t = negate(mul(D::modulus, x));  // 2 - p x mod 2^256 = (2^256 - p x) + 2
+    uint64_t carry = 2;
+    for (unsigned k = 0; k < n && carry != 0; ++k) {
+      const uint64_t v = uint64_t{t.w[k]} + carry;
+      t.w[k] = static_cast<uint32_t>(v);
+      carry = v >> 32;
+    }
+    x = mul(x, t);
   }
-  return neg;
+  return negate(x);
 }
 
 // A + B += the lower half (words 0-7) of a b, carries out of word 7 dropped. Row i adds a_i b_j
@@ -179,7 +171,7 @@ template <class D>
 __device__ __forceinline__ D mul(const twiddle<D>& t, const D& a) {
   using namespace detail;
   static_assert(D::n == n, "256-bit fields");
-  constexpr limbs32<n> p_neg = neg_modulus<D>();
+  constexpr limbs32<n> p_neg = negate(D::modulus);
   uint32_t q[n];
   upper_product(q, a.limb, t.w_quot.limb);
   uint32_t acc_a[n], acc_b[n];
