@@ -26,15 +26,20 @@
 //
 // Arithmetic: lazy reduction (ntt_lazy.cuh). Values stay in [0, 2p) from the first butterfly to the
 // last pass's store, which makes them canonical (before its 1/n and coset scaling); the products
-// skip their final subtraction (NOTES.md, NTT change 4). The product by a twiddle is Shoup's form
+// skip their final subtraction (NOTES.md, NTT change 4). The exception is BLS12-381 Fr's frequency
+// butterflies, which keep values canonical (canonical_dif): there 4p > 2^256, so the lazy
+// difference would need a correction before its product could start (NOTES.md, NTT change 8).
+// The product by a twiddle is Shoup's form
 // (ntt_shoup.cuh): the twiddle's quotient by p is stored beside it, which saves 22% of the
 // multiplies of a Montgomery product (NOTES.md, NTT change 6).
 //
 // Twiddles are read from the plan's Shoup planes, one 64-byte pair (four 16-byte quarters) per
-// distinct twiddle: a round needs 2^R - 1 of them per thread (3 for radix 4, 7 for radix 8). Each stage has its own run of
-// entries, ordered by the twiddle's exponent, and each quarter its own plane, so the lanes of a
-// warp, which read neighbouring exponents (consecutive columns or rows), read whole cache lines;
-// read from one table of all powers instead, the pairs saturated L1 (NOTES.md, NTT change 6). In
+// distinct twiddle: a round needs 2^R - 1 of them per thread (3 for radix 4, 7 for radix 8). Each
+// stage has its own run of entries, ordered by the twiddle's exponent, and each quarter its own
+// plane, so the lanes of a warp, which read neighbouring exponents (consecutive columns or rows),
+// read whole cache lines; read from one table of all powers instead, the pairs saturated L1
+// (NOTES.md, NTT change 6). The planes are cut into tiles of 2^10 entries (quarter_slot), so an
+// entry's four loads take one address computation and fixed offsets (NOTES.md, NTT change 8). In
 // the last round of the last pass (rows m of one contiguous run) the first twiddle of each stage is
 // 1 and its butterflies skip their product: with radix 4, 1 product per 4 elements there instead
 // of 4; with radix 8, 5 per 8 instead of 12.
@@ -47,7 +52,7 @@
 // The cost: about (n/2) L - 7n/8 products, 1.87e8 at 2^24, which at the measured 7.2e10 Shoup
 // products/s (both fields; NOTES.md) is 2.6 ms, against about 0.8 ms for the three passes' 3 GiB of
 // traffic at ~4 TB/s, which resident blocks overlap with each other's arithmetic; the butterflies'
-// additions, exchanges and barriers take the rest (3.57 ms BN254 at 2^24, NOTES.md).
+// additions, exchanges and barriers take the rest (3.54 ms BN254, 3.61 ms BLS12-381 at 2^24, NOTES.md).
 #pragma once
 
 #include <algorithm>
@@ -158,14 +163,28 @@ __device__ __forceinline__ unsigned swizzle(unsigned e) {
   return e ^ ((h & 1u) * 11u) ^ (((h >> 1) & 1u) * 22u) ^ (((h >> 2) & 1u) * 25u);
 }
 
+// Quarter q of Shoup entry e. The planes are cut into tiles of 2^10 entries with the four
+// quarter-planes of a tile side by side, so an entry's four loads share one address and differ by
+// fixed offsets (one address computation instead of four).
+constexpr unsigned log_tile = 10;
+__host__ __device__ constexpr std::size_t quarter_slot(std::size_t e, unsigned q) {
+  return ((e >> log_tile) << (log_tile + 2)) + (static_cast<std::size_t>(q) << log_tile) +
+         (e & ((std::size_t{1} << log_tile) - 1));
+}
+
+// Frequency butterflies on canonical values where the lazy difference would need a correction
+// before its product (ntt_lazy.cuh).
+template <class D>
+constexpr bool canonical_dif = !ntt_lazy::four_p_fits<D>;
+
 // One stage of a round: the butterflies (m, m + 2^Dbit) over the thread's P elements, m with bit
 // Dbit clear. Their twiddle is entry e0 + mm * estep of the plan's Shoup planes, mm = m mod 2^Dbit
-// (2^Dbit distinct ones), its four 16-byte quarters `plane` entries apart. With `unit` the mm = 0
+// (2^Dbit distinct ones; quarter_slot places its four 16-byte quarters). With `unit` the mm = 0
 // twiddle is 1 (the last round of the last pass) and its product is skipped. Values in and out are
-// in [0, 2p) (ntt_lazy.cuh).
+// in [0, 2p), or below p for canonical frequency butterflies (ntt_lazy.cuh).
 template <class D, bool Dit, unsigned Dbit, unsigned P>
-__device__ __forceinline__ void radix2_stage(D (&x)[P], const uint4* __restrict__ planes, std::size_t plane,
-                                             std::size_t e0, std::size_t estep, bool unit) {
+__device__ __forceinline__ void radix2_stage(D (&x)[P], const uint4* __restrict__ planes, std::size_t e0,
+                                             std::size_t estep, bool unit) {
 #pragma unroll
   for (unsigned m = 0; m < P; ++m) {
     if (m & (1u << Dbit)) continue;
@@ -173,19 +192,29 @@ __device__ __forceinline__ void radix2_stage(D (&x)[P], const uint4* __restrict_
     const unsigned m1 = m | (1u << Dbit);
     if (mm == 0 && unit) {
       const D a = x[m];
-      x[m] = ntt_lazy::add(a, x[m1]);
-      x[m1] = ntt_lazy::sub(a, x[m1]);
+      if constexpr (!Dit && canonical_dif<D>) {
+        x[m] = ntt_lazy::add_canonical(a, x[m1]);
+        x[m1] = ntt_lazy::sub_canonical(a, x[m1]);
+      } else {
+        x[m] = ntt_lazy::add(a, x[m1]);
+        x[m1] = ntt_lazy::sub(a, x[m1]);
+      }
       continue;
     }
     ntt_shoup::twiddle<D> w;
     uint4* quarters = reinterpret_cast<uint4*>(&w);
     const std::size_t e = e0 + mm * estep;
+    const uint4* entry = planes + quarter_slot(e, 0);
 #pragma unroll
-    for (unsigned q = 0; q < 4; ++q) quarters[q] = __ldg(planes + q * plane + e);
+    for (unsigned q = 0; q < 4; ++q) quarters[q] = __ldg(entry + (q << log_tile));
     if constexpr (Dit) {
       const D t = ntt_shoup::mul(w, x[m1]);
       x[m1] = ntt_lazy::sub(x[m], t);
       x[m] = ntt_lazy::add(x[m], t);
+    } else if constexpr (canonical_dif<D>) {
+      const D d = ntt_lazy::diff_canonical(x[m], x[m1]);
+      x[m] = ntt_lazy::add_canonical(x[m], x[m1]);
+      x[m1] = ntt_lazy::canonical(ntt_shoup::mul(w, d));
     } else {
       const D d = ntt_lazy::diff(x[m], x[m1]);
       x[m] = ntt_lazy::add(x[m], x[m1]);
@@ -253,7 +282,7 @@ __global__ void __launch_bounds__(pass_shape_of<R>::block_threads, pass_shape_of
       if (b < lo_b || b > hi_b) return;
       const unsigned s = a.s0 + k - 1 - b;
       const std::size_t e0 = n_all - (n_all >> s) + (static_cast<std::size_t>(row_lo) << log_s) + col;
-      radix2_stage<D, Dit, d, P>(x, tw, n_all, e0, S << p, unit);
+      radix2_stage<D, Dit, d, P>(x, tw, e0, S << p, unit);
     };
     if constexpr (Dit) {
       stage(std::integral_constant<unsigned, 0>{});
@@ -335,12 +364,12 @@ __global__ void powers_kernel(D* __restrict__ table, const D* __restrict__ lo, c
 }
 
 // The butterflies' twiddles of stage s in Shoup's form, as four planes of 16-byte quarters (plane q
-// holds quarter q of every pair, `plane` entries apart): entry n - n/2^s + j holds the pair of
+// holds quarter q of every pair, tiled by quarter_slot): entry n - n/2^s + j holds the pair of
 // omega_n^(j 2^s) = pow[j 2^(s+1)], j < n/2^(s+1). Consecutive j sit side by side, so the lanes of a
 // warp that read neighbouring twiddles read whole cache lines.
 template <class D>
-__global__ void shoup_table_kernel(uint4* __restrict__ planes, std::size_t plane, const D* __restrict__ pow,
-                                   unsigned log_n, unsigned s) {
+__global__ void shoup_table_kernel(uint4* __restrict__ planes, const D* __restrict__ pow, unsigned log_n,
+                                   unsigned s) {
   const std::size_t j = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::size_t n = std::size_t{1} << log_n;
   if (j >= (n >> (s + 1))) return;
@@ -348,7 +377,7 @@ __global__ void shoup_table_kernel(uint4* __restrict__ planes, std::size_t plane
   const uint4* src = reinterpret_cast<const uint4*>(&t);
   const std::size_t e = n - (n >> s) + j;
 #pragma unroll
-  for (unsigned q = 0; q < 4; ++q) planes[q * plane + e] = src[q];
+  for (unsigned q = 0; q < 4; ++q) planes[quarter_slot(e, q)] = src[q];
 }
 
 // One pass: stages s0 .. s0 + k - 1 (frequency order) on blocks of 2^k rows x 2^log_c columns.
@@ -438,8 +467,8 @@ status fill_powers(device_buffer<Fr>& out, const Fr& g, unsigned log_n, cudaStre
   return status::ok();
 }
 
-// The Shoup planes of every stage's twiddles (shoup_table_kernel) into `out`: 2n elements, four
-// planes of n quarters.
+// The Shoup planes of every stage's twiddles (shoup_table_kernel) into `out`: 2 max(n, 2^10)
+// elements, four planes of quarters in tiles of 2^10 entries.
 template <class Fr>
 status fill_shoup(device_buffer<Fr>& out, const device_buffer<Fr>& pow, unsigned log_n, cudaStream_t stream) {
   using D = fp_device<typename Fr::params>;
@@ -449,7 +478,7 @@ status fill_shoup(device_buffer<Fr>& out, const device_buffer<Fr>& pow, unsigned
   for (unsigned s = 0; s < log_n; ++s) {
     const std::size_t count = n >> (s + 1);
     const auto blocks = static_cast<unsigned>((count + threads - 1) / threads);
-    shoup_table_kernel<D><<<blocks, threads, 0, stream>>>(reinterpret_cast<uint4*>(out.data()), n,
+    shoup_table_kernel<D><<<blocks, threads, 0, stream>>>(reinterpret_cast<uint4*>(out.data()),
                                                           reinterpret_cast<const D*>(pow.data()), log_n, s);
     CUZK_CUDA_TRY(cudaGetLastError());
   }
@@ -469,6 +498,9 @@ __global__ void lazy_op_kernel(ntt_lazy_op op, const D* a, const D* b, D* out, s
     case ntt_lazy_op::add: r = ntt_lazy::add(x, y); break;
     case ntt_lazy_op::sub: r = ntt_lazy::sub(x, y); break;
     case ntt_lazy_op::diff: r = ntt_lazy::diff(x, y); break;
+    case ntt_lazy_op::add_canonical: r = ntt_lazy::add_canonical(x, y); break;
+    case ntt_lazy_op::sub_canonical: r = ntt_lazy::sub_canonical(x, y); break;
+    case ntt_lazy_op::diff_canonical: r = ntt_lazy::diff_canonical(x, y); break;
     default: r = ntt_lazy::canonical(x); break;
   }
   out[i] = r;
@@ -518,9 +550,11 @@ result<ntt_plan<Fr>> ntt_plan<Fr>::create(unsigned log_n, cudaStream_t stream) {
   if (!fwd) return fwd.error();
   auto inv = device_buffer<Fr>::create(n);
   if (!inv) return inv.error();
-  auto shoup_fwd = device_buffer<Fr>::create(2 * n);
+  // Whole tiles of 2^log_tile entries (a pair is two field elements).
+  const std::size_t shoup_elements = 2 * std::max(n, std::size_t{1} << ntt_detail::log_tile);
+  auto shoup_fwd = device_buffer<Fr>::create(shoup_elements);
   if (!shoup_fwd) return shoup_fwd.error();
-  auto shoup_inv = device_buffer<Fr>::create(2 * n);
+  auto shoup_inv = device_buffer<Fr>::create(shoup_elements);
   if (!shoup_inv) return shoup_inv.error();
   p.pow_fwd_ = std::move(*fwd);
   p.pow_inv_ = std::move(*inv);

@@ -61,7 +61,7 @@ class ntt_plan {
   device_buffer<Fr> pow_inv_;  // g^-i, i < n
   // The butterflies' twiddles in Shoup's form (ntt_shoup.cuh), each the plain value and its
   // quotient floor(w 2^256 / p): stage s's omega_n^(j 2^s) at entry n - n/2^s + j, as four planes
-  // of 16-byte quarters (2n elements per direction).
+  // of 16-byte quarters in tiles of 2^10 entries (2 max(n, 2^10) elements per direction).
   device_buffer<Fr> shoup_fwd_;
   device_buffer<Fr> shoup_inv_;
 };

@@ -264,6 +264,44 @@ TYPED_TEST(GpuNtt, LazySumDifferenceCanonical) {
   for (std::size_t i = 0; i < x.size(); ++i) EXPECT_EQ(V::raw(got[i]), V::reduce(x[i])) << i;
 }
 
+// The canonical butterflies (BLS12-381 Fr's frequency butterflies) on every pair of canonical edge
+// and random values: sum and difference below p, the product's input difference below 2p.
+TYPED_TEST(GpuNtt, CanonicalSumDifference) {
+  CUZK_REQUIRE_GPU();
+  using Fr = TypeParam;
+  using V = lazy_values<Fr>;
+  using repr = typename Fr::repr;
+  std::mt19937_64 rng(0x5eed7c00 + sizeof(Fr));
+  std::vector<repr> x = V::edges();
+  for (int i = 0; i < 256; ++i) x.push_back(V::raw(Fr::random(rng)));
+  std::vector<repr> a, b;
+  for (const auto& u : x) {
+    for (const auto& v : x) {
+      a.push_back(u);
+      b.push_back(v);
+    }
+  }
+  struct expectation {
+    ntt_lazy_op op;
+    bool below_p;  // else below 2p
+    bool plus;
+  };
+  for (const expectation e : {expectation{ntt_lazy_op::add_canonical, true, true},
+                              expectation{ntt_lazy_op::sub_canonical, true, false},
+                              expectation{ntt_lazy_op::diff_canonical, false, false}}) {
+    const auto got = run_lazy<Fr>(e.op, a, b);
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const repr r = V::raw(got[i]);
+      const bool in_range = e.below_p ? r < Fr::modulus : r < V::twice_p();
+      const Fr want = e.plus ? V::value(a[i]) + V::value(b[i]) : V::value(a[i]) - V::value(b[i]);
+      if ((!in_range || V::value(r) != want) && ++bad <= 5)
+        ADD_FAILURE() << "canonical op " << static_cast<int>(e.op) << " wrong at " << i;
+    }
+    EXPECT_EQ(bad, 0u) << "op " << static_cast<int>(e.op);
+  }
+}
+
 TYPED_TEST(GpuNtt, MatchesDftAllVariantsSmallSizes) {
   CUZK_REQUIRE_GPU();
   using Fr = TypeParam;
