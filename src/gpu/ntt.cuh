@@ -52,7 +52,7 @@
 // The cost: about (n/2) L - 7n/8 products, 1.87e8 at 2^24, which at the measured 7.2e10 Shoup
 // products/s (both fields; NOTES.md) is 2.6 ms, against about 0.8 ms for the three passes' 3 GiB of
 // traffic at ~4 TB/s, which resident blocks overlap with each other's arithmetic; the butterflies'
-// additions, exchanges and barriers take the rest (3.54 ms BN254, 3.61 ms BLS12-381 at 2^24, NOTES.md).
+// additions, exchanges and barriers take the rest (3.46 ms BN254, 3.63 ms BLS12-381 at 2^24, NOTES.md).
 #pragma once
 
 #include <algorithm>
@@ -177,11 +177,53 @@ __host__ __device__ constexpr std::size_t quarter_slot(std::size_t e, unsigned q
 template <class D>
 constexpr bool canonical_dif = !ntt_lazy::four_p_fits<D>;
 
+// One butterfly (lo, hi) by the twiddle pair w. Values in and out are in [0, 2p), or below p for
+// canonical frequency butterflies (ntt_lazy.cuh).
+template <class D, bool Dit>
+__device__ __forceinline__ void butterfly(const ntt_shoup::twiddle<D>& w, D& lo, D& hi) {
+  if constexpr (Dit) {
+    const D t = ntt_shoup::mul(w, hi);
+    hi = ntt_lazy::sub(lo, t);
+    lo = ntt_lazy::add(lo, t);
+  } else if constexpr (canonical_dif<D>) {
+    const D d = ntt_lazy::diff_canonical(lo, hi);
+    lo = ntt_lazy::add_canonical(lo, hi);
+    hi = ntt_lazy::canonical(ntt_shoup::mul(w, d));
+  } else {
+    const D d = ntt_lazy::diff(lo, hi);
+    lo = ntt_lazy::add(lo, hi);
+    hi = ntt_shoup::mul(w, d);
+  }
+}
+
+// The butterfly whose twiddle is 1: no product.
+template <class D, bool Dit>
+__device__ __forceinline__ void unit_butterfly(D& lo, D& hi) {
+  const D a = lo;
+  if constexpr (!Dit && canonical_dif<D>) {
+    lo = ntt_lazy::add_canonical(a, hi);
+    hi = ntt_lazy::sub_canonical(a, hi);
+  } else {
+    lo = ntt_lazy::add(a, hi);
+    hi = ntt_lazy::sub(a, hi);
+  }
+}
+
+// The twiddle pair at entry e of the plan's Shoup planes: four 16-byte loads from one address.
+template <class D>
+__device__ __forceinline__ ntt_shoup::twiddle<D> load_twiddle(const uint4* __restrict__ planes, std::size_t e) {
+  ntt_shoup::twiddle<D> w;
+  uint4* quarters = reinterpret_cast<uint4*>(&w);
+  const uint4* entry = planes + quarter_slot(e, 0);
+#pragma unroll
+  for (unsigned q = 0; q < 4; ++q) quarters[q] = __ldg(entry + (q << log_tile));
+  return w;
+}
+
 // One stage of a round: the butterflies (m, m + 2^Dbit) over the thread's P elements, m with bit
 // Dbit clear. Their twiddle is entry e0 + mm * estep of the plan's Shoup planes, mm = m mod 2^Dbit
-// (2^Dbit distinct ones; quarter_slot places its four 16-byte quarters). With `unit` the mm = 0
-// twiddle is 1 (the last round of the last pass) and its product is skipped. Values in and out are
-// in [0, 2p), or below p for canonical frequency butterflies (ntt_lazy.cuh).
+// (2^Dbit distinct ones). With `unit` the mm = 0 twiddle is 1 (the last round of the last pass)
+// and its product is skipped. Each twiddle is loaded just before its butterfly (radix 4).
 template <class D, bool Dit, unsigned Dbit, unsigned P>
 __device__ __forceinline__ void radix2_stage(D (&x)[P], const uint4* __restrict__ planes, std::size_t e0,
                                              std::size_t estep, bool unit) {
@@ -191,35 +233,41 @@ __device__ __forceinline__ void radix2_stage(D (&x)[P], const uint4* __restrict_
     const unsigned mm = m & ((1u << Dbit) - 1);
     const unsigned m1 = m | (1u << Dbit);
     if (mm == 0 && unit) {
-      const D a = x[m];
-      if constexpr (!Dit && canonical_dif<D>) {
-        x[m] = ntt_lazy::add_canonical(a, x[m1]);
-        x[m1] = ntt_lazy::sub_canonical(a, x[m1]);
-      } else {
-        x[m] = ntt_lazy::add(a, x[m1]);
-        x[m1] = ntt_lazy::sub(a, x[m1]);
-      }
+      unit_butterfly<D, Dit>(x[m], x[m1]);
       continue;
     }
-    ntt_shoup::twiddle<D> w;
-    uint4* quarters = reinterpret_cast<uint4*>(&w);
-    const std::size_t e = e0 + mm * estep;
-    const uint4* entry = planes + quarter_slot(e, 0);
+    butterfly<D, Dit>(load_twiddle<D>(planes, e0 + mm * estep), x[m], x[m1]);
+  }
+}
+
+// The same stage with its twiddle loads one group ahead (radix 8): the butterflies run grouped by
+// twiddle, and each group's products run while the next group's twiddle loads, across stages too:
+// w holds this stage's first twiddle on entry and, with LoadNext, the next stage's (entry next_e0)
+// on exit. The loads' latency (DRAM in the first pass, L2 after it) is then covered by a group's
+// products instead of by other warps alone (NOTES.md, NTT change 8).
+template <class D, bool Dit, unsigned Dbit, unsigned P, bool LoadNext>
+__device__ __forceinline__ void radix2_stage_pipelined(D (&x)[P], const uint4* __restrict__ planes,
+                                                       ntt_shoup::twiddle<D>& w, std::size_t e0,
+                                                       std::size_t estep, bool unit, std::size_t next_e0) {
+  constexpr unsigned groups = 1u << Dbit;
+  constexpr unsigned per_group = P >> (Dbit + 1);
 #pragma unroll
-    for (unsigned q = 0; q < 4; ++q) quarters[q] = __ldg(entry + (q << log_tile));
-    if constexpr (Dit) {
-      const D t = ntt_shoup::mul(w, x[m1]);
-      x[m1] = ntt_lazy::sub(x[m], t);
-      x[m] = ntt_lazy::add(x[m], t);
-    } else if constexpr (canonical_dif<D>) {
-      const D d = ntt_lazy::diff_canonical(x[m], x[m1]);
-      x[m] = ntt_lazy::add_canonical(x[m], x[m1]);
-      x[m1] = ntt_lazy::canonical(ntt_shoup::mul(w, d));
-    } else {
-      const D d = ntt_lazy::diff(x[m], x[m1]);
-      x[m] = ntt_lazy::add(x[m], x[m1]);
-      x[m1] = ntt_shoup::mul(w, d);
+  for (unsigned mm = 0; mm < groups; ++mm) {
+    ntt_shoup::twiddle<D> next;
+    if (mm + 1 < groups)
+      next = load_twiddle<D>(planes, e0 + (mm + 1) * estep);
+    else if (LoadNext)
+      next = load_twiddle<D>(planes, next_e0);
+#pragma unroll
+    for (unsigned g = 0; g < per_group; ++g) {
+      const unsigned m = mm + g * (2u << Dbit);  // bit Dbit clear, m mod 2^Dbit = mm
+      const unsigned m1 = m | (1u << Dbit);
+      if (mm == 0 && unit)
+        unit_butterfly<D, Dit>(x[m], x[m1]);
+      else
+        butterfly<D, Dit>(w, x[m], x[m1]);
     }
+    if (mm + 1 < groups || LoadNext) w = next;
   }
 }
 
@@ -271,18 +319,41 @@ __global__ void __launch_bounds__(pass_shape_of<R>::block_threads, pass_shape_of
       }
     }
 
-    // Stage with pair distance 2^b, b = p + d: twiddle omega_n^(j 2^s), s = s0 + k - 1 - b,
-    // j = (row mod 2^b) S + col, row mod 2^b = row_lo + mm 2^p; stage s's twiddles sit at entries
-    // n - n/2^s + j of the Shoup planes (shoup_table_kernel).
+    // Stage with pair distance 2^b, b = p + d, when lo_b <= b <= hi_b: twiddle omega_n^(j 2^s),
+    // s = s0 + k - 1 - b, j = (row mod 2^b) S + col, row mod 2^b = row_lo + mm 2^p; stage s's
+    // twiddles sit at entries n - n/2^s + j of the Shoup planes (shoup_table_kernel).
     const bool unit = log_s == 0 && p == 0;
     const std::size_t n_all = std::size_t{1} << L;
+    auto runs = [&](unsigned d) { return p + d >= lo_b && p + d <= hi_b; };
+    auto first_entry = [&](unsigned d) {
+      const unsigned s = a.s0 + k - 1 - (p + d);
+      return n_all - (n_all >> s) + (static_cast<std::size_t>(row_lo) << log_s) + col;
+    };
+    // Radix 8 loads its twiddles one group ahead (radix2_stage_pipelined); with radix 4 the extra
+    // pair in registers spilled and 2^20 was 5% slower (NOTES.md, NTT change 8).
+    constexpr bool pipelined = R == 3;
+    [[maybe_unused]] ntt_shoup::twiddle<D> w;
+    if constexpr (pipelined) {
+      // The first stage to run: DIF starts at d = R - 1, which always runs; DIT at the lowest d
+      // that runs (the top round of a pass may have fewer than R stages).
+      unsigned d_first = Dit ? 0 : R - 1;
+      if constexpr (Dit) {
+        while (!runs(d_first)) ++d_first;
+      }
+      w = load_twiddle<D>(tw, first_entry(d_first));
+    }
     auto stage = [&](auto dbit) {
       constexpr unsigned d = decltype(dbit)::value;
-      const unsigned b = p + d;
-      if (b < lo_b || b > hi_b) return;
-      const unsigned s = a.s0 + k - 1 - b;
-      const std::size_t e0 = n_all - (n_all >> s) + (static_cast<std::size_t>(row_lo) << log_s) + col;
-      radix2_stage<D, Dit, d, P>(x, tw, e0, S << p, unit);
+      if (!runs(d)) return;
+      const std::size_t e0 = first_entry(d);
+      if constexpr (pipelined) {
+        constexpr bool last = Dit ? d == R - 1 : d == 0;  // in this round's order
+        constexpr unsigned next = last ? d : (Dit ? d + 1 : d - 1);
+        const std::size_t next_e0 = !last && runs(next) ? first_entry(next) : e0;
+        radix2_stage_pipelined<D, Dit, d, P, !last>(x, tw, w, e0, S << p, unit, next_e0);
+      } else {
+        radix2_stage<D, Dit, d, P>(x, tw, e0, S << p, unit);
+      }
     };
     if constexpr (Dit) {
       stage(std::integral_constant<unsigned, 0>{});
