@@ -211,7 +211,8 @@ __device__ __forceinline__ void unit_butterfly(D& lo, D& hi) {
 
 // The twiddle pair at entry e of the plan's Shoup planes: four 16-byte loads from one address.
 template <class D>
-__device__ __forceinline__ ntt_shoup::twiddle<D> load_twiddle(const uint4* __restrict__ planes, std::size_t e) {
+__device__ __forceinline__ ntt_shoup::twiddle<D> load_twiddle(const uint4* __restrict__ planes,
+                                                              std::size_t e) {
   ntt_shoup::twiddle<D> w;
   uint4* quarters = reinterpret_cast<uint4*>(&w);
   const uint4* entry = planes + quarter_slot(e, 0);

@@ -23,7 +23,16 @@ namespace cuzk::gpu {
 // < 4p where 4p fits the words (BN254 Fr), else < 2p; canonical: x < 2p, result < p.
 // add_canonical, sub_canonical: x, y < p, result < p; diff_canonical: x, y < p, result < 2p (the
 // frequency butterflies where 4p does not fit the words).
-enum class ntt_lazy_op : uint8_t { mul, add, sub, diff, canonical, add_canonical, sub_canonical, diff_canonical };
+enum class ntt_lazy_op : uint8_t {
+  mul,
+  add,
+  sub,
+  diff,
+  canonical,
+  add_canonical,
+  sub_canonical,
+  diff_canonical
+};
 
 // out[i] = op(a[i], b[i]) for i < n, raw Montgomery words (host arrays; out may alias a or b).
 template <class Fr>
