@@ -177,6 +177,35 @@ std::vector<Fr> run_lazy(ntt_lazy_op op, const std::vector<typename Fr::repr>& a
   return out;
 }
 
+// a, b: every pair (u, v) with u from us and v from vs, appended.
+template <class repr>
+void append_pairs(const std::vector<repr>& us, const std::vector<repr>& vs, std::vector<repr>& a,
+                  std::vector<repr>& b) {
+  for (const auto& u : us) {
+    for (const auto& v : vs) {
+      a.push_back(u);
+      b.push_back(v);
+    }
+  }
+}
+
+// op(a[i], b[i]) is below `bound` and, as a field element, a[i] + b[i] (plus) or a[i] - b[i].
+template <class Fr>
+void expect_sum_or_difference(ntt_lazy_op op, const std::vector<typename Fr::repr>& a,
+                              const std::vector<typename Fr::repr>& b, const typename Fr::repr& bound,
+                              bool plus) {
+  using V = lazy_values<Fr>;
+  const auto got = run_lazy<Fr>(op, a, b);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const auto r = V::raw(got[i]);
+    const Fr want = plus ? V::value(a[i]) + V::value(b[i]) : V::value(a[i]) - V::value(b[i]);
+    if ((!(r < bound) || V::value(r) != want) && ++bad <= 5)
+      ADD_FAILURE() << "op " << static_cast<int>(op) << " wrong at " << i;
+  }
+  EXPECT_EQ(bad, 0u) << "op " << static_cast<int>(op);
+}
+
 TYPED_TEST(GpuNtt, LazyProductMatchesFieldProduct) {
   CUZK_REQUIRE_GPU();
   using Fr = TypeParam;
@@ -196,12 +225,7 @@ TYPED_TEST(GpuNtt, LazyProductMatchesFieldProduct) {
     x.push_back(four_p_minus_1);
   }
   std::vector<repr> a, b;
-  for (const auto& u : w) {
-    for (const auto& v : x) {
-      a.push_back(u);
-      b.push_back(v);
-    }
-  }
+  append_pairs(w, x, a, b);
   // And 2^20 random pairs with the second factor lifted to [p, 2p).
   for (int i = 0; i < (1 << 20); ++i) {
     a.push_back(V::raw(Fr::random(rng)));
@@ -233,33 +257,13 @@ TYPED_TEST(GpuNtt, LazySumDifferenceCanonical) {
   std::mt19937_64 rng(0x5eed7800 + sizeof(Fr));
   const std::vector<repr> x = V::below_2p(rng, 256);
   std::vector<repr> a, b;
-  for (const auto& u : x) {
-    for (const auto& v : x) {
-      a.push_back(u);
-      b.push_back(v);
-    }
-  }
+  append_pairs(x, x, a, b);
   repr four_p = V::twice_p();
   const bool four_p_fits = !four_p.add_in_place(V::twice_p());  // no carry out of 256 bits
-  struct expectation {
-    ntt_lazy_op op;
-    bool wide;  // the result may reach 4p
-    bool plus;
-  };
-  for (const expectation e :
-       {expectation{ntt_lazy_op::add, false, true}, expectation{ntt_lazy_op::sub, false, false},
-        expectation{ntt_lazy_op::diff, four_p_fits, false}}) {
-    const auto got = run_lazy<Fr>(e.op, a, b);
-    std::size_t bad = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      const repr r = V::raw(got[i]);
-      const bool in_range = e.wide ? r < four_p : r < V::twice_p();
-      const Fr want = e.plus ? V::value(a[i]) + V::value(b[i]) : V::value(a[i]) - V::value(b[i]);
-      if ((!in_range || V::value(r) != want) && ++bad <= 5)
-        ADD_FAILURE() << "lazy op " << static_cast<int>(e.op) << " wrong at " << i;
-    }
-    EXPECT_EQ(bad, 0u) << "op " << static_cast<int>(e.op);
-  }
+  expect_sum_or_difference<Fr>(ntt_lazy_op::add, a, b, V::twice_p(), true);
+  expect_sum_or_difference<Fr>(ntt_lazy_op::sub, a, b, V::twice_p(), false);
+  // The difference may reach 4p where 4p fits the words.
+  expect_sum_or_difference<Fr>(ntt_lazy_op::diff, a, b, four_p_fits ? four_p : V::twice_p(), false);
   const auto got = run_lazy<Fr>(ntt_lazy_op::canonical, x, x);
   for (std::size_t i = 0; i < x.size(); ++i) EXPECT_EQ(V::raw(got[i]), V::reduce(x[i])) << i;
 }
@@ -275,31 +279,10 @@ TYPED_TEST(GpuNtt, CanonicalSumDifference) {
   std::vector<repr> x = V::edges();
   for (int i = 0; i < 256; ++i) x.push_back(V::raw(Fr::random(rng)));
   std::vector<repr> a, b;
-  for (const auto& u : x) {
-    for (const auto& v : x) {
-      a.push_back(u);
-      b.push_back(v);
-    }
-  }
-  struct expectation {
-    ntt_lazy_op op;
-    bool below_p;  // else below 2p
-    bool plus;
-  };
-  for (const expectation e : {expectation{ntt_lazy_op::add_canonical, true, true},
-                              expectation{ntt_lazy_op::sub_canonical, true, false},
-                              expectation{ntt_lazy_op::diff_canonical, false, false}}) {
-    const auto got = run_lazy<Fr>(e.op, a, b);
-    std::size_t bad = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      const repr r = V::raw(got[i]);
-      const bool in_range = e.below_p ? r < Fr::modulus : r < V::twice_p();
-      const Fr want = e.plus ? V::value(a[i]) + V::value(b[i]) : V::value(a[i]) - V::value(b[i]);
-      if ((!in_range || V::value(r) != want) && ++bad <= 5)
-        ADD_FAILURE() << "canonical op " << static_cast<int>(e.op) << " wrong at " << i;
-    }
-    EXPECT_EQ(bad, 0u) << "op " << static_cast<int>(e.op);
-  }
+  append_pairs(x, x, a, b);
+  expect_sum_or_difference<Fr>(ntt_lazy_op::add_canonical, a, b, Fr::modulus, true);
+  expect_sum_or_difference<Fr>(ntt_lazy_op::sub_canonical, a, b, Fr::modulus, false);
+  expect_sum_or_difference<Fr>(ntt_lazy_op::diff_canonical, a, b, V::twice_p(), false);
 }
 
 TYPED_TEST(GpuNtt, MatchesDftAllVariantsSmallSizes) {
