@@ -1,48 +1,56 @@
 // Kernels and host code behind ntt.hpp, as templates over the CPU field type; included only by
 // ntt_<curve>.cu, which hold the explicit instantiations.
 //
-// Structure. A radix-2 transform of n = 2^L points has L stages; stage s (numbered in
-// decimation-in-frequency order) pairs elements i and i + n/2^(s+1) with twiddle
-// omega_n^(j 2^s), j = i mod n/2^(s+1). A pass runs k consecutive stages s0..s0+k-1 on blocks of
-// 2^b elements (b = 10): 2^k rows at stride S = n/2^(s0+k) (the rows one butterfly group of those
-// stages touches) times C = 2^(b-k) neighbouring columns, so global reads and writes come in runs
-// of C elements (C >= 4: runs of >= 128 bytes). The last pass (S = 1) is one contiguous run of up
-// to 2^b elements; the stages before it go into passes of at most 8 (and at least 3) stages
-// (plan_passes), so 2^24 is 8 + 6 + 10 stages in three passes.
+// Structure. A radix-2 transform of n = 2^L points has L stages; stage s (numbered in the order a
+// natural-order input runs them, "frequency order"; a bit-reversed input runs them backwards, "time
+// order") pairs elements i and i + n/2^(s+1). A pass runs k consecutive stages s0..s0+k-1 on
+// blocks of 2^b elements (b = 10): 2^k rows at stride S = n/2^(s0+k) (the rows one butterfly group
+// of those stages touches) times C = 2^(b-k) neighbouring columns, so global reads and writes come
+// in runs of C elements (C >= 4: runs of >= 128 bytes). The last pass (S = 1) is one contiguous run
+// of up to 2^b elements; the stages before it go into passes of at most 8 (and at least 3) stages
+// (plan_passes), so 2^24 is 6 + 8 + 10 stages in three passes.
 //
 // Inside a pass each thread holds 2^R elements of one column in registers, rows r0 + m 2^p
 // (m < 2^R), and runs up to R stages on them (radix 2^R: the stages whose pair distance is 2^p ..
 // 2^(p+R-1)) before the block exchanges elements through shared memory for the next R. A pass of k
-// stages is ceil(k/R) such rounds: the first takes the top k mod R stages (or R), the others R
-// each, so 2^10 is 1 + 3 + 3 + 3 with radix 8 (R = 3, from 2^21 points) and 2 + 2 + 2 + 2 + 2
-// with radix 4 (R = 2, smaller domains). The first round loads straight from global memory and the
-// last stores straight back. Radix 8 needs 128 registers per thread (16 warps per SM), radix 4 80
-// (24 warps): more exchanges against more warps to overlap carry-chain latency, barriers and loads;
-// which wins depends on the product (NOTES.md, NTT changes 3 and 6), hence the two shapes below.
+// stages is ceil(k/R) such rounds of R stages, except the one that runs last, which takes k mod R
+// where R does not divide k: 2^10 is 3 + 3 + 3 + 1 with radix 8 (R = 3, from 2^21 points) and
+// 2 + 2 + 2 + 2 + 2 with radix 4 (R = 2, smaller domains). The first round loads straight from
+// global memory and the last stores straight back. Radix 8 needs 128 registers per thread (16
+// warps per SM), radix 4 80 (24 warps): more exchanges against more warps to overlap carry-chain
+// latency, barriers and loads; which wins depends on the product (NOTES.md, NTT changes 3 and 6),
+// hence the two shapes below.
 //
-// Decimation in time runs the same rounds and stages in the reverse order with the butterfly
-// (a, b) -> (a + w b, a - w b), which undoes the frequency butterfly stage by stage; that is why
-// one kernel serves all four direction/order combinations.
+// Butterflies and orders. Every butterfly is Cooley-Tukey's (lo, hi) -> (lo + w hi, lo - w hi),
+// whose product comes first and takes values in [0, 2p) as they are (ntt_lazy.cuh). A transform
+// from natural order runs the stages s = 0, 1, .. and writes bit-reversed order: stage s splits
+// each block of n/2^s elements (a residue mod x^(n/2^s) - c) into two halves, and the twiddle
+// depends on the block's number v = i >> (L - s): omega_n^(2^(L-s-1) brv_s(v)) ("by block").
+// A transform from bit-reversed order runs the stages backwards and writes natural order: the
+// twiddle of stage s is omega_n^(j 2^s), j = i mod n/2^(s+1) ("by offset"), the butterfly that
+// undoes the Gentleman-Sande butterfly (lo + hi, (lo - hi) w) of stage s. So one kernel serves all
+// four direction/order combinations; the two orders read different tables (ntt_tables). The
+// Gentleman-Sande butterfly would serve natural input with the by-offset table, but its difference
+// must be below 2^256 before its product: for BLS12-381 Fr (4p > 2^256) that needed canonical
+// values and made the forward transform 7% slower (NOTES.md, NTT changes 8 and 9).
 //
 // Arithmetic: lazy reduction (ntt_lazy.cuh). Values stay in [0, 2p) from the first butterfly to the
 // last pass's store, which makes them canonical (before its 1/n and coset scaling); the products
-// skip their final subtraction (NOTES.md, NTT change 4). The exception is BLS12-381 Fr's frequency
-// butterflies, which keep values canonical (canonical_dif): there 4p > 2^256, so the lazy
-// difference would need a correction before its product could start (NOTES.md, NTT change 8).
-// The product by a twiddle is Shoup's form
+// skip their final subtraction (NOTES.md, NTT change 4). The product by a twiddle is Shoup's form
 // (ntt_shoup.cuh): the twiddle's quotient by p is stored beside it, which saves 22% of the
 // multiplies of a Montgomery product (NOTES.md, NTT change 6).
 //
 // Twiddles are read from the plan's Shoup planes, one 64-byte pair (four 16-byte quarters) per
 // distinct twiddle: a round needs 2^R - 1 of them per thread (3 for radix 4, 7 for radix 8). Each
-// stage has its own run of entries, ordered by the twiddle's exponent, and each quarter its own
-// plane, so the lanes of a warp, which read neighbouring exponents (consecutive columns or rows),
+// stage has its own run of entries, ordered by block number or offset, and each quarter its own
+// plane, so the lanes of a warp, which read neighbouring entries (consecutive columns or rows),
 // read whole cache lines; read from one table of all powers instead, the pairs saturated L1
 // (NOTES.md, NTT change 6). The planes are cut into tiles of 2^10 entries (quarter_slot), so an
 // entry's four loads take one address computation and fixed offsets (NOTES.md, NTT change 8). In
-// the last round of the last pass (rows m of one contiguous run) the first twiddle of each stage is
-// 1 and its butterflies skip their product: with radix 4, 1 product per 4 elements there instead
-// of 4; with radix 8, 5 per 8 instead of 12.
+// the round that runs first from natural order (the first pass's top one) and the one that runs
+// last from bit-reversed order (the last pass's bottom one) the first twiddle of each stage is 1
+// and its butterflies skip their product: with radix 4, 1 product per 4 elements there instead of
+// 4; with radix 8, 5 per 8 instead of 12.
 //
 // Shared memory holds the elements word-sliced (word w of element e at [w][e], e = row * C +
 // column), with bits 0-4 of e XORed with a linear function of bits 5-7: a warp reads, for one m,
@@ -52,11 +60,14 @@
 // The cost: about (n/2) L - 7n/8 products, 1.87e8 at 2^24, which at the measured 7.2e10 Shoup
 // products/s (both fields; NOTES.md) is 2.6 ms, against about 0.8 ms for the three passes' 3 GiB of
 // traffic at ~4 TB/s, which resident blocks overlap with each other's arithmetic; the butterflies'
-// additions, exchanges and barriers take the rest (3.46 ms BN254, 3.63 ms BLS12-381 at 2^24, NOTES.md).
+// additions, exchanges and barriers take the rest (3.36 ms BN254, 3.42 ms BLS12-381 forward at
+// 2^24, NOTES.md).
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -172,41 +183,20 @@ __host__ __device__ constexpr std::size_t quarter_slot(std::size_t e, unsigned q
          (e & ((std::size_t{1} << log_tile) - 1));
 }
 
-// Frequency butterflies on canonical values where the lazy difference would need a correction
-// before its product (ntt_lazy.cuh).
+// The butterfly (lo, hi) -> (lo + w hi, lo - w hi) by the twiddle pair w, on values in [0, 2p).
 template <class D>
-constexpr bool canonical_dif = !ntt_lazy::four_p_fits<D>;
-
-// One butterfly (lo, hi) by the twiddle pair w. Values in and out are in [0, 2p), or below p for
-// canonical frequency butterflies (ntt_lazy.cuh).
-template <class D, bool Dit>
 __device__ __forceinline__ void butterfly(const ntt_shoup::twiddle<D>& w, D& lo, D& hi) {
-  if constexpr (Dit) {
-    const D t = ntt_shoup::mul(w, hi);
-    hi = ntt_lazy::sub(lo, t);
-    lo = ntt_lazy::add(lo, t);
-  } else if constexpr (canonical_dif<D>) {
-    const D d = ntt_lazy::diff_canonical(lo, hi);
-    lo = ntt_lazy::add_canonical(lo, hi);
-    hi = ntt_lazy::canonical(ntt_shoup::mul(w, d));
-  } else {
-    const D d = ntt_lazy::diff(lo, hi);
-    lo = ntt_lazy::add(lo, hi);
-    hi = ntt_shoup::mul(w, d);
-  }
+  const D t = ntt_shoup::mul(w, hi);
+  hi = ntt_lazy::sub(lo, t);
+  lo = ntt_lazy::add(lo, t);
 }
 
 // The butterfly whose twiddle is 1: no product.
-template <class D, bool Dit>
+template <class D>
 __device__ __forceinline__ void unit_butterfly(D& lo, D& hi) {
   const D a = lo;
-  if constexpr (!Dit && canonical_dif<D>) {
-    lo = ntt_lazy::add_canonical(a, hi);
-    hi = ntt_lazy::sub_canonical(a, hi);
-  } else {
-    lo = ntt_lazy::add(a, hi);
-    hi = ntt_lazy::sub(a, hi);
-  }
+  lo = ntt_lazy::add(a, hi);
+  hi = ntt_lazy::sub(a, hi);
 }
 
 // The twiddle pair at entry e of the plan's Shoup planes: four 16-byte loads from one address.
@@ -221,54 +211,67 @@ __device__ __forceinline__ ntt_shoup::twiddle<D> load_twiddle(const uint4* __res
   return w;
 }
 
-// One stage of a round: the butterflies (m, m + 2^Dbit) over the thread's P elements, m with bit
-// Dbit clear. Their twiddle is entry e0 + mm * estep of the plan's Shoup planes, mm = m mod 2^Dbit
-// (2^Dbit distinct ones). With `unit` the mm = 0 twiddle is 1 (the last round of the last pass)
-// and its product is skipped. Each twiddle is loaded just before its butterfly (radix 4).
+// The butterflies of one stage of a round over a thread's P elements, pairs (m, m + 2^Dbit) with
+// bit Dbit of m clear, fall into groups that share a twiddle. Time order (twiddles by offset): the
+// twiddle follows m mod 2^Dbit, so 2^Dbit groups of P / 2^(Dbit+1) butterflies, m = t + g 2^(Dbit+1).
+// Frequency order (twiddles by block): it follows m >> (Dbit + 1), so P / 2^(Dbit+1) groups of
+// 2^Dbit, m = t 2^(Dbit+1) + g. Group t's twiddle is entry e0 + t estep of the plan's planes.
+template <bool Dit, unsigned Dbit, unsigned P>
+struct stage_groups {
+  static constexpr unsigned count = Dit ? 1u << Dbit : P >> (Dbit + 1);
+  static constexpr unsigned size = P / 2 / count;
+  static constexpr unsigned lo(unsigned t, unsigned g) {
+    return Dit ? t + g * (2u << Dbit) : (t << (Dbit + 1)) + g;
+  }
+};
+
+// One stage of a round. With `unit` group 0's twiddle is 1 and its products are skipped. Each
+// group's twiddle is loaded just before its butterflies (radix 4).
 template <class D, bool Dit, unsigned Dbit, unsigned P>
 __device__ __forceinline__ void radix2_stage(D (&x)[P], const uint4* __restrict__ planes, std::size_t e0,
                                              std::size_t estep, bool unit) {
+  using groups = stage_groups<Dit, Dbit, P>;
 #pragma unroll
-  for (unsigned m = 0; m < P; ++m) {
-    if (m & (1u << Dbit)) continue;
-    const unsigned mm = m & ((1u << Dbit) - 1);
-    const unsigned m1 = m | (1u << Dbit);
-    if (mm == 0 && unit) {
-      unit_butterfly<D, Dit>(x[m], x[m1]);
-      continue;
+  for (unsigned t = 0; t < groups::count; ++t) {
+#pragma unroll
+    for (unsigned g = 0; g < groups::size; ++g) {
+      const unsigned m = groups::lo(t, g);
+      const unsigned m1 = m | (1u << Dbit);
+      if (t == 0 && unit)
+        unit_butterfly<D>(x[m], x[m1]);
+      else
+        butterfly<D>(load_twiddle<D>(planes, e0 + t * estep), x[m], x[m1]);
     }
-    butterfly<D, Dit>(load_twiddle<D>(planes, e0 + mm * estep), x[m], x[m1]);
   }
 }
 
-// The same stage with its twiddle loads one group ahead (radix 8): the butterflies run grouped by
-// twiddle, and each group's products run while the next group's twiddle loads, across stages too:
-// w holds this stage's first twiddle on entry and, with LoadNext, the next stage's (entry next_e0)
-// on exit. The loads' latency (DRAM in the first pass, L2 after it) is then covered by a group's
-// products instead of by other warps alone (NOTES.md, NTT change 8).
+// The same stage with its twiddle loads one group ahead (radix 8): each group's products run while
+// the next group's twiddle loads, across stages too: w holds this stage's first twiddle on entry
+// and, with LoadNext, the next stage's (entry next_e0) on exit. The loads' latency (DRAM in a pass
+// with many distinct twiddles, L2 otherwise) is then covered by a group's products instead of by
+// other warps alone (NOTES.md, NTT change 8).
 template <class D, bool Dit, unsigned Dbit, unsigned P, bool LoadNext>
 __device__ __forceinline__ void radix2_stage_pipelined(D (&x)[P], const uint4* __restrict__ planes,
                                                        ntt_shoup::twiddle<D>& w, std::size_t e0,
                                                        std::size_t estep, bool unit, std::size_t next_e0) {
-  constexpr unsigned groups = 1u << Dbit;
-  constexpr unsigned per_group = P >> (Dbit + 1);
+  using groups = stage_groups<Dit, Dbit, P>;
 #pragma unroll
-  for (unsigned mm = 0; mm < groups; ++mm) {
+  for (unsigned t = 0; t < groups::count; ++t) {
     ntt_shoup::twiddle<D> next;
-    if (mm + 1 < groups)
-      next = load_twiddle<D>(planes, e0 + (mm + 1) * estep);
+    if (t + 1 < groups::count)
+      next = load_twiddle<D>(planes, e0 + (t + 1) * estep);
     else if (LoadNext)
       next = load_twiddle<D>(planes, next_e0);
 #pragma unroll
-    for (unsigned g = 0; g < per_group; ++g) {
-      const unsigned m = mm + g * (2u << Dbit);  // bit Dbit clear, m mod 2^Dbit = mm
+    for (unsigned g = 0; g < groups::size; ++g) {
+      const unsigned m = groups::lo(t, g);
       const unsigned m1 = m | (1u << Dbit);
-      if (mm == 0 && unit)
-        unit_butterfly<D, Dit>(x[m], x[m1]);
+      if (t == 0 && unit)
+        unit_butterfly<D>(x[m], x[m1]);
       else
-        butterfly<D, Dit>(w, x[m], x[m1]);
+        butterfly<D>(w, x[m], x[m1]);
     }
-    if (mm + 1 < groups || LoadNext) w = next;
+    if (t + 1 < groups::count || LoadNext) w = next;
   }
 }
 
@@ -296,9 +299,14 @@ __global__ void __launch_bounds__(pass_shape_of<R>::block_threads, pass_shape_of
 
   D x[P];
   for (unsigned rr = 0; rr < rounds; ++rr) {
-    const unsigned r = Dit ? rounds - 1 - rr : rr;  // round index in frequency order
-    const unsigned lo_b = R * (rounds - 1 - r);     // its stages' pair distances 2^lo_b .. 2^hi_b
-    const unsigned hi_b = r == 0 ? k - 1 : lo_b + R - 1;
+    // Round r in frequency order (largest pair distances first) runs the stages with pair
+    // distances 2^lo_b .. 2^hi_b: R of them, except that where R does not divide k the round that
+    // runs last has k mod R: the top one in time order, the bottom one in frequency order. So the
+    // first round is always whole, and in frequency order that is where the first pass's twiddles
+    // 1 are (7 of 12 products skipped, against 3 of 4 in a round of two stages).
+    const unsigned r = Dit ? rounds - 1 - rr : rr;
+    const unsigned hi_b = Dit ? (r == 0 ? k - 1 : R * (rounds - r) - 1) : k - 1 - R * r;
+    const unsigned lo_b = Dit ? R * (rounds - 1 - r) : (hi_b + 1 > R ? hi_b + 1 - R : 0);
     // The thread's rows in this round: row_lo + m 2^p + row_hi 2^(p+R), m < 2^R.
     const unsigned p = min(lo_b, k - R);
     const unsigned row_lo = rest & ((1u << p) - 1);
@@ -320,27 +328,38 @@ __global__ void __launch_bounds__(pass_shape_of<R>::block_threads, pass_shape_of
       }
     }
 
-    // Stage with pair distance 2^b, b = p + d, when lo_b <= b <= hi_b: twiddle omega_n^(j 2^s),
-    // s = s0 + k - 1 - b, j = (row mod 2^b) S + col, row mod 2^b = row_lo + mm 2^p; stage s's
-    // twiddles sit at entries n - n/2^s + j of the Shoup planes (shoup_table_kernel).
-    const bool unit = log_s == 0 && p == 0;
+    // Stage with pair distance 2^b rows, b = p + d, when lo_b <= b <= hi_b: stage
+    // s = s0 + k - 1 - b. Its element i pairs with i + n/2^(s+1) (file comment), and the pair's
+    // twiddle (offset_table_kernel, block_table_kernel) is:
+    // - time order, by offset: omega_n^(j 2^s), j = i mod n/2^(s+1) = (row mod 2^b) S + col, with
+    //   row mod 2^b = row_lo + t 2^p (group t = m mod 2^d), at entry n - n/2^s + j;
+    // - frequency order, by block: omega_n^(2^(L-s-1) brv_s(v)), v = i >> (L - s) =
+    //   hi 2^(k-1-b) + row >> (b + 1), with row >> (b + 1) = row_hi 2^(R-1-d) + t (group t =
+    //   m >> (d + 1)), at entry 2^s - 1 + v.
+    // Twiddle 1: time order in the bottom round of the last pass (j = 0 for t = 0); frequency
+    // order in the top round of the first pass (v = 0 for t = 0: hi = 0 and row_hi = 0 there).
+    const bool unit = Dit ? log_s == 0 && p == 0 : a.s0 == 0 && r == 0;
     const std::size_t n_all = std::size_t{1} << L;
     auto runs = [&](unsigned d) { return p + d >= lo_b && p + d <= hi_b; };
-    auto first_entry = [&](unsigned d) {
-      const unsigned s = a.s0 + k - 1 - (p + d);
-      return n_all - (n_all >> s) + (static_cast<std::size_t>(row_lo) << log_s) + col;
+    auto first_entry = [&](unsigned d) -> std::size_t {
+      const unsigned b = p + d;
+      const unsigned s = a.s0 + k - 1 - b;
+      if constexpr (Dit)
+        return n_all - (n_all >> s) + (static_cast<std::size_t>(row_lo) << log_s) + col;
+      else
+        return (std::size_t{1} << s) - 1 + (hi << (k - 1 - b)) +
+               (static_cast<std::size_t>(row_hi) << (R - 1 - d));
     };
+    const std::size_t estep = Dit ? S << p : 1;
     // Radix 8 loads its twiddles one group ahead (radix2_stage_pipelined); with radix 4 the extra
     // pair in registers spilled and 2^20 was 5% slower (NOTES.md, NTT change 8).
     constexpr bool pipelined = R == 3;
     [[maybe_unused]] ntt_shoup::twiddle<D> w;
     if constexpr (pipelined) {
-      // The first stage to run: DIF starts at d = R - 1, which always runs; DIT at the lowest d
-      // that runs (the top round of a pass may have fewer than R stages).
+      // The first stage to run: the largest d that runs in frequency order, the smallest in time
+      // order (a round may have fewer than R stages).
       unsigned d_first = Dit ? 0 : R - 1;
-      if constexpr (Dit) {
-        while (!runs(d_first)) ++d_first;
-      }
+      while (!runs(d_first)) d_first = Dit ? d_first + 1 : d_first - 1;
       w = load_twiddle<D>(tw, first_entry(d_first));
     }
     auto stage = [&](auto dbit) {
@@ -351,9 +370,9 @@ __global__ void __launch_bounds__(pass_shape_of<R>::block_threads, pass_shape_of
         constexpr bool last = Dit ? d == R - 1 : d == 0;  // in this round's order
         constexpr unsigned next = last ? d : (Dit ? d + 1 : d - 1);
         const std::size_t next_e0 = !last && runs(next) ? first_entry(next) : e0;
-        radix2_stage_pipelined<D, Dit, d, P, !last>(x, tw, w, e0, S << p, unit, next_e0);
+        radix2_stage_pipelined<D, Dit, d, P, !last>(x, tw, w, e0, estep, unit, next_e0);
       } else {
-        radix2_stage<D, Dit, d, P>(x, tw, e0, S << p, unit);
+        radix2_stage<D, Dit, d, P>(x, tw, e0, estep, unit);
       }
     };
     if constexpr (Dit) {
@@ -435,21 +454,38 @@ __global__ void powers_kernel(D* __restrict__ table, const D* __restrict__ lo, c
   table[i] = lo[i & ((std::size_t{1} << log_b) - 1)] * hi[i >> log_b];
 }
 
-// The butterflies' twiddles of stage s in Shoup's form, as four planes of 16-byte quarters (plane q
-// holds quarter q of every pair, tiled by quarter_slot): entry n - n/2^s + j holds the pair of
+// Stores twiddle pair t as entry e of the Shoup planes: plane q holds quarter q of every pair,
+// tiled by quarter_slot.
+template <class D>
+__device__ __forceinline__ void store_twiddle(uint4* __restrict__ planes, std::size_t e,
+                                              const ntt_shoup::twiddle<D>& t) {
+  const uint4* src = reinterpret_cast<const uint4*>(&t);
+#pragma unroll
+  for (unsigned q = 0; q < 4; ++q) planes[quarter_slot(e, q)] = src[q];
+}
+
+// Stage s's twiddles by offset (the time-order transforms): entry n - n/2^s + j holds the pair of
 // omega_n^(j 2^s) = pow[j 2^(s+1)], j < n/2^(s+1). Consecutive j sit side by side, so the lanes of a
 // warp that read neighbouring twiddles read whole cache lines.
 template <class D>
-__global__ void shoup_table_kernel(uint4* __restrict__ planes, const D* __restrict__ pow, unsigned log_n,
-                                   unsigned s) {
+__global__ void offset_table_kernel(uint4* __restrict__ planes, const D* __restrict__ pow, unsigned log_n,
+                                    unsigned s) {
   const std::size_t j = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::size_t n = std::size_t{1} << log_n;
   if (j >= (n >> (s + 1))) return;
-  const ntt_shoup::twiddle<D> t = ntt_shoup::make_twiddle(pow[j << (s + 1)]);
-  const uint4* src = reinterpret_cast<const uint4*>(&t);
-  const std::size_t e = n - (n >> s) + j;
-#pragma unroll
-  for (unsigned q = 0; q < 4; ++q) planes[quarter_slot(e, q)] = src[q];
+  store_twiddle(planes, n - (n >> s) + j, ntt_shoup::make_twiddle(pow[j << (s + 1)]));
+}
+
+// Stage s's twiddles by block (the frequency-order transforms): entry 2^s - 1 + v holds the pair of
+// omega_n^(2^(L-s-1) brv_s(v)) = pow[2^(L-s) brv_s(v)], v < 2^s, in the order of v, which
+// neighbouring lanes read.
+template <class D>
+__global__ void block_table_kernel(uint4* __restrict__ planes, const D* __restrict__ pow, unsigned log_n,
+                                   unsigned s) {
+  const std::size_t v = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (v >> s) return;
+  const std::size_t e = s == 0 ? 0 : bitrev(v, s) << (log_n - s);
+  store_twiddle(planes, (std::size_t{1} << s) - 1 + v, ntt_shoup::make_twiddle(pow[e]));
 }
 
 // One pass: stages s0 .. s0 + k - 1 (frequency order) on blocks of 2^k rows x 2^log_c columns.
@@ -462,9 +498,12 @@ struct pass_shape {
 // contiguous run) after passes of 3 .. 8 stages (at least 4 columns). For radix 4 (r = 2) those are
 // split as evenly as possible: 2^11: 3 + 8; 2^12: 3 + 9; 2^16: 6 + 10; 2^18: 8 + 10; 2^19: 5 + 4 + 10;
 // 2^20: 5 + 5 + 10. For radix 8 (r = 3) the split with the fewest rounds (sum of ceil(k / 3)) comes
-// first, the most even among those next, larger passes first: 2^24 is 8 + 6 + 10 (3 + 2 + 4
-// rounds) rather than 7 + 7 + 10 (3 + 3 + 4); 8 + 6 measured 1-2% faster than 6 + 8 (NOTES.md).
-inline std::vector<pass_shape> plan_passes(unsigned log_n, unsigned r = 2) {
+// first, the most even among those next: 2^24 is 6 + 8 + 10 (2 + 3 + 4 rounds) rather than
+// 7 + 7 + 10 (3 + 3 + 4). The order of the passes before the last: smaller first where the
+// transform runs them in this order (natural input), larger first where it runs them backwards
+// (bit-reversed input, which then runs 10, 6, 8), each measured 0.5-1% faster at 2^24 than the
+// other order (NOTES.md, NTT change 9).
+inline std::vector<pass_shape> plan_passes(unsigned log_n, unsigned r = 2, bool natural_input = true) {
   std::vector<pass_shape> passes;
   if (log_n <= log_block) {
     passes.push_back({0, log_n, 0});
@@ -498,7 +537,10 @@ inline std::vector<pass_shape> plan_passes(unsigned log_n, unsigned r = 2) {
       }
     };
     search(search, 0, min_stages, rest);
-    ks.assign(best.rbegin(), best.rend());
+    if (natural_input)
+      ks = best;
+    else
+      ks.assign(best.rbegin(), best.rend());
   }
   unsigned s0 = 0;
   for (unsigned k : ks) {
@@ -539,19 +581,25 @@ status fill_powers(device_buffer<Fr>& out, const Fr& g, unsigned log_n, cudaStre
   return status::ok();
 }
 
-// The Shoup planes of every stage's twiddles (shoup_table_kernel) into `out`: 2 max(n, 2^10)
-// elements, four planes of quarters in tiles of 2^10 entries.
+// The Shoup planes of every stage's twiddles into `out`, by block (the frequency-order
+// transforms) or by offset (time order): 2 max(n, 2^10) elements, four planes of quarters in tiles
+// of 2^10 entries.
 template <class Fr>
-status fill_shoup(device_buffer<Fr>& out, const device_buffer<Fr>& pow, unsigned log_n, cudaStream_t stream) {
+status fill_shoup(device_buffer<Fr>& out, const device_buffer<Fr>& pow, unsigned log_n, bool by_block,
+                  cudaStream_t stream) {
   using D = fp_device<typename Fr::params>;
   static_assert(sizeof(ntt_shoup::twiddle<D>) == 2 * sizeof(Fr));
   const std::size_t n = std::size_t{1} << log_n;
+  auto* planes = reinterpret_cast<uint4*>(out.data());
+  const auto* powers = reinterpret_cast<const D*>(pow.data());
   const unsigned threads = 256;
   for (unsigned s = 0; s < log_n; ++s) {
-    const std::size_t count = n >> (s + 1);
+    const std::size_t count = by_block ? std::size_t{1} << s : n >> (s + 1);
     const auto blocks = static_cast<unsigned>((count + threads - 1) / threads);
-    shoup_table_kernel<D><<<blocks, threads, 0, stream>>>(reinterpret_cast<uint4*>(out.data()),
-                                                          reinterpret_cast<const D*>(pow.data()), log_n, s);
+    if (by_block)
+      block_table_kernel<D><<<blocks, threads, 0, stream>>>(planes, powers, log_n, s);
+    else
+      offset_table_kernel<D><<<blocks, threads, 0, stream>>>(planes, powers, log_n, s);
     CUZK_CUDA_TRY(cudaGetLastError());
   }
   return status::ok();
@@ -569,10 +617,6 @@ __global__ void lazy_op_kernel(ntt_lazy_op op, const D* a, const D* b, D* out, s
     case ntt_lazy_op::mul: r = ntt_shoup::mul(ntt_shoup::make_twiddle(x), y); break;
     case ntt_lazy_op::add: r = ntt_lazy::add(x, y); break;
     case ntt_lazy_op::sub: r = ntt_lazy::sub(x, y); break;
-    case ntt_lazy_op::diff: r = ntt_lazy::diff(x, y); break;
-    case ntt_lazy_op::add_canonical: r = ntt_lazy::add_canonical(x, y); break;
-    case ntt_lazy_op::sub_canonical: r = ntt_lazy::sub_canonical(x, y); break;
-    case ntt_lazy_op::diff_canonical: r = ntt_lazy::diff_canonical(x, y); break;
     default: r = ntt_lazy::canonical(x); break;
   }
   out[i] = r;
@@ -604,7 +648,7 @@ status ntt_lazy_batch(int device, ntt_lazy_op op, const Fr* a, const Fr* b, Fr* 
 }
 
 template <class Fr>
-result<ntt_plan<Fr>> ntt_plan<Fr>::create(unsigned log_n, cudaStream_t stream) {
+result<ntt_plan<Fr>> ntt_plan<Fr>::create(unsigned log_n, cudaStream_t stream, ntt_tables tables) {
   if (log_n > Fr::two_adicity)
     return status(errc::invalid_argument, "gpu::ntt_plan: domain 2^" + std::to_string(log_n) +
                                               " exceeds the field's two-adicity " +
@@ -622,20 +666,23 @@ result<ntt_plan<Fr>> ntt_plan<Fr>::create(unsigned log_n, cudaStream_t stream) {
   if (!fwd) return fwd.error();
   auto inv = device_buffer<Fr>::create(n);
   if (!inv) return inv.error();
-  // Whole tiles of 2^log_tile entries (a pair is two field elements).
-  const std::size_t shoup_elements = 2 * std::max(n, std::size_t{1} << ntt_detail::log_tile);
-  auto shoup_fwd = device_buffer<Fr>::create(shoup_elements);
-  if (!shoup_fwd) return shoup_fwd.error();
-  auto shoup_inv = device_buffer<Fr>::create(shoup_elements);
-  if (!shoup_inv) return shoup_inv.error();
   p.pow_fwd_ = std::move(*fwd);
   p.pow_inv_ = std::move(*inv);
-  p.shoup_fwd_ = std::move(*shoup_fwd);
-  p.shoup_inv_ = std::move(*shoup_inv);
   CUZK_TRY(ntt_detail::fill_powers(p.pow_fwd_, p.shift_, log_n, stream));
   CUZK_TRY(ntt_detail::fill_powers(p.pow_inv_, p.shift_.inverse(), log_n, stream));
-  CUZK_TRY(ntt_detail::fill_shoup(p.shoup_fwd_, p.pow_fwd_, log_n, stream));
-  CUZK_TRY(ntt_detail::fill_shoup(p.shoup_inv_, p.pow_inv_, log_n, stream));
+  p.tables_ = tables;
+  // Whole tiles of 2^log_tile entries (a pair is two field elements).
+  const std::size_t shoup_elements = 2 * std::max(n, std::size_t{1} << ntt_detail::log_tile);
+  for (unsigned bit = 0; bit < 4; ++bit) {
+    if (!has(tables, static_cast<ntt_tables>(1u << bit))) continue;
+    const bool forward = bit < 2;
+    const bool by_block = bit % 2 == 0;  // natural input
+    auto shoup = device_buffer<Fr>::create(shoup_elements);
+    if (!shoup) return shoup.error();
+    p.shoup_[bit] = std::move(*shoup);
+    CUZK_TRY(
+        ntt_detail::fill_shoup(p.shoup_[bit], forward ? p.pow_fwd_ : p.pow_inv_, log_n, by_block, stream));
+  }
   return result<ntt_plan>(std::move(p));
 }
 
@@ -654,7 +701,14 @@ status ntt_plan<Fr>::run(Fr* data, ntt_direction dir, ntt_order order, ntt_domai
   const bool coset = domain == ntt_domain::coset;
   D* d = reinterpret_cast<D*>(data);
   const D* tw = reinterpret_cast<const D*>(forward ? pow_fwd_.data() : pow_inv_.data());
-  const auto* stw = reinterpret_cast<const uint4*>(forward ? shoup_fwd_.data() : shoup_inv_.data());
+  const ntt_tables table = table_for(dir, order);
+  if (!has(tables_, table))
+    return status(errc::invalid_argument,
+                  std::string("gpu::ntt_plan::run: the plan was built without the twiddles of the ") +
+                      (forward ? "forward" : "inverse") + " transform from " +
+                      (dit ? "bit-reversed" : "natural") + " order (ntt_tables)");
+  const auto* stw =
+      reinterpret_cast<const uint4*>(shoup_[std::countr_zero(static_cast<unsigned>(table))].data());
 
   if (L < min_stages) {
     tiny_kernel<D><<<1, 1, 0, stream>>>(d, tw, L, forward, coset, dit, order == ntt_order::natural_to_bitrev,
@@ -664,7 +718,7 @@ status ntt_plan<Fr>::run(Fr* data, ntt_direction dir, ntt_order order, ntt_domai
   }
 
   const unsigned r = L >= radix8_from_log_n ? 3 : 2;
-  auto passes = plan_passes(L, r);
+  auto passes = plan_passes(L, r, !dit);
   if (dit) std::reverse(passes.begin(), passes.end());
   for (std::size_t i = 0; i < passes.size(); ++i) {
     pass_args<D> a{};

@@ -7,13 +7,16 @@
 // does); omega_n^t = g^(2t) are the butterflies' twiddles, which the plan also keeps in Shoup's
 // form (the value and its quotient by p, ntt_shoup.cuh), whose product by a fixed factor costs
 // 22% fewer multiplies than a Montgomery product, one run per stage laid out for whole-line reads
-// (ntt.cuh). Powers and pairs cost 6n field elements for both directions (3 GiB at 2^24): device
-// memory is plentiful and a table read is cheaper than the multiplication that would rebuild a
-// twiddle.
+// (ntt.cuh). The powers cost 2n field elements; each twiddle table 2n more (1 GiB at 2^24 for a
+// 32-byte Fr). A transform's table depends on its direction and on the order it reads (ntt_tables),
+// so a plan builds only those it is asked for: the Groth16 prover's two transforms need 6n elements
+// in all, every transform 10n. Device memory is plentiful and a table read is cheaper than the
+// multiplication that would rebuild a twiddle.
 //
-// Orders: a transform reads natural order and writes bit-reversed (decimation in frequency), or
-// reads bit-reversed and writes natural (decimation in time); pairing a natural_to_bitrev forward
-// with a bitrev_to_natural inverse (or the other way round) needs no permutation pass at all.
+// Orders: a transform reads natural order and writes bit-reversed, or reads bit-reversed and
+// writes natural; both run Cooley-Tukey butterflies (a, b) -> (a + w b, a - w b), the first with
+// each stage's twiddles indexed by block, the second by offset within a block (ntt.cuh). Pairing
+// a natural_to_bitrev transform with a bitrev_to_natural one needs no permutation pass at all.
 // natural_to_natural adds one bit-reversal pass. The coset step (forward: multiply coefficient i
 // by g^i first; inverse: multiply coefficient i by g^-i last) and the inverse's 1/n are fused
 // into the first or last pass.
@@ -39,18 +42,44 @@ enum class ntt_direction { forward, inverse };
 enum class ntt_order { natural_to_bitrev, bitrev_to_natural, natural_to_natural };
 enum class ntt_domain { plain, coset };
 
+// The transforms a plan can run, by direction and the order they read (natural_to_natural reads
+// natural order); each has its own twiddle table. Flags, combined with |.
+enum class ntt_tables : unsigned {
+  forward_from_natural = 1,
+  forward_from_bitrev = 2,
+  inverse_from_natural = 4,
+  inverse_from_bitrev = 8,
+  all = 15,
+};
+constexpr ntt_tables operator|(ntt_tables a, ntt_tables b) {
+  return static_cast<ntt_tables>(static_cast<unsigned>(a) | static_cast<unsigned>(b));
+}
+constexpr bool has(ntt_tables set, ntt_tables t) {
+  return (static_cast<unsigned>(set) & static_cast<unsigned>(t)) == static_cast<unsigned>(t);
+}
+// The table a transform needs.
+constexpr ntt_tables table_for(ntt_direction dir, ntt_order order) {
+  const bool natural_in = order != ntt_order::bitrev_to_natural;
+  if (dir == ntt_direction::forward)
+    return natural_in ? ntt_tables::forward_from_natural : ntt_tables::forward_from_bitrev;
+  return natural_in ? ntt_tables::inverse_from_natural : ntt_tables::inverse_from_bitrev;
+}
+
 template <class Fr>
 class ntt_plan {
  public:
-  // Twiddles for the domain of 2^log_n points on the current device, 0 <= log_n <= two-adicity.
-  static result<ntt_plan> create(unsigned log_n, cudaStream_t stream = nullptr);
+  // Twiddles for the domain of 2^log_n points on the current device, 0 <= log_n <= two-adicity,
+  // for the transforms in `tables`.
+  static result<ntt_plan> create(unsigned log_n, cudaStream_t stream = nullptr,
+                                 ntt_tables tables = ntt_tables::all);
 
   unsigned log_size() const noexcept { return log_n_; }
   std::size_t size() const noexcept { return std::size_t{1} << log_n_; }
   // The coset shift g (omega_2n, or 25 at the largest domain).
   const Fr& coset_shift() const noexcept { return shift_; }
 
-  // Transforms `data` (2^log_n device elements) in place, queued on `stream`.
+  // Transforms `data` (2^log_n device elements) in place, queued on `stream`. invalid_argument
+  // when the plan was built without the transform's table.
   status run(Fr* data, ntt_direction dir, ntt_order order, ntt_domain domain, cudaStream_t stream = nullptr) const;
 
  private:
@@ -59,11 +88,13 @@ class ntt_plan {
   Fr n_inv_{};
   device_buffer<Fr> pow_fwd_;  // g^i, i < n
   device_buffer<Fr> pow_inv_;  // g^-i, i < n
+  ntt_tables tables_ = ntt_tables::all;
   // The butterflies' twiddles in Shoup's form (ntt_shoup.cuh), each the plain value and its
-  // quotient floor(w 2^256 / p): stage s's omega_n^(j 2^s) at entry n - n/2^s + j, as four planes
-  // of 16-byte quarters in tiles of 2^10 entries (2 max(n, 2^10) elements per direction).
-  device_buffer<Fr> shoup_fwd_;
-  device_buffer<Fr> shoup_inv_;
+  // quotient floor(w 2^256 / p), as four planes of 16-byte quarters in tiles of 2^10 entries
+  // (2 max(n, 2^10) elements each), indexed by ntt_tables' bit; empty where not built. By block
+  // (natural input), stage s's omega_n^(2^(L-s-1) brv_s(v)) at entry 2^s - 1 + v; by offset
+  // (bit-reversed input), omega_n^(j 2^s) at entry n - n/2^s + j.
+  device_buffer<Fr> shoup_[4];
 };
 
 extern template class ntt_plan<bn254::fr>;

@@ -18,21 +18,9 @@
 namespace cuzk::gpu {
 
 // mul(w, x): w < p (Montgomery form, made into its Shoup pair as the plan makes its twiddles), x
-// below 2p or, where 4p fits the words (BN254 Fr), below 4p: every value a butterfly multiplies;
-// result < 2p; add, sub: x, y < 2p, result < 2p; diff: x, y < 2p, result
-// < 4p where 4p fits the words (BN254 Fr), else < 2p; canonical: x < 2p, result < p.
-// add_canonical, sub_canonical: x, y < p, result < p; diff_canonical: x, y < p, result < 2p (the
-// frequency butterflies where 4p does not fit the words).
-enum class ntt_lazy_op : uint8_t {
-  mul,
-  add,
-  sub,
-  diff,
-  canonical,
-  add_canonical,
-  sub_canonical,
-  diff_canonical
-};
+// below 2p (every value a butterfly multiplies; the product accepts more, ntt_shoup.cuh); result
+// < 2p. add, sub: x, y < 2p, result < 2p. canonical: x < 2p, result < p.
+enum class ntt_lazy_op : uint8_t { mul, add, sub, canonical };
 
 // out[i] = op(a[i], b[i]) for i < n, raw Montgomery words (host arrays; out may alias a or b).
 template <class Fr>

@@ -22,8 +22,8 @@
 // The upper triangle leaves out the products below word 7 and the low halves of word 6, less than
 // 2^-27 of a unit of Q, so q = floor(Q), or floor(Q) - 1 when frac(Q) < 2^-27. Then r / p = a w / p
 // - q is below 1 + a / 2^256 + 2^-27, and r < 2p whenever a < 2^256 (1 - 2^-27) - which every
-// butterfly operand is: values below 2p < 0.91 * 2^256 (BLS12-381 Fr; BN254 Fr 2p < 2^255), and
-// BN254's frequency difference below 4p < 0.77 * 2^256. r >= 0 since q <= floor(Q) <= a w / p. So
+// butterfly operand is: values below 2p < 0.91 * 2^256 (BLS12-381 Fr; BN254 Fr 2p < 2^255).
+// r >= 0 since q <= floor(Q) <= a w / p. So
 // r, computed mod 2^256, is exact and below 2p, as the lazy butterflies need (ntt_lazy.cuh).
 #pragma once
 

@@ -118,7 +118,7 @@ struct field_names {
 TYPED_TEST_SUITE(GpuNtt, fields, field_names);
 
 // The lazy butterfly arithmetic (ntt_lazy.cuh) on raw Montgomery words: each result's range
-// (below 2p; the BN254 difference below 4p; canonical below p) and its value mod p against the CPU
+// (below 2p; canonical below p) and its value mod p against the CPU
 // field and, for the product, fp_device's product. Operands: edge values (0, 1, p - 1, words all
 // ones or zero, powers of two) lifted by 0 and p, so up to 2p - 1, plus random ones; the product's
 // second factor also takes 2p .. 2^256 - 1 (it accepts any 256-bit word).
@@ -213,8 +213,9 @@ TYPED_TEST(GpuNtt, LazyProductMatchesFieldProduct) {
   using repr = typename Fr::repr;
   std::mt19937_64 rng(0x5eed7700 + sizeof(Fr));
   // Twiddles: canonical edge values and random ones, made into Shoup's pairs on the device as the
-  // plan makes them; second factors: every value a butterfly multiplies, i.e. below 2p, then 2p
-  // and, where 4p fits the words (BN254's frequency difference reaches it), 4p - 1.
+  // plan makes them; second factors: every value a butterfly multiplies, i.e. below 2p, and beyond
+  // (the product's bound holds below 2^256 (1 - 2^-27), ntt_shoup.cuh): 2p and, where 4p fits the
+  // words, 4p - 1.
   std::vector<repr> w = V::edges();
   for (int i = 0; i < 64; ++i) w.push_back(V::raw(Fr::random(rng)));
   std::vector<repr> x = V::below_2p(rng, 64);
@@ -258,31 +259,10 @@ TYPED_TEST(GpuNtt, LazySumDifferenceCanonical) {
   const std::vector<repr> x = V::below_2p(rng, 256);
   std::vector<repr> a, b;
   append_pairs(x, x, a, b);
-  repr four_p = V::twice_p();
-  const bool four_p_fits = !four_p.add_in_place(V::twice_p());  // no carry out of 256 bits
   expect_sum_or_difference<Fr>(ntt_lazy_op::add, a, b, V::twice_p(), true);
   expect_sum_or_difference<Fr>(ntt_lazy_op::sub, a, b, V::twice_p(), false);
-  // The difference may reach 4p where 4p fits the words.
-  expect_sum_or_difference<Fr>(ntt_lazy_op::diff, a, b, four_p_fits ? four_p : V::twice_p(), false);
   const auto got = run_lazy<Fr>(ntt_lazy_op::canonical, x, x);
   for (std::size_t i = 0; i < x.size(); ++i) EXPECT_EQ(V::raw(got[i]), V::reduce(x[i])) << i;
-}
-
-// The canonical butterflies (BLS12-381 Fr's frequency butterflies) on every pair of canonical edge
-// and random values: sum and difference below p, the product's input difference below 2p.
-TYPED_TEST(GpuNtt, CanonicalSumDifference) {
-  CUZK_REQUIRE_GPU();
-  using Fr = TypeParam;
-  using V = lazy_values<Fr>;
-  using repr = typename Fr::repr;
-  std::mt19937_64 rng(0x5eed7c00 + sizeof(Fr));
-  std::vector<repr> x = V::edges();
-  for (int i = 0; i < 256; ++i) x.push_back(V::raw(Fr::random(rng)));
-  std::vector<repr> a, b;
-  append_pairs(x, x, a, b);
-  expect_sum_or_difference<Fr>(ntt_lazy_op::add_canonical, a, b, Fr::modulus, true);
-  expect_sum_or_difference<Fr>(ntt_lazy_op::sub_canonical, a, b, Fr::modulus, false);
-  expect_sum_or_difference<Fr>(ntt_lazy_op::diff_canonical, a, b, V::twice_p(), false);
 }
 
 TYPED_TEST(GpuNtt, MatchesDftAllVariantsSmallSizes) {
@@ -382,8 +362,9 @@ std::string mismatches(const std::vector<Fr>& got, const std::vector<Fr>& want, 
 // Every direction x order x domain at the sizes where the split into passes changes shape
 // (ntt.cuh plan_passes): radix 4 at 2^10 (one pass, a whole block), 2^11 (3 + 8, the smallest
 // two-pass split), 2^12 (3 + 9), 2^15 (5 + 10), 2^18 (8 + 10, the largest two-pass split), 2^19
-// (5 + 4 + 10, the smallest three-pass one), 2^20 (5 + 5 + 10); radix 8 at 2^21 (6 + 5 + 10, the
-// smallest size that uses it) and 2^24 (8 + 6 + 10).
+// (5 + 4 + 10, the smallest three-pass one), 2^20 (5 + 5 + 10); radix 8 at 2^21 (5 + 6 + 10 from
+// natural order, 6 + 5 + 10 from bit-reversed, the smallest size that uses it) and 2^24 (6 + 8 + 10,
+// 8 + 6 + 10).
 TYPED_TEST(GpuNtt, MatchesCpuNttAllVariantsAcrossPassShapes) {
   CUZK_REQUIRE_GPU();
   using Fr = TypeParam;
@@ -418,6 +399,54 @@ TYPED_TEST(GpuNtt, MatchesCpuNttAllVariantsAcrossPassShapes) {
             << what << " rn";
       }
     }
+  }
+}
+
+// A plan built for the Groth16 prover's two transforms (gpu_groth16_impl.hpp) holds only their
+// tables: those two equal the CPU NTT, every other transform is refused with invalid_argument and
+// the data left as it was. Radix 8 (2^21) and radix 4 (2^12).
+TYPED_TEST(GpuNtt, PlanForSomeTransformsRunsThoseAndRefusesTheOthers) {
+  CUZK_REQUIRE_GPU();
+  using Fr = TypeParam;
+  for (unsigned log_n : {12u, 21u}) {
+    const std::size_t n = std::size_t{1} << log_n;
+    auto plan = ntt_plan<Fr>::create(log_n, nullptr,
+                                     ntt_tables::inverse_from_natural | ntt_tables::forward_from_bitrev);
+    ASSERT_TRUE(plan.is_ok()) << plan.error().to_string();
+    auto buf = device_buffer<Fr>::create(n);
+    ASSERT_TRUE(buf.is_ok());
+    const auto x = random_vector_parallel<Fr>(n, 0x5eed3000 + log_n);
+    const auto inv = cpu_reference(x, log_n, ntt_direction::inverse, ntt_domain::plain, plan->coset_shift());
+    EXPECT_EQ(mismatches(run_gpu(*plan, *buf, x, ntt_direction::inverse, ntt_order::natural_to_bitrev,
+                                 ntt_domain::plain),
+                         inv, true, log_n),
+              "")
+        << "log_n=" << log_n << " inverse nr";
+    std::vector<Fr> xr(n);
+    for (std::size_t i = 0; i < n; ++i) xr[bitrev(i, log_n)] = x[i];
+    const auto coset =
+        cpu_reference(x, log_n, ntt_direction::forward, ntt_domain::coset, plan->coset_shift());
+    EXPECT_EQ(mismatches(run_gpu(*plan, *buf, xr, ntt_direction::forward, ntt_order::bitrev_to_natural,
+                                 ntt_domain::coset),
+                         coset, false, log_n),
+              "")
+        << "log_n=" << log_n << " forward coset rn";
+
+    ASSERT_TRUE(buf->copy_from_host(x.data(), n).is_ok());
+    const std::pair<ntt_direction, ntt_order> refused[] = {
+        {ntt_direction::forward, ntt_order::natural_to_bitrev},
+        {ntt_direction::forward, ntt_order::natural_to_natural},
+        {ntt_direction::inverse, ntt_order::bitrev_to_natural},
+    };
+    for (const auto& [dir, order] : refused) {
+      const status st = plan->run(buf->data(), dir, order, ntt_domain::plain);
+      EXPECT_EQ(st.code(), errc::invalid_argument) << st.to_string();
+      EXPECT_NE(st.message().find("ntt_tables"), std::string::npos) << st.to_string();
+    }
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::vector<Fr> after(n);
+    ASSERT_TRUE(buf->copy_to_host(after.data(), n).is_ok());
+    EXPECT_EQ(after, x) << "a refused transform changed the data";
   }
 }
 

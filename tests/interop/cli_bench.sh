@@ -107,8 +107,9 @@ run() {
 }
 
 if run "ntt" "$WORK/ntt" "$CUZK" bench ntt --curve bn254 --log-size 8,10 --reps 3; then
-  check_table "ntt: 2 sizes x 4 transforms" 4 '^bn254 +(8|10) +(fwd_nr|inv_rn|fwd_nn|coset_nr) ' "$WORK/ntt"
-  [[ $(grep -cE '^bn254 ' "$WORK/ntt") == 8 ]] || { echo "FAIL ntt: want 8 rows"; FAILS=$((FAILS + 1)); }
+  check_table "ntt: 2 sizes x 7 transforms" 4 \
+    '^bn254 +(8|10) +(fwd_nr|inv_rn|fwd_nn|coset_nr|inv_nr|coset_rn|fwd_rn) ' "$WORK/ntt"
+  [[ $(grep -cE '^bn254 ' "$WORK/ntt") == 14 ]] || { echo "FAIL ntt: want 14 rows"; FAILS=$((FAILS + 1)); }
 fi
 if run "msm g1" "$WORK/msm" "$CUZK" bench msm --curve bls12-381 --log-size 10 --reps 3 --accumulation xyzz,affine \
   --scalars host,device; then

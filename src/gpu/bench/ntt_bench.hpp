@@ -1,10 +1,12 @@
 // `cuzk bench ntt`: the GPU NTT's time per transform over data resident on the device, as a table.
 //
-// Four transforms, each in place over 2^K random Fr: forward natural -> bit-reversed (fwd_nr),
+// Seven transforms, each in place over 2^K random Fr: forward natural -> bit-reversed (fwd_nr),
 // inverse bit-reversed -> natural (inv_rn), forward natural -> natural (fwd_nn: fwd_nr plus a
-// bit-reversal pass) and forward odd coset natural -> bit-reversed (coset_nr, what the prover's
-// h needs). Each is timed with CUDA events around the transform alone, one warm-up run excluded,
-// then `reps` runs: one row per transform with the median, min and max in milliseconds.
+// bit-reversal pass), forward odd coset natural -> bit-reversed (coset_nr), the two the GPU
+// prover runs per column (inverse natural -> bit-reversed, inv_nr; forward odd coset
+// bit-reversed -> natural, coset_rn) and forward bit-reversed -> natural (fwd_rn). Each is timed
+// with CUDA events around the transform alone, one warm-up run excluded, then `reps` runs: one
+// row per transform with the median, min and max in milliseconds.
 //
 //   # <device>, device N; ntt <curve>; ms over R runs after one warm-up (CUDA events)
 //   curve      log_n  transform   median_ms     min_ms     max_ms
