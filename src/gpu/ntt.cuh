@@ -464,28 +464,30 @@ __device__ __forceinline__ void store_twiddle(uint4* __restrict__ planes, std::s
   for (unsigned q = 0; q < 4; ++q) planes[quarter_slot(e, q)] = src[q];
 }
 
+// The twiddle tables below are built from powers of omega_n, roots[x << log_stride] = omega_n^x
+// for x < n/2 (ntt_plan::create).
+//
 // Stage s's twiddles by offset (the time-order transforms): entry n - n/2^s + j holds the pair of
-// omega_n^(j 2^s) = pow[j 2^(s+1)], j < n/2^(s+1). Consecutive j sit side by side, so the lanes of a
-// warp that read neighbouring twiddles read whole cache lines.
+// omega_n^(j 2^s), j < n/2^(s+1). Consecutive j sit side by side, so the lanes of a warp that read
+// neighbouring twiddles read whole cache lines.
 template <class D>
-__global__ void offset_table_kernel(uint4* __restrict__ planes, const D* __restrict__ pow, unsigned log_n,
-                                    unsigned s) {
+__global__ void offset_table_kernel(uint4* __restrict__ planes, const D* __restrict__ roots,
+                                    unsigned log_stride, unsigned log_n, unsigned s) {
   const std::size_t j = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::size_t n = std::size_t{1} << log_n;
   if (j >= (n >> (s + 1))) return;
-  store_twiddle(planes, n - (n >> s) + j, ntt_shoup::make_twiddle(pow[j << (s + 1)]));
+  store_twiddle(planes, n - (n >> s) + j, ntt_shoup::make_twiddle(roots[(j << s) << log_stride]));
 }
 
 // Stage s's twiddles by block (the frequency-order transforms): entry 2^s - 1 + v holds the pair of
-// omega_n^(2^(L-s-1) brv_s(v)) = pow[2^(L-s) brv_s(v)], v < 2^s, in the order of v, which
-// neighbouring lanes read.
+// omega_n^(2^(L-s-1) brv_s(v)), v < 2^s, in the order of v, which neighbouring lanes read.
 template <class D>
-__global__ void block_table_kernel(uint4* __restrict__ planes, const D* __restrict__ pow, unsigned log_n,
-                                   unsigned s) {
+__global__ void block_table_kernel(uint4* __restrict__ planes, const D* __restrict__ roots,
+                                   unsigned log_stride, unsigned log_n, unsigned s) {
   const std::size_t v = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (v >> s) return;
-  const std::size_t e = s == 0 ? 0 : bitrev(v, s) << (log_n - s);
-  store_twiddle(planes, (std::size_t{1} << s) - 1 + v, ntt_shoup::make_twiddle(pow[e]));
+  const std::size_t x = s == 0 ? 0 : bitrev(v, s) << (log_n - s - 1);
+  store_twiddle(planes, (std::size_t{1} << s) - 1 + v, ntt_shoup::make_twiddle(roots[x << log_stride]));
 }
 
 // One pass: stages s0 .. s0 + k - 1 (frequency order) on blocks of 2^k rows x 2^log_c columns.
@@ -583,23 +585,23 @@ status fill_powers(device_buffer<Fr>& out, const Fr& g, unsigned log_n, cudaStre
 
 // The Shoup planes of every stage's twiddles into `out`, by block (the frequency-order
 // transforms) or by offset (time order): 2 max(n, 2^10) elements, four planes of quarters in tiles
-// of 2^10 entries.
+// of 2^10 entries. roots[x << log_stride] = omega_n^x (the direction's omega_n).
 template <class Fr>
-status fill_shoup(device_buffer<Fr>& out, const device_buffer<Fr>& pow, unsigned log_n, bool by_block,
+status fill_shoup(device_buffer<Fr>& out, const Fr* roots, unsigned log_stride, unsigned log_n, bool by_block,
                   cudaStream_t stream) {
   using D = fp_device<typename Fr::params>;
   static_assert(sizeof(ntt_shoup::twiddle<D>) == 2 * sizeof(Fr));
   const std::size_t n = std::size_t{1} << log_n;
   auto* planes = reinterpret_cast<uint4*>(out.data());
-  const auto* powers = reinterpret_cast<const D*>(pow.data());
+  const auto* r = reinterpret_cast<const D*>(roots);
   const unsigned threads = 256;
   for (unsigned s = 0; s < log_n; ++s) {
     const std::size_t count = by_block ? std::size_t{1} << s : n >> (s + 1);
     const auto blocks = static_cast<unsigned>((count + threads - 1) / threads);
     if (by_block)
-      block_table_kernel<D><<<blocks, threads, 0, stream>>>(planes, powers, log_n, s);
+      block_table_kernel<D><<<blocks, threads, 0, stream>>>(planes, r, log_stride, log_n, s);
     else
-      offset_table_kernel<D><<<blocks, threads, 0, stream>>>(planes, powers, log_n, s);
+      offset_table_kernel<D><<<blocks, threads, 0, stream>>>(planes, r, log_stride, log_n, s);
     CUZK_CUDA_TRY(cudaGetLastError());
   }
   return status::ok();
@@ -671,18 +673,33 @@ result<ntt_plan<Fr>> ntt_plan<Fr>::create(unsigned log_n, cudaStream_t stream, n
   CUZK_TRY(ntt_detail::fill_powers(p.pow_fwd_, p.shift_, log_n, stream));
   CUZK_TRY(ntt_detail::fill_powers(p.pow_inv_, p.shift_.inverse(), log_n, stream));
   p.tables_ = tables;
+  // The twiddles' omega_n^x: pow[2x] where g = omega_2n. At the largest domain g is not a root of
+  // unity (no omega_2n exists), so the tables are made from omega_n's own powers (x < n/2), built
+  // for them and freed after.
+  const bool g_is_root = log_n < Fr::two_adicity;
+  device_buffer<Fr> roots[2];  // forward, inverse; only at the largest domain
+  if (!g_is_root) {
+    const Fr w = ff::root_of_unity<Fr>(log_n, gen);
+    for (unsigned d = 0; d < 2; ++d) {
+      auto r = device_buffer<Fr>::create(n / 2);
+      if (!r) return r.error();
+      roots[d] = std::move(*r);
+      CUZK_TRY(ntt_detail::fill_powers(roots[d], d == 0 ? w : w.inverse(), log_n - 1, stream));
+    }
+  }
   // Whole tiles of 2^log_tile entries (a pair is two field elements).
   const std::size_t shoup_elements = 2 * std::max(n, std::size_t{1} << ntt_detail::log_tile);
   for (unsigned bit = 0; bit < 4; ++bit) {
     if (!has(tables, static_cast<ntt_tables>(1u << bit))) continue;
-    const bool forward = bit < 2;
+    const unsigned d = bit < 2 ? 0 : 1;  // forward, inverse
     const bool by_block = bit % 2 == 0;  // natural input
     auto shoup = device_buffer<Fr>::create(shoup_elements);
     if (!shoup) return shoup.error();
     p.shoup_[bit] = std::move(*shoup);
-    CUZK_TRY(
-        ntt_detail::fill_shoup(p.shoup_[bit], forward ? p.pow_fwd_ : p.pow_inv_, log_n, by_block, stream));
+    const Fr* r = g_is_root ? (d == 0 ? p.pow_fwd_ : p.pow_inv_).data() : roots[d].data();
+    CUZK_TRY(ntt_detail::fill_shoup(p.shoup_[bit], r, g_is_root ? 1 : 0, log_n, by_block, stream));
   }
+  if (!g_is_root) CUZK_CUDA_TRY(cudaStreamSynchronize(stream));  // the table kernels read roots
   return result<ntt_plan>(std::move(p));
 }
 

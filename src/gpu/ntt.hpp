@@ -4,14 +4,15 @@
 // the powers g^i and g^-i (i < n) of g = omega_2n, the 2n-th root of unity of
 // ff::root_of_unity (5^((r-1)/2^k), exactly as snarkjs). g^i is the snarkjs odd-coset shift
 // (coefficient i times g^i; g = 25 at the largest domain, where no 2n-th root exists, as snarkjs
-// does); omega_n^t = g^(2t) are the butterflies' twiddles, which the plan also keeps in Shoup's
-// form (the value and its quotient by p, ntt_shoup.cuh), whose product by a fixed factor costs
-// 22% fewer multiplies than a Montgomery product, one run per stage laid out for whole-line reads
-// (ntt.cuh). The powers cost 2n field elements; each twiddle table 2n more (1 GiB at 2^24 for a
-// 32-byte Fr). A transform's table depends on its direction and on the order it reads (ntt_tables),
-// so a plan builds only those it is asked for: the Groth16 prover's two transforms need 6n elements
-// in all, every transform 10n. Device memory is plentiful and a table read is cheaper than the
-// multiplication that would rebuild a twiddle.
+// does). The butterflies' twiddles are omega_n^t, g^(2t) below the largest domain and powers of
+// omega_n itself at the largest; the plan keeps them in Shoup's form (the value and its quotient
+// by p, ntt_shoup.cuh), whose product by a fixed factor costs 22% fewer multiplies than a
+// Montgomery product, one run per stage laid out for whole-line reads (ntt.cuh). The powers cost
+// 2n field elements; each twiddle table 2n more (1 GiB at 2^24 for a 32-byte Fr). A transform's
+// table depends on its direction and on the order it reads (ntt_tables), so a plan builds only
+// those it is asked for: the Groth16 prover's two transforms need 6n elements in all, every
+// transform 10n. Device memory is plentiful and a table read is cheaper than the multiplication
+// that would rebuild a twiddle.
 //
 // Orders: a transform reads natural order and writes bit-reversed, or reads bit-reversed and
 // writes natural; both run Cooley-Tukey butterflies (a, b) -> (a + w b, a - w b), the first with

@@ -491,5 +491,49 @@ TYPED_TEST(GpuNtt, RoundTripLarge) {
   }
 }
 
+// The largest domain, where the coset shift g is 25, not a root of unity (no omega_2n exists), so
+// the plan makes its twiddles from omega_n's own powers instead of g's: BN254's 2^28 (8 GiB per
+// vector; BLS12-381's 2^32 would need 128 GiB). The forward transform of random data against the
+// CPU NTT at every output; the odd-coset one against that transform of x_i g^i; each inverse
+// brings x back.
+TEST(GpuNttLargestDomain, Bn254TwoToThe28MatchesTheCpuNtt) {
+  CUZK_REQUIRE_GPU();
+  using Fr = bn254::fr;
+  constexpr unsigned log_n = Fr::two_adicity;
+  const std::size_t n = std::size_t{1} << log_n;
+  // Powers 2n, two tables 4n, omega_n's powers n while they are built, the data n.
+  const std::size_t need = 8 * n * sizeof(Fr);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total_bytes), cudaSuccess);
+  if (free_bytes < need + (std::size_t{2} << 30))
+    GTEST_SKIP() << "the largest BN254 domain needs " << (need >> 30) << " GiB of device memory; "
+                 << (free_bytes >> 30) << " GiB free";
+  auto plan = ntt_plan<Fr>::create(log_n, nullptr,
+                                   ntt_tables::forward_from_natural | ntt_tables::inverse_from_bitrev);
+  ASSERT_TRUE(plan.is_ok()) << plan.error().to_string();
+  EXPECT_EQ(plan->coset_shift(), Fr::from_uint(25));
+  auto buf = device_buffer<Fr>::create(n);
+  ASSERT_TRUE(buf.is_ok()) << buf.error().to_string();
+  const auto x = random_vector_parallel<Fr>(n, 0x5eed2800);
+  auto forward_then_back = [&](const std::vector<Fr>& in, ntt_domain dom) {
+    auto out = run_gpu(*plan, *buf, in, ntt_direction::forward, ntt_order::natural_to_bitrev, dom);
+    // The device holds the transform, bit-reversed: the inverse brings `in` back.
+    const status st = plan->run(buf->data(), ntt_direction::inverse, ntt_order::bitrev_to_natural, dom);
+    EXPECT_TRUE(st.is_ok()) << st.to_string();
+    std::vector<Fr> back(n);
+    EXPECT_TRUE(buf->copy_to_host(back.data(), n).is_ok());
+    EXPECT_TRUE(back == in) << "inverse after forward, coset=" << int(dom);
+    return out;
+  };
+  const auto plain = forward_then_back(x, ntt_domain::plain);
+  const auto want_plain =
+      cpu_reference(x, log_n, ntt_direction::forward, ntt_domain::plain, plan->coset_shift());
+  EXPECT_EQ(mismatches(plain, want_plain, true, log_n), "");
+  std::vector<Fr> scaled = x;
+  scale_by_powers(scaled, plan->coset_shift());
+  const auto want = forward_then_back(scaled, ntt_domain::plain);
+  EXPECT_TRUE(forward_then_back(x, ntt_domain::coset) == want) << "coset";
+}
+
 }  // namespace
 }  // namespace cuzk::gpu
