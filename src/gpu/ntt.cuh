@@ -225,24 +225,30 @@ struct stage_groups {
   }
 };
 
+// The butterflies of group t of a stage, each by twiddle() (or by 1, without a product, for group
+// 0 with `unit`).
+template <class D, bool Dit, unsigned Dbit, unsigned P, class Twiddle>
+__device__ __forceinline__ void group_butterflies(D (&x)[P], unsigned t, bool unit, Twiddle&& twiddle) {
+  using groups = stage_groups<Dit, Dbit, P>;
+#pragma unroll
+  for (unsigned g = 0; g < groups::size; ++g) {
+    const unsigned m = groups::lo(t, g);
+    const unsigned m1 = m | (1u << Dbit);
+    if (t == 0 && unit)
+      unit_butterfly<D>(x[m], x[m1]);
+    else
+      butterfly<D>(twiddle(), x[m], x[m1]);
+  }
+}
+
 // One stage of a round. With `unit` group 0's twiddle is 1 and its products are skipped. Each
-// group's twiddle is loaded just before its butterflies (radix 4).
+// butterfly's twiddle is loaded just before it (radix 4).
 template <class D, bool Dit, unsigned Dbit, unsigned P>
 __device__ __forceinline__ void radix2_stage(D (&x)[P], const uint4* __restrict__ planes, std::size_t e0,
                                              std::size_t estep, bool unit) {
-  using groups = stage_groups<Dit, Dbit, P>;
 #pragma unroll
-  for (unsigned t = 0; t < groups::count; ++t) {
-#pragma unroll
-    for (unsigned g = 0; g < groups::size; ++g) {
-      const unsigned m = groups::lo(t, g);
-      const unsigned m1 = m | (1u << Dbit);
-      if (t == 0 && unit)
-        unit_butterfly<D>(x[m], x[m1]);
-      else
-        butterfly<D>(load_twiddle<D>(planes, e0 + t * estep), x[m], x[m1]);
-    }
-  }
+  for (unsigned t = 0; t < stage_groups<Dit, Dbit, P>::count; ++t)
+    group_butterflies<D, Dit, Dbit>(x, t, unit, [&] { return load_twiddle<D>(planes, e0 + t * estep); });
 }
 
 // The same stage with its twiddle loads one group ahead (radix 8): each group's products run while
@@ -254,24 +260,16 @@ template <class D, bool Dit, unsigned Dbit, unsigned P, bool LoadNext>
 __device__ __forceinline__ void radix2_stage_pipelined(D (&x)[P], const uint4* __restrict__ planes,
                                                        ntt_shoup::twiddle<D>& w, std::size_t e0,
                                                        std::size_t estep, bool unit, std::size_t next_e0) {
-  using groups = stage_groups<Dit, Dbit, P>;
+  constexpr unsigned count = stage_groups<Dit, Dbit, P>::count;
 #pragma unroll
-  for (unsigned t = 0; t < groups::count; ++t) {
+  for (unsigned t = 0; t < count; ++t) {
     ntt_shoup::twiddle<D> next;
-    if (t + 1 < groups::count)
+    if (t + 1 < count)
       next = load_twiddle<D>(planes, e0 + (t + 1) * estep);
     else if (LoadNext)
       next = load_twiddle<D>(planes, next_e0);
-#pragma unroll
-    for (unsigned g = 0; g < groups::size; ++g) {
-      const unsigned m = groups::lo(t, g);
-      const unsigned m1 = m | (1u << Dbit);
-      if (t == 0 && unit)
-        unit_butterfly<D>(x[m], x[m1]);
-      else
-        butterfly<D>(w, x[m], x[m1]);
-    }
-    if (t + 1 < groups::count || LoadNext) w = next;
+    group_butterflies<D, Dit, Dbit>(x, t, unit, [&]() -> const ntt_shoup::twiddle<D>& { return w; });
+    if (t + 1 < count || LoadNext) w = next;
   }
 }
 
