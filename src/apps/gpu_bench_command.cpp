@@ -67,8 +67,8 @@ void add_common(CLI::App* s, gb::common_options& o, std::string& curve, std::vec
 }  // namespace
 
 void gpu_bench_command::add_to(CLI::App& bench) {
-  ntt =
-      bench.add_subcommand("ntt", "GPU NTT over resident data: forward, inverse, natural order, coset (ms)");
+  ntt = bench.add_subcommand(
+      "ntt", "GPU NTT over resident data: seven transforms (direction, order, coset; ms), one row each");
   add_common(ntt, ntt_opts, ntt_curve, ntt_opts.log_sizes, "log2 of the domain size, K[,K...] (1..28)");
 
   msm = bench.add_subcommand("msm", "GPU MSM over resident points, G1 or G2, with the phase breakdown (ms)");
