@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <set>
 #include <thread>
@@ -66,9 +67,8 @@ uint64_t known_device_bytes(const key_material<C>& m) {
   const auto& v = m.view;
   const uint64_t points = (v.a.size() + v.b1.size() + v.c.size() + v.h.size()) * sizeof(g1_affine<C>) +
                           v.b2.size() * sizeof(g2_affine<C>);
-  // The plan's power tables (2n elements) and the twiddle tables of the prover's two transforms
-  // (2n each; gpu/ntt.hpp, gpu_groth16_impl.hpp): 6n elements.
-  const uint64_t twiddles = 6 * v.domain_size * sizeof(typename C::fr);
+  const uint64_t twiddles = gpu::ntt_plan<typename C::fr>::device_bytes(
+      static_cast<unsigned>(std::countr_zero(uint64_t{v.domain_size})), gpu::prover_ntt_tables);
   return points + twiddles + csr_bytes(m.matrices->a) + csr_bytes(m.matrices->b);
 }
 

@@ -177,7 +177,7 @@ __device__ __forceinline__ unsigned swizzle(unsigned e) {
 // Quarter q of Shoup entry e. The planes are cut into tiles of 2^10 entries with the four
 // quarter-planes of a tile side by side, so an entry's four loads share one address and differ by
 // fixed offsets (one address computation instead of four).
-constexpr unsigned log_tile = 10;
+constexpr unsigned log_tile = ntt_log_tile;
 __host__ __device__ constexpr std::size_t quarter_slot(std::size_t e, unsigned q) {
   return ((e >> log_tile) << (log_tile + 2)) + (static_cast<std::size_t>(q) << log_tile) +
          (e & ((std::size_t{1} << log_tile) - 1));
@@ -685,8 +685,7 @@ result<ntt_plan<Fr>> ntt_plan<Fr>::create(unsigned log_n, cudaStream_t stream, n
       CUZK_TRY(ntt_detail::fill_powers(roots[d], d == 0 ? w : w.inverse(), log_n - 1, stream));
     }
   }
-  // Whole tiles of 2^log_tile entries (a pair is two field elements).
-  const std::size_t shoup_elements = 2 * std::max(n, std::size_t{1} << ntt_detail::log_tile);
+  const std::size_t shoup_elements = table_elements(log_n);
   for (unsigned bit = 0; bit < 4; ++bit) {
     if (!has(tables, static_cast<ntt_tables>(1u << bit))) continue;
     const unsigned d = bit < 2 ? 0 : 1;  // forward, inverse

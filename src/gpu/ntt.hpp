@@ -30,6 +30,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <bit>
 #include <cstddef>
 
 #include "base/result.hpp"
@@ -58,6 +60,10 @@ constexpr ntt_tables operator|(ntt_tables a, ntt_tables b) {
 constexpr bool has(ntt_tables set, ntt_tables t) {
   return (static_cast<unsigned>(set) & static_cast<unsigned>(t)) == static_cast<unsigned>(t);
 }
+// The twiddle tables are cut into tiles of 2^ntt_log_tile entries (ntt.cuh), so a table of a
+// small domain still takes one whole tile.
+inline constexpr unsigned ntt_log_tile = 10;
+
 // The table a transform needs.
 constexpr ntt_tables table_for(ntt_direction dir, ntt_order order) {
   const bool natural_in = order != ntt_order::bitrev_to_natural;
@@ -73,6 +79,20 @@ class ntt_plan {
   // for the transforms in `tables`.
   static result<ntt_plan> create(unsigned log_n, cudaStream_t stream = nullptr,
                                  ntt_tables tables = ntt_tables::all);
+
+  // Field elements of one twiddle table (a Shoup pair per entry, whole tiles).
+  static constexpr std::size_t table_elements(unsigned log_n) {
+    return 2 * std::max(std::size_t{1} << log_n, std::size_t{1} << ntt_log_tile);
+  }
+  // The device bytes a plan for 2^log_n points with `tables` takes at its peak, while it is made:
+  // the powers (2n elements), the tables and, at the largest domain, the temporary powers of
+  // omega_n the tables are made from (n elements, freed before create returns).
+  static constexpr std::size_t device_bytes(unsigned log_n, ntt_tables tables) {
+    const std::size_t n = std::size_t{1} << log_n;
+    const std::size_t temporary = log_n == Fr::two_adicity ? n : 0;
+    return (2 * n + std::popcount(static_cast<unsigned>(tables)) * table_elements(log_n) + temporary) *
+           sizeof(Fr);
+  }
 
   unsigned log_size() const noexcept { return log_n_; }
   std::size_t size() const noexcept { return std::size_t{1} << log_n_; }

@@ -450,6 +450,24 @@ TYPED_TEST(GpuNtt, PlanForSomeTransformsRunsThoseAndRefusesTheOthers) {
   }
 }
 
+// A plan's size as the engine reserves it (ntt_plan::device_bytes): the powers, one table per
+// transform (a whole tile below 2^10 points) and, at the largest domain, the temporary powers of
+// omega_n. Host arithmetic: it runs without a GPU too.
+TEST(NttPlanBytes, PowersTablesAndTheLargestDomainsTemporaryPowers) {
+  using bn = ntt_plan<bn254::fr>;
+  using bls = ntt_plan<bls12_381::fr>;
+  constexpr std::size_t e = 32;  // bytes per Fr element, both curves
+  constexpr auto prover = ntt_tables::inverse_from_natural | ntt_tables::forward_from_bitrev;
+  const std::size_t n = std::size_t{1} << 24;
+  EXPECT_EQ(bn::device_bytes(24, prover), 6 * n * e);
+  EXPECT_EQ(bls::device_bytes(24, ntt_tables::all), 10 * n * e);
+  EXPECT_EQ(bn::device_bytes(24, ntt_tables::forward_from_natural), 4 * n * e);
+  EXPECT_EQ(bn::device_bytes(4, prover), (2 * 16 + 2 * 2 * 1024) * e);
+  const std::size_t big = std::size_t{1} << 28;
+  EXPECT_EQ(bn::device_bytes(28, prover), 7 * big * e);  // BN254's largest domain
+  EXPECT_EQ(bls::device_bytes(28, prover), 6 * big * e);
+}
+
 TYPED_TEST(GpuNtt, RoundTripLarge) {
   CUZK_REQUIRE_GPU();
   using Fr = TypeParam;

@@ -94,11 +94,8 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const groth16::pro
   CUZK_TRY(take(st->msm_b2, msm_g2<Curve>::create(pk.b2.data(), pk.b2.size())));
   CUZK_TRY(take(st->msm_c, msm_g1<Curve>::create(pk.c.data(), pk.c.size())));
   CUZK_TRY(take(st->msm_h, msm_g1<Curve>::create(pk.h.data(), pk.h.size())));
-  // compute_h's two transforms only (below): an inverse from natural order, a forward coset from
-  // bit-reversed order.
-  CUZK_TRY(take(st->plan,
-                ntt_plan<fr>::create(static_cast<unsigned>(std::countr_zero(n)), nullptr,
-                                     ntt_tables::inverse_from_natural | ntt_tables::forward_from_bitrev)));
+  CUZK_TRY(take(st->plan, ntt_plan<fr>::create(static_cast<unsigned>(std::countr_zero(n)), nullptr,
+                                              prover_ntt_tables)));
   if (options.synthesis == synthesis_place::device) {
     auto m = device_constraint_matrices<fr>::create(*pk.matrices);
     if (!m) return m.error();

@@ -2,14 +2,14 @@
 //
 // What lives on the device: the zkey's A, B1, C and H points, each behind its own G1 MSM object,
 // and its B2 points behind a G2 MSM object (msm.hpp: the points plus that MSM's scratch, which
-// grows on the first run of each size and is then reused), the NTT plan of the domain (twiddles,
-// 2n elements) and, with synthesis on the device (the default, abc_device.hpp says why), the
-// constraint matrices A and B. A proof's own buffers (a | b | c, the witness on both sides, and with
-// synthesis on the host its pinned or pageable a | b | c) live in a
-// gpu_workspace (gpu_workspace.hpp), owned by whoever proves; a key made with key_workspace::own
-// carries one for callers that have none (the CLI, the benches, tests), and then serves one such
-// proof at a time. synthesis_place::host_pageable synthesizes into ordinary pageable memory: it
-// exists to measure what pinned memory buys, not for production.
+// grows on the first run of each size and is then reused), the NTT plan of the domain (the coset
+// powers and the twiddles of its two transforms: 6n elements) and, with synthesis on the device
+// (the default, abc_device.hpp says why), the constraint matrices A and B. A proof's own buffers
+// (a | b | c, the witness on both sides, and with synthesis on the host its pinned or pageable
+// a | b | c) live in a gpu_workspace (gpu_workspace.hpp), owned by whoever proves; a key made with
+// key_workspace::own carries one for callers that have none (the CLI, the benches, tests), and then
+// serves one such proof at a time. synthesis_place::host_pageable synthesizes into ordinary
+// pageable memory: it exists to measure what pinned memory buys, not for production.
 //
 // The kernel lock. The MSM objects' scratch is mutable, so the kernels of two proofs on one key
 // must not interleave; the lock that orders them is the key's, or one shared by every key of a
@@ -18,17 +18,17 @@
 // among them), never while it copies the witness or a, b, c to the device, synthesizes on the
 // host or assembles.
 //
-// Memory: with P the G1 affine size (64 bytes on BN254, 96 on BLS12-381), about
-// P (3 nVars + n) + 2P nVars for the points (G2 affine points are twice as large), 64 n for the
-// twiddles, 36 bytes per matrix entry plus 8 per row with synthesis on the device, and the scratch
-// of each of the five MSMs (sort keys, buckets, the affine rounds' ping-pong point buffers, which
-// for G2 are of G2 points): a few hundred MiB each at 2^20, up to several GiB each at 2^24, so at
-// the largest domains the five together bound how many keys fit on one device. With
+// Memory: with P the G1 affine size (64 bytes on BN254, 96 on BLS12-381), about P (3 nVars + n) +
+// 2P nVars for the points (G2 affine points are twice as large), 192 n for the NTT plan
+// (ntt_plan::device_bytes), 36 bytes per matrix entry plus 8 per row with synthesis on the device,
+// and the scratch of each of the five MSMs (sort keys, buckets, the affine rounds' ping-pong point
+// buffers, which for G2 are of G2 points): a few hundred MiB each at 2^20, up to several GiB each
+// at 2^24, so at the largest domains the five together bound how many keys fit on one device. With
 // key_scratch::at_creation the five MSMs run once on zero scalars of each proof's sizes before
 // create() returns, so the scratch exists from the start, no proof grows it and resident_bytes()
-// counts it; a key_workspace::own adds its workspace (96 n of device a | b | c, 32 nVars of
-// device witness). resident_bytes() reports what cudaMemGetInfo saw the creation take (other
-// allocations on the device at the same moment would count too: a daemon serializes them,
+// counts it; a key_workspace::own adds its workspace (96 n of device a | b | c, 32 nVars of device
+// witness). resident_bytes() reports what cudaMemGetInfo saw the creation take (other allocations
+// on the device at the same moment would count too: a daemon serializes them,
 // engine/gpu_prover_backend).
 //
 // Thread: create and destroy on any thread; the key makes its device current itself.
@@ -56,6 +56,11 @@ namespace cuzk::gpu {
 enum class key_workspace { own, none };
 // When the MSMs' scratch is allocated: by the first proof, or by create() (see above).
 enum class key_scratch { on_first_proof, at_creation };
+
+// The transforms of the key's NTT plan, the two compute_h runs per column (gpu_groth16_impl.hpp):
+// an inverse from natural order, then a forward on the odd coset from bit-reversed order.
+inline constexpr ntt_tables prover_ntt_tables =
+    ntt_tables::inverse_from_natural | ntt_tables::forward_from_bitrev;
 
 struct gpu_key_options {
   gpu_key_options() = default;
