@@ -59,30 +59,31 @@ __device__ __forceinline__ void subtract_if_above(D& a, const limbs32<D::n>& m, 
   for (std::size_t k = 0; k < n; ++k) a.limb[k] = below != 0 ? a.limb[k] : t[k];
 }
 
-// a + b, minus m when the sum reaches m: for a, b < m. Where 2m > 2^(32n) (BLS12-381 Fr with
-// m = 2p) the carry out of the top word is kept and forces the subtraction.
+// a + b, minus 2p when the sum reaches 2p (a, b < 2p). Where 4p > 2^(32n) (BLS12-381 Fr) the
+// carry out of the top word is kept and forces the subtraction.
 template <class D>
-__device__ __forceinline__ D add_mod(const D& a, const D& b, const limbs32<D::n>& m, bool may_carry) {
+__device__ __forceinline__ D add(const D& a, const D& b) {
   constexpr std::size_t n = D::n;
   D r;
   r.limb[0] = ptx::add_cc(a.limb[0], b.limb[0]);
 #pragma unroll
   for (std::size_t k = 1; k < n - 1; ++k) r.limb[k] = ptx::addc_cc(a.limb[k], b.limb[k]);
   uint32_t carry = 0;
-  if (!may_carry) {
+  if constexpr (four_p_fits<D>) {
     r.limb[n - 1] = ptx::addc(a.limb[n - 1], b.limb[n - 1]);
   } else {
     r.limb[n - 1] = ptx::addc_cc(a.limb[n - 1], b.limb[n - 1]);
     carry = 0u - ptx::addc(0u, 0u);  // all ones on overflow
   }
-  subtract_if_above(r, m, carry);
+  subtract_if_above(r, twice_modulus<D>(), carry);
   return r;
 }
 
-// a - b, plus m when it borrows: for a, b < m.
+// a - b, plus 2p when it borrows (a, b < 2p).
 template <class D>
-__device__ __forceinline__ D sub_mod(const D& a, const D& b, const limbs32<D::n>& m) {
+__device__ __forceinline__ D sub(const D& a, const D& b) {
   constexpr std::size_t n = D::n;
+  constexpr limbs32<n> m = twice_modulus<D>();
   D r;
   r.limb[0] = ptx::sub_cc(a.limb[0], b.limb[0]);
 #pragma unroll
@@ -93,16 +94,6 @@ __device__ __forceinline__ D sub_mod(const D& a, const D& b, const limbs32<D::n>
   for (std::size_t k = 1; k < n - 1; ++k) r.limb[k] = ptx::addc_cc(r.limb[k], m.w[k] & mask);
   r.limb[n - 1] = ptx::addc(r.limb[n - 1], m.w[n - 1] & mask);
   return r;
-}
-
-template <class D>
-__device__ __forceinline__ D add(const D& a, const D& b) {
-  return add_mod(a, b, twice_modulus<D>(), !four_p_fits<D>);
-}
-
-template <class D>
-__device__ __forceinline__ D sub(const D& a, const D& b) {
-  return sub_mod(a, b, twice_modulus<D>());
 }
 
 template <class D>
