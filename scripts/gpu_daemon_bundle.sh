@@ -34,7 +34,7 @@ nice -n 10 cmake -S . -B "$build" -G Ninja "${launcher[@]}" -DCMAKE_BUILD_TYPE=R
 targets=(cuzk gpu_groth16_tests engine_gpu_tests service_gpu_tests)
 nice -n 10 cmake --build "$build" -j"${JOBS:-2}" --target "${targets[@]}"
 
-bins=("$build/src/apps/cuzk" "$build/src/gpu/groth16/gpu_groth16_tests" "$build/src/engine/engine_gpu_tests"
+bins=("$build/src/apps/cuzk" "$build/src/groth16/gpu/gpu_groth16_tests" "$build/src/engine/engine_gpu_tests"
   "$build/src/service/service_gpu_tests")
 rm -rf "$dest"
 mkdir -p "$dest/bin" "$dest/lib"

@@ -31,7 +31,7 @@ if ! "$bin/gpu_groth16_tests" --gtest_list_tests >/dev/null 2>&1 || [[ ! -x "$cu
     -DCUZK_GTEST_SOURCE_DIR="${CUZK_GTEST_SOURCE_DIR:-$PWD/.deps/googletest}" >>"$out/build.log" 2>&1
   cmake --build build-gpu-g16 -j"$(nproc)" --target gpu_groth16_tests cuzk >>"$out/build.log" 2>&1 ||
     { tail -n 40 "$out/build.log"; exit 1; }
-  bin=build-gpu-g16/src/gpu/groth16
+  bin=build-gpu-g16/src/groth16/gpu
   cuzk=build-gpu-g16/src/apps/cuzk
 fi
 t1=$(date +%s)

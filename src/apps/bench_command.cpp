@@ -14,7 +14,7 @@
 #include <mutex>
 #include <thread>
 
-#include "engine/job.hpp"
+#include "engine/jobs/job.hpp"
 #include "formats/curve_id.hpp"
 #include "formats/proof.hpp"
 #include "formats/public_signals.hpp"

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "engine/job.hpp"
+#include "engine/jobs/job.hpp"
 #include "service/client.hpp"
 #include "service/grpc_status.hpp"
 

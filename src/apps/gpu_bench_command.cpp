@@ -5,15 +5,15 @@
 #include <map>
 
 #ifdef CUZK_HAVE_CUDA
-#include "gpu/bench/msm_bench.hpp"
-#include "gpu/bench/ntt_bench.hpp"
-#include "gpu/bench/prove_bench.hpp"
+#include "apps/bench/msm_bench.hpp"
+#include "apps/bench/ntt_bench.hpp"
+#include "apps/bench/prove_bench.hpp"
 #endif
 
 namespace cuzk::apps {
 namespace {
 
-namespace gb = gpu::bench;
+namespace gb = bench;
 
 // The names on the command line for each enumeration (lists take them comma-separated).
 template <class E>

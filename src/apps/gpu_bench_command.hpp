@@ -1,7 +1,7 @@
-// `cuzk bench ntt|msm|prove`: the GPU benchmarks (src/gpu/bench) on this machine, as tables.
+// `cuzk bench ntt|msm|prove`: the GPU benchmarks (src/apps/bench) on this machine, as tables.
 //
 // The subcommands exist in every build, so that a script gets the same answer everywhere: the
-// arguments are parsed and checked first (gpu/bench/bench_options.hpp: curve, sizes, repetitions,
+// arguments are parsed and checked first (apps/bench/bench_options.hpp: curve, sizes, repetitions,
 // device ordinal), then a build without CUDA says so and exits 1, and a CUDA build without a
 // device (CI) says which device it wanted and how many it sees, and exits 1. The daemon load
 // benchmarks (bench_command.hpp) hang under the same `bench` command where the service is built.
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "apps/cli_support.hpp"
-#include "gpu/bench/bench_options.hpp"
+#include "apps/bench/bench_options.hpp"
 
 namespace CLI {
 class App;
@@ -20,9 +20,9 @@ class App;
 namespace cuzk::apps {
 
 struct gpu_bench_command {
-  gpu::bench::ntt_bench_options ntt_opts;
-  gpu::bench::msm_bench_options msm_opts;
-  gpu::bench::prove_bench_options prove_opts;
+  bench::ntt_bench_options ntt_opts;
+  bench::msm_bench_options msm_opts;
+  bench::prove_bench_options prove_opts;
   // The names as given (checked by CLI11 against the tables in the .cpp); run() maps them into
   // the options above.
   std::string ntt_curve, msm_curve, prove_curve, group = "g1", witness = "dense", key = "real",

@@ -13,14 +13,14 @@
 #include "formats/wtns.hpp"
 #include "formats/zkey.hpp"
 #include "groth16/circuit_io.hpp"
-#include "groth16/os_random.hpp"
+#include "groth16/phase_timings.hpp"
 #include "groth16/prover.hpp"
+#include "groth16/prover_choice.hpp"
 #include "groth16/proving_key.hpp"
 #include "groth16/verifier.hpp"
 #if defined(CUZK_HAVE_GPU_PROVER)
-#include "gpu/groth16/backend.hpp"
-#include "gpu/groth16/gpu_prover.hpp"
-#include "gpu/groth16/gpu_proving_key.hpp"
+#include "groth16/gpu/gpu_prover.hpp"
+#include "groth16/gpu/gpu_proving_key.hpp"
 #endif
 
 namespace cuzk::apps {
@@ -38,19 +38,34 @@ void prove_command::add_to(CLI::App& app) {
 
 namespace {
 
-// "CPU", or the GPU's description when this build has the GPU prover, a device answers and --cpu
-// was not given.
-std::string choose_backend(const prove_command& cmd, step_reporter& rep) {
-#if defined(CUZK_HAVE_GPU_PROVER)
-  if (cmd.force_cpu) return "CPU";
-  const auto choice = gpu::choose_prover_backend();
-  if (choice.backend == gpu::prover_backend::gpu) return "GPU " + choice.reason;
-  rep.note("  no usable GPU (" + choice.reason + "): proving on the CPU");
-#else
-  (void)cmd;
-  (void)rep;
-#endif
-  return "CPU";
+// The prover this run uses: the GPU when this build has it, a device answers and --cpu was not
+// given; the CPU otherwise (with a note saying why, when a GPU was wanted).
+groth16::prover_choice choose_backend(const prove_command& cmd, step_reporter& rep) {
+  const auto wanted = cmd.force_cpu ? groth16::prover_kind::cpu : groth16::prover_kind::automatic;
+  groth16::prover_choice choice = *groth16::choose_prover(wanted);  // cpu and automatic always answer
+  if (choice.kind == groth16::prover_kind::cpu && !cmd.force_cpu && groth16::gpu_prover_built())
+    rep.note("  no usable GPU (" + choice.reason + "): proving on the CPU");
+  return choice;
+}
+
+// The phases of one proof, as --verbose prints them.
+void report_phases(step_reporter& rep, const groth16::phase_timings& t, bool on_gpu) {
+  const char* const gpu = on_gpu ? ", GPU" : "";
+  if (t.synthesis_on_device) {
+    // Synthesis on the device follows the witness copy; on the host, a, b, c are copied after it.
+    rep.phase("witness to the GPU", t.h2d, true);
+    rep.phase("synthesis (a, b, c, GPU)", t.synthesis, true);
+  } else {
+    rep.phase("synthesis (a, b, c)", t.synthesis, true);
+    if (on_gpu) rep.phase("a, b, c to the GPU", t.h2d, true);
+  }
+  rep.phase("ntt (h)", t.ntt, true);
+  rep.phase(std::string("msm A (G1") + gpu + ")", t.msm_a, true);
+  rep.phase(std::string("msm B1 (G1") + gpu + ")", t.msm_b1, true);
+  rep.phase(std::string("msm B2 (G2") + gpu + ")", t.msm_b2, true);
+  rep.phase(std::string("msm C (G1") + gpu + ")", t.msm_c, true);
+  rep.phase(std::string("msm H (G1") + gpu + ")", t.msm_h, true);
+  rep.phase("assembly", t.assembly, true);
 }
 
 template <class C>
@@ -67,54 +82,28 @@ int prove_on(const prove_command& cmd, step_reporter& rep) {
   auto pk = rep.step("load: constraint matrices", [&] { return groth16::proving_key<C>::from_zkey(*zk); });
   if (!pk) return report_error(pk.error().with_context(cmd.zkey));
 
-  const std::string backend = choose_backend(cmd, rep);
+  const groth16::prover_choice backend = choose_backend(cmd, rep);
+  const bool on_gpu = backend.kind == groth16::prover_kind::gpu;
   rep.note("  (" + std::string(C::name) + ", nVars " + std::to_string(zk->n_vars()) + ", nPublic " +
            std::to_string(zk->n_public()) + ", domain 2^" + std::to_string(std::countr_zero(zk->domain_size())) +
-           ", backend " + backend + ", " + std::to_string(thread_pool::global().size()) + " threads)");
+           ", backend " + (on_gpu ? "GPU " + backend.reason : std::string("CPU")) + ", " +
+           std::to_string(thread_pool::global().size()) + " threads)");
   const std::string what =
       std::string("proving (") + C::name + ", 2^" + std::to_string(std::countr_zero(zk->domain_size())) + ")";
   const std::span<const repr> wit(*witness);
 
+  groth16::phase_timings t;
   result<formats::proof<C>> p = status(errc::internal, "no prover ran");
 #if defined(CUZK_HAVE_GPU_PROVER)
-  if (backend != "CPU") {
-    auto gk = rep.step("load: key to the GPU", [&] { return gpu::gpu_proving_key<C>::create(pk->view()); });
+  if (on_gpu) {
+    auto gk = rep.step("load: key to the GPU", [&] { return groth16::gpu_proving_key<C>::create(pk->view()); });
     if (!gk) return report_error(gk.error().with_context(cmd.zkey));
-    gpu::gpu_phase_timings t;
-    const auto r = groth16::os_random_scalar<typename C::fr>();
-    const auto s = groth16::os_random_scalar<typename C::fr>();
-    p = rep.step(what, [&] { return gpu::gpu_prove<C>(*gk, pk->view(), wit, r, s, &t); });
-    if (!p) return report_error(p.error());
-    // Synthesis on the device follows the witness copy; on the host, a, b, c are copied after it.
-    if (t.synthesis_on_device) {
-      rep.phase("witness to the GPU", t.h2d_ms / 1e3, true);
-      rep.phase("synthesis (a, b, c, GPU)", t.synthesis_ms / 1e3, true);
-    } else {
-      rep.phase("synthesis (a, b, c)", t.synthesis_ms / 1e3, true);
-      rep.phase("a, b, c to the GPU", t.h2d_ms / 1e3, true);
-    }
-    rep.phase("ntt (h)", t.ntt_ms / 1e3, true);
-    rep.phase("msm A (G1, GPU)", t.msm_a_ms / 1e3, true);
-    rep.phase("msm B1 (G1, GPU)", t.msm_b1_ms / 1e3, true);
-    rep.phase("msm B2 (G2, GPU)", t.msm_b2_ms / 1e3, true);
-    rep.phase("msm C (G1, GPU)", t.msm_c_ms / 1e3, true);
-    rep.phase("msm H (G1, GPU)", t.msm_h_ms / 1e3, true);
-    rep.phase("assembly", t.assembly_ms / 1e3, true);
+    p = rep.step(what, [&] { return groth16::prove<C>(pk->view(), wit, &t, groth16::gpu_context<C>{*gk}); });
   }
 #endif
-  if (backend == "CPU") {
-    groth16::phase_timings t;
-    p = rep.step(what, [&] { return groth16::prove<C>(pk->view(), wit, &t); });
-    if (!p) return report_error(p.error());
-    rep.phase("synthesis (a, b, c)", t.synthesis, true);
-    rep.phase("ntt (h)", t.ntt, true);
-    rep.phase("msm A (G1)", t.msm_a, true);
-    rep.phase("msm B1 (G1)", t.msm_b_g1, true);
-    rep.phase("msm B2 (G2)", t.msm_b_g2, true);
-    rep.phase("msm C (G1)", t.msm_c, true);
-    rep.phase("msm H (G1)", t.msm_h, true);
-    rep.phase("assembly", t.assembly, true);
-  }
+  if (!on_gpu) p = rep.step(what, [&] { return groth16::prove<C>(pk->view(), wit, &t); });
+  if (!p) return report_error(p.error());
+  report_phases(rep, t, on_gpu);
 
   const auto publics = groth16::public_signals_of<C>(std::span<const repr>(*witness), zk->n_public());
   if (!cmd.no_verify) {

@@ -14,6 +14,7 @@
 #include "ec/scalar_mul.hpp"
 #include "pairing/pairing.hpp"
 #if CUZK_HAVE_CUDA
+#include "gpu/device.hpp"
 #include "gpu/field_batch.hpp"
 #endif
 

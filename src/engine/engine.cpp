@@ -9,10 +9,10 @@
 #include <set>
 #include <sstream>
 
-#include "engine/backend_select.hpp"
-#include "engine/memory_job_store.hpp"
-#include "engine/sqlite_job_store.hpp"
-#include "engine/witness.hpp"
+#include "engine/backends/backend_select.hpp"
+#include "engine/jobs/memory_job_store.hpp"
+#include "engine/jobs/sqlite_job_store.hpp"
+#include "engine/jobs/witness.hpp"
 
 namespace cuzk::engine {
 

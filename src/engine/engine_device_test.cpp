@@ -8,7 +8,7 @@
 #include <mutex>
 #include <set>
 
-#include "engine/backend_select.hpp"
+#include "engine/backends/backend_select.hpp"
 #include "engine/engine.hpp"
 #include "engine/engine_test_util.hpp"
 
@@ -46,14 +46,15 @@ class fake_device_backend final : public prover_backend {
   const char* name() const noexcept override { return "fake-gpu"; }
   std::vector<int> worker_slots() const override { return {0, 1, 0, 1}; }
   result<any_proof> prove(const prove_call& c, const any_witness&, const cancel_token&,
-                          backend_timings& t) override {
+                          prove_report& r) override {
     {
       std::lock_guard lk(m);
       calls.push_back({c.worker, c.slot, c.on_device ? static_cast<const slot_key*>(c.on_device)->slot : -1});
     }
     std::this_thread::sleep_for(10ms);
+    groth16::phase_timings& t = r.phases;
     t.synthesis = 0.002;
-    t.prove = 0.008;
+    t.total = 0.010;  // 8 ms after synthesis
     if (c.on_device) {
       t.h2d = 0.001;
       t.h2d_bytes = 50e6;  // 50 GB/s
@@ -61,9 +62,9 @@ class fake_device_backend final : public prover_backend {
       t.msm_a = t.msm_b1 = t.msm_c = t.msm_h = 0.001;
       t.msm_b2 = 0.003;
       t.assembly = 0.0002;
-      t.gpu_wait = 0.0001;
-      t.gpu_busy = 0.007;
-      t.ran_on = c.slot == 0 ? "device:0" : "device:1";
+      t.lock_wait = 0.0001;
+      t.lock_held = 0.007;
+      r.ran_on = c.slot == 0 ? "device:0" : "device:1";
     }
     return any_proof(formats::proof<bn254>{bn254_g1::generator, bn254_g2::generator, bn254_g1::generator});
   }
@@ -239,15 +240,15 @@ TEST(engine_backend, cpu_by_default_and_gpu_only_where_a_device_answers) {
   ASSERT_TRUE(cpu.is_ok()) << cpu.error().to_string();
   EXPECT_STREQ(cpu->backend->name(), "cpu");
   EXPECT_TRUE(cpu->devices.slots.empty());
-  EXPECT_EQ(backend_kind_name(backend_kind::automatic), std::string("auto"));
+  EXPECT_EQ(groth16::prover_kind_name(groth16::prover_kind::automatic), std::string("auto"));
   // Without CUDA in the build, "gpu" is an error and "auto" says why it took the CPU. (With
   // CUDA, engine_gpu_tests covers both on a machine with and without a device.)
   if (!gpu_backend_built()) {
-    o.backend = backend_kind::gpu;
+    o.backend = groth16::prover_kind::gpu;
     auto gpu = select_backend(o);
     ASSERT_FALSE(gpu.is_ok());
     EXPECT_EQ(gpu.error().code(), errc::unsupported);
-    o.backend = backend_kind::automatic;
+    o.backend = groth16::prover_kind::automatic;
     auto a = select_backend(o);
     ASSERT_TRUE(a.is_ok());
     EXPECT_STREQ(a->backend->name(), "cpu");

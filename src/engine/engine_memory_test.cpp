@@ -13,7 +13,7 @@
 
 #include "engine/engine.hpp"
 #include "engine/engine_test_util.hpp"
-#include "engine/memory_job_store.hpp"
+#include "engine/jobs/memory_job_store.hpp"
 
 namespace cuzk::engine {
 namespace {
@@ -26,7 +26,7 @@ class counting_backend final : public prover_backend {
  public:
   explicit counting_backend(bool gated = false) : gated_(gated) {}
   const char* name() const noexcept override { return "counting"; }
-  result<any_proof> prove(const prove_call&, const any_witness&, const cancel_token&, backend_timings&) override {
+  result<any_proof> prove(const prove_call&, const any_witness&, const cancel_token&, prove_report&) override {
     const int now = ++inside;
     int seen = most.load();
     while (now > seen && !most.compare_exchange_weak(seen, now)) {

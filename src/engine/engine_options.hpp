@@ -8,19 +8,15 @@
 #include <string>
 #include <vector>
 
-#include "engine/loaded_key.hpp"
-#include "engine/scheduler.hpp"
-#include "engine/srs_manager.hpp"
+#include "engine/jobs/scheduler.hpp"
+#include "engine/keys/loaded_key.hpp"
+#include "engine/keys/srs_manager.hpp"
+#include "groth16/prover_choice.hpp"
+#include "groth16/synthesis_place.hpp"
 
 namespace cuzk::engine {
 
 enum class log_level { debug, info, warn, error };
-
-// Which prover the workers use: the CPU, the GPU (an error when no CUDA device answers or the
-// build has no CUDA), or automatic: the GPU when a device answers, else the CPU (and a log line
-// says why).
-enum class backend_kind { cpu, gpu, automatic };
-const char* backend_kind_name(backend_kind k) noexcept;  // "cpu", "gpu", "auto"
 
 struct gpu_options {
   // CUDA device ordinals, one device slot each (device_tier.hpp); an ordinal listed twice gives
@@ -35,10 +31,10 @@ struct gpu_options {
   // together, reserved before they are allocated (memory_budget.hpp). 0: 90% of the device's free
   // memory at start.
   uint64_t device_memory_budget = 0;
-  // Where a, b, c are computed: "device" (from matrices resident with the key), "host-pinned"
-  // (CPU threads into pinned buffers, copied outside the kernel lock) or "host-pageable" (the slow
+  // Where a, b, c are computed: on the device (from matrices resident with the key), host_pinned
+  // (CPU threads into pinned buffers, copied outside the kernel lock) or host_pageable (the slow
   // copy, kept to measure what pinned memory buys).
-  std::string synthesis = "device";
+  groth16::synthesis_place synthesis = groth16::synthesis_place::device;
 };
 
 struct engine_options {
@@ -51,7 +47,10 @@ struct engine_options {
   // Prover workers pulling from the scheduler, with the CPU backend (the GPU backend runs
   // gpu.workers_per_device per device slot instead).
   unsigned workers = 1;
-  backend_kind backend = backend_kind::cpu;
+  // Which prover the workers use (groth16/prover_choice.hpp): the CPU, the GPU (an error when no
+  // CUDA device answers or the build has no GPU prover), or automatic: the GPU when a device
+  // answers, else the CPU (and a log line says why).
+  groth16::prover_kind backend = groth16::prover_kind::cpu;
   gpu_options gpu;
   tier_budgets budgets;
   // Host memory for proofs in flight: each job reserves its proof's working set (the backend's

@@ -78,7 +78,7 @@ class wrong_backend final : public prover_backend {
  public:
   const char* name() const noexcept override { return "wrong"; }
   result<any_proof> prove(const prove_call&, const any_witness&, const cancel_token&,
-                          backend_timings&) override {
+                          prove_report&) override {
     return any_proof(formats::proof<bn254>{bn254_g1::generator, bn254_g2::generator, bn254_g1::generator});
   }
 };

@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "engine/engine_test_util.hpp"
-#include "engine/memory_job_store.hpp"
-#include "engine/sqlite_job_store.hpp"
+#include "engine/jobs/memory_job_store.hpp"
+#include "engine/jobs/sqlite_job_store.hpp"
 
 namespace cuzk::engine {
 namespace {

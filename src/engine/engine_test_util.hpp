@@ -60,7 +60,7 @@ class gated_backend final : public prover_backend {
       : delay_(delay), open_(open) {}
   const char* name() const noexcept override { return "test"; }
   result<any_proof> prove(const prove_call&, const any_witness&, const cancel_token&,
-                          backend_timings& t) override {
+                          prove_report& t) override {
     ++calls;
     {
       std::unique_lock lk(m_);
@@ -68,7 +68,7 @@ class gated_backend final : public prover_backend {
       if (abort_) return status(errc::internal, "test backend aborted");
     }
     std::this_thread::sleep_for(delay_);
-    t.prove = std::chrono::duration<double>(delay_).count();
+    t.phases.total = std::chrono::duration<double>(delay_).count();
     return any_proof(formats::proof<bn254>{bn254_g1::generator, bn254_g2::generator, bn254_g1::generator});
   }
   void open() {

@@ -6,8 +6,8 @@
 #include <cstdio>
 
 #include "engine/engine.hpp"
-#include "engine/proof_check.hpp"
-#include "engine/witness.hpp"
+#include "engine/jobs/proof_check.hpp"
+#include "engine/jobs/witness.hpp"
 
 namespace cuzk::engine {
 
@@ -23,22 +23,26 @@ std::string fmt_s(double s) {
   return buf;
 }
 
-// A partition's GPU phases added to its job's (every partition's copies, NTTs and MSMs count).
-void add_gpu_times(job_result& info, const backend_timings& bt) {
-  info.times[phase::h2d] += bt.h2d;
-  info.times[phase::ntt] += bt.ntt;
-  info.times[phase::msm_a] += bt.msm_a;
-  info.times[phase::msm_b1] += bt.msm_b1;
-  info.times[phase::msm_b2] += bt.msm_b2;
-  info.times[phase::msm_c] += bt.msm_c;
-  info.times[phase::msm_h] += bt.msm_h;
-  info.times[phase::assembly] += bt.assembly;
-  info.times[phase::gpu_wait] += bt.gpu_wait;
-  info.times[phase::gpu_busy] += bt.gpu_busy;
-  info.times[phase::reservation_wait] += bt.device_memory_wait;
-  info.h2d_bytes += bt.h2d_bytes;
+// A partition's prover phases added to its job's (every partition's copies, NTTs and MSMs count):
+// synthesis (with the witness staging before it) and the rest of the proof, then the parts.
+void add_proof_times(job_result& info, const prove_report& r) {
+  const groth16::phase_timings& t = r.phases;
+  info.times[phase::synthesis] += t.witness + t.synthesis;
+  info.times[phase::prove] += t.after_synthesis();
+  info.times[phase::h2d] += t.h2d;
+  info.times[phase::ntt] += t.ntt;
+  info.times[phase::msm_a] += t.msm_a;
+  info.times[phase::msm_b1] += t.msm_b1;
+  info.times[phase::msm_b2] += t.msm_b2;
+  info.times[phase::msm_c] += t.msm_c;
+  info.times[phase::msm_h] += t.msm_h;
+  info.times[phase::assembly] += t.assembly;
+  info.times[phase::gpu_wait] += t.lock_wait;
+  info.times[phase::gpu_busy] += t.lock_held;
+  info.times[phase::reservation_wait] += r.device_memory_wait;
+  info.h2d_bytes += t.h2d_bytes;
   // Partitions of one job run on one worker; a fallback to the CPU for one shows in all.
-  const std::string where = bt.ran_on.empty() ? "cpu" : bt.ran_on;
+  const std::string where = r.ran_on.empty() ? "cpu" : r.ran_on;
   info.ran_on = info.ran_on.empty() || info.ran_on == where ? where : info.ran_on + "+" + where;
 }
 
@@ -203,20 +207,20 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     // The CPU backend synthesizes inside its prove call: the state says proving for the whole
     // call, and the timeline places synthesis's end where the backend's own timing puts it.
     set_state(*j, job_state::proving);
-    backend_timings bt;
+    prove_report report;
     const int64_t call_us = now_unix_us();
     const prove_call call{lease.key(), lease.on_device(), slot, index, info.circuit, &pinned_, &working_set};
-    auto proof = backend_->prove(call, *w, j->cancel, bt);
-    kernels_.record(slot, index, info.id, p, bt.kernel_spans);
-    const int64_t synth_end_us = call_us + static_cast<int64_t>(bt.synthesis * 1e6);
+    auto proof = backend_->prove(call, *w, j->cancel, report);
+    kernels_.record(slot, index, info.id, p, on_wall_clock(report.phases.kernel_spans));
+    const double synthesis_s = report.phases.witness + report.phases.synthesis;
+    const int64_t synth_end_us = call_us + static_cast<int64_t>(synthesis_s * 1e6);
     event(*j, event_kind::synth_end, p, index, synth_end_us);
     event(*j, event_kind::prove_start, p, index, synth_end_us);
     event(*j, event_kind::prove_end, p, index);
     {
       std::lock_guard lk(m_);
-      info.times[phase::synthesis] += read_s + bt.synthesis;
-      info.times[phase::prove] += bt.prove;
-      add_gpu_times(info, bt);
+      info.times[phase::synthesis] += read_s;
+      add_proof_times(info, report);
     }
     if (!proof)
       return fail_unless_stopped(

@@ -1,9 +1,10 @@
-// Device discovery for the host API (field_batch.hpp): how many CUDA devices there are and what
-// they are, as status values so that callers without a GPU get a message, not a crash.
+// Device discovery (see device.hpp).
+#include "gpu/device.hpp"
+
+#include <array>
 #include <string>
 
 #include "gpu/cuda_check.hpp"
-#include "gpu/field_batch.hpp"
 
 namespace cuzk::gpu {
 
@@ -32,6 +33,19 @@ status use_device(int device) {
                       (count > 0 ? " (ordinals 0.." + std::to_string(count - 1) + ")" : std::string()));
   CUZK_CUDA_TRY(cudaSetDevice(device));
   return status::ok();
+}
+
+result<device_memory_info> device_memory(int device) {
+  CUZK_CUDA_TRY(cudaSetDevice(device));
+  std::size_t free_b = 0, total_b = 0;
+  CUZK_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+  return device_memory_info{free_b, total_b};
+}
+
+result<std::string> device_pci_bus_id(int device) {
+  std::array<char, 32> bus{};
+  CUZK_CUDA_TRY(cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), device));
+  return std::string(bus.data());
 }
 
 }  // namespace cuzk::gpu

@@ -13,22 +13,12 @@
 #pragma once
 
 #include <cstddef>
-#include <string>
 
 #include "base/result.hpp"
 #include "curves/bls12_381.hpp"
 #include "curves/bn254.hpp"
 
 namespace cuzk::gpu {
-
-// Number of CUDA devices, or the CUDA status saying why there are none usable (no driver, ...).
-result<int> device_count();
-// "NVIDIA H200 (sm_90, 132 SMs)".
-result<std::string> device_description(int device);
-// Makes `device` current on the calling thread (cudaSetDevice), after checking it exists: an
-// ordinal past the last gives errc::invalid_argument naming it and how many devices are visible,
-// and a machine without any (no driver, no GPU) gives the runtime's reason, never a crash.
-status use_device(int device);
 
 enum class field_op { mul, add, sub, sqr, neg, dbl, inv };
 

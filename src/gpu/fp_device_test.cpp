@@ -18,6 +18,7 @@
 
 #include "curves/bls12_381.hpp"
 #include "curves/bn254.hpp"
+#include "gpu/device.hpp"
 #include "gpu/field_batch.hpp"
 
 namespace cuzk::gpu {

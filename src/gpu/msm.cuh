@@ -1,5 +1,6 @@
-// Kernels and host code behind msm.hpp, as templates over the group; included only by
-// msm_<group>_<curve>.cu, which hold the explicit instantiations.
+// Kernels and host code behind msm.hpp, as templates over the group; included (through
+// msm_impl.cuh, with the accumulation's host drivers) only by msm_<group>_<curve>.cu, which hold
+// the explicit instantiations.
 //
 // The steps, for n points, c-bit windows and W = ceil((bits + 1) / c) windows:
 // Steps 1-3 run per chunk (a range of points, msm.hpp) on the prep stream, after that chunk's
@@ -587,4 +588,3 @@ typename device_msm<Group>::point device_msm<Group>::combine_windows(const std::
 
 }  // namespace cuzk::gpu
 
-#include "gpu/msm_accumulate_run.cuh"

@@ -1,7 +1,7 @@
-// Host drivers of the GPU MSM's bucket accumulation (msm.cuh step 4), included at the end of
-// msm.cuh: the affine rounds (kernels in msm_accumulate.cuh) over window groups, and the XYZZ runs
-// (kernels in msm_xyzz.cuh) split into a plan on the prep stream and the additions on the caller's
-// stream.
+// Host drivers of the GPU MSM's bucket accumulation (msm.cuh step 4), members of device_msm
+// defined after the class (msm_impl.cuh puts the two together): the affine rounds (kernels in
+// msm_accumulate.cuh) over window groups, and the XYZZ runs (kernels in msm_xyzz.cuh) split into a
+// plan on the prep stream and the additions on the caller's stream.
 //
 // Why the XYZZ plan runs on the prep stream: the additions need the number of work items and the
 // most items of one bucket on the host (grid sizes, merge rounds). Planning chunk k + 1 beside

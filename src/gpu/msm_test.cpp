@@ -30,7 +30,7 @@
 #include "ec/naive_msm.hpp"
 #include "ec/scalar_mul.hpp"
 #include "gpu/device_buffer.hpp"
-#include "gpu/field_batch.hpp"
+#include "gpu/device.hpp"
 #include "gpu/msm.hpp"
 
 namespace cuzk::gpu {

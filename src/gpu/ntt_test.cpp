@@ -25,6 +25,7 @@
 #include "curves/bls12_381.hpp"
 #include "curves/bn254.hpp"
 #include "ff/roots_of_unity.hpp"
+#include "gpu/device.hpp"
 #include "gpu/field_batch.hpp"
 #include "gpu/ntt_lazy.hpp"
 #include "poly/ntt.hpp"

@@ -11,9 +11,9 @@ using C = bn254;
 template toxic_waste<C> random_toxic_waste<C>();
 template result<development_key<C>> setup<C>(const synth::constraint_system<C::fr>&, const toxic_waste<C>&);
 template result<formats::proof<C>> prove_with<C>(const proving_key_view<C>&, std::span<const C::fr::repr>,
-                                                 const C::fr&, const C::fr&, phase_timings*, thread_pool&);
+                                                 const C::fr&, const C::fr&, phase_timings*, cpu_context);
 template result<formats::proof<C>> prove<C>(const proving_key_view<C>&, std::span<const C::fr::repr>,
-                                            phase_timings*, thread_pool&);
+                                            phase_timings*, cpu_context);
 template status verify<C>(const formats::verification_key<C>&, std::span<const C::fr>,
                           const formats::proof<C>&);
 template result<synth::constraint_system<C::fr>> constraint_system_of<C>(const formats::r1cs&);

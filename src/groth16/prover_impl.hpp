@@ -5,7 +5,7 @@
 #include <chrono>
 #include <vector>
 
-#include "ec/scalar_mul.hpp"
+#include "groth16/assemble.hpp"
 #include "groth16/os_random.hpp"
 #include "groth16/prover.hpp"
 #include "msm/pippenger.hpp"
@@ -16,34 +16,16 @@ namespace cuzk::groth16 {
 
 namespace detail {
 
-// Times one step into `slot` (when timings are wanted).
-class phase_timer {
- public:
-  explicit phase_timer(double* slot) : slot_(slot), start_(std::chrono::steady_clock::now()) {}
-  ~phase_timer() {
-    if (slot_ != nullptr)
-      *slot_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
-  phase_timer(const phase_timer&) = delete;
-  phase_timer& operator=(const phase_timer&) = delete;
-
- private:
-  double* slot_;
-  std::chrono::steady_clock::time_point start_;
-};
-
 template <class Curve>
 struct prover_state {
   using fr = typename Curve::fr;
   using repr = typename fr::repr;
   const proving_key_view<Curve>& pk;
   std::span<const repr> w;
-  fr r, s;
   thread_pool& pool;
   std::vector<fr> a, b, c;
   std::vector<repr> h;  // canonical H scalars
-  g1<Curve> pi_a, pi_b1, c_sum, h_sum;
-  g2<Curve> pi_b;
+  msm_sums<Curve> sums;
 };
 
 template <class Curve>
@@ -76,37 +58,27 @@ status compute_h(prover_state<Curve>& st) {
 
 template <class Curve>
 void msm_a(prover_state<Curve>& st) {
-  st.pi_a =
-      msm::msm<g1_group<Curve>>(st.pk.a, st.w, st.pool) + st.pk.alpha1 + ec::scalar_mul(st.pk.delta1, st.r);
+  st.sums.a = msm::msm<g1_group<Curve>>(st.pk.a, st.w, st.pool);
 }
 
 template <class Curve>
 void msm_b_g2(prover_state<Curve>& st) {
-  st.pi_b =
-      msm::msm<g2_group<Curve>>(st.pk.b2, st.w, st.pool) + st.pk.beta2 + ec::scalar_mul(st.pk.delta2, st.s);
+  st.sums.b2 = msm::msm<g2_group<Curve>>(st.pk.b2, st.w, st.pool);
 }
 
 template <class Curve>
 void msm_b_g1(prover_state<Curve>& st) {
-  st.pi_b1 =
-      msm::msm<g1_group<Curve>>(st.pk.b1, st.w, st.pool) + st.pk.beta1 + ec::scalar_mul(st.pk.delta1, st.s);
+  st.sums.b1 = msm::msm<g1_group<Curve>>(st.pk.b1, st.w, st.pool);
 }
 
 template <class Curve>
 void msm_c(prover_state<Curve>& st) {
-  st.c_sum = msm::msm<g1_group<Curve>>(st.pk.c, st.w.subspan(st.pk.n_public + 1), st.pool);
+  st.sums.c = msm::msm<g1_group<Curve>>(st.pk.c, st.w.subspan(st.pk.n_public + 1), st.pool);
 }
 
 template <class Curve>
 void msm_h(prover_state<Curve>& st) {
-  st.h_sum = msm::msm<g1_group<Curve>>(st.pk.h, std::span<const typename Curve::fr::repr>(st.h), st.pool);
-}
-
-template <class Curve>
-formats::proof<Curve> assemble(const prover_state<Curve>& st) {
-  const g1<Curve> pi_c = st.c_sum + st.h_sum + ec::scalar_mul(st.pi_a, st.s) +
-                         ec::scalar_mul(st.pi_b1, st.r) - ec::scalar_mul(st.pk.delta1, st.r * st.s);
-  return {st.pi_a.to_affine(), st.pi_b.to_affine(), pi_c.to_affine()};
+  st.sums.h = msm::msm<g1_group<Curve>>(st.pk.h, std::span<const typename Curve::fr::repr>(st.h), st.pool);
 }
 
 }  // namespace detail
@@ -115,7 +87,7 @@ template <class Curve>
 result<formats::proof<Curve>> prove_with(const proving_key_view<Curve>& pk,
                                          std::span<const typename Curve::fr::repr> witness,
                                          const typename Curve::fr& r, const typename Curve::fr& s,
-                                         phase_timings* timings, thread_pool& pool) {
+                                         phase_timings* timings, cpu_context where) {
   CUZK_TRY(pk.validate());
   if (witness.size() != pk.n_vars)
     return status(errc::invalid_argument,
@@ -123,8 +95,9 @@ result<formats::proof<Curve>> prove_with(const proving_key_view<Curve>& pk,
                       std::to_string(witness.size()));
   phase_timings local;
   phase_timings& t = timings != nullptr ? *timings : local;
-  detail::prover_state<Curve> st{pk, witness, r, s, pool, {}, {}, {}, {}, {}, {}, {}, {}, {}};
-  using detail::phase_timer;
+  t = {};
+  phase_timer whole(&t.total);
+  detail::prover_state<Curve> st{pk, witness, *where.pool, {}, {}, {}, {}, {}};
   {
     phase_timer timer(&t.synthesis);
     CUZK_TRY(detail::synthesize(st));
@@ -138,11 +111,11 @@ result<formats::proof<Curve>> prove_with(const proving_key_view<Curve>& pk,
     detail::msm_a(st);
   }
   {
-    phase_timer timer(&t.msm_b_g1);
+    phase_timer timer(&t.msm_b1);
     detail::msm_b_g1(st);
   }
   {
-    phase_timer timer(&t.msm_b_g2);
+    phase_timer timer(&t.msm_b2);
     detail::msm_b_g2(st);
   }
   {
@@ -154,15 +127,15 @@ result<formats::proof<Curve>> prove_with(const proving_key_view<Curve>& pk,
     detail::msm_h(st);
   }
   phase_timer timer(&t.assembly);
-  return detail::assemble(st);
+  return assemble(pk, st.sums, r, s);
 }
 
 template <class Curve>
 result<formats::proof<Curve>> prove(const proving_key_view<Curve>& pk,
                                     std::span<const typename Curve::fr::repr> witness, phase_timings* timings,
-                                    thread_pool& pool) {
+                                    cpu_context where) {
   using fr = typename Curve::fr;
-  return prove_with<Curve>(pk, witness, os_random_scalar<fr>(), os_random_scalar<fr>(), timings, pool);
+  return prove_with<Curve>(pk, witness, os_random_scalar<fr>(), os_random_scalar<fr>(), timings, where);
 }
 
 }  // namespace cuzk::groth16

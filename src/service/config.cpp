@@ -258,14 +258,13 @@ engine::engine_options daemon_config::to_engine_options() const {
   o.store_path = store_path();
   o.spool_dir = data_dir + "/spool";
   o.workers = static_cast<unsigned>(workers);
-  o.backend = backend == "gpu" ? engine::backend_kind::gpu
-              : backend == "cpu" ? engine::backend_kind::cpu
-                                 : engine::backend_kind::automatic;
+  // Both strings were checked against their lists when the config was parsed.
+  o.backend = groth16::parse_prover_kind(backend).value_or(groth16::prover_kind::automatic);
   for (int64_t d : gpu_devices) o.gpu.devices.push_back(static_cast<int>(d));
   o.gpu.workers_per_device = static_cast<unsigned>(gpu_workers_per_device);
   o.gpu.key_budget = static_cast<uint64_t>(gpu_key_budget_mib) << 20;
   o.gpu.device_memory_budget = static_cast<uint64_t>(gpu_memory_budget_mib) << 20;
-  o.gpu.synthesis = gpu_synthesis;
+  o.gpu.synthesis = groth16::parse_synthesis_place(gpu_synthesis).value_or(groth16::synthesis_place::device);
   o.verify_proofs = verify_proofs;
   o.result_retention = std::chrono::seconds(result_retention_s);
   o.max_attempts = static_cast<uint32_t>(max_attempts);

@@ -19,7 +19,7 @@
 
 #include "base/result.hpp"
 #include "engine/engine_options.hpp"
-#include "engine/job.hpp"
+#include "engine/jobs/job.hpp"
 
 namespace cuzk::service {
 

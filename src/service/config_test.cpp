@@ -44,13 +44,13 @@ TEST(config, gpu_keys_parse_validate_print_and_reach_the_engine_options) {
   ASSERT_TRUE(c) << c.error().to_string();
   EXPECT_EQ(c->gpu_devices, (std::vector<int64_t>{0, 0, 1}));
   const auto o = c->to_engine_options();
-  EXPECT_EQ(o.backend, engine::backend_kind::gpu);
+  EXPECT_EQ(o.backend, groth16::prover_kind::gpu);
   EXPECT_EQ(o.gpu.devices, (std::vector<int>{0, 0, 1}));
   EXPECT_EQ(o.gpu.workers_per_device, 3u);
   EXPECT_EQ(o.gpu.key_budget, uint64_t{2048} << 20);
   EXPECT_EQ(o.gpu.device_memory_budget, uint64_t{4096} << 20);
   EXPECT_EQ(o.host_memory_budget, uint64_t{512} << 20);
-  EXPECT_EQ(o.gpu.synthesis, "device");
+  EXPECT_EQ(o.gpu.synthesis, groth16::synthesis_place::device);
   const std::string text = print_config(*c);
   EXPECT_NE(text.find("gpu_devices = [0, 0, 1]"), std::string::npos);
   EXPECT_NE(text.find("an array of integers in [0, 63]"), std::string::npos);
@@ -59,10 +59,10 @@ TEST(config, gpu_keys_parse_validate_print_and_reach_the_engine_options) {
   EXPECT_TRUE(diff_config(*c, *back).empty());
 
   daemon_config d;  // the defaults: auto, every device, two workers each, budget from free memory
-  EXPECT_EQ(d.to_engine_options().backend, engine::backend_kind::automatic);
+  EXPECT_EQ(d.to_engine_options().backend, groth16::prover_kind::automatic);
   EXPECT_TRUE(d.to_engine_options().gpu.devices.empty());
   EXPECT_EQ(d.to_engine_options().gpu.workers_per_device, 2u);
-  EXPECT_EQ(parse_config("backend = \"cpu\"", "g.toml")->to_engine_options().backend, engine::backend_kind::cpu);
+  EXPECT_EQ(parse_config("backend = \"cpu\"", "g.toml")->to_engine_options().backend, groth16::prover_kind::cpu);
 
   auto r = parse_config("backend = \"tpu\"", "g.toml");
   EXPECT_EQ(r.error().message(), "g.toml: backend: expected one of auto, cpu, gpu, found \"tpu\"");
@@ -73,7 +73,7 @@ TEST(config, gpu_keys_parse_validate_print_and_reach_the_engine_options) {
   r = parse_config("gpu_devices = [\"0\"]", "g.toml");
   EXPECT_EQ(r.error().message(), "g.toml: gpu_devices[0]: expected an integer in [0, 63], found \"0\"");
   EXPECT_EQ(parse_config("gpu_synthesis = \"host-pinned\"", "g.toml")->to_engine_options().gpu.synthesis,
-            "host-pinned");
+            groth16::synthesis_place::host_pinned);
   r = parse_config("gpu_synthesis = \"cpu\"", "g.toml");
   EXPECT_EQ(r.error().message(),
             "g.toml: gpu_synthesis: expected one of device, host-pinned, host-pageable, found \"cpu\"");

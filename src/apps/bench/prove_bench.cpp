@@ -1,0 +1,196 @@
+// The proof benchmark (prove_bench.hpp): circuit, key and upload per size, then the timed proofs.
+#include "apps/bench/prove_bench.hpp"
+
+#include <chrono>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "base/thread_pool.hpp"
+#include "apps/bench/bench_stats.hpp"
+#include "gpu/device.hpp"
+#include "groth16/circuit_io.hpp"
+#include "groth16/gpu/gpu_prover.hpp"
+#include "groth16/setup.hpp"
+#include "groth16/verifier.hpp"
+#include "msm/msm_inputs.hpp"
+#include "synth/synthetic_circuit.hpp"
+
+namespace cuzk::apps::bench {
+
+using namespace cuzk::gpu;  // the kernels these benchmarks time
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+groth16::synthesis_place to_place(prove_synthesis s) {
+  switch (s) {
+    case prove_synthesis::host_pinned:
+      return groth16::synthesis_place::host_pinned;
+    case prove_synthesis::host_pageable:
+      return groth16::synthesis_place::host_pageable;
+    case prove_synthesis::device:
+      break;
+  }
+  return groth16::synthesis_place::device;
+}
+
+// A key of the right shape for `cs` whose points are random: for timing only.
+template <class C>
+formats::groth16_key_data<C> random_key(const synth::constraint_system<typename C::fr>& cs) {
+  using G1 = g1_group<C>;
+  using G2 = g2_group<C>;
+  formats::groth16_key_data<C> kd;
+  kd.n_vars = static_cast<uint32_t>(cs.n_vars);
+  kd.n_public = static_cast<uint32_t>(cs.n_public);
+  kd.domain_size = static_cast<uint32_t>(cs.domain_size());
+  const auto g1s = msm::testing::random_points<G1>(3, 1), g2s = msm::testing::random_points<G2>(3, 2);
+  kd.alpha1 = g1s[0];
+  kd.beta1 = g1s[1];
+  kd.delta1 = g1s[2];
+  kd.beta2 = g2s[0];
+  kd.gamma2 = g2s[1];
+  kd.delta2 = g2s[2];
+  kd.ic = msm::testing::random_points<G1>(cs.n_public + 1, 3);
+  kd.a = msm::testing::random_points<G1>(cs.n_vars, 4);
+  kd.b1 = msm::testing::random_points<G1>(cs.n_vars, 5);
+  kd.b2 = msm::testing::random_points<G2>(cs.n_vars, 6);
+  kd.c = msm::testing::random_points<G1>(cs.n_vars - cs.n_public - 1, 7);
+  kd.h = msm::testing::random_points<G1>(kd.domain_size, 8);
+  const std::size_t m = cs.n_constraints;
+  for (std::size_t j = 0; j < m; ++j)
+    for (uint32_t which = 0; which < 2; ++which) {
+      const auto& mat = which == 0 ? cs.a : cs.b;
+      const auto cols = mat.row_cols(j);
+      const auto vals = mat.row_values(j);
+      for (std::size_t k = 0; k < cols.size(); ++k)
+        kd.coefs.push_back({which, static_cast<uint32_t>(j), cols[k], vals[k]});
+    }
+  for (std::size_t s = 0; s <= cs.n_public; ++s)
+    kd.coefs.push_back({0, static_cast<uint32_t>(m + s), static_cast<uint32_t>(s), C::fr::one()});
+  return kd;
+}
+
+template <class C>
+status bench(const prove_bench_options& o, unsigned log_size, const std::string& device_desc,
+             std::FILE* out) {
+  using Fr = typename C::fr;
+  const bool dense = o.witness == prove_witness::dense;
+  auto t0 = std::chrono::steady_clock::now();
+  const auto circuit = synth::make_synthetic_circuit<Fr>(
+      log_size, dense ? synth::witness_kind::dense : synth::witness_kind::mostly_boolean);
+  const double gen_s = seconds_since(t0);
+
+  t0 = std::chrono::steady_clock::now();
+  std::optional<groth16::development_key<C>> dk;
+  formats::groth16_key_data<C> random_kd;
+  if (o.key == prove_key::real) {
+    auto made = groth16::development_setup<C>(circuit.cs);
+    if (!made) return made.error();
+    dk = std::move(made).value();
+  } else {
+    random_kd = random_key<C>(circuit.cs);
+  }
+  const auto& kd = dk ? dk->key : random_kd;
+  auto pk = groth16::proving_key<C>::from_key_data(kd);
+  if (!pk) return pk.error();
+  const double setup_s = seconds_since(t0);
+
+  t0 = std::chrono::steady_clock::now();
+  const groth16::synthesis_place place = to_place(o.synthesis);
+  auto gk = groth16::gpu_proving_key<C>::create(pk->view(), o.device, groth16::gpu_key_options{place});
+  if (!gk) return gk.error();
+  const double upload_s = seconds_since(t0);
+  std::fprintf(out, "# %s, device %d; prove curve=%s log_size=%u witness=%s key=%s synthesis=%s threads=%u\n",
+               device_desc.c_str(), o.device, curve_name(o.curve), log_size, dense ? "dense" : "boolean",
+               dk ? "real" : "random", groth16::synthesis_place_name(place), thread_pool::global().size());
+  std::fprintf(out,
+               "# nVars=%zu constraints=%zu domain=%zu; generate %.2f s, %s %.2f s, key upload %.2f s, "
+               "resident %.1f MiB\n",
+               circuit.cs.n_vars, circuit.cs.n_constraints, pk->view().domain_size, gen_s,
+               dk ? "development setup" : "random key", setup_s, upload_s,
+               static_cast<double>(gk->resident_bytes()) / (1 << 20));
+
+  std::mt19937_64 rng(42);
+  std::vector<groth16::phase_timings> ts;
+  formats::proof<C> last{};
+  const groth16::gpu_context<C> where{*gk};
+  for (unsigned run = 0; run <= o.reps; ++run) {
+    groth16::phase_timings t;
+    auto proof = groth16::prove_with<C>(pk->view(), circuit.witness, Fr::random(rng), Fr::random(rng), &t, where);
+    if (!proof) return proof.error();
+    last = *proof;
+    if (run > 0) ts.push_back(t);
+  }
+  status verified = status::ok();
+  if (dk)
+    verified =
+        groth16::verify<C>(dk->vk, groth16::public_signals_of<C>(circuit.witness, circuit.cs.n_public), last);
+
+  std::fprintf(out, "%-36s %10s %10s %10s\n", "phase", "median_ms", "min_ms", "max_ms");
+  auto row = [&](const std::string& name, auto value) {
+    std::vector<double> v;
+    for (const auto& t : ts) v.push_back(value(t));
+    const sample_stats s = summarize(std::move(v));
+    std::fprintf(out, "%-36s %10.3f %10.3f %10.3f\n", name.c_str(), s.median, s.min, s.max);
+  };
+  // The timings are seconds; the table is milliseconds.
+  auto field = [&](const std::string& name, double groth16::phase_timings::*f) {
+    row(name, [f](const groth16::phase_timings& t) { return t.*f * 1e3; });
+  };
+  const bool on_device = place == groth16::synthesis_place::device;
+  char mib[32];
+  std::snprintf(mib, sizeof mib, "%.1f MiB", ts.front().h2d_bytes / (1 << 20));
+  field("witness -> pinned", &groth16::phase_timings::witness);
+  field(on_device ? "synthesis (GPU)" : "synthesis (CPU)", &groth16::phase_timings::synthesis);
+  field(std::string(on_device ? "h2d: witness, " : "h2d: a,b,c, ") + mib, &groth16::phase_timings::h2d);
+  row("h2d bandwidth (GB/s)", [](const groth16::phase_timings& t) { return t.h2d_gb_per_s(); });
+  if (!on_device) {
+    // With synthesis on the host the MSMs' witness is a second copy of its own.
+    const double w_bytes = static_cast<double>(circuit.cs.n_vars * sizeof(typename Fr::repr));
+    std::snprintf(mib, sizeof mib, "%.1f MiB", w_bytes / (1 << 20));
+    field(std::string("witness h2d (for A,B1,B2,C), ") + mib, &groth16::phase_timings::witness_h2d);
+    row("witness h2d bandwidth (GB/s)", [w_bytes](const groth16::phase_timings& t) {
+      return t.witness_h2d > 0 ? w_bytes / (t.witness_h2d * 1e9) : 0.0;
+    });
+  }
+  field("NTTs (3 inverse + 3 coset) + h", &groth16::phase_timings::ntt);
+  field("MSM A", &groth16::phase_timings::msm_a);
+  field("MSM B1", &groth16::phase_timings::msm_b1);
+  field("MSM C", &groth16::phase_timings::msm_c);
+  field("MSM H", &groth16::phase_timings::msm_h);
+  field("MSM B2 (G2)", &groth16::phase_timings::msm_b2);
+  field("wait for A,B1,B2,C after H", &groth16::phase_timings::msm_wait);
+  field("assembly (CPU)", &groth16::phase_timings::assembly);
+  field("total (witness in, proof out)", &groth16::phase_timings::total);
+  std::fprintf(out, "# reps=%zu after one warm-up; proof %s\n", ts.size(),
+               !dk                ? "not verified (random key)"
+               : verified.is_ok() ? "verified"
+                                  : ("FAILED verification: " + verified.to_string()).c_str());
+  std::fflush(out);
+  if (!verified.is_ok())
+    return status(errc::verification_failed, "prove bench: the GPU proof at log size " +
+                                                 std::to_string(log_size) +
+                                                 " does not verify: " + verified.to_string());
+  return status::ok();
+}
+
+}  // namespace
+
+status run_prove_bench(const prove_bench_options& o, std::FILE* out) {
+  CUZK_TRY(validate(o));
+  CUZK_TRY(use_device(o.device));
+  auto desc = device_description(o.device);
+  if (!desc) return desc.error();
+  for (unsigned k : o.log_sizes) {
+    CUZK_TRY(o.curve == bench_curve::bn254 ? bench<bn254>(o, k, *desc, out)
+                                           : bench<bls12_381>(o, k, *desc, out));
+    if (o.log_sizes.size() > 1) std::fprintf(out, "\n");
+  }
+  return status::ok();
+}
+
+}  // namespace cuzk::apps::bench

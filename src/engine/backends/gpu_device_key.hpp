@@ -1,0 +1,49 @@
+// The GPU backend's half of the device tier (device_tier.hpp): what a key on a device is (a
+// gpu_proving_key of either curve) and the uploader that makes one on a slot. Built only with the
+// GPU prover.
+//
+// An upload makes the key with synthesis on the device from its resident matrices (or where the
+// daemon's config puts it), the slot's kernel lock, no workspace of its own (the workers bring
+// theirs), and its MSM scratch allocated up front, so that no proof allocates device memory.
+//
+// Thread safety: upload() from any thread; uploads to one physical device take its allocation
+// lock (gpu_slots.hpp).
+#pragma once
+
+#include <memory>
+#include <variant>
+
+#include "engine/backends/gpu_slots.hpp"
+#include "engine/keys/device_tier.hpp"
+#include "groth16/gpu/gpu_proving_key.hpp"
+#include "groth16/synthesis_place.hpp"
+
+namespace cuzk::engine {
+
+class gpu_device_key final : public device_key {
+ public:
+  explicit gpu_device_key(groth16::gpu_proving_key<bn254> k) : key(std::move(k)) {}
+  explicit gpu_device_key(groth16::gpu_proving_key<bls12_381> k) : key(std::move(k)) {}
+  uint64_t bytes() const noexcept override {
+    return std::visit([](const auto& k) -> uint64_t { return k.resident_bytes(); }, key);
+  }
+  std::variant<groth16::gpu_proving_key<bn254>, groth16::gpu_proving_key<bls12_381>> key;
+};
+
+class gpu_uploader final : public device_uploader {
+ public:
+  gpu_uploader(std::shared_ptr<gpu_slots> slots, groth16::synthesis_place place)
+      : slots_(std::move(slots)), place_(place) {}
+
+  // The points, the NTT twiddles and, with synthesis on the device, the matrices A and B: what is
+  // known from the sizes. The MSM scratch is known only once it is allocated (measured after).
+  uint64_t estimate_bytes(const loaded_key& key) const override;
+  result<std::shared_ptr<const device_key>> upload(const loaded_key& key, int slot,
+                                                   const device_slot& where) override;
+
+ private:
+  std::shared_ptr<gpu_slots> slots_;
+  groth16::synthesis_place place_;
+};
+
+}  // namespace cuzk::engine

@@ -1,0 +1,370 @@
+// The GPU backend: worker slots, device budgets and eviction (see gpu_prover_backend.hpp). It
+// holds policy only: the proof is the GPU prover's (groth16/gpu/gpu_prover.hpp), a key on a device
+// is gpu_device_key.hpp's, and the CUDA runtime is behind groth16/gpu/.
+#include "engine/backends/gpu_prover_backend.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <set>
+#include <span>
+#include <vector>
+
+#include "engine/backends/cpu_prover_backend.hpp"
+#include "engine/backends/gpu_device_key.hpp"
+#include "engine/backends/gpu_pinned_allocator.hpp"
+#include "engine/backends/gpu_slots.hpp"
+#include "engine/backends/gpu_staging.hpp"
+#include "groth16/gpu/gpu_devices.hpp"
+#include "groth16/gpu/gpu_prover.hpp"
+#include "groth16/gpu/gpu_workspace.hpp"
+
+namespace cuzk::engine {
+
+namespace {
+
+class gpu_backend final : public prover_backend {
+ public:
+  gpu_backend(std::shared_ptr<gpu_slots> sh, unsigned workers_per_device, groth16::synthesis_place place)
+      : sh_(std::move(sh)), place_(place) {
+    const std::size_t n = sh_->slots.size() * workers_per_device;
+    for (std::size_t i = 0; i < n; ++i) {
+      workers_.push_back(std::make_unique<worker_state>());
+      workers_.back()->slot = static_cast<int>(i % sh_->slots.size());
+    }
+  }
+
+  void attach_memory(memory_budgets& budgets) override {
+    std::set<int> ordinals;
+    for (const auto& sl : sh_->slots) ordinals.insert(sl->slot.ordinal);
+    for (int o : ordinals)
+      if (memory_budget* b = budgets.device(o)) {
+        budgets_[o] = b;
+        evictors_.push_back(b->add_evictor("idle workers' proof buffers", evictor_rank::idle_device_buffers,
+                                           [this, o](uint64_t missing) { return free_idle_buffers(o, missing); }));
+      }
+  }
+
+  const char* name() const noexcept override { return "gpu"; }
+
+  std::vector<int> worker_slots() const override {
+    std::vector<int> out;
+    for (const auto& w : workers_) out.push_back(w->slot);
+    return out;
+  }
+
+  result<any_proof> prove(const prove_call& call, const any_witness& witness, const cancel_token& cancel,
+                          prove_report& report) override {
+    if (call.worker < 0 || static_cast<std::size_t>(call.worker) >= workers_.size())
+      return status(errc::invalid_argument, "gpu backend: worker " + std::to_string(call.worker) +
+                                                ": expected one of " + std::to_string(workers_.size()));
+    worker_state& w = *workers_[call.worker];
+    gpu_slot_state& sl = *sh_->slots[w.slot];
+    if (call.on_device == nullptr) {
+      {
+        std::lock_guard lk(sl.m);
+        ++sl.stats.cpu_fallbacks;
+      }
+      return cpu_.prove(call, witness, cancel, report);
+    }
+    if (call.slot != w.slot)
+      return status(errc::internal, "gpu backend: worker " + std::to_string(call.worker) + " serves " +
+                                        sl.slot.name + ", its key copy is for slot " + std::to_string(call.slot));
+    const auto& dk = static_cast<const gpu_device_key&>(*call.on_device);
+    // The worker's buffers are its own while it proves: the evictor of idle buffers passes it by.
+    claim c(w, budget_of(sl.slot.ordinal));
+    if (const auto* m = call.key.get<bn254>()) return prove_on<bn254>(call, w, sl, *m, dk, witness, cancel, report);
+    return prove_on<bls12_381>(call, w, sl, *call.key.get<bls12_381>(), dk, witness, cancel, report);
+  }
+
+  // The witness as read (pageable), its pinned staging, and a | b | c on the host when synthesis
+  // runs there (pinned, from the pool; or pageable in the workspace, the measuring switch). A key
+  // without a device copy is proved by the CPU backend, which needs less than the sum of both.
+  proof_memory memory_per_proof(const key_summary& k) const override {
+    constexpr uint64_t scalar = 32;
+    const staging_layout l = staging_for(k.n_vars, k.domain_size, place_);
+    const uint64_t pageable_abc = place_ == groth16::synthesis_place::host_pageable ? 3 * uint64_t{k.domain_size} * scalar : 0;
+    const uint64_t gpu_host = uint64_t{k.n_vars} * scalar + l.total() + pageable_abc;
+    return {std::max(gpu_host, cpu_.memory_per_proof(k).host), l.total()};
+  }
+
+  std::vector<device_activity> activity() const override {
+    std::vector<device_activity> out;
+    for (std::size_t k = 0; k < sh_->slots.size(); ++k) {
+      const gpu_slot_state& sl = *sh_->slots[k];
+      std::lock_guard lk(sl.m);
+      device_activity a = sl.stats;
+      for (const auto& w : workers_)
+        if (w->slot == static_cast<int>(k)) {
+          a.workspace_pinned_bytes += w->pinned_bytes;
+          a.workspace_device_bytes += w->device_bytes;
+          a.workspace_allocations += w->allocations;
+          a.workspace_evictions += w->evictions;
+        }
+      out.push_back(std::move(a));
+    }
+    return out;
+  }
+
+ private:
+  struct worker_state {
+    int slot = 0;
+    // Held while the worker proves, or while the evictor frees its buffers: whoever holds it owns
+    // bn, bls and device_mem. The evictor only tries it, so it never waits for a proof.
+    std::mutex claimed;
+    std::unique_ptr<groth16::gpu_workspace<bn254>> bn;
+    std::unique_ptr<groth16::gpu_workspace<bls12_381>> bls;
+    reservation device_mem;  // the workspaces' device bytes in the device's budget (with one)
+    // Copies of the workspaces' sizes for activity(), written under the slot's counter lock.
+    uint64_t pinned_bytes = 0, device_bytes = 0, allocations = 0, evictions = 0;
+
+    // f(workspace) summed over the workspaces the worker has.
+    template <class F>
+    uint64_t over_workspaces(F f) const {
+      return (bn ? uint64_t(f(*bn)) : 0) + (bls ? uint64_t(f(*bls)) : 0);
+    }
+    uint64_t workspace_device_bytes() const {
+      return over_workspaces([](const auto& each) { return each.device_bytes(); });
+    }
+    uint64_t workspace_allocations() const {
+      return over_workspaces([](const auto& each) { return each.allocations(); });
+    }
+
+    template <class C>
+    std::unique_ptr<groth16::gpu_workspace<C>>& workspace() {
+      if constexpr (std::is_same_v<C, bn254>)
+        return bn;
+      else
+        return bls;
+    }
+  };
+
+  // Holds a worker's claim for one proof; at its end the worker's buffers are idle, so whoever
+  // waits for device memory looks again.
+  struct claim {
+    std::unique_lock<std::mutex> held;
+    memory_budget* budget;
+    claim(worker_state& ws, memory_budget* b) : held(ws.claimed), budget(b) {}
+    ~claim() {
+      held.unlock();
+      if (budget != nullptr) budget->wake_waiters();
+    }
+    claim(const claim&) = delete;
+    claim& operator=(const claim&) = delete;
+  };
+
+  memory_budget* budget_of(int ordinal) const {
+    auto it = budgets_.find(ordinal);
+    return it == budgets_.end() ? nullptr : it->second;
+  }
+
+  // The device budget's evictor: the buffers of workers on `ordinal` that are not proving, freed
+  // until `missing` bytes are (the next proof of such a worker allocates them again).
+  uint64_t free_idle_buffers(int ordinal, uint64_t missing) {
+    uint64_t freed = 0;
+    for (auto& wp : workers_) {
+      if (freed >= missing) break;
+      worker_state& w = *wp;
+      gpu_slot_state& sl = *sh_->slots[w.slot];
+      if (sl.slot.ordinal != ordinal) continue;
+      std::unique_lock held(w.claimed, std::try_to_lock);
+      if (!held.owns_lock()) continue;  // proving: its buffers are in use
+      if (w.bn || w.bls) {
+        {
+          // Not inside another allocation's measuring window (a key's measured size).
+          std::lock_guard alloc(sh_->alloc_lock(ordinal));
+          w.bn.reset();  // each workspace frees on its own device and restores the current one
+          w.bls.reset();
+        }
+        freed += w.device_mem.bytes();
+        w.device_mem.reset();
+        std::lock_guard lk(sl.m);
+        w.pinned_bytes = w.device_bytes = 0;
+        ++w.evictions;
+      }
+    }
+    return freed;
+  }
+
+  // The device bytes the worker's buffers will hold for this proof, reserved before they are
+  // allocated (waiting in the budget's line, at most device_memory_timeout).
+  template <class C>
+  status reserve_device_buffers(worker_state& w, gpu_slot_state& sl, std::size_t n_vars, std::size_t domain,
+                                const cancel_token& cancel, prove_report& report) {
+    memory_budget* b = budget_of(sl.slot.ordinal);
+    if (b == nullptr) return status::ok();
+    const auto& ws = w.workspace<C>();
+    const uint64_t want = w.workspace_device_bytes() - ws->device_bytes() + ws->device_bytes_after(n_vars, domain);
+    const uint64_t held = w.device_mem.bytes();
+    if (want <= held) return status::ok();
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::string purpose = "the proof buffers of a worker of " + sl.slot.name;
+    auto more = b->acquire(want - held, {&cancel, device_memory_timeout, purpose, true, nullptr});
+    report.device_memory_wait += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!more) return more.error();
+    if (!w.device_mem) {
+      w.device_mem = std::move(more).value();
+      return status::ok();
+    }
+    return w.device_mem.absorb(std::move(more).value());
+  }
+
+  template <class C>
+  result<any_proof> prove_on(const prove_call& call, worker_state& w, gpu_slot_state& sl, const key_material<C>& m,
+                             const gpu_device_key& dk, const any_witness& witness, const cancel_token& cancel,
+                             prove_report& report) {
+    using fr = typename C::fr;
+    if (witness.curve != formats::curve_id_of<C>)
+      return status(errc::invalid_argument,
+                    std::string("witness: expected ") + C::name + " values for a " + C::name + " key");
+    const auto* gk = std::get_if<groth16::gpu_proving_key<C>>(&dk.key);
+    if (gk == nullptr) return status(errc::internal, "gpu backend: the device copy is of the other curve");
+    const int ordinal = sl.slot.ordinal;
+    auto& ws = w.workspace<C>();
+    // The staging from the pool, charged to the job's working set; lent to the workspace for this
+    // proof only (the lease goes back to the pool once the copies have read it).
+    pinned_lease staging;
+    struct unlend {
+      std::unique_ptr<groth16::gpu_workspace<C>>& ws;
+      ~unlend() {
+        if (ws) ws->unlend_host();
+      }
+    } unlend_at_exit{ws};
+    const groth16::synthesis_place place = gk->synthesis();
+    const bool pooled = call.pinned != nullptr && place != groth16::synthesis_place::host_pageable;
+    const staging_layout l = staging_for(m.view.n_vars, m.view.domain_size, place);
+    if (pooled) {
+      auto lease = call.pinned->acquire(std::string(call.circuit), l.total(), call.working_set);
+      if (!lease) return lease.error().with_context(sl.slot.name + ": pinned staging");
+      staging = std::move(lease).value();
+      report.pinned_fallback = !staging.pinned();
+    }
+    if (!ws) {
+      std::lock_guard alloc(sh_->alloc_lock(ordinal));
+      auto made = groth16::gpu_workspace<C>::create(ordinal);  // streams and events, no buffers yet
+      if (!made) return made.error();
+      ws = std::make_unique<groth16::gpu_workspace<C>>(std::move(made).value());
+    }
+    if (const status r = reserve_device_buffers<C>(w, sl, m.view.n_vars, m.view.domain_size, cancel, report); !r)
+      return r.with_context(sl.slot.name + ": device memory");
+    {
+      // Allocates only on the worker's first proof of this curve or of a larger circuit (or after
+      // the evictor freed its buffers).
+      std::lock_guard alloc(sh_->alloc_lock(ordinal));
+      const uint64_t before = w.workspace_allocations();
+      if (pooled) {
+        using repr = typename fr::repr;
+        // Back to the pool as soon as the copies have read it (gpu_workspace::lend_host), so the
+        // next proof's synthesis can fill it while this one waits for the device.
+        ws->lend_host(staging.as<repr>(), l.witness_bytes / sizeof(repr),
+                      l.abc_bytes != 0 ? reinterpret_cast<fr*>(staging.data() + l.abc_offset) : nullptr,
+                      l.abc_bytes / sizeof(fr), [&staging] { staging.reset(); });
+      }
+      const status grown = ws->reserve(m.view.n_vars, m.view.domain_size, place);
+      // The reservation follows what the buffers hold (less than reserved when a growth failed).
+      const uint64_t holds = w.workspace_device_bytes();
+      if (w.device_mem.bytes() > holds) w.device_mem.release(w.device_mem.bytes() - holds);
+      const uint64_t after = w.workspace_allocations();
+      if (after != before) {
+        std::lock_guard lk(sl.m);
+        w.pinned_bytes = w.over_workspaces([](const auto& each) { return each.pinned_bytes(); });
+        w.device_bytes = holds;
+        w.allocations = after;
+      }
+      CUZK_TRY(grown);
+    }
+    const groth16::gpu_context<C> where{*gk, ws.get()};
+    auto p = groth16::prove<C>(m.view, std::span<const typename fr::repr>(witness.values), &report.phases, where);
+    report.ran_on = sl.slot.name;
+    if (!p) return p.error().with_context(sl.slot.name);
+    {
+      std::lock_guard lk(sl.m);
+      ++sl.stats.proofs;
+      sl.stats.busy_s += report.phases.lock_held;
+      sl.stats.wait_s += report.phases.lock_wait;
+      sl.stats.h2d_bytes += report.phases.h2d_bytes;
+      sl.stats.h2d_s += report.phases.h2d;
+    }
+    return any_proof(std::move(p).value());
+  }
+
+  // A worker waits this long for device memory for its buffers: it holds its key's copy meanwhile,
+  // so a wait that long means the device's budget cannot hold the key and the buffers together.
+  static constexpr std::chrono::milliseconds device_memory_timeout{std::chrono::seconds(60)};
+
+  std::shared_ptr<gpu_slots> sh_;
+  groth16::synthesis_place place_;
+  std::vector<std::unique_ptr<worker_state>> workers_;
+  cpu_prover_backend cpu_;
+  std::map<int, memory_budget*> budgets_;  // by ordinal, set once by attach_memory()
+  std::vector<evictor_registration> evictors_;  // last: unregistered before the workers go
+};
+
+std::string mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+}  // namespace
+
+result<gpu_parts> make_gpu_backend(const gpu_options& o) {
+  if (o.workers_per_device == 0)
+    return status(errc::invalid_argument, "gpu: workers per device: expected at least 1, found 0");
+  auto count = groth16::gpu_device_count();
+  if (!count) return count.error();
+  if (*count == 0) return status(errc::unsupported, "no CUDA device found");
+  std::vector<int> ordinals = o.devices;
+  if (ordinals.empty())
+    for (int d = 0; d < *count; ++d) ordinals.push_back(d);
+  for (int d : ordinals)
+    if (d < 0 || d >= *count)
+      return status(errc::invalid_argument, "gpu devices: expected ordinals in [0, " + std::to_string(*count - 1) +
+                                                "] (the visible devices), found " + std::to_string(d));
+
+  // Each device's memory budget (key copies and workers' buffers): as configured, or 90% of its
+  // free memory now (the rest is for the CUDA context and the kernels' own launch resources). The
+  // key budget per slot: as configured, or 80% of the free memory split among the slots that share
+  // the device, so that keys alone never crowd the workers' buffers out of the device budget.
+  std::map<int, int> per_ordinal;
+  std::map<int, uint64_t> free_at_start, memory_limits;
+  std::map<int, groth16::gpu_device_info> info;
+  for (int d : ordinals) ++per_ordinal[d];
+  for (const auto& [d, n] : per_ordinal) {
+    auto dev = groth16::gpu_device(d);
+    if (!dev) return dev.error();
+    free_at_start[d] = dev->free_bytes;
+    memory_limits[d] = o.device_memory_budget != 0 ? o.device_memory_budget : dev->free_bytes / 10 * 9;
+    info[d] = std::move(dev).value();
+  }
+  auto sh = std::make_shared<gpu_slots>();
+  auto slots = make_device_slots(ordinals, o.key_budget);
+  std::string desc;
+  for (auto& s : slots) {
+    auto st = std::make_unique<gpu_slot_state>();
+    if (!sh->alloc_locks.count(s.ordinal)) sh->alloc_locks[s.ordinal] = std::make_unique<std::mutex>();
+    if (s.budget == 0)
+      s.budget = std::min(static_cast<uint64_t>(static_cast<double>(free_at_start[s.ordinal]) * 0.8),
+                          memory_limits[s.ordinal]) /
+                 per_ordinal[s.ordinal];
+    const groth16::gpu_device_info& d = info[s.ordinal];
+    st->slot = s;
+    st->description = d.description;
+    st->stats.name = s.name;
+    st->stats.ordinal = s.ordinal;
+    st->stats.description = st->description;
+    // NVML finds the device by its bus id (gpu_utilization.hpp); without one the slot has no NVML row.
+    st->stats.pci_bus_id = d.pci_bus_id;
+    desc += (desc.empty() ? "" : ", ") + s.name + "=" + st->description + " key_budget=" + mib(s.budget) +
+            " device_budget=" + mib(memory_limits[s.ordinal]);
+    sh->slots.push_back(std::move(st));
+  }
+  gpu_parts p;
+  p.backend = std::make_unique<gpu_backend>(sh, o.workers_per_device, o.synthesis);
+  p.devices.slots = std::move(slots);
+  p.devices.uploader = std::make_shared<gpu_uploader>(sh, o.synthesis);
+  p.devices.memory_limits = std::move(memory_limits);
+  p.pinned = std::make_shared<gpu_pinned_allocator>();
+  p.description = desc + " workers_per_device=" + std::to_string(o.workers_per_device) +
+                  " synthesis=" + groth16::synthesis_place_name(o.synthesis);
+  return p;
+}
+
+}  // namespace cuzk::engine

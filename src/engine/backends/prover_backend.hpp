@@ -1,0 +1,114 @@
+// The prover behind the engine's workers: one interface, one implementation per kind of hardware.
+//
+// A worker hands a backend a resident key (and, for a GPU backend, the key's copy on the worker's
+// device slot) and one partition's witness, and gets the proof back with its phase times;
+// everything around it (which key, which job, cancellation between partitions, verification,
+// timing of the phases the engine sees) stays in the engine. The CPU implementation
+// (cpu_prover_backend.hpp) wraps groth16::prove; the GPU one (gpu_prover_backend.hpp) runs
+// the same prover contract with a gpu_context on the key's device copy with buffers that belong to the calling worker.
+//
+// Workers and slots. A backend says how many workers it wants and which device slot each serves
+// (worker_slots(); a CPU backend says nothing and the engine runs engine_options::workers). The
+// engine leases keys for a worker on its slot and passes the worker's index, so per-worker state
+// (pinned buffers, streams) needs no lock.
+//
+// Thread safety: prove() is called by several workers at once, each with its own index;
+// implementations must allow it. activity() from any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "base/result.hpp"
+#include "curves/bls12_381_groups.hpp"
+#include "curves/bn254_groups.hpp"
+#include "engine/jobs/cancel_token.hpp"
+#include "engine/keys/device_tier.hpp"
+#include "engine/keys/key_summary.hpp"
+#include "engine/telemetry/kernel_activity.hpp"
+#include "engine/keys/loaded_key.hpp"
+#include "engine/memory/memory_budget.hpp"
+#include "engine/memory/pinned_pool.hpp"
+#include "engine/jobs/witness.hpp"
+#include "formats/proof.hpp"
+#include "groth16/phase_timings.hpp"
+
+namespace cuzk::engine {
+
+using any_proof = std::variant<formats::proof<bn254>, formats::proof<bls12_381>>;
+
+// What a backend says of one proof: the prover's own phase times (the one shape, groth16's), and
+// what the backend added around the prover: its wait for device memory for the worker's buffers,
+// where the proof ran, and whether its staging fell back to pageable memory.
+struct prove_report {
+  groth16::phase_timings phases;
+  double device_memory_wait = 0;  // waiting in the device budget's line for the worker's buffers
+  std::string ran_on;             // "cpu" or a slot's name; empty: the engine fills in "cpu"
+  bool pinned_fallback = false;   // the pool could not serve: staged in pageable memory
+};
+
+// One proof's inputs besides the witness.
+struct prove_call {
+  const loaded_key& key;
+  const device_key* on_device = nullptr;  // the key's copy on the worker's slot; null: none there
+  int slot = -1;                          // the worker's device slot; -1: none
+  int worker = 0;                         // the calling worker's index
+  std::string_view circuit;               // for the pinned pool's capacity hints
+  // Where a backend that stages host data for a device takes its pinned buffers, and the job's
+  // working-set reservation it charges them to (pinned_pool::acquire's `charge`). Null: none
+  // (the backend uses buffers of its own).
+  pinned_pool* pinned = nullptr;
+  reservation* working_set = nullptr;
+};
+
+// Host memory one proof of a key needs while it runs, for admission against the host budget.
+struct proof_memory {
+  uint64_t host = 0;    // everything, pinned included
+  uint64_t pinned = 0;  // of which staged in pinned buffers (taken from the pinned pool)
+};
+
+// A device slot's work since start, for status and metrics.
+struct device_activity {
+  std::string name;  // the slot's, "device:0"
+  int ordinal = 0;
+  std::string description;  // "NVIDIA H200 (sm_90, 132 SMs)"
+  uint64_t proofs = 0;
+  uint64_t cpu_fallbacks = 0;  // proofs of its workers that ran on the CPU (no device copy)
+  double busy_s = 0;           // kernel lock held
+  double wait_s = 0;           // kernel lock waited for
+  double h2d_bytes = 0, h2d_s = 0;
+  uint64_t workspace_pinned_bytes = 0;  // its workers' buffers now
+  uint64_t workspace_device_bytes = 0;
+  uint64_t workspace_allocations = 0;  // times those buffers were allocated or grown
+  uint64_t workspace_evictions = 0;    // times an idle worker's device buffers were freed for room
+  std::string pci_bus_id;  // "0000:65:00.0" (cudaDeviceGetPCIBusId): how NVML finds the device
+};
+
+class prover_backend {
+ public:
+  virtual ~prover_backend() = default;
+  virtual const char* name() const noexcept = 0;
+  // The device slot of each worker, one entry per worker; empty: a CPU backend.
+  virtual std::vector<int> worker_slots() const { return {}; }
+  // The proof of `witness` (same curve as the key, nVars values) with fresh random r, s.
+  virtual result<any_proof> prove(const prove_call& call, const any_witness& witness, const cancel_token& cancel,
+                                  prove_report& report) = 0;
+  // Per device slot, in slot order; empty for a CPU backend.
+  virtual std::vector<device_activity> activity() const { return {}; }
+  // The engine's budgets, once, before the first proof (they outlive the backend's use of them): a
+  // backend with device buffers reserves them on the device budgets and registers an evictor of
+  // idle ones (memory_budget.hpp). The CPU backend's memory is the job's host reservation.
+  virtual void attach_memory(memory_budgets& /*budgets*/) {}
+  // What one proof of a key with these sizes holds in host memory while it runs (an estimate from
+  // the sizes). This default is the CPU prover's: the witness as read (nVars scalars) and a, b, c
+  // and h (n scalars each, all four live at the peak); the MSMs' buckets are small beside them.
+  virtual proof_memory memory_per_proof(const key_summary& k) const {
+    constexpr uint64_t scalar = 32;  // an Fr element of either curve
+    return {(uint64_t{k.n_vars} + 4 * uint64_t{k.domain_size}) * scalar, 0};
+  }
+};
+
+}  // namespace cuzk::engine

@@ -1,0 +1,72 @@
+// Where jobs live so that none is lost: the job store interface.
+//
+// The engine writes a job here before submit() returns, every state change as it happens, and the
+// result when the job ends; at start it reads back every job that had not ended (queued or
+// interrupted mid-proof) and queues it again. Results stay until purge_finished_before() removes
+// them (the configured retention). Registered circuits are kept here too, so that a job queued
+// before a restart still finds its circuit after it.
+//
+// The embedded implementation is SQLite (sqlite_job_store.hpp); memory_job_store.hpp keeps
+// everything in memory for tests and for a daemon run without persistence. A shared-database
+// implementation (many daemons, one queue) fits behind the same interface.
+//
+// Thread safety: every method may be called from any thread; implementations serialize.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.hpp"
+#include "engine/jobs/job.hpp"
+
+namespace cuzk::engine {
+
+// A job as stored: its result plus where its witnesses are.
+struct job_record {
+  job_result info;
+  // One .wtns path per partition, and whether the engine owns it (spooled: deleted when the job
+  // ends) or the caller does.
+  std::vector<std::string> witness_paths;
+  std::vector<bool> spooled;
+};
+
+struct circuit_record {
+  std::string id;
+  std::string zkey_path;
+  priority default_priority = priority::normal;
+};
+
+struct insert_outcome {
+  job_id id = 0;
+  bool inserted = false;  // false: request_id was already used by job `id`; nothing was written
+};
+
+class job_store {
+ public:
+  virtual ~job_store() = default;
+
+  // Stores a new job in state queued and assigns its id (larger than every id before). When
+  // info.request_id is non-empty and already used, stores nothing and returns that job's id.
+  virtual result<insert_outcome> insert(const job_record& rec) = 0;
+  // A running job's state and attempt count.
+  virtual status update_state(job_id id, job_state state, uint32_t attempts) = 0;
+  // A job's end (info.state terminal) with its result, or its return to the queue (info.state ==
+  // queued) after a drain interrupted it.
+  virtual status finish(const job_result& info) = 0;
+
+  virtual result<std::optional<job_record>> get(job_id id) = 0;
+  virtual result<std::optional<job_id>> find_request(const std::string& request_id) = 0;
+  // Every job not in a terminal state, in id order.
+  virtual result<std::vector<job_record>> unfinished() = 0;
+  // Removes jobs that ended before `cutoff`; returns the witness paths they owned (spooled) so
+  // the caller deletes any that remain.
+  virtual result<std::vector<std::string>> purge_finished_before(wall_time cutoff) = 0;
+
+  virtual status put_circuit(const circuit_record& c) = 0;  // insert or replace
+  virtual status remove_circuit(const std::string& id) = 0;
+  virtual result<std::vector<circuit_record>> circuits() = 0;
+};
+
+}  // namespace cuzk::engine

@@ -1,0 +1,203 @@
+// Both job stores against one contract (typed), and the SQLite store across a reopen.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "engine/jobs/memory_job_store.hpp"
+#include "engine/jobs/sqlite_job_store.hpp"
+
+namespace cuzk::engine {
+namespace {
+
+std::string temp_dir(const std::string& name) {
+  auto d =
+      std::filesystem::temp_directory_path() / ("cuzk-engine-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d.string();
+}
+
+struct memory_maker {
+  static std::shared_ptr<job_store> make(const std::string&) { return std::make_shared<memory_job_store>(); }
+};
+struct sqlite_maker {
+  static std::shared_ptr<job_store> make(const std::string& name) {
+    auto s = sqlite_job_store::open(temp_dir(name) + "/jobs.db");
+    EXPECT_TRUE(s.is_ok()) << s.error().to_string();
+    return std::shared_ptr<job_store>(std::move(s).value());
+  }
+};
+
+job_record make_job(const std::string& circuit, const std::string& request_id = {}) {
+  job_record r;
+  r.info.circuit = circuit;
+  r.info.request_id = request_id;
+  r.info.prio = priority::high;
+  r.info.partitions = 2;
+  r.info.submitted_at = from_unix_ms(1'700'000'000'000);
+  r.info.deadline = from_unix_ms(1'700'000'060'000);
+  r.witness_paths = {"/spool/a.wtns", "/data/b.wtns"};
+  r.spooled = {true, false};
+  return r;
+}
+
+template <class M>
+class job_store_contract : public ::testing::Test {};
+using makers = ::testing::Types<memory_maker, sqlite_maker>;
+TYPED_TEST_SUITE(job_store_contract, makers);
+
+TYPED_TEST(job_store_contract, insert_get_and_idempotent_request_ids) {
+  auto s = TypeParam::make("contract1");
+  auto a = s->insert(make_job("c1", "req-1"));
+  ASSERT_TRUE(a.is_ok()) << a.error().to_string();
+  EXPECT_TRUE(a->inserted);
+  auto b = s->insert(make_job("c1"));
+  ASSERT_TRUE(b.is_ok());
+  EXPECT_GT(b->id, a->id);
+  auto again = s->insert(make_job("c1", "req-1"));
+  ASSERT_TRUE(again.is_ok());
+  EXPECT_FALSE(again->inserted);
+  EXPECT_EQ(again->id, a->id);
+  EXPECT_EQ(*s->find_request("req-1").value(), a->id);
+  EXPECT_FALSE(s->find_request("nope").value().has_value());
+
+  auto g = s->get(a->id);
+  ASSERT_TRUE(g.is_ok() && g->has_value());
+  const job_record& r = **g;
+  EXPECT_EQ(r.info.circuit, "c1");
+  EXPECT_EQ(r.info.prio, priority::high);
+  EXPECT_EQ(r.info.state, job_state::queued);
+  EXPECT_EQ(r.info.partitions, 2u);
+  EXPECT_EQ(to_unix_ms(r.info.submitted_at), 1'700'000'000'000);
+  EXPECT_EQ(to_unix_ms(*r.info.deadline), 1'700'000'060'000);
+  EXPECT_EQ(r.witness_paths, (std::vector<std::string>{"/spool/a.wtns", "/data/b.wtns"}));
+  EXPECT_EQ(r.spooled, (std::vector<bool>{true, false}));
+  EXPECT_FALSE(s->get(9999).value().has_value());
+}
+
+TYPED_TEST(job_store_contract, states_results_unfinished_and_purge) {
+  auto s = TypeParam::make("contract2");
+  const job_id a = s->insert(make_job("c")).value().id;
+  const job_id b = s->insert(make_job("c")).value().id;
+  const job_id c = s->insert(make_job("c")).value().id;
+  ASSERT_TRUE(s->update_state(b, job_state::proving, 1).is_ok());
+
+  job_result done = s->get(a).value()->info;
+  done.state = job_state::done;
+  done.attempts = 1;
+  done.finished_at = from_unix_ms(1'700'000'100'000);
+  done.times[phase::prove] = 1.5;
+  done.times[phase::total] = 2.25;
+  done.times[phase::msm_h] = 0.125;  // a GPU detail phase, after total
+  done.ran_on = "device:0";
+  done.h2d_bytes = 100663296;
+  done.proofs = {{"{\"pi_a\":1}", "[\"7\"]"}, {"{\"pi_a\":2}", "[\"8\"]"}};
+  done.deadline_missed = true;
+  ASSERT_TRUE(s->finish(done).is_ok());
+
+  job_result failed = s->get(c).value()->info;
+  failed.state = job_state::failed;
+  failed.error = status(errc::format_error, "partition 1: bad");
+  failed.finished_at = from_unix_ms(1'700'000'200'000);
+  ASSERT_TRUE(s->finish(failed).is_ok());
+
+  const auto r = s->get(a).value().value().info;
+  EXPECT_EQ(r.state, job_state::done);
+  EXPECT_DOUBLE_EQ(r.times[phase::prove], 1.5);
+  EXPECT_DOUBLE_EQ(r.times[phase::total], 2.25);
+  EXPECT_DOUBLE_EQ(r.times[phase::msm_h], 0.125);
+  EXPECT_EQ(r.ran_on, "device:0");
+  EXPECT_DOUBLE_EQ(r.h2d_bytes, 100663296);
+  ASSERT_EQ(r.proofs.size(), 2u);
+  EXPECT_EQ(r.proofs[1].public_json, "[\"8\"]");
+  EXPECT_TRUE(r.deadline_missed);
+  const auto f = s->get(c).value().value().info;
+  EXPECT_EQ(f.error.code(), errc::format_error);
+  EXPECT_EQ(f.error.message(), "partition 1: bad");
+
+  auto un = s->unfinished().value();
+  ASSERT_EQ(un.size(), 1u);
+  EXPECT_EQ(un[0].info.id, b);
+  EXPECT_EQ(un[0].info.state, job_state::proving);
+  EXPECT_EQ(un[0].info.attempts, 1u);
+
+  auto purged = s->purge_finished_before(from_unix_ms(1'700'000'150'000)).value();
+  EXPECT_EQ(purged, (std::vector<std::string>{"/spool/a.wtns"}));
+  EXPECT_FALSE(s->get(a).value().has_value());
+  EXPECT_TRUE(s->get(c).value().has_value());
+}
+
+TYPED_TEST(job_store_contract, circuits) {
+  auto s = TypeParam::make("contract3");
+  ASSERT_TRUE(s->put_circuit({"b", "/k/b.zkey", priority::low}).is_ok());
+  ASSERT_TRUE(s->put_circuit({"a", "/k/a.zkey", priority::critical}).is_ok());
+  ASSERT_TRUE(s->put_circuit({"a", "/k/a2.zkey", priority::high}).is_ok());
+  auto cs = s->circuits().value();
+  ASSERT_EQ(cs.size(), 2u);
+  EXPECT_EQ(cs[0].id, "a");
+  EXPECT_EQ(cs[0].zkey_path, "/k/a2.zkey");
+  EXPECT_EQ(cs[0].default_priority, priority::high);
+  ASSERT_TRUE(s->remove_circuit("a").is_ok());
+  EXPECT_EQ(s->circuits().value().size(), 1u);
+}
+
+TEST(sqlite_job_store, survives_reopen) {
+  const std::string db = temp_dir("reopen") + "/jobs.db";
+  job_id a, b;
+  {
+    auto s = sqlite_job_store::open(db).value();
+    a = s->insert(make_job("c", "r1")).value().id;
+    b = s->insert(make_job("c")).value().id;
+    ASSERT_TRUE(s->update_state(b, job_state::synthesizing, 1).is_ok());
+    ASSERT_TRUE(s->put_circuit({"c", "/k/c.zkey", priority::normal}).is_ok());
+  }
+  auto s = sqlite_job_store::open(db).value();
+  auto un = s->unfinished().value();
+  ASSERT_EQ(un.size(), 2u);
+  EXPECT_EQ(un[0].info.id, a);
+  EXPECT_EQ(un[1].info.state, job_state::synthesizing);
+  EXPECT_EQ(*s->find_request("r1").value(), a);
+  EXPECT_EQ(s->circuits().value().size(), 1u);
+  // Ids keep growing after a reopen.
+  EXPECT_GT(s->insert(make_job("c")).value().id, b);
+}
+
+// A result stored before the times carried where the job ran (a bare array of the six phases).
+TEST(sqlite_job_store, reads_times_stored_as_a_bare_array) {
+  const std::string db = temp_dir("oldtimes") + "/jobs.db";
+  job_id a;
+  {
+    auto s = sqlite_job_store::open(db).value();
+    a = s->insert(make_job("c")).value().id;
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+  const std::string sql = "UPDATE jobs SET state = 5, times_json = '[0.5,0,1,2,0.25,3.75]' WHERE id = " +
+                          std::to_string(a);
+  EXPECT_EQ(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(raw);
+  auto s = sqlite_job_store::open(db).value();
+  const auto r = s->get(a).value().value().info;
+  EXPECT_DOUBLE_EQ(r.times[phase::queue_wait], 0.5);
+  EXPECT_DOUBLE_EQ(r.times[phase::total], 3.75);
+  EXPECT_DOUBLE_EQ(r.times[phase::msm_h], 0);
+  EXPECT_EQ(r.ran_on, "");
+}
+
+TEST(sqlite_job_store, refuses_what_is_not_a_database) {
+  const std::string dir = temp_dir("notdb");
+  {
+    std::FILE* f = std::fopen((dir + "/x.db").c_str(), "w");
+    std::fputs("this is not an SQLite database, just some text long enough to have a header page", f);
+    std::fclose(f);
+  }
+  auto s = sqlite_job_store::open(dir + "/x.db");
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_NE(s.error().message().find("x.db"), std::string::npos) << s.error().to_string();
+  EXPECT_FALSE(sqlite_job_store::open(dir + "/missing/dir/jobs.db").is_ok());
+}
+
+}  // namespace
+}  // namespace cuzk::engine

@@ -1,0 +1,57 @@
+// Verification and encoding of a partition's proof (see proof_check.hpp).
+#include "engine/jobs/proof_check.hpp"
+
+#include "formats/public_signals.hpp"
+#include "groth16/circuit_io.hpp"
+#include "groth16/verifier.hpp"
+
+namespace cuzk::engine {
+
+namespace {
+
+template <class C>
+struct typed {
+  const key_material<C>* key;
+  const std::vector<typename C::fr::repr>* w;
+  const formats::proof<C>* p;
+};
+
+template <class C>
+result<typed<C>> unpack(const loaded_key& key, const any_witness& witness, const any_proof& proof) {
+  typed<C> t{key.get<C>(), witness.curve == formats::curve_id_of<C> ? &witness.values : nullptr,
+             std::get_if<formats::proof<C>>(&proof)};
+  if (!t.key || !t.w || !t.p)
+    return status(errc::internal, std::string("key, witness and proof are not all for ") + C::name);
+  return t;
+}
+
+template <class C>
+status verify_as(const loaded_key& key, const any_witness& witness, const any_proof& proof) {
+  auto t = unpack<C>(key, witness, proof);
+  if (!t) return t.error();
+  const auto pub = groth16::public_signals_of<C>(*t->w, t->key->view.n_public);
+  return groth16::verify<C>(*t->key->vk, pub, *t->p);
+}
+
+template <class C>
+result<partition_proof> encode_as(const loaded_key& key, const any_witness& witness, const any_proof& proof) {
+  auto t = unpack<C>(key, witness, proof);
+  if (!t) return t.error();
+  const auto pub = groth16::public_signals_of<C>(*t->w, t->key->view.n_public);
+  return partition_proof{formats::proof_to_json<C>(*t->p), formats::public_to_json<C>(pub)};
+}
+
+}  // namespace
+
+status verify_partition(const loaded_key& key, const any_witness& witness, const any_proof& proof) {
+  if (key.curve() == formats::curve_id::bn254) return verify_as<bn254>(key, witness, proof);
+  return verify_as<bls12_381>(key, witness, proof);
+}
+
+result<partition_proof> encode_partition(const loaded_key& key, const any_witness& witness,
+                                         const any_proof& proof) {
+  if (key.curve() == formats::curve_id::bn254) return encode_as<bn254>(key, witness, proof);
+  return encode_as<bls12_381>(key, witness, proof);
+}
+
+}  // namespace cuzk::engine

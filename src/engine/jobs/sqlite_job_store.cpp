@@ -1,0 +1,353 @@
+// The SQLite job store (see sqlite_job_store.hpp). Variable-size parts of a job (its timings, its
+// proofs, its witness paths) are JSON text columns: they are written once and read back whole.
+#include "engine/jobs/sqlite_job_store.hpp"
+
+#include <sqlite3.h>
+
+#include <nlohmann/json.hpp>
+
+namespace cuzk::engine {
+
+namespace {
+
+constexpr int schema_version = 1;
+
+const char* const schema_sql = R"sql(
+CREATE TABLE IF NOT EXISTS jobs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  request_id TEXT UNIQUE,
+  circuit TEXT NOT NULL,
+  priority INTEGER NOT NULL,
+  state INTEGER NOT NULL,
+  partitions INTEGER NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  submitted_ms INTEGER NOT NULL,
+  deadline_ms INTEGER,
+  finished_ms INTEGER,
+  error_code INTEGER NOT NULL DEFAULT 0,
+  error_message TEXT NOT NULL DEFAULT '',
+  deadline_missed INTEGER NOT NULL DEFAULT 0,
+  times_json TEXT NOT NULL DEFAULT '[]',
+  proofs_json TEXT NOT NULL DEFAULT '[]',
+  witnesses_json TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs(state);
+CREATE INDEX IF NOT EXISTS jobs_by_finished ON jobs(finished_ms);
+CREATE TABLE IF NOT EXISTS circuits (
+  id TEXT PRIMARY KEY,
+  zkey_path TEXT NOT NULL,
+  priority INTEGER NOT NULL
+);
+)sql";
+
+// A prepared statement, finalized on scope exit.
+class stmt {
+ public:
+  stmt(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &s_, nullptr); }
+  ~stmt() { sqlite3_finalize(s_); }
+  stmt(const stmt&) = delete;
+  stmt& operator=(const stmt&) = delete;
+
+  bool ok() const { return rc_ == SQLITE_OK; }
+  void bind(int i, int64_t v) { sqlite3_bind_int64(s_, i, v); }
+  void bind(int i, const std::string& v) {
+    sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  }
+  void bind_null(int i) { sqlite3_bind_null(s_, i); }
+  int step() { return sqlite3_step(s_); }
+  int64_t i64(int c) const { return sqlite3_column_int64(s_, c); }
+  bool is_null(int c) const { return sqlite3_column_type(s_, c) == SQLITE_NULL; }
+  std::string text(int c) const {
+    const auto* p = sqlite3_column_text(s_, c);
+    return p ? std::string(reinterpret_cast<const char*>(p),
+                           static_cast<std::size_t>(sqlite3_column_bytes(s_, c)))
+             : std::string();
+  }
+
+ private:
+  sqlite3_stmt* s_ = nullptr;
+  int rc_ = SQLITE_ERROR;
+};
+
+// The phase times with where the job ran: {"seconds": [...], "ran_on": "device:0", "h2d_bytes": N}.
+// Rows written before ran_on existed hold the bare array, still read.
+std::string times_to_json(const job_result& i) {
+  return nlohmann::json{{"seconds", i.times.seconds}, {"ran_on", i.ran_on}, {"h2d_bytes", i.h2d_bytes}}.dump();
+}
+
+void times_from_json(const std::string& s, job_result& i) {
+  const auto j = nlohmann::json::parse(s, nullptr, false);
+  const auto& secs = j.is_object() && j.contains("seconds") ? j["seconds"] : j;
+  if (secs.is_array())
+    for (std::size_t k = 0; k < secs.size() && k < i.times.seconds.size(); ++k)
+      if (secs[k].is_number()) i.times.seconds[k] = secs[k].get<double>();
+  if (!j.is_object()) return;
+  if (j.contains("ran_on") && j["ran_on"].is_string()) i.ran_on = j["ran_on"].get<std::string>();
+  if (j.contains("h2d_bytes") && j["h2d_bytes"].is_number()) i.h2d_bytes = j["h2d_bytes"].get<double>();
+}
+
+std::string proofs_to_json(const std::vector<partition_proof>& p) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& x : p) j.push_back({{"proof", x.proof_json}, {"public", x.public_json}});
+  return j.dump();
+}
+
+std::vector<partition_proof> proofs_from_json(const std::string& s) {
+  std::vector<partition_proof> out;
+  const auto j = nlohmann::json::parse(s, nullptr, false);
+  if (!j.is_array()) return out;
+  for (const auto& x : j)
+    if (x.is_object() && x.contains("proof") && x.contains("public"))
+      out.push_back({x["proof"].get<std::string>(), x["public"].get<std::string>()});
+  return out;
+}
+
+std::string witnesses_to_json(const job_record& r) {
+  nlohmann::json j = nlohmann::json::array();
+  for (std::size_t i = 0; i < r.witness_paths.size(); ++i)
+    j.push_back({{"path", r.witness_paths[i]}, {"spooled", i < r.spooled.size() && r.spooled[i]}});
+  return j.dump();
+}
+
+void witnesses_from_json(const std::string& s, job_record& r) {
+  const auto j = nlohmann::json::parse(s, nullptr, false);
+  if (!j.is_array()) return;
+  for (const auto& x : j) {
+    if (!x.is_object() || !x.contains("path")) continue;
+    r.witness_paths.push_back(x["path"].get<std::string>());
+    r.spooled.push_back(x.value("spooled", false));
+  }
+}
+
+constexpr const char* select_columns =
+    "SELECT id, request_id, circuit, priority, state, partitions, attempts, submitted_ms, deadline_ms, "
+    "finished_ms, error_code, error_message, deadline_missed, times_json, proofs_json, witnesses_json FROM "
+    "jobs ";
+
+job_record row_to_record(const stmt& s) {
+  job_record r;
+  job_result& i = r.info;
+  i.id = static_cast<job_id>(s.i64(0));
+  i.request_id = s.text(1);
+  i.circuit = s.text(2);
+  i.prio = static_cast<priority>(s.i64(3));
+  i.state = static_cast<job_state>(s.i64(4));
+  i.partitions = static_cast<uint32_t>(s.i64(5));
+  i.attempts = static_cast<uint32_t>(s.i64(6));
+  i.submitted_at = from_unix_ms(s.i64(7));
+  if (!s.is_null(8)) i.deadline = from_unix_ms(s.i64(8));
+  if (!s.is_null(9)) i.finished_at = from_unix_ms(s.i64(9));
+  const auto code = static_cast<errc>(s.i64(10));
+  if (code != errc::ok) i.error = status(code, s.text(11));
+  i.deadline_missed = s.i64(12) != 0;
+  times_from_json(s.text(13), i);
+  i.proofs = proofs_from_json(s.text(14));
+  witnesses_from_json(s.text(15), r);
+  return r;
+}
+
+}  // namespace
+
+status sqlite_job_store::error(const std::string& what) const {
+  return status(errc::io_error, path_ + ": " + what + ": " + sqlite3_errmsg(db_));
+}
+
+status sqlite_job_store::exec(const char* sql) {
+  char* msg = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &msg) != SQLITE_OK) {
+    status s(errc::io_error, path_ + ": " + (msg ? msg : "sqlite error"));
+    sqlite3_free(msg);
+    return s;
+  }
+  return status::ok();
+}
+
+result<std::unique_ptr<sqlite_job_store>> sqlite_job_store::open(const std::string& path) {
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &db,
+                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    status s(errc::io_error,
+             path + ": cannot open the job database: " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)));
+    sqlite3_close(db);
+    return s;
+  }
+  std::unique_ptr<sqlite_job_store> store(new sqlite_job_store(db, path));
+  sqlite3_busy_timeout(db, 5000);
+  CUZK_TRY(store->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;"));
+  {
+    stmt v(db, "PRAGMA user_version");
+    if (!v.ok() || v.step() != SQLITE_ROW) return store->error("reading the schema version");
+    const int64_t found = v.i64(0);
+    if (found != 0 && found != schema_version)
+      return status(errc::format_error, path + ": job database schema version: expected " +
+                                            std::to_string(schema_version) + ", found " +
+                                            std::to_string(found));
+  }
+  CUZK_TRY(store->exec(schema_sql));
+  CUZK_TRY(store->exec(("PRAGMA user_version=" + std::to_string(schema_version)).c_str()));
+  return store;
+}
+
+sqlite_job_store::~sqlite_job_store() { sqlite3_close(db_); }
+
+result<std::optional<job_id>> sqlite_job_store::find_request_locked(const std::string& request_id) {
+  stmt s(db_, "SELECT id FROM jobs WHERE request_id = ?");
+  if (!s.ok()) return error("find_request");
+  s.bind(1, request_id);
+  const int rc = s.step();
+  if (rc == SQLITE_ROW) return std::optional<job_id>(static_cast<job_id>(s.i64(0)));
+  if (rc == SQLITE_DONE) return std::optional<job_id>();
+  return error("find_request");
+}
+
+result<insert_outcome> sqlite_job_store::insert(const job_record& rec) {
+  std::lock_guard lk(m_);
+  const job_result& i = rec.info;
+  if (!i.request_id.empty()) {
+    auto found = find_request_locked(i.request_id);
+    if (!found) return found.error();
+    if (*found) return insert_outcome{**found, false};
+  }
+  stmt s(db_,
+         "INSERT INTO jobs (request_id, circuit, priority, state, partitions, attempts, submitted_ms, "
+         "deadline_ms, "
+         "witnesses_json) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)");
+  if (!s.ok()) return error("insert job");
+  if (i.request_id.empty())
+    s.bind_null(1);
+  else
+    s.bind(1, i.request_id);
+  s.bind(2, i.circuit);
+  s.bind(3, static_cast<int64_t>(i.prio));
+  s.bind(4, static_cast<int64_t>(job_state::queued));
+  s.bind(5, static_cast<int64_t>(i.partitions));
+  s.bind(6, to_unix_ms(i.submitted_at));
+  if (i.deadline)
+    s.bind(7, to_unix_ms(*i.deadline));
+  else
+    s.bind_null(7);
+  s.bind(8, witnesses_to_json(rec));
+  if (s.step() != SQLITE_DONE) return error("insert job");
+  return insert_outcome{static_cast<job_id>(sqlite3_last_insert_rowid(db_)), true};
+}
+
+status sqlite_job_store::update_state(job_id id, job_state state, uint32_t attempts) {
+  std::lock_guard lk(m_);
+  stmt s(db_, "UPDATE jobs SET state = ?, attempts = ? WHERE id = ?");
+  if (!s.ok()) return error("update job state");
+  s.bind(1, static_cast<int64_t>(state));
+  s.bind(2, static_cast<int64_t>(attempts));
+  s.bind(3, static_cast<int64_t>(id));
+  if (s.step() != SQLITE_DONE) return error("update job state");
+  return status::ok();
+}
+
+status sqlite_job_store::finish(const job_result& i) {
+  std::lock_guard lk(m_);
+  stmt s(db_,
+         "UPDATE jobs SET state = ?, attempts = ?, finished_ms = ?, error_code = ?, error_message = ?, "
+         "deadline_missed = ?, times_json = ?, proofs_json = ? WHERE id = ?");
+  if (!s.ok()) return error("finish job");
+  s.bind(1, static_cast<int64_t>(i.state));
+  s.bind(2, static_cast<int64_t>(i.attempts));
+  if (i.finished_at)
+    s.bind(3, to_unix_ms(*i.finished_at));
+  else
+    s.bind_null(3);
+  s.bind(4, static_cast<int64_t>(i.error.code()));
+  s.bind(5, i.error.message());
+  s.bind(6, i.deadline_missed ? 1 : 0);
+  s.bind(7, times_to_json(i));
+  s.bind(8, proofs_to_json(i.proofs));
+  s.bind(9, static_cast<int64_t>(i.id));
+  if (s.step() != SQLITE_DONE) return error("finish job");
+  return status::ok();
+}
+
+result<std::optional<job_record>> sqlite_job_store::get(job_id id) {
+  std::lock_guard lk(m_);
+  stmt s(db_, (std::string(select_columns) + "WHERE id = ?").c_str());
+  if (!s.ok()) return error("get job");
+  s.bind(1, static_cast<int64_t>(id));
+  const int rc = s.step();
+  if (rc == SQLITE_ROW) return std::optional<job_record>(row_to_record(s));
+  if (rc == SQLITE_DONE) return std::optional<job_record>();
+  return error("get job");
+}
+
+result<std::optional<job_id>> sqlite_job_store::find_request(const std::string& request_id) {
+  std::lock_guard lk(m_);
+  return find_request_locked(request_id);
+}
+
+result<std::vector<job_record>> sqlite_job_store::unfinished() {
+  std::lock_guard lk(m_);
+  stmt s(db_, (std::string(select_columns) + "WHERE state NOT IN (?, ?, ?) ORDER BY id").c_str());
+  if (!s.ok()) return error("list unfinished jobs");
+  s.bind(1, static_cast<int64_t>(job_state::done));
+  s.bind(2, static_cast<int64_t>(job_state::failed));
+  s.bind(3, static_cast<int64_t>(job_state::cancelled));
+  std::vector<job_record> out;
+  int rc;
+  while ((rc = s.step()) == SQLITE_ROW) out.push_back(row_to_record(s));
+  if (rc != SQLITE_DONE) return error("list unfinished jobs");
+  return out;
+}
+
+result<std::vector<std::string>> sqlite_job_store::purge_finished_before(wall_time cutoff) {
+  std::lock_guard lk(m_);
+  std::vector<std::string> paths;
+  {
+    stmt s(db_, "SELECT witnesses_json FROM jobs WHERE finished_ms IS NOT NULL AND finished_ms < ?");
+    if (!s.ok()) return error("purge jobs");
+    s.bind(1, to_unix_ms(cutoff));
+    int rc;
+    while ((rc = s.step()) == SQLITE_ROW) {
+      job_record r;
+      witnesses_from_json(s.text(0), r);
+      for (std::size_t k = 0; k < r.witness_paths.size(); ++k)
+        if (r.spooled[k]) paths.push_back(r.witness_paths[k]);
+    }
+    if (rc != SQLITE_DONE) return error("purge jobs");
+  }
+  stmt d(db_, "DELETE FROM jobs WHERE finished_ms IS NOT NULL AND finished_ms < ?");
+  if (!d.ok()) return error("purge jobs");
+  d.bind(1, to_unix_ms(cutoff));
+  if (d.step() != SQLITE_DONE) return error("purge jobs");
+  return paths;
+}
+
+status sqlite_job_store::put_circuit(const circuit_record& c) {
+  std::lock_guard lk(m_);
+  stmt s(db_, "INSERT OR REPLACE INTO circuits (id, zkey_path, priority) VALUES (?, ?, ?)");
+  if (!s.ok()) return error("store circuit");
+  s.bind(1, c.id);
+  s.bind(2, c.zkey_path);
+  s.bind(3, static_cast<int64_t>(c.default_priority));
+  if (s.step() != SQLITE_DONE) return error("store circuit");
+  return status::ok();
+}
+
+status sqlite_job_store::remove_circuit(const std::string& id) {
+  std::lock_guard lk(m_);
+  stmt s(db_, "DELETE FROM circuits WHERE id = ?");
+  if (!s.ok()) return error("remove circuit");
+  s.bind(1, id);
+  if (s.step() != SQLITE_DONE) return error("remove circuit");
+  return status::ok();
+}
+
+result<std::vector<circuit_record>> sqlite_job_store::circuits() {
+  std::lock_guard lk(m_);
+  stmt s(db_, "SELECT id, zkey_path, priority FROM circuits ORDER BY id");
+  if (!s.ok()) return error("list circuits");
+  std::vector<circuit_record> out;
+  int rc;
+  while ((rc = s.step()) == SQLITE_ROW)
+    out.push_back({s.text(0), s.text(1), static_cast<priority>(s.i64(2))});
+  if (rc != SQLITE_DONE) return error("list circuits");
+  return out;
+}
+
+}  // namespace cuzk::engine

@@ -1,0 +1,62 @@
+// The embedded job store: one SQLite database file in WAL mode.
+//
+// WAL lets status readers run while a worker writes, and with synchronous=FULL a committed
+// transaction survives power loss, not only a killed process: a job acknowledged by submit() is on
+// disk. Writes are single-row statements of a few hundred bytes, a few per job phase, so the
+// fsync per commit (~1 ms on an SSD) is noise next to a proof. Witnesses do not go into the
+// database (they are megabytes to gigabytes); the rows hold the paths of files spooled beside it
+// (witness_spool.hpp).
+//
+// Schema (version 1, in the user_version pragma):
+//   jobs(id INTEGER PRIMARY KEY AUTOINCREMENT, request_id TEXT UNIQUE, circuit, priority, state,
+//        partitions, attempts, submitted_ms, deadline_ms, finished_ms, error_code, error_message,
+//        deadline_missed, times_json, proofs_json, witnesses_json)
+//   circuits(id TEXT PRIMARY KEY, zkey_path, priority)
+// AUTOINCREMENT keeps ids increasing even after the newest rows are purged, so FIFO order by id
+// holds across restarts.
+//
+// Thread safety: any thread; one connection guarded by a mutex.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "engine/jobs/job_store.hpp"
+
+struct sqlite3;
+
+namespace cuzk::engine {
+
+class sqlite_job_store final : public job_store {
+ public:
+  // Opens or creates the database at `path` (its directory must exist). io_error naming the path
+  // and SQLite's message otherwise; format_error for a database of another schema version.
+  static result<std::unique_ptr<sqlite_job_store>> open(const std::string& path);
+  ~sqlite_job_store() override;
+  sqlite_job_store(const sqlite_job_store&) = delete;
+  sqlite_job_store& operator=(const sqlite_job_store&) = delete;
+
+  result<insert_outcome> insert(const job_record& rec) override;
+  status update_state(job_id id, job_state state, uint32_t attempts) override;
+  status finish(const job_result& info) override;
+  result<std::optional<job_record>> get(job_id id) override;
+  result<std::optional<job_id>> find_request(const std::string& request_id) override;
+  result<std::vector<job_record>> unfinished() override;
+  result<std::vector<std::string>> purge_finished_before(wall_time cutoff) override;
+  status put_circuit(const circuit_record& c) override;
+  status remove_circuit(const std::string& id) override;
+  result<std::vector<circuit_record>> circuits() override;
+
+ private:
+  sqlite_job_store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  status exec(const char* sql);
+  status error(const std::string& what) const;
+  result<std::optional<job_id>> find_request_locked(const std::string& request_id);
+
+  std::mutex m_;
+  sqlite3* db_;
+  std::string path_;
+};
+
+}  // namespace cuzk::engine

@@ -1,0 +1,35 @@
+// A partition's witness: checked against its key at submit, read into the prover's form at run.
+//
+// At submit, check_witness_file() maps the .wtns (spooled or the caller's path), checks its
+// header (curve and nVars against the key's header) and every value against r, so a malformed
+// or mismatched witness is rejected before it is queued, with the file and the first bad field
+// named. At run time read_witness() copies the values into 8-byte-aligned integers (the .wtns's
+// values start at offset 76), the layout the MSMs take.
+//
+// Thread safety: free functions over files; any thread.
+#pragma once
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "base/result.hpp"
+#include "curves/bls12_381.hpp"
+#include "curves/bn254.hpp"
+#include "engine/keys/key_summary.hpp"
+
+namespace cuzk::engine {
+
+// Both scalar fields are 255-bit, so both curves' witness values are bigint<4>; the curve tag
+// says which field they belong to.
+static_assert(std::is_same_v<bn254::fr::repr, bls12_381::fr::repr>);
+struct any_witness {
+  formats::curve_id curve = formats::curve_id::bn254;
+  std::vector<bn254::fr::repr> values;  // plain integers < r, w[0] = 1
+};
+
+// `what` names the witness in messages ("partition 2").
+status check_witness_file(const std::string& path, const key_summary& key, const std::string& what);
+result<any_witness> read_witness(const std::string& path, const key_summary& key);
+
+}  // namespace cuzk::engine

@@ -1,0 +1,44 @@
+// The circuits a daemon proves: an id, the zkey on the daemon's disk, a default priority, and the
+// key's header (read once at registration, see key_summary.hpp).
+//
+// Ids are what callers name in a submit; they are restricted to [A-Za-z0-9._:-], 1..128
+// characters, so they are safe in file names, metric labels and log fields.
+//
+// Thread safety: any thread; one mutex.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.hpp"
+#include "engine/jobs/job.hpp"
+#include "engine/keys/key_summary.hpp"
+
+namespace cuzk::engine {
+
+struct circuit_info {
+  std::string id;
+  std::string zkey_path;
+  priority default_priority = priority::normal;
+  key_summary key;
+};
+
+class circuit_registry {
+ public:
+  // invalid_argument naming the id when it has characters outside the allowed set.
+  static status check_id(const std::string& id);
+
+  void put(circuit_info c);
+  void erase(const std::string& id);
+  std::optional<circuit_info> find(const std::string& id) const;
+  std::vector<circuit_info> list() const;
+
+ private:
+  mutable std::mutex m_;
+  std::map<std::string, circuit_info> circuits_;
+};
+
+}  // namespace cuzk::engine

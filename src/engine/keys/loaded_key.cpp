@@ -1,0 +1,186 @@
+// Loading a proving key into a tier (see loaded_key.hpp).
+#include "engine/keys/loaded_key.hpp"
+
+#include <cstring>
+
+namespace cuzk::engine {
+
+const char* key_tier_name(key_tier t) noexcept {
+  switch (t) {
+    case key_tier::cold:
+      return "cold";
+    case key_tier::warm:
+      return "warm";
+    case key_tier::hot:
+      return "hot";
+    case key_tier::device:
+      return "device";
+  }
+  return "?";
+}
+
+namespace {
+
+template <class Fr>
+uint64_t csr_bytes(const synth::csr_matrix<Fr>& m) {
+  return m.row_start.size() * sizeof(uint64_t) + m.col.size() * sizeof(uint32_t) +
+         m.value.size() * sizeof(Fr);
+}
+
+template <class C>
+uint64_t point_section_bytes(const groth16::proving_key_view<C>& v) {
+  return (v.a.size() + v.b1.size() + v.c.size() + v.h.size()) * sizeof(g1_affine<C>) +
+         v.b2.size() * sizeof(g2_affine<C>);
+}
+
+// The view's header part (everything but the point spans).
+template <class C>
+groth16::proving_key_view<C> header_view(const formats::zkey<C>& zk,
+                                         const synth::constraint_matrices<typename C::fr>* m) {
+  const auto& h = zk.header();
+  groth16::proving_key_view<C> v;
+  v.n_vars = zk.n_vars();
+  v.n_public = zk.n_public();
+  v.domain_size = zk.domain_size();
+  v.alpha1 = h.alpha1;
+  v.beta1 = h.beta1;
+  v.delta1 = h.delta1;
+  v.beta2 = h.beta2;
+  v.gamma2 = h.gamma2;
+  v.delta2 = h.delta2;
+  v.matrices = m;
+  return v;
+}
+
+template <class C>
+void point_spans_from(groth16::proving_key_view<C>& v, const formats::zkey<C>& zk) {
+  v.a = zk.a();
+  v.b1 = zk.b1();
+  v.b2 = zk.b2();
+  v.c = zk.c();
+  v.h = zk.h();
+}
+
+}  // namespace
+
+uint64_t loaded_key::hot_bytes() const noexcept { return point_bytes_ + matrix_bytes_; }
+
+template <class C>
+result<std::shared_ptr<const loaded_key>> loaded_key::load_warm_as(const std::string& path,
+                                                                   const key_summary& expect,
+                                                                   point_check check) {
+  auto zk = formats::zkey<C>::open(path);
+  if (!zk) return zk.error();
+  if (zk->n_vars() != expect.n_vars || zk->n_public() != expect.n_public ||
+      zk->domain_size() != expect.domain_size)
+    return status(errc::format_error,
+                  path + ": the key changed since it was registered (nVars/nPublic/domainSize " +
+                      std::to_string(expect.n_vars) + "/" + std::to_string(expect.n_public) + "/" +
+                      std::to_string(expect.domain_size) + ", found " + std::to_string(zk->n_vars()) + "/" +
+                      std::to_string(zk->n_public()) + "/" + std::to_string(zk->domain_size()) + ")");
+  if (check == point_check::on_curve) CUZK_TRY(zk->validate_points(formats::subgroup_check::skip));
+  auto m = synth::matrices_from_zkey<typename C::fr>(zk->section_bytes(formats::zkey_coefs), zk->n_vars(),
+                                                     zk->domain_size());
+  if (!m) return m.error().with_context(path);
+
+  std::shared_ptr<loaded_key> k(new loaded_key());
+  key_material<C> mat;
+  mat.vk = std::make_shared<const formats::verification_key<C>>(formats::verification_key_of(*zk));
+  mat.matrices = std::make_shared<const synth::constraint_matrices<typename C::fr>>(std::move(m).value());
+  auto owned_zk = std::make_shared<const formats::zkey<C>>(std::move(zk).value());
+  mat.view = header_view(*owned_zk, mat.matrices.get());
+  point_spans_from(mat.view, *owned_zk);
+  CUZK_TRY(mat.view.validate().with_context(path));
+  k->matrix_bytes_ = csr_bytes(mat.matrices->a) + csr_bytes(mat.matrices->b);
+  k->point_bytes_ = point_section_bytes(mat.view);
+  k->mapped_ = owned_zk->file().bytes().size();
+  k->owned_ = owned_zk->copied_bytes() + k->matrix_bytes_;
+  mat.zk = std::move(owned_zk);
+  k->m_ = std::move(mat);
+  k->tier_ = key_tier::warm;
+  k->path_ = path;
+  return std::shared_ptr<const loaded_key>(std::move(k));
+}
+
+result<std::shared_ptr<const loaded_key>> loaded_key::load_warm(const std::string& path,
+                                                                const key_summary& expect,
+                                                                point_check check) {
+  if (expect.curve == formats::curve_id::bn254) return load_warm_as<bn254>(path, expect, check);
+  return load_warm_as<bls12_381>(path, expect, check);
+}
+
+template <class C>
+result<std::shared_ptr<const loaded_key>> loaded_key::make_hot_as(const loaded_key& from,
+                                                                  const key_material<C>& src,
+                                                                  host_allocator& alloc) {
+  const auto& sv = src.view;
+  auto block = alloc.allocate(from.point_bytes_);
+  if (!block) return block.error().with_context(from.path_);
+  auto* p = static_cast<uint8_t*>(block->data());
+  auto copy = [&p](auto span) {
+    using T = typename decltype(span)::element_type;
+    const std::size_t n = span.size_bytes();
+    if (n != 0) std::memcpy(p, span.data(), n);
+    std::span<const T> out(reinterpret_cast<const T*>(p), span.size());
+    p += n;
+    return out;
+  };
+  key_material<C> mat;
+  mat.matrices = src.matrices;
+  mat.vk = src.vk;
+  mat.view = sv;
+  mat.view.a = copy(sv.a);
+  mat.view.b1 = copy(sv.b1);
+  mat.view.b2 = copy(sv.b2);
+  mat.view.c = copy(sv.c);
+  mat.view.h = copy(sv.h);
+  mat.points = std::move(block).value();
+
+  std::shared_ptr<loaded_key> k(new loaded_key());
+  k->matrix_bytes_ = from.matrix_bytes_;
+  k->point_bytes_ = from.point_bytes_;
+  k->mapped_ = 0;
+  k->owned_ = from.point_bytes_ + from.matrix_bytes_;
+  k->m_ = std::move(mat);
+  k->tier_ = key_tier::hot;
+  k->path_ = from.path_;
+  return std::shared_ptr<const loaded_key>(std::move(k));
+}
+
+result<std::shared_ptr<const loaded_key>> loaded_key::make_hot(const loaded_key& from,
+                                                               host_allocator& alloc) {
+  if (const auto* m = from.get<bn254>()) return make_hot_as<bn254>(from, *m, alloc);
+  return make_hot_as<bls12_381>(from, *from.get<bls12_381>(), alloc);
+}
+
+template <class C>
+result<std::shared_ptr<const loaded_key>> loaded_key::make_warm_as(const loaded_key& from,
+                                                                   const key_material<C>& src) {
+  auto zk = formats::zkey<C>::open(from.path_);
+  if (!zk) return zk.error();
+  if (zk->n_vars() != src.view.n_vars || zk->domain_size() != src.view.domain_size)
+    return status(errc::format_error, from.path_ + ": the key file changed while it was loaded");
+  auto owned_zk = std::make_shared<const formats::zkey<C>>(std::move(zk).value());
+  key_material<C> mat;
+  mat.matrices = src.matrices;
+  mat.vk = src.vk;
+  mat.view = src.view;
+  point_spans_from(mat.view, *owned_zk);
+  std::shared_ptr<loaded_key> k(new loaded_key());
+  k->matrix_bytes_ = from.matrix_bytes_;
+  k->point_bytes_ = from.point_bytes_;
+  k->mapped_ = owned_zk->file().bytes().size();
+  k->owned_ = owned_zk->copied_bytes() + from.matrix_bytes_;
+  mat.zk = std::move(owned_zk);
+  k->m_ = std::move(mat);
+  k->tier_ = key_tier::warm;
+  k->path_ = from.path_;
+  return std::shared_ptr<const loaded_key>(std::move(k));
+}
+
+result<std::shared_ptr<const loaded_key>> loaded_key::make_warm(const loaded_key& from) {
+  if (const auto* m = from.get<bn254>()) return make_warm_as<bn254>(from, *m);
+  return make_warm_as<bls12_381>(from, *from.get<bls12_381>());
+}
+
+}  // namespace cuzk::engine

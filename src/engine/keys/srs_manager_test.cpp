@@ -1,0 +1,165 @@
+// The SRS manager on real (small) snarkjs keys: loading, LRU eviction within a budget, reference
+// counts that pin a key, the hot tier's honest name, and the refusals.
+#include "engine/keys/srs_manager.hpp"
+
+#include <gtest/gtest.h>
+
+#include <future>
+#include <thread>
+
+namespace cuzk::engine {
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::string small_bn = std::string(CUZK_TEST_DATA_DIR) + "/snarkjs/bn128/circuit.zkey";
+
+struct sizes {
+  key_summary summary;
+  uint64_t warm = 0, hot = 0;
+};
+
+sizes measure() {
+  sizes s;
+  s.summary = read_key_summary(small_bn).value();
+  auto k = loaded_key::load_warm(small_bn, s.summary, point_check::on_curve).value();
+  s.warm = k->resident_bytes();
+  s.hot = k->hot_bytes();
+  return s;
+}
+
+key_tier tier_of(const srs_manager& m, const std::string& id) {
+  for (const auto& e : m.entries())
+    if (e.circuit == id) return e.tier;
+  return key_tier::cold;
+}
+
+TEST(key_summary, reads_the_header_and_rejects_what_is_not_a_zkey) {
+  auto s = read_key_summary(small_bn);
+  ASSERT_TRUE(s.is_ok()) << s.error().to_string();
+  EXPECT_EQ(s->curve, formats::curve_id::bn254);
+  EXPECT_GT(s->n_vars, s->n_public);
+  auto bad = read_key_summary(std::string(CUZK_TEST_DATA_DIR) + "/snarkjs/bn128/circuit.wtns");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.error().message().find("circuit.wtns"), std::string::npos) << bad.error().to_string();
+  EXPECT_FALSE(read_key_summary("/nonexistent.zkey").is_ok());
+}
+
+TEST(srs_manager, loads_once_and_reuses) {
+  const auto sz = measure();
+  pageable_allocator alloc;
+  srs_manager m({}, alloc, point_check::on_curve);
+  ASSERT_TRUE(m.add("a", small_bn, sz.summary).is_ok());
+  EXPECT_EQ(tier_of(m, "a"), key_tier::cold);
+  double load_s = -1;
+  {
+    auto l = m.acquire("a", nullptr, &load_s);
+    ASSERT_TRUE(l.is_ok()) << l.error().to_string();
+    EXPECT_EQ(l->key().tier(), key_tier::warm);
+    EXPECT_EQ(m.entries()[0].users, 1u);
+  }
+  EXPECT_EQ(m.entries()[0].users, 0u);
+  ASSERT_TRUE(m.acquire("a").is_ok());
+  const auto e = m.entries()[0];
+  EXPECT_EQ(e.loads, 1u);
+  EXPECT_EQ(e.tier_name, "warm");
+  EXPECT_EQ(e.mapped_bytes, sz.summary.file_bytes);
+  EXPECT_TRUE(e.last_use.has_value());
+  EXPECT_FALSE(m.acquire("missing").is_ok());
+}
+
+TEST(srs_manager, evicts_the_least_recently_used_unreferenced_key) {
+  const auto sz = measure();
+  pageable_allocator alloc;
+  srs_manager m({.warm = 2 * sz.warm + sz.warm / 2}, alloc, point_check::on_curve);
+  for (const char* id : {"a", "b", "c"}) ASSERT_TRUE(m.add(id, small_bn, sz.summary).is_ok());
+  ASSERT_TRUE(m.acquire("a").is_ok());
+  ASSERT_TRUE(m.acquire("b").is_ok());
+  ASSERT_TRUE(m.acquire("a").is_ok());  // a is now more recent than b
+  ASSERT_TRUE(m.acquire("c").is_ok());
+  EXPECT_EQ(tier_of(m, "a"), key_tier::warm);
+  EXPECT_EQ(tier_of(m, "b"), key_tier::cold);
+  EXPECT_EQ(tier_of(m, "c"), key_tier::warm);
+  EXPECT_LE(m.tiers()[static_cast<int>(key_tier::warm)].used, 2 * sz.warm + sz.warm / 2);
+}
+
+TEST(srs_manager, a_referenced_key_is_never_evicted) {
+  const auto sz = measure();
+  pageable_allocator alloc;
+  srs_manager m({.warm = 2 * sz.warm + sz.warm / 2}, alloc, point_check::on_curve);
+  for (const char* id : {"a", "b", "c"}) ASSERT_TRUE(m.add(id, small_bn, sz.summary).is_ok());
+  auto la = m.acquire("a").value();
+  auto lb = m.acquire("b").value();
+  EXPECT_FALSE(m.evict("a").is_ok());  // in use
+
+  // c needs room; both residents are in use, so it waits until one lease ends.
+  auto waiter = std::async(std::launch::async, [&] { return m.acquire("c"); });
+  EXPECT_EQ(waiter.wait_for(150ms), std::future_status::timeout);
+  EXPECT_EQ(tier_of(m, "a"), key_tier::warm);
+  EXPECT_EQ(tier_of(m, "b"), key_tier::warm);
+  lb.release();
+  auto lc = waiter.get();
+  ASSERT_TRUE(lc.is_ok()) << lc.error().to_string();
+  EXPECT_EQ(tier_of(m, "a"), key_tier::warm);
+  EXPECT_EQ(tier_of(m, "b"), key_tier::cold);
+
+  // A waiter gives up when its job is cancelled.
+  cancel_token tok;
+  auto w2 = std::async(std::launch::async, [&] { return m.acquire("b", &tok); });
+  std::this_thread::sleep_for(50ms);
+  tok.request(cancel_reason::caller);
+  EXPECT_FALSE(w2.get().is_ok());
+}
+
+TEST(srs_manager, hot_tier_is_reported_as_pageable_and_demotes_to_warm) {
+  const auto sz = measure();
+  pageable_allocator alloc;
+  srs_manager m({.hot = sz.hot + sz.hot / 2}, alloc, point_check::on_curve);
+  ASSERT_TRUE(m.add("a", small_bn, sz.summary).is_ok());
+  ASSERT_TRUE(m.add("b", small_bn, sz.summary).is_ok());
+  ASSERT_TRUE(m.preload("a", key_tier::hot).is_ok());
+  auto ea = m.entries()[0];
+  EXPECT_EQ(ea.tier, key_tier::hot);
+  EXPECT_EQ(ea.tier_name, "hot(pageable)");
+  EXPECT_EQ(ea.mapped_bytes, 0u);
+  EXPECT_EQ(ea.owned_bytes, sz.hot);
+  ASSERT_TRUE(m.preload("b", key_tier::hot).is_ok());
+  EXPECT_EQ(tier_of(m, "a"), key_tier::warm);  // moved down one tier, not dropped
+  EXPECT_EQ(tier_of(m, "b"), key_tier::hot);
+  {
+    auto l = m.acquire("a").value();  // promoted again when a proof wants it and room can be made
+    EXPECT_EQ(l.key().tier(), key_tier::hot);
+  }
+  EXPECT_EQ(tier_of(m, "b"), key_tier::warm);
+  ASSERT_TRUE(m.evict("a", key_tier::warm).is_ok());
+  EXPECT_EQ(tier_of(m, "a"), key_tier::warm);
+  ASSERT_TRUE(m.evict("a").is_ok());
+  EXPECT_EQ(tier_of(m, "a"), key_tier::cold);
+}
+
+TEST(srs_manager, no_device_tier_without_a_gpu_backend) {
+  const auto sz = measure();
+  pageable_allocator alloc;
+  srs_manager m({}, alloc, point_check::on_curve);
+  ASSERT_TRUE(m.add("a", small_bn, sz.summary).is_ok());
+  auto s = m.preload("a", key_tier::device);
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_EQ(s.code(), errc::unsupported);
+  const auto tiers = m.tiers();
+  EXPECT_FALSE(tiers[static_cast<int>(key_tier::device)].present);
+  EXPECT_FALSE(tiers[static_cast<int>(key_tier::hot)].present);
+  EXPECT_TRUE(tiers[static_cast<int>(key_tier::warm)].present);
+}
+
+TEST(srs_manager, a_key_bigger_than_the_budget_is_refused) {
+  const auto sz = measure();
+  pageable_allocator alloc;
+  srs_manager m({.warm = sz.summary.file_bytes / 2}, alloc, point_check::on_curve);
+  ASSERT_TRUE(m.add("a", small_bn, sz.summary).is_ok());
+  auto l = m.acquire("a");
+  ASSERT_FALSE(l.is_ok());
+  EXPECT_NE(l.error().message().find("warm budget"), std::string::npos) << l.error().to_string();
+}
+
+}  // namespace
+}  // namespace cuzk::engine

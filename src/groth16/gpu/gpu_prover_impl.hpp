@@ -1,0 +1,486 @@
+// Definitions for gpu_proving_key.hpp and gpu_prover.hpp, compiled once per curve in
+// gpu_prover_<curve>.cpp (host code: the kernels it launches live in the cuzk_gpu library).
+//
+// A proof is the steps gpu_prover.hpp lists, one function each, over one gpu_proof_run that holds
+// what they share; prove_with() only orders them. Clocks stay out of the steps: host phases are
+// phase_timers around the calls, the kernel lock is a timed_kernel_lock, and GPU phases are read
+// from the workspace's CUDA events once the proof has run (read_device_times).
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "gpu/abc_device.hpp"
+#include "gpu/h_scalars.hpp"
+#include "groth16/assemble.hpp"
+#include "groth16/gpu/gpu_prover.hpp"
+#include "groth16/gpu/gpu_proving_key.hpp"
+#include "groth16/os_random.hpp"
+#include "synth/evaluate_abc.hpp"
+
+namespace cuzk::groth16 {
+
+namespace detail {
+
+using steady = std::chrono::steady_clock;
+
+// Moves a created resource into its slot, or passes the creation's error on.
+template <class T>
+status take(T& slot, result<T>&& made) {
+  if (!made) return made.error();
+  slot = std::move(made).value();
+  return status::ok();
+}
+
+// Seconds between two recorded events.
+inline result<double> event_seconds(const gpu::cuda_event& from, const gpu::cuda_event& to) {
+  auto ms = gpu::cuda_event::elapsed_ms(from, to);
+  if (!ms) return ms.error();
+  return static_cast<double>(*ms) / 1e3;
+}
+
+// The device's kernel lock, held from construction to destruction (or release()): the wait for it
+// is added to `*wait`, the time it was held to `*held`, and the held interval is appended to
+// `spans` under `name`. When the lock is taken by another and `on_contended` is set, that runs
+// before the wait.
+class timed_kernel_lock {
+ public:
+  template <class OnContended>
+  timed_kernel_lock(std::mutex& m, const char* name, double& wait, double& held, std::vector<kernel_span>& spans,
+                    OnContended on_contended)
+      : lock_(m, std::try_to_lock), name_(name), held_(held), spans_(spans) {
+    const auto asked = steady::now();
+    if (!lock_.owns_lock()) {
+      on_contended();
+      lock_.lock();
+    }
+    acquired_ = steady::now();
+    wait += std::chrono::duration<double>(acquired_ - asked).count();
+  }
+  timed_kernel_lock(std::mutex& m, const char* name, double& wait, double& held, std::vector<kernel_span>& spans)
+      : timed_kernel_lock(m, name, wait, held, spans, [] {}) {}
+  ~timed_kernel_lock() { release(); }
+  timed_kernel_lock(const timed_kernel_lock&) = delete;
+  timed_kernel_lock& operator=(const timed_kernel_lock&) = delete;
+
+  void release() {
+    if (!lock_.owns_lock()) return;
+    released_ = steady::now();
+    lock_.unlock();
+    held_ += std::chrono::duration<double>(released_ - acquired_).count();
+    spans_.push_back({name_, acquired_, released_, true});
+  }
+  steady::time_point acquired() const noexcept { return acquired_; }
+  steady::time_point released() const noexcept { return released_; }
+
+ private:
+  std::unique_lock<std::mutex> lock_;
+  const char* name_;
+  double& held_;
+  std::vector<kernel_span>& spans_;
+  steady::time_point acquired_{}, released_{};
+};
+
+// Runs `step`, timing it into `*slot` and appending it to `spans` as a part (held = false).
+template <class Step>
+status timed_part(const char* name, double& slot, std::vector<kernel_span>& spans, Step&& step) {
+  const auto begin = steady::now();
+  status done = [&] {
+    phase_timer timer(&slot);
+    return step();
+  }();
+  spans.push_back({name, begin, steady::now(), false});
+  return done;
+}
+
+}  // namespace detail
+
+// Runs each of the key's MSMs once on zero scalars of the sizes a proof uses (A, B1, B2: nVars;
+// C: nVars - nPublic - 1; H: domainSize), from device memory as a proof does, so that their
+// scratch, which depends only on the count and the entry point, is allocated now and not by the
+// first proof.
+template <class Curve>
+status size_msm_scratch(detail::gpu_key_state<Curve>& st) {
+  using repr = typename Curve::fr::repr;
+  auto zeros = gpu::device_buffer<repr>::create(std::max(st.n_vars, st.domain_size));
+  if (!zeros) return zeros.error();
+  CUZK_CUDA_TRY(cudaMemset(zeros->data(), 0, zeros->bytes()));
+  auto stream = gpu::cuda_stream::create();
+  if (!stream) return stream.error();
+  auto run = [&](auto& m, std::size_t count) -> status {
+    auto sum = m.run_device(zeros->data(), count, nullptr, stream->get());
+    return sum ? status::ok() : sum.error();
+  };
+  CUZK_TRY(run(st.msm_a, st.n_vars));
+  CUZK_TRY(run(st.msm_b1, st.n_vars));
+  CUZK_TRY(run(st.msm_b2, st.n_vars));
+  CUZK_TRY(run(st.msm_c, st.n_vars - st.n_public - 1));
+  return run(st.msm_h, st.domain_size);
+}
+
+template <class Curve>
+result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const proving_key_view<Curve>& pk,
+                                                              int device, gpu_key_options options) {
+  using fr = typename Curve::fr;
+  CUZK_TRY(pk.validate());
+  CUZK_CUDA_TRY(cudaSetDevice(device));
+  CUZK_CUDA_TRY(cudaFree(nullptr));  // the context exists before the memory is measured
+  std::size_t free_before = 0, free_after = 0, total = 0;
+  CUZK_CUDA_TRY(cudaMemGetInfo(&free_before, &total));
+
+  auto st = std::make_unique<detail::gpu_key_state<Curve>>();
+  st->device = device;
+  st->synthesis = options.synthesis;
+  st->n_vars = pk.n_vars;
+  st->n_public = pk.n_public;
+  st->domain_size = pk.domain_size;
+  st->kernel_lock = options.kernel_lock ? std::move(options.kernel_lock) : std::make_shared<std::mutex>();
+  const std::size_t n = pk.domain_size;
+  CUZK_TRY(detail::take(st->msm_a, gpu::msm_g1<Curve>::create(pk.a.data(), pk.a.size())));
+  CUZK_TRY(detail::take(st->msm_b1, gpu::msm_g1<Curve>::create(pk.b1.data(), pk.b1.size())));
+  CUZK_TRY(detail::take(st->msm_b2, gpu::msm_g2<Curve>::create(pk.b2.data(), pk.b2.size())));
+  CUZK_TRY(detail::take(st->msm_c, gpu::msm_g1<Curve>::create(pk.c.data(), pk.c.size())));
+  CUZK_TRY(detail::take(st->msm_h, gpu::msm_g1<Curve>::create(pk.h.data(), pk.h.size())));
+  CUZK_TRY(detail::take(st->plan, gpu::ntt_plan<fr>::create(static_cast<unsigned>(std::countr_zero(n)),
+                                                            nullptr, prover_ntt_tables)));
+  if (options.synthesis == synthesis_place::device) {
+    auto m = gpu::device_constraint_matrices<fr>::create(*pk.matrices);
+    if (!m) return m.error();
+    st->matrices.emplace(std::move(m).value());
+  }
+  if (options.scratch == key_scratch::at_creation) CUZK_TRY(size_msm_scratch(*st));
+  if (options.workspace == key_workspace::own) {
+    auto ws = gpu_workspace<Curve>::create(device);
+    if (!ws) return ws.error();
+    st->own = std::make_unique<gpu_workspace<Curve>>(std::move(ws).value());
+    CUZK_TRY(st->own->reserve(pk.n_vars, n, options.synthesis));
+  }
+  CUZK_CUDA_TRY(cudaDeviceSynchronize());
+  CUZK_CUDA_TRY(cudaMemGetInfo(&free_after, &total));
+  st->resident_bytes = free_before > free_after ? free_before - free_after : 0;
+
+  gpu_proving_key key;
+  key.state_ = std::move(st);
+  return result<gpu_proving_key>(std::move(key));
+}
+
+namespace detail {
+
+// What the steps of one proof share.
+template <class Curve>
+struct gpu_proof_run {
+  using fr = typename Curve::fr;
+  using repr = typename fr::repr;
+  using ev = typename gpu_workspace<Curve>::event_id;
+
+  const gpu_key_state<Curve>& key;
+  gpu_workspace<Curve>& ws;
+  const proving_key_view<Curve>& pk;
+  std::span<const repr> witness;
+  thread_pool& pool;
+  phase_timings& t;
+  msm_sums<Curve> sums{};
+  // The MSM thread's own timings and result, merged into `t` after it has joined.
+  phase_timings msm_side{};
+  status msm_status = status::ok();
+  // The proving thread's kernel-lock interval ("ntt_h"), for its parts' spans.
+  steady::time_point ntt_h_begin{}, ntt_h_end{};
+
+  bool on_device() const noexcept { return key.synthesis == synthesis_place::device; }
+  std::size_t n() const noexcept { return key.domain_size; }
+};
+
+template <class Curve>
+status check_inputs(const gpu_key_state<Curve>& st, const gpu_workspace<Curve>& ws,
+                    const proving_key_view<Curve>& pk, std::size_t witness_size) {
+  CUZK_TRY(pk.validate());
+  if (pk.n_vars != st.n_vars || pk.n_public != st.n_public || pk.domain_size != st.domain_size)
+    return status(errc::invalid_argument,
+                  "gpu prover: proving key: (nVars, nPublic, domainSize): expected the GPU key's (" +
+                      std::to_string(st.n_vars) + ", " + std::to_string(st.n_public) + ", " +
+                      std::to_string(st.domain_size) + "), found (" + std::to_string(pk.n_vars) + ", " +
+                      std::to_string(pk.n_public) + ", " + std::to_string(pk.domain_size) + ")");
+  if (witness_size != pk.n_vars)
+    return status(errc::invalid_argument, "witness: length: expected the key's nVars = " +
+                                              std::to_string(pk.n_vars) + ", found " + std::to_string(witness_size));
+  if (ws.device() != st.device)
+    return status(errc::invalid_argument, "gpu prover: workspace: expected one on the key's device " +
+                                              std::to_string(st.device) + ", found device " +
+                                              std::to_string(ws.device()));
+  return status::ok();
+}
+
+// The witness into pinned memory, so that its one copy to the device runs at the line rate.
+template <class Curve>
+void stage_witness(gpu_proof_run<Curve>& run) {
+  using repr = typename Curve::fr::repr;
+  repr* w = run.ws.host_w();
+  run.pool.parallel_for(
+      run.witness.size(),
+      [&](std::size_t lo, std::size_t hi) {
+        std::memcpy(w + lo, run.witness.data() + lo, (hi - lo) * sizeof(repr));
+      },
+      1 << 14);
+}
+
+// The witness to the device, once, on the copy stream and outside the kernel lock: the MSMs (and
+// the device synthesis) read it there.
+template <class Curve>
+status copy_witness(gpu_proof_run<Curve>& run) {
+  using ev = typename gpu_proof_run<Curve>::ev;
+  using repr = typename Curve::fr::repr;
+  const cudaStream_t cs = run.ws.copy_stream();
+  CUZK_TRY(run.ws.event(ev::w_begin).record(cs));
+  CUZK_CUDA_TRY(cudaMemcpyAsync(run.ws.w(), run.ws.host_w(), run.witness.size() * sizeof(repr),
+                                cudaMemcpyHostToDevice, cs));
+  return run.ws.event(ev::w_end).record(cs);
+}
+
+// A, B1, B2 and C, on the MSM stream under the kernel lock, once the witness is on the device. It
+// writes only its own fields of `run` (sums a, b1, b2, c; msm_side; msm_status), so it can run on
+// a thread of its own beside synthesis.
+template <class Curve>
+status run_witness_msms(gpu_proof_run<Curve>& run) {
+  using ev = typename gpu_proof_run<Curve>::ev;
+  using repr = typename Curve::fr::repr;
+  const auto& st = run.key;
+  CUZK_CUDA_TRY(cudaSetDevice(st.device));
+  const cudaStream_t ms = run.ws.msm_stream();
+  CUZK_CUDA_TRY(cudaStreamWaitEvent(ms, run.ws.event(ev::w_end).get(), 0));
+  phase_timings& side = run.msm_side;
+  timed_kernel_lock lock(*st.kernel_lock, "msm_abc", side.lock_wait, side.lock_held, side.kernel_spans);
+  const repr* dw = run.ws.w();
+  const std::size_t n_vars = st.n_vars, n_private = st.n_vars - st.n_public - 1;
+  auto msm = [&](const char* name, auto& m, const repr* scalars, std::size_t count, auto& out,
+                 double& slot) -> status {
+    return timed_part(name, slot, side.kernel_spans, [&]() -> status {
+      auto sum = m.run_device(scalars, count, nullptr, ms);
+      if (!sum) return sum.error();
+      out = *sum;
+      return status::ok();
+    });
+  };
+  CUZK_TRY(msm("msm_a", st.msm_a, dw, n_vars, run.sums.a, side.msm_a));
+  CUZK_TRY(msm("msm_b1", st.msm_b1, dw, n_vars, run.sums.b1, side.msm_b1));
+  CUZK_TRY(msm("msm_b2", st.msm_b2, dw, n_vars, run.sums.b2, side.msm_b2));
+  return msm("msm_c", st.msm_c, dw + st.n_public + 1, n_private, run.sums.c, side.msm_c);
+}
+
+// a, b, c by CPU threads into the host buffer (pinned, or pageable to measure the difference),
+// then the copy stream moves one vector at a time (outside the lock, so the copy engine runs while
+// another proof's kernels do); each vector's transforms start as soon as it is there.
+template <class Curve>
+status synthesize_on_host(gpu_proof_run<Curve>& run) {
+  using ev = typename gpu_proof_run<Curve>::ev;
+  using fr = typename Curve::fr;
+  const std::size_t n = run.n();
+  fr* host_a = run.key.synthesis == synthesis_place::host_pinned ? run.ws.host_abc() : run.ws.pageable_abc();
+  {
+    phase_timer timer(&run.t.synthesis);
+    CUZK_TRY(synth::evaluate_abc<fr>(*run.pk.matrices, run.witness, {host_a, n}, {host_a + n, n},
+                                     {host_a + 2 * n, n}, run.pool));
+  }
+  const cudaStream_t cs = run.ws.copy_stream();
+  fr* d = run.ws.abc();
+  CUZK_TRY(run.ws.event(ev::copy_begin).record(cs));
+  for (unsigned k = 0; k < 3; ++k) {
+    CUZK_CUDA_TRY(cudaMemcpyAsync(d + k * n, host_a + k * n, n * sizeof(fr), cudaMemcpyHostToDevice, cs));
+    CUZK_TRY(run.ws.event(static_cast<ev>(ev::copy_a + k)).record(cs));
+  }
+  return status::ok();
+}
+
+// Under the kernel lock, on the NTT stream: with synthesis on the device its kernel (reading the
+// device witness, writing a | b | c in place); then per vector the inverse NTT natural ->
+// bit-reversed with 1/n and the forward on the odd coset bit-reversed -> natural (evaluations at
+// shift * omega^j in natural order, as poly::compute_h leaves them); then h = ab - c, over a.
+template <class Curve>
+status transform(gpu_proof_run<Curve>& run) {
+  using ev = typename gpu_proof_run<Curve>::ev;
+  using fr = typename Curve::fr;
+  using repr = typename fr::repr;
+  const auto& st = run.key;
+  auto& ws = run.ws;
+  const std::size_t n = run.n();
+  const cudaStream_t ns = ws.ntt_stream();
+  fr* d = ws.abc();
+  if (run.on_device()) {
+    CUZK_CUDA_TRY(cudaStreamWaitEvent(ns, ws.event(ev::w_end).get(), 0));
+    CUZK_TRY(ws.event(ev::synth_begin).record(ns));
+    CUZK_TRY(st.matrices->evaluate(ws.w(), d, d + n, d + 2 * n, n, ns));
+    CUZK_TRY(ws.event(ev::synth_end).record(ns));
+    CUZK_TRY(ws.event(ev::ntt_begin).record(ns));
+  }
+  for (unsigned k = 0; k < 3; ++k) {
+    if (!run.on_device()) {
+      CUZK_CUDA_TRY(cudaStreamWaitEvent(ns, ws.event(static_cast<ev>(ev::copy_a + k)).get(), 0));
+      if (k == 0) CUZK_TRY(ws.event(ev::ntt_begin).record(ns));
+    }
+    CUZK_TRY(st.plan.run(d + k * n, gpu::ntt_direction::inverse, gpu::ntt_order::natural_to_bitrev,
+                         gpu::ntt_domain::plain, ns));
+    CUZK_TRY(st.plan.run(d + k * n, gpu::ntt_direction::forward, gpu::ntt_order::bitrev_to_natural,
+                         gpu::ntt_domain::coset, ns));
+  }
+  CUZK_TRY(gpu::h_scalars<fr>(d, d + n, d + 2 * n, reinterpret_cast<repr*>(d), n, ns));  // h overwrites a
+  return ws.event(ev::ntt_end).record(ns);
+}
+
+// The H MSM on h where the NTT stream left it, queued behind the h kernel.
+template <class Curve>
+status msm_h(gpu_proof_run<Curve>& run) {
+  using repr = typename Curve::fr::repr;
+  phase_timer timer(&run.t.msm_h);
+  auto sum = run.key.msm_h.run_device(reinterpret_cast<const repr*>(run.ws.abc()), run.n(), nullptr,
+                                      run.ws.ntt_stream());
+  if (!sum) return sum.error();
+  run.sums.h = *sum;
+  return status::ok();
+}
+
+// The synthesis (on the host), the transforms and the H MSM; the lock is taken after the copies
+// were queued, and when another holds it, lent host buffers go back first (the copies end while
+// this proof waits, so the next proof's synthesis can fill them).
+template <class Curve>
+status synthesize_and_transform(gpu_proof_run<Curve>& run) {
+  if (!run.on_device()) CUZK_TRY(synthesize_on_host(run));
+  auto& ws = run.ws;
+  timed_kernel_lock lock(*run.key.kernel_lock, "ntt_h", run.t.lock_wait, run.t.lock_held, run.t.kernel_spans, [&] {
+    if (ws.has_lent_host() && cudaStreamSynchronize(ws.copy_stream()) == cudaSuccess) ws.give_back_host();
+  });
+  run.ntt_h_begin = lock.acquired();
+  const status done = [&]() -> status {
+    CUZK_TRY(transform(run));
+    return msm_h(run);
+  }();
+  lock.release();
+  run.ntt_h_end = lock.released();
+  return done;
+}
+
+// The GPU phases from the workspace's events, the MSM thread's timings, and the parts of "ntt_h"
+// (clipped to the interval), once both threads are done.
+template <class Curve>
+status read_device_times(gpu_proof_run<Curve>& run) {
+  using ev = typename gpu_proof_run<Curve>::ev;
+  using fr = typename Curve::fr;
+  using repr = typename fr::repr;
+  phase_timings& t = run.t;
+  auto& ws = run.ws;
+  const phase_timings& side = run.msm_side;
+  t.msm_a = side.msm_a;
+  t.msm_b1 = side.msm_b1;
+  t.msm_b2 = side.msm_b2;
+  t.msm_c = side.msm_c;
+  t.lock_wait += side.lock_wait;
+  t.lock_held += side.lock_held;
+  std::vector<kernel_span> spans = side.kernel_spans;
+  spans.insert(spans.end(), t.kernel_spans.begin(), t.kernel_spans.end());
+  t.kernel_spans = std::move(spans);
+
+  auto span = [&](ev from, ev to, double& out) -> status {
+    auto s = event_seconds(ws.event(from), ws.event(to));
+    if (!s) return s.error();
+    out = *s;
+    return status::ok();
+  };
+  CUZK_TRY(span(ev::w_begin, ev::w_end, t.witness_h2d));
+  t.synthesis_on_device = run.on_device();
+  if (run.on_device()) {
+    // The copy the synthesis waited for is the witness's; the kernel alone is the synthesis (the
+    // wait for the kernel lock before it is lock_wait).
+    t.h2d_bytes = static_cast<double>(run.key.n_vars * sizeof(repr));
+    t.h2d = t.witness_h2d;
+    CUZK_TRY(span(ev::synth_begin, ev::synth_end, t.synthesis));
+  } else {
+    t.h2d_bytes = static_cast<double>(3 * run.n() * sizeof(fr));
+    CUZK_TRY(span(ev::copy_begin, ev::copy_c, t.h2d));
+  }
+  CUZK_TRY(span(ev::ntt_begin, ev::ntt_end, t.ntt));
+  auto at = [&](double seconds) {
+    return std::min(run.ntt_h_end, run.ntt_h_begin + std::chrono::duration_cast<steady::duration>(
+                                                          std::chrono::duration<double>(seconds)));
+  };
+  const double synth = run.on_device() ? t.synthesis : 0;
+  if (run.on_device()) t.kernel_spans.push_back({"synthesis", run.ntt_h_begin, at(synth), false});
+  t.kernel_spans.push_back({"ntt", at(synth), at(synth + t.ntt), false});
+  t.kernel_spans.push_back({"msm_h", at(synth + t.ntt), run.ntt_h_end, false});
+  return status::ok();
+}
+
+template <class Curve>
+result<formats::proof<Curve>> prove_in(gpu_proof_run<Curve>& run, const typename Curve::fr& r,
+                                       const typename Curve::fr& s) {
+  phase_timings& t = run.t;
+  auto& ws = run.ws;
+  CUZK_CUDA_TRY(cudaSetDevice(run.key.device));
+  CUZK_TRY(ws.reserve(run.key.n_vars, run.key.domain_size, run.key.synthesis));
+  {
+    phase_timer timer(&t.witness);
+    stage_witness(run);
+  }
+  CUZK_TRY(copy_witness(run));
+  // A, B1, B2 and C need only the witness: they run while a, b, c are synthesized. Each run waits
+  // for its own result, hence the thread.
+  std::jthread msm_thread([&run] { run.msm_status = run_witness_msms(run); });
+  const status main_path = synthesize_and_transform(run);
+  // After a failure the copies may still be reading the pinned buffers: let them end before the
+  // workspace serves another proof or gives them back. (After success they ended before the NTTs
+  // began.)
+  (void)cudaStreamSynchronize(ws.copy_stream());
+  ws.give_back_host();
+  {
+    // The MSM thread must end before anything returns: it reads `ws` and writes `run`.
+    phase_timer timer(&t.msm_wait);
+    msm_thread.join();
+  }
+  CUZK_TRY(main_path);
+  CUZK_TRY(run.msm_status);
+  CUZK_TRY(read_device_times(run));
+  phase_timer timer(&t.assembly);
+  return assemble(run.pk, run.sums, r, s);
+}
+
+}  // namespace detail
+
+template <class Curve>
+result<formats::proof<Curve>> prove_with(const proving_key_view<Curve>& pk,
+                                         std::span<const typename Curve::fr::repr> witness,
+                                         const typename Curve::fr& r, const typename Curve::fr& s,
+                                         phase_timings* timings, const gpu_context<Curve>& where) {
+  auto& st = where.key.state();
+  std::unique_lock<std::mutex> own_lock;
+  gpu_workspace<Curve>* ws = where.workspace;
+  if (ws == nullptr) {
+    if (!st.own)
+      return status(errc::invalid_argument,
+                    "gpu prover: the key was made with key_workspace::none: pass a gpu_workspace");
+    own_lock = std::unique_lock<std::mutex>(st.own_mutex);
+    ws = st.own.get();
+  }
+  CUZK_TRY(detail::check_inputs(st, *ws, pk, witness.size()));
+  phase_timings local;
+  phase_timings& t = timings != nullptr ? *timings : local;
+  t = {};
+  phase_timer whole(&t.total);
+  detail::gpu_proof_run<Curve> run{st, *ws, pk, witness, *where.pool, t};
+  auto proof = detail::prove_in(run, r, s);
+  whole.stop();
+  return proof;
+}
+
+template <class Curve>
+result<formats::proof<Curve>> prove(const proving_key_view<Curve>& pk,
+                                    std::span<const typename Curve::fr::repr> witness, phase_timings* timings,
+                                    const gpu_context<Curve>& where) {
+  using fr = typename Curve::fr;
+  return prove_with<Curve>(pk, witness, os_random_scalar<fr>(), os_random_scalar<fr>(), timings, where);
+}
+
+}  // namespace cuzk::groth16

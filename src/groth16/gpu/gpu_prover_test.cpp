@@ -1,0 +1,413 @@
+// The GPU prover (gpu_prover.hpp) against the CPU prover, for both curves: for the same witness,
+// r and s the two proofs are equal bit for bit, and the GPU proof verifies with groth16::verify.
+// The oracle shares no GPU code: the CPU prove_with runs synthesis, compute_h and every MSM on
+// the CPU. Cases:
+//  - the snarkjs fixtures (the multiplier circuit and poseidon) with their zkeys and .wtns;
+//  - synthetic circuits with development keys: 2^10 (dense and mostly-0/1 witness), 2^16, and a
+//    constraint count that is not a power of two less two (padding rows in the domain, unused
+//    signals whose key points are at infinity);
+//  - 1, 2, 3, 255, 256, 257, 1024 and 1025 constraints;
+//  - synthesis on the device, and on the host into pinned and into pageable buffers;
+//  - host buffers lent by a pool given back once the copies have read them, before the proof's
+//    kernels wait for the device;
+//  - r = s = 0 and random r, s, several proofs per key (the key's buffers and MSM scratch are
+//    reused, so a stale value from the previous proof would show);
+//  - 1000 proofs in a loop on one key: every proof equal to the CPU's, device memory
+//    (cudaMemGetInfo) the same after the loop as after the first proof, and back to where it was
+//    once the key is gone.
+// Without a CUDA device every test is skipped with a message.
+#include "groth16/gpu/gpu_prover.hpp"
+
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <thread>
+#include <string>
+#include <vector>
+
+#include "formats/verification_key.hpp"
+#include "formats/wtns.hpp"
+#include "formats/zkey.hpp"
+#include "groth16/circuit_io.hpp"
+#include "groth16/prover.hpp"
+#include "groth16/prover_choice.hpp"
+#include "groth16/setup.hpp"
+#include "groth16/verifier.hpp"
+#include "synth/synthetic_circuit.hpp"
+
+namespace cuzk::groth16 {
+namespace {
+
+#define CUZK_REQUIRE_GPU()                                                                    \
+  do {                                                                                        \
+    if (const auto c = choose_prover(prover_kind::automatic); c->kind != prover_kind::gpu)    \
+      GTEST_SKIP() << "no usable CUDA device (" << c->reason                                  \
+                   << "); the gpu tests run on a GPU machine via scripts/gpu_prove_check.sh"; \
+  } while (0)
+
+template <class C>
+class gpu_prover_test : public ::testing::Test {};
+using curves = ::testing::Types<bn254, bls12_381>;
+TYPED_TEST_SUITE(gpu_prover_test, curves);
+
+// The fixtures' folder: CUZK_TEST_DATA_DIR from the environment (the GPU machine runs binaries
+// built elsewhere, whose compiled-in path does not exist there), else the build's.
+std::string data_dir() {
+  const char* env = std::getenv("CUZK_TEST_DATA_DIR");
+  return env != nullptr && *env != '\0' ? std::string(env) : std::string(CUZK_TEST_DATA_DIR);
+}
+
+template <class C>
+std::string fixture(const std::string& circuit, const std::string& file) {
+  std::string dir = data_dir() + "/snarkjs/" + C::snarkjs_name + "/";
+  if (!circuit.empty()) dir += circuit + "/";
+  return dir + file;
+}
+
+// Proves `rounds` times on one GPU key synthesizing at `place` (r = s = 0 first, then random) and
+// compares each proof with the CPU prover's for the same r and s; every GPU proof must verify.
+template <class C>
+void expect_same_proofs_with(const proving_key_view<C>& pk, std::span<const typename C::fr::repr> w,
+                             const formats::verification_key<C>& vk, uint64_t seed, int rounds,
+                             synthesis_place place) {
+  using Fr = typename C::fr;
+  auto gk = gpu_proving_key<C>::create(pk, 0, gpu_key_options{place});
+  ASSERT_TRUE(gk.is_ok()) << gk.error().to_string();
+  ASSERT_EQ(gk->synthesis(), place);
+  const auto publics = public_signals_of<C>(w, pk.n_public);
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < rounds; ++i) {
+    SCOPED_TRACE("round " + std::to_string(i));
+    const Fr r = i == 0 ? Fr::zero() : Fr::random(rng);
+    const Fr s = i == 0 ? Fr::zero() : Fr::random(rng);
+    auto cpu = prove_with<C>(pk, w, r, s);
+    ASSERT_TRUE(cpu.is_ok()) << cpu.error().to_string();
+    phase_timings t;
+    auto gpu = prove_with<C>(pk, w, r, s, &t, gpu_context<C>{*gk});
+    ASSERT_TRUE(gpu.is_ok()) << gpu.error().to_string();
+    EXPECT_EQ(*gpu, *cpu);
+    const status v = verify<C>(vk, publics, *gpu);
+    EXPECT_TRUE(v.is_ok()) << v.to_string();
+    EXPECT_GT(t.total, 0.0);
+    EXPECT_EQ(t.synthesis_on_device, place == synthesis_place::device);
+  }
+}
+
+// The same for each synthesis place.
+template <class C>
+void expect_same_proofs(const proving_key_view<C>& pk, std::span<const typename C::fr::repr> w,
+                        const formats::verification_key<C>& vk, uint64_t seed, int rounds = 3) {
+  for (const synthesis_place place :
+       {synthesis_place::device, synthesis_place::host_pinned, synthesis_place::host_pageable}) {
+    SCOPED_TRACE(std::string("synthesis ") + synthesis_place_name(place));
+    expect_same_proofs_with<C>(pk, w, vk, seed, rounds, place);
+  }
+}
+
+// A development key for `cs` and the CPU proving key over it, or a test failure.
+template <class C>
+struct dev_key {
+  development_key<C> dk;
+  proving_key<C> pk;
+};
+
+template <class C>
+std::optional<dev_key<C>> make_dev_key(const synth::constraint_system<typename C::fr>& cs) {
+  auto dk = development_setup<C>(cs);
+  EXPECT_TRUE(dk.is_ok()) << dk.error().to_string();
+  if (!dk) return std::nullopt;
+  auto pk = proving_key<C>::from_key_data(dk->key);
+  EXPECT_TRUE(pk.is_ok()) << pk.error().to_string();
+  if (!pk) return std::nullopt;
+  return dev_key<C>{std::move(dk).value(), std::move(pk).value()};
+}
+
+TYPED_TEST(gpu_prover_test, fixtures_match_cpu_and_verify) {
+  CUZK_REQUIRE_GPU();
+  for (const char* circuit : {"", "poseidon"}) {
+    SCOPED_TRACE(circuit);
+    auto zk = formats::zkey<TypeParam>::open(fixture<TypeParam>(circuit, "circuit.zkey"));
+    ASSERT_TRUE(zk.is_ok()) << zk.error().to_string();
+    auto pk = proving_key<TypeParam>::from_zkey(*zk);
+    ASSERT_TRUE(pk.is_ok()) << pk.error().to_string();
+    auto wt = formats::wtns::open(fixture<TypeParam>(circuit, "circuit.wtns"));
+    ASSERT_TRUE(wt.is_ok()) << wt.error().to_string();
+    auto w = witness_of<TypeParam>(*wt);
+    ASSERT_TRUE(w.is_ok()) << w.error().to_string();
+    const auto vk = formats::verification_key_of(*zk);
+    expect_same_proofs<TypeParam>(pk->view(), *w, vk, 11);
+  }
+}
+
+TYPED_TEST(gpu_prover_test, synthetic_circuits_match_cpu_and_verify) {
+  CUZK_REQUIRE_GPU();
+  using Fr = typename TypeParam::fr;
+  struct shape {
+    unsigned log_size;
+    synth::witness_kind kind;
+  };
+  for (const shape sh :
+       {shape{10, synth::witness_kind::dense}, shape{10, synth::witness_kind::mostly_boolean},
+        shape{16, synth::witness_kind::dense}}) {
+    SCOPED_TRACE("2^" + std::to_string(sh.log_size) +
+                 (sh.kind == synth::witness_kind::dense ? " dense" : " boolean"));
+    const auto circuit = synth::make_synthetic_circuit<Fr>(sh.log_size, sh.kind, 7);
+    auto key = make_dev_key<TypeParam>(circuit.cs);
+    ASSERT_TRUE(key.has_value());
+    expect_same_proofs<TypeParam>(key->pk.view(), circuit.witness, key->dk.vk, sh.log_size);
+  }
+}
+
+// The first m constraints of a circuit, with all its signals: still satisfied by its witness.
+template <class Fr>
+synth::constraint_system<Fr> first_constraints(const synth::constraint_system<Fr>& cs, std::size_t m) {
+  auto cut = [m](const synth::csr_matrix<Fr>& a) {
+    synth::csr_matrix<Fr> out;
+    out.rows = m;
+    out.cols = a.cols;
+    out.row_start.assign(a.row_start.begin(), a.row_start.begin() + static_cast<std::ptrdiff_t>(m + 1));
+    const auto nnz = static_cast<std::ptrdiff_t>(out.row_start.back());
+    out.col.assign(a.col.begin(), a.col.begin() + nnz);
+    out.value.assign(a.value.begin(), a.value.begin() + nnz);
+    return out;
+  };
+  synth::constraint_system<Fr> out;
+  out.n_vars = cs.n_vars;
+  out.n_public = cs.n_public;
+  out.n_constraints = m;
+  out.a = cut(cs.a);
+  out.b = cut(cs.b);
+  out.c = cut(cs.c);
+  return out;
+}
+
+TYPED_TEST(gpu_prover_test, non_power_of_two_constraint_count) {
+  CUZK_REQUIRE_GPU();
+  using Fr = typename TypeParam::fr;
+  const auto circuit = synth::make_synthetic_circuit<Fr>(12, synth::witness_kind::dense, 3);
+  const auto cs = first_constraints(circuit.cs, 3001);
+  ASSERT_TRUE(cs.is_satisfied(circuit.witness));
+  ASSERT_EQ(cs.domain_size(), 4096u);
+  auto key = make_dev_key<TypeParam>(cs);
+  ASSERT_TRUE(key.has_value());
+  expect_same_proofs<TypeParam>(key->pk.view(), circuit.witness, key->dk.vk, 5);
+}
+
+// The sizes where off-by-one errors live: 1, 2, 3 constraints (domains of 4 with the public-input
+// rows), either side of 256 and of 1024, each with the first signals of a larger circuit.
+TYPED_TEST(gpu_prover_test, edge_constraint_counts) {
+  CUZK_REQUIRE_GPU();
+  using Fr = typename TypeParam::fr;
+  const auto circuit = synth::make_synthetic_circuit<Fr>(11, synth::witness_kind::dense, 17);
+  for (const std::size_t m : {1, 2, 3, 255, 256, 257, 1024, 1025}) {
+    SCOPED_TRACE(std::to_string(m) + " constraints");
+    const auto cs = first_constraints(circuit.cs, m);
+    ASSERT_TRUE(cs.is_satisfied(circuit.witness));
+    auto key = make_dev_key<TypeParam>(cs);
+    ASSERT_TRUE(key.has_value());
+    expect_same_proofs<TypeParam>(key->pk.view(), circuit.witness, key->dk.vk, m, 2);
+  }
+}
+
+TYPED_TEST(gpu_prover_test, rejects_mismatched_inputs) {
+  CUZK_REQUIRE_GPU();
+  using Fr = typename TypeParam::fr;
+  const auto small = synth::make_synthetic_circuit<Fr>(4, synth::witness_kind::dense, 1);
+  const auto other = synth::make_synthetic_circuit<Fr>(5, synth::witness_kind::dense, 1);
+  auto k1 = make_dev_key<TypeParam>(small.cs);
+  auto k2 = make_dev_key<TypeParam>(other.cs);
+  ASSERT_TRUE(k1.has_value() && k2.has_value());
+  auto gk = gpu_proving_key<TypeParam>::create(k1->pk.view());
+  ASSERT_TRUE(gk.is_ok()) << gk.error().to_string();
+  const gpu_context<TypeParam> ctx{*gk};
+  auto wrong_key = prove_with<TypeParam>(k2->pk.view(), other.witness, Fr::one(), Fr::one(), nullptr, ctx);
+  EXPECT_EQ(wrong_key.error().code(), errc::invalid_argument);
+  std::vector<typename Fr::repr> short_w(small.witness.begin(), small.witness.end() - 1);
+  auto wrong_w = prove_with<TypeParam>(k1->pk.view(), short_w, Fr::one(), Fr::one(), nullptr, ctx);
+  EXPECT_EQ(wrong_w.error().code(), errc::invalid_argument);
+  // The key still proves after the refusals.
+  auto ok = prove_with<TypeParam>(k1->pk.view(), small.witness, Fr::one(), Fr::one(), nullptr, ctx);
+  ASSERT_TRUE(ok.is_ok()) << ok.error().to_string();
+  EXPECT_EQ(*ok, *prove_with<TypeParam>(k1->pk.view(), small.witness, Fr::one(), Fr::one()));
+}
+
+// The daemon's arrangement: keys without a workspace of their own sharing one kernel lock (one
+// synthesizing on the device, one on the host into pinned memory), and two threads proving at
+// once, each with its own workspace (the second alternating between the keys). Every proof equals
+// the CPU's; the workspaces allocate on first use of each kind of buffer and never again.
+TYPED_TEST(gpu_prover_test, workspaces_prove_concurrently_under_a_shared_kernel_lock) {
+  CUZK_REQUIRE_GPU();
+  using Fr = typename TypeParam::fr;
+  const auto c1 = synth::make_synthetic_circuit<Fr>(12, synth::witness_kind::dense, 21);
+  const auto c2 = synth::make_synthetic_circuit<Fr>(10, synth::witness_kind::mostly_boolean, 22);
+  auto k1 = make_dev_key<TypeParam>(c1.cs);
+  auto k2 = make_dev_key<TypeParam>(c2.cs);
+  ASSERT_TRUE(k1.has_value() && k2.has_value());
+  gpu_key_options o;
+  o.kernel_lock = std::make_shared<std::mutex>();
+  o.workspace = key_workspace::none;
+  o.scratch = key_scratch::at_creation;
+  auto g1 = gpu_proving_key<TypeParam>::create(k1->pk.view(), 0, o);
+  o.synthesis = synthesis_place::host_pinned;  // the other path: a, b, c copied outside the lock
+  auto g2 = gpu_proving_key<TypeParam>::create(k2->pk.view(), 0, o);
+  ASSERT_TRUE(g1.is_ok() && g2.is_ok());
+  EXPECT_EQ(&g1->kernel_lock(), &g2->kernel_lock());
+  // Without a workspace of its own the short form refuses.
+  EXPECT_EQ(prove_with<TypeParam>(k1->pk.view(), c1.witness, Fr::one(), Fr::one(), nullptr, gpu_context<TypeParam>{*g1}).error().code(),
+            errc::invalid_argument);
+
+  std::mt19937_64 rng(77);
+  const Fr r = Fr::random(rng), s = Fr::random(rng);
+  const auto want1 = prove_with<TypeParam>(k1->pk.view(), c1.witness, r, s).value();
+  const auto want2 = prove_with<TypeParam>(k2->pk.view(), c2.witness, r, s).value();
+  auto worker = [&](bool both, int& mismatches, uint64_t& allocations, double& waited) {
+    auto ws = gpu_workspace<TypeParam>::create(0);
+    if (!ws) {
+      ++mismatches;
+      return;
+    }
+    for (int i = 0; i < 20; ++i) {
+      const bool second = both && i % 2 == 1;
+      phase_timings t;
+      auto p = second ? prove_with<TypeParam>(k2->pk.view(), c2.witness, r, s, &t, gpu_context<TypeParam>{*g2, &*ws})
+                      : prove_with<TypeParam>(k1->pk.view(), c1.witness, r, s, &t, gpu_context<TypeParam>{*g1, &*ws});
+      mismatches += p.is_ok() && *p == (second ? want2 : want1) ? 0 : 1;
+      waited += t.lock_wait * 1e3;
+    }
+    allocations = ws->allocations();
+  };
+  int bad_a = 0, bad_b = 0;
+  uint64_t alloc_a = 0, alloc_b = 0;
+  double wait_a = 0, wait_b = 0;
+  {
+    std::jthread a([&] { worker(false, bad_a, alloc_a, wait_a); });
+    std::jthread b([&] { worker(true, bad_b, alloc_b, wait_b); });
+  }
+  EXPECT_EQ(bad_a, 0);
+  EXPECT_EQ(bad_b, 0);
+  EXPECT_EQ(alloc_a, 1u);
+  // Once for the first key, once more for the second's pinned a | b | c; never again.
+  EXPECT_EQ(alloc_b, 2u);
+  std::printf("gpu_prove_concurrent curve=%s lock_wait_ms=%.1f+%.1f over 40 proofs\n", TypeParam::name, wait_a,
+              wait_b);
+}
+
+// A lender's pinned buffers (the daemon's pool) come back as soon as the copies have read them:
+// with the kernel lock held elsewhere, before the proof gets its turn on the device; without
+// contention by the end of the proof; once each. The proof made from them equals the CPU's.
+TYPED_TEST(gpu_prover_test, lent_host_buffers_go_back_once_the_copies_have_read_them) {
+  CUZK_REQUIRE_GPU();
+  using Fr = typename TypeParam::fr;
+  using repr = typename Fr::repr;
+  const auto c = synth::make_synthetic_circuit<Fr>(10, synth::witness_kind::dense, 31);
+  auto k = make_dev_key<TypeParam>(c.cs);
+  ASSERT_TRUE(k.has_value());
+  const auto& pk = k->pk.view();
+  gpu_key_options o;
+  o.kernel_lock = std::make_shared<std::mutex>();
+  o.workspace = key_workspace::none;
+  o.synthesis = synthesis_place::host_pinned;
+  auto gk = gpu_proving_key<TypeParam>::create(pk, 0, o);
+  ASSERT_TRUE(gk.is_ok()) << gk.error().to_string();
+  auto ws = gpu_workspace<TypeParam>::create(0);
+  ASSERT_TRUE(ws.is_ok());
+  auto w = pinned_buffer<repr>::create(pk.n_vars);
+  auto abc = pinned_buffer<Fr>::create(3 * pk.domain_size);
+  ASSERT_TRUE(w.is_ok() && abc.is_ok());
+  std::mt19937_64 rng(31);
+  const Fr r = Fr::random(rng), s = Fr::random(rng);
+  const auto want = prove_with<TypeParam>(pk, c.witness, r, s).value();
+
+  std::atomic<int> given_back{0};
+  std::promise<void> back;
+  ws->lend_host(w->data(), pk.n_vars, abc->data(), 3 * pk.domain_size, [&] {
+    if (given_back.fetch_add(1) == 0) back.set_value();
+  });
+  std::optional<result<formats::proof<TypeParam>>> got;
+  {
+    std::unique_lock held(gk->kernel_lock());  // another proof's kernels, as far as this one knows
+    std::jthread prover([&] { got.emplace(prove_with<TypeParam>(pk, c.witness, r, s, nullptr, gpu_context<TypeParam>{*gk, &*ws})); });
+    EXPECT_EQ(back.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready)
+        << "the lent buffers were not given back while the proof waited for the device";
+    EXPECT_FALSE(got.has_value());  // still waiting for the lock
+    held.unlock();
+  }
+  ASSERT_TRUE(got.has_value() && got->is_ok()) << (got ? got->error().to_string() : "no result");
+  EXPECT_EQ(**got, want);
+  ws->unlend_host();
+  EXPECT_EQ(given_back.load(), 1);
+
+  // Uncontended: given back by the proof's end, once.
+  int second = 0;
+  ws->lend_host(w->data(), pk.n_vars, abc->data(), 3 * pk.domain_size, [&] { ++second; });
+  auto p = prove_with<TypeParam>(pk, c.witness, r, s, nullptr, gpu_context<TypeParam>{*gk, &*ws});
+  ASSERT_TRUE(p.is_ok()) << p.error().to_string();
+  EXPECT_EQ(*p, want);
+  EXPECT_EQ(second, 1);
+  ws->unlend_host();
+  EXPECT_EQ(second, 1);
+}
+
+std::size_t device_free_bytes() {
+  std::size_t free = 0, total = 0;
+  EXPECT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
+  return free;
+}
+
+TYPED_TEST(gpu_prover_test, thousand_proofs_without_device_memory_growth) {
+  CUZK_REQUIRE_GPU();
+  using Fr = typename TypeParam::fr;
+  const auto circuit = synth::make_synthetic_circuit<Fr>(8, synth::witness_kind::mostly_boolean, 9);
+  auto key = make_dev_key<TypeParam>(circuit.cs);
+  ASSERT_TRUE(key.has_value());
+  const auto& pk = key->pk.view();
+  std::mt19937_64 rng(1000);
+  const Fr r = Fr::random(rng), s = Fr::random(rng);
+  const auto expected = prove_with<TypeParam>(pk, circuit.witness, r, s);
+  ASSERT_TRUE(expected.is_ok());
+
+  // A first key and proof before measuring: the context's own one-time growth (the local-memory
+  // reservation the MSM kernels' stack frames need) is not the key's.
+  {
+    auto warm = gpu_proving_key<TypeParam>::create(pk);
+    ASSERT_TRUE(warm.is_ok()) << warm.error().to_string();
+    ASSERT_TRUE(prove_with<TypeParam>(pk, circuit.witness, r, s, nullptr, gpu_context<TypeParam>{*warm}).is_ok());
+  }
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  const std::size_t before_key = device_free_bytes();
+  std::size_t after_first = 0, after_loop = 0;
+  {
+    auto gk = gpu_proving_key<TypeParam>::create(pk);
+    ASSERT_TRUE(gk.is_ok()) << gk.error().to_string();
+    auto first = prove_with<TypeParam>(pk, circuit.witness, r, s, nullptr, gpu_context<TypeParam>{*gk});
+    ASSERT_TRUE(first.is_ok()) << first.error().to_string();
+    ASSERT_EQ(*first, *expected);
+    after_first = device_free_bytes();
+    int mismatches = 0;
+    for (int i = 0; i < 1000; ++i) {
+      auto p = prove_with<TypeParam>(pk, circuit.witness, r, s, nullptr, gpu_context<TypeParam>{*gk});
+      ASSERT_TRUE(p.is_ok()) << "proof " << i << ": " << p.error().to_string();
+      mismatches += *p == *expected ? 0 : 1;
+    }
+    EXPECT_EQ(mismatches, 0);
+    after_loop = device_free_bytes();
+  }
+  const std::size_t after_key = device_free_bytes();
+  std::printf(
+      "gpu_prove_memory curve=%s resident_after_first=%zu growth_over_1000=%lld left_after_key=%lld\n",
+      TypeParam::name, before_key - after_first,
+      static_cast<long long>(after_first) - static_cast<long long>(after_loop),
+      static_cast<long long>(before_key) - static_cast<long long>(after_key));
+  EXPECT_EQ(after_loop, after_first) << "device memory changed over 1000 proofs";
+  EXPECT_EQ(after_key, before_key) << "the key did not give back all its device memory";
+}
+
+}  // namespace
+}  // namespace cuzk::groth16

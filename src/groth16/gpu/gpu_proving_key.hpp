@@ -1,0 +1,146 @@
+// A Groth16 proving key resident on one GPU, made once and reused for every proof.
+//
+// What lives on the device: the zkey's A, B1, C and H points, each behind its own G1 MSM object,
+// and its B2 points behind a G2 MSM object (msm.hpp: the points plus that MSM's scratch, which
+// grows on the first run of each size and is then reused), the NTT plan of the domain (the coset
+// powers and the twiddles of its two transforms: 6n elements) and, with synthesis on the device
+// (the default, abc_device.hpp says why), the constraint matrices A and B. A proof's own buffers
+// (a | b | c, the witness on both sides, and with synthesis on the host its pinned or pageable
+// a | b | c) live in a gpu_workspace (gpu_workspace.hpp), owned by whoever proves; a key made with
+// key_workspace::own carries one for callers that have none (the CLI, the benches, tests), and then
+// serves one such proof at a time. synthesis_place::host_pageable synthesizes into ordinary
+// pageable memory: it exists to measure what pinned memory buys, not for production.
+//
+// The kernel lock. The MSM objects' scratch is mutable, so the kernels of two proofs on one key
+// must not interleave; the lock that orders them is the key's, or one shared by every key of a
+// device (gpu_key_options::kernel_lock), which is how a daemon lets its workers take turns on a
+// GPU: the prover (gpu_prover.hpp) holds it only while it launches and waits for kernels
+// (synthesis on the device among them), never while it copies the witness or a, b, c to the
+// device, synthesizes on the host or assembles.
+//
+// Memory: with P the G1 affine size (64 bytes on BN254, 96 on BLS12-381), about P (3 nVars + n) +
+// 2P nVars for the points (G2 affine points are twice as large), 192 n for the NTT plan
+// (ntt_plan::device_bytes), 36 bytes per matrix entry plus 8 per row with synthesis on the device,
+// and the scratch of each of the five MSMs (sort keys, buckets, the affine rounds' ping-pong point
+// buffers, which for G2 are of G2 points): a few hundred MiB each at 2^20, up to several GiB each
+// at 2^24, so at the largest domains the five together bound how many keys fit on one device. With
+// key_scratch::at_creation the five MSMs run once on zero scalars of each proof's sizes before
+// create() returns, so the scratch exists from the start, no proof grows it and resident_bytes()
+// counts it; a key_workspace::own adds its workspace (96 n of device a | b | c, 32 nVars of device
+// witness). resident_bytes() reports what cudaMemGetInfo saw the creation take (other allocations
+// on the device at the same moment would count too: a daemon serializes them,
+// engine/backends/gpu_prover_backend.cpp).
+//
+// Thread: create and destroy on any thread; the key makes its device current itself.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "base/result.hpp"
+#include "curves/bls12_381_groups.hpp"
+#include "curves/bn254_groups.hpp"
+#include "gpu/abc_device.hpp"
+#include "gpu/msm.hpp"
+#include "gpu/ntt.hpp"
+#include "groth16/gpu/gpu_workspace.hpp"
+#include "groth16/proving_key.hpp"
+
+namespace cuzk::groth16 {
+
+// Whether a key carries a workspace of its own (proving with no workspace of the caller's needs it).
+enum class key_workspace { own, none };
+// When the MSMs' scratch is allocated: by the first proof, or by create() (see above).
+enum class key_scratch { on_first_proof, at_creation };
+
+// The transforms of the key's NTT plan, the two compute_h runs per column (gpu_prover_impl.hpp):
+// an inverse from natural order, then a forward on the odd coset from bit-reversed order.
+inline constexpr gpu::ntt_tables prover_ntt_tables =
+    gpu::ntt_tables::inverse_from_natural | gpu::ntt_tables::forward_from_bitrev;
+
+// Device bytes of the NTT plan a key makes for a domain of `domain_size` (ntt_plan::device_bytes
+// of prover_ntt_tables), for a daemon's estimate of a key's size before it is made.
+template <class Curve>
+uint64_t gpu_ntt_plan_bytes(std::size_t domain_size) {
+  return gpu::ntt_plan<typename Curve::fr>::device_bytes(
+      static_cast<unsigned>(std::countr_zero(uint64_t{domain_size})), prover_ntt_tables);
+}
+
+struct gpu_key_options {
+  gpu_key_options() = default;
+  explicit gpu_key_options(synthesis_place place) : synthesis(place) {}
+
+  synthesis_place synthesis = synthesis_place::device;
+  // Orders the kernels of every key that shares it; null: a lock of the key's own.
+  std::shared_ptr<std::mutex> kernel_lock;
+  key_workspace workspace = key_workspace::own;
+  key_scratch scratch = key_scratch::on_first_proof;
+};
+
+namespace detail {
+
+// Everything a gpu_proving_key owns, behind one pointer so the key can move while its locks and
+// buffers stay put.
+template <class Curve>
+struct gpu_key_state {
+  using fr = typename Curve::fr;
+
+  int device = 0;
+  synthesis_place synthesis = synthesis_place::device;
+  std::size_t n_vars = 0, n_public = 0, domain_size = 0;
+  std::size_t resident_bytes = 0;
+  std::shared_ptr<std::mutex> kernel_lock;  // held while this key's kernels run
+  gpu::msm_g1<Curve> msm_a, msm_b1, msm_c, msm_h;
+  gpu::msm_g2<Curve> msm_b2;
+  gpu::ntt_plan<fr> plan;
+  std::optional<gpu::device_constraint_matrices<fr>> matrices;  // synthesis_place::device
+  std::mutex own_mutex;                                     // one proof at a time on `own`
+  std::unique_ptr<gpu_workspace<Curve>> own;                // key_workspace::own only
+
+  gpu_key_state() = default;
+  gpu_key_state(const gpu_key_state&) = delete;
+  gpu_key_state& operator=(const gpu_key_state&) = delete;
+  // The members free device memory: make their device current first.
+  ~gpu_key_state() { (void)cudaSetDevice(device); }
+};
+
+}  // namespace detail
+
+template <class Curve>
+class gpu_proving_key {
+ public:
+  // Uploads pk's A, B1, B2, C and H points (and, with synthesis on the device, its constraint
+  // matrices) to `device` and makes the NTT plan; with key_workspace::own also a workspace for
+  // pk's sizes. Errors: an inconsistent key (pk.validate()), a CUDA failure (out of memory, no
+  // device).
+  static result<gpu_proving_key> create(const proving_key_view<Curve>& pk, int device = 0,
+                                        gpu_key_options options = {});
+
+  int device() const noexcept { return state_->device; }
+  synthesis_place synthesis() const noexcept { return state_->synthesis; }
+  std::size_t n_vars() const noexcept { return state_->n_vars; }
+  std::size_t n_public() const noexcept { return state_->n_public; }
+  std::size_t domain_size() const noexcept { return state_->domain_size; }
+  // Device memory the key took when it was made (cudaMemGetInfo before and after), in bytes; with
+  // key_scratch::on_first_proof the MSM scratch that the first proof adds is not in it.
+  std::size_t resident_bytes() const noexcept { return state_->resident_bytes; }
+  // The lock the prover holds around this key's kernels.
+  std::mutex& kernel_lock() const noexcept { return *state_->kernel_lock; }
+
+  // For the prover's steps: the state (MSM objects, plan, matrices, the key's own workspace).
+  detail::gpu_key_state<Curve>& state() const noexcept { return *state_; }
+
+ private:
+  std::unique_ptr<detail::gpu_key_state<Curve>> state_;
+};
+
+extern template class gpu_proving_key<bn254>;
+extern template class gpu_proving_key<bls12_381>;
+
+}  // namespace cuzk::groth16

@@ -1,0 +1,229 @@
+// The per-proof buffers of the GPU prover, owned by whoever runs proofs one after another (a
+// daemon worker, or a gpu_proving_key that proves on its own), apart from the resident key.
+//
+// Why apart: a key's points and MSM objects are shared by every worker that proves with it, but
+// a proof's a | b | c, witness and H scalars are private to that proof. With the buffers in the
+// worker, two workers on one device prove with one key at once: one synthesizes into its pinned
+// a | b | c and copies them to its own device vectors while the other's kernels run (the device's
+// kernel lock, gpu_prover.hpp, covers only the kernels).
+//
+// What it holds, for a domain of n and nVars signals: the witness in pinned memory and on the
+// device (nVars each; copied once, the MSMs and the synthesis kernel read it there), the device
+// a | b | c (3n; h overwrites a, and the H MSM reads it there), three streams (copies, NTTs,
+// MSMs) and the events that time them; and by where synthesis runs (synthesis_place, the key's
+// choice): pinned a | b | c (3n) for synthesis on the host, or pageable a | b | c to measure the
+// difference. Pinned memory costs ~0.5 s per GiB to
+// allocate (pinned_buffer.hpp), so reserve() allocates only when a proof needs more than the
+// buffers hold (the first proof of a larger circuit, or of a key synthesizing elsewhere) and never
+// shrinks them; allocations() counts the times it did, which tests use to show the hot path
+// allocates nothing. A daemon lends its pool's pinned buffers instead (lend_host()): the
+// workspace then owns no host memory for what is lent, and the pool's budget counts it.
+//
+// Thread: one proof at a time; the device must be current for create() and reserve().
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "base/result.hpp"
+#include "curves/bls12_381.hpp"
+#include "curves/bn254.hpp"
+#include "gpu/cuda_event.hpp"
+#include "gpu/device_buffer.hpp"
+#include "gpu/cuda_stream.hpp"
+#include "gpu/pinned_buffer.hpp"
+#include "groth16/synthesis_place.hpp"
+
+namespace cuzk::groth16 {
+
+template <class Curve>
+class gpu_workspace {
+ public:
+  using fr = typename Curve::fr;
+  using repr = typename fr::repr;
+
+  // Events: the witness copy (w_begin, w_end: the MSMs and the device synthesis wait on it); with
+  // synthesis on the host, the a, b, c copies' ends (the NTTs wait on them); with synthesis on the
+  // device, synth_begin and synth_end bound the synthesis kernel; and the bounds of the timed
+  // spans.
+  enum event_id : unsigned {
+    w_begin,
+    w_end,
+    copy_begin,
+    copy_a,
+    copy_b,
+    copy_c,
+    synth_begin,
+    synth_end,
+    ntt_begin,
+    ntt_end,
+    n_events
+  };
+
+  gpu_workspace() = default;
+  gpu_workspace(gpu_workspace&&) noexcept = default;
+  gpu_workspace& operator=(gpu_workspace&&) noexcept = default;
+  gpu_workspace(const gpu_workspace&) = delete;
+  gpu_workspace& operator=(const gpu_workspace&) = delete;
+  // The members free device memory with their device current; the caller's current device is
+  // restored after (the members are destroyed between the two), so that whoever frees a workspace
+  // (a daemon's evictor, on any thread) need not know which device it was on.
+  ~gpu_workspace() {
+    if (created_) {
+      (void)cudaGetDevice(&restore_.device);
+      (void)cudaSetDevice(device_);
+    }
+  }
+
+  // Streams and events on `device`; no buffers yet (reserve() sizes them).
+  static result<gpu_workspace> create(int device) {
+    gpu_workspace w;
+    CUZK_CUDA_TRY(cudaSetDevice(device));
+    w.device_ = device;
+    w.created_ = true;
+    for (auto* s : {&w.copy_stream_, &w.ntt_stream_, &w.msm_stream_}) {
+      auto made = gpu::cuda_stream::create();
+      if (!made) return made.error();
+      *s = std::move(made).value();
+    }
+    for (auto& ev : w.events_) {
+      auto made = gpu::cuda_event::create();
+      if (!made) return made.error();
+      ev = std::move(made).value();
+    }
+    return result<gpu_workspace>(std::move(w));
+  }
+
+  // Buffers for a proof with `n_vars` signals over a domain of `domain_size`, synthesizing at
+  // `place`; allocates only what is larger than before. A buffer that grows is freed before its
+  // larger replacement is allocated, so the device never holds both (what device_bytes_after()
+  // says is the most it holds); on an error that buffer stays empty until the next reserve().
+  status reserve(std::size_t n_vars, std::size_t domain_size, synthesis_place place) {
+    CUZK_CUDA_TRY(cudaSetDevice(device_));
+    if (lent_w_ != nullptr && lent_w_count_ < n_vars)
+      return status(errc::invalid_argument, "gpu workspace: the lent witness buffer holds " +
+                                                std::to_string(lent_w_count_) + " values, expected nVars = " +
+                                                std::to_string(n_vars));
+    if (place == synthesis_place::host_pinned && lent_abc_ != nullptr && lent_abc_count_ < 3 * domain_size)
+      return status(errc::invalid_argument, "gpu workspace: the lent a | b | c buffer holds " +
+                                                std::to_string(lent_abc_count_) + " values, expected 3n = " +
+                                                std::to_string(3 * domain_size));
+    bool grew = false;
+    auto grow = [&grew](auto& buf, std::size_t want) -> status {
+      using B = std::remove_reference_t<decltype(buf)>;
+      if (buf.size() >= want) return status::ok();
+      buf = B{};
+      grew = true;
+      auto b = B::create(want);
+      if (!b) return b.error();
+      buf = std::move(b).value();
+      return status::ok();
+    };
+    if (lent_w_ == nullptr) CUZK_TRY(grow(host_w_, n_vars));
+    CUZK_TRY(grow(w_, n_vars));
+    CUZK_TRY(grow(abc_, 3 * domain_size));
+    switch (place) {
+      case synthesis_place::device:
+        break;
+      case synthesis_place::host_pinned:
+        if (lent_abc_ == nullptr) CUZK_TRY(grow(host_abc_, 3 * domain_size));
+        break;
+      case synthesis_place::host_pageable:
+        if (pageable_abc_.size() < 3 * domain_size) {
+          pageable_abc_.resize(3 * domain_size);
+          grew = true;
+        }
+        break;
+    }
+    if (grew) ++allocations_;
+    return status::ok();
+  }
+
+  // Host buffers for the next proof in place of the workspace's own: the witness staging
+  // (`witness_count` values, at least nVars) and, for synthesis on the host into pinned memory,
+  // a | b | c (`abc_count`, at least 3n; null: the workspace's own). The lender keeps them alive
+  // until they are given back: `give_back` is called once, on the proving thread, as soon as the
+  // device has read them (the prover calls give_back_host() when its copies have ended: before it
+  // waits for another proof's kernels, or at its end), or by unlend_host() at the latest, which
+  // must come after the proof returned.
+  void lend_host(repr* witness, std::size_t witness_count, fr* abc, std::size_t abc_count,
+                 std::function<void()> give_back = {}) {
+    give_back_host();
+    lent_w_ = witness;
+    lent_w_count_ = witness != nullptr ? witness_count : 0;
+    lent_abc_ = abc;
+    lent_abc_count_ = abc != nullptr ? abc_count : 0;
+    give_back_ = std::move(give_back);
+  }
+  // The lent buffers are no longer read: the lender gets them back now (once; no-op otherwise).
+  // The workspace keeps pointing at them until unlend_host() but never touches them again.
+  void give_back_host() {
+    if (auto f = std::exchange(give_back_, {})) f();
+  }
+  bool has_lent_host() const noexcept { return static_cast<bool>(give_back_); }
+  void unlend_host() {
+    give_back_host();
+    lend_host(nullptr, 0, nullptr, 0);
+  }
+
+  int device() const noexcept { return device_; }
+  // Bytes of pinned host memory and of device memory the buffers hold now.
+  std::size_t pinned_bytes() const noexcept { return host_abc_.bytes() + host_w_.bytes(); }
+  std::size_t device_bytes() const noexcept { return abc_.bytes() + w_.bytes(); }
+  // Device bytes the buffers hold after reserve(n_vars, domain_size, any place): what a caller
+  // reserves in a device memory budget before it calls reserve().
+  std::size_t device_bytes_after(std::size_t n_vars, std::size_t domain_size) const noexcept {
+    return std::max(abc_.size(), 3 * domain_size) * sizeof(fr) + std::max(w_.size(), n_vars) * sizeof(repr);
+  }
+  // How many reserve() calls allocated.
+  uint64_t allocations() const noexcept { return allocations_; }
+
+  // For the GPU prover's steps (gpu_prover_impl.hpp).
+  fr* host_abc() noexcept { return lent_abc_ != nullptr ? lent_abc_ : host_abc_.data(); }
+  fr* pageable_abc() noexcept { return pageable_abc_.data(); }
+  repr* host_w() noexcept { return lent_w_ != nullptr ? lent_w_ : host_w_.data(); }
+  fr* abc() noexcept { return abc_.data(); }
+  repr* w() noexcept { return w_.data(); }
+  cudaStream_t copy_stream() const noexcept { return copy_stream_.get(); }
+  cudaStream_t ntt_stream() const noexcept { return ntt_stream_.get(); }
+  cudaStream_t msm_stream() const noexcept { return msm_stream_.get(); }
+  const gpu::cuda_stream& ntt_stream_owner() const noexcept { return ntt_stream_; }
+  gpu::cuda_event& event(event_id e) noexcept { return events_[e]; }
+
+ private:
+  // Declared first, so destroyed last: sets the device that was current before ~gpu_workspace back.
+  struct restore_device {
+    int device = -1;
+    ~restore_device() {
+      if (device >= 0) (void)cudaSetDevice(device);
+    }
+    restore_device() = default;
+    restore_device(restore_device&&) noexcept {}  // a moved-to workspace restores nothing yet
+    restore_device& operator=(restore_device&&) noexcept { return *this; }
+  } restore_;
+  int device_ = 0;
+  bool created_ = false;
+  uint64_t allocations_ = 0;
+  gpu::pinned_buffer<fr> host_abc_;    // synthesis_place::host_pinned writes here
+  std::vector<fr> pageable_abc_;  // synthesis_place::host_pageable writes here
+  gpu::pinned_buffer<repr> host_w_;    // the witness, staged for its one copy to the device
+  gpu::device_buffer<fr> abc_;         // a | b | c, domain_size each
+  gpu::device_buffer<repr> w_;         // the witness the MSMs (and the device synthesis) read
+  repr* lent_w_ = nullptr;        // lend_host()'s, used instead of host_w_ / host_abc_
+  std::size_t lent_w_count_ = 0;
+  fr* lent_abc_ = nullptr;
+  std::size_t lent_abc_count_ = 0;
+  std::function<void()> give_back_;  // the lender's, until the lent buffers are given back
+  gpu::cuda_stream copy_stream_, ntt_stream_, msm_stream_;
+  gpu::cuda_event events_[n_events];
+};
+
+}  // namespace cuzk::groth16

@@ -1,0 +1,56 @@
+// Which prover runs a proof: the one chooser the CLI and the engine share.
+//
+// prover_kind is what a user asks for (`backend = "auto"` in the daemon's config, the CLI's
+// default): automatic takes the GPU prover when this build has it and a CUDA device answers, else
+// the CPU prover with the reason; gpu makes that reason an error, so that a daemon configured
+// for a GPU does not quietly prove on the CPU; cpu never asks the CUDA runtime.
+//
+// This header needs no CUDA headers and exists in every build: where the GPU prover is not
+// built, choose_prover() answers as a machine without a GPU would, with that reason.
+//
+// Thread: any thread (it asks the CUDA runtime about devices).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/result.hpp"
+
+namespace cuzk::groth16 {
+
+enum class prover_kind { automatic, cpu, gpu };
+
+constexpr const char* prover_kind_name(prover_kind k) noexcept {
+  switch (k) {
+    case prover_kind::automatic:
+      return "auto";
+    case prover_kind::cpu:
+      return "cpu";
+    case prover_kind::gpu:
+      return "gpu";
+  }
+  return "?";
+}
+
+// "auto", "cpu" or "gpu"; nullopt for anything else.
+constexpr std::optional<prover_kind> parse_prover_kind(std::string_view name) noexcept {
+  for (const prover_kind k : {prover_kind::automatic, prover_kind::cpu, prover_kind::gpu})
+    if (name == prover_kind_name(k)) return k;
+  return std::nullopt;
+}
+
+struct prover_choice {
+  prover_kind kind = prover_kind::cpu;  // cpu or gpu, never automatic
+  int devices = 0;                      // CUDA devices found (0 when the CPU was asked for)
+  std::string reason;                   // "NVIDIA H200 (sm_90, 132 SMs)" for the GPU, why not otherwise
+};
+
+// What `wanted` resolves to on this machine. Errors (errc::unsupported): gpu where the build has
+// no GPU prover or no CUDA device answers, with the reason.
+result<prover_choice> choose_prover(prover_kind wanted);
+
+// Whether this build has the GPU prover (groth16/gpu/).
+bool gpu_prover_built() noexcept;
+
+}  // namespace cuzk::groth16
