@@ -3,10 +3,10 @@
 //
 // Why not Fermat: a^(p-2) is ~1.3 log2(p) dependent Montgomery products, ~490 for BLS12-381 Fq,
 // each hundreds of dependent multiply-adds; on the GPU one such chain is pure latency (~0.57 ms
-// for one thread, NOTES.md), and the MSM's batched inversions pay it once per round. The binary
-// algorithm takes at most 2 log2(p) steps of word-wise subtractions and shifts (no products), so
-// one inversion is several times shorter. It is variable-time: for public or already
-// variable-time uses (the bucket method is) only.
+// for one thread, docs/gpu/msm.md, 'Affine rounds with batched inversions'), and the MSM's batched
+// inversions pay it once per round. The binary algorithm takes at most 2 log2(p) steps of word-wise
+// subtractions and shifts (no products), so one inversion is several times shorter. It is
+// variable-time: for public or already variable-time uses (the bucket method is) only.
 //
 // The steps (Guide to Elliptic Curve Cryptography, Algorithm 2.22, with its inner halving loops
 // and the subtraction folded into one step so that each step is the same straight-line code):

@@ -3,7 +3,7 @@
 //
 // Proving keys are gigabytes and are used in place (their layout is the in-memory layout of our
 // points), so they are mapped, never read into a buffer: the page cache is the "warm" residency
-// tier of ARCHITECTURE.md, shared by every process that maps the same key. Output files are written
+// tier of docs/ARCHITECTURE.md, shared by every process that maps the same key. Output files are written
 // next to their destination under a temporary name and renamed over it, so a reader (or a crash)
 // never sees half a proof or half a key.
 #pragma once

@@ -171,7 +171,8 @@ class alignas(8) fp_device {
   // (ff/binary_inverse.hpp) on the Montgomery words aR, which gives (aR)^-1 = a^-1 R^-1, then two
   // products by R^2 (a^-1 R^-1 -> a^-1 -> a^-1 R). At most 2 log2(p) steps of word-wise
   // subtractions and shifts (~530 on average for BLS12-381 Fq) instead of Fermat's ~490 dependent
-  // products: several times less latency, which is what a batched inversion waits on (NOTES.md).
+  // products: several times less latency, which is what a batched inversion waits on
+  // (docs/gpu/msm.md, 'Binary inversion').
   // Callers still batch it (Montgomery's trick) so that one inversion serves many elements.
   CUZK_HD fp_device inverse() const {
 #ifdef __CUDA_ARCH__
@@ -239,7 +240,7 @@ class alignas(8) fp_device {
   // Moduli whose low word is 1 and next word 2^32 - 1 (BLS12-381 Fr: p = ...ffffffff00000001):
   // -p^-1 = -1 mod 2^32, so a row's m is -x[0], m * p[0] = m and m * p[1] = m 2^32 - m; its four
   // products by p[0] and p[1] and the one for m become additions (5 of 33 multiply-adds per row).
-  // Measured: BLS12-381 Fr 5.06e10 -> 5.49e10 products/s (NOTES.md). The same trick for BN254 Fr
+  // Measured: BLS12-381 Fr 5.06e10 -> 5.49e10 products/s (docs/gpu/field.md). The same trick for BN254 Fr
   // (low word 2^32 - 2^28 + 1: m and hi(m p[0]) by shifts) measured 1% slower and was dropped.
   static constexpr bool low_words_one_minus_one = modulus.w[0] == 1u && modulus.w[1] == 0xffffffffu;
 

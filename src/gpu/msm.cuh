@@ -150,7 +150,8 @@ class phase_timer {
 // instead of from a free first point: ~3% of the additions at 2^24), and sorting a later range
 // shares the GPU with the additions rather than hiding behind them; what a range buys is that
 // the copy of the next one runs on the copy engine meanwhile. So two ranges, the first small
-// (chunk_bound): NOTES.md has the measurements (1, 2 and 4 equal ranges, then 2 and 3 growing).
+// (chunk_bound): docs/gpu/msm.md, 'Point ranges', has the measurements (1, 2 and 4 equal ranges, then
+// 2 and 3 growing).
 inline unsigned default_chunks(std::size_t count) { return count >= (std::size_t{1} << 20) ? 2 : 1; }
 
 // The first point of range k of `chunks` (k = chunks gives count): sizes grow `ratio` times per
@@ -198,7 +199,7 @@ bool device_msm<Group>::uses_affine(std::size_t count, msm_accumulation a) {
   constexpr bool g1 = std::is_same_v<typename Group::field, typename Group::curve::fq>;
   if (!g1) return true;
   if (a != msm_accumulation::automatic) return a == msm_accumulation::affine;
-  // H200 (NOTES.md): with its work items sorted by length, XYZZ is faster for G1 of both curves at
+  // H200 (docs/gpu/msm.md): with its work items sorted by length, XYZZ is faster for G1 of both curves at
   // every size measured (2^16 to 2^24); the affine rounds stay for G2 and for comparison.
   (void)count;
   return false;
@@ -206,7 +207,7 @@ bool device_msm<Group>::uses_affine(std::size_t count, msm_accumulation a) {
 
 template <class Group>
 unsigned device_msm<Group>::chunks_for(std::size_t count, bool on_device) const {
-  // Scalars already on the device leave no copy to hide: one range (NOTES.md, 2^24: 49.5 against
+  // Scalars already on the device leave no copy to hide: one range (docs/gpu/msm.md, 2^24: 49.5 against
   // 51.2 ms on BN254, 103.2 against 105.2 ms on BLS12-381).
   const unsigned k = chunks_ != 0 ? chunks_ : on_device ? 1 : msm_detail::default_chunks(count);
   return static_cast<unsigned>(std::clamp<std::size_t>(k, 1, std::min<std::size_t>(count, 64)));

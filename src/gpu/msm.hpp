@@ -19,7 +19,7 @@
 //
 // Scalars are canonical Fr integers (plain, not Montgomery: the .wtns layout), each < r; anything
 // at or above 2^bits(r) is outside the contract. For the full copy rate they should live in
-// pinned host memory (../shared/ANCHORS.md: 55 GB/s pinned against 8 GB/s pageable).
+// pinned host memory (docs/BENCHMARKS.md, 'Reference points': 55 GB/s pinned against 8 GB/s pageable).
 //
 // Thread: the thread that owns the device; the device must be current. One run at a time per
 // object (it owns the scratch buffers and the two internal streams the run uses).
@@ -43,7 +43,7 @@ namespace cuzk::gpu {
 
 // How buckets are filled (msm.cuh): affine rounds with batched inversions (msm_accumulate.cuh)
 // or per-thread XYZZ runs (msm_xyzz.cuh, G1 only); `automatic` picks by group (XYZZ for G1, the
-// affine rounds for G2) from the H200 measurements in NOTES.md.
+// affine rounds for G2) from the H200 measurements in docs/gpu/msm.md ('XYZZ work items sorted by length').
 enum class msm_accumulation { automatic, affine, xyzz };
 
 // Where one run's time went (CUDA events; milliseconds), filled when a caller asks for it. With

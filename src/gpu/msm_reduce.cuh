@@ -10,10 +10,10 @@
 //   G_0 + 16 (G_1 + 16 (G_2 + ...)) + H,   G_l = sum_j R_l[j],   H = sum_j T_0[j],
 // with 4 doublings per level. Every level is two additions per element of its input, so the whole
 // reduction is ~2 B (1 + 1/16 + ...) additions per window, against the 2 B + ~40 B/16 of running
-// sums plus a per-segment multiplication by the segment's offset that it replaces (NOTES.md).
-// Level 0 reads the affine bucket sums, so its run += A is a mixed addition. In the top window only
-// the buckets below 2^(bits - (W - 1) c) can be occupied (its digit takes no carry out), so level
-// 0 skips the top row's segments past that (1/16 of the row used at 2^24 on both curves).
+// sums plus a per-segment multiplication by the segment's offset that it replaces (docs/gpu/msm.md,
+// 'Running sums'). Level 0 reads the affine bucket sums, so its run += A is a mixed addition. In the
+// top window only the buckets below 2^(bits - (W - 1) c) can be occupied (its digit takes no carry
+// out), so level 0 skips the top row's segments past that (1/16 of the row used at 2^24 on both curves).
 //
 // The row sums G_l and H are independent of each other: all of them go through one launch per
 // step of the group tree (group_sum_multi_kernel), so their dependent chains overlap instead of

@@ -18,7 +18,7 @@
 //
 // Why both: per addition XYZZ costs ~10 products but reads each point once and keeps its sum in
 // registers; the affine rounds cost ~6.6 products but move ~4x the bytes and pay a latency-bound
-// inversion and a host sync per round. On the H200 (NOTES.md), once the items were sorted by
+// inversion and a host sync per round. On the H200 (docs/gpu/msm.md), once the items were sorted by
 // length, XYZZ wins for G1 of both curves at every size measured; G2 uses the affine rounds only
 // (its XYZZ kernel would need ~2x the registers).
 #pragma once

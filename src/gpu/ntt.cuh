@@ -18,8 +18,8 @@
 // 2 + 2 + 2 + 2 + 2 with radix 4 (R = 2, smaller domains). The first round loads straight from
 // global memory and the last stores straight back. Radix 8 needs 128 registers per thread (16
 // warps per SM), radix 4 80 (24 warps): more exchanges against more warps to overlap carry-chain
-// latency, barriers and loads; which wins depends on the product (NOTES.md, NTT changes 3 and 6),
-// hence the two shapes below.
+// latency, barriers and loads; which wins depends on the product (docs/gpu/ntt.md, 'Radix 4 at four
+// blocks per SM' and 'Radix 8 again'), hence the two shapes below.
 //
 // Butterflies and orders. Every butterfly is Cooley-Tukey's (lo, hi) -> (lo + w hi, lo - w hi),
 // whose product comes first and takes values in [0, 2p) as they are (ntt_lazy.cuh). A transform
@@ -32,24 +32,25 @@
 // four direction/order combinations; the two orders read different tables (ntt_tables). The
 // Gentleman-Sande butterfly would serve natural input with the by-offset table, but its difference
 // must be below 2^256 before its product: for BLS12-381 Fr (4p > 2^256) that needed canonical
-// values and made the forward transform 7% slower (NOTES.md, NTT changes 8 and 9).
+// values and made the forward transform 7% slower (docs/gpu/ntt.md, 'Cooley-Tukey butterflies from
+// natural order too').
 //
 // Arithmetic: lazy reduction (ntt_lazy.cuh). Values stay in [0, 2p) from the first butterfly to the
 // last pass's store, which makes them canonical (before its 1/n and coset scaling); the products
-// skip their final subtraction (NOTES.md, NTT change 4). The product by a twiddle is Shoup's form
+// skip their final subtraction (docs/gpu/ntt.md, 'Lazy reduction'). The product by a twiddle is Shoup's form
 // (ntt_shoup.cuh): the twiddle's quotient by p is stored beside it, which saves 22% of the
-// multiplies of a Montgomery product (NOTES.md, NTT change 6).
+// multiplies of a Montgomery product (docs/gpu/ntt.md, 'Shoup's product').
 //
 // Twiddles are read from the plan's Shoup planes, one 64-byte pair (four 16-byte quarters) per
 // distinct twiddle: a round needs 2^R - 1 of them per thread (3 for radix 4, 7 for radix 8). Each
 // stage has its own run of entries, ordered by block number or offset, and each quarter its own
 // plane, so the lanes of a warp, which read neighbouring entries (consecutive columns or rows),
 // read whole cache lines; read from one table of all powers instead, the pairs saturated L1
-// (NOTES.md, NTT change 6). The planes are cut into tiles of 2^10 entries (quarter_slot), so an
-// entry's four loads take one address computation and fixed offsets (NOTES.md, NTT change 8). In
-// the round that runs first from natural order (the first pass's top one) and the one that runs
-// last from bit-reversed order (the last pass's bottom one) the first twiddle of each stage is 1
-// and its butterflies skip their product: with radix 4, 1 product per 4 elements there instead of
+// (docs/gpu/ntt.md, 'Shoup's product'). The planes are cut into tiles of 2^10 entries (quarter_slot), so an
+// entry's four loads take one address computation and fixed offsets (docs/gpu/ntt.md, 'Tiled planes,
+// twiddles loaded ahead'). In the round that runs first from natural order (the first pass's top one) and the
+// one that runs last from bit-reversed order (the last pass's bottom one) the first twiddle of each
+// stage is 1 and its butterflies skip their product: with radix 4, 1 product per 4 elements there instead of
 // 4; with radix 8, 5 per 8 instead of 12.
 //
 // Shared memory holds the elements word-sliced (word w of element e at [w][e], e = row * C +
@@ -58,10 +59,10 @@
 // lengths 1 to 32, R = 2 or 3) on 32 distinct banks (checked exhaustively when it was chosen).
 //
 // The cost: about (n/2) L - 7n/8 products, 1.87e8 at 2^24, which at the measured 7.2e10 Shoup
-// products/s (both fields; NOTES.md) is 2.6 ms, against about 0.8 ms for the three passes' 3 GiB of
-// traffic at ~4 TB/s, which resident blocks overlap with each other's arithmetic; the butterflies'
-// additions, exchanges and barriers take the rest (3.36 ms BN254, 3.42 ms BLS12-381 forward at
-// 2^24, NOTES.md).
+// products/s (both fields; docs/gpu/ntt.md, 'Shoup's product') is 2.6 ms, against about 0.8 ms for the
+// three passes' 3 GiB of traffic at ~4 TB/s, which resident blocks overlap with each other's
+// arithmetic; the butterflies' additions, exchanges and barriers take the rest (3.36 ms BN254, 3.42 ms
+// BLS12-381 forward at 2^24, docs/gpu/ntt.md).
 #pragma once
 
 #include <algorithm>
@@ -102,9 +103,10 @@ constexpr uint64_t fr_generator() {
 // - radix 4 (below): 4 elements for each of 256 threads, three blocks per SM, 80 registers and 24
 //   warps per SM. Small domains have too few blocks to fill the GPU with 128-thread blocks (2^16:
 //   0.036 ms against 0.047 with radix 8).
-// NOTES.md, NTT changes 3 and 6, has the measurements: with Montgomery products radix 4 at four
-// blocks per SM was the better shape; with Shoup's product radix 8 is 4-6% faster at 2^22 - 2^24,
-// and radix 4 at four blocks per SM (64 registers) spills 100-200 bytes and was 9% slower.
+// docs/gpu/ntt.md ('Radix 4 at four blocks per SM', 'Shoup's product') has the measurements: with
+// Montgomery products radix 4 at four blocks per SM was the better shape; with Shoup's product radix 8
+// is 4-6% faster at 2^22 - 2^24, and radix 4 at four blocks per SM (64 registers) spills 100-200 bytes
+// and was 9% slower.
 constexpr unsigned log_block = 10;
 template <unsigned LogPerThread>
 struct pass_shape_of {
@@ -255,7 +257,7 @@ __device__ __forceinline__ void radix2_stage(D (&x)[P], const uint4* __restrict_
 // the next group's twiddle loads, across stages too: w holds this stage's first twiddle on entry
 // and, with LoadNext, the next stage's (entry next_e0) on exit. The loads' latency (DRAM in a pass
 // with many distinct twiddles, L2 otherwise) is then covered by a group's products instead of by
-// other warps alone (NOTES.md, NTT change 8).
+// other warps alone (docs/gpu/ntt.md, 'Tiled planes, twiddles loaded ahead', (5)).
 template <class D, bool Dit, unsigned Dbit, unsigned P, bool LoadNext>
 __device__ __forceinline__ void radix2_stage_pipelined(D (&x)[P], const uint4* __restrict__ planes,
                                                        ntt_shoup::twiddle<D>& w, std::size_t e0,
@@ -350,7 +352,7 @@ __global__ void __launch_bounds__(pass_shape_of<R>::block_threads, pass_shape_of
     };
     const std::size_t estep = Dit ? S << p : 1;
     // Radix 8 loads its twiddles one group ahead (radix2_stage_pipelined); with radix 4 the extra
-    // pair in registers spilled and 2^20 was 5% slower (NOTES.md, NTT change 8).
+    // pair in registers spilled and 2^20 was 5% slower (docs/gpu/ntt.md, 'Tiled planes ...', (5)).
     constexpr bool pipelined = R == 3;
     [[maybe_unused]] ntt_shoup::twiddle<D> w;
     if constexpr (pipelined) {
@@ -502,7 +504,7 @@ struct pass_shape {
 // 7 + 7 + 10 (3 + 3 + 4). The order of the passes before the last: smaller first where the
 // transform runs them in this order (natural input), larger first where it runs them backwards
 // (bit-reversed input, which then runs 10, 6, 8), each measured 0.5-1% faster at 2^24 than the
-// other order (NOTES.md, NTT change 9).
+// other order (docs/gpu/ntt.md, 'Cooley-Tukey butterflies from natural order too', (2)).
 inline std::vector<pass_shape> plan_passes(unsigned log_n, unsigned r = 2, bool natural_input = true) {
   std::vector<pass_shape> passes;
   if (log_n <= log_block) {

@@ -1,8 +1,8 @@
 // Lazy reduction for the NTT butterflies: values in [0, 2p) between stages, canonical at the end.
 //
 // Why. The NTT kernels are bound by the instructions each butterfly issues and by the length of
-// its dependent carry chains, not by the multiply pipe alone (NOTES.md, NTT change 4: a Karatsuba
-// product with 12% fewer multiplies and ~110 more additions made the transform 9-13% slower). A
+// its dependent carry chains, not by the multiply pipe alone (docs/gpu/ntt.md, 'A Karatsuba product':
+// a Karatsuba product with 12% fewer multiplies and ~110 more additions made the transform 9-13% slower). A
 // canonical butterfly ends its product with a conditional subtraction (a 2n-instruction borrow
 // chain and n selects, on the critical path) and corrects its sum and difference by p. Keeping
 // values in [0, 2p) removes the product's subtraction; the sum and difference then correct by 2p
@@ -13,7 +13,7 @@
 // ntt_shoup::mul (ntt_shoup.cuh), below 2p for every operand below 2p, with no final subtraction
 // either. (The other butterfly, (lo + hi, (lo - hi) w), would need the difference below 2^256
 // before its product; where 4p > 2^256, as for BLS12-381 Fr, that takes a correction on the
-// product's input path: NOTES.md, NTT changes 8 and 9.)
+// product's input path: docs/gpu/ntt.md, 'Cooley-Tukey butterflies from natural order too'.)
 //
 // Bounds (x, y < 2p):
 // - add(x, y): x + y < 4p, minus 2p when >= 2p, so < 2p. For BLS12-381 Fr (p > 2^254) x + y may

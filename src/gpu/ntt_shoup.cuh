@@ -1,7 +1,7 @@
 // The NTT butterflies' product by a fixed twiddle in Shoup's form: fewer multiplies than CIOS.
 //
-// Why. The transform is bound by the integer multiply pipe (NOTES.md, "Where the time goes after
-// change 4"). fp_device's Montgomery product spends 2 n^2 + n = 136 32x32-bit multiplies (lo and
+// Why. The transform is bound by the integer multiply pipe (docs/gpu/ntt.md, "What bounds
+// the kernel"). fp_device's Montgomery product spends 2 n^2 + n = 136 32x32-bit multiplies (lo and
 // hi halves counted apart: 264) on one 256-bit product, because its reduction multiplies by p
 // word by word. A twiddle is known in advance, so its quotient can be too (Shoup 2008, here for
 // 256-bit operands): with w' = floor(w 2^256 / p) stored beside w,

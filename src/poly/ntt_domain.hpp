@@ -3,7 +3,7 @@
 //
 // omega is root_of_unity<Fr>(k, Curve::fr_generator) = 5^((r-1)/2^k), exactly ffjavascript's
 // Fr.w[k]: snarkjs's proving keys hold Lagrange bases over these points, so any other primitive
-// root gives wrong proofs (reference/snarkjs-formats.md §6 step 2).
+// root gives wrong proofs (snarkjs, src/groth16_prove.js; ffjavascript's Fr.w).
 //
 // Twiddles: ONE table of n/2 entries, omega^j for j < n/2 (16n bytes: 256 MiB at 2^24, 4 GiB at
 // 2^28 on a 32-byte Fr). The inverse transform reads the same table mirrored, because

@@ -1,7 +1,7 @@
 // A proving key in memory, in one residency tier, ready for a prover backend.
 //
-// Tiers, fastest first (ARCHITECTURE.md): device (VRAM) > hot (host memory) > warm (the mapped
-// file in the page cache) > cold (on disk, nothing mapped; no loaded_key exists). A loaded_key is
+// Tiers, fastest first (docs/ARCHITECTURE.md, 'Glossary'): device (VRAM) > hot (host memory) > warm
+// (the mapped file in the page cache) > cold (on disk, nothing mapped; no loaded_key exists). A loaded_key is
 // one of warm or hot:
 //   warm  formats::zkey maps the file; the point sections are used in place (misaligned ones are
 //         copied once by the zkey reader, see zkey.hpp). mapped_bytes = the file, owned_bytes =
