@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "apps/cli_support.hpp"
 #include "apps/bench/bench_options.hpp"
+#include "apps/cli_support.hpp"
 
 namespace CLI {
 class App;

@@ -2,9 +2,9 @@
 // instantiations).
 #pragma once
 
+#include "gpu/abc_device.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/fp_device.cuh"
-#include "gpu/abc_device.hpp"
 
 namespace cuzk::gpu {
 

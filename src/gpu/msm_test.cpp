@@ -29,8 +29,8 @@
 #include "ec/batch_to_affine.hpp"
 #include "ec/naive_msm.hpp"
 #include "ec/scalar_mul.hpp"
-#include "gpu/device_buffer.hpp"
 #include "gpu/device.hpp"
+#include "gpu/device_buffer.hpp"
 #include "gpu/msm.hpp"
 
 namespace cuzk::gpu {

@@ -75,8 +75,8 @@
 
 #include "ff/roots_of_unity.hpp"
 #include "gpu/cuda_check.hpp"
-#include "gpu/device_buffer.hpp"
 #include "gpu/device.hpp"
+#include "gpu/device_buffer.hpp"
 #include "gpu/fp_device.cuh"
 #include "gpu/ntt.hpp"
 #include "gpu/ntt_lazy.cuh"

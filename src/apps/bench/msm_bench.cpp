@@ -7,12 +7,12 @@
 #include <utility>
 #include <vector>
 
+#include "apps/bench/bench_stats.hpp"
 #include "base/thread_pool.hpp"
 #include "curves/bls12_381_groups.hpp"
 #include "curves/bn254_groups.hpp"
-#include "apps/bench/bench_stats.hpp"
-#include "gpu/device_buffer.hpp"
 #include "gpu/device.hpp"
+#include "gpu/device_buffer.hpp"
 #include "gpu/msm.hpp"
 #include "gpu/pinned_buffer.hpp"
 #include "msm/msm_inputs.hpp"

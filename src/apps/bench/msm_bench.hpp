@@ -5,11 +5,11 @@
 // addition each, msm/msm_inputs.hpp; with several sizes those of the largest are built once and
 // the smaller runs use a prefix). Scalars are uniformly random canonical Fr, either streamed from
 // pinned host memory each run (`--scalars host`: the copy is in the time, as in the sppark figures
-// of ../shared/ANCHORS.md, and the row gives its effective rate) or already in device memory
-// (`--scalars device`, device_msm::run_device, as the prover's witness and h are). One warm-up run
-// per row is excluded; then `reps` runs, each timed by the MSM's own CUDA events (msm_timing: first
-// event to the result on the host). The row has the median, min and max of the totals, and the
-// phase breakdown of the median run:
+// of docs/BENCHMARKS.md, 'Reference points', and the row gives its effective rate) or already in
+// device memory (`--scalars device`, device_msm::run_device, as the prover's witness and h are).
+// One warm-up run per row is excluded; then `reps` runs, each timed by the MSM's own CUDA events
+// (msm_timing: first event to the result on the host). The row has the median, min and max of the
+// totals, and the phase breakdown of the median run:
 //
 //   curve group log_n c W median_ms min_ms max_ms | copy digits sort plan accum reduce rounds path
 //   chunks scalars h2d_GBps
@@ -19,8 +19,8 @@
 
 #include <cstdio>
 
-#include "base/result.hpp"
 #include "apps/bench/bench_options.hpp"
+#include "base/result.hpp"
 
 namespace cuzk::apps::bench {
 

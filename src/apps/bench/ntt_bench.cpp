@@ -5,12 +5,12 @@
 #include <random>
 #include <vector>
 
+#include "apps/bench/bench_stats.hpp"
 #include "curves/bls12_381.hpp"
 #include "curves/bn254.hpp"
-#include "apps/bench/bench_stats.hpp"
 #include "gpu/cuda_event.hpp"
-#include "gpu/device_buffer.hpp"
 #include "gpu/device.hpp"
+#include "gpu/device_buffer.hpp"
 #include "gpu/ntt.hpp"
 
 namespace cuzk::apps::bench {

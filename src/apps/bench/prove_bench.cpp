@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "base/thread_pool.hpp"
 #include "apps/bench/bench_stats.hpp"
+#include "base/thread_pool.hpp"
 #include "gpu/device.hpp"
 #include "groth16/circuit_io.hpp"
 #include "groth16/gpu/gpu_prover.hpp"

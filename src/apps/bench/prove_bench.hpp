@@ -31,8 +31,8 @@
 
 #include <cstdio>
 
-#include "base/result.hpp"
 #include "apps/bench/bench_options.hpp"
+#include "base/result.hpp"
 
 namespace cuzk::apps::bench {
 

@@ -13,10 +13,10 @@
 #include <string>
 
 #include "base/result.hpp"
-#include "engine/engine_options.hpp"
-#include "engine/memory/host_allocator.hpp"
 #include "engine/backends/prover_backend.hpp"
+#include "engine/engine_options.hpp"
 #include "engine/keys/srs_manager.hpp"
+#include "engine/memory/host_allocator.hpp"
 
 namespace cuzk::engine {
 

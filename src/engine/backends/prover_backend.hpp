@@ -2,10 +2,11 @@
 //
 // A worker hands a backend a resident key (and, for a GPU backend, the key's copy on the worker's
 // device slot) and one partition's witness, and gets the proof back with its phase times;
-// everything around it (which key, which job, cancellation between partitions, verification,
-// timing of the phases the engine sees) stays in the engine. The CPU implementation
-// (cpu_prover_backend.hpp) wraps groth16::prove; the GPU one (gpu_prover_backend.hpp) runs
-// the same prover contract with a gpu_context on the key's device copy with buffers that belong to the calling worker.
+// everything around it (which key, which job, cancellation between partitions, verification, timing
+// of the phases the engine sees) stays in the engine. The CPU implementation
+// (cpu_prover_backend.hpp) wraps groth16::prove; the GPU one (gpu_prover_backend.hpp) runs the same
+// prover contract with a gpu_context on the key's device copy with buffers that belong to the
+// calling worker.
 //
 // Workers and slots. A backend says how many workers it wants and which device slot each serves
 // (worker_slots(); a CPU backend says nothing and the engine runs engine_options::workers). The
@@ -26,13 +27,13 @@
 #include "curves/bls12_381_groups.hpp"
 #include "curves/bn254_groups.hpp"
 #include "engine/jobs/cancel_token.hpp"
+#include "engine/jobs/witness.hpp"
 #include "engine/keys/device_tier.hpp"
 #include "engine/keys/key_summary.hpp"
-#include "engine/telemetry/kernel_activity.hpp"
 #include "engine/keys/loaded_key.hpp"
 #include "engine/memory/memory_budget.hpp"
 #include "engine/memory/pinned_pool.hpp"
-#include "engine/jobs/witness.hpp"
+#include "engine/telemetry/kernel_activity.hpp"
 #include "formats/proof.hpp"
 #include "groth16/phase_timings.hpp"
 

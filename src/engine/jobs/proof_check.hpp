@@ -9,10 +9,10 @@
 #pragma once
 
 #include "base/result.hpp"
-#include "engine/jobs/job.hpp"
-#include "engine/keys/loaded_key.hpp"
 #include "engine/backends/prover_backend.hpp"
+#include "engine/jobs/job.hpp"
 #include "engine/jobs/witness.hpp"
+#include "engine/keys/loaded_key.hpp"
 
 namespace cuzk::engine {
 

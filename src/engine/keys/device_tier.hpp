@@ -1,9 +1,9 @@
 // The device tier's seam: what the SRS manager needs from a GPU backend, without CUDA.
 //
-// The SRS manager (srs_manager.hpp) decides which key is on which device and when it leaves; what
-// a key on a device is, and how it gets there, belongs to the GPU backend
-// (gpu_prover_backend.hpp). Between them stand two small interfaces: a device_key is an opaque,
-// immutable handle the backend made, and a device_uploader makes one from a loaded key. The
+// The SRS manager's device tier (device_key_tier.hpp) decides which key is on which device and when
+// it leaves; what a key on a device is, and how it gets there, belongs to the GPU backend
+// (backends/gpu_device_key.hpp). Between them stand two small interfaces: a device_key is an
+// opaque, immutable handle the backend made, and a device_uploader makes one from a loaded key. The
 // engine's unit tests put a fake uploader here, so the accounting (budgets, reference counts,
 // least-recently-used demotion) is tested on machines without a GPU.
 //

@@ -3,7 +3,6 @@
 
 #include <chrono>
 #include <optional>
-#include <set>
 
 namespace cuzk::engine {
 
@@ -35,58 +34,11 @@ srs_manager::srs_manager(tier_budgets budgets, host_allocator& alloc, point_chec
     : budgets_(budgets),
       alloc_(alloc),
       check_(check),
-      devices_(std::move(devices)),
-      memory_(memory),
-      host_budget_(memory != nullptr ? &memory->host() : nullptr) {
+      host_budget_(memory != nullptr ? &memory->host() : nullptr),
+      devices_(std::move(devices), memory, m_, cv_) {
   if (host_budget_ != nullptr)
     evictor_ = host_budget_->add_evictor("proving keys", evictor_rank::proving_keys,
                                          [this](uint64_t missing) { return shed(missing); });
-  if (memory_ == nullptr) return;
-  std::set<int> ordinals;
-  for (const auto& sl : devices_.slots) ordinals.insert(sl.ordinal);
-  for (int o : ordinals)
-    if (auto* b = memory_->device(o))
-      device_evictors_.push_back(b->add_evictor("proving key copies", evictor_rank::proving_keys,
-                                                [this, o](uint64_t missing) { return shed_device(o, missing); }));
-}
-
-memory_budget* srs_manager::device_budget(int slot) const noexcept {
-  if (memory_ == nullptr || slot < 0 || static_cast<std::size_t>(slot) >= devices_.slots.size()) return nullptr;
-  return memory_->device(devices_.slots[slot].ordinal);
-}
-
-srs_manager::device_copy* srs_manager::least_recent_idle_copy_locked(
-    const std::function<bool(int slot, const std::string& id)>& eligible) {
-  device_copy* victim = nullptr;
-  for (auto& [id, e] : entries_)
-    for (std::size_t k = 0; k < e.dev.size(); ++k) {
-      device_copy& d = e.dev[k];
-      if (d.key && d.users == 0 && !d.uploading && eligible(static_cast<int>(k), id) &&
-          (victim == nullptr || d.use_seq < victim->use_seq))
-        victim = &d;
-    }
-  return victim;
-}
-
-void srs_manager::drop_copy(device_copy& d) noexcept {
-  d.key.reset();  // nobody else holds it when nobody uses it: the device memory is free now
-  d.mem.reset();
-}
-
-uint64_t srs_manager::shed_device(int ordinal, uint64_t missing) {
-  uint64_t freed = 0;
-  {
-    std::lock_guard lk(m_);
-    while (freed < missing) {
-      device_copy* victim = least_recent_idle_copy_locked(
-          [&](int slot, const std::string&) { return devices_.slots[slot].ordinal == ordinal; });
-      if (victim == nullptr) break;
-      freed += victim->mem.bytes();
-      drop_copy(*victim);
-    }
-  }
-  cv_.notify_all();
-  return freed;
 }
 
 bool srs_manager::reconcile_locked(entry& e) {
@@ -122,13 +74,18 @@ uint64_t srs_manager::shed(uint64_t missing) {
     std::lock_guard lk(m_);
     while (freed < missing) {
       entry* victim = nullptr;
+      const std::string* victim_id = nullptr;
       for (auto& [id, e] : entries_)
-        if (e.key && !busy(e) && (victim == nullptr || e.use_seq < victim->use_seq)) victim = &e;
+        if (e.key && !busy_locked(id, e) && (victim == nullptr || e.use_seq < victim->use_seq)) {
+          victim = &e;
+          victim_id = &id;
+        }
       if (victim == nullptr) break;
       const uint64_t before = victim->host_res.bytes();
       // Down one tier; a key that went hot -> warm is still the least recently used, so the next
       // round takes it cold if more is needed.
-      (void)demote_locked(*victim, victim->key->tier() == key_tier::hot ? key_tier::warm : key_tier::cold, {});
+      (void)demote_locked(*victim_id, *victim,
+                          victim->key->tier() == key_tier::hot ? key_tier::warm : key_tier::cold, {});
       const uint64_t after = victim->host_res.bytes();
       if (before > after) freed += before - after;
     }
@@ -146,11 +103,8 @@ uint64_t srs_manager::load_estimate(const std::string& id) const {
 
 uint64_t srs_manager::budget(key_tier t) const noexcept {
   switch (t) {
-    case key_tier::device: {
-      uint64_t sum = 0;
-      for (const auto& s : devices_.slots) sum += s.budget;
-      return sum;
-    }
+    case key_tier::device:
+      return devices_.budget();
     case key_tier::hot:
       return budgets_.hot;
     case key_tier::warm:
@@ -166,11 +120,8 @@ std::string srs_manager::tier_name(key_tier t) const {
   return key_tier_name(t);
 }
 
-bool srs_manager::busy(const entry& e) noexcept {
-  if (e.users > 0 || e.loading) return true;
-  for (const auto& d : e.dev)
-    if (d.uploading) return true;
-  return false;
+bool srs_manager::busy_locked(const std::string& id, const entry& e) const noexcept {
+  return e.users > 0 || e.loading || devices_.uploading_locked(id);
 }
 
 uint64_t srs_manager::used_locked(key_tier t, const std::string& except) const {
@@ -183,15 +134,15 @@ uint64_t srs_manager::used_locked(key_tier t, const std::string& except) const {
 status srs_manager::add(const std::string& id, const std::string& path, const key_summary& summary) {
   std::lock_guard lk(m_);
   auto it = entries_.find(id);
-  if (it != entries_.end() && busy(it->second))
+  if (it != entries_.end() && busy_locked(id, it->second))
     return status(errc::failed_precondition, "circuit " + id + ": its key is in use by " +
                                                  std::to_string(it->second.users) +
                                                  " proof(s); cannot replace it now");
   entry e;
   e.path = path;
   e.summary = summary;
-  e.dev.resize(devices_.slots.size());
   entries_[id] = std::move(e);
+  devices_.add_locked(id);
   return status::ok();
 }
 
@@ -199,10 +150,11 @@ status srs_manager::remove(const std::string& id) {
   std::lock_guard lk(m_);
   auto it = entries_.find(id);
   if (it == entries_.end()) return status::ok();
-  if (busy(it->second))
+  if (busy_locked(id, it->second))
     return status(errc::failed_precondition, "circuit " + id + ": its key is in use by " +
                                                  std::to_string(it->second.users) + " proof(s)");
   entries_.erase(it);
+  devices_.remove_locked(id);
   return status::ok();
 }
 
@@ -216,22 +168,15 @@ void srs_manager::release(const std::string& id, int slot) noexcept {
       --e.users;
       e.use_seq = ++seq_;
       e.last_use_wall = wall_clock::now();
-      if (slot >= 0 && static_cast<std::size_t>(slot) < e.dev.size() && e.dev[slot].users > 0) {
-        device_copy& d = e.dev[slot];
-        --d.users;
-        d.use_seq = seq_;
-        d.last_use_wall = e.last_use_wall;
-        copy_unused = d.users == 0;
-      }
+      if (slot >= 0) copy_unused = devices_.release_locked(id, slot, e.last_use_wall.value());
     }
   }
   cv_.notify_all();
   // The copy can make room now: a worker or an upload waiting for device memory looks again.
-  if (copy_unused)
-    if (auto* b = device_budget(slot)) b->wake_waiters();
+  if (copy_unused) devices_.wake(slot);
 }
 
-status srs_manager::demote_locked(entry& e, key_tier target, const std::string& except) {
+status srs_manager::demote_locked(const std::string& id, entry& e, key_tier target, const std::string& except) {
   if (!e.key || e.key->tier() <= target) return status::ok();
   // Whatever happens below, the host budget then holds what the key still holds (less: only
   // releases).
@@ -241,7 +186,7 @@ status srs_manager::demote_locked(entry& e, key_tier target, const std::string& 
     ~follow() { (void)m.reconcile_locked(e); }
   } follow_after{*this, e};
   if (target == key_tier::cold) {
-    for (auto& d : e.dev) drop_copy(d);  // a device copy needs its key on the host
+    devices_.drop_all_locked(id);  // a device copy needs its key on the host
     e.key.reset();
     return status::ok();
   }
@@ -266,14 +211,17 @@ bool srs_manager::make_room_locked(key_tier t, uint64_t bytes, const std::string
   if (bytes > b) return false;
   while (used_locked(t) + bytes > b) {
     entry* victim = nullptr;
+    const std::string* victim_id = nullptr;
     for (auto& [id, e] : entries_)
-      if (e.key && e.key->tier() == t && !busy(e) && id != except &&
-          (victim == nullptr || e.use_seq < victim->use_seq))
+      if (e.key && e.key->tier() == t && !busy_locked(id, e) && id != except &&
+          (victim == nullptr || e.use_seq < victim->use_seq)) {
         victim = &e;
+        victim_id = &id;
+      }
     if (victim == nullptr) return false;
     // A key moving down from the hot tier keeps its device copies (they do not use the host
     // copy's memory); one leaving the host drops them.
-    (void)demote_locked(*victim, t == key_tier::hot ? key_tier::warm : key_tier::cold, except);
+    (void)demote_locked(*victim_id, *victim, t == key_tier::hot ? key_tier::warm : key_tier::cold, except);
   }
   return true;
 }
@@ -387,119 +335,26 @@ status srs_manager::promote_hot_locked(entry& e, const std::string& id, bool req
   return status::ok();
 }
 
-result<reservation> srs_manager::reserve_device(const std::string& id, int slot, uint64_t estimate,
-                                                const cancel_token* cancel) {
-  memory_budget* b = device_budget(slot);
-  if (b == nullptr) return reservation();
-  const std::string purpose = "the key of circuit " + id + " on " + devices_.slots[slot].name;
-  return b->acquire(estimate, {cancel, std::nullopt, purpose, true, nullptr});
-}
-
-status srs_manager::settle_device(const std::string& id, int slot, const device_key& k, reservation& mem) {
-  memory_budget* b = device_budget(slot);
-  if (b == nullptr) return status::ok();
-  const uint64_t measured = k.bytes(), held = mem.bytes();
-  if (measured <= held) {
-    mem.release(held - measured);
-    return status::ok();
-  }
-  acquire_options o;
-  o.timeout = std::chrono::milliseconds(0);
-  o.purpose = "the rest of the key of circuit " + id + " on " + devices_.slots[slot].name;
-  auto more = b->acquire(measured - held, o);
-  if (!more)
-    return status(errc::resource_exhausted, "circuit " + id + ": its key took " + describe_bytes(measured) + " on " +
-                                                devices_.slots[slot].name + ", " + describe_bytes(measured - held) +
-                                                " more than estimated, and the " + b->name() +
-                                                " memory budget has no room for the rest: " + more.error().message());
-  return mem.absorb(std::move(more).value());
-}
-
-uint64_t srs_manager::slot_used_locked(int slot) const {
-  uint64_t used = 0;
-  for (const auto& [id, e] : entries_)
-    if (e.dev[slot].key) used += e.dev[slot].key->bytes();
-  return used;
-}
-
-bool srs_manager::make_slot_room_locked(int slot, uint64_t bytes, const std::string& except) {
-  const uint64_t b = devices_.slots[slot].budget;
-  if (bytes > b) return false;
-  while (slot_used_locked(slot) + bytes > b) {
-    device_copy* victim =
-        least_recent_idle_copy_locked([&](int k, const std::string& id) { return k == slot && id != except; });
-    if (victim == nullptr) return false;
-    drop_copy(*victim);
-  }
-  return true;
+result<std::shared_ptr<const loaded_key>> srs_manager::host_copy_locked(const std::string& id,
+                                                                      const std::string& slot) const {
+  auto it = entries_.find(id);
+  if (it == entries_.end()) return status(errc::not_found, "circuit " + id + ": removed while waiting");
+  if (!it->second.key) return status(errc::internal, "circuit " + id + ": not on the host, cannot go to " + slot);
+  return it->second.key;
 }
 
 status srs_manager::upload_locked(std::unique_lock<std::mutex>& lk, const std::string& id, int slot,
                                   const cancel_token* cancel) {
-  const device_slot& where = devices_.slots[slot];
-  for (;;) {
-    auto it = entries_.find(id);
-    if (it == entries_.end()) return status(errc::not_found, "circuit " + id + ": removed while waiting");
-    entry& e = it->second;
-    if (!e.key) return status(errc::internal, "circuit " + id + ": not on the host, cannot go to " + where.name);
-    device_copy& d = e.dev[slot];
-    if (d.key) return status::ok();
-    if (d.uploading) {  // another worker of this slot is uploading it
-      if (cancel && cancel->cancelled()) return cancelled("the key uploaded to " + where.name);
-      cv_.wait_for(lk, wait_step);
-      continue;
-    }
-    if (!devices_.uploader) return status(errc::internal, "srs_manager: device slots without an uploader");
-    const uint64_t estimate = devices_.uploader->estimate_bytes(*e.key);
-    if (estimate > where.budget)
-      return status(errc::resource_exhausted, "circuit " + id + ": its key needs at least " + std::to_string(estimate) +
-                                            " bytes on the device, more than the " + where.name + " budget of " +
-                                            std::to_string(where.budget) + " bytes");
-    if (!make_slot_room_locked(slot, estimate, id)) {
-      if (cancel && cancel->cancelled()) return cancelled("waiting for room on " + where.name);
-      cv_.wait_for(lk, wait_step);
-      continue;
-    }
-    d.uploading = true;  // pins the entry (busy) while the lock is released
-    const std::shared_ptr<const loaded_key> host = e.key;
-    lk.unlock();
-    // The device budget without the lock: waiting there may ask shed_device() for room.
-    auto mem = reserve_device(id, slot, estimate, cancel);
-    result<std::shared_ptr<const device_key>> up = mem.is_ok() ? devices_.uploader->upload(*host, slot, where)
-                                                               : result<std::shared_ptr<const device_key>>(mem.error());
-    if (up && mem.is_ok()) {
-      const status fits = settle_device(id, slot, **up, mem.value());
-      if (!fits) up = fits;  // the copy is freed here, before anyone waits for its memory
-    }
-    lk.lock();
-    entry& e2 = entries_.at(id);  // not removed while busy
-    device_copy& d2 = e2.dev[slot];
-    d2.uploading = false;
-    cv_.notify_all();
-    if (!up) return up.error().with_context("circuit " + id + ": uploading its key to " + where.name);
-    d2.key = std::move(up).value();
-    d2.mem = std::move(mem).value();
-    ++d2.uploads;
-    d2.use_seq = ++seq_;
-    // The budget again with the measured size: other unused copies make room; a copy that alone is
-    // larger than the budget does not stay.
-    if (!make_slot_room_locked(slot, 0, id) && d2.key->bytes() > where.budget) {
-      const uint64_t measured = d2.key->bytes();
-      drop_copy(d2);
-      return status(errc::resource_exhausted, "circuit " + id + ": its key took " + std::to_string(measured) +
-                                            " bytes on " + where.name + ", more than the budget of " +
-                                            std::to_string(where.budget) + " bytes");
-    }
-    return status::ok();
-  }
+  const std::string& where = devices_.slots()[slot].name;
+  return devices_.upload_locked(lk, id, slot, cancel, [&] { return host_copy_locked(id, where); });
 }
 
 result<key_lease> srs_manager::acquire(const std::string& id, const cancel_token* cancel, double* load_seconds,
                                        int slot, reservation* key_charge) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (slot >= static_cast<int>(devices_.slots.size()))
+  if (slot >= static_cast<int>(devices_.slots().size()))
     return status(errc::invalid_argument, "srs_manager: slot " + std::to_string(slot) + ": expected one of the " +
-                                              std::to_string(devices_.slots.size()) + " device slots");
+                                              std::to_string(devices_.slots().size()) + " device slots");
   status note = status::ok();
   bool tried_device = slot < 0;
   std::unique_lock lk(m_);
@@ -517,27 +372,21 @@ result<key_lease> srs_manager::acquire(const std::string& id, const cancel_token
       continue;
     }
     if (budgets_.hot > 0) CUZK_TRY(promote_hot_locked(e, id, false));
-    if (!tried_device && !e.dev[slot].key) {
+    if (!tried_device && !devices_.on_slot_locked(id, slot)) {
       tried_device = true;
       const status up = upload_locked(lk, id, slot, cancel);
       if (!up && cancel && cancel->cancelled()) return up;
       if (!up) note = up;
       continue;  // the lock was released: look again
     }
-    std::shared_ptr<const device_key> dev;
-    if (slot >= 0 && e.dev[slot].key) {
-      device_copy& d = e.dev[slot];
-      dev = d.key;
-      ++d.users;
-      d.last_use_wall = wall_clock::now();
-      d.use_seq = seq_ + 1;
-    }
+    std::shared_ptr<const device_key> dev = slot >= 0 ? devices_.use_locked(id, slot) : nullptr;
+    if (dev) note = status::ok();
     ++e.users;
     e.use_seq = ++seq_;
     e.last_use_wall = wall_clock::now();
     if (load_seconds)
       *load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return key_lease(this, id, e.key, slot, std::move(dev), dev ? status::ok() : note);
+    return key_lease(this, id, e.key, slot, std::move(dev), std::move(note));
   }
 }
 
@@ -545,19 +394,19 @@ result<tier_target> srs_manager::parse_target(const std::string& name) const {
   for (int t = 0; t < 4; ++t)
     if (name == key_tier_name(static_cast<key_tier>(t))) return tier_target(static_cast<key_tier>(t));
   std::string names = "cold, warm, hot, device";
-  for (std::size_t k = 0; k < devices_.slots.size(); ++k) {
-    names += ", " + devices_.slots[k].name;
-    if (name == devices_.slots[k].name) return tier_target(key_tier::device, static_cast<int>(k));
+  for (std::size_t k = 0; k < devices_.slots().size(); ++k) {
+    names += ", " + devices_.slots()[k].name;
+    if (name == devices_.slots()[k].name) return tier_target(key_tier::device, static_cast<int>(k));
   }
   return status(errc::invalid_argument, "tier: expected one of " + names + ", found \"" + name + "\"");
 }
 
 status srs_manager::preload(const std::string& id, tier_target target) {
-  if (target.tier == key_tier::device && devices_.slots.empty())
+  if (target.tier == key_tier::device && !devices_.present())
     return status(errc::unsupported, "circuit " + id +
                                          ": no device tier (the engine proves on the CPU, or has no device "
                                          "slots)");
-  if (target.slot >= static_cast<int>(devices_.slots.size()))
+  if (target.slot >= static_cast<int>(devices_.slots().size()))
     return status(errc::invalid_argument, "preload: slot " + std::to_string(target.slot) + " does not exist");
   if (target.tier == key_tier::cold) return status::ok();
   std::unique_lock lk(m_);
@@ -578,13 +427,13 @@ status srs_manager::preload(const std::string& id, tier_target target) {
     e.use_seq = ++seq_;
     if (target.tier != key_tier::device) return status::ok();
     const int first = target.slot < 0 ? 0 : target.slot;
-    const int last = target.slot < 0 ? static_cast<int>(devices_.slots.size()) - 1 : target.slot;
+    const int last = target.slot < 0 ? static_cast<int>(devices_.slots().size()) - 1 : target.slot;
     for (int k = first; k <= last; ++k) CUZK_TRY(upload_locked(lk, id, k, nullptr));
     // Each upload released the lock: the key may have left the host meanwhile (then load again).
     auto again = entries_.find(id);
     if (again == entries_.end() || !again->second.key) continue;
     bool all = true;
-    for (int k = first; k <= last; ++k) all = all && again->second.dev[k].key != nullptr;
+    for (int k = first; k <= last; ++k) all = all && devices_.on_slot_locked(id, k);
     if (all) return status::ok();
   }
 }
@@ -596,21 +445,13 @@ status srs_manager::evict(const std::string& id, tier_target target) {
   entry& e = it->second;
   if (target.tier == key_tier::device) {
     if (target.slot < 0) return status::ok();  // every copy may stay where it is
-    if (target.slot >= static_cast<int>(e.dev.size()))
-      return status(errc::invalid_argument, "evict: slot " + std::to_string(target.slot) + " does not exist");
-    device_copy& d = e.dev[target.slot];
-    if (d.users > 0 || d.uploading)
-      return status(errc::failed_precondition, "circuit " + id + ": its copy on " +
-                                                   devices_.slots[target.slot].name + " is in use by " +
-                                                   std::to_string(d.users) + " proof(s); evict it when they finish");
-    drop_copy(d);
-    return status::ok();
+    return devices_.drop_locked(id, target.slot);
   }
-  if (busy(e))
+  if (busy_locked(id, e))
     return status(errc::failed_precondition, "circuit " + id + ": key in use by " + std::to_string(e.users) +
                                                  " proof(s); evict it when they finish");
-  for (auto& d : e.dev) drop_copy(d);  // below the device tier
-  return demote_locked(e, target.tier, id);
+  devices_.drop_all_locked(id);  // below the device tier
+  return demote_locked(id, e, target.tier, id);
 }
 
 bool srs_manager::resident(const std::string& id) const {
@@ -622,8 +463,7 @@ bool srs_manager::resident(const std::string& id) const {
 bool srs_manager::resident_on(const std::string& id, int slot) const {
   std::lock_guard lk(m_);
   auto it = entries_.find(id);
-  if (it == entries_.end() || slot < 0 || static_cast<std::size_t>(slot) >= it->second.dev.size()) return false;
-  return it->second.dev[slot].key != nullptr;
+  return it != entries_.end() && devices_.on_slot_locked(id, slot);
 }
 
 std::vector<srs_entry_status> srs_manager::entries() const {
@@ -638,19 +478,10 @@ std::vector<srs_entry_status> srs_manager::entries() const {
     s.tier = host;
     s.tier_name = s.host_tier_name;
     std::string on;
-    for (std::size_t k = 0; k < e.dev.size(); ++k) {
-      const device_copy& d = e.dev[k];
-      if (!d.key && !d.uploading && d.uploads == 0) continue;
-      srs_device_copy_status c;
-      c.slot = devices_.slots[k].name;
-      c.bytes = d.key ? d.key->bytes() : 0;
-      c.users = d.users;
-      c.uploading = d.uploading;
-      c.last_use = d.last_use_wall;
-      c.uploads = d.uploads;
+    s.devices = devices_.copies_locked(id);
+    for (const auto& c : s.devices) {
       s.device_bytes += c.bytes;
-      if (d.key) on += (on.empty() ? "" : ",") + c.slot;
-      s.devices.push_back(std::move(c));
+      if (c.resident) on += (on.empty() ? "" : ",") + c.slot;
     }
     if (!on.empty()) {
       s.tier = key_tier::device;
@@ -678,37 +509,22 @@ std::array<srs_tier_status, 4> srs_manager::tiers() const {
     s.name = tier_name(t);
     s.budget = t == key_tier::cold ? 0 : budget(t);
     s.present = t == key_tier::cold || t == key_tier::warm || (t == key_tier::hot && budgets_.hot > 0) ||
-                (t == key_tier::device && !devices_.slots.empty());
+                (t == key_tier::device && devices_.present());
   }
   for (const auto& [id, e] : entries_) {
     const key_tier host = e.key ? e.key->tier() : key_tier::cold;
     auto& h = out[static_cast<int>(host)];
     ++h.keys;
     if (e.key) h.used += e.key->resident_bytes();
-    bool on_device = false;
-    for (const auto& d : e.dev)
-      if (d.key) {
-        on_device = true;
-        out[static_cast<int>(key_tier::device)].used += d.key->bytes();
-      }
-    if (on_device) ++out[static_cast<int>(key_tier::device)].keys;
   }
+  out[static_cast<int>(key_tier::device)].used = devices_.used_locked();
+  out[static_cast<int>(key_tier::device)].keys = devices_.keys_locked();
   return out;
 }
 
 std::vector<srs_slot_status> srs_manager::slots() const {
   std::lock_guard lk(m_);
-  std::vector<srs_slot_status> out;
-  for (std::size_t k = 0; k < devices_.slots.size(); ++k) {
-    srs_slot_status s;
-    s.name = devices_.slots[k].name;
-    s.ordinal = devices_.slots[k].ordinal;
-    s.budget = devices_.slots[k].budget;
-    s.used = slot_used_locked(static_cast<int>(k));
-    for (const auto& [id, e] : entries_) s.keys += e.dev[k].key ? 1 : 0;
-    out.push_back(std::move(s));
-  }
-  return out;
+  return devices_.slots_locked();
 }
 
 }  // namespace cuzk::engine

@@ -8,16 +8,16 @@
 // the tier is in use waits for a lease to end (checking the job's cancel token). preload() and
 // evict() move a key up or down on request; evict() refuses a key in use.
 //
-// The device tier (device_tier.hpp) holds copies of host-resident keys on GPUs: one per slot, each
-// slot with its own byte budget. acquire() for a worker of slot d also makes the key resident on
-// d (uploaded once through the uploader, then reused by every proof) and the lease references
-// that copy too; when d's budget is full, the least recently used copies on d that no proof uses
-// are dropped (the key stays on the host), and an upload that cannot find room because every
-// other copy on d is in use waits for a lease to end. A key that cannot go to the device (larger
-// than the whole budget, or the upload failed) is still leased, without a device copy and with
-// the reason (device_note), so the backend can prove it another way. A device copy exists only
-// while its key is resident on the host (synthesis needs the matrices), so a key going cold drops
-// its device copies.
+// The device tier (device_key_tier.hpp, a class of its own that this one holds) keeps copies of
+// host-resident keys on GPUs: one per slot, each slot with its own byte budget. acquire() for a
+// worker of slot d also makes the key resident on d (uploaded once through the uploader, then
+// reused by every proof) and the lease references that copy too; when d's budget is full, the least
+// recently used copies on d that no proof uses are dropped (the key stays on the host), and an
+// upload that cannot find room because every other copy on d is in use waits for a lease to end. A
+// key that cannot go to the device (larger than the whole budget, or the upload failed) is still
+// leased, without a device copy and with the reason (device_note), so the backend can prove it
+// another way. A device copy exists only while its key is resident on the host (synthesis needs the
+// matrices), so a key going cold drops its device copies.
 //
 // Accounting is truthful: a warm key counts its mapped file plus what it owns (misaligned sections
 // the zkey reader copied, the constraint matrices); a hot key counts its copy and the matrices; a
@@ -64,11 +64,12 @@
 
 #include "base/result.hpp"
 #include "engine/jobs/cancel_token.hpp"
-#include "engine/keys/device_tier.hpp"
-#include "engine/memory/host_allocator.hpp"
 #include "engine/jobs/job.hpp"
+#include "engine/keys/device_key_tier.hpp"
+#include "engine/keys/device_tier.hpp"
 #include "engine/keys/key_summary.hpp"
 #include "engine/keys/loaded_key.hpp"
+#include "engine/memory/host_allocator.hpp"
 #include "engine/memory/memory_budget.hpp"
 
 namespace cuzk::engine {
@@ -79,31 +80,11 @@ struct tier_budgets {
   uint64_t warm = UINT64_MAX;  // bytes of mapped files (page cache) plus matrices
 };
 
-// The device tier: its slots and the uploader that puts keys on them. No slots: no device tier.
-struct device_tier {
-  std::vector<device_slot> slots;
-  std::shared_ptr<device_uploader> uploader;
-  // The device memory budget of each ordinal the slots use (key copies and the workers' buffers
-  // together; memory_budget.hpp). An ordinal missing here has no budget: only its slots' key
-  // budgets bound it.
-  std::map<int, uint64_t> memory_limits;
-};
-
 // Where preload() and evict() move a key: a tier, and for the device tier one slot or all (-1).
 struct tier_target {
   key_tier tier = key_tier::cold;
   int slot = -1;
   tier_target(key_tier t, int s = -1) : tier(t), slot(s) {}  // NOLINT(google-explicit-constructor)
-};
-
-// A key's copy on one device slot.
-struct srs_device_copy_status {
-  std::string slot;  // "device:0"
-  uint64_t bytes = 0;
-  uint32_t users = 0;
-  bool uploading = false;
-  std::optional<wall_time> last_use;
-  uint64_t uploads = 0;  // times uploaded to this slot
 };
 
 struct srs_entry_status {
@@ -130,14 +111,6 @@ struct srs_tier_status {
   uint64_t budget = 0;
   uint64_t used = 0;
   std::size_t keys = 0;  // a key on a device is counted in its host tier too
-};
-
-struct srs_slot_status {
-  std::string name;  // "device:0"
-  int ordinal = 0;
-  uint64_t budget = 0;
-  uint64_t used = 0;
-  std::size_t keys = 0;
 };
 
 class srs_manager;
@@ -238,15 +211,6 @@ class srs_manager {
 
  private:
   friend class key_lease;
-  struct device_copy {
-    std::shared_ptr<const device_key> key;  // null: not on this slot
-    uint32_t users = 0;
-    bool uploading = false;
-    std::optional<wall_time> last_use_wall;
-    uint64_t use_seq = 0;  // LRU order within the slot
-    uint64_t uploads = 0;
-    reservation mem;  // its bytes in its device's budget (with one)
-  };
   struct entry {
     std::string path;
     key_summary summary;
@@ -256,18 +220,17 @@ class srs_manager {
     std::optional<wall_time> last_use_wall;
     uint64_t use_seq = 0;  // LRU order
     uint64_t loads = 0;
-    std::vector<device_copy> dev;  // one per slot
-    reservation host_res;          // its host bytes in the host budget (with one)
+    reservation host_res;  // its host bytes in the host budget (with one)
   };
 
   void release(const std::string& id, int slot) noexcept;
   // In use: leased, loading, or uploading to some slot (nothing may move it).
-  static bool busy(const entry& e) noexcept;
+  bool busy_locked(const std::string& id, const entry& e) const noexcept;
   uint64_t used_locked(key_tier t, const std::string& except = {}) const;
   uint64_t budget(key_tier t) const noexcept;
   bool make_room_locked(key_tier t, uint64_t bytes, const std::string& except);
   // Moves e down to `target`; a hot -> warm move may evict other warm keys, never `except`.
-  status demote_locked(entry& e, key_tier target, const std::string& except);
+  status demote_locked(const std::string& id, entry& e, key_tier target, const std::string& except);
   // Cold -> warm for `id`, waiting for room; the lock is released while the file loads.
   status load_locked(std::unique_lock<std::mutex>& lk, const std::string& id, const cancel_token* cancel,
                      reservation* key_charge);
@@ -277,42 +240,25 @@ class srs_manager {
   // The host budget's evictor: unused keys down a tier, LRU first, until `missing` is freed.
   uint64_t shed(uint64_t missing);
   status promote_hot_locked(entry& e, const std::string& id, bool required);
-  // The device tier, per slot.
-  memory_budget* device_budget(int slot) const noexcept;
-  // The least recently used copy that nobody uses or uploads, among those `eligible` accepts
-  // (by slot index and key id); null when there is none.
-  device_copy* least_recent_idle_copy_locked(const std::function<bool(int slot, const std::string& id)>& eligible);
-  // Frees the copy's device memory, then its reservation.
-  static void drop_copy(device_copy& d) noexcept;
-  // A device budget's evictor: copies nobody uses on the slots of `ordinal`, LRU first.
-  uint64_t shed_device(int ordinal, uint64_t missing);
-  // An upload's reservation of `estimate` on the slot's device budget, waiting in its line (a
-  // detached one without a budget). Called without the lock.
-  result<reservation> reserve_device(const std::string& id, int slot, uint64_t estimate, const cancel_token* cancel);
-  // `mem` made the measured size of the uploaded copy `k`: the surplus returned, a shortfall taken
-  // from free room or evictions (not waiting: the copy holds device memory). Called without the lock.
-  status settle_device(const std::string& id, int slot, const device_key& k, reservation& mem);
-  uint64_t slot_used_locked(int slot) const;
-  bool make_slot_room_locked(int slot, uint64_t bytes, const std::string& except);
-  // `id` (resident on the host) onto `slot`, waiting for room; the lock is released while it
-  // uploads. Ok once the copy is there.
+  // `id` (resident on the host) onto `slot` through the device tier, waiting for room; the lock is
+  // released while it uploads. Ok once the copy is there.
   status upload_locked(std::unique_lock<std::mutex>& lk, const std::string& id, int slot,
                        const cancel_token* cancel);
+  // The key's host copy, for an upload (an error when it is gone or not on the host).
+  result<std::shared_ptr<const loaded_key>> host_copy_locked(const std::string& id, const std::string& slot) const;
   std::string tier_name(key_tier t) const;
 
   const tier_budgets budgets_;
   host_allocator& alloc_;
   const point_check check_;
-  const device_tier devices_;
   mutable std::mutex m_;
   std::condition_variable cv_;
   std::map<std::string, entry> entries_;
   uint64_t seq_ = 0;
-  memory_budgets* memory_ = nullptr;
   memory_budget* host_budget_ = nullptr;
+  device_key_tier devices_;  // shares m_ and cv_
   // Last: unregistered first.
   evictor_registration evictor_;
-  std::vector<evictor_registration> device_evictors_;
 };
 
 }  // namespace cuzk::engine

@@ -14,9 +14,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/backends/prover_backend.hpp"
 #include "engine/telemetry/gpu_utilization.hpp"
 #include "engine/telemetry/kernel_activity.hpp"
-#include "engine/backends/prover_backend.hpp"
 
 namespace cuzk::engine {
 

@@ -37,8 +37,8 @@
 #include "curves/bls12_381.hpp"
 #include "curves/bn254.hpp"
 #include "gpu/cuda_event.hpp"
-#include "gpu/device_buffer.hpp"
 #include "gpu/cuda_stream.hpp"
+#include "gpu/device_buffer.hpp"
 #include "gpu/pinned_buffer.hpp"
 #include "groth16/synthesis_place.hpp"
 
