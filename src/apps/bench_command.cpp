@@ -22,6 +22,7 @@
 #include "formats/zkey.hpp"
 #include "groth16/verifier.hpp"
 #include "service/client.hpp"
+#include "service/grpc_service.hpp"
 #include "service/status_summary.hpp"
 
 namespace cuzk::apps {
@@ -71,7 +72,7 @@ result<std::vector<v1::Priority>> parse_mix(const std::string& mix) {
     if (!p || w == 0 || w > 1000)
       return status(errc::invalid_argument, "--priority-mix: expected PRIORITY:WEIGHT[,...] with weights in "
                                             "[1, 1000], found \"" + item + "\"");
-    parts.emplace_back(static_cast<v1::Priority>(static_cast<int>(*p) + 1), w);
+    parts.emplace_back(service::to_wire(*p), w);
     at = end + 1;
   }
   uint64_t total = 0;
@@ -93,7 +94,8 @@ result<std::vector<v1::Priority>> parse_mix(const std::string& mix) {
 }
 
 const char* wire_priority_name(v1::Priority p) {
-  return p == v1::PRIORITY_UNSPECIFIED ? "DEFAULT" : engine::priority_name(engine::priority(int(p) - 1));
+  const auto prio = service::from_wire(p);
+  return prio ? engine::priority_name(*prio) : "DEFAULT";
 }
 
 // Nearest-rank percentile of sorted samples.

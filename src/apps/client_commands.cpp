@@ -8,6 +8,7 @@
 
 #include "engine/jobs/job.hpp"
 #include "service/client.hpp"
+#include "service/grpc_service.hpp"
 #include "service/grpc_status.hpp"
 
 namespace cuzk::apps {
@@ -23,11 +24,12 @@ v1::Priority wire_priority(const std::string& name) {
   if (name.empty()) return v1::PRIORITY_UNSPECIFIED;
   auto p = engine::priority_from_name(name);
   if (!p) return v1::PRIORITY_UNSPECIFIED;
-  return static_cast<v1::Priority>(static_cast<int>(*p) + 1);
+  return service::to_wire(*p);
 }
 
 const char* state_name(v1::JobState s) {
-  return s == v1::JOB_STATE_UNSPECIFIED ? "unknown" : engine::job_state_name(engine::job_state(int(s) - 1));
+  const auto state = service::from_wire(s);
+  return state ? engine::job_state_name(*state) : "unknown";
 }
 
 // Prints the result's summary on stderr; writes the proofs to out_dir (proof.json/public.json, or

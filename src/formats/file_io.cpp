@@ -12,28 +12,9 @@
 #include <sstream>
 #include <utility>
 
+#include "base/posix_io.hpp"
+
 namespace cuzk::formats {
-namespace {
-
-status sys_error(const std::string& path, const char* what) {
-  return {errc::io_error, path + ": " + what + ": " + std::strerror(errno)};
-}
-
-// Writes all of `data` (write(2) may write less than asked).
-bool write_all(int fd, const char* data, std::size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-}  // namespace
 
 mapped_file::~mapped_file() {
   if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);

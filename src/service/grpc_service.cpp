@@ -37,7 +37,7 @@ result<engine::tier_target> tier_from(const engine::engine& e, const std::string
 
 }  // namespace
 
-engine::priority from_wire(v1::Priority p, engine::priority fallback) noexcept {
+std::optional<engine::priority> from_wire(v1::Priority p) noexcept {
   switch (p) {
     case v1::LOW:
       return engine::priority::low;
@@ -48,8 +48,12 @@ engine::priority from_wire(v1::Priority p, engine::priority fallback) noexcept {
     case v1::CRITICAL:
       return engine::priority::critical;
     default:
-      return fallback;
+      return std::nullopt;
   }
+}
+
+engine::priority from_wire(v1::Priority p, engine::priority fallback) noexcept {
+  return from_wire(p).value_or(fallback);
 }
 
 v1::Priority to_wire(engine::priority p) noexcept {
@@ -66,13 +70,57 @@ v1::Priority to_wire(engine::priority p) noexcept {
   return v1::PRIORITY_UNSPECIFIED;
 }
 
+std::optional<engine::job_state> from_wire(v1::JobState s) noexcept {
+  switch (s) {
+    case v1::QUEUED:
+      return engine::job_state::queued;
+    case v1::LOADING_KEY:
+      return engine::job_state::loading_key;
+    case v1::SYNTHESIZING:
+      return engine::job_state::synthesizing;
+    case v1::PROVING:
+      return engine::job_state::proving;
+    case v1::VERIFYING:
+      return engine::job_state::verifying;
+    case v1::DONE:
+      return engine::job_state::done;
+    case v1::FAILED:
+      return engine::job_state::failed;
+    case v1::CANCELLED:
+      return engine::job_state::cancelled;
+    default:
+      return std::nullopt;
+  }
+}
+
+v1::JobState to_wire(engine::job_state s) noexcept {
+  switch (s) {
+    case engine::job_state::queued:
+      return v1::QUEUED;
+    case engine::job_state::loading_key:
+      return v1::LOADING_KEY;
+    case engine::job_state::synthesizing:
+      return v1::SYNTHESIZING;
+    case engine::job_state::proving:
+      return v1::PROVING;
+    case engine::job_state::verifying:
+      return v1::VERIFYING;
+    case engine::job_state::done:
+      return v1::DONE;
+    case engine::job_state::failed:
+      return v1::FAILED;
+    case engine::job_state::cancelled:
+      return v1::CANCELLED;
+  }
+  return v1::JOB_STATE_UNSPECIFIED;
+}
+
 void to_wire(const engine::job_result& r, v1::ProofResult* out) {
   out->set_job_id(r.id);
   out->set_request_id(r.request_id);
   out->set_circuit(r.circuit);
   out->set_priority(to_wire(r.prio));
-  out->set_state(
-      static_cast<v1::JobState>(static_cast<int>(r.state) + 1));  // same order, shifted by UNSPECIFIED
+  out->set_state(to_wire(r.state));
   out->set_partitions(r.partitions);
   if (!r.error.is_ok()) out->set_error(r.error.to_string());
   for (const auto& p : r.proofs) {

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cuzk/v1/proving.grpc.pb.h"
@@ -22,9 +23,16 @@
 
 namespace cuzk::service {
 
-// Conversions between the wire and the engine, shared with the client verbs.
+// Conversions between the wire and the engine, shared with the client verbs. Each enum is mapped
+// by an explicit switch, never by arithmetic on the numbers: the proto's start at 1 (0 is
+// UNSPECIFIED) and the engine's at 0, and a number the proto does not define (a newer peer's) must
+// map to nothing rather than to a neighbour. nullopt for UNSPECIFIED and for such numbers.
+std::optional<engine::priority> from_wire(cuzk::v1::Priority p) noexcept;
+// The same, with `fallback` for UNSPECIFIED and unknown numbers (the request's "circuit default").
 engine::priority from_wire(cuzk::v1::Priority p, engine::priority fallback) noexcept;
 cuzk::v1::Priority to_wire(engine::priority p) noexcept;
+std::optional<engine::job_state> from_wire(cuzk::v1::JobState s) noexcept;
+cuzk::v1::JobState to_wire(engine::job_state s) noexcept;
 void to_wire(const engine::job_result& r, cuzk::v1::ProofResult* out);
 
 class grpc_service final : public cuzk::v1::ProvingEngine::Service {

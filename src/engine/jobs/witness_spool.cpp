@@ -6,9 +6,10 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <filesystem>
 #include <system_error>
+
+#include "base/posix_io.hpp"
 
 namespace cuzk::engine {
 
@@ -16,23 +17,6 @@ namespace {
 
 constexpr const char* prefix = "w-";
 constexpr const char* suffix = ".wtns";
-
-status sys_error(const std::string& path, const char* what) {
-  return status(errc::io_error, path + ": " + what + ": " + std::strerror(errno));
-}
-
-bool write_all(int fd, const uint8_t* p, std::size_t n) {
-  while (n > 0) {
-    const ssize_t w = ::write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    p += w;
-    n -= static_cast<std::size_t>(w);
-  }
-  return true;
-}
 
 }  // namespace
 

@@ -1,0 +1,57 @@
+// The wire <-> engine enum conversions of grpc_service.hpp: every engine value goes to the proto
+// value of the same name (checked against the names protoc generates, independently of the
+// switches), comes back unchanged, and a wire number the proto does not define maps to nothing.
+#include "service/grpc_service.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <string>
+
+namespace cuzk::service {
+namespace {
+
+namespace v1 = cuzk::v1;
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+TEST(wire_enums, every_priority_travels_under_its_own_name_and_back) {
+  for (int i = 0; i < engine::priority_count; ++i) {
+    const auto p = static_cast<engine::priority>(i);
+    const v1::Priority w = to_wire(p);
+    EXPECT_EQ(v1::Priority_Name(w), engine::priority_name(p));
+    ASSERT_TRUE(from_wire(w).has_value()) << engine::priority_name(p);
+    EXPECT_EQ(*from_wire(w), p);
+    EXPECT_EQ(from_wire(w, engine::priority::low == p ? engine::priority::high : engine::priority::low), p);
+  }
+}
+
+TEST(wire_enums, unspecified_and_unknown_priorities_map_to_nothing_or_the_fallback) {
+  const auto unknown = static_cast<v1::Priority>(v1::Priority_MAX + 1);  // a newer peer's value
+  for (v1::Priority w : {v1::PRIORITY_UNSPECIFIED, unknown}) {
+    EXPECT_FALSE(from_wire(w).has_value()) << static_cast<int>(w);
+    EXPECT_EQ(from_wire(w, engine::priority::high), engine::priority::high) << static_cast<int>(w);
+  }
+}
+
+TEST(wire_enums, every_job_state_travels_under_its_own_name_and_back) {
+  using engine::job_state;
+  for (job_state s : {job_state::queued, job_state::loading_key, job_state::synthesizing, job_state::proving,
+                      job_state::verifying, job_state::done, job_state::failed, job_state::cancelled}) {
+    const v1::JobState w = to_wire(s);
+    EXPECT_EQ(lower(v1::JobState_Name(w)), engine::job_state_name(s));
+    ASSERT_TRUE(from_wire(w).has_value()) << engine::job_state_name(s);
+    EXPECT_EQ(*from_wire(w), s);
+  }
+}
+
+TEST(wire_enums, unspecified_and_unknown_job_states_map_to_nothing) {
+  EXPECT_FALSE(from_wire(v1::JOB_STATE_UNSPECIFIED).has_value());
+  EXPECT_FALSE(from_wire(static_cast<v1::JobState>(v1::JobState_MAX + 1)).has_value());
+}
+
+}  // namespace
+}  // namespace cuzk::service
