@@ -20,7 +20,6 @@
 #include "formats/proof.hpp"
 #include "formats/public_signals.hpp"
 #include "formats/verification_key.hpp"
-#include "gpu/field_batch.hpp"
 #include "groth16/gpu/gpu_devices.hpp"
 #include "groth16/prover_choice.hpp"
 #include "groth16/synthesis_place.hpp"

@@ -180,7 +180,7 @@ struct gpu_proof_run {
   using repr = typename fr::repr;
   using ev = typename gpu_workspace<Curve>::event_id;
 
-  const gpu_key_state<Curve>& key;
+  gpu_key_state<Curve>& key;  // its MSM objects' scratch is written by every run
   gpu_workspace<Curve>& ws;
   const proving_key_view<Curve>& pk;
   std::span<const repr> witness;
@@ -250,7 +250,7 @@ template <class Curve>
 status run_witness_msms(gpu_proof_run<Curve>& run) {
   using ev = typename gpu_proof_run<Curve>::ev;
   using repr = typename Curve::fr::repr;
-  const auto& st = run.key;
+  auto& st = run.key;
   CUZK_CUDA_TRY(cudaSetDevice(st.device));
   const cudaStream_t ms = run.ws.msm_stream();
   CUZK_CUDA_TRY(cudaStreamWaitEvent(ms, run.ws.event(ev::w_end).get(), 0));
@@ -306,7 +306,7 @@ status transform(gpu_proof_run<Curve>& run) {
   using ev = typename gpu_proof_run<Curve>::ev;
   using fr = typename Curve::fr;
   using repr = typename fr::repr;
-  const auto& st = run.key;
+  auto& st = run.key;
   auto& ws = run.ws;
   const std::size_t n = run.n();
   const cudaStream_t ns = ws.ntt_stream();

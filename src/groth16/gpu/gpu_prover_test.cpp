@@ -318,8 +318,8 @@ TYPED_TEST(gpu_prover_test, lent_host_buffers_go_back_once_the_copies_have_read_
   ASSERT_TRUE(gk.is_ok()) << gk.error().to_string();
   auto ws = gpu_workspace<TypeParam>::create(0);
   ASSERT_TRUE(ws.is_ok());
-  auto w = pinned_buffer<repr>::create(pk.n_vars);
-  auto abc = pinned_buffer<Fr>::create(3 * pk.domain_size);
+  auto w = gpu::pinned_buffer<repr>::create(pk.n_vars);
+  auto abc = gpu::pinned_buffer<Fr>::create(3 * pk.domain_size);
   ASSERT_TRUE(w.is_ok() && abc.is_ok());
   std::mt19937_64 rng(31);
   const Fr r = Fr::random(rng), s = Fr::random(rng);

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 
+#include "groth16/circuit_io.hpp"
 #include "groth16/gpu/gpu_prover.hpp"
 #include "groth16/prover.hpp"
 #include "groth16/prover_choice.hpp"
