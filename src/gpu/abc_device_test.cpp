@@ -11,17 +11,12 @@
 #include <random>
 #include <vector>
 
-#include "gpu/device.hpp"
+#include "gpu/device_test_util.hpp"
 #include "synth/csr_matrix.hpp"
 #include "synth/evaluate_abc.hpp"
 
 namespace cuzk::gpu {
 namespace {
-
-bool usable_device() {
-  const auto count = device_count();
-  return count.is_ok() && *count > 0;
-}
 
 template <class C>
 class abc_device_test : public ::testing::Test {};
@@ -100,8 +95,7 @@ void expect_same_abc(std::size_t a_rows, std::size_t b_rows, std::size_t n, std:
 }
 
 TYPED_TEST(abc_device_test, equals_cpu_synthesis) {
-  if (!usable_device())
-    GTEST_SKIP() << "no usable CUDA device; the gpu tests run on a GPU machine via scripts/gpu_prove_check.sh";
+  CUZK_REQUIRE_GPU();
   expect_same_abc<TypeParam>(1, 1, 1, 1, 1);
   expect_same_abc<TypeParam>(300, 250, 512, 200, 2);
   expect_same_abc<TypeParam>(250, 257, 257, 1000, 3);
@@ -110,7 +104,7 @@ TYPED_TEST(abc_device_test, equals_cpu_synthesis) {
 }
 
 TYPED_TEST(abc_device_test, rejects_short_buffers) {
-  if (!usable_device()) GTEST_SKIP() << "no usable CUDA device";
+  CUZK_REQUIRE_GPU();
   using Fr = typename TypeParam::fr;
   std::mt19937_64 rng(6);
   synth::constraint_matrices<Fr> m;

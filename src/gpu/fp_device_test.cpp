@@ -19,19 +19,11 @@
 #include "curves/bls12_381.hpp"
 #include "curves/bn254.hpp"
 #include "gpu/device.hpp"
+#include "gpu/device_test_util.hpp"
 #include "gpu/field_batch.hpp"
 
 namespace cuzk::gpu {
 namespace {
-
-#define CUZK_REQUIRE_GPU()                                                                         \
-  do {                                                                                             \
-    const auto count_ = device_count();                                                            \
-    if (!count_.is_ok())                                                                           \
-      GTEST_SKIP() << "no usable CUDA device (" << count_.error().to_string()                      \
-                   << "); the gpu tests run on a GPU machine via scripts/gpu_check.sh";            \
-    if (*count_ == 0) GTEST_SKIP() << "no CUDA device; the gpu tests run on a GPU machine via scripts/gpu_check.sh"; \
-  } while (0)
 
 template <class F>
 struct field_name;

@@ -30,18 +30,12 @@
 #include "ec/naive_msm.hpp"
 #include "ec/scalar_mul.hpp"
 #include "gpu/device.hpp"
+#include "gpu/device_test_util.hpp"
 #include "gpu/device_buffer.hpp"
 #include "gpu/msm.hpp"
 
 namespace cuzk::gpu {
 namespace {
-
-#define CUZK_REQUIRE_GPU()                                                                        \
-  do {                                                                                            \
-    const auto count_ = device_count();                                                           \
-    if (!count_.is_ok() || *count_ == 0)                                                          \
-      GTEST_SKIP() << "no usable CUDA device; the gpu tests run on a GPU machine via scripts/gpu_check.sh"; \
-  } while (0)
 
 template <class G>
 using fr_t = typename G::scalar;

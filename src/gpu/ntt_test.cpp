@@ -26,19 +26,13 @@
 #include "curves/bn254.hpp"
 #include "ff/roots_of_unity.hpp"
 #include "gpu/device.hpp"
+#include "gpu/device_test_util.hpp"
 #include "gpu/field_batch.hpp"
 #include "gpu/ntt_lazy.hpp"
 #include "poly/ntt.hpp"
 
 namespace cuzk::gpu {
 namespace {
-
-#define CUZK_REQUIRE_GPU()                                                                                  \
-  do {                                                                                                      \
-    const auto count_ = device_count();                                                                     \
-    if (!count_.is_ok() || *count_ == 0)                                                                    \
-      GTEST_SKIP() << "no usable CUDA device; the gpu tests run on a GPU machine via scripts/gpu_check.sh"; \
-  } while (0)
 
 std::size_t bitrev(std::size_t i, unsigned bits) {
   std::size_t r = 0;

@@ -15,30 +15,17 @@
 #include <string>
 #include <string_view>
 
+#include "base/enum_names.hpp"
 #include "base/result.hpp"
 
 namespace cuzk::groth16 {
 
 enum class prover_kind { automatic, cpu, gpu };
 
-constexpr const char* prover_kind_name(prover_kind k) noexcept {
-  switch (k) {
-    case prover_kind::automatic:
-      return "auto";
-    case prover_kind::cpu:
-      return "cpu";
-    case prover_kind::gpu:
-      return "gpu";
-  }
-  return "?";
-}
-
-// "auto", "cpu" or "gpu"; nullopt for anything else.
-constexpr std::optional<prover_kind> parse_prover_kind(std::string_view name) noexcept {
-  for (const prover_kind k : {prover_kind::automatic, prover_kind::cpu, prover_kind::gpu})
-    if (name == prover_kind_name(k)) return k;
-  return std::nullopt;
-}
+// "auto", "cpu", "gpu": the config's and the CLI's words.
+inline constexpr enum_names<prover_kind, 3> prover_kinds{{"auto", "cpu", "gpu"}};
+constexpr const char* prover_kind_name(prover_kind k) noexcept { return prover_kinds.name(k); }
+constexpr std::optional<prover_kind> parse_prover_kind(std::string_view w) noexcept { return prover_kinds.parse(w); }
 
 struct prover_choice {
   prover_kind kind = prover_kind::cpu;  // cpu or gpu, never automatic

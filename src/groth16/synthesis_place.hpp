@@ -6,6 +6,8 @@
 #include <optional>
 #include <string_view>
 
+#include "base/enum_names.hpp"
+
 namespace cuzk::groth16 {
 
 enum class synthesis_place {
@@ -14,26 +16,11 @@ enum class synthesis_place {
   host_pageable,  // by CPU threads into pageable memory: the slow copy, kept to be measured
 };
 
-inline constexpr synthesis_place all_synthesis_places[] = {synthesis_place::device, synthesis_place::host_pinned,
-                                                          synthesis_place::host_pageable};
-
-constexpr const char* synthesis_place_name(synthesis_place p) noexcept {
-  switch (p) {
-    case synthesis_place::device:
-      return "device";
-    case synthesis_place::host_pinned:
-      return "host-pinned";
-    case synthesis_place::host_pageable:
-      return "host-pageable";
-  }
-  return "?";
-}
-
-// The place named `name` ("device", "host-pinned", "host-pageable"), or nullopt.
-constexpr std::optional<synthesis_place> parse_synthesis_place(std::string_view name) noexcept {
-  for (const synthesis_place p : all_synthesis_places)
-    if (name == synthesis_place_name(p)) return p;
-  return std::nullopt;
+// The words the config and the benchmarks use.
+inline constexpr enum_names<synthesis_place, 3> synthesis_places{{"device", "host-pinned", "host-pageable"}};
+constexpr const char* synthesis_place_name(synthesis_place p) noexcept { return synthesis_places.name(p); }
+constexpr std::optional<synthesis_place> parse_synthesis_place(std::string_view w) noexcept {
+  return synthesis_places.parse(w);
 }
 
 }  // namespace cuzk::groth16

@@ -364,16 +364,9 @@ status synthesize_and_transform(gpu_proof_run<Curve>& run) {
   return done;
 }
 
-// The GPU phases from the workspace's events, the MSM thread's timings, and the parts of "ntt_h"
-// (clipped to the interval), once both threads are done.
-template <class Curve>
-status read_device_times(gpu_proof_run<Curve>& run) {
-  using ev = typename gpu_proof_run<Curve>::ev;
-  using fr = typename Curve::fr;
-  using repr = typename fr::repr;
-  phase_timings& t = run.t;
-  auto& ws = run.ws;
-  const phase_timings& side = run.msm_side;
+// The MSM thread's times into the proof's, once it has joined: its MSMs, its share of the kernel
+// lock, and its spans first (they began first).
+inline void merge_msm_side(phase_timings& t, const phase_timings& side) {
   t.msm_a = side.msm_a;
   t.msm_b1 = side.msm_b1;
   t.msm_b2 = side.msm_b2;
@@ -383,7 +376,15 @@ status read_device_times(gpu_proof_run<Curve>& run) {
   std::vector<kernel_span> spans = side.kernel_spans;
   spans.insert(spans.end(), t.kernel_spans.begin(), t.kernel_spans.end());
   t.kernel_spans = std::move(spans);
+}
 
+// The GPU phases from the workspace's events and the parts of "ntt_h" (clipped to the interval),
+// once both threads are done.
+template <class Curve>
+status read_device_times(gpu_proof_run<Curve>& run) {
+  using ev = typename gpu_proof_run<Curve>::ev;
+  phase_timings& t = run.t;
+  auto& ws = run.ws;
   auto span = [&](ev from, ev to, double& out) -> status {
     auto s = event_seconds(ws.event(from), ws.event(to));
     if (!s) return s.error();
@@ -395,11 +396,11 @@ status read_device_times(gpu_proof_run<Curve>& run) {
   if (run.on_device()) {
     // The copy the synthesis waited for is the witness's; the kernel alone is the synthesis (the
     // wait for the kernel lock before it is lock_wait).
-    t.h2d_bytes = static_cast<double>(run.key.n_vars * sizeof(repr));
+    t.h2d_bytes = static_cast<double>(run.key.n_vars * sizeof(typename Curve::fr::repr));
     t.h2d = t.witness_h2d;
     CUZK_TRY(span(ev::synth_begin, ev::synth_end, t.synthesis));
   } else {
-    t.h2d_bytes = static_cast<double>(3 * run.n() * sizeof(fr));
+    t.h2d_bytes = static_cast<double>(3 * run.n() * sizeof(typename Curve::fr));
     CUZK_TRY(span(ev::copy_begin, ev::copy_c, t.h2d));
   }
   CUZK_TRY(span(ev::ntt_begin, ev::ntt_end, t.ntt));
@@ -442,6 +443,7 @@ result<formats::proof<Curve>> prove_in(gpu_proof_run<Curve>& run, const typename
   }
   CUZK_TRY(main_path);
   CUZK_TRY(run.msm_status);
+  merge_msm_side(t, run.msm_side);
   CUZK_TRY(read_device_times(run));
   phase_timer timer(&t.assembly);
   return assemble(run.pk, run.sums, r, s);
@@ -484,3 +486,14 @@ result<formats::proof<Curve>> prove(const proving_key_view<Curve>& pk,
 }
 
 }  // namespace cuzk::groth16
+
+// The explicit instantiations for one curve, written once (gpu_prover_<curve>.cpp expand it).
+#define CUZK_GPU_PROVER_INSTANTIATE(C)                                                                  \
+  namespace cuzk::groth16 {                                                                             \
+  template class gpu_proving_key<C>;                                                                    \
+  template result<formats::proof<C>> prove_with<C>(const proving_key_view<C>&, std::span<const C::fr::repr>, \
+                                                   const C::fr&, const C::fr&, phase_timings*,          \
+                                                   const gpu_context<C>&);                              \
+  template result<formats::proof<C>> prove<C>(const proving_key_view<C>&, std::span<const C::fr::repr>,   \
+                                              phase_timings*, const gpu_context<C>&);                   \
+  }  // namespace cuzk::groth16
