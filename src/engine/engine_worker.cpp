@@ -24,11 +24,17 @@ std::string fmt_s(double s) {
 }
 
 // A partition's prover phases added to its job's (every partition's copies, NTTs and MSMs count):
-// synthesis (with the witness staging before it) and the rest of the proof, then the parts.
+// synthesis (with the witness staging before it) and the rest of the proof, then, for a proof that
+// ran on a device, the parts a GPU backend times (phase in job.hpp: a CPU job reports none).
 void add_proof_times(job_result& info, const prove_report& r) {
   const groth16::phase_timings& t = r.phases;
   info.times[phase::synthesis] += t.witness + t.synthesis;
   info.times[phase::prove] += t.after_synthesis();
+  info.times[phase::reservation_wait] += r.device_memory_wait;
+  // Partitions of one job run on one worker; a fallback to the CPU for one shows in all.
+  const std::string where = r.ran_on.empty() ? "cpu" : r.ran_on;
+  info.ran_on = info.ran_on.empty() || info.ran_on == where ? where : info.ran_on + "+" + where;
+  if (where == "cpu") return;
   info.times[phase::h2d] += t.h2d;
   info.times[phase::ntt] += t.ntt;
   info.times[phase::msm_a] += t.msm_a;
@@ -39,11 +45,7 @@ void add_proof_times(job_result& info, const prove_report& r) {
   info.times[phase::assembly] += t.assembly;
   info.times[phase::gpu_wait] += t.lock_wait;
   info.times[phase::gpu_busy] += t.lock_held;
-  info.times[phase::reservation_wait] += r.device_memory_wait;
   info.h2d_bytes += t.h2d_bytes;
-  // Partitions of one job run on one worker; a fallback to the CPU for one shows in all.
-  const std::string where = r.ran_on.empty() ? "cpu" : r.ran_on;
-  info.ran_on = info.ran_on.empty() || info.ran_on == where ? where : info.ran_on + "+" + where;
 }
 
 // Why a job stops at a boundary, or nullopt to go on.
