@@ -23,7 +23,7 @@ namespace cuzk::groth16 {
 enum class prover_kind { automatic, cpu, gpu };
 
 // "auto", "cpu", "gpu": the config's and the CLI's words.
-inline constexpr enum_names<prover_kind, 3> prover_kinds{{"auto", "cpu", "gpu"}};
+inline constexpr auto prover_kinds = words_of<prover_kind::gpu>({"auto", "cpu", "gpu"});
 constexpr const char* prover_kind_name(prover_kind k) noexcept { return prover_kinds.name(k); }
 constexpr std::optional<prover_kind> parse_prover_kind(std::string_view w) noexcept { return prover_kinds.parse(w); }
 

@@ -17,7 +17,8 @@ enum class synthesis_place {
 };
 
 // The words the config and the benchmarks use.
-inline constexpr enum_names<synthesis_place, 3> synthesis_places{{"device", "host-pinned", "host-pageable"}};
+inline constexpr auto synthesis_places =
+    words_of<synthesis_place::host_pageable>({"device", "host-pinned", "host-pageable"});
 constexpr const char* synthesis_place_name(synthesis_place p) noexcept { return synthesis_places.name(p); }
 constexpr std::optional<synthesis_place> parse_synthesis_place(std::string_view w) noexcept {
   return synthesis_places.parse(w);

@@ -4,20 +4,13 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/enum_names.hpp"
+
 namespace cuzk::engine {
 
 const char* priority_name(priority p) noexcept {
-  switch (p) {
-    case priority::low:
-      return "LOW";
-    case priority::normal:
-      return "NORMAL";
-    case priority::high:
-      return "HIGH";
-    case priority::critical:
-      return "CRITICAL";
-  }
-  return "?";
+  static constexpr auto words = words_of<priority::critical>({"LOW", "NORMAL", "HIGH", "CRITICAL"});
+  return words.name(p);
 }
 
 result<priority> priority_from_name(std::string_view name) {
@@ -31,65 +24,16 @@ result<priority> priority_from_name(std::string_view name) {
 }
 
 const char* job_state_name(job_state s) noexcept {
-  switch (s) {
-    case job_state::queued:
-      return "queued";
-    case job_state::loading_key:
-      return "loading_key";
-    case job_state::synthesizing:
-      return "synthesizing";
-    case job_state::proving:
-      return "proving";
-    case job_state::verifying:
-      return "verifying";
-    case job_state::done:
-      return "done";
-    case job_state::failed:
-      return "failed";
-    case job_state::cancelled:
-      return "cancelled";
-  }
-  return "?";
+  static constexpr auto words = words_of<job_state::cancelled>({
+      "queued", "loading_key", "synthesizing", "proving", "verifying", "done", "failed", "cancelled"});
+  return words.name(s);
 }
 
 const char* phase_name(phase p) noexcept {
-  switch (p) {
-    case phase::queue_wait:
-      return "queue_wait";
-    case phase::key_load:
-      return "key_load";
-    case phase::synthesis:
-      return "synthesis";
-    case phase::prove:
-      return "prove";
-    case phase::verify:
-      return "verify";
-    case phase::total:
-      return "total";
-    case phase::h2d:
-      return "h2d";
-    case phase::ntt:
-      return "ntt";
-    case phase::msm_a:
-      return "msm_a";
-    case phase::msm_b1:
-      return "msm_b1";
-    case phase::msm_b2:
-      return "msm_b2";
-    case phase::msm_c:
-      return "msm_c";
-    case phase::msm_h:
-      return "msm_h";
-    case phase::assembly:
-      return "assembly";
-    case phase::gpu_wait:
-      return "gpu_wait";
-    case phase::gpu_busy:
-      return "gpu_busy";
-    case phase::reservation_wait:
-      return "reservation_wait";
-  }
-  return "?";
+  static constexpr auto words = words_of<phase::reservation_wait>({
+      "queue_wait", "key_load", "synthesis", "prove", "verify", "total", "h2d", "ntt", "msm_a", "msm_b1",
+      "msm_b2", "msm_c", "msm_h", "assembly", "gpu_wait", "gpu_busy", "reservation_wait"});
+  return words.name(p);
 }
 
 int64_t to_unix_ms(wall_time t) noexcept {

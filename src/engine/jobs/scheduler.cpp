@@ -1,22 +1,14 @@
 // The dispatcher (see scheduler.hpp).
 #include "engine/jobs/scheduler.hpp"
 
+#include "base/enum_names.hpp"
+
 namespace cuzk::engine {
 
 const char* flush_reason_name(flush_reason r) noexcept {
-  switch (r) {
-    case flush_reason::single:
-      return "single";
-    case flush_reason::full:
-      return "full";
-    case flush_reason::timeout:
-      return "timeout";
-    case flush_reason::preempted:
-      return "preempted";
-    case flush_reason::grouped:
-      return "grouped";
-  }
-  return "?";
+  static constexpr auto words = words_of<flush_reason::grouped>({
+      "single", "full", "timeout", "preempted", "grouped"});
+  return words.name(r);
 }
 
 void scheduler::push(queued_job j) {

@@ -3,20 +3,13 @@
 
 #include <cstring>
 
+#include "base/enum_names.hpp"
+
 namespace cuzk::engine {
 
 const char* key_tier_name(key_tier t) noexcept {
-  switch (t) {
-    case key_tier::cold:
-      return "cold";
-    case key_tier::warm:
-      return "warm";
-    case key_tier::hot:
-      return "hot";
-    case key_tier::device:
-      return "device";
-  }
-  return "?";
+  static constexpr auto words = words_of<key_tier::device>({"cold", "warm", "hot", "device"});
+  return words.name(t);
 }
 
 namespace {

@@ -16,6 +16,8 @@
 #include <list>
 #include <mutex>
 
+#include "base/enum_names.hpp"
+
 namespace cuzk::engine {
 
 namespace {
@@ -122,17 +124,9 @@ struct budget_core {
 }  // namespace detail
 
 const char* refusal_name(refusal r) noexcept {
-  switch (r) {
-    case refusal::none:
-      return "none";
-    case refusal::too_large:
-      return "too_large";
-    case refusal::cancelled:
-      return "cancelled";
-    case refusal::timed_out:
-      return "timed_out";
-  }
-  return "unknown";
+  static constexpr auto words = words_of<refusal::timed_out>({
+      "none", "too_large", "cancelled", "timed_out"}, "unknown");
+  return words.name(r);
 }
 
 std::string describe_bytes(uint64_t bytes) {

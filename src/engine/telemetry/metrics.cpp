@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "base/enum_names.hpp"
+
 namespace cuzk::engine {
 
 void histogram::observe(double seconds) noexcept {
@@ -13,21 +15,10 @@ void histogram::observe(double seconds) noexcept {
 }
 
 const char* reject_reason_name(reject_reason r) noexcept {
-  switch (r) {
-    case reject_reason::draining:
-      return "draining";
-    case reject_reason::unknown_circuit:
-      return "unknown_circuit";
-    case reject_reason::malformed_request:
-      return "malformed_request";
-    case reject_reason::bad_witness:
-      return "bad_witness";
-    case reject_reason::spool_failed:
-      return "spool_failed";
-    case reject_reason::request_id_conflict:
-      return "request_id_conflict";
-  }
-  return "unknown";
+  static constexpr auto words = words_of<reject_reason::request_id_conflict>({
+      "draining", "unknown_circuit", "malformed_request", "bad_witness", "spool_failed",
+      "request_id_conflict"}, "unknown");
+  return words.name(r);
 }
 
 uint64_t metrics_snapshot::rejected_total() const noexcept {

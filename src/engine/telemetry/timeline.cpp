@@ -6,38 +6,15 @@
 #include <set>
 #include <utility>
 
+#include "base/enum_names.hpp"
+
 namespace cuzk::engine {
 
 const char* event_kind_name(event_kind k) noexcept {
-  switch (k) {
-    case event_kind::queued:
-      return "queued";
-    case event_kind::dispatched:
-      return "dispatched";
-    case event_kind::key_ready:
-      return "key_ready";
-    case event_kind::synth_start:
-      return "synth_start";
-    case event_kind::synth_end:
-      return "synth_end";
-    case event_kind::prove_start:
-      return "prove_start";
-    case event_kind::prove_end:
-      return "prove_end";
-    case event_kind::verify_start:
-      return "verify_start";
-    case event_kind::verify_end:
-      return "verify_end";
-    case event_kind::done:
-      return "done";
-    case event_kind::failed:
-      return "failed";
-    case event_kind::cancelled:
-      return "cancelled";
-    case event_kind::requeued:
-      return "requeued";
-  }
-  return "?";
+  static constexpr auto words = words_of<event_kind::requeued>({
+      "queued", "dispatched", "key_ready", "synth_start", "synth_end", "prove_start", "prove_end",
+      "verify_start", "verify_end", "done", "failed", "cancelled", "requeued"});
+  return words.name(k);
 }
 
 int64_t now_unix_us() noexcept {
