@@ -1,6 +1,6 @@
 // snarkjs's Groth16 proving key (.zkey, protocol 1), used in place.
 //
-// Sections (any order in the file; as iden3/snarkjs src/zkey_utils.js reads them):
+// Sections (any order in the file; as snarkjs's zkey reader and writer reads them):
 //   1 u32 protocol (1 = Groth16)
 //   2 header: u32 n8q, q; u32 n8r, r; u32 nVars, u32 nPublic, u32 domainSize;
 //     alpha1 (G1), beta1 (G1), beta2 (G2), gamma2 (G2), delta1 (G1), delta2 (G2), in that order

@@ -30,8 +30,8 @@
 #include "ec/naive_msm.hpp"
 #include "ec/scalar_mul.hpp"
 #include "gpu/device.hpp"
-#include "gpu/device_test_util.hpp"
 #include "gpu/device_buffer.hpp"
+#include "gpu/device_test_util.hpp"
 #include "gpu/msm.hpp"
 
 namespace cuzk::gpu {

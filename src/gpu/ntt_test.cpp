@@ -397,7 +397,7 @@ TYPED_TEST(GpuNtt, MatchesCpuNttAllVariantsAcrossPassShapes) {
   }
 }
 
-// A plan built for the Groth16 prover's two transforms (gpu_groth16_impl.hpp) holds only their
+// A plan built for the Groth16 prover's two transforms (groth16/gpu/gpu_prover_impl.hpp) holds only their
 // tables: those two equal the CPU NTT, every other transform is refused with invalid_argument and
 // the data left as it was. Radix 8 (2^21) and radix 4 (2^12).
 TYPED_TEST(GpuNtt, PlanForSomeTransformsRunsThoseAndRefusesTheOthers) {

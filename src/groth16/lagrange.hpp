@@ -6,7 +6,7 @@
 // since x^n - 1 = Π (x - ω^k) and its derivative at ω^j is n ω^(-j). All n values need the
 // inverses of τ - ω^j, taken together with one field inversion (Montgomery's batch trick).
 //
-// The H points of a snarkjs key are a second basis (iden3/snarkjs, src/zkey_new.js): the Lagrange basis
+// The H points of a snarkjs key are a second basis (snarkjs's zkey setup): the Lagrange basis
 // of the 2n points {ω^j} ∪ {y_j = c ω^j}, taken at the coset points y_j, where c = ω_2n, or
 // c = g^2 = 25 when n is the field's largest power-of-two domain and no ω_2n exists. With
 // V(x) = (x^n - 1)(x^n - c^n) and V'(y_j) = n c^n (c^n - 1) / y_j (because y_j^n = c^n):

@@ -2,7 +2,7 @@
 // sections, plus the constraint matrices built once from its coefficient section.
 //
 // `proving_key_view` only points: the point arrays usually live in the mapped .zkey (its layout
-// is the in-memory Montgomery affine layout, as iden3/snarkjs src/zkey_utils.js writes it) or, in the
+// is the in-memory Montgomery affine layout, as snarkjs's zkey reader and writer writes it) or, in the
 // daemon, in pinned or device memory, so the prover never copies them. `proving_key` below builds one from
 // a .zkey (formats::zkey) or from a key in memory (formats::groth16_key_data, what a development
 // setup produces and the zkey writer consumes).

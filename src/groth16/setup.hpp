@@ -7,7 +7,7 @@
 // used, and dropped; the result says so in `development_key::provenance`, which callers (the
 // CLI) print.
 //
-// The key has snarkjs's layout and meaning exactly (iden3/snarkjs, src/zkey_new.js), so snarkjs and
+// The key has snarkjs's layout and meaning exactly (snarkjs's zkey setup), so snarkjs and
 // rapidsnark prove with it, with L_j = L_j(τ) the n-domain Lagrange basis and m = nConstraints:
 //   A[s]  = Σ_j a_js L_j G1 (+ L_(m+s) G1 for s <= nPublic, the public-input rows)
 //   B1[s] = Σ_j b_js L_j G1,  B2[s] = Σ_j b_js L_j G2

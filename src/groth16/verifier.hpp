@@ -8,7 +8,7 @@
 //      check is what rules out small-order components in πB on curves with a G2 cofactor;
 //   3. the pairing equation, as one multi-pairing (one Miller loop, one final exponentiation):
 //        e(-πA, πB) e(cpub, γ2) e(πC, δ2) e(α1, β2) = 1,  cpub = IC_0 + Σ_i pub_i IC_(i+1)
-//      (iden3/snarkjs, src/groth16_verify.js). A proof that fails it gets
+//      (snarkjs's Groth16 verifier). A proof that fails it gets
 //      errc::verification_failed with a message starting "invalid proof".
 //
 // Nothing here is secret, so variable-time arithmetic is fine.

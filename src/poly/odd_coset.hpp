@@ -1,5 +1,5 @@
 // Evaluation on a coset of the NTT domain, and the Groth16 H computation exactly as snarkjs and
-// rapidsnark do it (iden3/snarkjs src/groth16_prove.js, iden3/rapidsnark src/groth16.cpp).
+// rapidsnark do it (snarkjs's Groth16 prover, rapidsnark's prover).
 //
 // Given a, b, c as evaluations on the n-domain, each is interpolated (inverse NTT), its
 // coefficient i multiplied by shift^i, and evaluated again on the n-domain (forward NTT): slot j

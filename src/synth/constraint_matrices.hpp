@@ -1,7 +1,7 @@
 // The A and B matrices of a Groth16 proving key, in the form a proof evaluates them.
 //
 // A snarkjs .zkey stores the QAP's A and B as loose coefficient records (section 4; see
-// iden3/snarkjs src/zkey_new.js) and no C at all: the prover recomputes c as
+// snarkjs's zkey setup) and no C at all: the prover recomputes c as
 // a∘b, which holds row by row for any witness that satisfies the circuit. The rows are the
 // circuit's constraints followed by nPublic + 1 extra A rows (signal s in row nConstraints + s
 // with coefficient 1) that make the public inputs' IC terms independent. matrices_from_zkey

@@ -8,7 +8,7 @@
 // The functions here derive what a proving key needs from it: the domain size and the zkey's
 // coefficient records, including the nPublic + 1 extra A rows (signal s in row
 // n_constraints + s with coefficient 1) that snarkjs adds so the IC points of the public inputs
-// are linearly independent (iden3/snarkjs, src/zkey_new.js).
+// are linearly independent (snarkjs's zkey setup).
 #pragma once
 
 #include <bit>

@@ -30,7 +30,7 @@ constexpr transform transforms[] = {
     {"inv_rn", ntt_direction::inverse, ntt_order::bitrev_to_natural, ntt_domain::plain},
     {"fwd_nn", ntt_direction::forward, ntt_order::natural_to_natural, ntt_domain::plain},
     {"coset_nr", ntt_direction::forward, ntt_order::natural_to_bitrev, ntt_domain::coset},
-    // The two the Groth16 prover runs per column (gpu_groth16_impl.hpp).
+    // The two the Groth16 prover runs per column (groth16/gpu/gpu_prover_impl.hpp).
     {"inv_nr", ntt_direction::inverse, ntt_order::natural_to_bitrev, ntt_domain::plain},
     {"coset_rn", ntt_direction::forward, ntt_order::bitrev_to_natural, ntt_domain::coset},
     {"fwd_rn", ntt_direction::forward, ntt_order::bitrev_to_natural, ntt_domain::plain},
