@@ -25,13 +25,16 @@
 // with it. Without a charge the pool reserves from the budget without waiting, and a fallback the
 // budget refused is pageable memory the budget does not see.
 //
-// How to wire: the engine makes one pinned_pool on memory_budgets::host() with the GPU layer's
-// pinned host_allocator (or pageable_allocator in a CPU build: buffers are then reused but report
-// pinned() false) and maps on_event to its log (allocated: info, fallback: warn) and metrics. When a
-// key is registered, set_capacity_hint(circuit, 3 * n * scalar bytes) and optionally prewarm(circuit,
-// workers). The synthesis step calls acquire(circuit, a/b/c bytes, &job.host_reservation), writes
-// a, b, c into lease.data(), and passes the lease to the GPU worker, which resets it once the H2D
-// copies are done. /status and /metrics read snapshot().
+// How it is used: the engine makes one pinned_pool on memory_budgets::host() with the backend's
+// host allocator (the GPU backend's pinned one, backends/gpu_pinned_allocator.hpp; pageable_allocator
+// with the CPU: buffers are then reused but report pinned() false) and maps on_event to its log
+// (allocated: info, fallback: warn) and metrics. Each worker's prove_call carries the pool and the
+// job's working-set reservation; the GPU backend acquires the proof's staging there (the witness,
+// and a | b | c when synthesis runs on the host into pinned memory; backends/gpu_staging.hpp)
+// charged to that reservation, lends it to the worker's gpu_workspace, and the lease goes back to
+// the pool as soon as the copies to the device have read it. A circuit's first proof sets its
+// capacity hint; set_capacity_hint() and prewarm() can seed it ahead. /status and /metrics read
+// snapshot().
 //
 // Thread safety: every method from any thread. A lease belongs to one owner at a time; it keeps
 // the pool's state alive and may outlive the pool (its buffer is then freed when it ends).
