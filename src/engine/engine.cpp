@@ -95,7 +95,7 @@ engine::engine(engine_options opt, engine_parts parts, witness_spool spool)
       hot_alloc_(std::move(parts.hot_allocator)),
       spool_(std::move(spool)),
       memory_(host_budget_bytes(opt_), parts.devices.memory_limits),
-      srs_(opt_.budgets, *hot_alloc_, opt_.key_check, std::move(parts.devices), &memory_),
+      srs_(opt_.budgets, *hot_alloc_, opt_.key_check, std::move(parts.devices), &memory_, opt_.key_copy_dir),
       sched_(opt_.scheduling),
       pinned_(hot_alloc_, memory_.host(), pinned_pool_options{[this](const pool_event& e) { on_pool_event(e); }}),
       started_at_(wall_clock::now()),

@@ -257,6 +257,7 @@ engine::engine_options daemon_config::to_engine_options() const {
   engine::engine_options o;
   o.store_path = store_path();
   o.spool_dir = data_dir + "/spool";
+  o.key_copy_dir = data_dir;
   o.workers = static_cast<unsigned>(workers);
   // Both strings were checked against their lists when the config was parsed.
   o.backend = groth16::parse_prover_kind(backend).value_or(groth16::prover_kind::automatic);
