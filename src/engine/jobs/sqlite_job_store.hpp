@@ -31,7 +31,10 @@ namespace cuzk::engine {
 class sqlite_job_store final : public job_store {
  public:
   // Opens or creates the database at `path` (its directory must exist). io_error naming the path
-  // and SQLite's message otherwise; format_error for a database of another schema version.
+  // and SQLite's message otherwise; format_error, with nothing changed, for a file that exists but
+  // is not a whole job database of this schema version: empty, another file, another schema, a
+  // damaged page or a damaged write-ahead log (sqlite_wal_check.hpp). Only a missing file is a
+  // fresh database.
   static result<std::unique_ptr<sqlite_job_store>> open(const std::string& path);
   ~sqlite_job_store() override;
   sqlite_job_store(const sqlite_job_store&) = delete;
