@@ -455,6 +455,35 @@ TEST(daemon, kill_9_with_queued_jobs_then_restart_delivers_every_proof) {
   EXPECT_EQ(d.term(), 0);
 }
 
+// Issue #4: a second daemon on the same data directory, or on the same HTTP or gRPC TCP port, stops
+// at start-up with the reason (`timeout` turns one that wrongly keeps running into a failure), and
+// the first one keeps proving.
+TEST(daemon, a_second_daemon_on_the_same_data_dir_or_port_refuses_to_start) {
+  const int grpc_port = free_port();
+  daemon_proc d("lock", 1, "listen = \"127.0.0.1:" + std::to_string(grpc_port) + "\"\n");
+  auto [rc, out] = run_command("timeout 20 " + std::string(CUZK_BIN) + " daemon --config " + d.config);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("in use by another daemon (pid " + std::to_string(d.pid)), std::string::npos) << out;
+
+  // Another data directory, the same ports: first the HTTP one, then gRPC's alone.
+  const std::string other = d.dir + "/other.toml";
+  std::ofstream(other) << "data_dir = \"" << d.dir << "/data2\"\nsocket = \"" << d.dir
+                       << "/d2.sock\"\nhttp = \"127.0.0.1:" << d.http_port << "\"\nlog_level = \"warn\"\n";
+  std::tie(rc, out) = run_command("timeout 20 " + std::string(CUZK_BIN) + " daemon --config " + other);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("cannot bind 127.0.0.1:" + std::to_string(d.http_port)), std::string::npos) << out;
+  std::ofstream(other) << "data_dir = \"" << d.dir << "/data3\"\nsocket = \"" << d.dir
+                       << "/d3.sock\"\nlisten = \"127.0.0.1:" << grpc_port << "\"\nlog_level = \"warn\"\n";
+  std::tie(rc, out) = run_command("timeout 20 " + std::string(CUZK_BIN) + " daemon --config " + other);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("cannot listen"), std::string::npos) << out;
+
+  uint64_t id = 0;
+  ASSERT_TRUE(d.submit(read_file(wtns), id).ok());
+  expect_valid(d.await(id));
+  EXPECT_EQ(d.term(), 0);
+}
+
 // When a job began running, in Unix ms: its submission plus the time it waited in the queue.
 double started_ms(const v1::ProofResult& r) {
   return static_cast<double>(r.submitted_unix_ms()) + r.timings().queue_wait() * 1e3;
