@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "engine/jobs/job.hpp"
+#include "formats/file_io.hpp"
 #include "service/client.hpp"
 #include "service/grpc_service.hpp"
 #include "service/grpc_status.hpp"
@@ -132,9 +133,9 @@ int client_commands::run(const global_options&) const {
         p->set_path(std::filesystem::absolute(w).string());
         continue;
       }
-      std::ifstream f(w, std::ios::binary);
-      if (!f) return report_error(w + ": cannot open the witness");
-      p->set_wtns(std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()));
+      auto bytes = formats::read_text_file(w);
+      if (!bytes) return report_error(bytes.error().with_context("the witness"));
+      p->set_wtns(std::move(bytes).value());
     }
     if (submit->parsed()) {
       v1::SubmitProofResponse resp;

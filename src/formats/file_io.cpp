@@ -9,8 +9,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -55,9 +53,10 @@ struct fd_closer {
   }
 };
 
-// Opens `path` read-only and checks that it is a regular file.
+// Opens `path` read-only and checks that it is a regular file. O_NONBLOCK so that a FIFO cannot
+// block the open itself; the flag means nothing for the regular files that pass the check.
 result<int> open_regular(const std::string& path, struct stat& st) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return sys_error(path, "cannot open");
   if (::fstat(fd, &st) != 0) {
     const status s = sys_error(path, "cannot stat");
@@ -66,9 +65,31 @@ result<int> open_regular(const std::string& path, struct stat& st) {
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return status(errc::io_error, path + ": not a regular file");
+    const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "not a file";
+    return status(errc::io_error, path + ": not a regular file (" + kind + "); expected a regular file");
   }
   return fd;
+}
+
+// Up to `limit` bytes of `fd` from its start.
+result<std::string> read_fd(int fd, std::size_t limit, const std::string& path) {
+  std::string out;
+  char buf[1 << 16];
+  while (out.size() < limit) {
+    const ssize_t n = ::read(fd, buf, std::min(sizeof buf, limit - out.size()));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return sys_error(path, "read failed");
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
 }
 
 // An unnamed file in `dir` for the private copy.
@@ -157,12 +178,19 @@ result<mapped_file> mapped_file::open_private_copy(const std::string& path, cons
 }
 
 result<std::string> read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return status(errc::io_error, path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return status(errc::io_error, path + ": read failed");
-  return ss.str();
+  struct stat st {};
+  auto fd = open_regular(path, st);
+  if (!fd) return fd.error();
+  fd_closer c{*fd};
+  return read_fd(*fd, SIZE_MAX, path);
+}
+
+result<std::string> read_file_head(const std::string& path, std::size_t n) {
+  struct stat st {};
+  auto fd = open_regular(path, st);
+  if (!fd) return fd.error();
+  fd_closer c{*fd};
+  return read_fd(*fd, n, path);
 }
 
 status write_file_atomically(const std::string& path, std::string_view content) {

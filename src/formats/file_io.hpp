@@ -52,6 +52,12 @@ class mapped_file {
 
 // The whole file as text (for JSON files, which are small).
 result<std::string> read_text_file(const std::string& path);
+// Its first `n` bytes (fewer when the file is shorter), to tell what kind of file it is.
+result<std::string> read_file_head(const std::string& path, std::size_t n);
+// Every reader above refuses what is not a regular file (io_error "<path>: not a regular file (a
+// FIFO)") before it reads a byte: a FIFO would block the reader forever (in the daemon, a request
+// thread and the drain at SIGTERM), a device could be endless, a directory is a mistake. The file
+// is opened with O_NONBLOCK and checked with fstat, so not even the open of a FIFO blocks.
 
 // Writes `path` through a temporary file in the same directory and rename(2); on any failure the
 // temporary is removed and `path` is left as it was. The new file gets mode 0644 (mkstemp's 0600

@@ -1,5 +1,6 @@
 // file_io.hpp against the file system: a private copy survives its source being truncated or
-// overwritten (a mapping of the source would die of SIGBUS on the first page past the new end).
+// overwritten (a mapping of the source would die of SIGBUS on the first page past the new end), and
+// what is not a regular file is refused before it is read.
 #include "formats/file_io.hpp"
 
 #include <fcntl.h>
@@ -63,6 +64,42 @@ TEST(mapped_file, a_private_copy_names_the_file_when_it_cannot_be_made) {
   auto n = mapped_file::open_private_copy(dir + "/k", dir + "/no-such-dir");
   ASSERT_FALSE(n.is_ok());
   EXPECT_NE(n.error().to_string().find("no-such-dir"), std::string::npos) << n.error().to_string();
+  std::filesystem::remove_all(dir);
+}
+
+// Issue #6: a FIFO blocked every reader forever (the open itself, with no writer). alarm() turns
+// such a hang into a failed test instead of a stuck one.
+TEST(file_io, readers_refuse_a_fifo_and_a_directory_without_blocking) {
+  const std::string dir = temp_dir("fifo");
+  const std::string fifo = dir + "/f";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ::alarm(20);
+  auto expect_refused = [](const status& s, const std::string& path, const char* kind) {
+    ASSERT_FALSE(s.is_ok());
+    EXPECT_NE(s.to_string().find(path + ": not a regular file (" + kind + ")"), std::string::npos)
+        << s.to_string();
+  };
+  for (const auto& [path, kind] :
+       {std::pair<std::string, const char*>{fifo, "a FIFO"}, {dir, "a directory"}}) {
+    auto m = mapped_file::open(path);
+    expect_refused(m ? status::ok() : m.error(), path, kind);
+    auto t = read_text_file(path);
+    expect_refused(t ? status::ok() : t.error(), path, kind);
+    auto h = read_file_head(path, 4);
+    expect_refused(h ? status::ok() : h.error(), path, kind);
+    auto c = mapped_file::open_private_copy(path, dir);
+    expect_refused(c ? status::ok() : c.error(), path, kind);
+  }
+  ::alarm(0);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(file_io, read_file_head_reads_at_most_n_bytes) {
+  const std::string dir = temp_dir("head");
+  write_bytes(dir + "/x", pattern(10));
+  EXPECT_EQ(read_file_head(dir + "/x", 4).value().size(), 4u);
+  EXPECT_EQ(read_file_head(dir + "/x", 40).value().size(), 10u);
+  EXPECT_EQ(read_text_file(dir + "/x").value().size(), 10u);
   std::filesystem::remove_all(dir);
 }
 

@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "formats/file_io.hpp"
+
 namespace cuzk::service {
 namespace {
 
@@ -306,11 +308,9 @@ result<daemon_config> parse_config(const std::string& text, const std::string& o
 }
 
 result<daemon_config> load_config(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return status(errc::io_error, path + ": cannot open the config file");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return parse_config(ss.str(), path);
+  auto text = formats::read_text_file(path);
+  if (!text) return text.error().with_context("the config file");
+  return parse_config(*text, path);
 }
 
 std::string print_config(const daemon_config& c) {

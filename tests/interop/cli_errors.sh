@@ -73,6 +73,20 @@ expect_error "info: garbage" "garbage.bin" "$CUZK" info "$WORK/garbage.bin"
 expect_error "info: missing" "$WORK/missing.r1cs" "$CUZK" info "$WORK/missing.r1cs"
 expect_error "setup: zkey given as r1cs" "circuit.zkey" "$CUZK" setup "$BN/circuit.zkey" "$WORK/x.zkey"
 expect_error "threads: zero" "threads" "$CUZK" --threads 0 info "$BN/circuit.r1cs"
+# A FIFO as input is refused before it is read (it used to block forever); `timeout` turns a hang
+# into exit 124 without the expected message.
+mkfifo "$WORK/fifo"
+expect_error "prove: FIFO as zkey" "fifo: not a regular file (a FIFO)" \
+  timeout 20 "$CUZK" prove "$WORK/fifo" "$BN/circuit.wtns" "$WORK/p.json" "$WORK/s.json"
+expect_error "prove: FIFO as wtns" "fifo: not a regular file (a FIFO)" \
+  timeout 20 "$CUZK" prove "$BN/circuit.zkey" "$WORK/fifo" "$WORK/p.json" "$WORK/s.json"
+expect_error "info --check: FIFO" "fifo: not a regular file (a FIFO)" timeout 20 "$CUZK" info --check "$WORK/fifo"
+expect_error "zkey export: FIFO" "fifo: not a regular file (a FIFO)" \
+  timeout 20 "$CUZK" zkey export verificationkey "$WORK/fifo" "$WORK/vk.json"
+expect_error "setup: FIFO as r1cs" "fifo: not a regular file (a FIFO)" timeout 20 "$CUZK" setup "$WORK/fifo" "$WORK/x.zkey"
+expect_error "verify: FIFO as proof" "fifo: not a regular file (a FIFO)" \
+  timeout 20 "$CUZK" verify "$BN/verification_key.json" "$BN/public.json" "$WORK/fifo"
+expect_error "info: a directory" "not a regular file (a directory)" "$CUZK" info "$WORK"
 expect_ok "info: zkey" "bn128" "$CUZK" info "$BN/circuit.zkey"
 expect_ok "info: r1cs" "bls12381" "$CUZK" info "$BLS/poseidon/circuit.r1cs"
 expect_ok "info: wtns" "bn128" "$CUZK" info "$BN/wide/circuit.wtns"
