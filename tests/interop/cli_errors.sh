@@ -86,6 +86,14 @@ expect_error "zkey export: FIFO" "fifo: not a regular file (a FIFO)" \
 expect_error "setup: FIFO as r1cs" "fifo: not a regular file (a FIFO)" timeout 20 "$CUZK" setup "$WORK/fifo" "$WORK/x.zkey"
 expect_error "verify: FIFO as proof" "fifo: not a regular file (a FIFO)" \
   timeout 20 "$CUZK" verify "$BN/verification_key.json" "$BN/public.json" "$WORK/fifo"
+# 100,000 nested arrays (70,000 used to overflow the CLI's stack): a parse error naming the file.
+{ head -c 100000 /dev/zero | tr '\0' '['; head -c 100000 /dev/zero | tr '\0' ']'; } >"$WORK/deep.json"
+expect_error "verify: deeply nested proof" "deep.json: not valid snarkjs JSON: nesting deeper" \
+  "$CUZK" verify "$BN/verification_key.json" "$BN/public.json" "$WORK/deep.json"
+expect_error "verify: deeply nested public" "deep.json" \
+  "$CUZK" verify "$BN/verification_key.json" "$WORK/deep.json" "$BN/proof.json"
+expect_error "verify: deeply nested vk" "deep.json" "$CUZK" verify "$WORK/deep.json" "$BN/public.json" "$BN/proof.json"
+expect_error "info --check: deeply nested JSON" "deep.json" "$CUZK" info --check "$WORK/deep.json"
 expect_error "info: a directory" "not a regular file (a directory)" "$CUZK" info "$WORK"
 expect_ok "info: zkey" "bn128" "$CUZK" info "$BN/circuit.zkey"
 expect_ok "info: r1cs" "bls12381" "$CUZK" info "$BLS/poseidon/circuit.r1cs"
