@@ -50,8 +50,12 @@ int print_result(const v1::ProofResult& r, const std::string& out_dir) {
                  "assembly=%.4fs kernel_lock wait=%.4fs busy=%.4fs\n",
                  t.h2d(), t.h2d_gb_per_s(), t.ntt(), t.msm_a(), t.msm_b1(), t.msm_b2(), t.msm_c(), t.msm_h(),
                  t.assembly(), t.gpu_wait(), t.gpu_busy());
-  if (r.state() != v1::DONE)
-    return r.state() == v1::FAILED || r.state() == v1::CANCELLED ? exit_failure : exit_ok;
+  if (r.state() != v1::DONE) {
+    if (r.state() == v1::FAILED || r.state() == v1::CANCELLED) return exit_failure;
+    // `await --timeout-ms` ran out: the user has no proof, which a script must see in the status.
+    return report_error("job " + std::to_string(r.job_id()) + ": not finished when the wait ended (state " +
+                        state_name(r.state()) + "); await it again");
+  }
   if (out_dir.empty()) {
     for (const auto& p : r.proofs()) std::printf("%s\n%s\n", p.proof_json().c_str(), p.public_json().c_str());
     return exit_ok;

@@ -493,6 +493,25 @@ TEST(daemon, a_fifo_as_witness_path_is_refused_and_sigterm_still_exits) {
   EXPECT_EQ(d.term(), 0);
 }
 
+// Issue #12: timeout_ms = 2^64 - 1 wrapped to a deadline in the past and AwaitProof returned at once
+// with the job still queued; and `cuzk await --timeout-ms` exited 0 for a job not finished. Five
+// jobs queue ahead, so the last cannot finish within a millisecond.
+TEST(daemon, await_timeouts_saturate_and_an_unfinished_job_is_exit_1) {
+  daemon_proc d("await-timeout");
+  const std::string w = read_file(wtns);
+  std::vector<uint64_t> ids(5);
+  for (auto& id : ids) ASSERT_TRUE(d.submit(w, id).ok());
+  auto [rc, out] = d.cli("await " + std::to_string(ids.back()) + " --timeout-ms 1");
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("job " + std::to_string(ids.back()) + ": not finished when the wait ended"),
+            std::string::npos)
+      << out;
+  v1::ProofResult r;
+  ASSERT_TRUE(d.await_status(ids.back(), UINT64_MAX, r).ok());
+  expect_valid(r);
+  EXPECT_EQ(d.term(), 0);
+}
+
 // When a job began running, in Unix ms: its submission plus the time it waited in the queue.
 double started_ms(const v1::ProofResult& r) {
   return static_cast<double>(r.submitted_unix_ms()) + r.timings().queue_wait() * 1e3;
