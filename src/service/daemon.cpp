@@ -4,7 +4,9 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -54,6 +56,12 @@ int run_daemon(const std::string& config_path) {
   std::filesystem::create_directories(cfg.data_dir, ec);
   if (ec) {
     log_line(log_level::error, "service: data_dir " + cfg.data_dir + ": " + ec.message());
+    return 1;
+  }
+  // Only the daemon's user may read the jobs, witnesses and key copies kept there.
+  if (::chmod(cfg.data_dir.c_str(), 0700) != 0) {
+    log_line(log_level::error,
+             "service: data_dir " + cfg.data_dir + ": cannot set mode 0700: " + std::strerror(errno));
     return 1;
   }
   // Before the store, the spool or the socket are touched: a second daemon on this directory stops here.

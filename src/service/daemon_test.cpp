@@ -512,6 +512,25 @@ TEST(daemon, await_timeouts_saturate_and_an_unfinished_job_is_exit_1) {
   EXPECT_EQ(d.term(), 0);
 }
 
+// Issue #15: the job database (with its -wal and -shm while the daemon runs) is mode 0600 and the
+// data directory 0700.
+TEST(daemon, state_files_are_private_to_the_daemons_user) {
+  daemon_proc d("modes");
+  uint64_t id = 0;
+  ASSERT_TRUE(d.submit(read_file(wtns), id).ok());
+  expect_valid(d.await(id));
+  auto mode = [](const std::string& p) {
+    struct stat st {};
+    EXPECT_EQ(::stat(p.c_str(), &st), 0) << p;
+    return st.st_mode & 07777;
+  };
+  EXPECT_EQ(mode(d.dir + "/data"), 0700u);
+  for (const char* f :
+       {"/data/jobs.sqlite", "/data/jobs.sqlite-wal", "/data/jobs.sqlite-shm", "/data/cuzk.lock"})
+    EXPECT_EQ(mode(d.dir + f), 0600u) << f;
+  EXPECT_EQ(d.term(), 0);
+}
+
 // When a job began running, in Unix ms: its submission plus the time it waited in the queue.
 double started_ms(const v1::ProofResult& r) {
   return static_cast<double>(r.submitted_unix_ms()) + r.timings().queue_wait() * 1e3;

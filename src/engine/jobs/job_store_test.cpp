@@ -1,6 +1,7 @@
 // Both job stores against one contract (typed), and the SQLite store across a reopen.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -252,6 +253,25 @@ TEST(sqlite_job_store, refuses_a_damaged_or_truncated_log_that_holds_committed_j
     f.put(static_cast<char>(c ^ 0x5a));
   }
   expect_refused("a damaged first frame");
+}
+
+// Issue #15: the database and its -wal and -shm are 0600, also one made before with 0644.
+TEST(sqlite_job_store, files_are_mode_0600) {
+  const std::string db = temp_dir("modes") + "/jobs.db";
+  auto mode = [](const std::string& p) {
+    struct stat st {};
+    EXPECT_EQ(::stat(p.c_str(), &st), 0) << p;
+    return st.st_mode & 07777;
+  };
+  {
+    auto s = sqlite_job_store::open(db).value();
+    ASSERT_TRUE(s->insert(make_job("c")).is_ok());
+    for (const char* suffix : {"", "-wal", "-shm"}) EXPECT_EQ(mode(db + suffix), 0600u) << suffix;
+  }
+  ASSERT_EQ(::chmod(db.c_str(), 0644), 0);
+  auto s = sqlite_job_store::open(db).value();
+  ASSERT_TRUE(s->insert(make_job("c")).is_ok());
+  for (const char* suffix : {"", "-wal", "-shm"}) EXPECT_EQ(mode(db + suffix), 0600u) << suffix;
 }
 
 TEST(sqlite_job_store, refuses_a_log_without_its_database) {

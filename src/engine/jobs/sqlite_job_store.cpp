@@ -2,6 +2,7 @@
 // proofs, its witness paths) are JSON text columns: they are written once and read back whole.
 #include "engine/jobs/sqlite_job_store.hpp"
 
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -224,6 +225,12 @@ result<sqlite3*> connect(const std::string& path, bool create) {
 status create_fresh(const std::string& path) {
   const std::string tmp = path + ".new";
   for (const char* suffix : {"", "-wal", "-shm"}) ::unlink((tmp + suffix).c_str());
+  // Made here with mode 0600 (the jobs' witness paths, circuits and results are the daemon's user's
+  // business); SQLite gives the -wal and -shm files it creates the database file's mode.
+  const int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return status(errc::io_error, tmp + ": cannot create the job database: " + std::strerror(errno));
+  ::close(fd);
   auto db = connect(tmp, true);
   if (!db) return db.error();
   const std::string sql = std::string("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; BEGIN; ") +
@@ -248,6 +255,9 @@ result<std::unique_ptr<sqlite_job_store>> sqlite_job_store::open(const std::stri
   bool existed = false;
   CUZK_TRY(check_before_open(path, existed));
   if (!existed) CUZK_TRY(create_fresh(path));
+  // A database made before the mode was 0600 is brought to it, with its -wal and -shm, before it is
+  // opened (SQLite then makes new ones with the same mode).
+  for (const char* suffix : {"", "-wal", "-shm"}) ::chmod((path + suffix).c_str(), 0600);
   auto db = connect(path, false);
   if (!db) return db.error();
   std::unique_ptr<sqlite_job_store> store(new sqlite_job_store(*db, path));

@@ -15,6 +15,8 @@
 // AUTOINCREMENT keeps ids increasing even after the newest rows are purged, so FIFO order by id
 // holds across restarts.
 //
+// The database file and its -wal and -shm are mode 0600: they hold witness paths, circuits and results.
+//
 // Thread safety: any thread; one connection guarded by a mutex.
 #pragma once
 
