@@ -8,6 +8,7 @@
 
 #include "engine/jobs/job.hpp"
 #include "formats/file_io.hpp"
+#include "formats/output_files.hpp"
 #include "service/client.hpp"
 #include "service/grpc_service.hpp"
 #include "service/grpc_status.hpp"
@@ -60,13 +61,27 @@ int print_result(const v1::ProofResult& r, const std::string& out_dir) {
     for (const auto& p : r.proofs()) std::printf("%s\n%s\n", p.proof_json().c_str(), p.public_json().c_str());
     return exit_ok;
   }
+  // Every file checked, written and renamed together (output_files.hpp); any failure is exit 1, never
+  // a silent success with nothing written.
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
+  if (ec) return report_error(out_dir + ": --out: cannot create the folder: " + ec.message());
+  std::vector<formats::named_path> outs;
   for (int i = 0; i < r.proofs_size(); ++i) {
     const std::string sfx = r.proofs_size() == 1 ? "" : "_" + std::to_string(i);
-    std::ofstream(out_dir + "/proof" + sfx + ".json") << r.proofs(i).proof_json();
-    std::ofstream(out_dir + "/public" + sfx + ".json") << r.proofs(i).public_json();
+    outs.push_back({"the proof output", out_dir + "/proof" + sfx + ".json"});
+    outs.push_back({"the public output", out_dir + "/public" + sfx + ".json"});
   }
+  auto files = formats::output_files::prepare(outs, {});
+  if (!files) return report_error(files.error());
+  for (int i = 0; i < r.proofs_size(); ++i) {
+    const auto k = static_cast<std::size_t>(2 * i);
+    if (auto s = formats::write_file_atomically(files->staging_path(k), r.proofs(i).proof_json()); !s)
+      return report_error(s);
+    if (auto s = formats::write_file_atomically(files->staging_path(k + 1), r.proofs(i).public_json()); !s)
+      return report_error(s);
+  }
+  if (auto s = files->commit(); !s) return report_error(s);
   return exit_ok;
 }
 

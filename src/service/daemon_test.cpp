@@ -512,6 +512,26 @@ TEST(daemon, await_timeouts_saturate_and_an_unfinished_job_is_exit_1) {
   EXPECT_EQ(d.term(), 0);
 }
 
+// Issue #11: `-o` into a folder that cannot be made exited 0 and wrote nothing. (A folder under a
+// regular file: a read-only folder does not stop root, who runs some CI.)
+TEST(daemon, await_and_prove_remote_out_into_an_unwritable_folder_exit_1) {
+  daemon_proc d("out-dir");
+  std::ofstream(d.dir + "/a-file") << "x";
+  auto [rc, out] = d.cli("prove-remote -c poseidon " + wtns + " -o " + d.dir + "/a-file/out");
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find(d.dir + "/a-file/out: --out: cannot create the folder"), std::string::npos) << out;
+  std::tie(rc, out) = d.cli("submit -c poseidon " + wtns);
+  ASSERT_EQ(rc, 0) << out;
+  const std::string job = out.substr(0, out.find('\n'));
+  std::tie(rc, out) = d.cli("await " + job + " -o " + d.dir + "/a-file/out");
+  EXPECT_EQ(rc, 1) << out;
+  std::tie(rc, out) = d.cli("await " + job + " -o " + d.dir + "/ok");
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_GT(fs::file_size(d.dir + "/ok/proof.json"), 0u);
+  EXPECT_GT(fs::file_size(d.dir + "/ok/public.json"), 0u);
+  EXPECT_EQ(d.term(), 0);
+}
+
 // Issue #15: the job database (with its -wal and -shm while the daemon runs) is mode 0600 and the
 // data directory 0700.
 TEST(daemon, state_files_are_private_to_the_daemons_user) {
