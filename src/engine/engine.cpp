@@ -11,6 +11,7 @@
 
 #include "engine/backends/backend_select.hpp"
 #include "engine/jobs/memory_job_store.hpp"
+#include "engine/jobs/request_checks.hpp"
 #include "engine/jobs/sqlite_job_store.hpp"
 #include "engine/jobs/witness.hpp"
 
@@ -230,6 +231,7 @@ void engine::start_threads() {
 status engine::register_circuit(const std::string& id, const std::string& zkey_path,
                                 priority default_priority) {
   CUZK_TRY(circuit_registry::check_id(id));
+  CUZK_TRY(check_path_text("circuit " + id + ": zkey path", zkey_path));
   auto sum = read_key_summary(zkey_path);
   if (!sum) return sum.error().with_context("circuit " + id);
   // The same key again (a restart's config re-registering what the store restored) keeps the
@@ -309,7 +311,10 @@ result<job_id> engine::submit(job_request req) {
   if (req.partitions.empty())
     return reject(reject_reason::malformed_request,
                   status(errc::invalid_argument, "job: expected at least one partition, found 0"));
+  if (auto s = check_request_id(req.request_id); !s) return reject(reject_reason::malformed_request, s);
   for (std::size_t k = 0; k < req.partitions.size(); ++k) {
+    if (auto s = check_path_text("partition " + std::to_string(k), req.partitions[k].path); !s)
+      return reject(reject_reason::malformed_request, s);
     const bool has_bytes = !req.partitions[k].wtns_bytes.empty(), has_path = !req.partitions[k].path.empty();
     if (has_bytes == has_path)
       return reject(reject_reason::malformed_request,

@@ -90,6 +90,35 @@ TEST(engine, idempotent_resubmission_returns_the_existing_job) {
   EXPECT_EQ(m.rejected[static_cast<int>(reject_reason::request_id_conflict)], 1u);
 }
 
+// Issue #16: 4 MB request ids and paths with NUL bytes were accepted.
+TEST(engine, request_ids_and_paths_are_limited) {
+  auto h = make({}, std::make_unique<gated_backend>());
+  auto r = request("small");
+  r.request_id = std::string(4 << 20, 'x');
+  auto big = h.eng->submit(r);
+  ASSERT_FALSE(big.is_ok());
+  EXPECT_EQ(big.error().code(), errc::invalid_argument);
+  EXPECT_NE(big.error().message().find("request id: expected at most 256 bytes, found 4194304"),
+            std::string::npos)
+      << big.error().to_string();
+  r.request_id = std::string("id\0x", 4);
+  EXPECT_FALSE(h.eng->submit(r).is_ok());
+  r.request_id = std::string(256, 'x');
+  EXPECT_TRUE(h.eng->submit(r).is_ok());
+
+  job_request nul;
+  nul.circuit = "small";
+  nul.partitions.push_back(witness_input::from_path(small_wtns + std::string("\0/etc/passwd", 12)));
+  auto n = h.eng->submit(nul);
+  ASSERT_FALSE(n.is_ok());
+  EXPECT_NE(n.error().message().find("partition 0: expected a path without NUL bytes"), std::string::npos)
+      << n.error().to_string();
+  auto reg = h.eng->register_circuit("nul", small_zkey + std::string(1, '\0') + "x");
+  ASSERT_FALSE(reg.is_ok());
+  EXPECT_NE(reg.message().find("zkey path: expected a path without NUL bytes"), std::string::npos)
+      << reg.to_string();
+}
+
 TEST(engine, cancel_a_queued_and_a_running_job) {
   auto h = make({}, std::make_unique<gated_backend>(0ms, false));
   const job_id running = h.eng->submit(request("small", 3)).value();
