@@ -283,9 +283,11 @@ status engine::spool_and_check(const job_request& req, const circuit_info& c, jo
       }
       rec.witness_paths.push_back(*path);
       rec.spooled.push_back(true);
+      rec.witness_digests.push_back(witness_digest(p.wtns_bytes));
     } else {
       rec.witness_paths.push_back(p.path);
       rec.spooled.push_back(false);
+      rec.witness_digests.emplace_back();
     }
     why = reject_reason::bad_witness;
     CUZK_TRY(check_witness_file(rec.witness_paths.back(), c.key, what));
@@ -323,20 +325,46 @@ result<job_id> engine::submit(job_request req) {
                                                        (has_bytes ? "both" : "neither")));
   }
 
-  auto same_circuit = [&](job_id existing) -> result<job_id> {
+  // A request id names one request: a retry (the same request again) gets the first job; anything
+  // else under the same id is refused rather than answered with a job it did not ask for.
+  auto same_request = [&](job_id existing) -> result<job_id> {
     auto r = store_->get(existing);
     if (!r) return r.error();
-    if (*r && (*r)->info.circuit != req.circuit)
+    if (!*r) return existing;
+    const job_record& s = **r;
+    auto conflict = [&](const std::string& what) -> result<job_id> {
       return reject(reject_reason::request_id_conflict,
                     status(errc::already_exists, "request id \"" + req.request_id + "\" was used for job " +
-                                                     std::to_string(existing) + " of circuit " +
-                                                     (*r)->info.circuit + ", not " + req.circuit));
+                                                     std::to_string(existing) + " " + what +
+                                                     "; a retry must resend the same request"));
+    };
+    if (s.info.circuit != req.circuit)
+      return conflict("of circuit " + s.info.circuit + ", not " + req.circuit);
+    if (s.info.partitions != req.partitions.size())
+      return conflict("of " + std::to_string(s.info.partitions) + " partitions, not " +
+                      std::to_string(req.partitions.size()));
+    if (req.prio && *req.prio != s.info.prio)
+      return conflict(std::string("of priority ") + priority_name(s.info.prio) + ", not " +
+                      priority_name(*req.prio));
+    const auto ms = [](const std::optional<wall_time>& t) {
+      return t ? std::optional(to_unix_ms(*t)) : std::nullopt;
+    };
+    if (ms(req.deadline) != ms(s.info.deadline)) return conflict("with another deadline");
+    for (std::size_t k = 0; k < req.partitions.size() && k < s.witness_paths.size(); ++k) {
+      const auto& p = req.partitions[k];
+      const bool spooled = k < s.spooled.size() && s.spooled[k];
+      const std::string digest = k < s.witness_digests.size() ? s.witness_digests[k] : std::string();
+      const bool same = p.wtns_bytes.empty()
+                            ? !spooled && s.witness_paths[k] == p.path
+                            : spooled && (digest.empty() || digest == witness_digest(p.wtns_bytes));
+      if (!same) return conflict("with another witness for partition " + std::to_string(k));
+    }
     return existing;
   };
   if (!req.request_id.empty()) {
     auto found = store_->find_request(req.request_id);
     if (!found) return found.error();
-    if (*found) return same_circuit(**found);
+    if (*found) return same_request(**found);
   }
 
   auto j = std::make_shared<live_job>();
@@ -360,7 +388,7 @@ result<job_id> engine::submit(job_request req) {
   }
   if (!ins->inserted) {  // a concurrent submit with the same request id won
     discard_spooled(rec);
-    return same_circuit(ins->id);
+    return same_request(ins->id);
   }
   rec.info.id = ins->id;
   j->enqueued = steady_clock::now();

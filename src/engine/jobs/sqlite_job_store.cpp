@@ -112,8 +112,11 @@ std::vector<partition_proof> proofs_from_json(const std::string& s) {
 
 std::string witnesses_to_json(const job_record& r) {
   nlohmann::json j = nlohmann::json::array();
-  for (std::size_t i = 0; i < r.witness_paths.size(); ++i)
-    j.push_back({{"path", r.witness_paths[i]}, {"spooled", i < r.spooled.size() && r.spooled[i]}});
+  for (std::size_t i = 0; i < r.witness_paths.size(); ++i) {
+    nlohmann::json w{{"path", r.witness_paths[i]}, {"spooled", i < r.spooled.size() && r.spooled[i]}};
+    if (i < r.witness_digests.size() && !r.witness_digests[i].empty()) w["digest"] = r.witness_digests[i];
+    j.push_back(std::move(w));
+  }
   return j.dump();
 }
 
@@ -124,6 +127,8 @@ void witnesses_from_json(const std::string& s, job_record& r) {
     if (!x.is_object() || !x.contains("path")) continue;
     r.witness_paths.push_back(x["path"].get<std::string>());
     r.spooled.push_back(x.value("spooled", false));
+    r.witness_digests.push_back(
+        x.contains("digest") && x["digest"].is_string() ? x["digest"].get<std::string>() : "");
   }
 }
 
