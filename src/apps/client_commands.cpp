@@ -7,6 +7,8 @@
 #include <iterator>
 
 #include "engine/jobs/job.hpp"
+#include "formats/file_io.hpp"
+#include "formats/output_files.hpp"
 #include "service/client.hpp"
 #include "service/grpc_service.hpp"
 #include "service/grpc_status.hpp"
@@ -49,19 +51,37 @@ int print_result(const v1::ProofResult& r, const std::string& out_dir) {
                  "assembly=%.4fs kernel_lock wait=%.4fs busy=%.4fs\n",
                  t.h2d(), t.h2d_gb_per_s(), t.ntt(), t.msm_a(), t.msm_b1(), t.msm_b2(), t.msm_c(), t.msm_h(),
                  t.assembly(), t.gpu_wait(), t.gpu_busy());
-  if (r.state() != v1::DONE)
-    return r.state() == v1::FAILED || r.state() == v1::CANCELLED ? exit_failure : exit_ok;
+  if (r.state() != v1::DONE) {
+    if (r.state() == v1::FAILED || r.state() == v1::CANCELLED) return exit_failure;
+    // `await --timeout-ms` ran out: the user has no proof, which a script must see in the status.
+    return report_error("job " + std::to_string(r.job_id()) + ": not finished when the wait ended (state " +
+                        state_name(r.state()) + "); await it again");
+  }
   if (out_dir.empty()) {
     for (const auto& p : r.proofs()) std::printf("%s\n%s\n", p.proof_json().c_str(), p.public_json().c_str());
     return exit_ok;
   }
+  // Every file checked, written and renamed together (output_files.hpp); any failure is exit 1, never
+  // a silent success with nothing written.
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
+  if (ec) return report_error(out_dir + ": --out: cannot create the folder: " + ec.message());
+  std::vector<formats::named_path> outs;
   for (int i = 0; i < r.proofs_size(); ++i) {
     const std::string sfx = r.proofs_size() == 1 ? "" : "_" + std::to_string(i);
-    std::ofstream(out_dir + "/proof" + sfx + ".json") << r.proofs(i).proof_json();
-    std::ofstream(out_dir + "/public" + sfx + ".json") << r.proofs(i).public_json();
+    outs.push_back({"the proof output", out_dir + "/proof" + sfx + ".json"});
+    outs.push_back({"the public output", out_dir + "/public" + sfx + ".json"});
   }
+  auto files = formats::output_files::prepare(outs, {});
+  if (!files) return report_error(files.error());
+  for (int i = 0; i < r.proofs_size(); ++i) {
+    const auto k = static_cast<std::size_t>(2 * i);
+    if (auto s = formats::write_file_atomically(files->staging_path(k), r.proofs(i).proof_json()); !s)
+      return report_error(s);
+    if (auto s = formats::write_file_atomically(files->staging_path(k + 1), r.proofs(i).public_json()); !s)
+      return report_error(s);
+  }
+  if (auto s = files->commit(); !s) return report_error(s);
   return exit_ok;
 }
 
@@ -132,9 +152,9 @@ int client_commands::run(const global_options&) const {
         p->set_path(std::filesystem::absolute(w).string());
         continue;
       }
-      std::ifstream f(w, std::ios::binary);
-      if (!f) return report_error(w + ": cannot open the witness");
-      p->set_wtns(std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()));
+      auto bytes = formats::read_text_file(w);
+      if (!bytes) return report_error(bytes.error().with_context("the witness"));
+      p->set_wtns(std::move(bytes).value());
     }
     if (submit->parsed()) {
       v1::SubmitProofResponse resp;

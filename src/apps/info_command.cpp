@@ -160,14 +160,10 @@ int json_info(const info_command& cmd) {
 
 int info_command::run(const global_options& g) const {
   step_reporter rep(g.verbose);
-  std::array<char, 4> magic{};
-  {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return report_error(file + ": cannot open (does it exist and is it readable?)");
-    in.read(magic.data(), magic.size());
-    if (in.gcount() < 1) return report_error(file + ": empty file");
-  }
-  const std::string m(magic.data(), magic.size());
+  auto head = formats::read_file_head(file, 4);
+  if (!head) return report_error(head.error());
+  if (head->empty()) return report_error(file + ": empty file");
+  const std::string m = *head;
   if (m == "zkey") {
     auto curve = formats::detect_curve(file);
     if (!curve) return report_error(curve.error());

@@ -7,6 +7,7 @@
 
 #include "apps/progress.hpp"
 #include "base/thread_pool.hpp"
+#include "formats/output_files.hpp"
 #include "formats/proof.hpp"
 #include "formats/public_signals.hpp"
 #include "formats/verification_key.hpp"
@@ -72,6 +73,11 @@ template <class C>
 int prove_on(const prove_command& cmd, step_reporter& rep) {
   using repr = typename C::fr::repr;
 
+  // Checked before the proof is made, written together after (output_files.hpp).
+  auto out = formats::output_files::prepare(
+      {{"the proof output", cmd.proof}, {"the public output", cmd.public_json}},
+      {{"the zkey input", cmd.zkey}, {"the witness input", cmd.wtns}});
+  if (!out) return report_error(out.error());
   auto zk = rep.step("load: map the zkey", [&] { return formats::zkey<C>::open(cmd.zkey); });
   if (!zk) return report_error(zk.error());
   auto w = rep.step("load: map the witness", [&] { return formats::wtns::open(cmd.wtns); });
@@ -117,8 +123,9 @@ int prove_on(const prove_command& cmd, step_reporter& rep) {
     }
   }
   const status written = rep.step("write proof.json and public.json", [&]() -> status {
-    CUZK_TRY(formats::write_proof_json<C>(cmd.proof, *p));
-    return formats::write_public_json<C>(cmd.public_json, publics);
+    CUZK_TRY(formats::write_proof_json<C>(out->staging_path(0), *p));
+    CUZK_TRY(formats::write_public_json<C>(out->staging_path(1), publics));
+    return out->commit();
   });
   if (!written) return report_error(written);
   rep.finish();

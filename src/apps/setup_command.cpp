@@ -8,6 +8,7 @@
 #include <span>
 
 #include "apps/progress.hpp"
+#include "formats/output_files.hpp"
 #include "formats/r1cs.hpp"
 #include "formats/verification_key.hpp"
 #include "formats/zkey_writer.hpp"
@@ -46,55 +47,81 @@ double file_size(const std::string& path) {
   return ec ? 0.0 : static_cast<double>(n);
 }
 
-// Setup for `cs`, then the zkey and (when asked) the verification key.
+// Every output of this setup (the zkey, the verification key when asked, the witness with
+// --synthetic), checked before the setup runs and renamed into place together at the end
+// (output_files.hpp): a failed verification key write leaves no zkey behind.
+result<formats::output_files> prepare_outputs(const setup_command& cmd) {
+  std::vector<formats::named_path> outs{{"the zkey output", cmd.synthetic ? cmd.files[0] : cmd.files[1]}};
+  if (!cmd.vk.empty()) outs.push_back({"the verification key output", cmd.vk});
+  if (cmd.synthetic) outs.push_back({"the witness output", cmd.files[1]});
+  std::vector<formats::named_path> ins;
+  if (!cmd.synthetic) ins.push_back({"the r1cs input", cmd.files[0]});
+  return formats::output_files::prepare(outs, ins);
+}
+
+// Setup for `cs`, then the zkey and (when asked) the verification key, staged in `out` (the zkey
+// first, then the key); the caller commits.
 template <class C>
-int setup_and_write(const setup_command& cmd, const synth::constraint_system<typename C::fr>& cs,
-                    const std::string& zkey_path, step_reporter& rep) {
+status setup_and_write(const setup_command& cmd, const synth::constraint_system<typename C::fr>& cs,
+                       formats::output_files& out, step_reporter& rep) {
   const std::size_t domain = cs.domain_size();
   rep.note("  (" + std::string(C::name) + ", " + std::to_string(cs.n_constraints) + " constraints, nVars " +
            std::to_string(cs.n_vars) + ", nPublic " + std::to_string(cs.n_public) + ", domain 2^" +
            std::to_string(std::countr_zero(domain)) + ")");
   auto dk = rep.step(std::string("setup (") + C::name + ", 2^" + std::to_string(std::countr_zero(domain)) + ")",
                      [&] { return groth16::development_setup<C>(cs); });
-  if (!dk) return report_error(dk.error());
-  const status z = rep.step("write the zkey", [&] { return formats::write_zkey<C>(zkey_path, dk->key); });
-  if (!z) return report_error(z);
-  std::printf("wrote %s (%s, %s, %zu constraints, nVars %zu, nPublic %zu, domain 2^%d)\n", zkey_path.c_str(),
-              human_bytes(file_size(zkey_path)).c_str(), C::name, cs.n_constraints, cs.n_vars, cs.n_public,
-              std::countr_zero(domain));
+  if (!dk) return dk.error();
+  CUZK_TRY(rep.step("write the zkey", [&] { return formats::write_zkey<C>(out.staging_path(0), dk->key); }));
   if (!cmd.vk.empty()) {
     // development_setup's key already carries vk_alphabeta_12.
-    const status v = rep.step("write the verification key",
-                              [&] { return formats::write_verification_key_json<C>(cmd.vk, dk->vk); });
-    if (!v) return report_error(v);
-    std::printf("wrote %s\n", cmd.vk.c_str());
+    CUZK_TRY(rep.step("write the verification key",
+                      [&] { return formats::write_verification_key_json<C>(out.staging_path(1), dk->vk); }));
   }
   std::printf("WARNING: %s\n", dk->provenance.c_str());
+  return status::ok();
+}
+
+void print_written(const setup_command& cmd, const std::string& zkey_path, const char* curve,
+                   std::size_t n_constraints, std::size_t n_vars, std::size_t n_public, std::size_t domain) {
+  std::printf("wrote %s (%s, %s, %zu constraints, nVars %zu, nPublic %zu, domain 2^%d)\n", zkey_path.c_str(),
+              human_bytes(file_size(zkey_path)).c_str(), curve, n_constraints, n_vars, n_public,
+              std::countr_zero(domain));
+  if (!cmd.vk.empty()) std::printf("wrote %s\n", cmd.vk.c_str());
+}
+
+template <class C>
+int setup_from_r1cs(const setup_command& cmd, const formats::r1cs& r1cs, step_reporter& rep) {
+  auto out = prepare_outputs(cmd);
+  if (!out) return report_error(out.error());
+  auto cs = rep.step("load: constraint matrices", [&] { return groth16::constraint_system_of<C>(r1cs); });
+  if (!cs) return report_error(cs.error().with_context(cmd.files[0]));
+  if (auto s = setup_and_write<C>(cmd, *cs, *out, rep); !s) return report_error(s);
+  if (auto s = out->commit(); !s) return report_error(s);
+  print_written(cmd, cmd.files[1], C::name, cs->n_constraints, cs->n_vars, cs->n_public, cs->domain_size());
   rep.finish();
   return exit_ok;
 }
 
 template <class C>
-int setup_from_r1cs(const setup_command& cmd, const formats::r1cs& r1cs, step_reporter& rep) {
-  auto cs = rep.step("load: constraint matrices", [&] { return groth16::constraint_system_of<C>(r1cs); });
-  if (!cs) return report_error(cs.error().with_context(cmd.files[0]));
-  return setup_and_write<C>(cmd, *cs, cmd.files[1], rep);
-}
-
-template <class C>
 int setup_synthetic(const setup_command& cmd, step_reporter& rep) {
   using Fr = typename C::fr;
+  auto out = prepare_outputs(cmd);
+  if (!out) return report_error(out.error());
   const auto kind = cmd.witness == "dense" ? synth::witness_kind::dense : synth::witness_kind::mostly_boolean;
   auto circuit = rep.step("synthetic circuit and witness",
                           [&] { return synth::make_synthetic_circuit<Fr>(cmd.log_size, kind, cmd.seed); });
-  const int rc = setup_and_write<C>(cmd, circuit.cs, cmd.files[0], rep);
-  if (rc != exit_ok) return rc;
+  if (auto s = setup_and_write<C>(cmd, circuit.cs, *out, rep); !s) return report_error(s);
   const status w = rep.step("write the witness", [&] {
-    return groth16::write_wtns<C>(cmd.files[1], std::span<const typename Fr::repr>(circuit.witness));
+    return groth16::write_wtns<C>(out->staging_path(cmd.vk.empty() ? 1 : 2),
+                                  std::span<const typename Fr::repr>(circuit.witness));
   });
   if (!w) return report_error(w);
+  if (auto s = out->commit(); !s) return report_error(s);
+  const auto& cs = circuit.cs;
+  print_written(cmd, cmd.files[0], C::name, cs.n_constraints, cs.n_vars, cs.n_public, cs.domain_size());
   std::printf("wrote %s (%s witness, %zu values)\n", cmd.files[1].c_str(), cmd.witness.c_str(),
               circuit.witness.size());
+  rep.finish();
   return exit_ok;
 }
 

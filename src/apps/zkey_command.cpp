@@ -4,6 +4,7 @@
 
 #include "groth16/alphabeta.hpp"
 #include "apps/progress.hpp"
+#include "formats/output_files.hpp"
 #include "formats/verification_key.hpp"
 #include "formats/zkey.hpp"
 
@@ -24,6 +25,9 @@ int zkey_command::run(const global_options& g) const {
   auto curve = formats::detect_curve(zkey);
   if (!curve) return report_error(curve.error());
   return with_curve(*curve, [&]<class C>() {
+    auto out =
+        formats::output_files::prepare({{"the verification key output", vk}}, {{"the zkey input", zkey}});
+    if (!out) return report_error(out.error());
     auto zk = rep.step("load: map the zkey", [&] { return formats::zkey<C>::open(zkey); });
     if (!zk) return report_error(zk.error());
     const auto key = rep.step("e(alpha, beta)", [&] {
@@ -31,7 +35,10 @@ int zkey_command::run(const global_options& g) const {
       groth16::add_alphabeta_12(exported);
       return exported;
     });
-    const status s = rep.step("write", [&] { return formats::write_verification_key_json<C>(vk, key); });
+    const status s = rep.step("write", [&]() -> status {
+      CUZK_TRY(formats::write_verification_key_json<C>(out->staging_path(0), key));
+      return out->commit();
+    });
     if (!s) return report_error(s);
     rep.finish();
     return exit_ok;

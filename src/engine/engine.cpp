@@ -11,6 +11,7 @@
 
 #include "engine/backends/backend_select.hpp"
 #include "engine/jobs/memory_job_store.hpp"
+#include "engine/jobs/request_checks.hpp"
 #include "engine/jobs/sqlite_job_store.hpp"
 #include "engine/jobs/witness.hpp"
 
@@ -95,7 +96,7 @@ engine::engine(engine_options opt, engine_parts parts, witness_spool spool)
       hot_alloc_(std::move(parts.hot_allocator)),
       spool_(std::move(spool)),
       memory_(host_budget_bytes(opt_), parts.devices.memory_limits),
-      srs_(opt_.budgets, *hot_alloc_, opt_.key_check, std::move(parts.devices), &memory_),
+      srs_(opt_.budgets, *hot_alloc_, opt_.key_check, std::move(parts.devices), &memory_, opt_.key_copy_dir),
       sched_(opt_.scheduling),
       pinned_(hot_alloc_, memory_.host(), pinned_pool_options{[this](const pool_event& e) { on_pool_event(e); }}),
       started_at_(wall_clock::now()),
@@ -230,6 +231,7 @@ void engine::start_threads() {
 status engine::register_circuit(const std::string& id, const std::string& zkey_path,
                                 priority default_priority) {
   CUZK_TRY(circuit_registry::check_id(id));
+  CUZK_TRY(check_path_text("circuit " + id + ": zkey path", zkey_path));
   auto sum = read_key_summary(zkey_path);
   if (!sum) return sum.error().with_context("circuit " + id);
   // The same key again (a restart's config re-registering what the store restored) keeps the
@@ -281,9 +283,11 @@ status engine::spool_and_check(const job_request& req, const circuit_info& c, jo
       }
       rec.witness_paths.push_back(*path);
       rec.spooled.push_back(true);
+      rec.witness_digests.push_back(witness_digest(p.wtns_bytes));
     } else {
       rec.witness_paths.push_back(p.path);
       rec.spooled.push_back(false);
+      rec.witness_digests.emplace_back();
     }
     why = reject_reason::bad_witness;
     CUZK_TRY(check_witness_file(rec.witness_paths.back(), c.key, what));
@@ -309,7 +313,10 @@ result<job_id> engine::submit(job_request req) {
   if (req.partitions.empty())
     return reject(reject_reason::malformed_request,
                   status(errc::invalid_argument, "job: expected at least one partition, found 0"));
+  if (auto s = check_request_id(req.request_id); !s) return reject(reject_reason::malformed_request, s);
   for (std::size_t k = 0; k < req.partitions.size(); ++k) {
+    if (auto s = check_path_text("partition " + std::to_string(k), req.partitions[k].path); !s)
+      return reject(reject_reason::malformed_request, s);
     const bool has_bytes = !req.partitions[k].wtns_bytes.empty(), has_path = !req.partitions[k].path.empty();
     if (has_bytes == has_path)
       return reject(reject_reason::malformed_request,
@@ -318,20 +325,46 @@ result<job_id> engine::submit(job_request req) {
                                                        (has_bytes ? "both" : "neither")));
   }
 
-  auto same_circuit = [&](job_id existing) -> result<job_id> {
+  // A request id names one request: a retry (the same request again) gets the first job; anything
+  // else under the same id is refused rather than answered with a job it did not ask for.
+  auto same_request = [&](job_id existing) -> result<job_id> {
     auto r = store_->get(existing);
     if (!r) return r.error();
-    if (*r && (*r)->info.circuit != req.circuit)
+    if (!*r) return existing;
+    const job_record& s = **r;
+    auto conflict = [&](const std::string& what) -> result<job_id> {
       return reject(reject_reason::request_id_conflict,
                     status(errc::already_exists, "request id \"" + req.request_id + "\" was used for job " +
-                                                     std::to_string(existing) + " of circuit " +
-                                                     (*r)->info.circuit + ", not " + req.circuit));
+                                                     std::to_string(existing) + " " + what +
+                                                     "; a retry must resend the same request"));
+    };
+    if (s.info.circuit != req.circuit)
+      return conflict("of circuit " + s.info.circuit + ", not " + req.circuit);
+    if (s.info.partitions != req.partitions.size())
+      return conflict("of " + std::to_string(s.info.partitions) + " partitions, not " +
+                      std::to_string(req.partitions.size()));
+    if (req.prio && *req.prio != s.info.prio)
+      return conflict(std::string("of priority ") + priority_name(s.info.prio) + ", not " +
+                      priority_name(*req.prio));
+    const auto ms = [](const std::optional<wall_time>& t) {
+      return t ? std::optional(to_unix_ms(*t)) : std::nullopt;
+    };
+    if (ms(req.deadline) != ms(s.info.deadline)) return conflict("with another deadline");
+    for (std::size_t k = 0; k < req.partitions.size() && k < s.witness_paths.size(); ++k) {
+      const auto& p = req.partitions[k];
+      const bool spooled = k < s.spooled.size() && s.spooled[k];
+      const std::string digest = k < s.witness_digests.size() ? s.witness_digests[k] : std::string();
+      const bool same = p.wtns_bytes.empty()
+                            ? !spooled && s.witness_paths[k] == p.path
+                            : spooled && (digest.empty() || digest == witness_digest(p.wtns_bytes));
+      if (!same) return conflict("with another witness for partition " + std::to_string(k));
+    }
     return existing;
   };
   if (!req.request_id.empty()) {
     auto found = store_->find_request(req.request_id);
     if (!found) return found.error();
-    if (*found) return same_circuit(**found);
+    if (*found) return same_request(**found);
   }
 
   auto j = std::make_shared<live_job>();
@@ -355,7 +388,7 @@ result<job_id> engine::submit(job_request req) {
   }
   if (!ins->inserted) {  // a concurrent submit with the same request id won
     discard_spooled(rec);
-    return same_circuit(ins->id);
+    return same_request(ins->id);
   }
   rec.info.id = ins->id;
   j->enqueued = steady_clock::now();

@@ -68,6 +68,10 @@ struct engine_options {
   // A queued job whose deadline has passed when a worker picks it fails (code deadline_exceeded)
   // instead of running (off: it runs and is reported as a miss).
   bool fail_expired_jobs = false;
+  // Where keys are copied before they are mapped (loaded_key.hpp). A daemon sets it: it must own the
+  // bytes it serves, since a mapped key that someone truncates kills the process with SIGBUS.
+  // Empty: keys are mapped in place (a one-shot CLI run, whose user owns both file and process).
+  std::string key_copy_dir;
   // How thoroughly a key's points are checked when it is loaded.
   point_check key_check = point_check::on_curve;
   // One line per event (job queued, job ended with its phase times, key loaded, recovery).

@@ -73,6 +73,36 @@ TEST(engine_prove, bls12_381_from_the_hot_tier) {
   expect_valid_proof<bls12_381>(r.proofs.at(0), bls_vk, file_text(data_dir + "/snarkjs/bls12381/public.json"));
 }
 
+// The daemon's case (issue #1): a key it serves is truncated, then overwritten, in place after it was
+// loaded. The engine proves from its private copy and the proofs still verify; a key mapped in
+// place would have killed the process with SIGBUS on the second prove.
+TEST(engine_prove, a_key_truncated_or_overwritten_after_loading_still_proves) {
+  const std::string dir = temp_dir("key-copy");
+  const std::string zkey = dir + "/circuit.zkey";
+  std::filesystem::copy_file(poseidon_zkey, zkey);
+  engine_options o;
+  o.key_copy_dir = dir;
+  auto e = real_engine(o);
+  ASSERT_TRUE(e->register_circuit("poseidon", zkey).is_ok());
+  const std::string pub = file_text(data_dir + "/snarkjs/bn128/poseidon/public.json");
+  auto prove_once = [&] {
+    const job_id id = e->submit(request("poseidon", 1, std::nullopt, poseidon_wtns)).value();
+    const auto r = e->await(id, 0ms).value();
+    ASSERT_EQ(r.state, job_state::done) << r.error.to_string();
+    expect_valid_proof<bn254>(r.proofs.at(0), poseidon_vk, pub);
+  };
+  prove_once();
+  std::filesystem::resize_file(zkey, 100000);
+  prove_once();
+  {
+    std::ofstream f(zkey, std::ios::binary | std::ios::trunc);
+    f << std::string(254815, '\0');
+  }
+  prove_once();
+  e.reset();
+  std::filesystem::remove_all(dir);
+}
+
 // Returns a valid-looking but wrong proof: the engine's verification must catch it.
 class wrong_backend final : public prover_backend {
  public:

@@ -90,6 +90,75 @@ TEST(engine, idempotent_resubmission_returns_the_existing_job) {
   EXPECT_EQ(m.rejected[static_cast<int>(reject_reason::request_id_conflict)], 1u);
 }
 
+// Issue #16: a request id reused for another request was answered with the first job. Each change
+// below is refused with the id named; the same request again, also once its spooled witness is
+// gone, still gets the first job.
+TEST(engine, a_request_id_reused_for_another_request_is_refused) {
+  auto h = make({}, std::make_unique<gated_backend>());
+  auto r = request("small");
+  r.request_id = "sector-7";
+  const job_id a = h.eng->submit(r).value();
+  EXPECT_EQ(await_end(*h.eng, a).state, job_state::done);
+  EXPECT_EQ(h.eng->submit(r).value(), a);
+  auto bytes = r;
+  bytes.partitions[0].wtns_bytes.back() ^= 1;
+  auto two = request("small", 2);
+  two.request_id = r.request_id;
+  auto prio = r;
+  prio.prio = priority::critical;
+  auto dl = r;
+  dl.deadline = wall_clock::now() + 1h;
+  job_request by_path;
+  by_path.circuit = "small";
+  by_path.request_id = r.request_id;
+  by_path.partitions.push_back(witness_input::from_path(small_wtns));
+  for (const auto& [what, other] :
+       std::vector<std::pair<std::string, job_request>>{{"another witness for partition 0", bytes},
+                                                        {"of 1 partitions, not 2", two},
+                                                        {"of priority", prio},
+                                                        {"with another deadline", dl},
+                                                        {"another witness for partition 0", by_path}}) {
+    auto c = h.eng->submit(other);
+    ASSERT_FALSE(c.is_ok()) << what;
+    EXPECT_EQ(c.error().code(), errc::already_exists);
+    EXPECT_NE(c.error().message().find("request id \"sector-7\" was used for job " + std::to_string(a) + " "),
+              std::string::npos)
+        << c.error().to_string();
+    EXPECT_NE(c.error().message().find(what), std::string::npos) << c.error().to_string();
+  }
+  EXPECT_EQ(h.eng->submit(r).value(), a);
+  EXPECT_EQ(h.eng->snapshot().counters.total.submitted, 1u);
+}
+
+// Issue #16: 4 MB request ids and paths with NUL bytes were accepted.
+TEST(engine, request_ids_and_paths_are_limited) {
+  auto h = make({}, std::make_unique<gated_backend>());
+  auto r = request("small");
+  r.request_id = std::string(4 << 20, 'x');
+  auto big = h.eng->submit(r);
+  ASSERT_FALSE(big.is_ok());
+  EXPECT_EQ(big.error().code(), errc::invalid_argument);
+  EXPECT_NE(big.error().message().find("request id: expected at most 256 bytes, found 4194304"),
+            std::string::npos)
+      << big.error().to_string();
+  r.request_id = std::string("id\0x", 4);
+  EXPECT_FALSE(h.eng->submit(r).is_ok());
+  r.request_id = std::string(256, 'x');
+  EXPECT_TRUE(h.eng->submit(r).is_ok());
+
+  job_request nul;
+  nul.circuit = "small";
+  nul.partitions.push_back(witness_input::from_path(small_wtns + std::string("\0/etc/passwd", 12)));
+  auto n = h.eng->submit(nul);
+  ASSERT_FALSE(n.is_ok());
+  EXPECT_NE(n.error().message().find("partition 0: expected a path without NUL bytes"), std::string::npos)
+      << n.error().to_string();
+  auto reg = h.eng->register_circuit("nul", small_zkey + std::string(1, '\0') + "x");
+  ASSERT_FALSE(reg.is_ok());
+  EXPECT_NE(reg.message().find("zkey path: expected a path without NUL bytes"), std::string::npos)
+      << reg.to_string();
+}
+
 TEST(engine, cancel_a_queued_and_a_running_job) {
   auto h = make({}, std::make_unique<gated_backend>(0ms, false));
   const job_id running = h.eng->submit(request("small", 3)).value();

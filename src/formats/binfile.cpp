@@ -30,10 +30,15 @@ std::string show_magic(std::span<const uint8_t> m) {
 result<binfile> binfile::open(const std::string& path, std::string_view magic, uint32_t max_version) {
   auto m = mapped_file::open(path);
   if (!m) return m.error();
+  return from_mapping(std::move(m).value(), path, magic, max_version);
+}
+
+result<binfile> binfile::from_mapping(mapped_file m, const std::string& name, std::string_view magic,
+                                      uint32_t max_version) {
   binfile f;
-  f.name_ = path;
-  f.bytes_ = m->bytes();
-  f.storage_ = std::move(*m);
+  f.name_ = name;
+  f.bytes_ = m.bytes();
+  f.storage_ = std::move(m);
   CUZK_TRY(f.parse(magic, max_version));
   return f;
 }

@@ -45,6 +45,10 @@ class binfile {
 
   // Maps `path` and checks it as above.
   static result<binfile> open(const std::string& path, std::string_view magic, uint32_t max_version);
+  // The same checks over a file mapped by the caller (mapped_file::open_private_copy); `name` stands
+  // for the path in messages.
+  static result<binfile> from_mapping(mapped_file m, const std::string& name, std::string_view magic,
+                                      uint32_t max_version);
   // The same checks over bytes already in memory (a buffer handed over by a caller, or a test's
   // corrupted copy); `name` stands for the path in messages.
   static result<binfile> from_bytes(std::vector<uint8_t> bytes, const std::string& name,

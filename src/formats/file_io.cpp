@@ -6,11 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <utility>
+#include <vector>
 
 #include "base/posix_io.hpp"
 
@@ -32,10 +32,32 @@ mapped_file& mapped_file::operator=(mapped_file&& o) noexcept {
   return *this;
 }
 
-result<mapped_file> mapped_file::open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+result<mapped_file> mapped_file::map_fd(int fd, std::size_t size, const std::string& path) {
+  mapped_file m;
+  m.size_ = size;
+  if (m.size_ > 0) {
+    void* p = ::mmap(nullptr, m.size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) return sys_error(path, "cannot map");
+    m.data_ = static_cast<const uint8_t*>(p);
+  }
+  return m;
+}
+
+namespace {
+
+// Closes a descriptor on every path out of a function.
+struct fd_closer {
+  int fd;
+  ~fd_closer() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// Opens `path` read-only and checks that it is a regular file. O_NONBLOCK so that a FIFO cannot
+// block the open itself; the flag means nothing for the regular files that pass the check.
+result<int> open_regular(const std::string& path, struct stat& st) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return sys_error(path, "cannot open");
-  struct stat st {};
   if (::fstat(fd, &st) != 0) {
     const status s = sys_error(path, "cannot stat");
     ::close(fd);
@@ -43,30 +65,132 @@ result<mapped_file> mapped_file::open(const std::string& path) {
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return status(errc::io_error, path + ": not a regular file");
+    const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "not a file";
+    return status(errc::io_error, path + ": not a regular file (" + kind + "); expected a regular file");
   }
-  mapped_file m;
-  m.size_ = static_cast<std::size_t>(st.st_size);
-  if (m.size_ > 0) {
-    void* p = ::mmap(nullptr, m.size_, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED) {
-      const status s = sys_error(path, "cannot map");
-      ::close(fd);
-      return s;
+  return fd;
+}
+
+// Up to `limit` bytes of `fd` from its start.
+result<std::string> read_fd(int fd, std::size_t limit, const std::string& path) {
+  std::string out;
+  char buf[1 << 16];
+  while (out.size() < limit) {
+    const ssize_t n = ::read(fd, buf, std::min(sizeof buf, limit - out.size()));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return sys_error(path, "read failed");
     }
-    m.data_ = static_cast<const uint8_t*>(p);
+    if (n == 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
   }
-  ::close(fd);  // the mapping keeps the file open
-  return m;
+  return out;
+}
+
+// An unnamed file in `dir` for the private copy.
+result<int> unnamed_file(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0) return fd;
+  if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+    return sys_error(dir, "cannot create a file in");
+  std::string tmp = dir + "/.cuzk-key.XXXXXX";
+  fd = ::mkostemp(tmp.data(), O_CLOEXEC);
+  if (fd < 0) return sys_error(tmp, "cannot create");
+  ::unlink(tmp.c_str());
+  return fd;
+}
+
+// Copies `size` bytes from `in` to `out`: copy_file_range (a reflink or an in-kernel copy), and
+// pread/write where the kernel refuses it (another file system, an old kernel). false with errno,
+// or with errno 0 when the source ended early.
+bool copy_bytes(int in, int out, uint64_t size) {
+  off_t in_off = 0, out_off = 0;
+  bool plain = false;
+  std::vector<char> buf;
+  while (static_cast<uint64_t>(in_off) < size) {
+    const std::size_t want = static_cast<std::size_t>(std::min<uint64_t>(size - in_off, 1u << 30));
+    ssize_t n;
+    if (!plain) {
+      n = ::copy_file_range(in, &in_off, out, &out_off, want, 0);
+      if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
+        plain = true;
+        buf.resize(1 << 20);
+        continue;
+      }
+    } else {
+      n = ::pread(in, buf.data(), std::min(want, buf.size()), in_off);
+      if (n > 0) {
+        if (!write_all(out, buf.data(), static_cast<std::size_t>(n))) return false;
+        in_off += n;
+        out_off += n;
+      }
+    }
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    if (n == 0) {
+      errno = 0;
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+result<mapped_file> mapped_file::open(const std::string& path) {
+  struct stat st {};
+  auto fd = open_regular(path, st);
+  if (!fd) return fd.error();
+  fd_closer c{*fd};  // the mapping keeps the file open
+  return map_fd(*fd, static_cast<std::size_t>(st.st_size), path);
+}
+
+result<mapped_file> mapped_file::open_private_copy(const std::string& path, const std::string& dir) {
+  struct stat st {};
+  auto in = open_regular(path, st);
+  if (!in) return in.error();
+  fd_closer ci{*in};
+  auto out = unnamed_file(dir);
+  if (!out) return out.error().with_context(path + ": a private copy");
+  fd_closer co{*out};
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (!copy_bytes(*in, *out, size)) {
+    if (errno == 0)
+      return status(errc::io_error, path + ": the file shrank while it was copied (expected " +
+                                        std::to_string(size) + " bytes)");
+    return sys_error(path, "cannot copy into the data directory");
+  }
+  // A writer that changed the file while it was copied may have left a mix of two versions.
+  struct stat after {};
+  if (::fstat(*in, &after) != 0) return sys_error(path, "cannot stat");
+  if (after.st_size != st.st_size || after.st_mtim.tv_sec != st.st_mtim.tv_sec ||
+      after.st_mtim.tv_nsec != st.st_mtim.tv_nsec)
+    return status(errc::io_error, path + ": the file changed while it was copied (" + std::to_string(size) +
+                                      " bytes before, " + std::to_string(after.st_size) + " after)");
+  return map_fd(*out, static_cast<std::size_t>(size), path);
 }
 
 result<std::string> read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return status(errc::io_error, path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return status(errc::io_error, path + ": read failed");
-  return ss.str();
+  struct stat st {};
+  auto fd = open_regular(path, st);
+  if (!fd) return fd.error();
+  fd_closer c{*fd};
+  return read_fd(*fd, SIZE_MAX, path);
+}
+
+result<std::string> read_file_head(const std::string& path, std::size_t n) {
+  struct stat st {};
+  auto fd = open_regular(path, st);
+  if (!fd) return fd.error();
+  fd_closer c{*fd};
+  return read_fd(*fd, n, path);
 }
 
 status write_file_atomically(const std::string& path, std::string_view content) {

@@ -31,16 +31,33 @@ class mapped_file {
 
   // io_error naming the path and the system's reason when the file cannot be opened or mapped.
   static result<mapped_file> open(const std::string& path);
+  // A private copy of `path`, made in `dir` and mapped: the bytes belong to this process. A mapping
+  // of the user's file raises SIGBUS (and kills a daemon) on the first page read after someone
+  // truncates the file, whatever the mapping flags; the copy is an unnamed file (O_TMPFILE, or a
+  // temporary unlinked at once where the file system lacks it), so no other process can name it,
+  // and it vanishes with the mapping, also after a crash. It stays page cache (reclaimable,
+  // written back under memory pressure), so a copied key costs what a mapped one costs, plus its
+  // size on the disk of `dir` (nothing with reflinks, which copy_file_range uses where it can).
+  // io_error when the source is not a regular file or changes size while it is copied.
+  static result<mapped_file> open_private_copy(const std::string& path, const std::string& dir);
 
   std::span<const uint8_t> bytes() const noexcept { return {data_, size_}; }
 
  private:
+  static result<mapped_file> map_fd(int fd, std::size_t size, const std::string& path);
+
   const uint8_t* data_ = nullptr;
   std::size_t size_ = 0;
 };
 
 // The whole file as text (for JSON files, which are small).
 result<std::string> read_text_file(const std::string& path);
+// Its first `n` bytes (fewer when the file is shorter), to tell what kind of file it is.
+result<std::string> read_file_head(const std::string& path, std::size_t n);
+// Every reader above refuses what is not a regular file (io_error "<path>: not a regular file (a
+// FIFO)") before it reads a byte: a FIFO would block the reader forever (in the daemon, a request
+// thread and the drain at SIGTERM), a device could be endless, a directory is a mistake. The file
+// is opened with O_NONBLOCK and checked with fstat, so not even the open of a FIFO blocks.
 
 // Writes `path` through a temporary file in the same directory and rename(2); on any failure the
 // temporary is removed and `path` is left as it was. The new file gets mode 0644 (mkstemp's 0600

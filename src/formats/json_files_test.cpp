@@ -147,5 +147,28 @@ TYPED_TEST(JsonFilesTest, VerificationKeyRejections) {
             this->edited(this->vk_path(), [](ojson& j) { j.erase("vk_alphabeta_12"); }));
 }
 
+// Issue #3: 70,000 nested arrays overflowed the stack. Every reader refuses nesting past max_depth
+// with the file named, counted before parsing; brackets inside strings do not count.
+TEST(snarkjs_json, refuses_deep_nesting_before_parsing) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const std::string just_over =
+      std::string(snarkjs_json::max_depth + 1, '[') + std::string(snarkjs_json::max_depth + 1, ']');
+  for (const auto& text : {deep, just_over}) {
+    auto p = proof_from_json<bn254>(text, "deep.json");
+    ASSERT_FALSE(p.is_ok());
+    EXPECT_NE(p.error().message().find("deep.json: not valid snarkjs JSON: nesting deeper than 32 levels"),
+              std::string::npos)
+        << p.error().to_string();
+    EXPECT_FALSE(public_from_json<bn254>(text, "deep.json").is_ok());
+    EXPECT_FALSE(verification_key_from_json<bls12_381>(text, "deep.json").is_ok());
+  }
+  const std::string at_limit =
+      std::string(snarkjs_json::max_depth, '[') + std::string(snarkjs_json::max_depth, ']');
+  EXPECT_TRUE(snarkjs_json::parse(at_limit, "ok.json").is_ok());
+  const std::string in_string = "{\"a\": \"" + std::string(1000, '[') + "\\\"{\"}";
+  auto j = snarkjs_json::parse(in_string, "s.json");
+  EXPECT_TRUE(j.is_ok()) << j.error().to_string();
+}
+
 }  // namespace
 }  // namespace cuzk::formats

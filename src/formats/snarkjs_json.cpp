@@ -1,9 +1,47 @@
 // Shared JSON helpers; see snarkjs_json.hpp.
 #include "formats/snarkjs_json.hpp"
 
+#include <algorithm>
+
 namespace cuzk::formats::snarkjs_json {
 
+namespace {
+
+// How deep `text` nests arrays and objects, counted without parsing (brackets inside strings do
+// not count), stopping as soon as it passes `limit`.
+std::size_t nesting_depth(std::string_view text, std::size_t limit) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit) break;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+}  // namespace
+
 result<ojson> parse(std::string_view text, const std::string& name) {
+  // nlohmann::json builds and frees nested values recursively: tens of thousands of levels
+  // overflow the stack (a crash, not an error). snarkjs's files nest four levels at most.
+  if (const std::size_t d = nesting_depth(text, max_depth); d > max_depth)
+    return status(errc::parse_error, name + ": not valid snarkjs JSON: nesting deeper than " +
+                                         std::to_string(max_depth) + " levels of arrays and objects");
   try {
     return ojson::parse(text);
   } catch (const ojson::exception& e) {

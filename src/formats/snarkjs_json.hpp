@@ -20,7 +20,12 @@ namespace cuzk::formats::snarkjs_json {
 
 using ojson = nlohmann::ordered_json;
 
-// parse_error "<name>: not valid JSON: <parser's message>".
+// The deepest nesting of arrays and objects parse() accepts: snarkjs's files nest at most four
+// levels (vk_alphabeta_12 is an array of arrays of arrays of numbers in an object).
+inline constexpr std::size_t max_depth = 32;
+
+// parse_error "<name>: not valid JSON: <parser's message>", or naming max_depth when the text nests
+// deeper (counted before parsing: the parser and the values it builds recurse per level).
 result<ojson> parse(std::string_view text, const std::string& name);
 // The text snarkjs would write for `j`.
 std::string dump(const ojson& j);

@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "formats/file_io.hpp"
+
 namespace cuzk::service {
 namespace {
 
@@ -257,6 +259,7 @@ engine::engine_options daemon_config::to_engine_options() const {
   engine::engine_options o;
   o.store_path = store_path();
   o.spool_dir = data_dir + "/spool";
+  o.key_copy_dir = data_dir;
   o.workers = static_cast<unsigned>(workers);
   // Both strings were checked against their lists when the config was parsed.
   o.backend = groth16::parse_prover_kind(backend).value_or(groth16::prover_kind::automatic);
@@ -305,11 +308,9 @@ result<daemon_config> parse_config(const std::string& text, const std::string& o
 }
 
 result<daemon_config> load_config(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return status(errc::io_error, path + ": cannot open the config file");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return parse_config(ss.str(), path);
+  auto text = formats::read_text_file(path);
+  if (!text) return text.error().with_context("the config file");
+  return parse_config(*text, path);
 }
 
 std::string print_config(const daemon_config& c) {

@@ -4,13 +4,16 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <mutex>
 
 #include "base/thread_pool.hpp"
 #include "service/config.hpp"
+#include "service/data_dir_lock.hpp"
 #include "service/grpc_service.hpp"
 #include "service/http_service.hpp"
 #include "service/logging.hpp"
@@ -55,6 +58,18 @@ int run_daemon(const std::string& config_path) {
     log_line(log_level::error, "service: data_dir " + cfg.data_dir + ": " + ec.message());
     return 1;
   }
+  // Only the daemon's user may read the jobs, witnesses and key copies kept there.
+  if (::chmod(cfg.data_dir.c_str(), 0700) != 0) {
+    log_line(log_level::error,
+             "service: data_dir " + cfg.data_dir + ": cannot set mode 0700: " + std::strerror(errno));
+    return 1;
+  }
+  // Before the store, the spool or the socket are touched: a second daemon on this directory stops here.
+  auto lock = data_dir_lock::acquire(cfg.data_dir);
+  if (!lock) {
+    log_line(log_level::error, "service: " + lock.error().to_string());
+    return 1;
+  }
   if (cfg.threads > 0) (void)thread_pool::set_global_threads(static_cast<unsigned>(cfg.threads));
 
   std::mutex cfg_m;  // cfg is read by /status on HTTP threads and replaced on SIGHUP
@@ -79,6 +94,10 @@ int run_daemon(const std::string& config_path) {
   const int max_msg = static_cast<int>(cfg.max_message_mib << 20);
   b.SetMaxReceiveMessageSize(max_msg);
   b.SetMaxSendMessageSize(max_msg);
+  // gRPC sets SO_REUSEPORT on its TCP listeners by default, so a second daemon on the same port
+  // would bind without an error and the kernel would split the connections between the two. Off:
+  // a port in use is a start-up error.
+  b.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   const std::string sock = cfg.socket_path();
   std::filesystem::remove(sock, ec);  // a stale socket from a crash
   b.AddListeningPort("unix:" + sock, grpc::InsecureServerCredentials());

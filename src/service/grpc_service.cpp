@@ -201,7 +201,11 @@ grpc::Status grpc_service::await(grpc::ServerContext* ctx, engine::job_id id, ui
                                  v1::ProofResult* out) {
   using namespace std::chrono;
   constexpr milliseconds slice(200);
-  const auto until = steady_clock::now() + milliseconds(timeout_ms);
+  // Saturated: milliseconds(2^64 - 1) is -1 ms in the signed count, a deadline already past (the
+  // call returned at once). A century is forever for an await and far from steady_clock's limit.
+  constexpr uint64_t max_timeout_ms = uint64_t{100} * 365 * 24 * 3600 * 1000;
+  const auto until =
+      steady_clock::now() + milliseconds(static_cast<int64_t>(std::min(timeout_ms, max_timeout_ms)));
   for (;;) {
     if (stopping_) return to_grpc(status(errc::unavailable, "daemon shutting down; await the job again"));
     if (ctx->IsCancelled()) return to_grpc(status(errc::cancelled, "the client went away"));

@@ -53,6 +53,13 @@ result<std::unique_ptr<http_service>> http_service::start(const std::string& hos
   s.Get("/trace", [&e](const httplib::Request&, httplib::Response& res) {
     res.set_content(e.chrome_trace(), "application/json");
   });
+  // cpp-httplib's default options add SO_REUSEPORT, with which a second daemon binds the same port
+  // without an error and the kernel shares the connections between them. SO_REUSEADDR alone still
+  // allows a restart while old connections sit in TIME_WAIT, and makes a port in use an error.
+  s.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   const auto& [host, port] = *hp;
   if (port == 0) {
     h->port_ = s.bind_to_any_port(host);

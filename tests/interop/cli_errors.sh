@@ -73,6 +73,56 @@ expect_error "info: garbage" "garbage.bin" "$CUZK" info "$WORK/garbage.bin"
 expect_error "info: missing" "$WORK/missing.r1cs" "$CUZK" info "$WORK/missing.r1cs"
 expect_error "setup: zkey given as r1cs" "circuit.zkey" "$CUZK" setup "$BN/circuit.zkey" "$WORK/x.zkey"
 expect_error "threads: zero" "threads" "$CUZK" --threads 0 info "$BN/circuit.r1cs"
+# A FIFO as input is refused before it is read (it used to block forever); `timeout` turns a hang
+# into exit 124 without the expected message.
+mkfifo "$WORK/fifo"
+expect_error "prove: FIFO as zkey" "fifo: not a regular file (a FIFO)" \
+  timeout 20 "$CUZK" prove "$WORK/fifo" "$BN/circuit.wtns" "$WORK/p.json" "$WORK/s.json"
+expect_error "prove: FIFO as wtns" "fifo: not a regular file (a FIFO)" \
+  timeout 20 "$CUZK" prove "$BN/circuit.zkey" "$WORK/fifo" "$WORK/p.json" "$WORK/s.json"
+expect_error "info --check: FIFO" "fifo: not a regular file (a FIFO)" timeout 20 "$CUZK" info --check "$WORK/fifo"
+expect_error "zkey export: FIFO" "fifo: not a regular file (a FIFO)" \
+  timeout 20 "$CUZK" zkey export verificationkey "$WORK/fifo" "$WORK/vk.json"
+expect_error "setup: FIFO as r1cs" "fifo: not a regular file (a FIFO)" timeout 20 "$CUZK" setup "$WORK/fifo" "$WORK/x.zkey"
+expect_error "verify: FIFO as proof" "fifo: not a regular file (a FIFO)" \
+  timeout 20 "$CUZK" verify "$BN/verification_key.json" "$BN/public.json" "$WORK/fifo"
+# 100,000 nested arrays (70,000 used to overflow the CLI's stack): a parse error naming the file.
+{ head -c 100000 /dev/zero | tr '\0' '['; head -c 100000 /dev/zero | tr '\0' ']'; } >"$WORK/deep.json"
+expect_error "verify: deeply nested proof" "deep.json: not valid snarkjs JSON: nesting deeper" \
+  "$CUZK" verify "$BN/verification_key.json" "$BN/public.json" "$WORK/deep.json"
+expect_error "verify: deeply nested public" "deep.json" \
+  "$CUZK" verify "$BN/verification_key.json" "$WORK/deep.json" "$BN/proof.json"
+expect_error "verify: deeply nested vk" "deep.json" "$CUZK" verify "$WORK/deep.json" "$BN/public.json" "$BN/proof.json"
+expect_error "info --check: deeply nested JSON" "deep.json" "$CUZK" info --check "$WORK/deep.json"
+expect_error "info: a directory" "not a regular file (a directory)" "$CUZK" info "$WORK"
+# Outputs are checked first and renamed into place together: a failing second output leaves the
+# first as it was; links, nodes, one path twice and an output that is an input are refused, and
+# left alone. (A FIFO stands in for a device node: a regression must not replace /dev/full.)
+check() { if eval "$2"; then PASSES=$((PASSES + 1)); else echo "FAIL $1"; FAILS=$((FAILS + 1)); fi; }
+echo old >"$WORK/keep.json"
+expect_error "prove: public.json folder missing" "$WORK/missing/s.json" \
+  "$CUZK" prove "$BN/circuit.zkey" "$BN/circuit.wtns" "$WORK/keep.json" "$WORK/missing/s.json"
+check "prove: proof.json kept when public.json fails" '[[ $(cat "$WORK/keep.json") == old ]]'
+ln -s "$WORK/keep.json" "$WORK/link.json"
+expect_error "prove: proof.json a symbolic link" "link.json: the proof output is a symbolic link" \
+  "$CUZK" prove "$BN/circuit.zkey" "$BN/circuit.wtns" "$WORK/link.json" "$WORK/s2.json"
+check "prove: the link and its target are left" '[[ -L $WORK/link.json && $(cat "$WORK/keep.json") == old ]]'
+expect_error "prove: proof.json a FIFO" "fifo: the proof output is a FIFO" \
+  "$CUZK" prove "$BN/circuit.zkey" "$BN/circuit.wtns" "$WORK/fifo" "$WORK/s2.json"
+check "prove: the FIFO is left" '[[ -p $WORK/fifo ]]'
+expect_error "prove: one path for proof and public" "given as both the proof output and the public output" \
+  "$CUZK" prove "$BN/circuit.zkey" "$BN/circuit.wtns" "$WORK/same.json" "$WORK/same.json"
+cp "$BN/circuit.zkey" "$WORK/z.zkey"
+expect_error "prove: proof path is the zkey" "the proof output is the same file as the zkey input" \
+  "$CUZK" prove "$WORK/z.zkey" "$BN/circuit.wtns" "$WORK/z.zkey" "$WORK/s2.json"
+check "prove: the zkey is left" 'cmp -s "$BN/circuit.zkey" "$WORK/z.zkey"'
+check "prove: nothing written by the refusals" '[[ ! -e $WORK/s2.json && ! -e $WORK/same.json ]]'
+expect_error "setup: vk folder missing" "$WORK/missing/vk.json" \
+  "$CUZK" setup "$BN/circuit.r1cs" "$WORK/new.zkey" --vk "$WORK/missing/vk.json"
+check "setup: no zkey left when the vk cannot be written" '[[ ! -e $WORK/new.zkey ]]'
+check "no temporary files left" '! ls -A "$WORK" | grep -q cuzk-'
+"$CUZK" prove "$BN/circuit.zkey" "$BN/circuit.wtns" "$WORK/keep.json" "$WORK/s_ok.json" >/dev/null 2>&1
+check "prove: both outputs written together" '[[ $(head -c 1 "$WORK/keep.json") == "{" && -s $WORK/s_ok.json ]]'
 expect_ok "info: zkey" "bn128" "$CUZK" info "$BN/circuit.zkey"
 expect_ok "info: r1cs" "bls12381" "$CUZK" info "$BLS/poseidon/circuit.r1cs"
 expect_ok "info: wtns" "bn128" "$CUZK" info "$BN/wide/circuit.wtns"

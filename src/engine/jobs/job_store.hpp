@@ -30,6 +30,10 @@ struct job_record {
   // ends) or the caller does.
   std::vector<std::string> witness_paths;
   std::vector<bool> spooled;
+  // Per partition, witness_digest() of the bytes a client sent inline (empty for a path, and in
+  // rows stored before digests were kept): a resubmission under the same request id is compared
+  // against it, since the spooled bytes are gone once the job ends.
+  std::vector<std::string> witness_digests;
 };
 
 struct circuit_record {

@@ -1,8 +1,10 @@
 // Both job stores against one contract (typed), and the SQLite store across a reopen.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <filesystem>
+#include <fstream>
 #include <memory>
 
 #include "engine/jobs/memory_job_store.hpp"
@@ -197,6 +199,90 @@ TEST(sqlite_job_store, refuses_what_is_not_a_database) {
   ASSERT_FALSE(s.is_ok());
   EXPECT_NE(s.error().message().find("x.db"), std::string::npos) << s.error().to_string();
   EXPECT_FALSE(sqlite_job_store::open(dir + "/missing/dir/jobs.db").is_ok());
+}
+
+// Issue #7: a store that exists but cannot be read whole is refused, and left as it was; only a
+// missing file is a fresh database.
+TEST(sqlite_job_store, refuses_an_empty_file_and_leaves_it) {
+  const std::string db = temp_dir("empty") + "/jobs.db";
+  { std::ofstream f(db); }
+  auto s = sqlite_job_store::open(db);
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_NE(s.error().message().find("empty file"), std::string::npos) << s.error().to_string();
+  EXPECT_EQ(std::filesystem::file_size(db), 0u);
+  EXPECT_FALSE(std::filesystem::exists(db + "-wal"));
+}
+
+TEST(sqlite_job_store, refuses_a_damaged_or_truncated_log_that_holds_committed_jobs) {
+  const std::string dir = temp_dir("wal");
+  const std::string live = dir + "/live.db", db = dir + "/jobs.db";
+  auto s = sqlite_job_store::open(live).value();
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(s->insert(make_job("c")).is_ok());
+  // The files as a killed daemon leaves them: the jobs are in the log only.
+  auto snapshot = [&] {
+    for (const char* suffix : {"", "-wal"})
+      std::filesystem::copy_file(live + suffix, db + suffix,
+                                 std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::remove(db + "-shm");
+  };
+  snapshot();
+  ASSERT_GT(std::filesystem::file_size(db + "-wal"), 0u);
+  {
+    auto whole = sqlite_job_store::open(db);
+    ASSERT_TRUE(whole.is_ok()) << whole.error().to_string();
+    EXPECT_EQ(whole.value()->unfinished().value().size(), 3u);
+  }
+  auto expect_refused = [&](const std::string& what) {
+    const auto size = std::filesystem::file_size(db + "-wal");
+    auto r = sqlite_job_store::open(db);
+    ASSERT_FALSE(r.is_ok()) << what;
+    EXPECT_NE(r.error().message().find("jobs.db-wal"), std::string::npos) << r.error().to_string();
+    EXPECT_EQ(std::filesystem::file_size(db + "-wal"), size) << what;  // nothing changed
+  };
+  snapshot();
+  std::filesystem::resize_file(db + "-wal", 16);
+  expect_refused("a log cut inside its header");
+  snapshot();
+  {
+    // A byte of the first frame's page (offset 32 + 24): later commits follow it.
+    std::fstream f(db + "-wal", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(32 + 24 + 100);
+    char c = 0;
+    f.get(c);
+    f.seekp(32 + 24 + 100);
+    f.put(static_cast<char>(c ^ 0x5a));
+  }
+  expect_refused("a damaged first frame");
+}
+
+// Issue #15: the database and its -wal and -shm are 0600, also one made before with 0644.
+TEST(sqlite_job_store, files_are_mode_0600) {
+  const std::string db = temp_dir("modes") + "/jobs.db";
+  auto mode = [](const std::string& p) {
+    struct stat st {};
+    EXPECT_EQ(::stat(p.c_str(), &st), 0) << p;
+    return st.st_mode & 07777;
+  };
+  {
+    auto s = sqlite_job_store::open(db).value();
+    ASSERT_TRUE(s->insert(make_job("c")).is_ok());
+    for (const char* suffix : {"", "-wal", "-shm"}) EXPECT_EQ(mode(db + suffix), 0600u) << suffix;
+  }
+  ASSERT_EQ(::chmod(db.c_str(), 0644), 0);
+  auto s = sqlite_job_store::open(db).value();
+  ASSERT_TRUE(s->insert(make_job("c")).is_ok());
+  for (const char* suffix : {"", "-wal", "-shm"}) EXPECT_EQ(mode(db + suffix), 0600u) << suffix;
+}
+
+TEST(sqlite_job_store, refuses_a_log_without_its_database) {
+  const std::string dir = temp_dir("orphan-wal");
+  {
+    std::ofstream f(dir + "/jobs.db-wal", std::ios::binary);
+    f << std::string(64, 'x');
+  }
+  auto s = sqlite_job_store::open(dir + "/jobs.db");
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_FALSE(std::filesystem::exists(dir + "/jobs.db"));
 }
 
 }  // namespace

@@ -2,9 +2,17 @@
 // proofs, its witness paths) are JSON text columns: they are written once and read back whole.
 #include "engine/jobs/sqlite_job_store.hpp"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <nlohmann/json.hpp>
+
+#include "engine/jobs/sqlite_wal_check.hpp"
 
 namespace cuzk::engine {
 
@@ -104,8 +112,11 @@ std::vector<partition_proof> proofs_from_json(const std::string& s) {
 
 std::string witnesses_to_json(const job_record& r) {
   nlohmann::json j = nlohmann::json::array();
-  for (std::size_t i = 0; i < r.witness_paths.size(); ++i)
-    j.push_back({{"path", r.witness_paths[i]}, {"spooled", i < r.spooled.size() && r.spooled[i]}});
+  for (std::size_t i = 0; i < r.witness_paths.size(); ++i) {
+    nlohmann::json w{{"path", r.witness_paths[i]}, {"spooled", i < r.spooled.size() && r.spooled[i]}};
+    if (i < r.witness_digests.size() && !r.witness_digests[i].empty()) w["digest"] = r.witness_digests[i];
+    j.push_back(std::move(w));
+  }
   return j.dump();
 }
 
@@ -116,6 +127,8 @@ void witnesses_from_json(const std::string& s, job_record& r) {
     if (!x.is_object() || !x.contains("path")) continue;
     r.witness_paths.push_back(x["path"].get<std::string>());
     r.spooled.push_back(x.value("spooled", false));
+    r.witness_digests.push_back(
+        x.contains("digest") && x["digest"].is_string() ? x["digest"].get<std::string>() : "");
   }
 }
 
@@ -146,6 +159,36 @@ job_record row_to_record(const stmt& s) {
   return r;
 }
 
+// What must hold of the files at `path` before SQLite opens them. SQLite takes a zero-length file
+// for an empty database and creates the schema in it, and drops a damaged log without a word, so
+// either would start the daemon with no jobs, restart ids at 1 and sweep the spooled witnesses as
+// orphans. A file that exists must therefore be an SQLite database; only a missing one is fresh.
+// `existed` tells the caller which.
+status check_before_open(const std::string& path, bool& existed) {
+  auto refuse = [&](const std::string& why) {
+    return status(errc::format_error, path + ": " + why +
+                                          ". Nothing was changed; restore the file, or move it away to "
+                                          "start with an empty job database");
+  };
+  struct stat st {};
+  existed = ::stat(path.c_str(), &st) == 0;
+  if (!existed) {
+    struct stat w {};
+    if (::stat((path + "-wal").c_str(), &w) == 0 && w.st_size > 0)
+      return refuse("missing, but its write-ahead log " + path + "-wal exists");
+    return status::ok();
+  }
+  if (!S_ISREG(st.st_mode)) return refuse("not a regular file");
+  if (st.st_size == 0) return refuse("not a job database: expected an SQLite database, found an empty file");
+  static constexpr char magic[16] = "SQLite format 3";  // with its terminating NUL, as in the file
+  char head[16] = {};
+  std::ifstream in(path, std::ios::binary);
+  in.read(head, sizeof head);
+  if (in.gcount() != sizeof head || std::memcmp(head, magic, sizeof head) != 0)
+    return refuse("not a job database: expected the SQLite header 'SQLite format 3', found other bytes");
+  return check_sqlite_wal(path + "-wal");
+}
+
 }  // namespace
 
 status sqlite_job_store::error(const std::string& what) const {
@@ -162,30 +205,93 @@ status sqlite_job_store::exec(const char* sql) {
   return status::ok();
 }
 
-result<std::unique_ptr<sqlite_job_store>> sqlite_job_store::open(const std::string& path) {
+namespace {
+
+// Opens `path` (which must exist unless `create`) as a connection.
+result<sqlite3*> connect(const std::string& path, bool create) {
   sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &db,
-                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  const int rc = sqlite3_open_v2(
+      path.c_str(), &db, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX,
+      nullptr);
   if (rc != SQLITE_OK) {
     status s(errc::io_error,
              path + ": cannot open the job database: " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)));
     sqlite3_close(db);
     return s;
   }
-  std::unique_ptr<sqlite_job_store> store(new sqlite_job_store(db, path));
   sqlite3_busy_timeout(db, 5000);
-  CUZK_TRY(store->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;"));
+  return db;
+}
+
+// A fresh database: built under a temporary name and renamed into place once the schema is
+// committed, so that `path` never exists half-made (an empty file left by a crash here would be
+// refused at the next start, see check_before_open). Leftovers of an interrupted creation are
+// removed first: no job was ever stored in them.
+status create_fresh(const std::string& path) {
+  const std::string tmp = path + ".new";
+  for (const char* suffix : {"", "-wal", "-shm"}) ::unlink((tmp + suffix).c_str());
+  // Made here with mode 0600 (the jobs' witness paths, circuits and results are the daemon's user's
+  // business); SQLite gives the -wal and -shm files it creates the database file's mode.
+  const int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return status(errc::io_error, tmp + ": cannot create the job database: " + std::strerror(errno));
+  ::close(fd);
+  auto db = connect(tmp, true);
+  if (!db) return db.error();
+  const std::string sql = std::string("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; BEGIN; ") +
+                          schema_sql + "PRAGMA user_version=" + std::to_string(schema_version) + "; COMMIT;";
+  char* msg = nullptr;
+  const int rc = sqlite3_exec(*db, sql.c_str(), nullptr, nullptr, &msg);
+  status s =
+      rc == SQLITE_OK
+          ? status::ok()
+          : status(errc::io_error, tmp + ": creating the job database: " + (msg ? msg : sqlite3_errstr(rc)));
+  sqlite3_free(msg);
+  sqlite3_close(*db);  // the last connection: the log is checkpointed into the file and removed
+  if (s && ::rename(tmp.c_str(), path.c_str()) != 0)
+    s = status(errc::io_error, path + ": cannot rename " + tmp + " over it: " + std::strerror(errno));
+  if (!s) ::unlink(tmp.c_str());
+  return s;
+}
+
+}  // namespace
+
+result<std::unique_ptr<sqlite_job_store>> sqlite_job_store::open(const std::string& path) {
+  bool existed = false;
+  CUZK_TRY(check_before_open(path, existed));
+  if (!existed) CUZK_TRY(create_fresh(path));
+  // A database made before the mode was 0600 is brought to it, with its -wal and -shm, before it is
+  // opened (SQLite then makes new ones with the same mode).
+  for (const char* suffix : {"", "-wal", "-shm"}) ::chmod((path + suffix).c_str(), 0600);
+  auto db = connect(path, false);
+  if (!db) return db.error();
+  std::unique_ptr<sqlite_job_store> store(new sqlite_job_store(*db, path));
+  // Read before anything is written: the database must be ours and whole.
   {
-    stmt v(db, "PRAGMA user_version");
+    stmt v(*db, "PRAGMA user_version");
     if (!v.ok() || v.step() != SQLITE_ROW) return store->error("reading the schema version");
     const int64_t found = v.i64(0);
-    if (found != 0 && found != schema_version)
+    if (found != schema_version)
       return status(errc::format_error, path + ": job database schema version: expected " +
                                             std::to_string(schema_version) + ", found " +
-                                            std::to_string(found));
+                                            std::to_string(found) +
+                                            (found == 0 ? " (an SQLite file without the job tables)" : "") +
+                                            ". Nothing was changed");
   }
-  CUZK_TRY(store->exec(schema_sql));
-  CUZK_TRY(store->exec(("PRAGMA user_version=" + std::to_string(schema_version)).c_str()));
+  {
+    stmt t(*db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('jobs', 'circuits')");
+    if (!t.ok() || t.step() != SQLITE_ROW) return store->error("reading the schema");
+    if (t.i64(0) != 2)
+      return status(errc::format_error,
+                    path + ": job database schema: expected the tables jobs and circuits, found " +
+                        std::to_string(t.i64(0)) + " of them. Nothing was changed");
+    stmt q(*db, "PRAGMA quick_check");
+    if (!q.ok() || q.step() != SQLITE_ROW) return store->error("checking the database");
+    if (q.text(0) != "ok")
+      return status(errc::format_error, path + ": damaged job database (SQLite quick_check: " + q.text(0) +
+                                            "). Nothing was changed");
+  }
+  CUZK_TRY(store->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;"));
   return store;
 }
 

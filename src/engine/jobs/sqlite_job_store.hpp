@@ -15,6 +15,8 @@
 // AUTOINCREMENT keeps ids increasing even after the newest rows are purged, so FIFO order by id
 // holds across restarts.
 //
+// The database file and its -wal and -shm are mode 0600: they hold witness paths, circuits and results.
+//
 // Thread safety: any thread; one connection guarded by a mutex.
 #pragma once
 
@@ -31,7 +33,10 @@ namespace cuzk::engine {
 class sqlite_job_store final : public job_store {
  public:
   // Opens or creates the database at `path` (its directory must exist). io_error naming the path
-  // and SQLite's message otherwise; format_error for a database of another schema version.
+  // and SQLite's message otherwise; format_error, with nothing changed, for a file that exists but
+  // is not a whole job database of this schema version: empty, another file, another schema, a
+  // damaged page or a damaged write-ahead log (sqlite_wal_check.hpp). Only a missing file is a
+  // fresh database.
   static result<std::unique_ptr<sqlite_job_store>> open(const std::string& path);
   ~sqlite_job_store() override;
   sqlite_job_store(const sqlite_job_store&) = delete;

@@ -33,4 +33,13 @@ result<any_witness> read_witness(const std::string& path, const key_summary& key
   return copy_values(*w, key.curve);
 }
 
+std::string witness_digest(std::span<const uint8_t> bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;  // the 64-bit FNV offset basis and prime
+  for (const uint8_t b : bytes) h = (h ^ b) * 0x100000001b3ull;
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out = "fnv1a64:";
+  for (int shift = 60; shift >= 0; shift -= 4) out += hex[(h >> shift) & 0xf];
+  return out;
+}
+
 }  // namespace cuzk::engine

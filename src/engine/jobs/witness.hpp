@@ -9,6 +9,8 @@
 // Thread safety: free functions over files; any thread.
 #pragma once
 
+#include <cstdint>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -31,5 +33,11 @@ struct any_witness {
 // `what` names the witness in messages ("partition 2").
 status check_witness_file(const std::string& path, const key_summary& key, const std::string& what);
 result<any_witness> read_witness(const std::string& path, const key_summary& key);
+
+// "fnv1a64:<16 hex digits>" of a witness's bytes: what tells a retry (the same bytes) from another
+// request reusing its request id. FNV-1a, not a cryptographic hash: the request id is the client's
+// own key, so only an accidental reuse needs catching, and the value must not change between
+// builds (it is stored with the job).
+std::string witness_digest(std::span<const uint8_t> bytes);
 
 }  // namespace cuzk::engine

@@ -54,6 +54,17 @@ void point_spans_from(groth16::proving_key_view<C>& v, const formats::zkey<C>& z
   v.h = zk.h();
 }
 
+// The zkey at `path`, mapped in place or (with a copy_dir) from a private copy.
+template <class C>
+result<formats::zkey<C>> open_zkey(const std::string& path, const std::string& copy_dir) {
+  if (copy_dir.empty()) return formats::zkey<C>::open(path);
+  auto m = formats::mapped_file::open_private_copy(path, copy_dir);
+  if (!m) return m.error();
+  auto f = formats::binfile::from_mapping(std::move(m).value(), path, "zkey", 1);
+  if (!f) return f.error();
+  return formats::zkey<C>::from_binfile(std::move(f).value());
+}
+
 }  // namespace
 
 uint64_t loaded_key::hot_bytes() const noexcept { return point_bytes_ + matrix_bytes_; }
@@ -61,8 +72,9 @@ uint64_t loaded_key::hot_bytes() const noexcept { return point_bytes_ + matrix_b
 template <class C>
 result<std::shared_ptr<const loaded_key>> loaded_key::load_warm_as(const std::string& path,
                                                                    const key_summary& expect,
-                                                                   point_check check) {
-  auto zk = formats::zkey<C>::open(path);
+                                                                   point_check check,
+                                                                   const std::string& copy_dir) {
+  auto zk = open_zkey<C>(path, copy_dir);
   if (!zk) return zk.error();
   if (zk->n_vars() != expect.n_vars || zk->n_public() != expect.n_public ||
       zk->domain_size() != expect.domain_size)
@@ -92,14 +104,15 @@ result<std::shared_ptr<const loaded_key>> loaded_key::load_warm_as(const std::st
   k->m_ = std::move(mat);
   k->tier_ = key_tier::warm;
   k->path_ = path;
+  k->copy_dir_ = copy_dir;
   return std::shared_ptr<const loaded_key>(std::move(k));
 }
 
 result<std::shared_ptr<const loaded_key>> loaded_key::load_warm(const std::string& path,
-                                                                const key_summary& expect,
-                                                                point_check check) {
-  if (expect.curve == formats::curve_id::bn254) return load_warm_as<bn254>(path, expect, check);
-  return load_warm_as<bls12_381>(path, expect, check);
+                                                                const key_summary& expect, point_check check,
+                                                                const std::string& copy_dir) {
+  if (expect.curve == formats::curve_id::bn254) return load_warm_as<bn254>(path, expect, check, copy_dir);
+  return load_warm_as<bls12_381>(path, expect, check, copy_dir);
 }
 
 template <class C>
@@ -137,6 +150,7 @@ result<std::shared_ptr<const loaded_key>> loaded_key::make_hot_as(const loaded_k
   k->m_ = std::move(mat);
   k->tier_ = key_tier::hot;
   k->path_ = from.path_;
+  k->copy_dir_ = from.copy_dir_;
   return std::shared_ptr<const loaded_key>(std::move(k));
 }
 
@@ -149,7 +163,7 @@ result<std::shared_ptr<const loaded_key>> loaded_key::make_hot(const loaded_key&
 template <class C>
 result<std::shared_ptr<const loaded_key>> loaded_key::make_warm_as(const loaded_key& from,
                                                                    const key_material<C>& src) {
-  auto zk = formats::zkey<C>::open(from.path_);
+  auto zk = open_zkey<C>(from.path_, from.copy_dir_);
   if (!zk) return zk.error();
   if (zk->n_vars() != src.view.n_vars || zk->domain_size() != src.view.domain_size)
     return status(errc::format_error, from.path_ + ": the key file changed while it was loaded");
@@ -168,6 +182,7 @@ result<std::shared_ptr<const loaded_key>> loaded_key::make_warm_as(const loaded_
   k->m_ = std::move(mat);
   k->tier_ = key_tier::warm;
   k->path_ = from.path_;
+  k->copy_dir_ = from.copy_dir_;
   return std::shared_ptr<const loaded_key>(std::move(k));
 }
 

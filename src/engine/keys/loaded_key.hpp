@@ -3,7 +3,10 @@
 // Tiers, fastest first (docs/ARCHITECTURE.md, 'Glossary'): device (VRAM) > hot (host memory) > warm
 // (the mapped file in the page cache) > cold (on disk, nothing mapped; no loaded_key exists). A loaded_key is
 // one of warm or hot:
-//   warm  formats::zkey maps the file; the point sections are used in place (misaligned ones are
+//   warm  formats::zkey maps the file (or, with a copy_dir, a private copy of it made there: a
+//         daemon must own the bytes it serves, since a mapped file truncated by someone else
+//         kills the process with SIGBUS on the next page it reads; see
+//         formats::mapped_file::open_private_copy); the point sections are used in place (misaligned ones are
 //         copied once by the zkey reader, see zkey.hpp). mapped_bytes = the file, owned_bytes =
 //         those copies plus the constraint matrices.
 //   hot   the five point sections copied into one block from a host_allocator; nothing is mapped.
@@ -54,12 +57,14 @@ enum class point_check { skip, on_curve };
 
 class loaded_key {
  public:
-  // Opens and checks the zkey and builds its matrices: the warm tier.
+  // Opens and checks the zkey and builds its matrices: the warm tier. With a copy_dir the key is
+  // first copied there (see above); empty: the file is mapped in place.
   static result<std::shared_ptr<const loaded_key>> load_warm(const std::string& path,
-                                                             const key_summary& expect, point_check check);
+                                                             const key_summary& expect, point_check check,
+                                                             const std::string& copy_dir = {});
   // The same key copied into memory from `alloc` (from either tier).
   static result<std::shared_ptr<const loaded_key>> make_hot(const loaded_key& from, host_allocator& alloc);
-  // The same key mapped again (from hot), reusing the matrices.
+  // The same key mapped again (from hot, copied again into the same copy_dir), reusing the matrices.
   static result<std::shared_ptr<const loaded_key>> make_warm(const loaded_key& from);
 
   key_tier tier() const noexcept { return tier_; }
@@ -84,7 +89,8 @@ class loaded_key {
   loaded_key() = default;
   template <class C>
   static result<std::shared_ptr<const loaded_key>> load_warm_as(const std::string& path,
-                                                                const key_summary& expect, point_check check);
+                                                                const key_summary& expect, point_check check,
+                                                                const std::string& copy_dir);
   template <class C>
   static result<std::shared_ptr<const loaded_key>> make_hot_as(const loaded_key& from,
                                                                const key_material<C>& src,
@@ -96,6 +102,7 @@ class loaded_key {
   std::variant<key_material<bn254>, key_material<bls12_381>> m_;
   key_tier tier_ = key_tier::warm;
   std::string path_;
+  std::string copy_dir_;
   uint64_t mapped_ = 0, owned_ = 0, matrix_bytes_ = 0, point_bytes_ = 0;
 };
 

@@ -30,10 +30,11 @@ void key_lease::release() noexcept {
 }
 
 srs_manager::srs_manager(tier_budgets budgets, host_allocator& alloc, point_check check, device_tier devices,
-                         memory_budgets* memory)
+                         memory_budgets* memory, std::string key_copy_dir)
     : budgets_(budgets),
       alloc_(alloc),
       check_(check),
+      copy_dir_(std::move(key_copy_dir)),
       host_budget_(memory != nullptr ? &memory->host() : nullptr),
       devices_(std::move(devices), memory, m_, cv_) {
   if (host_budget_ != nullptr)
@@ -272,7 +273,7 @@ status srs_manager::load_locked(std::unique_lock<std::mutex>& lk, const std::str
       res = std::move(r).value();
     }
   }
-  auto k = loaded_key::load_warm(path, summary, check_);
+  auto k = loaded_key::load_warm(path, summary, check_, copy_dir_);
   lk.lock();
   e = &entries_.at(id);  // entries are not removed while loading
   e->loading = false;

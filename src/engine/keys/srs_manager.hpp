@@ -166,9 +166,10 @@ class srs_manager {
  public:
   // `alloc` backs the hot tier and must outlive the manager; `devices` is the device tier (none by
   // default). `memory`, when given, must outlive the manager: its host budget and the device
-  // budgets of the slots' ordinals hold the keys' bytes (see the opening comment).
+  // budgets of the slots' ordinals hold the keys' bytes (see the opening comment). With a
+  // key_copy_dir every key is loaded from a private copy made there (loaded_key.hpp).
   srs_manager(tier_budgets budgets, host_allocator& alloc, point_check check, device_tier devices = {},
-              memory_budgets* memory = nullptr);
+              memory_budgets* memory = nullptr, std::string key_copy_dir = {});
   srs_manager(const srs_manager&) = delete;
   srs_manager& operator=(const srs_manager&) = delete;
 
@@ -251,6 +252,7 @@ class srs_manager {
   const tier_budgets budgets_;
   host_allocator& alloc_;
   const point_check check_;
+  const std::string copy_dir_;
   mutable std::mutex m_;
   std::condition_variable cv_;
   std::map<std::string, entry> entries_;
