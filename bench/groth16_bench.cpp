@@ -26,8 +26,8 @@ void print(const std::string& what, int run, const groth16::phase_timings& t, bo
   std::printf(
       "case=%s run=%d threads=%u synthesis=%.4f ntt=%.4f msm_a=%.4f msm_b_g1=%.4f msm_b_g2=%.4f msm_c=%.4f "
       "msm_h=%.4f assembly=%.4f total=%.4f verified=%d\n",
-      what.c_str(), run, thread_pool::global().size(), t.synthesis, t.ntt, t.msm_a, t.msm_b_g1, t.msm_b_g2,
-      t.msm_c, t.msm_h, t.assembly, t.total(), ok ? 1 : 0);
+      what.c_str(), run, thread_pool::global().size(), t.synthesis, t.ntt, t.msm_a, t.msm_b1, t.msm_b2,
+      t.msm_c, t.msm_h, t.assembly, t.total, ok ? 1 : 0);
   std::fflush(stdout);
 }
 
