@@ -116,6 +116,14 @@ static __global__ void bounds_kernel(const uint32_t* __restrict__ keys, uint32_t
   if (p + 1 == total || keys[p + 1] != k) end[k] = p + 1;
 }
 
+// Streamed G2 (msm.hpp): one range's affine bucket sums added into the XYZZ buckets of the run.
+template <class A, class X>
+__global__ void absorb_kernel(const A* __restrict__ sums, std::size_t n, X* __restrict__ acc) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  acc[i] = acc[i] + load_vec(sums + i);
+}
+
 // Timing events, created only when a caller asks for timings; mark(i) records event i.
 class phase_timer {
  public:
@@ -195,6 +203,63 @@ result<device_msm<Group>> device_msm<Group>::create(const affine* host_points, s
 }
 
 template <class Group>
+result<device_msm<Group>> device_msm<Group>::create_streamed(const affine* host_points, std::size_t n,
+                                                            std::size_t chunk_points) {
+  if (n != 0 && host_points == nullptr)
+    return status(errc::invalid_argument, "gpu::device_msm::create_streamed: null points");
+  if (chunk_points == 0) chunk_points = default_chunk_points;
+  if (chunk_points > max_chunk_points)
+    return status(errc::invalid_argument, "gpu::device_msm::create_streamed: ranges of " +
+                                              std::to_string(chunk_points) + " points, over the 2^26 whose two "
+                                              "slices of digits 32-bit indices can address");
+  device_msm m;
+  m.n_ = n;
+  m.streamed_ = true;
+  m.host_points_ = host_points;
+  m.chunk_points_ = chunk_points;
+  return result<device_msm>(std::move(m));
+}
+
+template <class Group>
+std::size_t device_msm<Group>::scratch_bytes(std::size_t count, std::size_t chunk_points) {
+  if (count == 0) return 0;
+  const bool affine_path = uses_affine(count);
+  const unsigned bits = Group::scalar::bits;
+  const unsigned c_whole = msm_window_bits(count, bits);
+  const bool in_turns = chunk_points != 0 || count * ((bits + c_whole) / c_whole) >= (std::size_t{1} << 31);
+  const std::size_t range = chunk_points != 0 ? chunk_points : resident_range_points;
+  const std::size_t chunk_n = in_turns ? std::min(count, range) : count;
+  const unsigned c = !in_turns   ? c_whole
+                     : affine_path ? msm_window_bits(chunk_n, bits)
+                                   : std::min(c_whole, streamed_max_window_bits);
+  const std::size_t windows = (bits + c) / c;
+  const std::size_t slots = windows << c, buckets = windows << (c - 1);
+  // Resident XYZZ runs of host scalars use two ranges (default_chunks), device scalars one.
+  const std::size_t slices = in_turns ? (count > chunk_n ? 2 : 1) : 1;
+  const std::size_t digits = slices * chunk_n * windows;
+  std::size_t bytes = chunk_points != 0 ? slices * chunk_n * sizeof(affine) : 0;  // staged points
+  bytes += 4 * digits * sizeof(uint32_t);                                     // sort keys, values
+  bytes += 2 * slices * slots * sizeof(uint32_t);                             // start, end
+  if (affine_path) {
+    // Round buffers of the first window group (scratch_target_bytes bounds it), counts and
+    // offsets, the affine buckets and, in turns, the XYZZ ones.
+    const std::size_t gw =
+        std::clamp<std::size_t>(msm_detail::scratch_target_bytes / (chunk_n * sizeof(affine)), 1, windows);
+    const std::size_t cap0 = (chunk_n * gw + std::min(chunk_n * gw, gw << c)) / 2 + 1;
+    bytes += cap0 * (sizeof(affine) + sizeof(uint32_t)) * 7 / 4 + (cap0 + cap0 / 4) * sizeof(typename Group::field);
+    bytes += 4 * slots * sizeof(uint32_t) + buckets * sizeof(affine) + (in_turns ? buckets * sizeof(xyzz) : 0);
+  } else {
+    const std::size_t items = std::min(slots, chunk_n * windows) + chunk_n * windows / 32 + 1;
+    bytes += 2 * slices * slots * sizeof(uint32_t);  // parts, offs
+    bytes += items * (5 * sizeof(uint32_t) + sizeof(xyzz)) + buckets * sizeof(xyzz);
+  }
+  // The reduction's rows (reserve's red_), then CUB scratch and plan words.
+  const std::size_t segs0 = ((std::size_t{1} << (c - 1)) + msm_detail::segment - 1) / msm_detail::segment;
+  bytes += (4 * segs0 * windows + 64 * windows) * sizeof(xyzz);
+  return bytes + (std::size_t{4} << 20);
+}
+
+template <class Group>
 bool device_msm<Group>::uses_affine(std::size_t count, msm_accumulation a) {
   constexpr bool g1 = std::is_same_v<typename Group::field, typename Group::curve::fq>;
   if (!g1) return true;
@@ -214,8 +279,9 @@ unsigned device_msm<Group>::chunks_for(std::size_t count, bool on_device) const 
 }
 
 template <class Group>
-status device_msm<Group>::reserve(std::size_t count, unsigned c, unsigned windows, unsigned group_windows,
-                                  bool affine_path, unsigned chunks, std::size_t chunk_n, std::size_t items_cap) {
+status device_msm<Group>::reserve(std::size_t digits, unsigned c, unsigned windows, unsigned group_windows,
+                                  bool affine_path, bool in_turns, unsigned slices, unsigned chunks,
+                                  std::size_t chunk_n, std::size_t items_cap) {
   auto grow = [](auto& buf, std::size_t want) -> status {
     using B = std::remove_reference_t<decltype(buf)>;
     if (buf.size() >= want) return status::ok();
@@ -225,15 +291,16 @@ status device_msm<Group>::reserve(std::size_t count, unsigned c, unsigned window
     buf = std::move(*b);
     return status::ok();
   };
-  const std::size_t total = count * windows;
   const std::size_t slots = std::size_t{windows} << c;
-  for (auto* b : {&keys_[0], &keys_[1], &vals_[0], &vals_[1]}) CUZK_TRY(grow(*b, total));
-  for (auto* b : {&start_, &end_}) CUZK_TRY(grow(*b, chunks * slots));
+  for (auto* b : {&keys_[0], &keys_[1], &vals_[0], &vals_[1]}) CUZK_TRY(grow(*b, digits));
+  for (auto* b : {&start_, &end_}) CUZK_TRY(grow(*b, slices * slots));
+  if (streamed())
+    for (unsigned k = 0; k < slices; ++k) CUZK_TRY(grow(stage_[k], chunk_n));
   if (affine_path) {
     for (auto* b : {&cnt_[0], &cnt_[1], &off_[0], &off_[1]}) CUZK_TRY(grow(*b, slots));
     // Round 0 of a group writes sum ceil(m_k / 2) <= (digits + occupied buckets) / 2 entries;
     // each later round at most 3/4 of its input (every live bucket has >= 2 entries).
-    const std::size_t gn = count * group_windows;
+    const std::size_t gn = chunk_n * group_windows;
     const std::size_t cap0 = (gn + std::min(gn, std::size_t{group_windows} << c)) / 2 + 1;
     const std::size_t cap1 = cap0 * 3 / 4 + 1;
     CUZK_TRY(grow(buf_[0], cap0));
@@ -243,8 +310,10 @@ status device_msm<Group>::reserve(std::size_t count, unsigned c, unsigned window
     CUZK_TRY(grow(prefix_, cap0 + 64));
     CUZK_TRY(grow(totals_, cap0 / 4 + 2));
     CUZK_TRY(grow(bucket_, std::size_t{windows} << (c - 1)));
+    // Ranges in turns add their affine buckets into XYZZ ones.
+    if (in_turns) CUZK_TRY(grow(bucket_x_, std::size_t{windows} << (c - 1)));
   } else {
-    for (auto* b : {&parts_, &offs_}) CUZK_TRY(grow(*b, chunks * slots));
+    for (auto* b : {&parts_, &offs_}) CUZK_TRY(grow(*b, slices * slots));
     for (auto* b : {&item_slot_, &item_len_[0], &item_len_[1], &item_ord_[0], &item_ord_[1]})
       CUZK_TRY(grow(*b, items_cap));
     CUZK_TRY(grow(partial_, items_cap));
@@ -291,10 +360,11 @@ status device_msm<Group>::ensure_streams(unsigned chunks) {
     if (!s) return s.error();
     prep_stream_ = std::move(*s);
   }
-  if (entry_.get() == nullptr) {
+  for (auto* one : {&entry_, &consumed_[0], &consumed_[1]}) {
+    if (one->get() != nullptr) continue;
     auto e = cuda_event::create();
     if (!e) return e.error();
-    entry_ = std::move(*e);
+    *one = std::move(*e);
   }
   for (auto* evs : {&copied_, &prepped_}) {
     while (evs->size() < chunks) {
@@ -325,33 +395,62 @@ result<typename device_msm<Group>::point> device_msm<Group>::run_impl(const scal
                                                                        cudaStream_t stream) {
   using namespace msm_detail;
   using F = typename device_types<Group>::field;
+  using A = typename device_types<Group>::affine;
   using X = typename device_types<Group>::xyzz;
   static_assert(sizeof(X) == sizeof(xyzz) && sizeof(F) == sizeof(typename Group::field) && sizeof(scalar_repr) == 32);
-  if (count > n_) return status(errc::invalid_argument, "gpu::device_msm::run: more scalars than resident points");
+  if (count > n_) return status(errc::invalid_argument, "gpu::device_msm::run: more scalars than points");
   if (count == 0) return point::infinity();
   if (scalars == nullptr) return status(errc::invalid_argument, "gpu::device_msm::run: null scalars");
 
+  const bool stream_points = streamed();
   const unsigned bits = Group::scalar::bits;
-  const unsigned c = msm_window_bits(count, bits);
-  const unsigned windows = (bits + 1 + c - 1) / c;
-  const std::size_t total = count * windows;
-  if (total >= (std::size_t{1} << 31)) return status(errc::invalid_argument, "gpu::device_msm::run: too many digits");
-  const uint32_t slots = windows << c;
-  const unsigned group_windows = static_cast<unsigned>(
-      std::clamp<std::size_t>(scratch_target_bytes / (count * sizeof(affine)), 1, windows));
   const bool affine_path = uses_affine(count, accumulation_);
-  // Point ranges growing by chunk_ratio each (msm_detail::chunk_bound); empty ones are dropped.
-  const unsigned want_chunks = affine_path ? 1 : chunks_for(count, on_device);
-  const double ratio = chunk_ratio(sizeof(typename Group::field));
+  // Ranges "in turns": fixed ranges that take turns on two slices of the scratch, for streamed
+  // points, and for resident ones too many to index all their digits with 32 bits (BN254 at
+  // 2^28). Such ranges of G2 reduce their own affine buckets into the run's XYZZ ones, so the
+  // window suits one range; those of G1 share the run's buckets, whose width is capped (msm.hpp).
+  const std::size_t range = stream_points         ? chunk_points_
+                            : resident_range_ != 0 ? resident_range_
+                                                   : resident_range_points;
+  const unsigned c_whole = msm_window_bits(count, bits);
+  const bool in_turns = stream_points || resident_range_ != 0 ||
+                        count * ((bits + c_whole) / c_whole) >= (std::size_t{1} << 31);
+  const unsigned c = !in_turns   ? c_whole
+                     : affine_path ? msm_window_bits(std::min(count, range), bits)
+                                   : std::min(c_whole, streamed_max_window_bits);
+  const unsigned windows = (bits + 1 + c - 1) / c;
+  const uint32_t slots = windows << c;
+
+  // Point ranges: in turns, fixed ones of `range` points; otherwise ranges growing by chunk_ratio
+  // each (msm_detail::chunk_bound), empty ones dropped.
   std::vector<chunk> ch;
+  if (in_turns) {
+    for (std::size_t i0 = 0; i0 < count; i0 += range) {
+      chunk x;
+      x.i0 = i0;
+      x.n = std::min(range, count - i0);
+      ch.push_back(x);
+    }
+  } else {
+    const unsigned want_chunks = affine_path ? 1 : chunks_for(count, on_device);
+    const double ratio = chunk_ratio(sizeof(typename Group::field));
+    for (unsigned k = 0; k < want_chunks; ++k) {
+      const std::size_t i0 = chunk_bound(count, k, want_chunks, ratio);
+      const std::size_t i1 = chunk_bound(count, k + 1, want_chunks, ratio);
+      if (i1 == i0) continue;
+      chunk x;
+      x.i0 = i0;
+      x.n = i1 - i0;
+      ch.push_back(x);
+    }
+  }
+  const unsigned chunks = static_cast<unsigned>(ch.size());
+  // Ranges in turns share two slices of the scratch; the others each have their own.
+  const unsigned slices = in_turns ? std::min(chunks, 2u) : chunks;
   std::size_t chunk_n = 0, items_cap = 0;
-  for (unsigned k = 0; k < want_chunks; ++k) {
-    const std::size_t i0 = chunk_bound(count, k, want_chunks, ratio);
-    const std::size_t i1 = chunk_bound(count, k + 1, want_chunks, ratio);
-    if (i1 == i0) continue;
-    chunk x;
-    x.i0 = i0;
-    x.n = i1 - i0;
+  for (unsigned k = 0; k < chunks; ++k) {
+    chunk& x = ch[k];
+    x.slice = in_turns ? k % 2 : k;
     // XYZZ work items: at most one per occupied slot plus one per `part` points.
     const std::size_t digits = x.n * windows;
     const uint32_t mean = static_cast<uint32_t>((x.n + (std::size_t{1} << (c - 1)) - 1) >> (c - 1));
@@ -359,24 +458,40 @@ result<typename device_msm<Group>::point> device_msm<Group>::run_impl(const scal
     x.items_cap = std::min<std::size_t>(slots, digits) + digits / x.part + 1;
     items_cap = std::max(items_cap, x.items_cap);
     chunk_n = std::max(chunk_n, x.n);
-    ch.push_back(x);
   }
-  const unsigned chunks = static_cast<unsigned>(ch.size());
-  CUZK_TRY(reserve(count, c, windows, group_windows, affine_path, chunks, chunk_n, items_cap));
-  if (!on_device && scalars_.size() < count) {
+  // The digits of one slice (in turns) or of all points are indexed by 32 bits.
+  const std::size_t digits_total = (in_turns ? slices * chunk_n : count) * windows;
+  if (digits_total >= (std::size_t{1} << 31))
+    return status(errc::invalid_argument, "gpu::device_msm::run: " + std::to_string(digits_total) +
+                                              " digits, over 2^31 - 1: stream the points in smaller ranges");
+  const unsigned group_windows = static_cast<unsigned>(
+      std::clamp<std::size_t>(scratch_target_bytes / (chunk_n * sizeof(affine)), 1, windows));
+  CUZK_TRY(reserve(digits_total, c, windows, group_windows, affine_path, in_turns, slices, chunks, chunk_n,
+                   items_cap));
+  const std::size_t scalar_room = in_turns ? slices * chunk_n : count;
+  if (!on_device && scalars_.size() < scalar_room) {
     scalars_ = {};
-    auto b = device_buffer<scalar_repr>::create(count);
+    auto b = device_buffer<scalar_repr>::create(scalar_room);
     if (!b) return b.error();
     scalars_ = std::move(*b);
+  }
+  for (chunk& x : ch) {
+    x.points = stream_points ? stage_[x.slice].data() : points_.data();
+    x.index_base = stream_points ? 0 : static_cast<uint32_t>(x.i0);
+    x.scalars = on_device  ? scalars + x.i0
+                : in_turns ? scalars_.data() + x.slice * chunk_n
+                           : scalars_.data() + x.i0;
   }
   CUZK_TRY(ensure_streams(chunks));
   const cudaStream_t cs = copy_stream_.get(), ps = prep_stream_.get();
 
-  // Events: 0 entry; per chunk k: 1 + 5k copy end, prep start, digits end, sort end, plan end;
-  // then accumulate start, accumulate end, reduce end, result on the host.
+  // Events: 0 entry; per chunk k from 1 + 6k: copy start (after its slice's wait), copy end, prep
+  // start, digits end, sort end, plan end; then accumulate start, accumulate end, reduce end,
+  // result on the host.
   phase_timer tm;
-  CUZK_TRY(tm.init(timing != nullptr, 5 * chunks + 5));
-  const unsigned ev_acc0 = 1 + 5 * chunks, ev_acc1 = ev_acc0 + 1, ev_red = ev_acc0 + 2, ev_end = ev_acc0 + 3;
+  CUZK_TRY(tm.init(timing != nullptr, 6 * chunks + 5));
+  auto ev = [](unsigned k, unsigned i) { return 1 + 6 * k + i; };
+  const unsigned ev_acc0 = 1 + 6 * chunks, ev_acc1 = ev_acc0 + 1, ev_red = ev_acc0 + 2, ev_end = ev_acc0 + 3;
   constexpr unsigned T = 256;
 
   // The copy and prep streams start from the caller's stream as it is now.
@@ -384,48 +499,71 @@ result<typename device_msm<Group>::point> device_msm<Group>::run_impl(const scal
   CUZK_TRY(entry_.record(stream));
   CUZK_CUDA_TRY(cudaStreamWaitEvent(cs, entry_.get(), 0));
   CUZK_CUDA_TRY(cudaStreamWaitEvent(ps, entry_.get(), 0));
-  const scalar_repr* dev_scalars = on_device ? scalars : scalars_.data();
-  for (unsigned k = 0; k < chunks; ++k) {
-    if (!on_device) {
-      CUZK_CUDA_TRY(cudaMemcpyAsync(scalars_.data() + ch[k].i0, scalars + ch[k].i0, ch[k].n * sizeof(scalar_repr),
+
+  // Chunk k's points (streamed) and scalars (from the host) to the device, once the chunk that
+  // used its slice before is accumulated.
+  auto queue_copy = [&](unsigned k) -> status {
+    const chunk& x = ch[k];
+    if (in_turns && k >= 2) CUZK_CUDA_TRY(cudaStreamWaitEvent(cs, consumed_[x.slice].get(), 0));
+    CUZK_TRY(tm.mark(ev(k, 0), cs));
+    if (stream_points)
+      CUZK_CUDA_TRY(cudaMemcpyAsync(stage_[x.slice].data(), host_points_ + x.i0, x.n * sizeof(affine),
                                     cudaMemcpyHostToDevice, cs));
+    if (!on_device) {
+      scalar_repr* to = scalars_.data() + (in_turns ? x.slice * chunk_n : x.i0);
+      CUZK_CUDA_TRY(cudaMemcpyAsync(to, scalars + x.i0, x.n * sizeof(scalar_repr), cudaMemcpyHostToDevice, cs));
     }
-    CUZK_TRY(tm.mark(1 + 5 * k, cs));
-    CUZK_TRY(copied_[k].record(cs));
-  }
-  for (unsigned k = 0; k < chunks; ++k) {
+    CUZK_TRY(tm.mark(ev(k, 1), cs));
+    return copied_[k].record(cs);
+  };
+  // Chunk k's digits, sort and plan (steps 1-3) on the prep stream, after its copy.
+  auto queue_prep = [&](unsigned k) -> status {
+    chunk& x = ch[k];
     CUZK_CUDA_TRY(cudaStreamWaitEvent(ps, copied_[k].get(), 0));
-    CUZK_TRY(tm.mark(2 + 5 * k, ps));
-    const std::size_t base = ch[k].i0 * windows;  // the chunk's slice of the digit arrays
-    const std::size_t n_digits = ch[k].n * windows;
-    digits_kernel<<<grid(ch[k].n, T), T, 0, ps>>>(reinterpret_cast<const uint4*>(dev_scalars + ch[k].i0),
-                                                  static_cast<uint32_t>(ch[k].n), static_cast<uint32_t>(ch[k].i0), c,
-                                                  windows, keys_[0].data() + base, vals_[0].data() + base);
+    CUZK_TRY(tm.mark(ev(k, 2), ps));
+    // The chunk's slice of the digit arrays.
+    const std::size_t base = (in_turns ? x.slice * chunk_n : x.i0) * windows;
+    const std::size_t n_digits = x.n * windows;
+    digits_kernel<<<grid(x.n, T), T, 0, ps>>>(reinterpret_cast<const uint4*>(x.scalars), static_cast<uint32_t>(x.n),
+                                              x.index_base, c, windows, keys_[0].data() + base,
+                                              vals_[0].data() + base);
     CUZK_CUDA_TRY(cudaGetLastError());
-    CUZK_TRY(tm.mark(3 + 5 * k, ps));
+    CUZK_TRY(tm.mark(ev(k, 3), ps));
     cub::DoubleBuffer<uint32_t> kb(keys_[0].data() + base, keys_[1].data() + base);
     cub::DoubleBuffer<uint32_t> vb(vals_[0].data() + base, vals_[1].data() + base);
     std::size_t temp_bytes = temp_.size();
     const int end_bit = static_cast<int>(c + std::bit_width(windows - 1));
     CUZK_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp_.data(), temp_bytes, kb, vb, static_cast<int>(n_digits), 0,
                                                   end_bit, ps));
-    ch[k].keys = kb.Current();
-    ch[k].vals = vb.Current();
-    CUZK_TRY(tm.mark(4 + 5 * k, ps));
-    uint32_t* st = start_.data() + std::size_t{k} * slots;
-    uint32_t* en = end_.data() + std::size_t{k} * slots;
+    x.keys = kb.Current();
+    x.vals = vb.Current();
+    CUZK_TRY(tm.mark(ev(k, 4), ps));
+    uint32_t* st = start_.data() + std::size_t{x.slice} * slots;
+    uint32_t* en = end_.data() + std::size_t{x.slice} * slots;
     CUZK_CUDA_TRY(cudaMemsetAsync(st, 0, slots * sizeof(uint32_t), ps));
     CUZK_CUDA_TRY(cudaMemsetAsync(en, 0, slots * sizeof(uint32_t), ps));
-    bounds_kernel<<<grid(n_digits, T), T, 0, ps>>>(ch[k].keys, static_cast<uint32_t>(n_digits), st, en);
+    bounds_kernel<<<grid(n_digits, T), T, 0, ps>>>(x.keys, static_cast<uint32_t>(n_digits), st, en);
     CUZK_CUDA_TRY(cudaGetLastError());
-    if (!affine_path) CUZK_TRY(plan_xyzz(k, c, slots, ch[k], ps));
-    CUZK_TRY(tm.mark(5 + 5 * k, ps));
-    CUZK_TRY(prepped_[k].record(ps));
-  }
+    if (!affine_path) CUZK_TRY(plan_xyzz(k, c, slots, x, ps));
+    CUZK_TRY(tm.mark(ev(k, 5), ps));
+    return prepped_[k].record(ps);
+  };
+  // Ranges in turns are queued two ahead (their slices' turn), the others all at once.
+  const unsigned ahead = in_turns ? 2 : chunks;
+  unsigned queued = 0;
+  auto queue_until = [&](unsigned end) -> status {
+    for (; queued < std::min(end, chunks); ++queued) {
+      CUZK_TRY(queue_copy(queued));
+      CUZK_TRY(queue_prep(queued));
+    }
+    return status::ok();
+  };
+  CUZK_TRY(queue_until(ahead));
 
   // Empty buckets stay all zero: (0, 0) is the affine infinity, ZZ = ZZZ = 0 the XYZZ one.
   const std::size_t n_buckets = std::size_t{windows} << (c - 1);
-  if (affine_path)
+  const bool affine_buckets = affine_path && !in_turns;  // what the reduction reads
+  if (affine_buckets)
     CUZK_CUDA_TRY(cudaMemsetAsync(bucket_.data(), 0, n_buckets * sizeof(affine), stream));
   else
     CUZK_CUDA_TRY(cudaMemsetAsync(bucket_x_.data(), 0, n_buckets * sizeof(xyzz), stream));
@@ -434,16 +572,26 @@ result<typename device_msm<Group>::point> device_msm<Group>::run_impl(const scal
     CUZK_CUDA_TRY(cudaStreamWaitEvent(stream, prepped_[k].get(), 0));
     if (k == 0) CUZK_TRY(tm.mark(ev_acc0, stream));
     if (affine_path) {
-      CUZK_TRY(accumulate_affine(count, c, windows, group_windows, ch[k], rounds, stream));
+      if (in_turns) CUZK_CUDA_TRY(cudaMemsetAsync(bucket_.data(), 0, n_buckets * sizeof(affine), stream));
+      CUZK_TRY(accumulate_affine(c, windows, group_windows, slots, ch[k], rounds, stream));
+      if (in_turns) {
+        absorb_kernel<A, X><<<grid(n_buckets, T), T, 0, stream>>>(reinterpret_cast<const A*>(bucket_.data()),
+                                                                  n_buckets, reinterpret_cast<X*>(bucket_x_.data()));
+        CUZK_CUDA_TRY(cudaGetLastError());
+      }
     } else {
       CUZK_TRY(accumulate_xyzz(k, c, slots, ch[k], rounds, stream));
+    }
+    if (in_turns) {
+      CUZK_TRY(consumed_[ch[k].slice].record(stream));
+      CUZK_TRY(queue_until(k + 1 + ahead));
     }
   }
   CUZK_TRY(tm.mark(ev_acc1, stream));
 
   std::vector<xyzz> host_res;
   unsigned levels = 0;
-  CUZK_TRY(reduce(c, windows, affine_path, host_res, levels, stream));
+  CUZK_TRY(reduce(c, windows, affine_buckets, host_res, levels, stream));
   CUZK_TRY(tm.mark(ev_red, stream));
   CUZK_CUDA_TRY(cudaStreamSynchronize(stream));
   const point sum = combine_windows(host_res, levels, windows, c);
@@ -451,16 +599,17 @@ result<typename device_msm<Group>::point> device_msm<Group>::run_impl(const scal
 
   if (timing != nullptr) {
     *timing = {};
-    CUZK_TRY(tm.add(0, 1 + 5 * (chunks - 1), timing->copy_ms));
     for (unsigned k = 0; k < chunks; ++k) {
-      CUZK_TRY(tm.add(2 + 5 * k, 3 + 5 * k, timing->digits_ms));
-      CUZK_TRY(tm.add(3 + 5 * k, 4 + 5 * k, timing->sort_ms));
-      CUZK_TRY(tm.add(4 + 5 * k, 5 + 5 * k, timing->plan_ms));
+      CUZK_TRY(tm.add(ev(k, 0), ev(k, 1), timing->copy_ms));
+      CUZK_TRY(tm.add(ev(k, 2), ev(k, 3), timing->digits_ms));
+      CUZK_TRY(tm.add(ev(k, 3), ev(k, 4), timing->sort_ms));
+      CUZK_TRY(tm.add(ev(k, 4), ev(k, 5), timing->plan_ms));
     }
     CUZK_TRY(tm.add(ev_acc0, ev_acc1, timing->accumulate_ms));
     CUZK_TRY(tm.add(ev_acc1, ev_red, timing->reduce_ms));
     CUZK_TRY(tm.add(0, ev_end, timing->total_ms));
-    if (on_device) timing->copy_ms = 0;
+    if (on_device && !stream_points) timing->copy_ms = 0;
+    timing->streamed = stream_points;
     timing->window_bits = c;
     timing->windows = windows;
     timing->rounds = rounds;

@@ -1,7 +1,8 @@
-// Multi-scalar multiplication on the GPU, in G1 or G2: sum_i [s_i] P_i with the points resident
-// on the device (copied once, as a proving key's are) and the scalars either copied from host
-// memory each call (`run`) or already on the device (`run_device`, e.g. the witness copied once
-// for several MSMs, or the H scalars the NTTs leave in device memory).
+// Multi-scalar multiplication on the GPU, in G1 or G2: sum_i [s_i] P_i with the points either
+// resident on the device (copied once, as a proving key's are: `create`) or streamed from host
+// memory during every run (`create_streamed`: for keys larger than the device), and the scalars
+// either copied from host memory each call (`run`) or already on the device (`run_device`, e.g.
+// the witness copied once for several MSMs, or the H scalars the NTTs leave in device memory).
 //
 // Pippenger's bucket method with signed c-bit digits (msm.cuh says how each step runs and what
 // it costs): digits -> radix sort by (window, bucket) -> bucket accumulation by rounds of pairwise
@@ -16,6 +17,15 @@
 // scalar copy only the first chunk's share and of the sorting only the first chunk's stays on
 // the critical path. The affine rounds need every window's global sort and run as one chunk, and
 // scalars already on the device leave no copy to hide, so they run as one too.
+//
+// Streamed points. The points stay in the caller's host memory (pinned, for the full copy rate)
+// and cross to the device in ranges of chunk_points() during each run, two ranges in flight: while
+// range k accumulates on the caller's stream, range k + 1's points and scalars are copied (copy
+// stream) and its digits sorted and planned (prep stream), into the other half of double-buffered
+// scratch. So a run's device memory is O(chunk_points), whatever n is (scratch_bytes).
+// G1 ranges add into the same XYZZ buckets, as the resident point ranges do; G2 ranges each run
+// the affine rounds into affine buckets, which one more addition per bucket adds into XYZZ
+// buckets, reduced once at the end. The result is the same as with resident points.
 //
 // Scalars are canonical Fr integers (plain, not Montgomery: the .wtns layout), each < r; anything
 // at or above 2^bits(r) is outside the contract. For the full copy rate they should live in
@@ -48,8 +58,9 @@ enum class msm_accumulation { automatic, affine, xyzz };
 
 // Where one run's time went (CUDA events; milliseconds), filled when a caller asks for it. With
 // several chunks the phases overlap (copy, prep and accumulation run on three streams), so they
-// do not add up to the total: copy is the span of all copies, digits/sort/plan are summed over
-// the chunks, accumulate runs from the first chunk's start to the last one's end.
+// do not add up to the total: copy, digits, sort and plan are summed over the chunks (a copy from
+// when its slice is free to its end), accumulate runs from the first chunk's start to the last
+// one's end.
 struct msm_timing {
   float copy_ms = 0;        // scalars host -> device
   float digits_ms = 0;      // signed digits and sort keys
@@ -61,8 +72,9 @@ struct msm_timing {
   unsigned window_bits = 0;
   unsigned windows = 0;
   unsigned rounds = 0;      // accumulation rounds (affine: summed over window groups; xyzz: merge rounds)
-  unsigned chunks = 0;      // point ranges accumulated one after another (xyzz)
+  unsigned chunks = 0;      // point ranges accumulated one after another
   bool affine = false;      // which accumulation ran
+  bool streamed = false;    // the points crossed in the copies (copy_ms is their and the scalars' copy time)
 };
 
 // The window width c the cost model picks for n points and scalars of `bits` bits: it minimises
@@ -81,8 +93,31 @@ class device_msm {
 
   // Copies `n` affine points (snarkjs encoding: infinity = (0, 0)) to the current device.
   static result<device_msm> create(const affine* host_points, std::size_t n, cudaStream_t stream = nullptr);
+  // Leaves the `n` points where they are (they must stay there, unchanged, for the object's
+  // lifetime) and streams them in ranges of `chunk_points` (0: default_chunk_points) each run.
+  static result<device_msm> create_streamed(const affine* host_points, std::size_t n,
+                                            std::size_t chunk_points = 0);
+
+  // A range of 2^22 points: ~0.4 GB of BLS12-381 G1 points, copied in ~8 ms at the pinned rate,
+  // a quarter of what accumulating them takes (docs/gpu/msm.md, 'Streamed points').
+  static constexpr std::size_t default_chunk_points = std::size_t{1} << 22;
+  // The largest range: two slices of its digits (13 windows at 2^26) stay below 2^31.
+  static constexpr std::size_t max_chunk_points = std::size_t{1} << 26;
+  // Resident points too many to index all their digits with 32 bits run in ranges of this many,
+  // as streamed ones do (msm.cuh).
+  static constexpr std::size_t resident_range_points = std::size_t{1} << 24;
+  // The widest window a streamed G1 run uses: its buckets and slot tables are device memory that
+  // does not shrink with the chunk (2^20 windows: ~1.3 GB of BLS12-381 XYZZ buckets).
+  static constexpr unsigned streamed_max_window_bits = 20;
+  // About the device bytes of scratch a run of `count` device-resident scalars (as a proof's) makes
+  // an object keep: streamed in ranges of `chunk_points`, or resident points with 0 (staged
+  // points, sort keys and values, slot tables, work items, buckets), for a device budget. The
+  // points themselves are not in it.
+  static std::size_t scratch_bytes(std::size_t count, std::size_t chunk_points);
 
   std::size_t size() const noexcept { return n_; }
+  bool streamed() const noexcept { return streamed_; }
+  std::size_t chunk_points() const noexcept { return chunk_points_; }
 
   // The accumulation later runs use (automatic unless set; xyzz falls back to affine for G2).
   void set_accumulation(msm_accumulation a) noexcept { accumulation_ = a; }
@@ -92,6 +127,9 @@ class device_msm {
   // Point ranges for the XYZZ accumulation (0: by size for host scalars, one for device scalars;
   // msm.cuh chunks_for); ignored by the affine rounds, which always run as one.
   void set_chunks(unsigned k) noexcept { chunks_ = k; }
+  // Resident points in fixed ranges of `points` taking turns on two slices, as streamed ones do
+  // (0: only where the digits need it, resident_range_points). For tests of that path at small n.
+  void set_resident_range(std::size_t points) noexcept { resident_range_ = points; }
 
   // sum_{i < count} [scalars[i]] points[i] for count <= size(); `scalars` is host memory. Returns
   // when the result is on the host; work queued on `stream` before the call comes first.
@@ -104,9 +142,13 @@ class device_msm {
                            cudaStream_t stream = nullptr);
 
  private:
-  // One chunk: its point range, its slice of the digit arrays and where its sort left them.
+  // One chunk: its point range, its slice of the scratch, and where its sort left its digits.
   struct chunk {
     std::size_t i0 = 0, n = 0;  // points [i0, i0 + n)
+    unsigned slice = 0;         // its slice of the digits and slot tables (streamed: k % 2)
+    const affine* points = nullptr;           // the device copy its digits index
+    const scalar_repr* scalars = nullptr;     // its scalars on the device
+    uint32_t index_base = 0;                  // the index of its first point in `points`' numbering
     const uint32_t* keys = nullptr;
     const uint32_t* vals = nullptr;
     uint32_t part = 0;              // xyzz: the most points per work item
@@ -115,11 +157,11 @@ class device_msm {
   result<point> run_impl(const scalar_repr* scalars, bool on_device, std::size_t count, msm_timing* timing,
                          cudaStream_t stream);
   unsigned chunks_for(std::size_t count, bool on_device) const;
-  status reserve(std::size_t count, unsigned c, unsigned windows, unsigned group_windows, bool affine,
-                 unsigned chunks, std::size_t chunk_n, std::size_t items_cap);
+  status reserve(std::size_t digits, unsigned c, unsigned windows, unsigned group_windows, bool affine,
+                 bool in_turns, unsigned slices, unsigned chunks, std::size_t chunk_n, std::size_t items_cap);
   status ensure_streams(unsigned chunks);
-  status accumulate_affine(std::size_t count, unsigned c, unsigned windows, unsigned group_windows,
-                           const chunk& ch, unsigned& rounds, cudaStream_t stream);
+  status accumulate_affine(unsigned c, unsigned windows, unsigned group_windows, uint32_t slots, const chunk& ch,
+                           unsigned& rounds, cudaStream_t stream);
   status plan_xyzz(unsigned k, unsigned c, uint32_t slots, const chunk& ch, cudaStream_t prep);
   status accumulate_xyzz(unsigned k, unsigned c, uint32_t slots, const chunk& ch, unsigned& rounds,
                          cudaStream_t stream);
@@ -130,7 +172,12 @@ class device_msm {
   std::size_t n_ = 0;
   msm_accumulation accumulation_ = msm_accumulation::automatic;
   unsigned chunks_ = 0;
-  device_buffer<affine> points_;
+  device_buffer<affine> points_;                    // resident points
+  bool streamed_ = false;
+  const affine* host_points_ = nullptr;             // streamed points (the caller's memory)
+  std::size_t chunk_points_ = 0;                    // streamed: points per range
+  std::size_t resident_range_ = 0;                  // set_resident_range
+  device_buffer<affine> stage_[2];                  // streamed: two ranges of points
   device_buffer<scalar_repr> scalars_;
   device_buffer<uint32_t> keys_[2], vals_[2];       // sort double buffers, chunk k at windows x i0
   device_buffer<uint32_t> start_, end_;             // per chunk and (window, bucket) slot: sorted run
@@ -153,6 +200,7 @@ class device_msm {
   cuda_stream copy_stream_, prep_stream_;
   cuda_event entry_;                                // the caller's stream at the call
   std::vector<cuda_event> copied_, prepped_;        // per chunk: scalars there, digits sorted and planned
+  cuda_event consumed_[2];                          // streamed: a slice's last accumulation queued
 };
 
 template <class C>

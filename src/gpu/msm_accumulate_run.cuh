@@ -17,8 +17,8 @@
 namespace cuzk::gpu {
 
 template <class Group>
-status device_msm<Group>::accumulate_affine(std::size_t count, unsigned c, unsigned windows,
-                                            unsigned group_windows, const chunk& ch, unsigned& rounds,
+status device_msm<Group>::accumulate_affine(unsigned c, unsigned windows, unsigned group_windows,
+                                            uint32_t slots, const chunk& ch, unsigned& rounds,
                                             cudaStream_t stream) {
   using namespace msm_detail;
   using F = typename device_types<Group>::field;
@@ -28,6 +28,9 @@ status device_msm<Group>::accumulate_affine(std::size_t count, unsigned c, unsig
   A* const buckets = reinterpret_cast<A*>(bucket_.data());
   F* const prefix = reinterpret_cast<F*>(prefix_.data());
   F* const totals = reinterpret_cast<F*>(totals_.data());
+  const std::size_t count = ch.n;  // the chunk's points: its sorted digits hold `count` per window
+  const uint32_t* start = start_.data() + std::size_t{ch.slice} * slots;
+  const uint32_t* end = end_.data() + std::size_t{ch.slice} * slots;
   for (unsigned w0 = 0; w0 < windows; w0 += group_windows) {
     const unsigned w1 = std::min(windows, w0 + group_windows);
     const uint32_t s0 = w0 << c, s1 = w1 << c;
@@ -35,7 +38,7 @@ status device_msm<Group>::accumulate_affine(std::size_t count, unsigned c, unsig
     for (unsigned r = 0;; ++r) {
       const unsigned in = (r + 1) % 2, out = r % 2;
       if (r == 0) {
-        count_first_kernel<<<grid(s1 - s0, T), T, 0, stream>>>(start_.data(), end_.data(), s0, s1,
+        count_first_kernel<<<grid(s1 - s0, T), T, 0, stream>>>(start, end, s0, s1,
                                                                bucket_mask, cnt_[in].data(), off_[in].data(),
                                                                cnt_[out].data());
       } else {
@@ -95,7 +98,7 @@ status device_msm<Group>::accumulate_affine(std::size_t count, unsigned c, unsig
         return status::ok();
       };
       if (r == 0) {
-        CUZK_TRY(launch(round_source<A, true>{reinterpret_cast<const A*>(points_.data()), ch.vals, nullptr}));
+        CUZK_TRY(launch(round_source<A, true>{reinterpret_cast<const A*>(ch.points), ch.vals, nullptr}));
       } else {
         CUZK_TRY(
             launch(round_source<A, false>{nullptr, nullptr, reinterpret_cast<const A*>(buf_[in].data())}));
@@ -113,7 +116,7 @@ status device_msm<Group>::plan_xyzz(unsigned k, unsigned c, uint32_t slots, cons
                                     cudaStream_t prep) {
   using namespace msm_detail;
   constexpr unsigned T = 256;
-  const std::size_t set = std::size_t{k} * slots;
+  const std::size_t set = std::size_t{ch.slice} * slots;
   uint32_t* parts = parts_.data() + set;
   uint32_t* offs = offs_.data() + set;
   uint32_t* misc = misc_.data() + 3 * std::size_t{k};
@@ -154,7 +157,7 @@ status device_msm<Group>::accumulate_xyzz(unsigned k, unsigned c, uint32_t slots
     const uint32_t max_parts = plan[2];
     if (items > ch.items_cap) return status(errc::internal, "gpu::device_msm: work items exceed their bound");
     if (items == 0) return status::ok();
-    const std::size_t set = std::size_t{k} * slots;
+    const std::size_t set = std::size_t{ch.slice} * slots;
     const uint32_t* parts = parts_.data() + set;
     const uint32_t* offs = offs_.data() + set;
     const uint32_t* start = start_.data() + set;
@@ -174,7 +177,7 @@ status device_msm<Group>::accumulate_xyzz(unsigned k, unsigned c, uint32_t slots
     X* buckets = reinterpret_cast<X*>(bucket_x_.data());
     constexpr unsigned TA = 128;
     accumulate_kernel<A, X><<<grid(items, TA), TA, 0, stream>>>(
-        reinterpret_cast<const A*>(points_.data()), ch.vals, item_slot_.data(), start, end, offs, parts,
+        reinterpret_cast<const A*>(ch.points), ch.vals, item_slot_.data(), start, end, offs, parts,
         lv.Current(), ch.part, items, c, k > 0, partial, buckets);
     CUZK_CUDA_TRY(cudaGetLastError());
     unsigned r = 0;

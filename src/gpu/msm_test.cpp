@@ -12,8 +12,10 @@
 //    arithmetic, no group work), with infinities and zeros mixed in; random points with scalar 1
 //    sum to their plain sum.
 // Every case runs every path that must agree: the affine rounds; for G1 the XYZZ runs as one
-// point range, as three (uneven) ranges and as the size's default; and the entry point taking
-// scalars already on the device. The result buffers of the device are scratch reused across
+// point range, as three (uneven) ranges and as the size's default; the entry point taking
+// scalars already on the device; and streamed points (the points left in host memory and copied
+// in ranges) in ranges of a few points, of about a third of n (so n is not a multiple of the
+// range) and of n, with scalars from the host and from the device. The result buffers of the device are scratch reused across
 // runs; each run starts from new scalars, so a stale partial sum would show as a mismatch.
 //
 // Without a CUDA device every test is skipped with a message.
@@ -125,6 +127,54 @@ jac_t<G> run_gpu(device_msm<G>& msm, const std::vector<fr_t<G>>& s) {
   return *r;
 }
 
+// Streamed points over the same points and scalars must give `want`, for ranges of `small`
+// points, of n / 3 + 1 and of n (one range), with host and device scalars, and for G1 with the
+// affine rounds too (whose range buckets are added into XYZZ ones, as G2's always are); the same
+// for resident points in ranges taking turns (set_resident_range). One run also reports its
+// timings, which must count the ranges.
+template <class G>
+void expect_streamed(const std::vector<aff_t<G>>& pts, const std::vector<fr_t<G>>& s, const jac_t<G>& want,
+                     std::size_t small = 7) {
+  const auto reprs = canonical<G>(s);
+  const std::size_t n = pts.size();
+  const bool g1 = std::string(G::name) == "G1";
+  auto dev = device_buffer<typename fr_t<G>::repr>::create(std::max<std::size_t>(reprs.size(), 1));
+  ASSERT_TRUE(dev.is_ok()) << dev.error().to_string();
+  ASSERT_TRUE(dev->copy_from_host(reprs.data(), reprs.size()).is_ok());
+  auto check = [&](device_msm<G>& m, const std::string& what) {
+    for (const auto acc : {msm_accumulation::automatic, msm_accumulation::affine}) {
+      if (acc == msm_accumulation::affine && !g1) continue;  // G2's automatic is the affine rounds
+      m.set_accumulation(acc);
+      const std::string label = what + (acc == msm_accumulation::affine ? ", affine" : "") + ", n=" +
+                                std::to_string(n);
+      auto h = m.run(reprs.data(), reprs.size());
+      ASSERT_TRUE(h.is_ok()) << h.error().to_string();
+      EXPECT_EQ(*h, want) << label << ", host scalars";
+      auto d = m.run_device(dev->data(), reprs.size());
+      ASSERT_TRUE(d.is_ok()) << d.error().to_string();
+      EXPECT_EQ(*d, want) << label << ", device scalars";
+    }
+  };
+  for (std::size_t chunk : {small, n / 3 + 1, std::max<std::size_t>(n, 1)}) {
+    auto m = device_msm<G>::create_streamed(pts.data(), n, chunk);
+    ASSERT_TRUE(m.is_ok()) << m.error().to_string();
+    EXPECT_TRUE(m->streamed());
+    check(*m, "streamed in ranges of " + std::to_string(chunk));
+    if (n == 0) continue;
+    msm_timing t;
+    auto timed = m->run(reprs.data(), reprs.size(), &t);
+    ASSERT_TRUE(timed.is_ok()) << timed.error().to_string();
+    EXPECT_EQ(*timed, want);
+    EXPECT_EQ(t.chunks, (n + chunk - 1) / chunk);
+    EXPECT_TRUE(t.streamed);
+    EXPECT_GT(t.total_ms, 0.0f);
+  }
+  auto resident = device_msm<G>::create(pts.data(), n);
+  ASSERT_TRUE(resident.is_ok()) << resident.error().to_string();
+  resident->set_resident_range(small);
+  check(*resident, "resident in ranges of " + std::to_string(small));
+}
+
 template <class G>
 class GpuMsm : public ::testing::Test {};
 using groups_under_test = ::testing::Types<bn254_g1, bls12_381_g1, bn254_g2, bls12_381_g2>;
@@ -151,12 +201,16 @@ TYPED_TEST(GpuMsm, MatchesNaiveSmallSizes) {
     for (auto& x : s) x = Fr::random(rng);
     for (std::size_t i = 3; i < n; i += 5) s[i] = Fr::zero();
     if (n > 0) s[n - 1] = -Fr::one();  // r - 1: every digit at its largest
-    EXPECT_EQ(run_gpu<G>(*msm, s), naive_parallel<G>(pts, s)) << "random, n=" << n;
+    auto want = naive_parallel<G>(pts, s);
+    EXPECT_EQ(run_gpu<G>(*msm, s), want) << "random, n=" << n;
+    expect_streamed<G>(pts, s, want);
 
     // Mostly 0 and 1, a few random: one bucket takes nearly every point.
     for (std::size_t i = 0; i < n; ++i) s[i] = (i % 3 == 0) ? Fr::zero() : Fr::one();
     for (std::size_t i = 0; i < n; i += 97) s[i] = Fr::random(rng);
-    EXPECT_EQ(run_gpu<G>(*msm, s), naive_parallel<G>(pts, s)) << "0/1, n=" << n;
+    want = naive_parallel<G>(pts, s);
+    EXPECT_EQ(run_gpu<G>(*msm, s), want) << "0/1, n=" << n;
+    expect_streamed<G>(pts, s, want, 100);
   }
 }
 
@@ -178,7 +232,9 @@ TYPED_TEST(GpuMsm, BatchAffineEdgeCases) {
       std::vector<Fr> s(n, Fr::from_uint(5));  // one bucket
       EXPECT_EQ(run_gpu<G>(*msm, s), naive_parallel<G>(pts, s)) << "one bucket, n=" << n << " trial " << trial;
       for (auto& x : s) x = few[rng() % 4];  // a few buckets, some in every window
-      EXPECT_EQ(run_gpu<G>(*msm, s), naive_parallel<G>(pts, s)) << "few buckets, n=" << n << " trial " << trial;
+      const auto want = naive_parallel<G>(pts, s);
+      EXPECT_EQ(run_gpu<G>(*msm, s), want) << "few buckets, n=" << n << " trial " << trial;
+      if (trial == 0) expect_streamed<G>(pts, s, want, 3);
     }
   }
 }
@@ -202,7 +258,10 @@ TYPED_TEST(GpuMsm, ZeroOneScalars) {
     const auto u = rng() % 10;
     s[i] = u < 5 ? Fr::zero() : u < 9 ? Fr::one() : Fr::random(rng);
   }
-  EXPECT_EQ(run_gpu<G>(*msm, s), naive_parallel<G>(pts, s)) << "mixed 0/1/random";
+  const auto want = naive_parallel<G>(pts, s);
+  EXPECT_EQ(run_gpu<G>(*msm, s), want) << "mixed 0/1/random";
+  expect_streamed<G>(pts, s, want, 1000);
+  expect_streamed<G>(pts, std::vector<Fr>(n, Fr::zero()), jac_t<G>::infinity(), 999);
 }
 
 TYPED_TEST(GpuMsm, ClosedFormsLarge) {
@@ -235,6 +294,8 @@ TYPED_TEST(GpuMsm, ClosedFormsLarge) {
       want += s[i] * weight(i);
     }
     EXPECT_EQ(run_gpu<G>(*msm, s), ec::scalar_mul(g, want)) << "random scalars, n=" << n;
+    // Streamed, in ranges that leave a short last one.
+    expect_streamed<G>(pts, s, ec::scalar_mul(g, want), (n >> 2) + 12345);
   }
   // Random points, scalar 1: the plain sum.
   const std::size_t n = std::size_t{1} << 16;
