@@ -13,12 +13,15 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <span>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "gpu/abc_device.hpp"
 #include "gpu/h_scalars.hpp"
+#include "gpu/pinned_buffer.hpp"
 #include "groth16/assemble.hpp"
 #include "groth16/gpu/gpu_prover.hpp"
 #include "groth16/gpu/gpu_proving_key.hpp"
@@ -125,6 +128,92 @@ status size_msm_scratch(detail::gpu_key_state<Curve>& st) {
   return run(st.msm_h, st.domain_size);
 }
 
+namespace detail {
+
+template <class Fr>
+std::size_t csr_device_bytes(const synth::csr_matrix<Fr>& m) {
+  return m.row_start.size() * sizeof(uint64_t) + m.col.size() * sizeof(uint32_t) + m.value.size() * sizeof(Fr);
+}
+
+// A vector's points and the MSM object that owns them: resident, or left where they are and
+// streamed.
+template <class Msm, class Point>
+status make_msm(Msm& slot, std::span<const Point> points, bool streamed, std::size_t chunk_points) {
+  return take(slot, streamed ? Msm::create_streamed(points.data(), points.size(), chunk_points)
+                             : Msm::create(points.data(), points.size()));
+}
+
+// Whether the runtime knows `p` as page-locked host memory (cudaHostAlloc'd or registered).
+inline bool pinned_host(const void* p) {
+  cudaPointerAttributes attr{};
+  const bool host = cudaPointerGetAttributes(&attr, p) == cudaSuccess && attr.type == cudaMemoryTypeHost;
+  (void)cudaGetLastError();
+  return host;
+}
+
+// The points a streamed vector streams from: `points` where they are pinned already, otherwise a
+// pinned copy the key owns, filled by the pool's threads. Where the copy cannot be allocated (host
+// memory), the vector streams from where it is, at the pageable rate, and the key says so.
+template <class Point>
+std::span<const Point> pinned_source(std::span<const Point> points, gpu::pinned_buffer<Point>& copy,
+                                     bool& pageable) {
+  if (points.empty() || pinned_host(points.data())) return points;
+  auto made = gpu::pinned_buffer<Point>::create(points.size());
+  if (!made) {
+    pageable = true;
+    return points;
+  }
+  copy = std::move(made).value();
+  thread_pool::global().parallel_for(
+      points.size(),
+      [&](std::size_t lo, std::size_t hi) { std::memcpy(copy.data() + lo, points.data() + lo, (hi - lo) * sizeof(Point)); },
+      1 << 16);
+  return {copy.data(), points.size()};
+}
+
+}  // namespace detail
+
+template <class Curve>
+std::size_t estimate_device_bytes(const proving_key_view<Curve>& pk, const gpu_key_options& options,
+                                  key_vector_set streamed) {
+  using fr = typename Curve::fr;
+  const std::size_t chunk_points = options.stream_chunk_points;
+  std::size_t bytes = 0;
+  auto vector_bytes = [&](key_vector v, auto msm_type, std::size_t count, std::size_t point_bytes) {
+    using M = typename decltype(msm_type)::type;
+    const bool s = streamed.contains(v);
+    bytes += s ? 0 : count * point_bytes;
+    bytes += M::scratch_bytes(count, s ? (chunk_points != 0 ? chunk_points : M::default_chunk_points) : 0);
+  };
+  vector_bytes(key_vector::a, std::type_identity<gpu::msm_g1<Curve>>{}, pk.a.size(), sizeof(g1_affine<Curve>));
+  vector_bytes(key_vector::b1, std::type_identity<gpu::msm_g1<Curve>>{}, pk.b1.size(), sizeof(g1_affine<Curve>));
+  vector_bytes(key_vector::b2, std::type_identity<gpu::msm_g2<Curve>>{}, pk.b2.size(), sizeof(g2_affine<Curve>));
+  vector_bytes(key_vector::c, std::type_identity<gpu::msm_g1<Curve>>{}, pk.c.size(), sizeof(g1_affine<Curve>));
+  vector_bytes(key_vector::h, std::type_identity<gpu::msm_g1<Curve>>{}, pk.h.size(), sizeof(g1_affine<Curve>));
+  bytes += gpu_ntt_plan_bytes<Curve>(pk.domain_size);
+  if (options.synthesis == synthesis_place::device && pk.matrices != nullptr)
+    bytes += detail::csr_device_bytes(pk.matrices->a) + detail::csr_device_bytes(pk.matrices->b);
+  if (options.workspace == key_workspace::own)
+    bytes += 3 * pk.domain_size * sizeof(fr) + pk.n_vars * sizeof(typename fr::repr);  // a | b | c, witness
+  return bytes;
+}
+
+template <class Curve>
+result<key_vector_set> choose_streamed(const proving_key_view<Curve>& pk, const gpu_key_options& options,
+                                       std::size_t budget) {
+  key_vector_set set = options.streamed;
+  auto need = [&] { return estimate_device_bytes(pk, options, set); };
+  for (key_vector v : streaming_order) {
+    if (need() <= budget) return set;
+    set = set.with(v);
+  }
+  if (need() <= budget) return set;
+  return status(errc::resource_exhausted,
+                "gpu prover: a key of domain size " + std::to_string(pk.domain_size) + " needs about " +
+                    std::to_string(need() >> 20) + " MiB of device memory with every point vector streamed; the "
+                    "budget is " + std::to_string(budget >> 20) + " MiB");
+}
+
 template <class Curve>
 result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const proving_key_view<Curve>& pk,
                                                               int device, gpu_key_options options) {
@@ -143,11 +232,25 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const proving_key_
   st->domain_size = pk.domain_size;
   st->kernel_lock = options.kernel_lock ? std::move(options.kernel_lock) : std::make_shared<std::mutex>();
   const std::size_t n = pk.domain_size;
-  CUZK_TRY(detail::take(st->msm_a, gpu::msm_g1<Curve>::create(pk.a.data(), pk.a.size())));
-  CUZK_TRY(detail::take(st->msm_b1, gpu::msm_g1<Curve>::create(pk.b1.data(), pk.b1.size())));
-  CUZK_TRY(detail::take(st->msm_b2, gpu::msm_g2<Curve>::create(pk.b2.data(), pk.b2.size())));
-  CUZK_TRY(detail::take(st->msm_c, gpu::msm_g1<Curve>::create(pk.c.data(), pk.c.size())));
-  CUZK_TRY(detail::take(st->msm_h, gpu::msm_g1<Curve>::create(pk.h.data(), pk.h.size())));
+  if (options.device_budget_bytes) {
+    auto chosen = choose_streamed(pk, options, *options.device_budget_bytes);
+    if (!chosen) return chosen.error();
+    st->streamed = *chosen;
+  } else {
+    st->streamed = options.streamed;
+  }
+  const key_vector_set& sv = st->streamed;
+  const std::size_t chunk = options.stream_chunk_points;
+  auto vector = [&](auto& msm, auto points, key_vector v, auto& copy) -> status {
+    const bool streamed = sv.contains(v);
+    if (streamed) points = detail::pinned_source(points, copy, st->pageable_streamed);
+    return detail::make_msm(msm, points, streamed, chunk);
+  };
+  CUZK_TRY(vector(st->msm_a, pk.a, key_vector::a, st->pinned_a));
+  CUZK_TRY(vector(st->msm_b1, pk.b1, key_vector::b1, st->pinned_b1));
+  CUZK_TRY(vector(st->msm_b2, pk.b2, key_vector::b2, st->pinned_b2));
+  CUZK_TRY(vector(st->msm_c, pk.c, key_vector::c, st->pinned_c));
+  CUZK_TRY(vector(st->msm_h, pk.h, key_vector::h, st->pinned_h));
   CUZK_TRY(detail::take(st->plan, gpu::ntt_plan<fr>::create(static_cast<unsigned>(std::countr_zero(n)),
                                                             nullptr, prover_ntt_tables)));
   if (options.synthesis == synthesis_place::device) {
@@ -491,6 +594,10 @@ result<formats::proof<Curve>> prove(const proving_key_view<Curve>& pk,
 #define CUZK_GPU_PROVER_INSTANTIATE(C)                                                                  \
   namespace cuzk::groth16 {                                                                             \
   template class gpu_proving_key<C>;                                                                    \
+  template std::size_t estimate_device_bytes<C>(const proving_key_view<C>&, const gpu_key_options&,            \
+                                                key_vector_set);                                        \
+  template result<key_vector_set> choose_streamed<C>(const proving_key_view<C>&, const gpu_key_options&,       \
+                                                     std::size_t);                                      \
   template result<formats::proof<C>> prove_with<C>(const proving_key_view<C>&, std::span<const C::fr::repr>, \
                                                    const C::fr&, const C::fr&, phase_timings*,          \
                                                    const gpu_context<C>&);                              \

@@ -12,6 +12,9 @@
 //    kernels wait for the device;
 //  - r = s = 0 and random r, s, several proofs per key (the key's buffers and MSM scratch are
 //    reused, so a stale value from the previous proof would show);
+//  - keys with streamed point vectors (all of them, or some, in ranges of a few hundred points, so
+//    the sizes are not multiples of the range; and the set a device budget chooses), from a
+//    mapped zkey and from keys in memory, both page-locked by the key;
 //  - 1000 proofs in a loop on one key: every proof equal to the CPU's, device memory
 //    (cudaMemGetInfo) the same after the loop as after the first proof, and back to where it was
 //    once the key is gone.
@@ -76,11 +79,23 @@ std::string fixture(const std::string& circuit, const std::string& file) {
 template <class C>
 void expect_same_proofs_with(const proving_key_view<C>& pk, std::span<const typename C::fr::repr> w,
                              const formats::verification_key<C>& vk, uint64_t seed, int rounds,
-                             synthesis_place place) {
+                             synthesis_place place, gpu_key_options options = {}) {
   using Fr = typename C::fr;
-  auto gk = gpu_proving_key<C>::create(pk, 0, gpu_key_options{place});
+  options.synthesis = place;
+  auto gk = gpu_proving_key<C>::create(pk, 0, options);
   ASSERT_TRUE(gk.is_ok()) << gk.error().to_string();
   ASSERT_EQ(gk->synthesis(), place);
+  if (options.device_budget_bytes) {
+    // The key streams what the chooser picks for its budget: something, not everything.
+    auto chosen = choose_streamed<C>(pk, options, *options.device_budget_bytes);
+    ASSERT_TRUE(chosen.is_ok()) << chosen.error().to_string();
+    EXPECT_EQ(gk->streamed(), *chosen);
+    EXPECT_FALSE(gk->streamed().empty());
+    EXPECT_NE(gk->streamed(), key_vector_set::all());
+  } else {
+    EXPECT_EQ(gk->streamed(), options.streamed);
+  }
+  EXPECT_FALSE(gk->pageable_streamed());
   const auto publics = public_signals_of<C>(w, pk.n_public);
   std::mt19937_64 rng(seed);
   for (int i = 0; i < rounds; ++i) {
@@ -109,6 +124,35 @@ void expect_same_proofs(const proving_key_view<C>& pk, std::span<const typename 
     SCOPED_TRACE(std::string("synthesis ") + synthesis_place_name(place));
     expect_same_proofs_with<C>(pk, w, vk, seed, rounds, place);
   }
+}
+
+// With streamed vectors: all five in ranges of 100 and of 333 points, B2 and H alone, and what a
+// budget just below the all-resident estimate chooses.
+template <class C>
+void expect_same_proofs_streamed(const proving_key_view<C>& pk, std::span<const typename C::fr::repr> w,
+                                 const formats::verification_key<C>& vk, uint64_t seed) {
+  const auto b2_h = key_vector_set().with(key_vector::b2).with(key_vector::h);
+  for (const auto& [set, chunk] : {std::pair{key_vector_set::all(), std::size_t{100}},
+                                   std::pair{key_vector_set::all(), std::size_t{333}}, std::pair{b2_h, std::size_t{333}}}) {
+    SCOPED_TRACE("streamed " + set.to_string() + " in ranges of " + std::to_string(chunk));
+    gpu_key_options o;
+    o.streamed = set;
+    o.stream_chunk_points = chunk;
+    expect_same_proofs_with<C>(pk, w, vk, seed, 2, synthesis_place::device, o);
+  }
+  gpu_key_options o;
+  o.stream_chunk_points = 256;
+  const std::size_t resident = estimate_device_bytes<C>(pk, o, {});
+  o.device_budget_bytes = resident - 1;
+  // H goes first (streaming_order).
+  auto chosen = choose_streamed<C>(pk, o, resident - 1);
+  ASSERT_TRUE(chosen.is_ok()) << chosen.error().to_string();
+  EXPECT_TRUE(chosen->contains(key_vector::h)) << chosen->to_string();
+  expect_same_proofs_with<C>(pk, w, vk, seed, 2, synthesis_place::device, o);
+  auto none = choose_streamed<C>(pk, o, 1 << 20);
+  ASSERT_FALSE(none.is_ok());
+  EXPECT_NE(none.error().to_string().find("with every point vector streamed"), std::string::npos)
+      << none.error().to_string();
 }
 
 // A development key for `cs` and the CPU proving key over it, or a test failure.
@@ -213,6 +257,31 @@ TYPED_TEST(gpu_prover_test, edge_constraint_counts) {
     auto key = make_dev_key<TypeParam>(cs);
     ASSERT_TRUE(key.has_value());
     expect_same_proofs<TypeParam>(key->pk.view(), circuit.witness, key->dk.vk, m, 2);
+  }
+}
+
+TYPED_TEST(gpu_prover_test, streamed_keys_match_cpu_and_verify) {
+  CUZK_REQUIRE_GPU();
+  using Fr = typename TypeParam::fr;
+  {
+    SCOPED_TRACE("poseidon zkey, mapped");
+    auto zk = formats::zkey<TypeParam>::open(fixture<TypeParam>("poseidon", "circuit.zkey"));
+    ASSERT_TRUE(zk.is_ok()) << zk.error().to_string();
+    auto pk = proving_key<TypeParam>::from_zkey(*zk);
+    ASSERT_TRUE(pk.is_ok()) << pk.error().to_string();
+    auto wt = formats::wtns::open(fixture<TypeParam>("poseidon", "circuit.wtns"));
+    ASSERT_TRUE(wt.is_ok()) << wt.error().to_string();
+    auto w = witness_of<TypeParam>(*wt);
+    ASSERT_TRUE(w.is_ok()) << w.error().to_string();
+    expect_same_proofs_streamed<TypeParam>(pk->view(), *w, formats::verification_key_of(*zk), 21);
+  }
+  for (const auto kind : {synth::witness_kind::dense, synth::witness_kind::mostly_boolean}) {
+    SCOPED_TRACE(kind == synth::witness_kind::dense ? "3001 constraints, dense" : "3001 constraints, boolean");
+    const auto circuit = synth::make_synthetic_circuit<Fr>(12, kind, 23);
+    const auto cs = first_constraints(circuit.cs, 3001);
+    auto key = make_dev_key<TypeParam>(cs);
+    ASSERT_TRUE(key.has_value());
+    expect_same_proofs_streamed<TypeParam>(key->pk.view(), circuit.witness, key->dk.vk, 22);
   }
 }
 

@@ -31,6 +31,19 @@
 // on the device at the same moment would count too: a daemon serializes them,
 // engine/backends/gpu_prover_backend.cpp).
 //
+// Streamed vectors. A key larger than the device keeps some point vectors in host memory and
+// streams them to the device in every proof (gpu/msm.hpp, 'Streamed points'): which ones is
+// gpu_key_options::streamed, or, given a device budget, choose_streamed() picks the fewest that
+// make the key fit, in the order streaming costs least (streaming_order). A streamed vector
+// crosses from pinned memory: where the view's points are pinned already (the bench's random key)
+// they stream from there, and must stay unchanged while the key lives; otherwise (a mapped zkey,
+// a key in ordinary memory) create() copies them into pinned memory of its own, on the pool's
+// threads. Page-locking the view's memory in place (cudaHostRegister) is not used: a copy whose
+// source starts in pageable memory and runs into registered pages fails (cudaErrorInvalidValue,
+// seen on the H200 with the vectors of one mapped zkey), and the vectors of a zkey share pages at
+// their ends. If the pinned copy cannot be allocated, the vector streams from pageable memory at a
+// fraction of the rate (pageable_streamed() says so).
+//
 // Thread: create and destroy on any thread; the key makes its device current itself.
 #pragma once
 
@@ -42,6 +55,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include "base/result.hpp"
 #include "curves/bls12_381_groups.hpp"
@@ -49,7 +63,9 @@
 #include "gpu/abc_device.hpp"
 #include "gpu/msm.hpp"
 #include "gpu/ntt.hpp"
+#include "gpu/pinned_buffer.hpp"
 #include "groth16/gpu/gpu_workspace.hpp"
+#include "groth16/key_vectors.hpp"
 #include "groth16/proving_key.hpp"
 
 namespace cuzk::groth16 {
@@ -81,7 +97,35 @@ struct gpu_key_options {
   std::shared_ptr<std::mutex> kernel_lock;
   key_workspace workspace = key_workspace::own;
   key_scratch scratch = key_scratch::on_first_proof;
+  // Point vectors streamed from host memory in every proof instead of resident (see above).
+  key_vector_set streamed;
+  // With a budget, create() streams `streamed` plus what choose_streamed() adds to fit in it.
+  std::optional<std::size_t> device_budget_bytes;
+  // Points per streamed range (0: gpu::device_msm's default).
+  std::size_t stream_chunk_points = 0;
 };
+
+// The order in which vectors are streamed when a key does not fit: the one whose copy hides best
+// behind its own MSM first. H's scalars are always dense, so its MSM does the most work per point;
+// B2's G2 additions cost ~3x a G1 one for 2x the bytes; A, B1 and C take the witness, mostly 0/1
+// in the circuits this is for, whose MSMs are the shortest per point (docs/gpu/msm.md, 'Streamed
+// points').
+inline constexpr key_vector streaming_order[] = {key_vector::h, key_vector::b2, key_vector::c, key_vector::b1,
+                                                 key_vector::a};
+
+// Device bytes a key of pk's shape made with `options` takes with `streamed` vectors streamed:
+// resident points, the MSMs' scratch, the NTT plan, the matrices with synthesis on the device,
+// and with key_workspace::own its workspace: an estimate for a budget
+// (gpu::device_msm::scratch_bytes).
+template <class Curve>
+std::size_t estimate_device_bytes(const proving_key_view<Curve>& pk, const gpu_key_options& options,
+                                  key_vector_set streamed);
+
+// `options.streamed` plus the vectors, in streaming_order, that make estimate_device_bytes fit in
+// `budget`; an error when even all streamed does not fit.
+template <class Curve>
+result<key_vector_set> choose_streamed(const proving_key_view<Curve>& pk, const gpu_key_options& options,
+                                       std::size_t budget);
 
 namespace detail {
 
@@ -96,12 +140,18 @@ struct gpu_key_state {
   std::size_t n_vars = 0, n_public = 0, domain_size = 0;
   std::size_t resident_bytes = 0;
   std::shared_ptr<std::mutex> kernel_lock;  // held while this key's kernels run
+  // Pinned copies of streamed vectors that were not pinned where the view has them; declared
+  // before the MSM objects that read them, so they go after them.
+  gpu::pinned_buffer<g1_affine<Curve>> pinned_a, pinned_b1, pinned_c, pinned_h;
+  gpu::pinned_buffer<g2_affine<Curve>> pinned_b2;
   gpu::msm_g1<Curve> msm_a, msm_b1, msm_c, msm_h;
   gpu::msm_g2<Curve> msm_b2;
   gpu::ntt_plan<fr> plan;
   std::optional<gpu::device_constraint_matrices<fr>> matrices;  // synthesis_place::device
   std::mutex own_mutex;                                     // one proof at a time on `own`
   std::unique_ptr<gpu_workspace<Curve>> own;                // key_workspace::own only
+  key_vector_set streamed;                                  // vectors streamed from host memory
+  bool pageable_streamed = false;                           // some stream from pageable memory
 
   gpu_key_state() = default;
   gpu_key_state(const gpu_key_state&) = delete;
@@ -130,6 +180,10 @@ class gpu_proving_key {
   // Device memory the key took when it was made (cudaMemGetInfo before and after), in bytes; with
   // key_scratch::on_first_proof the MSM scratch that the first proof adds is not in it.
   std::size_t resident_bytes() const noexcept { return state_->resident_bytes; }
+  // The vectors streamed from host memory in every proof, and whether any of them streams from
+  // pageable memory because page-locking it failed.
+  key_vector_set streamed() const noexcept { return state_->streamed; }
+  bool pageable_streamed() const noexcept { return state_->pageable_streamed; }
   // The lock the prover holds around this key's kernels.
   std::mutex& kernel_lock() const noexcept { return *state_->kernel_lock; }
 
