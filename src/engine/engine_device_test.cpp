@@ -27,7 +27,7 @@ class slot_key final : public device_key {
 
 class slot_uploader final : public device_uploader {
  public:
-  uint64_t estimate_bytes(const loaded_key&) const override { return 1000; }
+  uint64_t estimate_bytes(const loaded_key&, uint64_t) const override { return 1000; }
   result<std::shared_ptr<const device_key>> upload(const loaded_key&, int slot, const device_slot&) override {
     std::lock_guard lk(m);
     ++uploads[slot];

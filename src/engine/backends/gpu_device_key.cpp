@@ -13,11 +13,20 @@ uint64_t csr_bytes(const synth::csr_matrix<Fr>& m) {
   return m.row_start.size() * sizeof(uint64_t) + m.col.size() * sizeof(uint32_t) + m.value.size() * sizeof(Fr);
 }
 
+// What is known before the upload: the resident vectors' points (those the budget does not make
+// the key stream), the NTT twiddles and the matrices A and B. The MSM scratch is measured after.
 template <class C>
-uint64_t known_device_bytes(const key_material<C>& m) {
+uint64_t known_device_bytes(const key_material<C>& m, const groth16::gpu_key_options& o, uint64_t budget) {
   const auto& v = m.view;
-  const uint64_t points = (v.a.size() + v.b1.size() + v.c.size() + v.h.size()) * sizeof(g1_affine<C>) +
-                          v.b2.size() * sizeof(g2_affine<C>);
+  const auto chosen = groth16::choose_streamed<C>(v, o, budget);
+  const auto streamed = chosen ? *chosen : groth16::key_vector_set::all();
+  uint64_t points = 0;
+  auto add = [&](groth16::key_vector which, uint64_t bytes) { points += streamed.contains(which) ? 0 : bytes; };
+  add(groth16::key_vector::a, v.a.size_bytes());
+  add(groth16::key_vector::b1, v.b1.size_bytes());
+  add(groth16::key_vector::b2, v.b2.size_bytes());
+  add(groth16::key_vector::c, v.c.size_bytes());
+  add(groth16::key_vector::h, v.h.size_bytes());
   const uint64_t twiddles = groth16::gpu_ntt_plan_bytes<C>(v.domain_size);
   return points + twiddles + csr_bytes(m.matrices->a) + csr_bytes(m.matrices->b);
 }
@@ -32,20 +41,27 @@ result<std::shared_ptr<const device_key>> make(const key_material<C>& m, int ord
 
 }  // namespace
 
-uint64_t gpu_uploader::estimate_bytes(const loaded_key& key) const {
-  if (const auto* m = key.get<bn254>()) return known_device_bytes(*m);
-  return known_device_bytes(*key.get<bls12_381>());
+groth16::gpu_key_options gpu_uploader::options_for(uint64_t budget) const {
+  groth16::gpu_key_options o;
+  o.synthesis = place_;
+  o.workspace = groth16::key_workspace::none;
+  o.scratch = groth16::key_scratch::at_creation;
+  o.device_budget_bytes = budget;
+  return o;
+}
+
+uint64_t gpu_uploader::estimate_bytes(const loaded_key& key, uint64_t budget) const {
+  const auto o = options_for(budget);
+  if (const auto* m = key.get<bn254>()) return known_device_bytes(*m, o, budget);
+  return known_device_bytes(*key.get<bls12_381>(), o, budget);
 }
 
 result<std::shared_ptr<const device_key>> gpu_uploader::upload(const loaded_key& key, int slot,
                                                                const device_slot& where) {
   if (slot < 0 || static_cast<std::size_t>(slot) >= slots_->slots.size())
     return status(errc::invalid_argument, "gpu uploader: no slot " + std::to_string(slot));
-  groth16::gpu_key_options o;
-  o.synthesis = place_;
+  groth16::gpu_key_options o = options_for(where.budget);
   o.kernel_lock = slots_->slots[slot]->kernel_lock;
-  o.workspace = groth16::key_workspace::none;
-  o.scratch = groth16::key_scratch::at_creation;
   std::lock_guard alloc(slots_->alloc_lock(where.ordinal));
   if (const auto* m = key.get<bn254>()) return make<bn254>(*m, where.ordinal, std::move(o));
   return make<bls12_381>(*key.get<bls12_381>(), where.ordinal, std::move(o));

@@ -4,7 +4,9 @@
 //
 // An upload makes the key with synthesis on the device from its resident matrices (or where the
 // daemon's config puts it), the slot's kernel lock, no workspace of its own (the workers bring
-// theirs), and its MSM scratch allocated up front, so that no proof allocates device memory.
+// theirs), its MSM scratch allocated up front, so that no proof allocates device memory, and the
+// slot's budget: a key larger than it streams the point vectors that do not fit from the host
+// copy of the key (groth16/gpu/gpu_proving_key.hpp, 'Streamed vectors').
 //
 // Thread safety: upload() from any thread; uploads to one physical device take its allocation
 // lock (gpu_slots.hpp).
@@ -35,13 +37,16 @@ class gpu_uploader final : public device_uploader {
   gpu_uploader(std::shared_ptr<gpu_slots> slots, groth16::synthesis_place place)
       : slots_(std::move(slots)), place_(place) {}
 
-  // The points, the NTT twiddles and, with synthesis on the device, the matrices A and B: what is
-  // known from the sizes. The MSM scratch is known only once it is allocated (measured after).
-  uint64_t estimate_bytes(const loaded_key& key) const override;
+  // The resident points, the NTT twiddles and, with synthesis on the device, the matrices A and B:
+  // what is known from the sizes, with the vectors streamed that groth16::choose_streamed says do
+  // not fit in `budget`. The MSM scratch is known only once it is allocated (measured after).
+  uint64_t estimate_bytes(const loaded_key& key, uint64_t budget) const override;
   result<std::shared_ptr<const device_key>> upload(const loaded_key& key, int slot,
                                                    const device_slot& where) override;
 
  private:
+  // How a key is made on a slot with `budget` bytes for keys.
+  groth16::gpu_key_options options_for(uint64_t budget) const;
   std::shared_ptr<gpu_slots> slots_;
   groth16::synthesis_place place_;
 };

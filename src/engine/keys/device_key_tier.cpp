@@ -210,7 +210,7 @@ status device_key_tier::upload_locked(std::unique_lock<std::mutex>& lk, const st
     }
     if (!devices_.uploader) return status(errc::internal, "srs_manager: device slots without an uploader");
     const std::shared_ptr<const loaded_key> key = std::move(on_host).value();
-    const uint64_t estimate = devices_.uploader->estimate_bytes(*key);
+    const uint64_t estimate = devices_.uploader->estimate_bytes(*key, where.budget);
     if (estimate > where.budget)
       return status(errc::resource_exhausted, "circuit " + id + ": its key needs at least " + std::to_string(estimate) +
                                                   " bytes on the device, more than the " + where.name +

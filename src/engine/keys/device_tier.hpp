@@ -48,9 +48,11 @@ class device_key {
 class device_uploader {
  public:
   virtual ~device_uploader() = default;
-  // Bytes `key` will take on a device, as far as they are known before it is there; the manager
-  // admits an upload on this and enforces the budget again with the measured bytes().
-  virtual uint64_t estimate_bytes(const loaded_key& key) const = 0;
+  // Bytes `key` will take on a device whose slot has `budget` bytes for keys, as far as they are
+  // known before it is there (a key larger than the budget may keep part of itself in host memory
+  // and take less); the manager admits an upload on this and enforces the budget again with the
+  // measured bytes().
+  virtual uint64_t estimate_bytes(const loaded_key& key, uint64_t budget) const = 0;
   // `key` on the device of slot `slot` (an index into the slots the manager was given).
   virtual result<std::shared_ptr<const device_key>> upload(const loaded_key& key, int slot,
                                                            const device_slot& where) = 0;

@@ -39,7 +39,7 @@ class fake_uploader final : public device_uploader {
   uint64_t measured = 100;  // what an upload then takes
   bool fail = false;
 
-  uint64_t estimate_bytes(const loaded_key&) const override { return estimate; }
+  uint64_t estimate_bytes(const loaded_key&, uint64_t) const override { return estimate; }
   result<std::shared_ptr<const device_key>> upload(const loaded_key& key, int slot,
                                                    const device_slot& where) override {
     std::lock_guard lk(m);

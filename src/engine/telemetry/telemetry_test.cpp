@@ -46,7 +46,7 @@ class any_slot_key final : public device_key {
 
 class any_slot_uploader final : public device_uploader {
  public:
-  uint64_t estimate_bytes(const loaded_key&) const override { return 1000; }
+  uint64_t estimate_bytes(const loaded_key&, uint64_t) const override { return 1000; }
   result<std::shared_ptr<const device_key>> upload(const loaded_key&, int, const device_slot&) override {
     return std::shared_ptr<const device_key>(std::make_shared<any_slot_key>());
   }
