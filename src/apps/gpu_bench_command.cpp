@@ -93,7 +93,7 @@ void gpu_bench_command::add_to(CLI::App& bench) {
   prove = bench.add_subcommand("prove",
                                "the whole Groth16 proof on the GPU, per phase, with the copy's GB/s (ms)");
   add_common(prove, prove_opts, prove_curve, prove_opts.log_sizes,
-             "log2 of the domain: a synthetic circuit of 2^K - 2 constraints, K[,K...] (2..26)");
+             "log2 of the domain: a synthetic circuit of 2^K - 2 constraints, K[,K...] (2..28)");
   prove->add_option("--witness", witness, "dense, or boolean (mostly 0/1 values)")
       ->capture_default_str()
       ->transform(one_of(witness_names));
@@ -106,6 +106,16 @@ void gpu_bench_command::add_to(CLI::App& bench) {
   prove->add_option("--synthesis", synthesis, "device, host-pinned or host-pageable")
       ->capture_default_str()
       ->transform(one_of(synthesis_names));
+  prove
+      ->add_option("--stream", stream,
+                   "point vectors left in host memory and streamed to the GPU in every proof: none, all, or "
+                   "a list of a,b1,b2,c,h")
+      ->capture_default_str();
+  prove->add_option("--gpu-budget-mib", prove_opts.gpu_budget_mib,
+                    "device memory the key may take (MiB); the vectors that do not fit are streamed too "
+                    "(default 0: no budget)");
+  prove->add_option("--chunk-points", prove_opts.chunk_points,
+                    "points per streamed range (default 0: 2^22)");
 }
 
 bool gpu_bench_command::chosen() const {
@@ -123,6 +133,11 @@ int gpu_bench_command::run(const global_options&) {
   prove_opts.witness = lookup(witness_names, witness);
   prove_opts.key = lookup(key_names, key);
   prove_opts.synthesis = lookup(synthesis_names, synthesis);
+  if (prove->parsed()) {
+    auto set = groth16::key_vector_set::parse(stream, "--stream");
+    if (!set) return report_error(set.error());
+    prove_opts.stream = *set;
+  }
   const status valid = ntt->parsed()   ? gb::validate(ntt_opts)
                        : msm->parsed() ? gb::validate(msm_opts)
                                        : gb::validate(prove_opts);

@@ -7,6 +7,7 @@
 // the MSM never relies on independence: its buckets see them as unrelated affine inputs.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -18,12 +19,12 @@
 
 namespace cuzk::msm::testing {
 
+// Fills out[0, n) with such points, in place (a caller's pinned buffer, say), on the pool.
 template <class G>
-std::vector<typename G::affine> random_points(std::size_t n, uint64_t seed,
-                                              thread_pool& pool = thread_pool::global()) {
+void fill_random_points(typename G::affine* out, std::size_t n, uint64_t seed,
+                        thread_pool& pool = thread_pool::global()) {
   using jacobian = typename G::jacobian;
   constexpr std::size_t chunk = 4096;
-  std::vector<typename G::affine> out(n);
   const std::size_t chunks = (n + chunk - 1) / chunk;
   pool.parallel_for(chunks, [&](std::size_t c0, std::size_t c1) {
     std::vector<jacobian> tmp(chunk);
@@ -36,9 +37,16 @@ std::vector<typename G::affine> random_points(std::size_t n, uint64_t seed,
         tmp[i] = p;
         p += q;
       }
-      ec::batch_to_affine(tmp.data(), out.data() + begin, len);
+      ec::batch_to_affine(tmp.data(), out + begin, len);
     }
   });
+}
+
+template <class G>
+std::vector<typename G::affine> random_points(std::size_t n, uint64_t seed,
+                                              thread_pool& pool = thread_pool::global()) {
+  std::vector<typename G::affine> out(n);
+  fill_random_points<G>(out.data(), n, seed, pool);
   return out;
 }
 

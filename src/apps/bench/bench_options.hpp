@@ -6,14 +6,16 @@
 // (ntt_bench.hpp, msm_bench.hpp, prove_bench.hpp) exist only where the CUDA backend is built.
 //
 // The size limits are what the benchmarks can do on one H200 with its host (128 GiB), not what the
-// kernels could: the MSM's points and the prover's key are built on the CPU first, and the key at
-// 2^24 already takes 14 GiB of device memory (docs/BENCHMARKS.md).
+// kernels could: the MSM's points and the prover's key are built on the CPU first; the key at 2^24
+// takes 14 GiB of device memory, and above 2^25 the prover's key must stream its points (--stream;
+// docs/BENCHMARKS.md, 'Keys larger than the device').
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "base/result.hpp"
+#include "groth16/key_vectors.hpp"
 
 namespace cuzk::apps::bench {
 
@@ -28,7 +30,10 @@ enum class prove_synthesis { device, host_pinned, host_pageable };
 inline constexpr unsigned max_reps = 1000;
 inline constexpr unsigned ntt_min_log = 1, ntt_max_log = 28;  // BN254's two-adicity is 28
 inline constexpr unsigned msm_min_log = 1, msm_max_log_g1 = 26, msm_max_log_g2 = 24;
-inline constexpr unsigned prove_min_log = 2, prove_max_log = 26;  // 2^K - 2 constraints, K >= 2
+// 2^K - 2 constraints, K >= 2; above 2^26 the key's points (77 GiB at 2^27 on BLS12-381) must be
+// streamed, and BN254's two-adicity is 28.
+inline constexpr unsigned prove_min_log = 2, prove_max_log = 28;
+inline constexpr std::size_t max_chunk_points = std::size_t{1} << 26;  // gpu::device_msm::max_chunk_points
 
 // Every run: which device, how many timed repetitions after the one warm-up.
 struct common_options {
@@ -57,6 +62,9 @@ struct prove_bench_options : common_options {
   prove_witness witness = prove_witness::dense;
   prove_key key = prove_key::real;
   prove_synthesis synthesis = prove_synthesis::device;
+  groth16::key_vector_set stream;  // point vectors streamed from host memory
+  unsigned gpu_budget_mib = 0;     // 0: no budget; otherwise the key streams what does not fit
+  std::size_t chunk_points = 0;    // points per streamed range (0: the MSM's default)
 };
 
 inline const char* curve_name(bench_curve c) { return c == bench_curve::bn254 ? "bn254" : "bls12-381"; }
@@ -105,6 +113,9 @@ inline status validate(const msm_bench_options& o) {
 
 inline status validate(const prove_bench_options& o) {
   if (auto s = detail::check_common(o); !s) return s;
+  if (o.chunk_points > max_chunk_points)
+    return status(errc::invalid_argument, "--chunk-points: expected 0.." + std::to_string(max_chunk_points) +
+                                              ", found " + std::to_string(o.chunk_points));
   return detail::check_sizes(o.log_sizes, prove_min_log, prove_max_log, "prove");
 }
 

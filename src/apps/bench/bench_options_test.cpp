@@ -56,6 +56,11 @@ TEST(BenchOptions, RepsDeviceAndLists) {
   EXPECT_NE(validate(o).message().find("--chunks"), std::string::npos);
   o.chunks = {};
   EXPECT_FALSE(validate(o).is_ok());
+  auto p = with_sizes<prove_bench_options>({10});
+  p.chunk_points = max_chunk_points;
+  EXPECT_TRUE(validate(p).is_ok());
+  p.chunk_points = max_chunk_points + 1;
+  EXPECT_NE(validate(p).message().find("--chunk-points: expected 0.."), std::string::npos) << validate(p).message();
   // The prove default is 5 repetitions, the others 7.
   EXPECT_EQ(prove_bench_options{}.reps, 5u);
   EXPECT_EQ(ntt_bench_options{}.reps, 7u);

@@ -1,7 +1,11 @@
 // The proof benchmark (prove_bench.hpp): circuit, key and upload per size, then the timed proofs.
 #include "apps/bench/prove_bench.hpp"
 
+#include <sys/resource.h>
+
 #include <chrono>
+#include <memory>
+#include <type_traits>
 #include <optional>
 #include <random>
 #include <string>
@@ -10,6 +14,7 @@
 #include "apps/bench/bench_stats.hpp"
 #include "base/thread_pool.hpp"
 #include "gpu/device.hpp"
+#include "gpu/pinned_buffer.hpp"
 #include "groth16/circuit_io.hpp"
 #include "groth16/gpu/gpu_prover.hpp"
 #include "groth16/setup.hpp"
@@ -38,40 +43,93 @@ groth16::synthesis_place to_place(prove_synthesis s) {
   return groth16::synthesis_place::device;
 }
 
-// A key of the right shape for `cs` whose points are random: for timing only.
+// A key of the right shape for `cs` whose points are random, for timing only. The points are made
+// in place in pinned host memory, where a streamed vector is read from, so the key costs its own
+// size once (no vector to copy from) and crosses at the pinned rate; the matrices are cs's A and B
+// with the public-input rows, as a zkey's coefficient section would give them.
 template <class C>
-formats::groth16_key_data<C> random_key(const synth::constraint_system<typename C::fr>& cs) {
-  using G1 = g1_group<C>;
-  using G2 = g2_group<C>;
-  formats::groth16_key_data<C> kd;
-  kd.n_vars = static_cast<uint32_t>(cs.n_vars);
-  kd.n_public = static_cast<uint32_t>(cs.n_public);
-  kd.domain_size = static_cast<uint32_t>(cs.domain_size());
-  const auto g1s = msm::testing::random_points<G1>(3, 1), g2s = msm::testing::random_points<G2>(3, 2);
-  kd.alpha1 = g1s[0];
-  kd.beta1 = g1s[1];
-  kd.delta1 = g1s[2];
-  kd.beta2 = g2s[0];
-  kd.gamma2 = g2s[1];
-  kd.delta2 = g2s[2];
-  kd.ic = msm::testing::random_points<G1>(cs.n_public + 1, 3);
-  kd.a = msm::testing::random_points<G1>(cs.n_vars, 4);
-  kd.b1 = msm::testing::random_points<G1>(cs.n_vars, 5);
-  kd.b2 = msm::testing::random_points<G2>(cs.n_vars, 6);
-  kd.c = msm::testing::random_points<G1>(cs.n_vars - cs.n_public - 1, 7);
-  kd.h = msm::testing::random_points<G1>(kd.domain_size, 8);
+struct random_key {
+  pinned_buffer<g1_affine<C>> a, b1, c, h;
+  pinned_buffer<g2_affine<C>> b2;
+  std::unique_ptr<synth::constraint_matrices<typename C::fr>> matrices;
+  groth16::proving_key_view<C> view;
+};
+
+// The key's constraint matrices for cs, as a zkey's coefficient section would give them: cs's A
+// and B and the public-input rows.
+template <class Fr>
+result<synth::constraint_matrices<Fr>> key_matrices_of(const synth::constraint_system<Fr>& cs) {
+  std::vector<synth::zkey_coefficient<Fr>> recs;
   const std::size_t m = cs.n_constraints;
-  for (std::size_t j = 0; j < m; ++j)
-    for (uint32_t which = 0; which < 2; ++which) {
-      const auto& mat = which == 0 ? cs.a : cs.b;
+  recs.reserve(cs.a.col.size() + cs.b.col.size() + cs.n_public + 1);
+  for (uint32_t which = 0; which < 2; ++which) {
+    const auto& mat = which == 0 ? cs.a : cs.b;
+    for (std::size_t j = 0; j < m; ++j) {
       const auto cols = mat.row_cols(j);
       const auto vals = mat.row_values(j);
-      for (std::size_t k = 0; k < cols.size(); ++k)
-        kd.coefs.push_back({which, static_cast<uint32_t>(j), cols[k], vals[k]});
+      for (std::size_t i = 0; i < cols.size(); ++i)
+        recs.push_back({which, static_cast<uint32_t>(j), cols[i], synth::value_times_r(vals[i]).montgomery()});
     }
+  }
   for (std::size_t s = 0; s <= cs.n_public; ++s)
-    kd.coefs.push_back({0, static_cast<uint32_t>(m + s), static_cast<uint32_t>(s), C::fr::one()});
-  return kd;
+    recs.push_back({0, static_cast<uint32_t>(m + s), static_cast<uint32_t>(s),
+                    synth::value_times_r(Fr::one()).montgomery()});
+  return synth::matrices_from_records<Fr>(recs, cs.n_vars, cs.domain_size());
+}
+
+// Random points for a circuit of these sizes over `matrices` (key_matrices_of).
+template <class C>
+result<std::unique_ptr<random_key<C>>> make_random_key(std::size_t n_vars, std::size_t n_public, std::size_t domain,
+                                                       synth::constraint_matrices<typename C::fr> matrices) {
+  using G1 = g1_group<C>;
+  using G2 = g2_group<C>;
+  using Fr = typename C::fr;
+  auto k = std::make_unique<random_key<C>>();
+  k->matrices = std::make_unique<synth::constraint_matrices<Fr>>(std::move(matrices));
+  auto pin = [](auto& slot, std::size_t count) -> status {
+    using B = std::remove_reference_t<decltype(slot)>;
+    auto made = B::create(std::max<std::size_t>(count, 1));
+    if (!made) return made.error();
+    slot = std::move(*made);
+    return status::ok();
+  };
+  CUZK_TRY(pin(k->a, n_vars));
+  CUZK_TRY(pin(k->b1, n_vars));
+  CUZK_TRY(pin(k->b2, n_vars));
+  CUZK_TRY(pin(k->c, n_vars - n_public - 1));
+  CUZK_TRY(pin(k->h, domain));
+  msm::testing::fill_random_points<G1>(k->a.data(), n_vars, 4);
+  msm::testing::fill_random_points<G1>(k->b1.data(), n_vars, 5);
+  msm::testing::fill_random_points<G2>(k->b2.data(), n_vars, 6);
+  msm::testing::fill_random_points<G1>(k->c.data(), n_vars - n_public - 1, 7);
+  msm::testing::fill_random_points<G1>(k->h.data(), domain, 8);
+  const auto g1s = msm::testing::random_points<G1>(3, 1);
+  const auto g2s = msm::testing::random_points<G2>(3, 2);
+  auto& v = k->view;
+  v.n_vars = n_vars;
+  v.n_public = n_public;
+  v.domain_size = domain;
+  v.alpha1 = g1s[0];
+  v.beta1 = g1s[1];
+  v.delta1 = g1s[2];
+  v.beta2 = g2s[0];
+  v.gamma2 = g2s[1];
+  v.delta2 = g2s[2];
+  v.a = {k->a.data(), n_vars};
+  v.b1 = {k->b1.data(), n_vars};
+  v.b2 = {k->b2.data(), n_vars};
+  v.c = {k->c.data(), n_vars - n_public - 1};
+  v.h = {k->h.data(), domain};
+  v.matrices = k->matrices.get();
+  CUZK_TRY(v.validate());
+  return k;
+}
+
+// The process's peak resident memory so far, in bytes.
+double peak_rss_bytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) * 1024;
 }
 
 template <class C>
@@ -80,28 +138,45 @@ status bench(const prove_bench_options& o, unsigned log_size, const std::string&
   using Fr = typename C::fr;
   const bool dense = o.witness == prove_witness::dense;
   auto t0 = std::chrono::steady_clock::now();
-  const auto circuit = synth::make_synthetic_circuit<Fr>(
+  auto circuit = synth::make_synthetic_circuit<Fr>(
       log_size, dense ? synth::witness_kind::dense : synth::witness_kind::mostly_boolean);
   const double gen_s = seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();
   std::optional<groth16::development_key<C>> dk;
-  formats::groth16_key_data<C> random_kd;
+  std::optional<groth16::proving_key<C>> dev_pk;
+  std::unique_ptr<random_key<C>> rk;
   if (o.key == prove_key::real) {
     auto made = groth16::development_setup<C>(circuit.cs);
     if (!made) return made.error();
     dk = std::move(made).value();
+    auto pk = groth16::proving_key<C>::from_key_data(dk->key);
+    if (!pk) return pk.error();
+    dev_pk.emplace(std::move(pk).value());
   } else {
-    random_kd = random_key<C>(circuit.cs);
+    // The matrices first; then the circuit's own (as large as the key's) go before the points
+    // take their memory, so that the peak is about the key's size (only the witness and the
+    // sizes of the circuit are read below).
+    auto mats = key_matrices_of(circuit.cs);
+    if (!mats) return mats.error();
+    circuit.cs.a = {};
+    circuit.cs.b = {};
+    circuit.cs.c = {};
+    auto made = make_random_key<C>(circuit.cs.n_vars, circuit.cs.n_public, circuit.cs.domain_size(),
+                                   std::move(mats).value());
+    if (!made) return made.error();
+    rk = std::move(made).value();
   }
-  const auto& kd = dk ? dk->key : random_kd;
-  auto pk = groth16::proving_key<C>::from_key_data(kd);
-  if (!pk) return pk.error();
+  const groth16::proving_key_view<C>& view = dk ? dev_pk->view() : rk->view;
   const double setup_s = seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();
   const groth16::synthesis_place place = to_place(o.synthesis);
-  auto gk = groth16::gpu_proving_key<C>::create(pk->view(), o.device, groth16::gpu_key_options{place});
+  groth16::gpu_key_options key_options{place};
+  key_options.streamed = o.stream;
+  key_options.stream_chunk_points = o.chunk_points;
+  if (o.gpu_budget_mib != 0) key_options.device_budget_bytes = std::size_t{o.gpu_budget_mib} << 20;
+  auto gk = groth16::gpu_proving_key<C>::create(view, o.device, key_options);
   if (!gk) return gk.error();
   const double upload_s = seconds_since(t0);
   std::fprintf(out, "# %s, device %d; prove curve=%s log_size=%u witness=%s key=%s synthesis=%s threads=%u\n",
@@ -110,9 +185,14 @@ status bench(const prove_bench_options& o, unsigned log_size, const std::string&
   std::fprintf(out,
                "# nVars=%zu constraints=%zu domain=%zu; generate %.2f s, %s %.2f s, key upload %.2f s, "
                "resident %.1f MiB\n",
-               circuit.cs.n_vars, circuit.cs.n_constraints, pk->view().domain_size, gen_s,
+               circuit.cs.n_vars, circuit.cs.n_constraints, view.domain_size, gen_s,
                dk ? "development setup" : "random key", setup_s, upload_s,
                static_cast<double>(gk->resident_bytes()) / (1 << 20));
+  std::fprintf(out, "# streamed vectors: %s%s (ranges of %zu points); device budget %s; estimate %.1f MiB\n",
+               gk->streamed().to_string().c_str(), gk->pageable_streamed() ? ", some from pageable memory" : "",
+               o.chunk_points != 0 ? o.chunk_points : gpu::msm_g1<C>::default_chunk_points,
+               o.gpu_budget_mib != 0 ? (std::to_string(o.gpu_budget_mib) + " MiB").c_str() : "none",
+               static_cast<double>(groth16::estimate_device_bytes<C>(view, key_options, gk->streamed())) / (1 << 20));
 
   std::mt19937_64 rng(42);
   std::vector<groth16::phase_timings> ts;
@@ -120,7 +200,7 @@ status bench(const prove_bench_options& o, unsigned log_size, const std::string&
   const groth16::gpu_context<C> where{*gk};
   for (unsigned run = 0; run <= o.reps; ++run) {
     groth16::phase_timings t;
-    auto proof = groth16::prove_with<C>(pk->view(), circuit.witness, Fr::random(rng), Fr::random(rng), &t, where);
+    auto proof = groth16::prove_with<C>(view, circuit.witness, Fr::random(rng), Fr::random(rng), &t, where);
     if (!proof) return proof.error();
     last = *proof;
     if (run > 0) ts.push_back(t);
@@ -166,6 +246,10 @@ status bench(const prove_bench_options& o, unsigned log_size, const std::string&
   field("wait for A,B1,B2,C after H", &groth16::phase_timings::msm_wait);
   field("assembly (CPU)", &groth16::phase_timings::assembly);
   field("total (witness in, proof out)", &groth16::phase_timings::total);
+  std::fprintf(out, "# peak host memory (RSS) %.1f GiB, key points %.1f GiB\n", peak_rss_bytes() / (1 << 30),
+               static_cast<double>(view.a.size_bytes() + view.b1.size_bytes() + view.b2.size_bytes() +
+                                   view.c.size_bytes() + view.h.size_bytes()) /
+                   (1 << 30));
   std::fprintf(out, "# reps=%zu after one warm-up; proof %s\n", ts.size(),
                !dk                ? "not verified (random key)"
                : verified.is_ok() ? "verified"

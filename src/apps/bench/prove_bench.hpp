@@ -4,10 +4,13 @@
 // For each size K: a synthetic circuit of 2^K - 2 constraints (synth/synthetic_circuit.hpp) with a
 // dense or mostly-0/1 witness, and a key in memory: `real` is a development setup (the last proof
 // is checked with groth16::verify, and a proof that fails makes the run fail), `random` fills the
-// key's point sections with random curve points (cheap at 2^24; the timings are the same since no
-// phase depends on what the points are, but such a proof cannot verify, and the header says so).
-// The key is uploaded once to the chosen device, one proof runs as a warm-up (the MSMs' scratch
-// grows then), then `reps` proofs; each phase's row has the median, min and max in ms:
+// key's point sections with random curve points, made in place in pinned host memory (cheap at
+// 2^24; the timings are the same since no phase depends on what the points are, but such a proof
+// cannot verify, and the header says so). The key is made once on the chosen device, with the
+// vectors --stream names (or that do not fit --gpu-budget-mib) left in host memory and streamed in
+// every proof; one proof runs as a warm-up (the MSMs' scratch grows then), then `reps` proofs; the
+// header has the streamed vectors, the device estimate and the peak host memory, and each phase's
+// row has the median, min and max in ms:
 //
 //   phase                               median_ms     min_ms     max_ms
 //   witness -> pinned                      12.400     12.100     13.000

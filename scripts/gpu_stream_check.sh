@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The streamed-key check on the GPU machine, in one call, from binaries built here and carried
+# (BUNDLE/bin: cuzk, gpu_tests, gpu_groth16_tests, optionally engine_gpu_tests; BUNDLE/lib: their
+# libraries):
+#  1. the MSM tests (resident and streamed points against the CPU) and the GPU prover's tests
+#     (streamed keys' proofs equal to the CPU prover's, bit for bit);
+#  2. `cuzk bench prove` on BLS12-381 at 2^24, resident and with every vector streamed, mostly-0/1
+#     and dense, in the same call;
+#  3. the sizes that do not fit whole: 2^26 and 2^27 mostly-0/1 with every vector streamed,
+#     with the device's memory sampled by nvidia-smi meanwhile.
+# The logs are packed after every step into $OUT/logs.tar.xz (the device tool brings back only a
+# few files), with summary.log beside it. Steps are chosen by STEPS (default "tests small large"),
+# the large sizes by LARGE (default "26 27").
+#
+#   run(carry ["build-dev"], command "bash scripts/gpu_stream_check.sh build-dev")
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+bundle=${1:-build-dev}
+dest=${OUT:-build-gpu/logs}
+out=$(mktemp -d)/logs
+mkdir -p "$out" "$dest"
+pack() { tar -C "$(dirname "$out")" -cJf "$dest/logs.tar.xz" logs; cp "$out/summary.log" "$dest/" 2>/dev/null; }
+export LD_LIBRARY_PATH="$PWD/$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export CUZK_TEST_DATA_DIR="$PWD/tests/data"
+bin="$PWD/$bundle/bin"
+steps=" ${STEPS:-tests small large} "
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv >"$out/machine.log" 2>&1
+free -g >>"$out/machine.log"
+
+peak() { sort -n "$1" | tail -1; }
+
+if [[ $steps == *" tests "* ]]; then
+  "$bin/gpu_tests" --gtest_filter='*Msm*' >"$out/msm_tests.log" 2>&1
+  echo "msm tests rc=$?" | tee -a "$out/summary.log"
+  "$bin/gpu_groth16_tests" >"$out/groth16_tests.log" 2>&1
+  echo "groth16 tests rc=$?" | tee -a "$out/summary.log"
+  if [[ -x "$bin/engine_gpu_tests" ]]; then
+    "$bin/engine_gpu_tests" >"$out/engine_gpu_tests.log" 2>&1
+    echo "engine gpu tests rc=$?" | tee -a "$out/summary.log"
+  fi
+  pack
+fi
+
+bench() {
+  local name=$1
+  shift
+  # The device's used memory every 100 ms while it runs (nvidia-smi itself in the background, so
+  # that killing $! stops it).
+  nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 >"$out/$name.mem" 2>/dev/null &
+  local sampler=$!
+  "$bin/cuzk" bench prove --curve bls12-381 --key random "$@" >"$out/$name.log" 2>&1
+  echo "$name rc=$? device peak $(peak "$out/$name.mem") MiB; $*" | tee -a "$out/summary.log"
+  kill "$sampler" 2>/dev/null
+  wait "$sampler" 2>/dev/null
+  pack
+}
+
+if [[ $steps == *" small "* ]]; then
+  for w in boolean dense; do
+    bench "p24_${w}_resident" --log-size 24 --witness "$w" --reps 5
+    bench "p24_${w}_streamed" --log-size 24 --witness "$w" --reps 5 --stream all
+  done
+fi
+if [[ $steps == *" large "* ]]; then
+  for k in ${LARGE:-26 27}; do
+    bench "p${k}_boolean_streamed" --log-size "$k" --witness boolean --reps 2 --stream all
+  done
+fi
+exit 0
