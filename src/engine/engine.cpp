@@ -228,34 +228,66 @@ void engine::start_threads() {
   housekeeper_ = std::thread([this] { housekeeping_loop(); });
 }
 
+std::size_t engine::jobs_of_locked(const std::string& circuit, job_id* first) const {
+  std::size_t n = 0;
+  for (const auto& [jid, j] : live_)
+    if (j->rec.info.circuit == circuit && !is_terminal(j->rec.info.state)) {
+      if (n++ == 0 && first) *first = jid;
+    }
+  return n;
+}
+
 status engine::register_circuit(const std::string& id, const std::string& zkey_path,
-                                priority default_priority) {
+                                priority default_priority, key_change change) {
   CUZK_TRY(circuit_registry::check_id(id));
   CUZK_TRY(check_path_text("circuit " + id + ": zkey path", zkey_path));
   auto sum = read_key_summary(zkey_path);
   if (!sum) return sum.error().with_context("circuit " + id);
-  // The same key again (a restart's config re-registering what the store restored) keeps the
-  // resident key and its users; only the default priority may change.
+  std::unique_lock reg(registration_m_);
   const auto old = circuits_.find(id);
-  const bool same_key = old && old->zkey_path == zkey_path && old->key.file_bytes == sum->file_bytes &&
-                        old->key.n_vars == sum->n_vars && old->key.domain_size == sum->domain_size;
-  if (!same_key) CUZK_TRY(srs_.add(id, zkey_path, *sum));
+  // The same key again (a restart's config re-registering what the store restored, or a copy of
+  // the file elsewhere) keeps the resident key and its users; only the priority and the path the
+  // key is loaded from next may change.
+  const bool same_key = old && old->key.digest == sum->digest;
+  if (old && !same_key) {
+    if (change != key_change::replace)
+      return status(errc::already_exists, "circuit " + id + ": already registered with another key (" +
+                                              old->zkey_path + ", " + old->key.digest + "; this one is " +
+                                              zkey_path + ", " + sum->digest +
+                                              "); ask to replace it to re-point the id");
+    std::size_t n;
+    {
+      std::lock_guard lk(m_);
+      n = jobs_of_locked(id);
+    }
+    if (n > 0)
+      return status(errc::failed_precondition, "circuit " + id + ": cannot replace its key while " +
+                                                   std::to_string(n) +
+                                                   " job(s) of it are queued or running; they were checked "
+                                                   "against the current key");
+  }
+  if (!same_key || old->zkey_path != zkey_path) CUZK_TRY(srs_.add(id, zkey_path, *sum));
   CUZK_TRY(store_->put_circuit({id, zkey_path, default_priority}));
   circuits_.put({id, zkey_path, default_priority, *sum});
-  log(log_level::info,
-      "engine: circuit registered id=" + id + " zkey=" + zkey_path +
-          " curve=" + formats::curve_name(sum->curve) + " nVars=" + std::to_string(sum->n_vars) +
-          " domain=" + std::to_string(sum->domain_size) + " bytes=" + std::to_string(sum->file_bytes));
+  if (old && !same_key)
+    log(log_level::warn, "engine: circuit key replaced id=" + id + " old_zkey=" + old->zkey_path +
+                             " old_digest=" + old->key.digest + " zkey=" + zkey_path +
+                             " digest=" + sum->digest);
+  log(log_level::info, "engine: circuit registered id=" + id + " zkey=" + zkey_path + " curve=" +
+                           formats::curve_name(sum->curve) + " nVars=" + std::to_string(sum->n_vars) +
+                           " domain=" + std::to_string(sum->domain_size) +
+                           " bytes=" + std::to_string(sum->file_bytes) + " digest=" + sum->digest);
   return status::ok();
 }
 
 status engine::unregister_circuit(const std::string& id) {
+  std::unique_lock reg(registration_m_);
   {
     std::lock_guard lk(m_);
-    for (const auto& [jid, j] : live_)
-      if (j->rec.info.circuit == id)
-        return status(errc::failed_precondition,
-                      "circuit " + id + ": job " + std::to_string(jid) + " still uses it");
+    job_id first = 0;
+    if (jobs_of_locked(id, &first) > 0)
+      return status(errc::failed_precondition,
+                    "circuit " + id + ": job " + std::to_string(first) + " still uses it");
   }
   CUZK_TRY(srs_.remove(id));
   CUZK_TRY(store_->remove_circuit(id));
@@ -306,6 +338,8 @@ result<job_id> engine::submit(job_request req) {
   if (!accepting_)
     return reject(reject_reason::draining,
                   status(errc::unavailable, "engine is draining: not accepting jobs"));
+  // Until the job is in live_, where register_circuit() counts it (registration_m_ in engine.hpp).
+  std::shared_lock reg(registration_m_);
   const auto c = circuits_.find(req.circuit);
   if (!c)
     return reject(reject_reason::unknown_circuit,

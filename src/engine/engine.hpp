@@ -15,8 +15,9 @@
 // Threads. Any thread may call the public methods (the service's RPC threads do). Each worker
 // thread (options.workers with the CPU backend; the GPU backend's workers_per_device per device
 // slot) loops over scheduler::next() and owns the job it runs; one housekeeping thread
-// purges results past their retention. Locks, outermost first: the engine's job table (m_), then
-// the scheduler's, the SRS manager's, the store's; none is held while a key loads or a proof runs.
+// purges results past their retention. Locks, outermost first: registration (registration_m_),
+// the engine's job table (m_), then the scheduler's, the SRS manager's, the store's; none is held
+// while a key loads or a proof runs.
 // RPC threads never touch a loaded key or a backend.
 //
 // What persists (in the job store): every job from the moment submit() returns, the start of each
@@ -38,6 +39,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -112,6 +114,9 @@ struct engine_parts {
   std::unique_ptr<gpu_utilization_monitor> gpu_monitor;
 };
 
+// What register_circuit() does when the id is registered with another key.
+enum class key_change : uint8_t { refuse, replace };
+
 class engine {
  public:
   // Opens the store, re-registers its circuits, re-queues unfinished jobs, starts the workers.
@@ -122,11 +127,15 @@ class engine {
   engine& operator=(const engine&) = delete;
 
   // Registers (or re-registers) a circuit: the zkey's header is read and checked now; the key is
-  // loaded on first use or preload(). Registering the same id and key again is a no-op apart from
-  // the priority; a different key for an id in use is refused. Errors name the file (not a zkey,
-  // wrong protocol, unknown curve) or the id.
+  // loaded on first use or preload(). Registering the same id and key again (the same
+  // key_summary::digest, i.e. the same verification key) is a no-op apart from the priority and
+  // the path. Another key for a registered id is refused (already_exists) unless `change` is
+  // replace, and replacing is refused (failed_precondition, with the count) while jobs of the id
+  // are queued or running: they were checked against the old key and their proofs must verify
+  // under it. Errors name the file (not a zkey, wrong protocol, unknown curve) or the id.
   status register_circuit(const std::string& id, const std::string& zkey_path,
-                          priority default_priority = priority::normal);
+                          priority default_priority = priority::normal,
+                          key_change change = key_change::refuse);
   // Refused (failed_precondition) while jobs of the circuit are queued or running.
   status unregister_circuit(const std::string& id);
   std::vector<circuit_info> list_circuits() const;
@@ -198,6 +207,8 @@ class engine {
   // Spools inline witnesses and checks each partition's; on an error, `why` says which kind.
   status spool_and_check(const job_request& req, const circuit_info& c, job_record& rec, reject_reason& why);
   void discard_spooled(const job_record& rec);
+  // How many jobs of `circuit` are queued or running, and the first one's id; under m_.
+  std::size_t jobs_of_locked(const std::string& circuit, job_id* first = nullptr) const;
 
   // Worker side (engine_worker.cpp).
   // The scheduler's admission step: reserves the batch's working set, drops refused jobs.
@@ -225,6 +236,11 @@ class engine {
   kernel_activity kernels_;  // after srs_: sized by its device slots
   std::unique_ptr<gpu_utilization_monitor> gpu_monitor_;
 
+  // Registration against submission: submit() holds it shared from finding the circuit until its
+  // job is in live_, register_circuit() and unregister_circuit() exclusively, so a key is never
+  // replaced between a job's check against it and the job's entry in the count of its users.
+  // Outermost of the engine's locks.
+  std::shared_mutex registration_m_;
   mutable std::mutex m_;  // live_, workers_' status fields
   std::condition_variable done_cv_;
   std::map<job_id, std::shared_ptr<live_job>> live_;

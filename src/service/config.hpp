@@ -6,7 +6,8 @@
 // documented in one place and parsed differently in another.
 //
 // Circuits are the one structured part: `[[circuit]]` tables with id, zkey and priority, registered
-// at start and again on SIGHUP (new ones are added; existing ones keep their key).
+// at start and again on SIGHUP (new ones are added; existing ones keep their key: one whose zkey
+// now holds another key is refused, and `cuzk register --replace` replaces it).
 //
 // Validation errors name the key, what was expected and what was found:
 //   "cuzk.toml: workers: expected an integer in [1, 256], found 0"

@@ -322,6 +322,18 @@ TEST(daemon, client_verbs_print_the_engine_code_and_exit_1_on_errors) {
   EXPECT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("\"rejected_by_reason\""), std::string::npos) << out;
 
+  // An id re-pointed at another key only with --replace (issue 20, fault 5); the same key is fine.
+  const std::string small_zkey = data + "/snarkjs/bn128/circuit.zkey";
+  std::tie(rc, out) = d.cli("register poseidon " + zkey);
+  EXPECT_EQ(rc, 0) << out;
+  std::tie(rc, out) = d.cli("register poseidon " + small_zkey);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("daemon: already_exists: circuit poseidon: already registered with another key"),
+            std::string::npos)
+      << out;
+  std::tie(rc, out) = d.cli("register poseidon --replace " + small_zkey);
+  EXPECT_EQ(rc, 0) << out;
+
   // No daemon on the socket: gRPC's own UNAVAILABLE, still a clear message and exit 1.
   std::tie(rc, out) =
       run_command(std::string(CUZK_BIN) + " status --socket " + d.dir + "/nobody-listens.sock");
