@@ -447,9 +447,11 @@ result<job_result> engine::await(job_id id, std::chrono::milliseconds timeout) {
     for (;;) {
       auto it = live_.find(id);
       if (it == live_.end()) break;
-      // After a drain nothing will run a job that is not on a worker: report it as it stands.
+      // After a drain nothing will run a job that is not on a worker: report it as it stands. An
+      // ended job still here is one whose outcome the store has yet to take (finish()).
       const bool stalled = !accepting_ && it->second->worker < 0;
-      if (stalled || timeout.count() < 0 || (timeout.count() > 0 && steady_clock::now() >= until)) {
+      if (stalled || is_terminal(it->second->rec.info.state) || timeout.count() < 0 ||
+          (timeout.count() > 0 && steady_clock::now() >= until)) {
         job_result r = it->second->rec.info;
         return r;
       }
@@ -473,7 +475,12 @@ status engine::cancel(job_id id) {
   {
     std::lock_guard lk(m_);
     auto it = live_.find(id);
-    if (it != live_.end()) j = it->second;
+    if (it != live_.end()) {
+      if (is_terminal(it->second->rec.info.state))
+        return status(errc::failed_precondition, "job " + std::to_string(id) + ": already " +
+                                                     job_state_name(it->second->rec.info.state));
+      j = it->second;
+    }
   }
   if (!j) {
     auto r = store_->get(id);
@@ -590,6 +597,7 @@ void engine::drain(std::chrono::milliseconds grace) {
   }
   hk_cv_.notify_all();
   if (housekeeper_.joinable()) housekeeper_.join();
+  retry_unstored();  // a last try; what is still refused is proved again after the restart
   drained_ = true;
   done_cv_.notify_all();  // awaiters of jobs that will not run now
   std::size_t queued = 0;

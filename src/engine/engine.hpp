@@ -15,7 +15,9 @@
 // Threads. Any thread may call the public methods (the service's RPC threads do). Each worker
 // thread (options.workers with the CPU backend; the GPU backend's workers_per_device per device
 // slot) loops over scheduler::next() and owns the job it runs; one housekeeping thread
-// purges results past their retention. Locks, outermost first: registration (registration_m_),
+// purges results past their retention and stores the results the store refused before (a full
+// disk: the job fails at once in memory, so await() returns, and is kept with its witnesses until
+// the store takes that outcome). Locks, outermost first: registration (registration_m_),
 // the engine's job table (m_), then the scheduler's, the SRS manager's, the store's; none is held
 // while a key loads or a proof runs.
 // RPC threads never touch a loaded key or a backend.
@@ -87,7 +89,8 @@ struct engine_snapshot {
   double uptime_s = 0;
   bool accepting = true;
   std::string backend;
-  std::vector<live_job_status> jobs;  // queued and running, in id order
+  // Queued and running, and ended ones whose outcome the store has not taken yet; in id order.
+  std::vector<live_job_status> jobs;
   std::array<std::size_t, priority_count> queue_depth{};
   uint64_t routed_to_key_slot = 0;  // batches handed to the worker whose device slot held the key
   std::vector<worker_status> workers;
@@ -186,6 +189,9 @@ class engine {
     std::vector<timeline_event> events;
     int worker = -1;
     reservation working_set;  // from admission until its batch ends (the worker takes it over)
+    // Ended, but the store refused its outcome (finish()): it stays in live_, failed, until
+    // retry_unstored() stores it.
+    bool unstored = false;
   };
   struct worker_slot {
     std::thread thread;
@@ -218,6 +224,9 @@ class engine {
   void run_job(int index, const std::shared_ptr<live_job>& j, key_lease& lease, reservation& working_set);
   void finish(const std::shared_ptr<live_job>& j, job_state end, status error);
   void requeue_in_store(const std::shared_ptr<live_job>& j);
+  // Stores the outcomes the store refused before, oldest first, until one is refused again; each
+  // stored one leaves live_ and its spooled witnesses are deleted. Housekeeping and drain() call it.
+  void retry_unstored();
   void housekeeping_loop();
 
   const engine_options opt_;
@@ -246,6 +255,7 @@ class engine {
   std::map<job_id, std::shared_ptr<live_job>> live_;
   std::vector<worker_slot> workers_;
   std::atomic<bool> accepting_{true};
+  std::atomic<std::size_t> unstored_{0};  // live jobs with `unstored` set
   bool drained_ = false;
   std::mutex drain_m_;
 
