@@ -80,7 +80,10 @@ result<std::unique_ptr<engine>> engine::create(engine_options opt, engine_parts 
     parts.gpu_monitor = std::make_unique<gpu_utilization_monitor>();
   auto spool = witness_spool::open(default_spool_dir(opt));
   if (!spool) return spool.error();
-  std::unique_ptr<engine> e(new engine(std::move(opt), std::move(parts), std::move(spool).value()));
+  auto dirs = witness_dirs::create(opt.witness_dirs);
+  if (!dirs) return dirs.error().with_context("engine");
+  std::unique_ptr<engine> e(
+      new engine(std::move(opt), std::move(parts), std::move(spool).value(), std::move(dirs).value()));
   if (!backend_note.empty()) e->log(log_level::info, "engine: " + backend_note);
   if (const auto& m = e->gpu_monitor_; m && !m->available())
     e->log(log_level::warn, "engine: GPU utilization not sampled: " + m->unavailable_reason());
@@ -89,12 +92,13 @@ result<std::unique_ptr<engine>> engine::create(engine_options opt, engine_parts 
   return e;
 }
 
-engine::engine(engine_options opt, engine_parts parts, witness_spool spool)
+engine::engine(engine_options opt, engine_parts parts, witness_spool spool, witness_dirs dirs)
     : opt_(std::move(opt)),
       backend_(std::move(parts.backend)),
       store_(std::move(parts.store)),
       hot_alloc_(std::move(parts.hot_allocator)),
       spool_(std::move(spool)),
+      witness_dirs_(std::move(dirs)),
       memory_(host_budget_bytes(opt_), parts.devices.memory_limits),
       srs_(opt_.budgets, *hot_alloc_, opt_.key_check, std::move(parts.devices), &memory_, opt_.key_copy_dir),
       sched_(opt_.scheduling),
@@ -322,7 +326,11 @@ status engine::spool_and_check(const job_request& req, const circuit_info& c, jo
       rec.witness_digests.emplace_back();
     }
     why = reject_reason::bad_witness;
-    CUZK_TRY(check_witness_file(rec.witness_paths.back(), c.key, what));
+    auto w = open_witness(rec.witness_paths.back(),
+                          rec.spooled.back() ? witness_origin::spooled : witness_origin::client_path,
+                          witness_dirs_, c.key);
+    if (!w) return w.error().with_context(what);
+    CUZK_TRY(check_witness(*w, c.key, what));
   }
   return status::ok();
 }

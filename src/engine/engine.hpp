@@ -53,6 +53,7 @@
 #include "engine/jobs/job.hpp"
 #include "engine/jobs/job_store.hpp"
 #include "engine/jobs/scheduler.hpp"
+#include "engine/jobs/witness_dirs.hpp"
 #include "engine/jobs/witness_spool.hpp"
 #include "engine/keys/circuit_registry.hpp"
 #include "engine/keys/srs_manager.hpp"
@@ -203,7 +204,7 @@ class engine {
     uint64_t jobs = 0;
   };
 
-  engine(engine_options opt, engine_parts parts, witness_spool spool);
+  engine(engine_options opt, engine_parts parts, witness_spool spool, witness_dirs dirs);
   status recover();
   void start_threads();
   void log(log_level lv, const std::string& line) const;
@@ -234,6 +235,7 @@ class engine {
   std::shared_ptr<job_store> store_;
   std::shared_ptr<host_allocator> hot_alloc_;
   witness_spool spool_;
+  const witness_dirs witness_dirs_;
   circuit_registry circuits_;
   memory_budgets memory_;  // before srs_ and pinned_, which hold reservations of it
   srs_manager srs_;

@@ -204,7 +204,13 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     set_state(*j, job_state::synthesizing);
     event(*j, event_kind::synth_start, p, index);
     const auto ts = steady_clock::now();
-    auto w = read_witness(j->rec.witness_paths[p], j->key);
+    // A client's path is checked against witness_dirs again: what it names may have changed since
+    // the submit.
+    const bool spooled = p < j->rec.spooled.size() && j->rec.spooled[p];
+    auto file =
+        open_witness(j->rec.witness_paths[p], spooled ? witness_origin::spooled : witness_origin::client_path,
+                     witness_dirs_, j->key);
+    auto w = file ? read_witness(*file, j->key) : result<any_witness>(file.error());
     if (!w) return fail_unless_stopped(w.error().with_context("partition " + std::to_string(p)));
     const double read_s = seconds_since(ts);
 
