@@ -223,6 +223,39 @@ TEST(daemon, proves_and_the_proof_verifies_and_http_answers) {
   EXPECT_EQ(d.term(), 0);  // SIGTERM drains and exits 0
 }
 
+// Issue 20, fault 13: connections that open and send nothing held every HTTP thread, so 8 or 16
+// of them delayed /healthz by 8.7 s or 19.8 s.
+TEST(daemon, idle_http_connections_do_not_delay_healthz) {
+  daemon_proc d("http-idle");
+  std::vector<int> idle;
+  for (int i = 0; i < 32; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(d.http_port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0) << std::strerror(errno);
+    idle.push_back(fd);
+  }
+  std::this_thread::sleep_for(200ms);  // every one accepted and waiting on a server thread
+  httplib::Client http("127.0.0.1", d.http_port);
+  http.set_connection_timeout(5, 0);
+  http.set_read_timeout(5, 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto h = http.Get("/healthz");
+  const auto took = std::chrono::steady_clock::now() - t0;
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->status, 200);
+  EXPECT_LT(took, 1s) << std::chrono::duration<double>(took).count() << " s";
+  // And the server lets go of them: an idle connection is closed after its wait for a request.
+  timeval limit{5, 0};
+  ::setsockopt(idle[0], SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  char byte;
+  EXPECT_EQ(::recv(idle[0], &byte, 1, 0), 0) << std::strerror(errno);
+  for (int fd : idle) ::close(fd);
+}
+
 TEST(daemon, bad_requests_get_clear_errors_while_another_job_completes) {
   daemon_proc d("bad");
   uint64_t good = 0, id = 0;
