@@ -132,6 +132,7 @@ hot_budget_mib = 4096
 host_memory_budget_mib = ${CUZK_HOST_BUDGET_MIB:-0}
 log_level = "info"
 max_batch_size = 1
+witness_dirs = ["$data", "$big_dir"]
 [[circuit]]
 id = "bn"
 zkey = "$data/bn128/poseidon/circuit.zkey"

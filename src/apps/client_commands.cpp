@@ -126,6 +126,8 @@ void client_commands::add_to(CLI::App& app) {
   reg->add_option("circuit", circuit, "the circuit id")->required();
   reg->add_option("zkey", zkey, "the .zkey path, as the daemon sees it")->required();
   reg->add_option("--priority,-p", priority, "the circuit's default priority");
+  reg->add_flag("--replace", replace,
+                "re-point an id registered with another key (refused while its jobs are queued or running)");
 }
 
 bool client_commands::chosen() const {
@@ -211,6 +213,7 @@ int client_commands::run(const global_options&) const {
     req.set_id(circuit);
     req.set_zkey_path(std::filesystem::absolute(zkey).string());
     req.set_default_priority(wire_priority(priority));
+    req.set_replace(replace);
     v1::RegisterCircuitResponse resp;
     auto s = stub->RegisterCircuit(&ctx, req, &resp);
     return s.ok() ? exit_ok : rpc_error(s);

@@ -80,7 +80,10 @@ result<std::unique_ptr<engine>> engine::create(engine_options opt, engine_parts 
     parts.gpu_monitor = std::make_unique<gpu_utilization_monitor>();
   auto spool = witness_spool::open(default_spool_dir(opt));
   if (!spool) return spool.error();
-  std::unique_ptr<engine> e(new engine(std::move(opt), std::move(parts), std::move(spool).value()));
+  auto dirs = witness_dirs::create(opt.witness_dirs);
+  if (!dirs) return dirs.error().with_context("engine");
+  std::unique_ptr<engine> e(
+      new engine(std::move(opt), std::move(parts), std::move(spool).value(), std::move(dirs).value()));
   if (!backend_note.empty()) e->log(log_level::info, "engine: " + backend_note);
   if (const auto& m = e->gpu_monitor_; m && !m->available())
     e->log(log_level::warn, "engine: GPU utilization not sampled: " + m->unavailable_reason());
@@ -89,12 +92,13 @@ result<std::unique_ptr<engine>> engine::create(engine_options opt, engine_parts 
   return e;
 }
 
-engine::engine(engine_options opt, engine_parts parts, witness_spool spool)
+engine::engine(engine_options opt, engine_parts parts, witness_spool spool, witness_dirs dirs)
     : opt_(std::move(opt)),
       backend_(std::move(parts.backend)),
       store_(std::move(parts.store)),
       hot_alloc_(std::move(parts.hot_allocator)),
       spool_(std::move(spool)),
+      witness_dirs_(std::move(dirs)),
       memory_(host_budget_bytes(opt_), parts.devices.memory_limits),
       srs_(opt_.budgets, *hot_alloc_, opt_.key_check, std::move(parts.devices), &memory_, opt_.key_copy_dir),
       sched_(opt_.scheduling),
@@ -228,34 +232,66 @@ void engine::start_threads() {
   housekeeper_ = std::thread([this] { housekeeping_loop(); });
 }
 
+std::size_t engine::jobs_of_locked(const std::string& circuit, job_id* first) const {
+  std::size_t n = 0;
+  for (const auto& [jid, j] : live_)
+    if (j->rec.info.circuit == circuit && !is_terminal(j->rec.info.state)) {
+      if (n++ == 0 && first) *first = jid;
+    }
+  return n;
+}
+
 status engine::register_circuit(const std::string& id, const std::string& zkey_path,
-                                priority default_priority) {
+                                priority default_priority, key_change change) {
   CUZK_TRY(circuit_registry::check_id(id));
   CUZK_TRY(check_path_text("circuit " + id + ": zkey path", zkey_path));
   auto sum = read_key_summary(zkey_path);
   if (!sum) return sum.error().with_context("circuit " + id);
-  // The same key again (a restart's config re-registering what the store restored) keeps the
-  // resident key and its users; only the default priority may change.
+  std::unique_lock reg(registration_m_);
   const auto old = circuits_.find(id);
-  const bool same_key = old && old->zkey_path == zkey_path && old->key.file_bytes == sum->file_bytes &&
-                        old->key.n_vars == sum->n_vars && old->key.domain_size == sum->domain_size;
-  if (!same_key) CUZK_TRY(srs_.add(id, zkey_path, *sum));
+  // The same key again (a restart's config re-registering what the store restored, or a copy of
+  // the file elsewhere) keeps the resident key and its users; only the priority and the path the
+  // key is loaded from next may change.
+  const bool same_key = old && old->key.digest == sum->digest;
+  if (old && !same_key) {
+    if (change != key_change::replace)
+      return status(errc::already_exists, "circuit " + id + ": already registered with another key (" +
+                                              old->zkey_path + ", " + old->key.digest + "; this one is " +
+                                              zkey_path + ", " + sum->digest +
+                                              "); ask to replace it to re-point the id");
+    std::size_t n;
+    {
+      std::lock_guard lk(m_);
+      n = jobs_of_locked(id);
+    }
+    if (n > 0)
+      return status(errc::failed_precondition, "circuit " + id + ": cannot replace its key while " +
+                                                   std::to_string(n) +
+                                                   " job(s) of it are queued or running; they were checked "
+                                                   "against the current key");
+  }
+  if (!same_key || old->zkey_path != zkey_path) CUZK_TRY(srs_.add(id, zkey_path, *sum));
   CUZK_TRY(store_->put_circuit({id, zkey_path, default_priority}));
   circuits_.put({id, zkey_path, default_priority, *sum});
-  log(log_level::info,
-      "engine: circuit registered id=" + id + " zkey=" + zkey_path +
-          " curve=" + formats::curve_name(sum->curve) + " nVars=" + std::to_string(sum->n_vars) +
-          " domain=" + std::to_string(sum->domain_size) + " bytes=" + std::to_string(sum->file_bytes));
+  if (old && !same_key)
+    log(log_level::warn, "engine: circuit key replaced id=" + id + " old_zkey=" + old->zkey_path +
+                             " old_digest=" + old->key.digest + " zkey=" + zkey_path +
+                             " digest=" + sum->digest);
+  log(log_level::info, "engine: circuit registered id=" + id + " zkey=" + zkey_path + " curve=" +
+                           formats::curve_name(sum->curve) + " nVars=" + std::to_string(sum->n_vars) +
+                           " domain=" + std::to_string(sum->domain_size) +
+                           " bytes=" + std::to_string(sum->file_bytes) + " digest=" + sum->digest);
   return status::ok();
 }
 
 status engine::unregister_circuit(const std::string& id) {
+  std::unique_lock reg(registration_m_);
   {
     std::lock_guard lk(m_);
-    for (const auto& [jid, j] : live_)
-      if (j->rec.info.circuit == id)
-        return status(errc::failed_precondition,
-                      "circuit " + id + ": job " + std::to_string(jid) + " still uses it");
+    job_id first = 0;
+    if (jobs_of_locked(id, &first) > 0)
+      return status(errc::failed_precondition,
+                    "circuit " + id + ": job " + std::to_string(first) + " still uses it");
   }
   CUZK_TRY(srs_.remove(id));
   CUZK_TRY(store_->remove_circuit(id));
@@ -290,7 +326,11 @@ status engine::spool_and_check(const job_request& req, const circuit_info& c, jo
       rec.witness_digests.emplace_back();
     }
     why = reject_reason::bad_witness;
-    CUZK_TRY(check_witness_file(rec.witness_paths.back(), c.key, what));
+    auto w = open_witness(rec.witness_paths.back(),
+                          rec.spooled.back() ? witness_origin::spooled : witness_origin::client_path,
+                          witness_dirs_, c.key);
+    if (!w) return w.error().with_context(what);
+    CUZK_TRY(check_witness(*w, c.key, what));
   }
   return status::ok();
 }
@@ -306,6 +346,8 @@ result<job_id> engine::submit(job_request req) {
   if (!accepting_)
     return reject(reject_reason::draining,
                   status(errc::unavailable, "engine is draining: not accepting jobs"));
+  // Until the job is in live_, where register_circuit() counts it (registration_m_ in engine.hpp).
+  std::shared_lock reg(registration_m_);
   const auto c = circuits_.find(req.circuit);
   if (!c)
     return reject(reject_reason::unknown_circuit,
@@ -413,9 +455,11 @@ result<job_result> engine::await(job_id id, std::chrono::milliseconds timeout) {
     for (;;) {
       auto it = live_.find(id);
       if (it == live_.end()) break;
-      // After a drain nothing will run a job that is not on a worker: report it as it stands.
+      // After a drain nothing will run a job that is not on a worker: report it as it stands. An
+      // ended job still here is one whose outcome the store has yet to take (finish()).
       const bool stalled = !accepting_ && it->second->worker < 0;
-      if (stalled || timeout.count() < 0 || (timeout.count() > 0 && steady_clock::now() >= until)) {
+      if (stalled || is_terminal(it->second->rec.info.state) || timeout.count() < 0 ||
+          (timeout.count() > 0 && steady_clock::now() >= until)) {
         job_result r = it->second->rec.info;
         return r;
       }
@@ -439,7 +483,12 @@ status engine::cancel(job_id id) {
   {
     std::lock_guard lk(m_);
     auto it = live_.find(id);
-    if (it != live_.end()) j = it->second;
+    if (it != live_.end()) {
+      if (is_terminal(it->second->rec.info.state))
+        return status(errc::failed_precondition, "job " + std::to_string(id) + ": already " +
+                                                     job_state_name(it->second->rec.info.state));
+      j = it->second;
+    }
   }
   if (!j) {
     auto r = store_->get(id);
@@ -556,6 +605,7 @@ void engine::drain(std::chrono::milliseconds grace) {
   }
   hk_cv_.notify_all();
   if (housekeeper_.joinable()) housekeeper_.join();
+  retry_unstored();  // a last try; what is still refused is proved again after the restart
   drained_ = true;
   done_cv_.notify_all();  // awaiters of jobs that will not run now
   std::size_t queued = 0;

@@ -15,8 +15,11 @@
 // Threads. Any thread may call the public methods (the service's RPC threads do). Each worker
 // thread (options.workers with the CPU backend; the GPU backend's workers_per_device per device
 // slot) loops over scheduler::next() and owns the job it runs; one housekeeping thread
-// purges results past their retention. Locks, outermost first: the engine's job table (m_), then
-// the scheduler's, the SRS manager's, the store's; none is held while a key loads or a proof runs.
+// purges results past their retention and stores the results the store refused before (a full
+// disk: the job fails at once in memory, so await() returns, and is kept with its witnesses until
+// the store takes that outcome). Locks, outermost first: registration (registration_m_),
+// the engine's job table (m_), then the scheduler's, the SRS manager's, the store's; none is held
+// while a key loads or a proof runs.
 // RPC threads never touch a loaded key or a backend.
 //
 // What persists (in the job store): every job from the moment submit() returns, the start of each
@@ -38,6 +41,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -49,6 +53,7 @@
 #include "engine/jobs/job.hpp"
 #include "engine/jobs/job_store.hpp"
 #include "engine/jobs/scheduler.hpp"
+#include "engine/jobs/witness_dirs.hpp"
 #include "engine/jobs/witness_spool.hpp"
 #include "engine/keys/circuit_registry.hpp"
 #include "engine/keys/srs_manager.hpp"
@@ -85,7 +90,8 @@ struct engine_snapshot {
   double uptime_s = 0;
   bool accepting = true;
   std::string backend;
-  std::vector<live_job_status> jobs;  // queued and running, in id order
+  // Queued and running, and ended ones whose outcome the store has not taken yet; in id order.
+  std::vector<live_job_status> jobs;
   std::array<std::size_t, priority_count> queue_depth{};
   uint64_t routed_to_key_slot = 0;  // batches handed to the worker whose device slot held the key
   std::vector<worker_status> workers;
@@ -112,6 +118,9 @@ struct engine_parts {
   std::unique_ptr<gpu_utilization_monitor> gpu_monitor;
 };
 
+// What register_circuit() does when the id is registered with another key.
+enum class key_change : uint8_t { refuse, replace };
+
 class engine {
  public:
   // Opens the store, re-registers its circuits, re-queues unfinished jobs, starts the workers.
@@ -122,11 +131,15 @@ class engine {
   engine& operator=(const engine&) = delete;
 
   // Registers (or re-registers) a circuit: the zkey's header is read and checked now; the key is
-  // loaded on first use or preload(). Registering the same id and key again is a no-op apart from
-  // the priority; a different key for an id in use is refused. Errors name the file (not a zkey,
-  // wrong protocol, unknown curve) or the id.
+  // loaded on first use or preload(). Registering the same id and key again (the same
+  // key_summary::digest, i.e. the same verification key) is a no-op apart from the priority and
+  // the path. Another key for a registered id is refused (already_exists) unless `change` is
+  // replace, and replacing is refused (failed_precondition, with the count) while jobs of the id
+  // are queued or running: they were checked against the old key and their proofs must verify
+  // under it. Errors name the file (not a zkey, wrong protocol, unknown curve) or the id.
   status register_circuit(const std::string& id, const std::string& zkey_path,
-                          priority default_priority = priority::normal);
+                          priority default_priority = priority::normal,
+                          key_change change = key_change::refuse);
   // Refused (failed_precondition) while jobs of the circuit are queued or running.
   status unregister_circuit(const std::string& id);
   std::vector<circuit_info> list_circuits() const;
@@ -177,6 +190,9 @@ class engine {
     std::vector<timeline_event> events;
     int worker = -1;
     reservation working_set;  // from admission until its batch ends (the worker takes it over)
+    // Ended, but the store refused its outcome (finish()): it stays in live_, failed, until
+    // retry_unstored() stores it.
+    bool unstored = false;
   };
   struct worker_slot {
     std::thread thread;
@@ -188,7 +204,7 @@ class engine {
     uint64_t jobs = 0;
   };
 
-  engine(engine_options opt, engine_parts parts, witness_spool spool);
+  engine(engine_options opt, engine_parts parts, witness_spool spool, witness_dirs dirs);
   status recover();
   void start_threads();
   void log(log_level lv, const std::string& line) const;
@@ -198,6 +214,8 @@ class engine {
   // Spools inline witnesses and checks each partition's; on an error, `why` says which kind.
   status spool_and_check(const job_request& req, const circuit_info& c, job_record& rec, reject_reason& why);
   void discard_spooled(const job_record& rec);
+  // How many jobs of `circuit` are queued or running, and the first one's id; under m_.
+  std::size_t jobs_of_locked(const std::string& circuit, job_id* first = nullptr) const;
 
   // Worker side (engine_worker.cpp).
   // The scheduler's admission step: reserves the batch's working set, drops refused jobs.
@@ -207,6 +225,9 @@ class engine {
   void run_job(int index, const std::shared_ptr<live_job>& j, key_lease& lease, reservation& working_set);
   void finish(const std::shared_ptr<live_job>& j, job_state end, status error);
   void requeue_in_store(const std::shared_ptr<live_job>& j);
+  // Stores the outcomes the store refused before, oldest first, until one is refused again; each
+  // stored one leaves live_ and its spooled witnesses are deleted. Housekeeping and drain() call it.
+  void retry_unstored();
   void housekeeping_loop();
 
   const engine_options opt_;
@@ -214,6 +235,7 @@ class engine {
   std::shared_ptr<job_store> store_;
   std::shared_ptr<host_allocator> hot_alloc_;
   witness_spool spool_;
+  const witness_dirs witness_dirs_;
   circuit_registry circuits_;
   memory_budgets memory_;  // before srs_ and pinned_, which hold reservations of it
   srs_manager srs_;
@@ -225,11 +247,17 @@ class engine {
   kernel_activity kernels_;  // after srs_: sized by its device slots
   std::unique_ptr<gpu_utilization_monitor> gpu_monitor_;
 
+  // Registration against submission: submit() holds it shared from finding the circuit until its
+  // job is in live_, register_circuit() and unregister_circuit() exclusively, so a key is never
+  // replaced between a job's check against it and the job's entry in the count of its users.
+  // Outermost of the engine's locks.
+  std::shared_mutex registration_m_;
   mutable std::mutex m_;  // live_, workers_' status fields
   std::condition_variable done_cv_;
   std::map<job_id, std::shared_ptr<live_job>> live_;
   std::vector<worker_slot> workers_;
   std::atomic<bool> accepting_{true};
+  std::atomic<std::size_t> unstored_{0};  // live jobs with `unstored` set
   bool drained_ = false;
   std::mutex drain_m_;
 

@@ -72,6 +72,9 @@ struct engine_options {
   // bytes it serves, since a mapped key that someone truncates kills the process with SIGBUS.
   // Empty: keys are mapped in place (a one-shot CLI run, whose user owns both file and process).
   std::string key_copy_dir;
+  // Directories under which a client may name a witness by path (witness_dirs.hpp): its real path
+  // must lie under one of them. Empty: every path is refused; inline witnesses still work.
+  std::vector<std::string> witness_dirs;
   // How thoroughly a key's points are checked when it is loaded.
   point_check key_check = point_check::on_curve;
   // One line per event (job queued, job ended with its phase times, key loaded, recovery).

@@ -236,7 +236,9 @@ TEST(engine, deadlines_are_reported_and_optionally_enforced) {
 }
 
 TEST(engine, bad_requests_get_clear_errors_while_other_jobs_run) {
-  auto h = make({}, std::make_unique<gated_backend>(20ms));
+  engine_options o;
+  o.witness_dirs = {data_dir};  // for the submit by path below
+  auto h = make(o, std::make_unique<gated_backend>(20ms));
   const job_id good = h.eng->submit(request("small", 2)).value();
 
   auto unknown = h.eng->submit(request("nope"));

@@ -69,7 +69,7 @@ void engine::admit(work_batch& batch, const worker_ref& by) {
     {
       std::lock_guard lk(m_);
       auto found = live_.find(it->id);
-      if (found != live_.end()) {
+      if (found != live_.end() && !is_terminal(found->second->rec.info.state)) {
         j = found->second;
         j->worker = by.index;  // so that drain() stops its wait too
       }
@@ -122,7 +122,9 @@ void engine::run_batch(int index, const work_batch& batch) {
     {
       std::lock_guard lk(m_);
       auto it = live_.find(qj.id);
-      if (it == live_.end()) continue;  // ended meanwhile (cancelled between dispatch and here)
+      // Ended meanwhile (cancelled between dispatch and here; an ended job whose outcome the
+      // store has yet to take is still in live_).
+      if (it == live_.end() || is_terminal(it->second->rec.info.state)) continue;
       j = it->second;
       if (it->second->working_set) working_set = std::move(it->second->working_set);
       j->worker = index;
@@ -202,7 +204,13 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     set_state(*j, job_state::synthesizing);
     event(*j, event_kind::synth_start, p, index);
     const auto ts = steady_clock::now();
-    auto w = read_witness(j->rec.witness_paths[p], j->key);
+    // A client's path is checked against witness_dirs again: what it names may have changed since
+    // the submit.
+    const bool spooled = p < j->rec.spooled.size() && j->rec.spooled[p];
+    auto file =
+        open_witness(j->rec.witness_paths[p], spooled ? witness_origin::spooled : witness_origin::client_path,
+                     witness_dirs_, j->key);
+    auto w = file ? read_witness(*file, j->key) : result<any_witness>(file.error());
     if (!w) return fail_unless_stopped(w.error().with_context("partition " + std::to_string(p)));
     const double read_s = seconds_since(ts);
 
@@ -258,26 +266,38 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
 }
 
 void engine::finish(const std::shared_ptr<live_job>& j, job_state end, status error) {
+  // The outcome is built on a copy and reaches the live job only once the store has answered, so
+  // no awaiter sees `done` for a job that then fails because its result could not be stored.
   job_result snapshot;
   {
     std::lock_guard lk(m_);
-    job_result& i = j->rec.info;
-    i.state = end;
-    i.error = std::move(error);
-    i.finished_at = wall_clock::now();
-    double sum = 0;
-    for (int p = 0; p < static_cast<int>(phase::total); ++p) sum += i.times.seconds[p];
-    i.times[phase::total] =
-        std::max(sum, std::chrono::duration<double>(steady_clock::now() - j->enqueued).count());
-    i.deadline_missed = i.deadline && *i.finished_at > *i.deadline;
-    if (end != job_state::done) i.proofs.clear();
-    snapshot = i;
+    snapshot = j->rec.info;
   }
+  snapshot.state = end;
+  snapshot.error = std::move(error);
+  snapshot.finished_at = wall_clock::now();
+  double sum = 0;
+  for (int p = 0; p < static_cast<int>(phase::total); ++p) sum += snapshot.times.seconds[p];
+  snapshot.times[phase::total] =
+      std::max(sum, std::chrono::duration<double>(steady_clock::now() - j->enqueued).count());
+  snapshot.deadline_missed = snapshot.deadline && *snapshot.finished_at > *snapshot.deadline;
+  if (end != job_state::done) snapshot.proofs.clear();
   const status st = store_->finish(snapshot);
-  if (!st)
+  const bool stored = st.is_ok();
+  if (!stored) {
+    // Disk full, say. The caller must hear of it (an await that waited for the store would wait
+    // for good), so the job fails in memory now and stays in live_ until housekeeping stores that
+    // outcome (retry_unstored()). Its spooled witnesses stay too: until then the store still has
+    // the job unfinished, and a restart proves it again from them.
     log(log_level::error,
         "engine: job=" + std::to_string(snapshot.id) + " result not stored: " + st.to_string());
-  discard_spooled(j->rec);
+    snapshot.error =
+        status(errc::io_error, std::string("the result could not be stored (the job had ended ") +
+                                   job_state_name(end) + "): " + st.to_string());
+    snapshot.state = end = job_state::failed;
+    snapshot.proofs.clear();
+  }
+  if (stored) discard_spooled(j->rec);
   event(*j,
         end == job_state::done        ? event_kind::done
         : end == job_state::cancelled ? event_kind::cancelled
@@ -311,9 +331,49 @@ void engine::finish(const std::shared_ptr<live_job>& j, job_state end, status er
   if (!snapshot.error.is_ok()) line += " error=\"" + snapshot.error.to_string() + "\"";
   log(end == job_state::failed ? log_level::warn : log_level::info, line);
 
+  // Published last, so that an awaiter who sees the end sees its counts and log line too.
   {
     std::lock_guard lk(m_);
-    live_.erase(snapshot.id);
+    j->rec.info = snapshot;
+    j->unstored = !stored;
+    if (stored)
+      live_.erase(snapshot.id);
+    else
+      ++unstored_;
+  }
+  if (!stored) {
+    // Onto the retry period now, not after a whole purge period; taking hk_m_ first means the
+    // housekeeper is either waiting (and wakes) or has yet to read unstored_.
+    { std::lock_guard lk(hk_m_); }
+    hk_cv_.notify_all();
+  }
+  done_cv_.notify_all();
+}
+
+void engine::retry_unstored() {
+  if (unstored_.load() == 0) return;
+  std::vector<std::shared_ptr<live_job>> pending;
+  {
+    std::lock_guard lk(m_);
+    for (const auto& [id, j] : live_)
+      if (j->unstored) pending.push_back(j);
+  }
+  for (const auto& j : pending) {
+    job_result info;
+    {
+      std::lock_guard lk(m_);
+      info = j->rec.info;
+    }
+    if (!store_->finish(info)) return;  // still failing: the next round tries again
+    {
+      std::lock_guard lk(m_);
+      j->unstored = false;
+      live_.erase(info.id);
+    }
+    --unstored_;
+    discard_spooled(j->rec);
+    log(log_level::info, "engine: job result stored late id=" + std::to_string(info.id) +
+                             " state=" + job_state_name(info.state));
   }
   done_cv_.notify_all();
 }
@@ -344,11 +404,15 @@ void engine::housekeeping_loop() {
   const auto period = std::clamp<std::chrono::milliseconds>(
       std::chrono::duration_cast<std::chrono::milliseconds>(opt_.result_retention) / 4,
       std::chrono::milliseconds(100), std::chrono::milliseconds(30000));
+  // A result the store refused (finish()) is retried every half second, so that a disk with room
+  // again takes it soon after, not a retention period later.
+  constexpr auto retry_period = std::chrono::milliseconds(500);
   std::unique_lock lk(hk_m_);
   while (!hk_stop_) {
-    hk_cv_.wait_for(lk, period);
+    hk_cv_.wait_for(lk, unstored_.load() > 0 ? std::min(period, retry_period) : period);
     if (hk_stop_) break;
     lk.unlock();
+    retry_unstored();
     auto paths = store_->purge_finished_before(wall_clock::now() - opt_.result_retention);
     if (paths)
       for (const auto& p : *paths) spool_.remove(p);

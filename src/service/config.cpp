@@ -17,7 +17,7 @@ namespace {
   config_key {                                                                                      \
 #key, key_type::integer, lo, hi, rt, help,                                                      \
         {}, [](daemon_config & c,                                                                   \
-               int64_t v) { c.key = v; }, nullptr, nullptr, nullptr,                                \
+               int64_t v) { c.key = v; }, nullptr, nullptr, nullptr, nullptr,                       \
                                        [](const daemon_config& c) { return std::to_string(c.key); } \
   }
 #define BOOL(key, rt, help)                                                                                  \
@@ -26,7 +26,7 @@ namespace {
         {}, nullptr,                                                                                         \
          [](daemon_config & c,                                                                               \
             bool                                                                                             \
-                v) { c.key = v; }, nullptr, nullptr,                                                         \
+                v) { c.key = v; }, nullptr, nullptr, nullptr,                                                \
                                 [](const daemon_config& c) { return std::string(c.key ? "true" : "false"); } \
   }
 #define STR(key, rt, help, ...)                                                                           \
@@ -34,7 +34,7 @@ namespace {
 #key, key_type::string, 0, 0, rt, help,                                                               \
         {__VA_ARGS__ }, nullptr, nullptr,                                                                 \
          [](daemon_config & c,                                                                            \
-            std::string v) { c.key = std::move(v); }, nullptr,                                            \
+            std::string v) { c.key = std::move(v); }, nullptr, nullptr,                                   \
             [](const daemon_config& c) { return quote(c.key); }                                           \
   }
 
@@ -56,11 +56,23 @@ std::string show_list(const std::vector<int64_t>& v) {
   return out + "]";
 }
 
+std::string show_str_list(const std::vector<std::string>& v) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i > 0 ? ", " : "") + quote(v[i]);
+  return out + "]";
+}
+
 #define INT_LIST(key, lo, hi, rt, help)                                                          \
   config_key {                                                                                   \
 #key, key_type::integer_list, lo, hi, rt, help, {}, nullptr, nullptr, nullptr,               \
-        [](daemon_config & c, std::vector<int64_t> v) { c.key = std::move(v); },                 \
+        [](daemon_config & c, std::vector<int64_t> v) { c.key = std::move(v); }, nullptr,        \
         [](const daemon_config& c) { return show_list(c.key); }                                  \
+  }
+#define STR_LIST(key, rt, help)                                                                  \
+  config_key {                                                                                   \
+#key, key_type::string_list, 0, 0, rt, help, {}, nullptr, nullptr, nullptr, nullptr,         \
+        [](daemon_config & c, std::vector<std::string> v) { c.key = std::move(v); },             \
+        [](const daemon_config& c) { return show_str_list(c.key); }                              \
   }
 
 std::vector<config_key> make_table() {
@@ -111,6 +123,10 @@ std::vector<config_key> make_table() {
       INT(drain_grace_s, 0, 86400, true,
           "on SIGTERM, how long running jobs may finish before they are requeued, s"),
       STR(log_level, true, "debug, info, warn or error", "debug", "info", "warn", "error"),
+      STR_LIST(witness_dirs, false,
+               "directories under which a client may name witness files (submit by path), e.g. "
+               "[\"/srv/witnesses\"]; a path is read only when its real path lies under one of them and "
+               "names a regular file; [] = witness paths refused (inline witnesses still work)"),
   };
 }
 
@@ -118,6 +134,7 @@ std::vector<config_key> make_table() {
 #undef BOOL
 #undef STR
 #undef INT_LIST
+#undef STR_LIST
 
 const char* type_name(key_type t) {
   switch (t) {
@@ -129,6 +146,8 @@ const char* type_name(key_type t) {
       return "a string";
     case key_type::integer_list:
       return "an array of integers";
+    case key_type::string_list:
+      return "an array of strings";
   }
   return "?";
 }
@@ -213,6 +232,19 @@ status apply_key(daemon_config& c, const config_key& k, const toml::node& n, con
       k.set_list(c, std::move(out));
       return {};
     }
+    case key_type::string_list: {
+      const auto* arr = n.as_array();
+      if (!arr) return bad(origin, k.name, "an array of strings", found(n));
+      std::vector<std::string> out;
+      for (std::size_t i = 0; i < arr->size(); ++i) {
+        auto v = (*arr)[i].value_exact<std::string>();
+        const std::string where = std::string(k.name) + "[" + std::to_string(i) + "]";
+        if (!v) return bad(origin, where, "a string", found((*arr)[i]));
+        out.push_back(*v);
+      }
+      k.set_str_list(c, std::move(out));
+      return {};
+    }
   }
   return {};
 }
@@ -279,6 +311,7 @@ engine::engine_options daemon_config::to_engine_options() const {
   o.budgets.hot = static_cast<uint64_t>(hot_budget_mib) << 20;
   o.host_memory_budget = static_cast<uint64_t>(host_memory_budget_mib) << 20;
   if (warm_budget_mib > 0) o.budgets.warm = static_cast<uint64_t>(warm_budget_mib) << 20;
+  o.witness_dirs = witness_dirs;
   return o;
 }
 

@@ -6,7 +6,8 @@
 // documented in one place and parsed differently in another.
 //
 // Circuits are the one structured part: `[[circuit]]` tables with id, zkey and priority, registered
-// at start and again on SIGHUP (new ones are added; existing ones keep their key).
+// at start and again on SIGHUP (new ones are added; existing ones keep their key: one whose zkey
+// now holds another key is refused, and `cuzk register --replace` replaces it).
 //
 // Validation errors name the key, what was expected and what was found:
 //   "cuzk.toml: workers: expected an integer in [1, 256], found 0"
@@ -56,6 +57,7 @@ struct daemon_config {
   int64_t warm_budget_mib = 0;  // 0: unlimited
   int64_t drain_grace_s = 30;
   std::string log_level = "info";
+  std::vector<std::string> witness_dirs;  // empty: witness paths refused (witness_dirs.hpp in engine/jobs)
   std::vector<circuit_config> circuits;
 
   std::string socket_path() const { return socket.empty() ? data_dir + "/cuzk.sock" : socket; }
@@ -63,7 +65,7 @@ struct daemon_config {
   engine::engine_options to_engine_options() const;
 };
 
-enum class key_type { integer, boolean, string, integer_list };
+enum class key_type { integer, boolean, string, integer_list, string_list };
 
 struct config_key {
   const char* name;
@@ -77,6 +79,7 @@ struct config_key {
   std::function<void(daemon_config&, bool)> set_bool;
   std::function<void(daemon_config&, std::string)> set_str;
   std::function<void(daemon_config&, std::vector<int64_t>)> set_list;
+  std::function<void(daemon_config&, std::vector<std::string>)> set_str_list;
   std::function<std::string(const daemon_config&)> show;  // as TOML
 };
 

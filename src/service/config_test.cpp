@@ -37,6 +37,22 @@ TEST(config, errors_name_the_key_the_expectation_and_the_value) {
   EXPECT_NE(r.error().message().find("f.toml:1:"), std::string::npos) << r.error().message();
 }
 
+TEST(config, witness_dirs_default_to_none_and_reach_the_engine_options) {
+  EXPECT_TRUE(daemon_config{}.to_engine_options().witness_dirs.empty());  // witness paths refused
+  auto c = parse_config("witness_dirs = [\"/srv/w\", \"/data/a \\\"b\\\"\"]", "w.toml");
+  ASSERT_TRUE(c) << c.error().to_string();
+  EXPECT_EQ(c->to_engine_options().witness_dirs, (std::vector<std::string>{"/srv/w", "/data/a \"b\""}));
+  auto back = parse_config(print_config(*c), "printed");
+  ASSERT_TRUE(back) << back.error().to_string();
+  EXPECT_EQ(back->witness_dirs, c->witness_dirs);
+  auto bad = parse_config("witness_dirs = [\"/a\", 1]", "w.toml");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message(), "w.toml: witness_dirs[1]: expected a string, found 1");
+  bad = parse_config("witness_dirs = \"/a\"", "w.toml");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message(), "w.toml: witness_dirs: expected an array of strings, found \"/a\"");
+}
+
 TEST(config, gpu_keys_parse_validate_print_and_reach_the_engine_options) {
   auto c = parse_config("backend = \"gpu\"\ngpu_devices = [0, 0, 1]\ngpu_workers_per_device = 3\n"
                         "gpu_key_budget_mib = 2048\ngpu_memory_budget_mib = 4096\nhost_memory_budget_mib = 512\n",

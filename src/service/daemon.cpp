@@ -24,6 +24,9 @@ namespace {
 
 using engine::log_level;
 
+// A [[circuit]] already registered keeps its key (config.hpp): one whose zkey now holds another
+// key is refused and logged, never re-pointed behind the jobs of the id; `cuzk register
+// --replace` is the way to replace it.
 void register_circuits(engine::engine& e, const daemon_config& c) {
   for (const auto& cc : c.circuits) {
     auto st = e.register_circuit(cc.id, cc.zkey, cc.prio);

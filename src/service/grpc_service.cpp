@@ -158,8 +158,9 @@ void to_wire(const engine::job_result& r, v1::ProofResult* out) {
 grpc::Status grpc_service::RegisterCircuit(grpc::ServerContext*, const v1::RegisterCircuitRequest* req,
                                            v1::RegisterCircuitResponse*) {
   return guarded([&] {
-    return to_grpc(e_.register_circuit(req->id(), req->zkey_path(),
-                                       from_wire(req->default_priority(), engine::priority::normal)));
+    return to_grpc(e_.register_circuit(
+        req->id(), req->zkey_path(), from_wire(req->default_priority(), engine::priority::normal),
+        req->replace() ? engine::key_change::replace : engine::key_change::refuse));
   });
 }
 

@@ -1,6 +1,7 @@
 // Witness checks and reading (see witness.hpp).
 #include "engine/jobs/witness.hpp"
 
+#include "formats/binfile.hpp"
 #include "formats/wtns.hpp"
 
 namespace cuzk::engine {
@@ -17,20 +18,32 @@ any_witness copy_values(const formats::wtns& w, formats::curve_id curve) {
 
 }  // namespace
 
-status check_witness_file(const std::string& path, const key_summary& key, const std::string& what) {
-  auto w = formats::wtns::open(path);
-  if (!w) return w.error().with_context(what);
-  CUZK_TRY(w->check_fits(key.curve, key.n_vars, "the circuit's key").with_context(what));
-  CUZK_TRY(w->validate().with_context(what));
+uint64_t max_witness_bytes(const key_summary& key) {
+  // 76 header bytes before the values (witness.hpp) at 32 bytes per value on both curves, plus
+  // 1 MiB for extra sections.
+  return 76 + uint64_t{32} * key.n_vars + (uint64_t{1} << 20);
+}
+
+result<formats::wtns> open_witness(const std::string& path, witness_origin origin, const witness_dirs& dirs,
+                                   const key_summary& key) {
+  if (origin == witness_origin::spooled) return formats::wtns::open(path);
+  auto bytes = dirs.read(path, max_witness_bytes(key));
+  if (!bytes) return bytes.error();
+  auto f = formats::binfile::from_bytes(std::move(bytes).value(), path, "wtns", 2);
+  if (!f) return f.error();
+  return formats::wtns::from_binfile(std::move(f).value());
+}
+
+status check_witness(const formats::wtns& w, const key_summary& key, const std::string& what) {
+  CUZK_TRY(w.check_fits(key.curve, key.n_vars, "the circuit's key").with_context(what));
+  CUZK_TRY(w.validate().with_context(what));
   return status::ok();
 }
 
-result<any_witness> read_witness(const std::string& path, const key_summary& key) {
-  auto w = formats::wtns::open(path);
-  if (!w) return w.error();
-  CUZK_TRY(w->check_fits(key.curve, key.n_vars, "the circuit's key"));
-  CUZK_TRY(w->validate());
-  return copy_values(*w, key.curve);
+result<any_witness> read_witness(const formats::wtns& w, const key_summary& key) {
+  CUZK_TRY(w.check_fits(key.curve, key.n_vars, "the circuit's key"));
+  CUZK_TRY(w.validate());
+  return copy_values(w, key.curve);
 }
 
 std::string witness_digest(std::span<const uint8_t> bytes) {

@@ -6,6 +6,9 @@
 // named. At run time read_witness() copies the values into 8-byte-aligned integers (the .wtns's
 // values start at offset 76), the layout the MSMs take.
 //
+// Both open the file through open_witness(): the engine's own spooled file as it is, a client's
+// path only as witness_dirs.hpp allows.
+//
 // Thread safety: free functions over files; any thread.
 #pragma once
 
@@ -18,7 +21,9 @@
 #include "base/result.hpp"
 #include "curves/bls12_381.hpp"
 #include "curves/bn254.hpp"
+#include "engine/jobs/witness_dirs.hpp"
 #include "engine/keys/key_summary.hpp"
+#include "formats/wtns.hpp"
 
 namespace cuzk::engine {
 
@@ -30,9 +35,20 @@ struct any_witness {
   std::vector<bn254::fr::repr> values;  // plain integers < r, w[0] = 1
 };
 
+// Where a partition's .wtns is: the engine's spool (its own file), or a path a client sent.
+enum class witness_origin : uint8_t { spooled, client_path };
+
+// The largest .wtns a key's witness can be: its header and nVars values, with room for sections a
+// writer may add. A client's path past it is refused before it is read.
+uint64_t max_witness_bytes(const key_summary& key);
+
+// The .wtns at `path`; a client's path read through `dirs` (refused unless they allow it).
+result<formats::wtns> open_witness(const std::string& path, witness_origin origin, const witness_dirs& dirs,
+                                   const key_summary& key);
+
 // `what` names the witness in messages ("partition 2").
-status check_witness_file(const std::string& path, const key_summary& key, const std::string& what);
-result<any_witness> read_witness(const std::string& path, const key_summary& key);
+status check_witness(const formats::wtns& w, const key_summary& key, const std::string& what);
+result<any_witness> read_witness(const formats::wtns& w, const key_summary& key);
 
 // "fnv1a64:<16 hex digits>" of a witness's bytes: what tells a retry (the same bytes) from another
 // request reusing its request id. FNV-1a, not a cryptographic hash: the request id is the client's

@@ -4,6 +4,8 @@
 #include "engine/keys/key_summary.hpp"
 
 #include <cstring>
+#include <initializer_list>
+#include <span>
 
 #include "formats/binfile.hpp"
 #include "formats/zkey.hpp"
@@ -15,6 +17,17 @@ uint32_t le32(const uint8_t* p) {
   uint32_t v;
   std::memcpy(&v, p, 4);
   return v;
+}
+
+// FNV-1a, 64 bits, over the sections in order (the offset basis and prime of the FNV spec).
+std::string key_digest(std::initializer_list<std::span<const uint8_t>> parts) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (const auto& part : parts)
+    for (const uint8_t b : part) h = (h ^ b) * 0x100000001b3ull;
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out = "fnv1a64:";
+  for (int shift = 60; shift >= 0; shift -= 4) out += hex[(h >> shift) & 0xf];
+  return out;
 }
 }  // namespace
 
@@ -49,6 +62,9 @@ result<key_summary> read_key_summary(const std::string& zkey_path) {
   s.n_public = le32(h.data() + off + 4);
   s.domain_size = le32(h.data() + off + 8);
   s.file_bytes = f->bytes().size();
+  auto ic = f->section(formats::zkey_ic, "IC");
+  if (!ic) return ic.error();
+  s.digest = key_digest({h, *ic});
   if (s.n_vars <= s.n_public)
     return status(errc::format_error, zkey_path + ": header: nVars " + std::to_string(s.n_vars) +
                                           " must exceed nPublic " + std::to_string(s.n_public));

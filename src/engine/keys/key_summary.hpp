@@ -5,6 +5,12 @@
 // key is used; submit() checks a witness against these numbers (curve, nVars) before it queues
 // anything. The full checks of the key's sections happen when it is loaded (loaded_key.hpp).
 //
+// `digest` names the key for re-registration: it covers the header section (the curve, sizes,
+// alpha, beta, gamma, delta) and the IC section, which together are the verification key, so two
+// zkeys with one digest give proofs that verify under the same key. A few hundred bytes to hash,
+// where the whole file may be gigabytes. FNV-1a is not a cryptographic hash: it tells a mistaken
+// re-point from a repeat, and whoever may register can replace a key anyway.
+//
 // Thread safety: a free function; a key_summary is a plain value.
 #pragma once
 
@@ -22,6 +28,7 @@ struct key_summary {
   uint32_t n_public = 0;
   uint32_t domain_size = 0;
   uint64_t file_bytes = 0;
+  std::string digest;  // "fnv1a64:<16 hex digits>" over the header and IC sections
 };
 
 // format_error / unsupported naming the file for anything that is not a Groth16 zkey of a

@@ -1,0 +1,146 @@
+// Witness paths: refused unless they lie under the configured witness_dirs, and then only for
+// regular files, with one message for every refusal (issue 20, fault 2: a path was opened with the
+// daemon's rights, so a local user could read any file through it or test whether it exists).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "engine/engine.hpp"
+#include "engine/engine_test_util.hpp"
+
+namespace cuzk::engine {
+namespace {
+
+using namespace std::chrono_literals;
+using namespace cuzk::engine::test;
+namespace fs = std::filesystem;
+
+struct harness {
+  std::unique_ptr<engine> eng;
+  gated_backend* backend = nullptr;
+};
+
+harness make(std::vector<std::string> dirs, bool gate_open = true) {
+  harness h;
+  auto b = std::make_unique<gated_backend>(0ms, gate_open);
+  h.backend = b.get();
+  engine_options o;
+  o.verify_proofs = false;
+  o.spool_dir = temp_dir("witness-path-spool");
+  o.witness_dirs = std::move(dirs);
+  engine_parts parts;
+  parts.backend = std::move(b);
+  auto e = engine::create(std::move(o), std::move(parts));
+  EXPECT_TRUE(e.is_ok()) << e.error().to_string();
+  if (!e) return h;
+  h.eng = std::move(e).value();
+  EXPECT_TRUE(h.eng->register_circuit("small", small_zkey).is_ok());
+  return h;
+}
+
+job_request by_path(const std::string& path) {
+  job_request r;
+  r.circuit = "small";
+  r.partitions.push_back(witness_input::from_path(path));
+  return r;
+}
+
+// The refusal with the client's own path taken out: what it says about the file system.
+std::string refusal_of(engine& e, const std::string& path) {
+  auto id = e.submit(by_path(path));
+  if (id.is_ok()) return "accepted";
+  EXPECT_EQ(id.error().code(), errc::failed_precondition) << id.error().to_string();
+  std::string m = id.error().message();
+  const auto at = m.find(path);
+  if (at != std::string::npos) m.replace(at, path.size(), "P");
+  return m;
+}
+
+TEST(engine_witness_path, paths_are_refused_by_default_and_inline_witnesses_still_work) {
+  auto h = make({});
+  ASSERT_TRUE(h.eng);
+  auto id = h.eng->submit(by_path(small_wtns));
+  ASSERT_FALSE(id.is_ok());
+  EXPECT_EQ(id.error().code(), errc::failed_precondition);
+  EXPECT_NE(id.error().message().find("witness_dirs is empty"), std::string::npos) << id.error().to_string();
+  auto inline_id = h.eng->submit(request("small"));
+  ASSERT_TRUE(inline_id.is_ok()) << inline_id.error().to_string();
+  EXPECT_EQ(h.eng->await(*inline_id, 20s).value().state, job_state::done);
+}
+
+TEST(engine_witness_path, only_regular_files_under_the_dirs_are_read_and_every_refusal_reads_the_same) {
+  const std::string allowed = temp_dir("witness-allowed");
+  const std::string outside = temp_dir("witness-outside");
+  fs::copy_file(small_wtns, allowed + "/w.wtns");
+  fs::copy_file(small_wtns, outside + "/secret.wtns");
+  fs::create_symlink(outside + "/secret.wtns", allowed + "/link-out.wtns");
+  fs::create_symlink(allowed + "/w.wtns", allowed + "/link-in.wtns");
+  fs::create_directory(allowed + "/sub");
+  ASSERT_EQ(::mkfifo((allowed + "/fifo.wtns").c_str(), 0600), 0);
+  // A directory given with a trailing part that is a sibling's prefix must not match it.
+  fs::create_directory(allowed + "-evil");
+  fs::copy_file(small_wtns, allowed + "-evil/w.wtns");
+
+  auto h = make({allowed});
+  ASSERT_TRUE(h.eng);
+  for (const std::string& ok : {allowed + "/w.wtns", allowed + "/link-in.wtns", allowed + "/sub/../w.wtns"}) {
+    auto id = h.eng->submit(by_path(ok));
+    ASSERT_TRUE(id.is_ok()) << ok << ": " << id.error().to_string();
+    EXPECT_EQ(h.eng->await(*id, 20s).value().state, job_state::done) << ok;
+  }
+
+  const std::string first = refusal_of(*h.eng, allowed + "/missing.wtns");
+  EXPECT_NE(first.find("witness_dirs"), std::string::npos) << first;
+  for (const std::string& bad : {
+           outside + "/secret.wtns",    // exists, readable by the daemon, outside
+           outside + "/missing.wtns",   // does not exist, outside
+           allowed + "/link-out.wtns",  // inside, a symlink leading out
+           allowed + "/../" + fs::path(outside).filename().string() + "/secret.wtns",  // ".." out
+           allowed + "/sub",                                                           // a directory
+           allowed + "/fifo.wtns",    // a FIFO (must not block)
+           allowed + "-evil/w.wtns",  // a sibling sharing the prefix
+           std::string("/etc/passwd"),
+           std::string("relative.wtns"),
+       })
+    EXPECT_EQ(refusal_of(*h.eng, bad), first) << bad;
+}
+
+TEST(engine_witness_path, a_path_that_changes_after_the_submit_is_checked_again_when_read) {
+  const std::string allowed = temp_dir("witness-swap");
+  const std::string outside = temp_dir("witness-swap-outside");
+  fs::copy_file(small_wtns, allowed + "/w.wtns");
+  fs::copy_file(small_wtns, outside + "/secret.wtns");
+  auto h = make({allowed}, false);
+  ASSERT_TRUE(h.eng);
+  auto running = h.eng->submit(request("small"));  // holds the only worker at the gate
+  ASSERT_TRUE(running.is_ok());
+  ASSERT_TRUE(h.backend->wait_calls(1));
+  auto id = h.eng->submit(by_path(allowed + "/w.wtns"));
+  ASSERT_TRUE(id.is_ok()) << id.error().to_string();
+  fs::remove(allowed + "/w.wtns");
+  fs::create_symlink(outside + "/secret.wtns", allowed + "/w.wtns");
+  h.backend->open();
+  auto r = h.eng->await(*id, 20s);
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->state, job_state::failed);
+  EXPECT_EQ(r->error.code(), errc::failed_precondition) << r->error.to_string();
+  EXPECT_NE(r->error.message().find("witness_dirs"), std::string::npos) << r->error.to_string();
+}
+
+TEST(engine_witness_path, a_witness_dir_that_is_not_a_directory_is_a_start_error) {
+  engine_options o;
+  o.spool_dir = temp_dir("witness-bad-dir-spool");
+  o.witness_dirs = {small_wtns};
+  engine_parts parts;
+  parts.backend = std::make_unique<gated_backend>();
+  auto e = engine::create(std::move(o), std::move(parts));
+  ASSERT_FALSE(e.is_ok());
+  EXPECT_NE(e.error().message().find("witness_dirs[0]"), std::string::npos) << e.error().to_string();
+}
+
+}  // namespace
+}  // namespace cuzk::engine

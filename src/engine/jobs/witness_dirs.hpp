@@ -1,0 +1,49 @@
+// Where the daemon may read a witness that a client names by path, and how it reads one.
+//
+// A path is opened with the daemon's rights, not the client's, so an open path option lets any
+// local user who can reach the socket prove a witness they cannot read, learn the first bytes of
+// any file from the format error, or test whether a path exists (issue 20, fault 2). So a path is
+// read only when its real path (symlinks and ".." resolved) lies under one of the directories the
+// operator listed (config key witness_dirs; none by default, and then every path is refused while
+// inline witnesses still work), and only when it is a regular file: opened with O_NOFOLLOW (the
+// last component cannot be swapped for a symlink after the check) and O_NONBLOCK (a FIFO cannot
+// park the thread), checked with fstat, and its descriptor's own path (/proc/self/fd) checked
+// again, so a directory swapped for a symlink between realpath and open leads nowhere. Every
+// refusal (missing, outside, not a regular file, unreadable) is one message that names only the
+// client's own path and the rule, so it tells nothing about what exists.
+//
+// The file is read into memory rather than mapped: a client who truncates a mapped file kills the
+// daemon with SIGBUS on the next page read (what engine_options::key_copy_dir avoids for keys).
+//
+// Thread safety: immutable after create(); any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/result.hpp"
+
+namespace cuzk::engine {
+
+class witness_dirs {
+ public:
+  // Resolves each directory now (realpath); invalid_argument naming the entry ("witness_dirs[1]")
+  // for one that is not an absolute path to a directory.
+  static result<witness_dirs> create(const std::vector<std::string>& dirs);
+
+  bool empty() const noexcept { return dirs_.empty(); }
+  const std::vector<std::string>& resolved() const noexcept { return dirs_; }
+
+  // The bytes of the file at `path` when the rule above allows it and it holds at most
+  // `max_bytes`. Errors: failed_precondition with the one refusal message (or, with no directories,
+  // one that says witness paths are off); resource_exhausted for a file larger than `max_bytes`
+  // and io_error for a failed read, which name an allowed file only.
+  result<std::vector<uint8_t>> read(const std::string& path, uint64_t max_bytes) const;
+
+ private:
+  bool allows(const std::string& real_path) const;
+  std::vector<std::string> dirs_;
+};
+
+}  // namespace cuzk::engine
