@@ -63,10 +63,14 @@ if [[ $MODE == args ]]; then
     "$CUZK" bench msm --curve bn254 --log-size 10 --accumulation affine,jacobian
   expect_error "msm: bad scalars" "--scalars" "$CUZK" bench msm --curve bn254 --log-size 10 --scalars disk
   expect_error "msm: 65 chunks" "--chunks" "$CUZK" bench msm --curve bn254 --log-size 10 --chunks 65
-  expect_error "prove: log size 1" "expected 2..26" "$CUZK" bench prove --curve bn254 --log-size 1
-  expect_error "prove: log size 27" "expected 2..26" "$CUZK" bench prove --curve bn254 --log-size 27
+  expect_error "prove: log size 1" "expected 2..28" "$CUZK" bench prove --curve bn254 --log-size 1
+  expect_error "prove: log size 29" "expected 2..28" "$CUZK" bench prove --curve bn254 --log-size 29
   expect_error "prove: bad witness" "--witness" "$CUZK" bench prove --curve bn254 --log-size 10 --witness sparse
   expect_error "prove: bad synthesis" "--synthesis" "$CUZK" bench prove --curve bn254 -k 10 --synthesis gpu
+  expect_error "prove: bad stream" "--stream: expected none, all or a list of a, b1, b2, c, h; found 'b3'" \
+    "$CUZK" bench prove --curve bn254 -k 10 --stream a,b3
+  expect_error "prove: chunk points" "--chunk-points: expected 0..67108864" \
+    "$CUZK" bench prove --curve bn254 -k 10 --chunk-points 67108865
   expect_error "reps 0" "--reps" "$CUZK" bench ntt --curve bn254 --log-size 10 --reps 0
   expect_error "reps 1001" "--reps" "$CUZK" bench msm --curve bn254 --log-size 10 --reps 1001
   expect_error "device -1" "--device" "$CUZK" bench ntt --curve bn254 --log-size 10 --device -1
