@@ -2,6 +2,7 @@
 #include "engine/backends/gpu_device_key.hpp"
 
 #include <bit>
+#include <optional>
 #include <string>
 
 namespace cuzk::engine {
@@ -13,13 +14,11 @@ uint64_t csr_bytes(const synth::csr_matrix<Fr>& m) {
   return m.row_start.size() * sizeof(uint64_t) + m.col.size() * sizeof(uint32_t) + m.value.size() * sizeof(Fr);
 }
 
-// What is known before the upload: the resident vectors' points (those the budget does not make
-// the key stream), the NTT twiddles and the matrices A and B. The MSM scratch is measured after.
+// The points of the vectors not in `streamed`, the NTT twiddles and the matrices A and B: what is
+// known of a key's device size before it is uploaded (the MSM scratch is measured after).
 template <class C>
-uint64_t known_device_bytes(const key_material<C>& m, const groth16::gpu_key_options& o, uint64_t budget) {
+uint64_t known_device_bytes(const key_material<C>& m, groth16::key_vector_set streamed) {
   const auto& v = m.view;
-  const auto chosen = groth16::choose_streamed<C>(v, o, budget);
-  const auto streamed = chosen ? *chosen : groth16::key_vector_set::all();
   uint64_t points = 0;
   auto add = [&](groth16::key_vector which, uint64_t bytes) { points += streamed.contains(which) ? 0 : bytes; };
   add(groth16::key_vector::a, v.a.size_bytes());
@@ -29,6 +28,18 @@ uint64_t known_device_bytes(const key_material<C>& m, const groth16::gpu_key_opt
   add(groth16::key_vector::h, v.h.size_bytes());
   const uint64_t twiddles = groth16::gpu_ntt_plan_bytes<C>(v.domain_size);
   return points + twiddles + csr_bytes(m.matrices->a) + csr_bytes(m.matrices->b);
+}
+
+// Which vectors a key streams on a slot with `budget` bytes for keys: none where its known bytes
+// fit (the scratch is then measured against the budget after the upload, as for every key; the
+// chooser's estimate of it is coarse for small keys), otherwise what groth16::choose_streamed picks,
+// or all of them where even that does not fit (the upload is then refused on the estimate).
+template <class C>
+std::optional<groth16::key_vector_set> streamed_on(const key_material<C>& m, const groth16::gpu_key_options& o,
+                                                   uint64_t budget) {
+  if (known_device_bytes(m, {}) <= budget) return std::nullopt;
+  auto chosen = groth16::choose_streamed<C>(m.view, o, budget);
+  return chosen ? *chosen : groth16::key_vector_set::all();
 }
 
 template <class C>
@@ -41,27 +52,34 @@ result<std::shared_ptr<const device_key>> make(const key_material<C>& m, int ord
 
 }  // namespace
 
-groth16::gpu_key_options gpu_uploader::options_for(uint64_t budget) const {
+groth16::gpu_key_options gpu_uploader::key_options() const {
   groth16::gpu_key_options o;
   o.synthesis = place_;
   o.workspace = groth16::key_workspace::none;
   o.scratch = groth16::key_scratch::at_creation;
-  o.device_budget_bytes = budget;
   return o;
 }
 
 uint64_t gpu_uploader::estimate_bytes(const loaded_key& key, uint64_t budget) const {
-  const auto o = options_for(budget);
-  if (const auto* m = key.get<bn254>()) return known_device_bytes(*m, o, budget);
-  return known_device_bytes(*key.get<bls12_381>(), o, budget);
+  const auto o = key_options();
+  auto estimate = [&](const auto& m) {
+    return known_device_bytes(m, streamed_on(m, o, budget).value_or(groth16::key_vector_set{}));
+  };
+  if (const auto* m = key.get<bn254>()) return estimate(*m);
+  return estimate(*key.get<bls12_381>());
 }
 
 result<std::shared_ptr<const device_key>> gpu_uploader::upload(const loaded_key& key, int slot,
                                                                const device_slot& where) {
   if (slot < 0 || static_cast<std::size_t>(slot) >= slots_->slots.size())
     return status(errc::invalid_argument, "gpu uploader: no slot " + std::to_string(slot));
-  groth16::gpu_key_options o = options_for(where.budget);
+  groth16::gpu_key_options o = key_options();
   o.kernel_lock = slots_->slots[slot]->kernel_lock;
+  auto place = [&](const auto& m) {
+    o.streamed = streamed_on(m, o, where.budget).value_or(groth16::key_vector_set{});
+  };
+  if (const auto* m = key.get<bn254>()) place(*m);
+  else place(*key.get<bls12_381>());
   std::lock_guard alloc(slots_->alloc_lock(where.ordinal));
   if (const auto* m = key.get<bn254>()) return make<bn254>(*m, where.ordinal, std::move(o));
   return make<bls12_381>(*key.get<bls12_381>(), where.ordinal, std::move(o));

@@ -38,15 +38,16 @@ class gpu_uploader final : public device_uploader {
       : slots_(std::move(slots)), place_(place) {}
 
   // The resident points, the NTT twiddles and, with synthesis on the device, the matrices A and B:
-  // what is known from the sizes, with the vectors streamed that groth16::choose_streamed says do
-  // not fit in `budget`. The MSM scratch is known only once it is allocated (measured after).
+  // what is known from the sizes. A key whose known bytes exceed `budget` streams the vectors that
+  // groth16::choose_streamed says do not fit (all of them where nothing fits), and their points
+  // are not counted. The MSM scratch is known only once it is allocated (measured after).
   uint64_t estimate_bytes(const loaded_key& key, uint64_t budget) const override;
   result<std::shared_ptr<const device_key>> upload(const loaded_key& key, int slot,
                                                    const device_slot& where) override;
 
  private:
-  // How a key is made on a slot with `budget` bytes for keys.
-  groth16::gpu_key_options options_for(uint64_t budget) const;
+  // How a key is made on a slot (the streamed vectors aside).
+  groth16::gpu_key_options key_options() const;
   std::shared_ptr<gpu_slots> slots_;
   groth16::synthesis_place place_;
 };
