@@ -75,7 +75,9 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // CLI11 prints the message (or the help) and has its own codes for each kind of usage error
+    // (105, 106, 109, ...); every failure of cuzk exits 1, as the README says.
+    return app.exit(e) == 0 ? exit_ok : exit_failure;
   }
 
   if (g.threads != 0 && !cuzk::thread_pool::set_global_threads(g.threads))

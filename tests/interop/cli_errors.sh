@@ -37,6 +37,19 @@ echo '{"pi_a": 1}' >"$WORK/bad_proof.json"
 : >"$WORK/empty.json"
 
 expect_error "no subcommand" "subcommand" "$CUZK"
+# Usage errors exit 1 like every other failure (CLI11's own codes are 105, 106, 109, ...).
+for args in "prove --bogus" "nosuchverb" "prove"; do
+  rc=0
+  # shellcheck disable=SC2086 # the words of $args are the arguments
+  "$CUZK" $args >/dev/null 2>&1 || rc=$?
+  if ((rc == 1)); then
+    printf 'ok   %-48s exit 1\n' "usage error: cuzk $args"
+    PASSES=$((PASSES + 1))
+  else
+    printf 'FAIL usage error: cuzk %s: exit %d (want 1)\n' "$args" "$rc"
+    FAILS=$((FAILS + 1))
+  fi
+done
 expect_error "prove: missing zkey" "$WORK/missing.zkey" \
   "$CUZK" prove "$WORK/missing.zkey" "$BN/circuit.wtns" "$WORK/p.json" "$WORK/s.json"
 expect_error "prove: missing wtns" "$WORK/missing.wtns" \
