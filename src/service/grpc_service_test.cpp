@@ -1,7 +1,7 @@
-// The wire <-> engine enum conversions of grpc_service.hpp: every engine value goes to the proto
-// value of the same name (checked against the names protoc generates, independently of the
-// switches), comes back unchanged, and a wire number the proto does not define maps to nothing.
-#include "service/grpc_service.hpp"
+// The wire <-> engine conversions of wire.hpp: every engine value goes to the proto value of the
+// same name (checked against the names protoc generates, independently of the switches), comes
+// back unchanged, and a wire number the proto does not define maps to nothing.
+#include "service/wire.hpp"
 
 #include <gtest/gtest.h>
 
