@@ -23,6 +23,7 @@ APT_PACKAGES=(
   libcpp-httplib-dev                     # service: HTTP /healthz /status /metrics /trace
   libtomlplusplus-dev                    # service: the daemon's TOML config
   libspdlog-dev                          # service: the daemon's log
+  clang libclang-rt-dev                  # scripts/fuzz.sh: libFuzzer with ASan and UBSan (fuzz/)
 )
 
 # Node.js 20 and npm usually come with the machine (not from Debian); Debian's are used only when

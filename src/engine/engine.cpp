@@ -352,20 +352,7 @@ result<job_id> engine::submit(job_request req) {
   if (!c)
     return reject(reject_reason::unknown_circuit,
                   status(errc::not_found, "circuit \"" + req.circuit + "\": not registered"));
-  if (req.partitions.empty())
-    return reject(reject_reason::malformed_request,
-                  status(errc::invalid_argument, "job: expected at least one partition, found 0"));
-  if (auto s = check_request_id(req.request_id); !s) return reject(reject_reason::malformed_request, s);
-  for (std::size_t k = 0; k < req.partitions.size(); ++k) {
-    if (auto s = check_path_text("partition " + std::to_string(k), req.partitions[k].path); !s)
-      return reject(reject_reason::malformed_request, s);
-    const bool has_bytes = !req.partitions[k].wtns_bytes.empty(), has_path = !req.partitions[k].path.empty();
-    if (has_bytes == has_path)
-      return reject(reject_reason::malformed_request,
-                    status(errc::invalid_argument, "partition " + std::to_string(k) +
-                                                       ": expected either the .wtns bytes or a path, found " +
-                                                       (has_bytes ? "both" : "neither")));
-  }
+  if (auto s = check_job_request(req); !s) return reject(reject_reason::malformed_request, s);
 
   // A request id names one request: a retry (the same request again) gets the first job; anything
   // else under the same id is refused rather than answered with a job it did not ask for.

@@ -72,12 +72,10 @@ class fp {
     if (!a) return std::nullopt;
     return from_canonical(*a);
   }
-  // For constants in headers.
-  static consteval fp literal(std::string_view s) {
-    const repr a = repr::literal(s);
-    if (a >= modulus) throw "fp::literal: constant not below the modulus";
-    return from_canonical_unchecked(a);
-  }
+  // For constants in headers. repr::literal's result is passed on, not kept in a local: clang 14
+  // refuses a local initialized by a consteval call inside a consteval member of a class template
+  // ("not a constant expression"), which the standard allows and GCC accepts.
+  static consteval fp literal(std::string_view s) { return literal_below_modulus(repr::literal(s)); }
 
   constexpr repr to_canonical() const { return (*this * from_montgomery(repr::from_u64(1))).v_; }
   constexpr const repr& montgomery() const { return v_; }
@@ -172,6 +170,11 @@ class fp {
   }
 
  private:
+  static consteval fp literal_below_modulus(const repr& a) {
+    if (a >= modulus) throw "fp::literal: constant not below the modulus";
+    return from_canonical_unchecked(a);
+  }
+
   repr v_{};
 };
 

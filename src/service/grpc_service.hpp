@@ -1,7 +1,7 @@
 // The gRPC adapter: cuzk.v1.ProvingEngine (proto/cuzk/v1/proving.proto) onto the engine.
 //
-// Thin on purpose: each handler translates the request into engine types, calls one engine
-// method, and translates back. Engine statuses become gRPC statuses with the matching code and
+// Thin on purpose: each handler translates the request into engine types (wire.hpp), calls one
+// engine method, and translates back. Engine statuses become gRPC statuses with the matching code and
 // the same message (grpc_status.hpp); nothing thrown inside a handler escapes it (a std::exception
 // becomes INTERNAL).
 // AwaitProof and Prove block an RPC thread while they wait, which the synchronous server's thread
@@ -20,20 +20,9 @@
 #include "cuzk/v1/proving.grpc.pb.h"
 #include "engine/engine.hpp"
 #include "service/grpc_status.hpp"
+#include "service/wire.hpp"
 
 namespace cuzk::service {
-
-// Conversions between the wire and the engine, shared with the client verbs. Each enum is mapped
-// by an explicit switch, never by arithmetic on the numbers: the proto's start at 1 (0 is
-// UNSPECIFIED) and the engine's at 0, and a number the proto does not define (a newer peer's) must
-// map to nothing rather than to a neighbour. nullopt for UNSPECIFIED and for such numbers.
-std::optional<engine::priority> from_wire(cuzk::v1::Priority p) noexcept;
-// The same, with `fallback` for UNSPECIFIED and unknown numbers (the request's "circuit default").
-engine::priority from_wire(cuzk::v1::Priority p, engine::priority fallback) noexcept;
-cuzk::v1::Priority to_wire(engine::priority p) noexcept;
-std::optional<engine::job_state> from_wire(cuzk::v1::JobState s) noexcept;
-cuzk::v1::JobState to_wire(engine::job_state s) noexcept;
-void to_wire(const engine::job_result& r, cuzk::v1::ProofResult* out);
 
 class grpc_service final : public cuzk::v1::ProvingEngine::Service {
  public:

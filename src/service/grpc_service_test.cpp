@@ -1,11 +1,14 @@
-// The wire <-> engine enum conversions of grpc_service.hpp: every engine value goes to the proto
-// value of the same name (checked against the names protoc generates, independently of the
-// switches), comes back unchanged, and a wire number the proto does not define maps to nothing.
-#include "service/grpc_service.hpp"
+// The wire <-> engine conversions of wire.hpp: every engine value goes to the proto value of the
+// same name (checked against the names protoc generates, independently of the switches), comes
+// back unchanged, and a wire number the proto does not define maps to nothing; a submit request
+// becomes the engine's job request.
+#include "service/wire.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <chrono>
+#include <limits>
 #include <string>
 
 namespace cuzk::service {
@@ -51,6 +54,24 @@ TEST(wire_enums, every_job_state_travels_under_its_own_name_and_back) {
 TEST(wire_enums, unspecified_and_unknown_job_states_map_to_nothing) {
   EXPECT_FALSE(from_wire(v1::JOB_STATE_UNSPECIFIED).has_value());
   EXPECT_FALSE(from_wire(static_cast<v1::JobState>(v1::JobState_MAX + 1)).has_value());
+}
+
+// fuzz/submit_request_fuzz.cpp's input: circuit "multiplier((((((" and deadline_unix_ms
+// 4400782320724952, past the year 2262, whose conversion to the engine's clock overflowed (undefined
+// behaviour) and came out in the past. It saturates at the clock's end now.
+TEST(wire_requests, a_deadline_past_the_clock_range_saturates) {
+  const std::string bytes = "\x0a\x10multiplier((((((\x28\xd8\xd7\xd7\xd7\xcf\xcf\xe8\x07";
+  v1::SubmitProofRequest wire;
+  ASSERT_TRUE(wire.ParseFromString(bytes));
+  EXPECT_EQ(wire.deadline_unix_ms(), 4'400'782'320'724'952);
+  const engine::job_request r = to_job_request(wire);
+  EXPECT_EQ(r.circuit, "multiplier((((((");
+  ASSERT_TRUE(r.deadline.has_value());
+  EXPECT_EQ(*r.deadline, engine::from_unix_ms(std::numeric_limits<int64_t>::max()));
+  EXPECT_EQ(engine::to_unix_ms(*r.deadline),
+            std::chrono::duration_cast<std::chrono::milliseconds>(engine::wall_time::duration::max()).count());
+  EXPECT_TRUE(r.partitions.empty());
+  EXPECT_FALSE(r.prio.has_value());
 }
 
 }  // namespace

@@ -40,6 +40,13 @@ int64_t to_unix_ms(wall_time t) noexcept {
   return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
 }
 
-wall_time from_unix_ms(int64_t ms) noexcept { return wall_time(std::chrono::milliseconds(ms)); }
+wall_time from_unix_ms(int64_t ms) noexcept {
+  using std::chrono::milliseconds;
+  // Whole milliseconds inside the clock's range (duration_cast truncates toward zero, so these
+  // convert back to the clock's unit without overflow).
+  constexpr int64_t lo = std::chrono::duration_cast<milliseconds>(wall_time::duration::min()).count();
+  constexpr int64_t hi = std::chrono::duration_cast<milliseconds>(wall_time::duration::max()).count();
+  return wall_time(std::chrono::duration_cast<wall_time::duration>(milliseconds(std::clamp(ms, lo, hi))));
+}
 
 }  // namespace cuzk::engine

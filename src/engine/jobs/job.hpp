@@ -149,7 +149,10 @@ struct job_result {
   std::optional<wall_time> finished_at;
 };
 
-// Milliseconds since the Unix epoch, the persisted form of a wall_time.
+// Milliseconds since the Unix epoch, the persisted form of a wall_time. from_unix_ms saturates at
+// the range a wall_time holds (about the years 1678 to 2262 with libstdc++'s nanosecond clock): a
+// client's deadline_unix_ms or a stored value can be any int64_t, and converting one past that
+// range to the clock's unit overflows (undefined behaviour).
 int64_t to_unix_ms(wall_time t) noexcept;
 wall_time from_unix_ms(int64_t ms) noexcept;
 

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
 
 #include "engine/jobs/memory_job_store.hpp"
@@ -43,6 +44,24 @@ job_record make_job(const std::string& circuit, const std::string& request_id = 
   r.witness_paths = {"/spool/a.wtns", "/data/b.wtns"};
   r.spooled = {true, false};
   return r;
+}
+
+// Times persist as Unix milliseconds (a client's deadline_unix_ms, the store's columns), any int64_t;
+// a wall_time holds about +-292 years of nanoseconds. Converting a value past that range used to
+// overflow (undefined behaviour, found by fuzz/submit_request_fuzz.cpp with this deadline) and gave a
+// time in the past; it saturates now.
+TEST(unix_ms, values_past_the_clock_range_saturate) {
+  using std::chrono::duration_cast;
+  using std::chrono::milliseconds;
+  const int64_t hi = duration_cast<milliseconds>(wall_time::duration::max()).count();
+  const int64_t lo = duration_cast<milliseconds>(wall_time::duration::min()).count();
+  for (const int64_t ms : {int64_t{4'400'782'320'724'952}, std::numeric_limits<int64_t>::max(), hi + 1})
+    EXPECT_EQ(to_unix_ms(from_unix_ms(ms)), hi) << ms;
+  for (const int64_t ms : {std::numeric_limits<int64_t>::min(), lo - 1})
+    EXPECT_EQ(to_unix_ms(from_unix_ms(ms)), lo) << ms;
+  for (const int64_t ms : {lo, int64_t{-1}, int64_t{0}, int64_t{1'700'000'000'000}, hi})
+    EXPECT_EQ(to_unix_ms(from_unix_ms(ms)), ms) << ms;
+  EXPECT_GT(from_unix_ms(4'400'782'320'724'952), from_unix_ms(1'700'000'000'000));
 }
 
 template <class M>

@@ -32,4 +32,19 @@ status check_path_text(const std::string& what, const std::string& path) {
   return status::ok();
 }
 
+status check_job_request(const job_request& req) {
+  if (req.partitions.empty())
+    return status(errc::invalid_argument, "job: expected at least one partition, found 0");
+  CUZK_TRY(check_request_id(req.request_id));
+  for (std::size_t k = 0; k < req.partitions.size(); ++k) {
+    const std::string what = "partition " + std::to_string(k);
+    CUZK_TRY(check_path_text(what, req.partitions[k].path));
+    const bool has_bytes = !req.partitions[k].wtns_bytes.empty(), has_path = !req.partitions[k].path.empty();
+    if (has_bytes == has_path)
+      return status(errc::invalid_argument, what + ": expected either the .wtns bytes or a path, found " +
+                                                (has_bytes ? "both" : "neither"));
+  }
+  return status::ok();
+}
+
 }  // namespace cuzk::engine

@@ -29,7 +29,12 @@ result<formats::wtns> open_witness(const std::string& path, witness_origin origi
   if (origin == witness_origin::spooled) return formats::wtns::open(path);
   auto bytes = dirs.read(path, max_witness_bytes(key));
   if (!bytes) return bytes.error();
-  auto f = formats::binfile::from_bytes(std::move(bytes).value(), path, "wtns", 2);
+  return witness_from_bytes(std::move(bytes).value(), path);
+}
+
+result<formats::wtns> witness_from_bytes(std::vector<uint8_t> bytes, const std::string& name) {
+  // The magic and version formats::wtns::open reads.
+  auto f = formats::binfile::from_bytes(std::move(bytes), name, "wtns", 2);
   if (!f) return f.error();
   return formats::wtns::from_binfile(std::move(f).value());
 }

@@ -42,6 +42,9 @@ enum class witness_origin : uint8_t { spooled, client_path };
 // writer may add. A client's path past it is refused before it is read.
 uint64_t max_witness_bytes(const key_summary& key);
 
+// A .wtns held in memory (a client's file once read, or inline bytes), `name` in its messages.
+result<formats::wtns> witness_from_bytes(std::vector<uint8_t> bytes, const std::string& name);
+
 // The .wtns at `path`; a client's path read through `dirs` (refused unless they allow it).
 result<formats::wtns> open_witness(const std::string& path, witness_origin origin, const witness_dirs& dirs,
                                    const key_summary& key);

@@ -1,0 +1,83 @@
+// libFuzzer target: the daemon's validation of a submit request, without a server or an engine.
+//
+// The input is a serialized cuzk.v1.SubmitProofRequest, the bytes a gRPC client sends. It goes the
+// way SubmitProof takes it: parsed by protobuf, translated by service::to_job_request (wire.hpp),
+// then the checks engine::submit makes before it spools or stores anything: the circuit looked up
+// (two registered here, the multiplier fixture's keys on both curves), check_job_request (text
+// limits and shape), and each partition's witness against the key: inline bytes read as a .wtns
+// (the engine spools them first and maps the file; the reader is the same), a path read through
+// witness_dirs with tests/data/snarkjs as the one allowed directory, then check_witness. What
+// submit does after that (the request-id lookup, the store, the queue) needs an engine's state and
+// is not fuzzed here.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <google/protobuf/stubs/logging.h>
+
+#include "cuzk/v1/proving.pb.h"
+#include "engine/jobs/request_checks.hpp"
+#include "engine/jobs/witness.hpp"
+#include "engine/jobs/witness_dirs.hpp"
+#include "engine/keys/key_summary.hpp"
+#include "fuzz_check.hpp"
+#include "service/wire.hpp"
+
+namespace cuzk {
+namespace {
+
+struct registry {
+  std::map<std::string, engine::key_summary> circuits;
+  engine::witness_dirs dirs;
+};
+
+const registry& the_registry() {
+  static const registry r = [] {
+    const std::string data = CUZK_FUZZ_DATA_DIR "/snarkjs";
+    registry out{{}, engine::witness_dirs::create({data}).value()};
+    for (const char* curve : {"bn128", "bls12381"})
+      out.circuits.emplace(std::string("multiplier-") + curve,
+                           engine::read_key_summary(data + "/" + curve + "/circuit.zkey").value());
+    return out;
+  }();
+  return r;
+}
+
+void check(const v1::SubmitProofRequest& wire) {
+  const registry& reg = the_registry();
+  const engine::job_request req = service::to_job_request(wire);
+  if (req.deadline) FUZZ_REQUIRE(engine::to_unix_ms(*req.deadline) > 0);  // set only for a positive one
+  const auto c = reg.circuits.find(req.circuit);
+  if (c == reg.circuits.end()) return;
+  if (!engine::check_job_request(req)) return;
+  for (std::size_t k = 0; k < req.partitions.size(); ++k) {
+    const auto& p = req.partitions[k];
+    const std::string what = "partition " + std::to_string(k);
+    auto w = p.wtns_bytes.empty()
+                 ? engine::open_witness(p.path, engine::witness_origin::client_path, reg.dirs, c->second)
+                 : engine::witness_from_bytes(p.wtns_bytes, what);
+    if (!w) return;
+    if (!engine::check_witness(*w, c->second, what)) return;
+    // What the worker reads later (engine_worker.cpp) from a witness that passed at submit.
+    FUZZ_REQUIRE(engine::read_witness(*w, c->second).is_ok());
+  }
+}
+
+}  // namespace
+}  // namespace cuzk
+
+// protobuf logs every string field that is not UTF-8 (the parse then fails, as it does in the
+// daemon): most mutated inputs, and nothing to read in the fuzzer's output.
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  google::protobuf::SetLogHandler(nullptr);
+  (void)cuzk::the_registry();
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
+  cuzk::v1::SubmitProofRequest req;
+  if (!req.ParseFromArray(data, static_cast<int>(size))) return 0;
+  cuzk::check(req);
+  return 0;
+}
