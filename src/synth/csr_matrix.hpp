@@ -33,6 +33,10 @@ struct csr_matrix {
   std::vector<Fr> value;
 
   std::size_t nnz() const { return col.size(); }
+  // The bytes of its three arrays, as they are held on the host or copied to a device.
+  std::size_t bytes() const {
+    return row_start.size() * sizeof(uint64_t) + col.size() * sizeof(uint32_t) + value.size() * sizeof(Fr);
+  }
   std::span<const uint32_t> row_cols(std::size_t r) const {
     return {col.data() + row_start[r], col.data() + row_start[r + 1]};
   }

@@ -9,11 +9,6 @@ namespace cuzk::engine {
 
 namespace {
 
-template <class Fr>
-uint64_t csr_bytes(const synth::csr_matrix<Fr>& m) {
-  return m.row_start.size() * sizeof(uint64_t) + m.col.size() * sizeof(uint32_t) + m.value.size() * sizeof(Fr);
-}
-
 // The points of the vectors not in `streamed`, the NTT twiddles and the matrices A and B: what is
 // known of a key's device size before it is uploaded (the MSM scratch is measured after).
 template <class C>
@@ -27,7 +22,7 @@ uint64_t known_device_bytes(const key_material<C>& m, groth16::key_vector_set st
   add(groth16::key_vector::c, v.c.size_bytes());
   add(groth16::key_vector::h, v.h.size_bytes());
   const uint64_t twiddles = groth16::gpu_ntt_plan_bytes<C>(v.domain_size);
-  return points + twiddles + csr_bytes(m.matrices->a) + csr_bytes(m.matrices->b);
+  return points + twiddles + m.matrices->a.bytes() + m.matrices->b.bytes();
 }
 
 // Which vectors a key streams on a slot with `budget` bytes for keys: none where its known bytes

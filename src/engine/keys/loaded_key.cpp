@@ -14,12 +14,6 @@ const char* key_tier_name(key_tier t) noexcept {
 
 namespace {
 
-template <class Fr>
-uint64_t csr_bytes(const synth::csr_matrix<Fr>& m) {
-  return m.row_start.size() * sizeof(uint64_t) + m.col.size() * sizeof(uint32_t) +
-         m.value.size() * sizeof(Fr);
-}
-
 template <class C>
 uint64_t point_section_bytes(const groth16::proving_key_view<C>& v) {
   return (v.a.size() + v.b1.size() + v.c.size() + v.h.size()) * sizeof(g1_affine<C>) +
@@ -96,7 +90,7 @@ result<std::shared_ptr<const loaded_key>> loaded_key::load_warm_as(const std::st
   mat.view = header_view(*owned_zk, mat.matrices.get());
   point_spans_from(mat.view, *owned_zk);
   CUZK_TRY(mat.view.validate().with_context(path));
-  k->matrix_bytes_ = csr_bytes(mat.matrices->a) + csr_bytes(mat.matrices->b);
+  k->matrix_bytes_ = mat.matrices->a.bytes() + mat.matrices->b.bytes();
   k->point_bytes_ = point_section_bytes(mat.view);
   k->mapped_ = owned_zk->file().bytes().size();
   k->owned_ = owned_zk->copied_bytes() + k->matrix_bytes_;

@@ -130,11 +130,6 @@ status size_msm_scratch(detail::gpu_key_state<Curve>& st) {
 
 namespace detail {
 
-template <class Fr>
-std::size_t csr_device_bytes(const synth::csr_matrix<Fr>& m) {
-  return m.row_start.size() * sizeof(uint64_t) + m.col.size() * sizeof(uint32_t) + m.value.size() * sizeof(Fr);
-}
-
 // A vector's points and the MSM object that owns them: resident, or left where they are and
 // streamed.
 template <class Msm, class Point>
@@ -192,7 +187,7 @@ std::size_t estimate_device_bytes(const proving_key_view<Curve>& pk, const gpu_k
   vector_bytes(key_vector::h, std::type_identity<gpu::msm_g1<Curve>>{}, pk.h.size(), sizeof(g1_affine<Curve>));
   bytes += gpu_ntt_plan_bytes<Curve>(pk.domain_size);
   if (options.synthesis == synthesis_place::device && pk.matrices != nullptr)
-    bytes += detail::csr_device_bytes(pk.matrices->a) + detail::csr_device_bytes(pk.matrices->b);
+    bytes += pk.matrices->a.bytes() + pk.matrices->b.bytes();
   if (options.workspace == key_workspace::own)
     bytes += 3 * pk.domain_size * sizeof(fr) + pk.n_vars * sizeof(typename fr::repr);  // a | b | c, witness
   return bytes;
