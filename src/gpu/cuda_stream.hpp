@@ -36,6 +36,25 @@ class cuda_stream {
     CUZK_CUDA_TRY(cudaStreamCreateWithFlags(&s.s_, cudaStreamNonBlocking));
     return result<cuda_stream>(std::move(s));
   }
+  // With a scheduling priority (lower numbers first; cudaDeviceGetStreamPriorityRange): when SMs
+  // free up, blocks of a higher-priority stream's kernels start before those of others.
+  static result<cuda_stream> create(int priority) {
+    cuda_stream s;
+    CUZK_CUDA_TRY(cudaStreamCreateWithPriority(&s.s_, cudaStreamNonBlocking, priority));
+    return result<cuda_stream>(std::move(s));
+  }
+  // The current device's highest stream priority.
+  static result<int> highest_priority() {
+    int least = 0, greatest = 0;
+    CUZK_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    return greatest;
+  }
+  // A stream's priority (the legacy default stream's too).
+  static result<int> priority_of(cudaStream_t stream) {
+    int p = 0;
+    CUZK_CUDA_TRY(cudaStreamGetPriority(stream, &p));
+    return p;
+  }
 
   cudaStream_t get() const noexcept { return s_; }
 

@@ -39,6 +39,7 @@
 #include "ec/xyzz.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/cuda_event.hpp"
+#include "gpu/device_arena.hpp"
 #include "gpu/device_buffer.hpp"
 #include "gpu/fp2_device.cuh"
 #include "gpu/msm.hpp"
@@ -58,7 +59,9 @@ struct device_types {
 };
 
 // Round buffers of a window group are sized to stay near this (the first round's output array
-// holds about half the group's W n digits as affine points).
+// holds about half the group's W n digits as affine points). A quarter of it for streamed G2 made
+// its MSM 1.34x slower (more groups, more rounds, each with a host sync: docs/gpu/msm.md, 'One
+// scratch for a proof'); a budget shrinks it through smaller ranges instead.
 constexpr std::size_t scratch_target_bytes = std::size_t{8} << 30;
 
 inline unsigned grid(std::size_t n, unsigned threads) {
@@ -221,45 +224,6 @@ result<device_msm<Group>> device_msm<Group>::create_streamed(const affine* host_
 }
 
 template <class Group>
-std::size_t device_msm<Group>::scratch_bytes(std::size_t count, std::size_t chunk_points) {
-  if (count == 0) return 0;
-  const bool affine_path = uses_affine(count);
-  const unsigned bits = Group::scalar::bits;
-  const unsigned c_whole = msm_window_bits(count, bits);
-  const bool in_turns = chunk_points != 0 || count * ((bits + c_whole) / c_whole) >= (std::size_t{1} << 31);
-  const std::size_t range = chunk_points != 0 ? chunk_points : resident_range_points;
-  const std::size_t chunk_n = in_turns ? std::min(count, range) : count;
-  const unsigned c = !in_turns   ? c_whole
-                     : affine_path ? msm_window_bits(chunk_n, bits)
-                                   : std::min(c_whole, streamed_max_window_bits);
-  const std::size_t windows = (bits + c) / c;
-  const std::size_t slots = windows << c, buckets = windows << (c - 1);
-  // Resident XYZZ runs of host scalars use two ranges (default_chunks), device scalars one.
-  const std::size_t slices = in_turns ? (count > chunk_n ? 2 : 1) : 1;
-  const std::size_t digits = slices * chunk_n * windows;
-  std::size_t bytes = chunk_points != 0 ? slices * chunk_n * sizeof(affine) : 0;  // staged points
-  bytes += 4 * digits * sizeof(uint32_t);                                     // sort keys, values
-  bytes += 2 * slices * slots * sizeof(uint32_t);                             // start, end
-  if (affine_path) {
-    // Round buffers of the first window group (scratch_target_bytes bounds it), counts and
-    // offsets, the affine buckets and, in turns, the XYZZ ones.
-    const std::size_t gw =
-        std::clamp<std::size_t>(msm_detail::scratch_target_bytes / (chunk_n * sizeof(affine)), 1, windows);
-    const std::size_t cap0 = (chunk_n * gw + std::min(chunk_n * gw, gw << c)) / 2 + 1;
-    bytes += cap0 * (sizeof(affine) + sizeof(uint32_t)) * 7 / 4 + (cap0 + cap0 / 4) * sizeof(typename Group::field);
-    bytes += 4 * slots * sizeof(uint32_t) + buckets * sizeof(affine) + (in_turns ? buckets * sizeof(xyzz) : 0);
-  } else {
-    const std::size_t items = std::min(slots, chunk_n * windows) + chunk_n * windows / 32 + 1;
-    bytes += 2 * slices * slots * sizeof(uint32_t);  // parts, offs
-    bytes += items * (5 * sizeof(uint32_t) + sizeof(xyzz)) + buckets * sizeof(xyzz);
-  }
-  // The reduction's rows (reserve's red_), then CUB scratch and plan words.
-  const std::size_t segs0 = ((std::size_t{1} << (c - 1)) + msm_detail::segment - 1) / msm_detail::segment;
-  bytes += (4 * segs0 * windows + 64 * windows) * sizeof(xyzz);
-  return bytes + (std::size_t{4} << 20);
-}
-
-template <class Group>
 bool device_msm<Group>::uses_affine(std::size_t count, msm_accumulation a) {
   constexpr bool g1 = std::is_same_v<typename Group::field, typename Group::curve::fq>;
   if (!g1) return true;
@@ -271,96 +235,207 @@ bool device_msm<Group>::uses_affine(std::size_t count, msm_accumulation a) {
 }
 
 template <class Group>
-unsigned device_msm<Group>::chunks_for(std::size_t count, bool on_device) const {
+unsigned device_msm<Group>::chunks_for(std::size_t count, bool on_device, unsigned chosen) {
   // Scalars already on the device leave no copy to hide: one range (docs/gpu/msm.md, 2^24: 49.5 against
   // 51.2 ms on BN254, 103.2 against 105.2 ms on BLS12-381).
-  const unsigned k = chunks_ != 0 ? chunks_ : on_device ? 1 : msm_detail::default_chunks(count);
+  const unsigned k = chosen != 0 ? chosen : on_device ? 1 : msm_detail::default_chunks(count);
   return static_cast<unsigned>(std::clamp<std::size_t>(k, 1, std::min<std::size_t>(count, 64)));
 }
 
 template <class Group>
-status device_msm<Group>::reserve(std::size_t digits, unsigned c, unsigned windows, unsigned group_windows,
-                                  bool affine_path, bool in_turns, unsigned slices, unsigned chunks,
-                                  std::size_t chunk_n, std::size_t items_cap) {
-  auto grow = [](auto& buf, std::size_t want) -> status {
-    using B = std::remove_reference_t<decltype(buf)>;
-    if (buf.size() >= want) return status::ok();
-    buf = B{};
-    auto b = B::create(want);
-    if (!b) return b.error();
-    buf = std::move(*b);
-    return status::ok();
-  };
-  const std::size_t slots = std::size_t{windows} << c;
-  for (auto* b : {&keys_[0], &keys_[1], &vals_[0], &vals_[1]}) CUZK_TRY(grow(*b, digits));
-  for (auto* b : {&start_, &end_}) CUZK_TRY(grow(*b, slices * slots));
-  if (streamed())
-    for (unsigned k = 0; k < slices; ++k) CUZK_TRY(grow(stage_[k], chunk_n));
-  if (affine_path) {
-    for (auto* b : {&cnt_[0], &cnt_[1], &off_[0], &off_[1]}) CUZK_TRY(grow(*b, slots));
+result<typename device_msm<Group>::run_shape> device_msm<Group>::shape_of(const shape_inputs& in) {
+  using namespace msm_detail;
+  run_shape sh;
+  const std::size_t count = in.count;
+  const unsigned bits = Group::scalar::bits;
+  sh.on_device = in.on_device;
+  sh.stream_points = in.streamed;
+  sh.affine_path = uses_affine(count, in.accumulation);
+  // Ranges "in turns": fixed ranges that take turns on two slices of the scratch, for streamed
+  // points, and for resident ones too many to index all their digits with 32 bits (BN254 at
+  // 2^28). G2 ranges reduce their own affine buckets into the run's XYZZ ones, so their window
+  // suits one range. Streamed G1 ranges share the run's buckets, with the window of
+  // streamed_window_ranges ranges, so that buckets, slot tables and work items shrink with the
+  // range as the rest of the scratch does (msm.hpp); resident G1 ranges take a capped one.
+  const std::size_t range = in.streamed              ? in.chunk_points
+                            : in.resident_range != 0 ? in.resident_range
+                                                     : resident_range_points;
+  const unsigned c_whole = msm_window_bits(count, bits);
+  sh.in_turns = in.streamed || in.resident_range != 0 ||
+                count * ((bits + c_whole) / c_whole) >= (std::size_t{1} << 31);
+  sh.c = !sh.in_turns     ? c_whole
+         : sh.affine_path ? msm_window_bits(std::min(count, range), bits)
+         : in.streamed    ? msm_window_bits(std::min(count, range * streamed_window_ranges), bits)
+                          : std::min(c_whole, resident_ranges_max_window_bits);
+  const unsigned c = sh.c;
+  sh.windows = (bits + 1 + c - 1) / c;
+  sh.slots = sh.windows << c;
+
+  // Point ranges: in turns, fixed ones of `range` points; otherwise ranges growing by chunk_ratio
+  // each (msm_detail::chunk_bound), empty ones dropped.
+  if (sh.in_turns) {
+    for (std::size_t i0 = 0; i0 < count; i0 += range) {
+      chunk x;
+      x.i0 = i0;
+      x.n = std::min(range, count - i0);
+      sh.ch.push_back(x);
+    }
+  } else {
+    const unsigned want_chunks = sh.affine_path ? 1 : chunks_for(count, in.on_device, in.chunks);
+    const double ratio = chunk_ratio(sizeof(typename Group::field));
+    for (unsigned k = 0; k < want_chunks; ++k) {
+      const std::size_t i0 = chunk_bound(count, k, want_chunks, ratio);
+      const std::size_t i1 = chunk_bound(count, k + 1, want_chunks, ratio);
+      if (i1 == i0) continue;
+      chunk x;
+      x.i0 = i0;
+      x.n = i1 - i0;
+      sh.ch.push_back(x);
+    }
+  }
+  for (unsigned k = 0; k < sh.ch.size(); ++k) sh.ch[k].range = k;
+  sh.ranges = static_cast<unsigned>(sh.ch.size());
+  // A batch of sets (in turns only: run_sets runs the others one set after another): a chunk per
+  // range and set, range-major, so that each range's points are on the device for all its sets.
+  sh.sets = sh.in_turns ? std::max(in.sets, 1u) : 1u;
+  if (sh.sets > 1) {
+    std::vector<chunk> units;
+    for (const chunk& r : sh.ch)
+      for (unsigned p = 0; p < sh.sets; ++p) {
+        chunk u = r;
+        u.set = p;
+        u.last_of_range = p + 1 == sh.sets;
+        units.push_back(u);
+      }
+    sh.ch = std::move(units);
+  }
+  sh.chunks = static_cast<unsigned>(sh.ch.size());
+  // Ranges in turns share two slices of the scratch; the others each have their own.
+  sh.slices = sh.in_turns ? std::min(sh.chunks, 2u) : sh.chunks;
+  for (unsigned k = 0; k < sh.chunks; ++k) {
+    chunk& x = sh.ch[k];
+    x.slice = sh.in_turns ? k % 2 : k;
+    // XYZZ work items: at most one per occupied slot plus one per `part` points.
+    const std::size_t digits = x.n * sh.windows;
+    const uint32_t mean = static_cast<uint32_t>((x.n + (std::size_t{1} << (c - 1)) - 1) >> (c - 1));
+    x.part = std::max<uint32_t>(32, 2 * mean);
+    x.items_cap = std::min<std::size_t>(sh.slots, digits) + digits / x.part + 1;
+    sh.items_cap = std::max(sh.items_cap, x.items_cap);
+    sh.chunk_n = std::max(sh.chunk_n, x.n);
+  }
+  // The digits of one slice (in turns) or of all points are indexed by 32 bits.
+  sh.digits_total = (sh.in_turns ? sh.slices * sh.chunk_n : count) * sh.windows;
+  if (sh.digits_total >= (std::size_t{1} << 31))
+    return status(errc::invalid_argument, "gpu::device_msm::run: " + std::to_string(sh.digits_total) +
+                                              " digits, over 2^31 - 1: stream the points in smaller ranges");
+  sh.group_windows = static_cast<unsigned>(
+      std::clamp<std::size_t>(scratch_target_bytes / (sh.chunk_n * sizeof(affine)), 1, sh.windows));
+  sh.scalar_room = in.on_device ? 0 : sh.in_turns ? sh.slices * sh.chunk_n : count;
+  return sh;
+}
+
+template <class Group>
+status device_msm<Group>::layout(const run_shape& sh, carver& cut) {
+  const unsigned c = sh.c, windows = sh.windows;
+  const std::size_t slots = sh.slots, slices = sh.slices, chunk_n = sh.chunk_n, items_cap = sh.items_cap;
+  for (auto* b : {&keys_[0], &keys_[1], &vals_[0], &vals_[1]}) cut.take(*b, sh.digits_total);
+  for (auto* b : {&start_, &end_}) cut.take(*b, slices * slots);
+  for (unsigned k = 0; k < 2; ++k) cut.take(stage_[k], sh.stream_points && k < sh.ranges ? chunk_n : 0);
+  cut.take(scalars_, sh.scalar_room);
+  const std::size_t n_buckets = std::size_t{windows} << (c - 1);
+  if (sh.affine_path) {
+    for (auto* b : {&cnt_[0], &cnt_[1], &off_[0], &off_[1]}) cut.take(*b, slots);
     // Round 0 of a group writes sum ceil(m_k / 2) <= (digits + occupied buckets) / 2 entries;
     // each later round at most 3/4 of its input (every live bucket has >= 2 entries).
-    const std::size_t gn = chunk_n * group_windows;
-    const std::size_t cap0 = (gn + std::min(gn, std::size_t{group_windows} << c)) / 2 + 1;
+    const std::size_t gn = chunk_n * sh.group_windows;
+    const std::size_t cap0 = (gn + std::min(gn, std::size_t{sh.group_windows} << c)) / 2 + 1;
     const std::size_t cap1 = cap0 * 3 / 4 + 1;
-    CUZK_TRY(grow(buf_[0], cap0));
-    CUZK_TRY(grow(okey_[0], cap0));
-    CUZK_TRY(grow(buf_[1], cap1));
-    CUZK_TRY(grow(okey_[1], cap1));
-    CUZK_TRY(grow(prefix_, cap0 + 64));
-    CUZK_TRY(grow(totals_, cap0 / 4 + 2));
-    CUZK_TRY(grow(bucket_, std::size_t{windows} << (c - 1)));
-    // Ranges in turns add their affine buckets into XYZZ ones.
-    if (in_turns) CUZK_TRY(grow(bucket_x_, std::size_t{windows} << (c - 1)));
+    cut.take(buf_[0], cap0);
+    cut.take(okey_[0], cap0);
+    cut.take(buf_[1], cap1);
+    cut.take(okey_[1], cap1);
+    cut.take(prefix_, cap0 + 64);
+    cut.take(totals_, cap0 / 4 + 2);
+    cut.take(bucket_, n_buckets);
+    // Ranges in turns add their affine buckets into XYZZ ones, a set of them per scalar set.
+    cut.take(bucket_x_, sh.in_turns ? n_buckets * sh.sets : 0);
+    for (auto* b : {&parts_, &offs_, &item_slot_, &item_len_[0], &item_len_[1], &item_ord_[0], &item_ord_[1]})
+      cut.take(*b, 0);
+    cut.take(partial_, 0);
   } else {
-    for (auto* b : {&parts_, &offs_}) CUZK_TRY(grow(*b, slices * slots));
+    for (auto* b : {&parts_, &offs_}) cut.take(*b, slices * slots);
     for (auto* b : {&item_slot_, &item_len_[0], &item_len_[1], &item_ord_[0], &item_ord_[1]})
-      CUZK_TRY(grow(*b, items_cap));
-    CUZK_TRY(grow(partial_, items_cap));
-    CUZK_TRY(grow(bucket_x_, std::size_t{windows} << (c - 1)));
+      cut.take(*b, items_cap);
+    cut.take(partial_, items_cap);
+    cut.take(bucket_x_, n_buckets * sh.sets);
+    for (auto* b : {&cnt_[0], &cnt_[1], &off_[0], &off_[1], &okey_[0], &okey_[1]}) cut.take(*b, 0);
+    for (auto* b : {&buf_[0], &buf_[1], &bucket_}) cut.take(*b, 0);
+    cut.take(prefix_, 0);
+    cut.take(totals_, 0);
   }
   const std::size_t segs0 = ((std::size_t{1} << (c - 1)) + msm_detail::segment - 1) / msm_detail::segment;
-  CUZK_TRY(grow(red_, 4 * segs0 * windows + 64 * windows));
-  CUZK_TRY(grow(misc_, 3 * std::size_t{chunks}));
-  if (plan_host_.size() < 3 * std::size_t{chunks}) {
-    plan_host_ = {};
-    auto h = pinned_buffer<uint32_t>::create(3 * std::size_t{chunks});
-    if (!h) return h.error();
-    plan_host_ = std::move(*h);
-  }
+  cut.take(red_, 4 * segs0 * windows + 64 * windows);
+  cut.take(misc_, 3 * std::size_t{sh.chunks});
 
   // CUB scratch: the prep stream sorts a chunk's digits and scans its slots; the caller's stream
-  // scans slots (affine rounds) and sorts work items (xyzz).
+  // scans slots (affine rounds) and sorts work items (xyzz). The size queries read no data, so
+  // they run on views without a base too.
   const std::size_t chunk_total = chunk_n * windows;
   std::size_t sort_bytes = 0, scan_bytes = 0, max_bytes = 0, item_bytes = 0;
   cub::DoubleBuffer<uint32_t> k(keys_[0].data(), keys_[1].data()), v(vals_[0].data(), vals_[1].data());
   CUZK_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, k, v, static_cast<int>(chunk_total), 0, 32));
   CUZK_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, start_.data(), end_.data(), static_cast<int>(slots)));
   CUZK_CUDA_TRY(cub::DeviceReduce::Max(nullptr, max_bytes, start_.data(), misc_.data(), static_cast<int>(slots)));
-  if (!affine_path) {
+  if (!sh.affine_path) {
     cub::DoubleBuffer<uint32_t> lk(item_len_[0].data(), item_len_[1].data());
     cub::DoubleBuffer<uint32_t> lv(item_ord_[0].data(), item_ord_[1].data());
     CUZK_CUDA_TRY(
         cub::DeviceRadixSort::SortPairsDescending(nullptr, item_bytes, lk, lv, static_cast<int>(items_cap), 0, 32));
   }
-  CUZK_TRY(grow(temp_, std::max({sort_bytes, scan_bytes, max_bytes, std::size_t{1}})));
-  CUZK_TRY(grow(temp_c_, std::max({scan_bytes, max_bytes, item_bytes, std::size_t{1}})));
+  cut.take(temp_, std::max({sort_bytes, scan_bytes, max_bytes, std::size_t{1}}));
+  cut.take(temp_c_, std::max({scan_bytes, max_bytes, item_bytes, std::size_t{1}}));
   return status::ok();
 }
 
 template <class Group>
-status device_msm<Group>::ensure_streams(unsigned chunks) {
+std::size_t device_msm<Group>::scratch_bytes(std::size_t count, std::size_t chunk_points, msm_accumulation a,
+                                             unsigned sets) {
+  if (count == 0) return 0;
+  shape_inputs in;
+  in.sets = sets;
+  in.count = count;
+  in.on_device = true;
+  in.streamed = chunk_points != 0;
+  in.chunk_points = chunk_points;
+  in.accumulation = a;
+  auto sh = shape_of(in);
+  // A shape the run would refuse (too many digits) needs no scratch: the run fails first.
+  if (!sh) return 0;
+  device_msm counter;
+  carver cut;
+  // The size queries fail only without a device, where nothing is allocated anyway; the views'
+  // bytes are counted all the same.
+  (void)counter.layout(*sh, cut);
+  return cut.used();
+}
+
+template <class Group>
+status device_msm<Group>::ensure_streams(unsigned chunks, cudaStream_t caller) {
   if (copy_stream_.get() == nullptr) {
     auto s = cuda_stream::create();
     if (!s) return s.error();
     copy_stream_ = std::move(*s);
   }
+  // The prep runs at the caller's priority (the proof's witness MSMs run at a higher one than its
+  // H MSM, gpu_workspace.hpp), made once, by the first run.
   if (prep_stream_.get() == nullptr) {
-    auto s = cuda_stream::create();
+    auto priority = cuda_stream::priority_of(caller);
+    if (!priority) return priority.error();
+    auto s = cuda_stream::create(*priority);
     if (!s) return s.error();
     prep_stream_ = std::move(*s);
   }
-  for (auto* one : {&entry_, &consumed_[0], &consumed_[1]}) {
+  for (auto* one : {&entry_, &consumed_[0], &consumed_[1], &stage_consumed_[0], &stage_consumed_[1]}) {
     if (one->get() != nullptr) continue;
     auto e = cuda_event::create();
     if (!e) return e.error();
@@ -378,111 +453,106 @@ status device_msm<Group>::ensure_streams(unsigned chunks) {
 
 template <class Group>
 result<typename device_msm<Group>::point> device_msm<Group>::run(const scalar_repr* scalars, std::size_t count,
-                                                                  msm_timing* timing, cudaStream_t stream) {
-  return run_impl(scalars, false, count, timing, stream);
+                                                                  msm_timing* timing, cudaStream_t stream,
+                                                                  device_arena* scratch) {
+  return run_impl(scalars, false, count, timing, stream, scratch);
 }
 
 template <class Group>
 result<typename device_msm<Group>::point> device_msm<Group>::run_device(const scalar_repr* scalars,
                                                                          std::size_t count, msm_timing* timing,
-                                                                         cudaStream_t stream) {
-  return run_impl(scalars, true, count, timing, stream);
+                                                                         cudaStream_t stream,
+                                                                         device_arena* scratch) {
+  return run_impl(scalars, true, count, timing, stream, scratch);
 }
 
 template <class Group>
 result<typename device_msm<Group>::point> device_msm<Group>::run_impl(const scalar_repr* scalars, bool on_device,
                                                                        std::size_t count, msm_timing* timing,
-                                                                       cudaStream_t stream) {
+                                                                       cudaStream_t stream, device_arena* scratch) {
+  if (count > n_) return status(errc::invalid_argument, "gpu::device_msm::run: more scalars than points");
+  if (count == 0) return point::infinity();
+  if (scalars == nullptr) return status(errc::invalid_argument, "gpu::device_msm::run: null scalars");
+  point sum{};
+  CUZK_TRY(run_sets(std::span<const scalar_repr* const>(&scalars, 1), on_device, count, std::span<point>(&sum, 1),
+                    timing, stream, scratch));
+  return sum;
+}
+
+template <class Group>
+status device_msm<Group>::run_device_batch(std::span<const scalar_repr* const> sets, std::size_t count,
+                                           std::span<point> out, cudaStream_t stream, device_arena* scratch) {
+  if (out.size() != sets.size())
+    return status(errc::invalid_argument, "gpu::device_msm::run_device_batch: " + std::to_string(sets.size()) +
+                                              " scalar sets, " + std::to_string(out.size()) + " results");
+  if (count > n_) return status(errc::invalid_argument, "gpu::device_msm::run: more scalars than points");
+  for (const scalar_repr* set : sets)
+    if (set == nullptr && count != 0) return status(errc::invalid_argument, "gpu::device_msm::run: null scalars");
+  if (count == 0 || sets.empty()) {
+    for (point& p : out) p = point::infinity();
+    return status::ok();
+  }
+  return run_sets(sets, true, count, out, nullptr, stream, scratch);
+}
+
+template <class Group>
+status device_msm<Group>::run_sets(std::span<const scalar_repr* const> sets, bool on_device, std::size_t count,
+                                   std::span<point> out, msm_timing* timing, cudaStream_t stream,
+                                   device_arena* scratch) {
   using namespace msm_detail;
   using F = typename device_types<Group>::field;
   using A = typename device_types<Group>::affine;
   using X = typename device_types<Group>::xyzz;
   static_assert(sizeof(X) == sizeof(xyzz) && sizeof(F) == sizeof(typename Group::field) && sizeof(scalar_repr) == 32);
-  if (count > n_) return status(errc::invalid_argument, "gpu::device_msm::run: more scalars than points");
-  if (count == 0) return point::infinity();
-  if (scalars == nullptr) return status(errc::invalid_argument, "gpu::device_msm::run: null scalars");
 
-  const bool stream_points = streamed();
-  const unsigned bits = Group::scalar::bits;
-  const bool affine_path = uses_affine(count, accumulation_);
-  // Ranges "in turns": fixed ranges that take turns on two slices of the scratch, for streamed
-  // points, and for resident ones too many to index all their digits with 32 bits (BN254 at
-  // 2^28). Such ranges of G2 reduce their own affine buckets into the run's XYZZ ones, so the
-  // window suits one range; those of G1 share the run's buckets, whose width is capped (msm.hpp).
-  const std::size_t range = stream_points         ? chunk_points_
-                            : resident_range_ != 0 ? resident_range_
-                                                   : resident_range_points;
-  const unsigned c_whole = msm_window_bits(count, bits);
-  const bool in_turns = stream_points || resident_range_ != 0 ||
-                        count * ((bits + c_whole) / c_whole) >= (std::size_t{1} << 31);
-  const unsigned c = !in_turns   ? c_whole
-                     : affine_path ? msm_window_bits(std::min(count, range), bits)
-                                   : std::min(c_whole, streamed_max_window_bits);
-  const unsigned windows = (bits + 1 + c - 1) / c;
-  const uint32_t slots = windows << c;
+  shape_inputs in;
+  in.count = count;
+  in.on_device = on_device;
+  in.streamed = streamed();
+  in.chunk_points = chunk_points_;
+  in.resident_range = resident_range_;
+  in.accumulation = accumulation_;
+  in.chunks = chunks_;
+  in.sets = static_cast<unsigned>(sets.size());
+  auto shaped = shape_of(in);
+  if (!shaped) return shaped.error();
+  run_shape& sh = *shaped;
+  // Without ranges in turns a batch gains nothing (no copy to share): one set after another.
+  if (sh.sets < sets.size()) {
+    for (std::size_t p = 0; p < sets.size(); ++p)
+      CUZK_TRY(run_sets(sets.subspan(p, 1), on_device, count, out.subspan(p, 1), p == 0 ? timing : nullptr, stream,
+                        scratch));
+    return status::ok();
+  }
+  const bool stream_points = sh.stream_points, affine_path = sh.affine_path, in_turns = sh.in_turns;
+  const unsigned c = sh.c, windows = sh.windows, chunks = sh.chunks, group_windows = sh.group_windows;
+  const uint32_t slots = sh.slots;
+  const std::size_t chunk_n = sh.chunk_n;
+  std::vector<chunk>& ch = sh.ch;
 
-  // Point ranges: in turns, fixed ones of `range` points; otherwise ranges growing by chunk_ratio
-  // each (msm_detail::chunk_bound), empty ones dropped.
-  std::vector<chunk> ch;
-  if (in_turns) {
-    for (std::size_t i0 = 0; i0 < count; i0 += range) {
-      chunk x;
-      x.i0 = i0;
-      x.n = std::min(range, count - i0);
-      ch.push_back(x);
-    }
-  } else {
-    const unsigned want_chunks = affine_path ? 1 : chunks_for(count, on_device);
-    const double ratio = chunk_ratio(sizeof(typename Group::field));
-    for (unsigned k = 0; k < want_chunks; ++k) {
-      const std::size_t i0 = chunk_bound(count, k, want_chunks, ratio);
-      const std::size_t i1 = chunk_bound(count, k + 1, want_chunks, ratio);
-      if (i1 == i0) continue;
-      chunk x;
-      x.i0 = i0;
-      x.n = i1 - i0;
-      ch.push_back(x);
-    }
+  // The scratch: counted, the arena grown to it where it holds less, then laid out in it.
+  device_arena& arena = scratch != nullptr ? *scratch : own_scratch_;
+  {
+    carver count_only;
+    CUZK_TRY(layout(sh, count_only));
+    CUZK_TRY(arena.reserve(count_only.used()));
+    carver cut(arena.base());
+    CUZK_TRY(layout(sh, cut));
   }
-  const unsigned chunks = static_cast<unsigned>(ch.size());
-  // Ranges in turns share two slices of the scratch; the others each have their own.
-  const unsigned slices = in_turns ? std::min(chunks, 2u) : chunks;
-  std::size_t chunk_n = 0, items_cap = 0;
-  for (unsigned k = 0; k < chunks; ++k) {
-    chunk& x = ch[k];
-    x.slice = in_turns ? k % 2 : k;
-    // XYZZ work items: at most one per occupied slot plus one per `part` points.
-    const std::size_t digits = x.n * windows;
-    const uint32_t mean = static_cast<uint32_t>((x.n + (std::size_t{1} << (c - 1)) - 1) >> (c - 1));
-    x.part = std::max<uint32_t>(32, 2 * mean);
-    x.items_cap = std::min<std::size_t>(slots, digits) + digits / x.part + 1;
-    items_cap = std::max(items_cap, x.items_cap);
-    chunk_n = std::max(chunk_n, x.n);
-  }
-  // The digits of one slice (in turns) or of all points are indexed by 32 bits.
-  const std::size_t digits_total = (in_turns ? slices * chunk_n : count) * windows;
-  if (digits_total >= (std::size_t{1} << 31))
-    return status(errc::invalid_argument, "gpu::device_msm::run: " + std::to_string(digits_total) +
-                                              " digits, over 2^31 - 1: stream the points in smaller ranges");
-  const unsigned group_windows = static_cast<unsigned>(
-      std::clamp<std::size_t>(scratch_target_bytes / (chunk_n * sizeof(affine)), 1, windows));
-  CUZK_TRY(reserve(digits_total, c, windows, group_windows, affine_path, in_turns, slices, chunks, chunk_n,
-                   items_cap));
-  const std::size_t scalar_room = in_turns ? slices * chunk_n : count;
-  if (!on_device && scalars_.size() < scalar_room) {
-    scalars_ = {};
-    auto b = device_buffer<scalar_repr>::create(scalar_room);
-    if (!b) return b.error();
-    scalars_ = std::move(*b);
+  if (plan_host_.size() < 3 * std::size_t{chunks}) {
+    plan_host_ = {};
+    auto h = pinned_buffer<uint32_t>::create(3 * std::size_t{chunks});
+    if (!h) return h.error();
+    plan_host_ = std::move(*h);
   }
   for (chunk& x : ch) {
-    x.points = stream_points ? stage_[x.slice].data() : points_.data();
+    x.points = stream_points ? stage_[x.range % 2].data() : points_.data();
     x.index_base = stream_points ? 0 : static_cast<uint32_t>(x.i0);
-    x.scalars = on_device  ? scalars + x.i0
+    x.scalars = on_device  ? sets[x.set] + x.i0
                 : in_turns ? scalars_.data() + x.slice * chunk_n
                            : scalars_.data() + x.i0;
   }
-  CUZK_TRY(ensure_streams(chunks));
+  CUZK_TRY(ensure_streams(chunks, stream));
   const cudaStream_t cs = copy_stream_.get(), ps = prep_stream_.get();
 
   // Events: 0 entry; per chunk k from 1 + 6k: copy start (after its slice's wait), copy end, prep
@@ -500,18 +570,23 @@ result<typename device_msm<Group>::point> device_msm<Group>::run_impl(const scal
   CUZK_CUDA_TRY(cudaStreamWaitEvent(cs, entry_.get(), 0));
   CUZK_CUDA_TRY(cudaStreamWaitEvent(ps, entry_.get(), 0));
 
-  // Chunk k's points (streamed) and scalars (from the host) to the device, once the chunk that
-  // used its slice before is accumulated.
+  // Chunk k's points (streamed: with the first set of its range) and scalars (from the host) to
+  // the device, once the chunks that used their slices before are accumulated: the stage slice's
+  // range two back (all its sets), the scalar slice's chunk two back.
   auto queue_copy = [&](unsigned k) -> status {
     const chunk& x = ch[k];
-    if (in_turns && k >= 2) CUZK_CUDA_TRY(cudaStreamWaitEvent(cs, consumed_[x.slice].get(), 0));
+    const bool copies_points = stream_points && x.set == 0;
+    if (copies_points && x.range >= 2)
+      CUZK_CUDA_TRY(cudaStreamWaitEvent(cs, stage_consumed_[x.range % 2].get(), 0));
+    if (!on_device && in_turns && k >= 2) CUZK_CUDA_TRY(cudaStreamWaitEvent(cs, consumed_[x.slice].get(), 0));
     CUZK_TRY(tm.mark(ev(k, 0), cs));
-    if (stream_points)
-      CUZK_CUDA_TRY(cudaMemcpyAsync(stage_[x.slice].data(), host_points_ + x.i0, x.n * sizeof(affine),
+    if (copies_points)
+      CUZK_CUDA_TRY(cudaMemcpyAsync(stage_[x.range % 2].data(), host_points_ + x.i0, x.n * sizeof(affine),
                                     cudaMemcpyHostToDevice, cs));
     if (!on_device) {
       scalar_repr* to = scalars_.data() + (in_turns ? x.slice * chunk_n : x.i0);
-      CUZK_CUDA_TRY(cudaMemcpyAsync(to, scalars + x.i0, x.n * sizeof(scalar_repr), cudaMemcpyHostToDevice, cs));
+      CUZK_CUDA_TRY(
+          cudaMemcpyAsync(to, sets[x.set] + x.i0, x.n * sizeof(scalar_repr), cudaMemcpyHostToDevice, cs));
     }
     CUZK_TRY(tm.mark(ev(k, 1), cs));
     return copied_[k].record(cs);
@@ -520,6 +595,9 @@ result<typename device_msm<Group>::point> device_msm<Group>::run_impl(const scal
   auto queue_prep = [&](unsigned k) -> status {
     chunk& x = ch[k];
     CUZK_CUDA_TRY(cudaStreamWaitEvent(ps, copied_[k].get(), 0));
+    // Its slice of the digits and slot tables, once the chunk two back is accumulated (the copy's
+    // wait covers this where the chunk copies into that slice too).
+    if (in_turns && k >= 2) CUZK_CUDA_TRY(cudaStreamWaitEvent(ps, consumed_[x.slice].get(), 0));
     CUZK_TRY(tm.mark(ev(k, 2), ps));
     // The chunk's slice of the digit arrays.
     const std::size_t base = (in_turns ? x.slice * chunk_n : x.i0) * windows;
@@ -566,7 +644,7 @@ result<typename device_msm<Group>::point> device_msm<Group>::run_impl(const scal
   if (affine_buckets)
     CUZK_CUDA_TRY(cudaMemsetAsync(bucket_.data(), 0, n_buckets * sizeof(affine), stream));
   else
-    CUZK_CUDA_TRY(cudaMemsetAsync(bucket_x_.data(), 0, n_buckets * sizeof(xyzz), stream));
+    CUZK_CUDA_TRY(cudaMemsetAsync(bucket_x_.data(), 0, sh.sets * n_buckets * sizeof(xyzz), stream));
   unsigned rounds = 0;
   for (unsigned k = 0; k < chunks; ++k) {
     CUZK_CUDA_TRY(cudaStreamWaitEvent(stream, prepped_[k].get(), 0));
@@ -575,8 +653,9 @@ result<typename device_msm<Group>::point> device_msm<Group>::run_impl(const scal
       if (in_turns) CUZK_CUDA_TRY(cudaMemsetAsync(bucket_.data(), 0, n_buckets * sizeof(affine), stream));
       CUZK_TRY(accumulate_affine(c, windows, group_windows, slots, ch[k], rounds, stream));
       if (in_turns) {
-        absorb_kernel<A, X><<<grid(n_buckets, T), T, 0, stream>>>(reinterpret_cast<const A*>(bucket_.data()),
-                                                                  n_buckets, reinterpret_cast<X*>(bucket_x_.data()));
+        absorb_kernel<A, X><<<grid(n_buckets, T), T, 0, stream>>>(
+            reinterpret_cast<const A*>(bucket_.data()), n_buckets,
+            reinterpret_cast<X*>(bucket_x_.data()) + std::size_t{ch[k].set} * n_buckets);
         CUZK_CUDA_TRY(cudaGetLastError());
       }
     } else {
@@ -584,17 +663,21 @@ result<typename device_msm<Group>::point> device_msm<Group>::run_impl(const scal
     }
     if (in_turns) {
       CUZK_TRY(consumed_[ch[k].slice].record(stream));
+      if (stream_points && ch[k].last_of_range) CUZK_TRY(stage_consumed_[ch[k].range % 2].record(stream));
       CUZK_TRY(queue_until(k + 1 + ahead));
     }
   }
   CUZK_TRY(tm.mark(ev_acc1, stream));
 
-  std::vector<xyzz> host_res;
+  // Each set's buckets reduced in turn (the reduction's scratch is one), its window sums queued
+  // for the host.
+  std::vector<std::vector<xyzz>> host_res(sh.sets);
   unsigned levels = 0;
-  CUZK_TRY(reduce(c, windows, affine_buckets, host_res, levels, stream));
+  for (unsigned p = 0; p < sh.sets; ++p)
+    CUZK_TRY(reduce(c, windows, affine_buckets, std::size_t{p} * n_buckets, host_res[p], levels, stream));
   CUZK_TRY(tm.mark(ev_red, stream));
   CUZK_CUDA_TRY(cudaStreamSynchronize(stream));
-  const point sum = combine_windows(host_res, levels, windows, c);
+  for (unsigned p = 0; p < sh.sets; ++p) out[p] = combine_windows(host_res[p], levels, windows, c);
   CUZK_TRY(tm.mark(ev_end, stream));
 
   if (timing != nullptr) {
@@ -616,14 +699,15 @@ result<typename device_msm<Group>::point> device_msm<Group>::run_impl(const scal
     timing->chunks = chunks;
     timing->affine = affine_path;
   }
-  return sum;
+  return status::ok();
 }
 
-// Step 5: levels of running sums over the bucket sums; the per-level window sums (levels + 1 rows
-// of `windows`) are queued for the host into host_res (pageable: the copy returns when done).
+// Step 5: levels of running sums over the bucket sums (XYZZ ones from `bucket_offset` on, a batch's
+// set); the per-level window sums (levels + 1 rows of `windows`) are queued for the host into
+// host_res (pageable: the copy returns when done).
 template <class Group>
-status device_msm<Group>::reduce(unsigned c, unsigned windows, bool affine_path, std::vector<xyzz>& host_res,
-                                 unsigned& levels, cudaStream_t stream) {
+status device_msm<Group>::reduce(unsigned c, unsigned windows, bool affine_path, std::size_t bucket_offset,
+                                 std::vector<xyzz>& host_res, unsigned& levels, cudaStream_t stream) {
   using namespace msm_detail;
   using A = typename device_types<Group>::affine;
   using X = typename device_types<Group>::xyzz;
@@ -651,8 +735,8 @@ status device_msm<Group>::reduce(unsigned c, unsigned windows, bool affine_path,
         running_sum_kernel<A, X><<<blocks, TR, 0, stream>>>(reinterpret_cast<const A*>(bucket_.data()), len, top_len,
                                                              segs, windows, r_l, t_l);
       } else if (l == 0) {
-        running_sum_kernel<X, X><<<blocks, TR, 0, stream>>>(reinterpret_cast<const X*>(bucket_x_.data()), len,
-                                                             top_len, segs, windows, r_l, t_l);
+        running_sum_kernel<X, X><<<blocks, TR, 0, stream>>>(
+            reinterpret_cast<const X*>(bucket_x_.data()) + bucket_offset, len, top_len, segs, windows, r_l, t_l);
       } else {
         running_sum_kernel<X, X><<<blocks, TR, 0, stream>>>(t_prev, len, len, segs, windows, r_l, t_l);
       }

@@ -31,14 +31,19 @@
 // at or above 2^bits(r) is outside the contract. For the full copy rate they should live in
 // pinned host memory (docs/BENCHMARKS.md, 'Reference points': 55 GB/s pinned against 8 GB/s pageable).
 //
+// Scratch. A run lays its buffers out in a device_arena (device_arena.hpp): the caller's, when it
+// passes one (a proof's worker lends one arena to all the MSMs it runs in turn), otherwise the
+// object's own. scratch_bytes() is that layout's size, computed by the same code.
+//
 // Thread: the thread that owns the device; the device must be current. One run at a time per
-// object (it owns the scratch buffers and the two internal streams the run uses).
+// object (it owns the two internal streams the run uses) and per arena.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "base/result.hpp"
@@ -46,6 +51,7 @@
 #include "curves/bn254_groups.hpp"
 #include "gpu/cuda_event.hpp"
 #include "gpu/cuda_stream.hpp"
+#include "gpu/device_arena.hpp"
 #include "gpu/device_buffer.hpp"
 #include "gpu/pinned_buffer.hpp"
 
@@ -106,14 +112,20 @@ class device_msm {
   // Resident points too many to index all their digits with 32 bits run in ranges of this many,
   // as streamed ones do (msm.cuh).
   static constexpr std::size_t resident_range_points = std::size_t{1} << 24;
-  // The widest window a streamed G1 run uses: its buckets and slot tables are device memory that
-  // does not shrink with the chunk (2^20 windows: ~1.3 GB of BLS12-381 XYZZ buckets).
-  static constexpr unsigned streamed_max_window_bits = 20;
-  // About the device bytes of scratch a run of `count` device-resident scalars (as a proof's) makes
-  // an object keep: streamed in ranges of `chunk_points`, or resident points with 0 (staged
-  // points, sort keys and values, slot tables, work items, buckets), for a device budget. The
-  // points themselves are not in it.
-  static std::size_t scratch_bytes(std::size_t count, std::size_t chunk_points);
+  // The widest window of resident points run in ranges (BN254 G1 at 2^28): its buckets and slot
+  // tables do not shrink with the range.
+  static constexpr unsigned resident_ranges_max_window_bits = 20;
+  // Streamed G1 takes the window the cost model gives this many ranges' points, so that its whole
+  // scratch is O(chunk_points): with the default range, c = 20 as for 2^24 points (as fast per
+  // point as before), and a budget that asks for smaller ranges gets narrower windows too
+  // (docs/gpu/msm.md, 'One scratch for a proof').
+  static constexpr std::size_t streamed_window_ranges = 4;
+  // The device bytes of the arena a run of `count` device-resident scalars (as a proof's) lays
+  // out: streamed in ranges of `chunk_points`, or resident points with 0 (staged points, sort keys
+  // and values, slot tables, work items, buckets, CUB's scratch), for a device budget. The points
+  // themselves are not in it. The device must be current (CUB asks it for its scratch sizes).
+  static std::size_t scratch_bytes(std::size_t count, std::size_t chunk_points,
+                                    msm_accumulation a = msm_accumulation::automatic, unsigned sets = 1);
 
   std::size_t size() const noexcept { return n_; }
   bool streamed() const noexcept { return streamed_; }
@@ -132,20 +144,35 @@ class device_msm {
   void set_resident_range(std::size_t points) noexcept { resident_range_ = points; }
 
   // sum_{i < count} [scalars[i]] points[i] for count <= size(); `scalars` is host memory. Returns
-  // when the result is on the host; work queued on `stream` before the call comes first.
+  // when the result is on the host; work queued on `stream` before the call comes first. The
+  // scratch is laid out in `scratch` (grown if it holds too little), or in the object's own arena.
   result<point> run(const scalar_repr* scalars, std::size_t count, msm_timing* timing = nullptr,
-                    cudaStream_t stream = nullptr);
+                    cudaStream_t stream = nullptr, device_arena* scratch = nullptr);
   // The same with `scalars` in device memory (this device), read after the work queued on
   // `stream` before the call (so a kernel that wrote them on `stream` needs no extra sync); the
   // caller keeps them unchanged until the call returns.
   result<point> run_device(const scalar_repr* scalars, std::size_t count, msm_timing* timing = nullptr,
-                           cudaStream_t stream = nullptr);
+                           cudaStream_t stream = nullptr, device_arena* scratch = nullptr);
+  // One sum per scalar set over the same points, sum_{i < count} [sets[p][i]] points[i] into
+  // out[p], the scalars in device memory as for run_device. Streamed points (and resident ones in
+  // ranges) cross once for all the sets: each range, while on the device, is accumulated into one
+  // bucket set per scalar set, which is how a job's partitions on one key share the copy of its
+  // points. The arena then holds sets.size() bucket sets (scratch_bytes' `sets`). Other resident
+  // runs gain nothing from it and run one set after another. out.size() must be sets.size().
+  status run_device_batch(std::span<const scalar_repr* const> sets, std::size_t count, std::span<point> out,
+                          cudaStream_t stream = nullptr, device_arena* scratch = nullptr);
+  // Device bytes of the object's own arena (zero where every run had the caller's).
+  std::size_t own_scratch_bytes() const noexcept { return own_scratch_.capacity(); }
 
  private:
-  // One chunk: its point range, its slice of the scratch, and where its sort left its digits.
+  // One chunk: its point range, its scalar set, its slice of the scratch, and where its sort left
+  // its digits. A batch of P sets runs P chunks per range, one per set, taking turns on the slices.
   struct chunk {
     std::size_t i0 = 0, n = 0;  // points [i0, i0 + n)
-    unsigned slice = 0;         // its slice of the digits and slot tables (streamed: k % 2)
+    unsigned range = 0;         // which range of points (the stage slice of streamed points: range % 2)
+    unsigned set = 0;           // which scalar set, and so which bucket set
+    bool last_of_range = true;  // the range's last set: its stage slice is free after this chunk
+    unsigned slice = 0;         // its slice of the digits and slot tables (in turns: k % 2)
     const affine* points = nullptr;           // the device copy its digits index
     const scalar_repr* scalars = nullptr;     // its scalars on the device
     uint32_t index_base = 0;                  // the index of its first point in `points`' numbering
@@ -154,19 +181,41 @@ class device_msm {
     uint32_t part = 0;              // xyzz: the most points per work item
     std::size_t items_cap = 0;      // xyzz: a bound on its work items
   };
+  // What a run of `count` scalars does: window, ranges and their slices, and the sizes its scratch
+  // follows from; the one place these are decided, for run_impl and scratch_bytes alike.
+  struct run_shape {
+    bool affine_path = false, in_turns = false, stream_points = false, on_device = false;
+    unsigned c = 0, windows = 0, chunks = 0, slices = 0, group_windows = 0;
+    uint32_t slots = 0;
+    unsigned sets = 1, ranges = 0;
+    std::size_t chunk_n = 0, items_cap = 0, digits_total = 0, scalar_room = 0;
+    std::vector<chunk> ch;
+  };
+  struct shape_inputs {
+    std::size_t count = 0;
+    bool on_device = false, streamed = false;
+    std::size_t chunk_points = 0, resident_range = 0;
+    msm_accumulation accumulation = msm_accumulation::automatic;
+    unsigned chunks = 0;
+    unsigned sets = 1;
+  };
+  static result<run_shape> shape_of(const shape_inputs& in);
+  // Lays the scratch of `shape` out with `cut` (views into its base, or a count only).
+  status layout(const run_shape& shape, carver& cut);
   result<point> run_impl(const scalar_repr* scalars, bool on_device, std::size_t count, msm_timing* timing,
-                         cudaStream_t stream);
-  unsigned chunks_for(std::size_t count, bool on_device) const;
-  status reserve(std::size_t digits, unsigned c, unsigned windows, unsigned group_windows, bool affine,
-                 bool in_turns, unsigned slices, unsigned chunks, std::size_t chunk_n, std::size_t items_cap);
-  status ensure_streams(unsigned chunks);
+                         cudaStream_t stream, device_arena* scratch);
+  // The run of every entry point: `sets` of scalars (one, except run_device_batch), sums to `out`.
+  status run_sets(std::span<const scalar_repr* const> sets, bool on_device, std::size_t count,
+                  std::span<point> out, msm_timing* timing, cudaStream_t stream, device_arena* scratch);
+  static unsigned chunks_for(std::size_t count, bool on_device, unsigned chosen);
+  status ensure_streams(unsigned chunks, cudaStream_t caller);
   status accumulate_affine(unsigned c, unsigned windows, unsigned group_windows, uint32_t slots, const chunk& ch,
                            unsigned& rounds, cudaStream_t stream);
   status plan_xyzz(unsigned k, unsigned c, uint32_t slots, const chunk& ch, cudaStream_t prep);
   status accumulate_xyzz(unsigned k, unsigned c, uint32_t slots, const chunk& ch, unsigned& rounds,
                          cudaStream_t stream);
-  status reduce(unsigned c, unsigned windows, bool affine_path, std::vector<xyzz>& host_res, unsigned& levels,
-                cudaStream_t stream);
+  status reduce(unsigned c, unsigned windows, bool affine_path, std::size_t bucket_offset,
+                std::vector<xyzz>& host_res, unsigned& levels, cudaStream_t stream);
   static point combine_windows(const std::vector<xyzz>& host_res, unsigned levels, unsigned windows, unsigned c);
 
   std::size_t n_ = 0;
@@ -177,30 +226,32 @@ class device_msm {
   const affine* host_points_ = nullptr;             // streamed points (the caller's memory)
   std::size_t chunk_points_ = 0;                    // streamed: points per range
   std::size_t resident_range_ = 0;                  // set_resident_range
-  device_buffer<affine> stage_[2];                  // streamed: two ranges of points
-  device_buffer<scalar_repr> scalars_;
-  device_buffer<uint32_t> keys_[2], vals_[2];       // sort double buffers, chunk k at windows x i0
-  device_buffer<uint32_t> start_, end_;             // per chunk and (window, bucket) slot: sorted run
-  device_buffer<uint32_t> cnt_[2], off_[2];         // per slot: a round's input/output counts, offsets
-  device_buffer<uint32_t> okey_[2];                 // per round entry: its slot
-  device_buffer<affine> buf_[2];                    // round outputs (ping-pong)
-  device_buffer<typename Group::field> prefix_;     // batched inversion: running products
-  device_buffer<typename Group::field> totals_;     // batched inversion: per-thread products
-  device_buffer<affine> bucket_;                    // final bucket sums, W x 2^(c-1)
-  device_buffer<uint32_t> parts_, offs_;            // xyzz: per chunk and slot: work items, first item
-  device_buffer<uint32_t> item_slot_;               // xyzz: the slot of every work item
-  device_buffer<uint32_t> item_len_[2], item_ord_[2];  // xyzz: items sorted by length (sort buffers)
-  device_buffer<xyzz> partial_;                     // xyzz: per work item sums
-  device_buffer<xyzz> bucket_x_;                    // xyzz: final bucket sums, W x 2^(c-1)
-  device_buffer<xyzz> red_;                         // reduction scratch
-  device_buffer<uint32_t> misc_;                    // per chunk: last offset, last count, max parts
-  device_buffer<unsigned char> temp_;               // CUB scratch of the prep stream
-  device_buffer<unsigned char> temp_c_;             // CUB scratch of the caller's stream
+  device_view<affine> stage_[2];                  // streamed: two ranges of points
+  device_view<scalar_repr> scalars_;               // host scalars, copied
+  device_view<uint32_t> keys_[2], vals_[2];       // sort double buffers, chunk k at windows x i0
+  device_view<uint32_t> start_, end_;             // per chunk and (window, bucket) slot: sorted run
+  device_view<uint32_t> cnt_[2], off_[2];         // per slot: a round's input/output counts, offsets
+  device_view<uint32_t> okey_[2];                 // per round entry: its slot
+  device_view<affine> buf_[2];                    // round outputs (ping-pong)
+  device_view<typename Group::field> prefix_;     // batched inversion: running products
+  device_view<typename Group::field> totals_;     // batched inversion: per-thread products
+  device_view<affine> bucket_;                    // final bucket sums, W x 2^(c-1)
+  device_view<uint32_t> parts_, offs_;            // xyzz: per chunk and slot: work items, first item
+  device_view<uint32_t> item_slot_;               // xyzz: the slot of every work item
+  device_view<uint32_t> item_len_[2], item_ord_[2];  // xyzz: items sorted by length (sort buffers)
+  device_view<xyzz> partial_;                     // xyzz: per work item sums
+  device_view<xyzz> bucket_x_;                    // xyzz: final bucket sums, W x 2^(c-1)
+  device_view<xyzz> red_;                         // reduction scratch
+  device_view<uint32_t> misc_;                    // per chunk: last offset, last count, max parts
+  device_view<unsigned char> temp_;               // CUB scratch of the prep stream
+  device_view<unsigned char> temp_c_;             // CUB scratch of the caller's stream
+  device_arena own_scratch_;                        // where the views are laid out without the caller's arena
   pinned_buffer<uint32_t> plan_host_;               // misc_ on the host, per chunk
   cuda_stream copy_stream_, prep_stream_;
   cuda_event entry_;                                // the caller's stream at the call
   std::vector<cuda_event> copied_, prepped_;        // per chunk: scalars there, digits sorted and planned
-  cuda_event consumed_[2];                          // streamed: a slice's last accumulation queued
+  cuda_event consumed_[2];                          // in turns: a slice's last accumulation queued
+  cuda_event stage_consumed_[2];                    // streamed: a stage slice's range fully accumulated
 };
 
 template <class C>

@@ -138,7 +138,8 @@ status device_msm<Group>::plan_xyzz(unsigned k, unsigned c, uint32_t slots, cons
 }
 
 // Chunk k's additions into bucket_x_ on `stream`: items, their order by length, the runs (the
-// first chunk from infinity, later ones from the sums already there), merges, scatter. G1 only.
+// first range of points from infinity, later ones from the sums already there), merges, scatter.
+// G1 only.
 template <class Group>
 status device_msm<Group>::accumulate_xyzz(unsigned k, unsigned c, uint32_t slots, const chunk& ch,
                                           unsigned& rounds, cudaStream_t stream) {
@@ -174,11 +175,12 @@ status device_msm<Group>::accumulate_xyzz(unsigned k, unsigned c, uint32_t slots
         cub::DeviceRadixSort::SortPairsDescending(temp_c_.data(), temp_bytes, lk, lv, static_cast<int>(items),
                                                   0, static_cast<int>(std::bit_width(ch.part)), stream));
     X* partial = reinterpret_cast<X*>(partial_.data());
-    X* buckets = reinterpret_cast<X*>(bucket_x_.data());
+    // The bucket set of the chunk's scalar set (one per set in a batch, msm.hpp run_device_batch).
+    X* buckets = reinterpret_cast<X*>(bucket_x_.data()) + std::size_t{ch.set} * (slots / 2);
     constexpr unsigned TA = 128;
     accumulate_kernel<A, X><<<grid(items, TA), TA, 0, stream>>>(
         reinterpret_cast<const A*>(ch.points), ch.vals, item_slot_.data(), start, end, offs, parts,
-        lv.Current(), ch.part, items, c, k > 0, partial, buckets);
+        lv.Current(), ch.part, items, c, ch.range > 0, partial, buckets);
     CUZK_CUDA_TRY(cudaGetLastError());
     unsigned r = 0;
     for (; (1u << r) < max_parts; ++r) {

@@ -264,6 +264,100 @@ TYPED_TEST(GpuMsm, ZeroOneScalars) {
   expect_streamed<G>(pts, std::vector<Fr>(n, Fr::zero()), jac_t<G>::infinity(), 999);
 }
 
+// One arena lent to several MSM objects in turn (a proof's worker lends one to A, B1, B2 and C):
+// a resident and a streamed object of other sizes alternate on it, the arena poisoned before each
+// run, and every result equals the CPU's. scratch_bytes() is the layout's own count, so an arena
+// reserved to the largest never grows, and the objects keep no scratch of their own.
+TYPED_TEST(GpuMsm, SharedArenaServesObjectsInTurn) {
+  CUZK_REQUIRE_GPU();
+  using G = TypeParam;
+  using Fr = fr_t<G>;
+  using repr = typename Fr::repr;
+  std::mt19937_64 rng(0xa7e4a + sizeof(typename G::field));
+  const std::size_t n_big = 20000, n_small = 3001, chunk = 4096;
+  auto pts = progression<G>(n_big, random_point<G>(rng), random_point<G>(rng).to_affine());
+  pts[5] = aff_t<G>::infinity();
+  auto resident = device_msm<G>::create(pts.data(), n_small);
+  auto streamed = device_msm<G>::create_streamed(pts.data(), n_big, chunk);
+  ASSERT_TRUE(resident.is_ok() && streamed.is_ok());
+  const std::size_t need = std::max(device_msm<G>::scratch_bytes(n_small, 0),
+                                    device_msm<G>::scratch_bytes(n_big, chunk));
+  ASSERT_GT(need, 0u);
+  device_arena arena;
+  ASSERT_TRUE(arena.reserve(need).is_ok());
+  auto dev = device_buffer<repr>::create(n_big);
+  ASSERT_TRUE(dev.is_ok());
+  for (unsigned round = 0; round < 3; ++round) {
+    std::vector<Fr> s(n_big);
+    for (std::size_t i = 0; i < n_big; ++i) s[i] = (rng() % 3 == 0) ? Fr::random(rng) : Fr::from_uint(rng() % 2);
+    const auto reprs = canonical<G>(s);
+    ASSERT_TRUE(dev->copy_from_host(reprs.data(), n_big).is_ok());
+    for (const bool big : {true, false}) {
+      ASSERT_EQ(cudaMemset(arena.base(), 0xa5, arena.capacity()), cudaSuccess);
+      const std::size_t n = big ? n_big : n_small;
+      auto got = (big ? *streamed : *resident).run_device(dev->data(), n, nullptr, nullptr, &arena);
+      ASSERT_TRUE(got.is_ok()) << got.error().to_string();
+      const std::vector<aff_t<G>> p(pts.begin(), pts.begin() + static_cast<std::ptrdiff_t>(n));
+      const std::vector<Fr> sc(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(n));
+      EXPECT_EQ(*got, naive_parallel<G>(p, sc)) << (big ? "streamed" : "resident") << ", round " << round;
+    }
+  }
+  EXPECT_EQ(arena.allocations(), 1u) << "scratch_bytes() undercounted the layout";
+  EXPECT_EQ(resident->own_scratch_bytes(), 0u);
+  EXPECT_EQ(streamed->own_scratch_bytes(), 0u);
+}
+
+// A batch of scalar sets over one object: streamed points (each range crossing once for all the
+// sets), resident points in ranges, and plain resident points (one set after another) give every
+// set's sum, for ranges that do not divide n, with one set all zero.
+TYPED_TEST(GpuMsm, BatchOfScalarSetsMatchesEachSet) {
+  CUZK_REQUIRE_GPU();
+  using G = TypeParam;
+  using Fr = fr_t<G>;
+  using repr = typename Fr::repr;
+  std::mt19937_64 rng(0xba7c + sizeof(typename G::field));
+  const std::size_t n = 9000;
+  auto pts = progression<G>(n, random_point<G>(rng), random_point<G>(rng).to_affine());
+  pts[11] = aff_t<G>::infinity();
+  constexpr unsigned P = 3;
+  std::vector<device_buffer<repr>> dev;
+  std::vector<const repr*> sets;
+  std::vector<jac_t<G>> want;
+  for (unsigned p = 0; p < P; ++p) {
+    std::vector<Fr> s(n);
+    for (std::size_t i = 0; i < n; ++i)
+      s[i] = p == 1 ? Fr::zero() : (rng() % 4 == 0) ? Fr::random(rng) : Fr::from_uint(rng() % 2);
+    want.push_back(naive_parallel<G>(pts, s));
+    const auto reprs = canonical<G>(s);
+    auto d = device_buffer<repr>::create(n);
+    ASSERT_TRUE(d.is_ok());
+    ASSERT_TRUE(d->copy_from_host(reprs.data(), n).is_ok());
+    sets.push_back(d->data());
+    dev.push_back(std::move(*d));
+  }
+  auto check = [&](device_msm<G>& m, const std::string& what) {
+    std::vector<jac_t<G>> got(P);
+    const status done = m.run_device_batch(sets, n, got);
+    ASSERT_TRUE(done.is_ok()) << what << ": " << done.to_string();
+    for (unsigned p = 0; p < P; ++p) EXPECT_EQ(got[p], want[p]) << what << ", set " << p;
+    std::vector<jac_t<G>> one(1);
+    ASSERT_TRUE(m.run_device_batch(std::span<const repr* const>(sets.data() + 2, 1), n, one).is_ok());
+    EXPECT_EQ(one[0], want[2]) << what << ", a batch of one";
+  };
+  for (const std::size_t chunk : {std::size_t{1000}, std::size_t{4097}, n}) {
+    auto m = device_msm<G>::create_streamed(pts.data(), n, chunk);
+    ASSERT_TRUE(m.is_ok());
+    check(*m, "streamed in ranges of " + std::to_string(chunk));
+  }
+  auto resident = device_msm<G>::create(pts.data(), n);
+  ASSERT_TRUE(resident.is_ok());
+  check(*resident, "resident");
+  resident->set_resident_range(2500);
+  check(*resident, "resident in ranges of 2500");
+  std::vector<jac_t<G>> wrong(P - 1);
+  EXPECT_EQ(resident->run_device_batch(sets, n, wrong).code(), errc::invalid_argument);
+}
+
 TYPED_TEST(GpuMsm, ClosedFormsLarge) {
   CUZK_REQUIRE_GPU();
   using G = TypeParam;
