@@ -17,8 +17,9 @@
 namespace cuzk::groth16 {
 
 // An interval of the device's kernel lock on the host clock: held = true for the intervals the
-// proof held it ("msm_abc", "ntt_h"), false for named parts inside them ("msm_a", ..., "ntt").
-// A daemon turns them into its busy ratios and its trace.
+// proof held it ("gpu": the union of its two sides' turns, which may overlap), false for named
+// parts inside them (the sides, "msm_abc" and "ntt_h", and their parts "msm_a", ..., "ntt"). A
+// daemon turns them into its busy ratios and its trace.
 struct kernel_span {
   const char* name = "";
   std::chrono::steady_clock::time_point begin{}, end{};

@@ -51,7 +51,6 @@ groth16::gpu_key_options gpu_uploader::key_options() const {
   groth16::gpu_key_options o;
   o.synthesis = place_;
   o.workspace = groth16::key_workspace::none;
-  o.scratch = groth16::key_scratch::at_creation;
   return o;
 }
 

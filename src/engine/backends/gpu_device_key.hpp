@@ -4,8 +4,8 @@
 //
 // An upload makes the key with synthesis on the device from its resident matrices (or where the
 // daemon's config puts it), the slot's kernel lock, no workspace of its own (the workers bring
-// theirs), its MSM scratch allocated up front, so that no proof allocates device memory, and the
-// slot's budget: a key larger than it streams the point vectors that do not fit from the host
+// theirs, with the MSM arenas the key asks for: gpu_proving_key::msm_scratch), and the slot's
+// budget: a key larger than it streams the point vectors that do not fit from the host
 // copy of the key (groth16/gpu/gpu_proving_key.hpp, 'Streamed vectors').
 //
 // Thread safety: upload() from any thread; uploads to one physical device take its allocation
@@ -40,7 +40,7 @@ class gpu_uploader final : public device_uploader {
   // The resident points, the NTT twiddles and, with synthesis on the device, the matrices A and B:
   // what is known from the sizes. A key whose known bytes exceed `budget` streams the vectors that
   // groth16::choose_streamed says do not fit (all of them where nothing fits), and their points
-  // are not counted. The MSM scratch is known only once it is allocated (measured after).
+  // are not counted. The MSM scratch is the workers' (their workspaces), not the key's.
   uint64_t estimate_bytes(const loaded_key& key, uint64_t budget) const override;
   result<std::shared_ptr<const device_key>> upload(const loaded_key& key, int slot,
                                                    const device_slot& where) override;

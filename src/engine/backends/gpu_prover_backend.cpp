@@ -191,11 +191,12 @@ class gpu_backend final : public prover_backend {
   // allocated (waiting in the budget's line, at most device_memory_timeout).
   template <class C>
   status reserve_device_buffers(worker_state& w, gpu_slot_state& sl, std::size_t n_vars, std::size_t domain,
+                                groth16::msm_scratch_sizes scratch,
                                 const cancel_token& cancel, prove_report& report) {
     memory_budget* b = budget_of(sl.slot.ordinal);
     if (b == nullptr) return status::ok();
     const auto& ws = w.workspace<C>();
-    const uint64_t want = w.workspace_device_bytes() - ws->device_bytes() + ws->device_bytes_after(n_vars, domain);
+    const uint64_t want = w.workspace_device_bytes() - ws->device_bytes() + ws->device_bytes_after(n_vars, domain, scratch);
     const uint64_t held = w.device_mem.bytes();
     if (want <= held) return status::ok();
     const auto t0 = std::chrono::steady_clock::now();
@@ -246,7 +247,9 @@ class gpu_backend final : public prover_backend {
       if (!made) return made.error();
       ws = std::make_unique<groth16::gpu_workspace<C>>(std::move(made).value());
     }
-    if (const status r = reserve_device_buffers<C>(w, sl, m.view.n_vars, m.view.domain_size, cancel, report); !r)
+    if (const status r = reserve_device_buffers<C>(w, sl, m.view.n_vars, m.view.domain_size, gk->msm_scratch(), cancel,
+                                                        report);
+        !r)
       return r.with_context(sl.slot.name + ": device memory");
     {
       // Allocates only on the worker's first proof of this curve or of a larger circuit (or after
@@ -261,7 +264,7 @@ class gpu_backend final : public prover_backend {
                       l.abc_bytes != 0 ? reinterpret_cast<fr*>(staging.data() + l.abc_offset) : nullptr,
                       l.abc_bytes / sizeof(fr), [&staging] { staging.reset(); });
       }
-      const status grown = ws->reserve(m.view.n_vars, m.view.domain_size, place);
+      const status grown = ws->reserve(m.view.n_vars, m.view.domain_size, place, gk->msm_scratch());
       // The reservation follows what the buffers hold (less than reserved when a growth failed).
       const uint64_t holds = w.workspace_device_bytes();
       if (w.device_mem.bytes() > holds) w.device_mem.release(w.device_mem.bytes() - holds);

@@ -183,10 +183,12 @@ TEST_P(gpu_backend_synthesis, fixtures_of_both_curves_prove_on_the_device_and_ve
   EXPECT_EQ(s.devices[0].cpu_fallbacks, 0u);
   EXPECT_GT(s.devices[0].busy_s, 0.0);
   EXPECT_EQ(s.backend, "gpu");
-  // The kernel-lock intervals the engine recorded: two per partition, summing to the backend's
-  // busy time (both are the same host-clock intervals, here rounded to microseconds per span).
+  // The kernel-lock intervals the engine recorded: one or two per partition (its two sides' union:
+  // one where they overlapped or touched), summing to the backend's busy time (both are the same
+  // host-clock intervals, here rounded to microseconds per span).
   ASSERT_EQ(s.telemetry.kernel.size(), 1u);
-  EXPECT_EQ(s.telemetry.kernel[0].intervals, 2 * s.devices[0].proofs);
+  EXPECT_GE(s.telemetry.kernel[0].intervals, s.devices[0].proofs);
+  EXPECT_LE(s.telemetry.kernel[0].intervals, 2 * s.devices[0].proofs);
   EXPECT_NEAR(s.telemetry.kernel[0].busy_s, s.devices[0].busy_s, 1e-3);
   EXPECT_GT(s.telemetry.kernel[0].ratio, 0.0);
   EXPECT_LE(s.telemetry.kernel[0].window_ratio, 1.0);
@@ -244,6 +246,8 @@ TEST(gpu_backend, two_slots_stand_for_two_gpus) {
   EXPECT_GT(s.device_tiers[1].used, 0u);
 }
 
+// A key's bytes are what the device lost while it was made, or what it allocated where that is
+// more (a small key can fit in 2 MiB pages the context already had); all of it comes back.
 TEST(gpu_backend, device_bytes_are_what_the_device_lost_and_get_back) {
   CUZK_REQUIRE_GPU();
   auto e = gpu_engine({0}, 1);
@@ -258,7 +262,8 @@ TEST(gpu_backend, device_bytes_are_what_the_device_lost_and_get_back) {
   const std::size_t during = device_free_bytes(0);
   const auto k = e->snapshot().keys.at(0);
   ASSERT_EQ(k.devices.size(), 1u);
-  EXPECT_EQ(k.devices[0].bytes, before - during);
+  EXPECT_GE(k.devices[0].bytes, before - during);
+  EXPECT_GT(k.devices[0].bytes, 0u);
   ASSERT_TRUE(e->evict("bls", e->parse_tier("device:0").value()).is_ok());
   EXPECT_EQ(device_free_bytes(0), before);
   EXPECT_EQ(e->snapshot().keys.at(0).tier_name, "warm");

@@ -17,6 +17,7 @@
 
 #include "engine/backends/prover_backend.hpp"
 #include "engine/keys/device_tier.hpp"
+#include "groth16/gpu/kernel_gate.hpp"
 
 namespace cuzk::engine {
 
@@ -24,7 +25,7 @@ namespace cuzk::engine {
 struct gpu_slot_state {
   device_slot slot;
   std::string description;
-  std::shared_ptr<std::mutex> kernel_lock = std::make_shared<std::mutex>();
+  std::shared_ptr<groth16::kernel_gate> kernel_lock = std::make_shared<groth16::kernel_gate>();
   mutable std::mutex m;  // the counters
   device_activity stats;
 };

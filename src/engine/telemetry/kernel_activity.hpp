@@ -2,9 +2,11 @@
 // lock was held, kept per slot, with the busy ratio since start and over a sliding window.
 //
 // What the ratio measures. A slot's workers run their kernels only while holding the slot's
-// kernel lock (gpu_prover.hpp says where it is taken: once around MSMs A, B1, B2, C, once from
-// synthesis on the device or the first NTT to the end of the H MSM). The lock makes one slot's
-// held intervals disjoint, so their union is simply their sum, and
+// kernel lock (gpu_prover.hpp says where it is taken: by the MSM thread around A, B1, B2, C, and
+// by the proving thread from synthesis on the device or the first NTT to the end of the H MSM; the
+// two sides of one proof share one turn, so their intervals may overlap, and the prover reports
+// their union as the proof's held spans, "gpu"). The lock makes one slot's held intervals
+// disjoint, so their union is simply their sum, and
 //     busy ratio over [t0, t1] = |union of held intervals, clipped to [t0, t1]| / (t1 - t0).
 // It is an upper bound on the time the device ran this slot's kernels: a held interval also
 // contains kernel launch gaps and the host work done under the lock (the MSMs' final sums). Two
@@ -40,7 +42,7 @@ namespace cuzk::engine {
 
 // An interval of a proof's GPU work, wall clock.
 struct kernel_span {
-  std::string name;  // "msm_abc", "ntt_h" for held intervals; "msm_a", "ntt", ... for their parts
+  std::string name;  // "gpu" for held intervals; "msm_abc", "ntt_h", "msm_a", "ntt", ... for their parts
   int64_t begin_us = 0, end_us = 0;  // unix microseconds
   // true: a whole interval the kernel lock was held (what busy time is made of); false: a named
   // part inside one (the trace shows it, the ratio does not count it again).

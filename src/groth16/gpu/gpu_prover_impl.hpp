@@ -13,6 +13,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <span>
 #include <thread>
 #include <type_traits>
@@ -49,47 +50,69 @@ inline result<double> event_seconds(const gpu::cuda_event& from, const gpu::cuda
   return static_cast<double>(*ms) / 1e3;
 }
 
-// The device's kernel lock, held from construction to destruction (or release()): the wait for it
-// is added to `*wait`, the time it was held to `*held`, and the held interval is appended to
-// `spans` under `name`. When the lock is taken by another and `on_contended` is set, that runs
-// before the wait.
+// One side's share of the proof's turn at the device's kernel gate (kernel_gate.hpp), held from
+// construction to destruction (or release()): the wait for it is added to `*wait`, and the held
+// interval is appended to `spans` under `name` (a part: prove_in() makes the held intervals from
+// both sides' once they are done, since the two may overlap). When another proof holds the gate and
+// `on_contended` is set, that runs before the wait.
 class timed_kernel_lock {
  public:
   template <class OnContended>
-  timed_kernel_lock(std::mutex& m, const char* name, double& wait, double& held, std::vector<kernel_span>& spans,
+  timed_kernel_lock(shared_turn& turn, const char* name, double& wait, std::vector<kernel_span>& spans,
                     OnContended on_contended)
-      : lock_(m, std::try_to_lock), name_(name), held_(held), spans_(spans) {
+      : turn_(turn), name_(name), spans_(spans) {
     const auto asked = steady::now();
-    if (!lock_.owns_lock()) {
-      on_contended();
-      lock_.lock();
-    }
+    turn_.enter(on_contended);
+    held_ = true;
     acquired_ = steady::now();
     wait += std::chrono::duration<double>(acquired_ - asked).count();
   }
-  timed_kernel_lock(std::mutex& m, const char* name, double& wait, double& held, std::vector<kernel_span>& spans)
-      : timed_kernel_lock(m, name, wait, held, spans, [] {}) {}
+  timed_kernel_lock(shared_turn& turn, const char* name, double& wait, std::vector<kernel_span>& spans)
+      : timed_kernel_lock(turn, name, wait, spans, [] {}) {}
   ~timed_kernel_lock() { release(); }
   timed_kernel_lock(const timed_kernel_lock&) = delete;
   timed_kernel_lock& operator=(const timed_kernel_lock&) = delete;
 
   void release() {
-    if (!lock_.owns_lock()) return;
+    if (!held_) return;
     released_ = steady::now();
-    lock_.unlock();
-    held_ += std::chrono::duration<double>(released_ - acquired_).count();
-    spans_.push_back({name_, acquired_, released_, true});
+    held_ = false;
+    turn_.leave();
+    spans_.push_back({name_, acquired_, released_, false});
   }
   steady::time_point acquired() const noexcept { return acquired_; }
   steady::time_point released() const noexcept { return released_; }
 
  private:
-  std::unique_lock<std::mutex> lock_;
+  shared_turn& turn_;
+  bool held_ = false;
   const char* name_;
-  double& held_;
   std::vector<kernel_span>& spans_;
   steady::time_point acquired_{}, released_{};
 };
+
+// The held intervals of a proof from its sides' ("msm_abc", "ntt_h", appended as parts): their
+// union, as held spans named "gpu" (one where the sides overlapped or touched, two otherwise), and
+// its length, what the proof's busy time on the device is.
+inline double add_held_union(std::vector<kernel_span>& spans) {
+  std::vector<std::pair<steady::time_point, steady::time_point>> sides;
+  for (const auto& s : spans)
+    if (!s.held && (s.name == std::string_view("msm_abc") || s.name == std::string_view("ntt_h")))
+      sides.emplace_back(s.begin, s.end);
+  std::sort(sides.begin(), sides.end());
+  double held = 0;
+  std::vector<kernel_span> unions;
+  for (const auto& [b, e] : sides) {
+    if (!unions.empty() && b <= unions.back().end) {
+      unions.back().end = std::max(unions.back().end, e);
+      continue;
+    }
+    unions.push_back({"gpu", b, e, true});
+  }
+  for (const auto& u : unions) held += std::chrono::duration<double>(u.end - u.begin).count();
+  spans.insert(spans.begin(), unions.begin(), unions.end());
+  return held;
+}
 
 // Runs `step`, timing it into `*slot` and appending it to `spans` as a part (held = false).
 template <class Step>
@@ -104,29 +127,6 @@ status timed_part(const char* name, double& slot, std::vector<kernel_span>& span
 }
 
 }  // namespace detail
-
-// Runs each of the key's MSMs once on zero scalars of the sizes a proof uses (A, B1, B2: nVars;
-// C: nVars - nPublic - 1; H: domainSize), from device memory as a proof does, so that their
-// scratch, which depends only on the count and the entry point, is allocated now and not by the
-// first proof.
-template <class Curve>
-status size_msm_scratch(detail::gpu_key_state<Curve>& st) {
-  using repr = typename Curve::fr::repr;
-  auto zeros = gpu::device_buffer<repr>::create(std::max(st.n_vars, st.domain_size));
-  if (!zeros) return zeros.error();
-  CUZK_CUDA_TRY(cudaMemset(zeros->data(), 0, zeros->bytes()));
-  auto stream = gpu::cuda_stream::create();
-  if (!stream) return stream.error();
-  auto run = [&](auto& m, std::size_t count) -> status {
-    auto sum = m.run_device(zeros->data(), count, nullptr, stream->get());
-    return sum ? status::ok() : sum.error();
-  };
-  CUZK_TRY(run(st.msm_a, st.n_vars));
-  CUZK_TRY(run(st.msm_b1, st.n_vars));
-  CUZK_TRY(run(st.msm_b2, st.n_vars));
-  CUZK_TRY(run(st.msm_c, st.n_vars - st.n_public - 1));
-  return run(st.msm_h, st.domain_size);
-}
 
 namespace detail {
 
@@ -169,27 +169,41 @@ std::span<const Point> pinned_source(std::span<const Point> points, gpu::pinned_
 }  // namespace detail
 
 template <class Curve>
+msm_scratch_sizes key_msm_scratch(const proving_key_view<Curve>& pk, key_vector_set streamed,
+                                  std::size_t chunk_points) {
+  using g1 = gpu::msm_g1<Curve>;
+  using g2 = gpu::msm_g2<Curve>;
+  auto chunk = [&](key_vector v, std::size_t fallback) -> std::size_t {
+    return streamed.contains(v) ? (chunk_points != 0 ? chunk_points : fallback) : 0;
+  };
+  const std::size_t n_private = pk.n_vars - pk.n_public - 1;
+  msm_scratch_sizes s;
+  s.witness_side = std::max({g1::scratch_bytes(pk.a.size(), chunk(key_vector::a, g1::default_chunk_points)),
+                             g1::scratch_bytes(pk.b1.size(), chunk(key_vector::b1, g1::default_chunk_points)),
+                             g2::scratch_bytes(pk.b2.size(), chunk(key_vector::b2, g2::default_chunk_points)),
+                             g1::scratch_bytes(n_private, chunk(key_vector::c, g1::default_chunk_points))});
+  s.h_side = g1::scratch_bytes(pk.domain_size, chunk(key_vector::h, g1::default_chunk_points));
+  return s;
+}
+
+template <class Curve>
 std::size_t estimate_device_bytes(const proving_key_view<Curve>& pk, const gpu_key_options& options,
                                   key_vector_set streamed) {
   using fr = typename Curve::fr;
-  const std::size_t chunk_points = options.stream_chunk_points;
   std::size_t bytes = 0;
-  auto vector_bytes = [&](key_vector v, auto msm_type, std::size_t count, std::size_t point_bytes) {
-    using M = typename decltype(msm_type)::type;
-    const bool s = streamed.contains(v);
-    bytes += s ? 0 : count * point_bytes;
-    bytes += M::scratch_bytes(count, s ? (chunk_points != 0 ? chunk_points : M::default_chunk_points) : 0);
-  };
-  vector_bytes(key_vector::a, std::type_identity<gpu::msm_g1<Curve>>{}, pk.a.size(), sizeof(g1_affine<Curve>));
-  vector_bytes(key_vector::b1, std::type_identity<gpu::msm_g1<Curve>>{}, pk.b1.size(), sizeof(g1_affine<Curve>));
-  vector_bytes(key_vector::b2, std::type_identity<gpu::msm_g2<Curve>>{}, pk.b2.size(), sizeof(g2_affine<Curve>));
-  vector_bytes(key_vector::c, std::type_identity<gpu::msm_g1<Curve>>{}, pk.c.size(), sizeof(g1_affine<Curve>));
-  vector_bytes(key_vector::h, std::type_identity<gpu::msm_g1<Curve>>{}, pk.h.size(), sizeof(g1_affine<Curve>));
+  auto resident = [&](key_vector v, std::size_t vector_bytes) { bytes += streamed.contains(v) ? 0 : vector_bytes; };
+  resident(key_vector::a, pk.a.size_bytes());
+  resident(key_vector::b1, pk.b1.size_bytes());
+  resident(key_vector::b2, pk.b2.size_bytes());
+  resident(key_vector::c, pk.c.size_bytes());
+  resident(key_vector::h, pk.h.size_bytes());
   bytes += gpu_ntt_plan_bytes<Curve>(pk.domain_size);
   if (options.synthesis == synthesis_place::device && pk.matrices != nullptr)
     bytes += pk.matrices->a.bytes() + pk.matrices->b.bytes();
-  if (options.workspace == key_workspace::own)
+  if (options.workspace == key_workspace::own) {
     bytes += 3 * pk.domain_size * sizeof(fr) + pk.n_vars * sizeof(typename fr::repr);  // a | b | c, witness
+    bytes += key_msm_scratch(pk, streamed, options.stream_chunk_points).total();
+  }
   return bytes;
 }
 
@@ -225,10 +239,21 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const proving_key_
   st->n_vars = pk.n_vars;
   st->n_public = pk.n_public;
   st->domain_size = pk.domain_size;
-  st->kernel_lock = options.kernel_lock ? std::move(options.kernel_lock) : std::make_shared<std::mutex>();
+  st->kernel_lock = options.kernel_lock ? std::move(options.kernel_lock) : std::make_shared<kernel_gate>();
   const std::size_t n = pk.domain_size;
   if (options.device_budget_bytes) {
-    auto chosen = choose_streamed(pk, options, *options.device_budget_bytes);
+    // Where the caller left the range to the key, smaller ranges are tried before giving up: a
+    // streamed MSM's arena shrinks with its range (gpu/msm.hpp), at some cost in time.
+    std::vector<std::size_t> ranges = {options.stream_chunk_points};
+    if (options.stream_chunk_points == 0)
+      for (std::size_t r = gpu::msm_g1<Curve>::default_chunk_points / 2; r >= min_budget_chunk_points; r /= 2)
+        ranges.push_back(r);
+    result<key_vector_set> chosen = key_vector_set{};
+    for (const std::size_t r : ranges) {
+      options.stream_chunk_points = r;
+      chosen = choose_streamed(pk, options, *options.device_budget_bytes);
+      if (chosen) break;
+    }
     if (!chosen) return chosen.error();
     st->streamed = *chosen;
   } else {
@@ -236,6 +261,7 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const proving_key_
   }
   const key_vector_set& sv = st->streamed;
   const std::size_t chunk = options.stream_chunk_points;
+  st->chunk_points = chunk != 0 ? chunk : gpu::msm_g1<Curve>::default_chunk_points;
   auto vector = [&](auto& msm, auto points, key_vector v, auto& copy) -> status {
     const bool streamed = sv.contains(v);
     if (streamed) points = detail::pinned_source(points, copy, st->pageable_streamed);
@@ -253,16 +279,21 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const proving_key_
     if (!m) return m.error();
     st->matrices.emplace(std::move(m).value());
   }
-  if (options.scratch == key_scratch::at_creation) CUZK_TRY(size_msm_scratch(*st));
+  st->scratch = key_msm_scratch(pk, sv, chunk);
   if (options.workspace == key_workspace::own) {
     auto ws = gpu_workspace<Curve>::create(device);
     if (!ws) return ws.error();
     st->own = std::make_unique<gpu_workspace<Curve>>(std::move(ws).value());
-    CUZK_TRY(st->own->reserve(pk.n_vars, n, options.synthesis));
+    CUZK_TRY(st->own->reserve(pk.n_vars, n, options.synthesis, st->scratch));
   }
   CUZK_CUDA_TRY(cudaDeviceSynchronize());
   CUZK_CUDA_TRY(cudaMemGetInfo(&free_after, &total));
-  st->resident_bytes = free_before > free_after ? free_before - free_after : 0;
+  // What the device lost, or at least what the key allocated: the driver hands memory out in
+  // 2 MiB pages, so a small key can fit in pages the context already had and show no drop.
+  gpu_key_options without_workspace = options;
+  without_workspace.workspace = key_workspace::none;
+  st->resident_bytes = std::max(free_before > free_after ? free_before - free_after : 0,
+                                estimate_device_bytes(pk, without_workspace, sv));
 
   gpu_proving_key key;
   key.state_ = std::move(st);
@@ -278,8 +309,9 @@ struct gpu_proof_run {
   using repr = typename fr::repr;
   using ev = typename gpu_workspace<Curve>::event_id;
 
-  gpu_key_state<Curve>& key;  // its MSM objects' scratch is written by every run
+  gpu_key_state<Curve>& key;
   gpu_workspace<Curve>& ws;
+  shared_turn& turn;  // the proof's turn at the key's kernel gate, shared by its two sides
   const proving_key_view<Curve>& pk;
   std::span<const repr> witness;
   thread_pool& pool;
@@ -290,6 +322,13 @@ struct gpu_proof_run {
   status msm_status = status::ok();
   // The proving thread's kernel-lock interval ("ntt_h"), for its parts' spans.
   steady::time_point ntt_h_begin{}, ntt_h_end{};
+  // Where the witness goes on the device and where h is left: a batch's own vectors
+  // (gpu_batch_prover.hpp), or null for the workspace's (w, and a, which h overwrites), read when
+  // used, since the workspace's buffers are (re)allocated once the run exists.
+  repr* witness_vector = nullptr;
+  repr* h_vector = nullptr;
+  repr* device_witness() const noexcept { return witness_vector != nullptr ? witness_vector : ws.w(); }
+  repr* device_h() const noexcept { return h_vector != nullptr ? h_vector : reinterpret_cast<repr*>(ws.abc()); }
 
   bool on_device() const noexcept { return key.synthesis == synthesis_place::device; }
   std::size_t n() const noexcept { return key.domain_size; }
@@ -336,7 +375,7 @@ status copy_witness(gpu_proof_run<Curve>& run) {
   using repr = typename Curve::fr::repr;
   const cudaStream_t cs = run.ws.copy_stream();
   CUZK_TRY(run.ws.event(ev::w_begin).record(cs));
-  CUZK_CUDA_TRY(cudaMemcpyAsync(run.ws.w(), run.ws.host_w(), run.witness.size() * sizeof(repr),
+  CUZK_CUDA_TRY(cudaMemcpyAsync(run.device_witness(), run.ws.host_w(), run.witness.size() * sizeof(repr),
                                 cudaMemcpyHostToDevice, cs));
   return run.ws.event(ev::w_end).record(cs);
 }
@@ -353,13 +392,13 @@ status run_witness_msms(gpu_proof_run<Curve>& run) {
   const cudaStream_t ms = run.ws.msm_stream();
   CUZK_CUDA_TRY(cudaStreamWaitEvent(ms, run.ws.event(ev::w_end).get(), 0));
   phase_timings& side = run.msm_side;
-  timed_kernel_lock lock(*st.kernel_lock, "msm_abc", side.lock_wait, side.lock_held, side.kernel_spans);
-  const repr* dw = run.ws.w();
+  timed_kernel_lock lock(run.turn, "msm_abc", side.lock_wait, side.kernel_spans);
+  const repr* dw = run.device_witness();
   const std::size_t n_vars = st.n_vars, n_private = st.n_vars - st.n_public - 1;
   auto msm = [&](const char* name, auto& m, const repr* scalars, std::size_t count, auto& out,
                  double& slot) -> status {
     return timed_part(name, slot, side.kernel_spans, [&]() -> status {
-      auto sum = m.run_device(scalars, count, nullptr, ms);
+      auto sum = m.run_device(scalars, count, nullptr, ms, &run.ws.witness_msm_scratch());
       if (!sum) return sum.error();
       out = *sum;
       return status::ok();
@@ -403,7 +442,6 @@ template <class Curve>
 status transform(gpu_proof_run<Curve>& run) {
   using ev = typename gpu_proof_run<Curve>::ev;
   using fr = typename Curve::fr;
-  using repr = typename fr::repr;
   auto& st = run.key;
   auto& ws = run.ws;
   const std::size_t n = run.n();
@@ -412,7 +450,7 @@ status transform(gpu_proof_run<Curve>& run) {
   if (run.on_device()) {
     CUZK_CUDA_TRY(cudaStreamWaitEvent(ns, ws.event(ev::w_end).get(), 0));
     CUZK_TRY(ws.event(ev::synth_begin).record(ns));
-    CUZK_TRY(st.matrices->evaluate(ws.w(), d, d + n, d + 2 * n, n, ns));
+    CUZK_TRY(st.matrices->evaluate(run.device_witness(), d, d + n, d + 2 * n, n, ns));
     CUZK_TRY(ws.event(ev::synth_end).record(ns));
     CUZK_TRY(ws.event(ev::ntt_begin).record(ns));
   }
@@ -426,17 +464,16 @@ status transform(gpu_proof_run<Curve>& run) {
     CUZK_TRY(st.plan.run(d + k * n, gpu::ntt_direction::forward, gpu::ntt_order::bitrev_to_natural,
                          gpu::ntt_domain::coset, ns));
   }
-  CUZK_TRY(gpu::h_scalars<fr>(d, d + n, d + 2 * n, reinterpret_cast<repr*>(d), n, ns));  // h overwrites a
+  CUZK_TRY(gpu::h_scalars<fr>(d, d + n, d + 2 * n, run.device_h(), n, ns));  // by default over a
   return ws.event(ev::ntt_end).record(ns);
 }
 
 // The H MSM on h where the NTT stream left it, queued behind the h kernel.
 template <class Curve>
 status msm_h(gpu_proof_run<Curve>& run) {
-  using repr = typename Curve::fr::repr;
   phase_timer timer(&run.t.msm_h);
-  auto sum = run.key.msm_h.run_device(reinterpret_cast<const repr*>(run.ws.abc()), run.n(), nullptr,
-                                      run.ws.ntt_stream());
+  auto sum = run.key.msm_h.run_device(run.device_h(), run.n(), nullptr,
+                                      run.ws.ntt_stream(), &run.ws.h_msm_scratch());
   if (!sum) return sum.error();
   run.sums.h = *sum;
   return status::ok();
@@ -449,7 +486,7 @@ template <class Curve>
 status synthesize_and_transform(gpu_proof_run<Curve>& run) {
   if (!run.on_device()) CUZK_TRY(synthesize_on_host(run));
   auto& ws = run.ws;
-  timed_kernel_lock lock(*run.key.kernel_lock, "ntt_h", run.t.lock_wait, run.t.lock_held, run.t.kernel_spans, [&] {
+  timed_kernel_lock lock(run.turn, "ntt_h", run.t.lock_wait, run.t.kernel_spans, [&] {
     if (ws.has_lent_host() && cudaStreamSynchronize(ws.copy_stream()) == cudaSuccess) ws.give_back_host();
   });
   run.ntt_h_begin = lock.acquired();
@@ -470,10 +507,10 @@ inline void merge_msm_side(phase_timings& t, const phase_timings& side) {
   t.msm_b2 = side.msm_b2;
   t.msm_c = side.msm_c;
   t.lock_wait += side.lock_wait;
-  t.lock_held += side.lock_held;
   std::vector<kernel_span> spans = side.kernel_spans;
   spans.insert(spans.end(), t.kernel_spans.begin(), t.kernel_spans.end());
   t.kernel_spans = std::move(spans);
+  t.lock_held = add_held_union(t.kernel_spans);
 }
 
 // The GPU phases from the workspace's events and the parts of "ntt_h" (clipped to the interval),
@@ -519,7 +556,7 @@ result<formats::proof<Curve>> prove_in(gpu_proof_run<Curve>& run, const typename
   phase_timings& t = run.t;
   auto& ws = run.ws;
   CUZK_CUDA_TRY(cudaSetDevice(run.key.device));
-  CUZK_TRY(ws.reserve(run.key.n_vars, run.key.domain_size, run.key.synthesis));
+  CUZK_TRY(ws.reserve(run.key.n_vars, run.key.domain_size, run.key.synthesis, run.key.scratch));
   {
     phase_timer timer(&t.witness);
     stage_witness(run);
@@ -569,7 +606,8 @@ result<formats::proof<Curve>> prove_with(const proving_key_view<Curve>& pk,
   phase_timings& t = timings != nullptr ? *timings : local;
   t = {};
   phase_timer whole(&t.total);
-  detail::gpu_proof_run<Curve> run{st, *ws, pk, witness, *where.pool, t};
+  shared_turn turn(*st.kernel_lock);
+  detail::gpu_proof_run<Curve> run{st, *ws, turn, pk, witness, *where.pool, t};
   auto proof = detail::prove_in(run, r, s);
   whole.stop();
   return proof;
@@ -589,6 +627,7 @@ result<formats::proof<Curve>> prove(const proving_key_view<Curve>& pk,
 #define CUZK_GPU_PROVER_INSTANTIATE(C)                                                                  \
   namespace cuzk::groth16 {                                                                             \
   template class gpu_proving_key<C>;                                                                    \
+  template msm_scratch_sizes key_msm_scratch<C>(const proving_key_view<C>&, key_vector_set, std::size_t);      \
   template std::size_t estimate_device_bytes<C>(const proving_key_view<C>&, const gpu_key_options&,            \
                                                 key_vector_set);                                        \
   template result<key_vector_set> choose_streamed<C>(const proving_key_view<C>&, const gpu_key_options&,       \

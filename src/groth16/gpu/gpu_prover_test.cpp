@@ -320,9 +320,8 @@ TYPED_TEST(gpu_prover_test, workspaces_prove_concurrently_under_a_shared_kernel_
   auto k2 = make_dev_key<TypeParam>(c2.cs);
   ASSERT_TRUE(k1.has_value() && k2.has_value());
   gpu_key_options o;
-  o.kernel_lock = std::make_shared<std::mutex>();
+  o.kernel_lock = std::make_shared<kernel_gate>();
   o.workspace = key_workspace::none;
-  o.scratch = key_scratch::at_creation;
   auto g1 = gpu_proving_key<TypeParam>::create(k1->pk.view(), 0, o);
   o.synthesis = synthesis_place::host_pinned;  // the other path: a, b, c copied outside the lock
   auto g2 = gpu_proving_key<TypeParam>::create(k2->pk.view(), 0, o);
@@ -380,7 +379,7 @@ TYPED_TEST(gpu_prover_test, lent_host_buffers_go_back_once_the_copies_have_read_
   ASSERT_TRUE(k.has_value());
   const auto& pk = k->pk.view();
   gpu_key_options o;
-  o.kernel_lock = std::make_shared<std::mutex>();
+  o.kernel_lock = std::make_shared<kernel_gate>();
   o.workspace = key_workspace::none;
   o.synthesis = synthesis_place::host_pinned;
   auto gk = gpu_proving_key<TypeParam>::create(pk, 0, o);
@@ -467,6 +466,15 @@ TYPED_TEST(gpu_prover_test, thousand_proofs_without_device_memory_growth) {
     }
     EXPECT_EQ(mismatches, 0);
     after_loop = device_free_bytes();
+    // The MSMs ran in the workspace's two arenas, sized once by the key's count of their layouts
+    // (key_msm_scratch), and kept no scratch of their own.
+    auto& st = gk->state();
+    EXPECT_EQ(st.own->witness_msm_scratch().allocations(), 1u);
+    EXPECT_EQ(st.own->h_msm_scratch().allocations(), 1u);
+    for (const std::size_t own : {st.msm_a.own_scratch_bytes(), st.msm_b1.own_scratch_bytes(),
+                                  st.msm_b2.own_scratch_bytes(), st.msm_c.own_scratch_bytes(),
+                                  st.msm_h.own_scratch_bytes()})
+      EXPECT_EQ(own, 0u);
   }
   const std::size_t after_key = device_free_bytes();
   std::printf(

@@ -1,35 +1,33 @@
 // A Groth16 proving key resident on one GPU, made once and reused for every proof.
 //
 // What lives on the device: the zkey's A, B1, C and H points, each behind its own G1 MSM object,
-// and its B2 points behind a G2 MSM object (msm.hpp: the points plus that MSM's scratch, which
-// grows on the first run of each size and is then reused), the NTT plan of the domain (the coset
-// powers and the twiddles of its two transforms: 6n elements) and, with synthesis on the device
-// (the default, abc_device.hpp says why), the constraint matrices A and B. A proof's own buffers
-// (a | b | c, the witness on both sides, and with synthesis on the host its pinned or pageable
-// a | b | c) live in a gpu_workspace (gpu_workspace.hpp), owned by whoever proves; a key made with
-// key_workspace::own carries one for callers that have none (the CLI, the benches, tests), and then
-// serves one such proof at a time. synthesis_place::host_pageable synthesizes into ordinary
-// pageable memory: it exists to measure what pinned memory buys, not for production.
+// and its B2 points behind a G2 MSM object (msm.hpp), the NTT plan of the domain (the coset powers
+// and the twiddles of its two transforms: 6n elements) and, with synthesis on the device (the
+// default, abc_device.hpp says why), the constraint matrices A and B. A proof's own buffers
+// (a | b | c, the witness on both sides, the MSMs' scratch, and with synthesis on the host its
+// pinned or pageable a | b | c) live in a gpu_workspace (gpu_workspace.hpp), owned by whoever
+// proves; a key made with key_workspace::own carries one for callers that have none (the CLI, the
+// benches, tests), and then serves one such proof at a time. synthesis_place::host_pageable
+// synthesizes into ordinary pageable memory: it exists to measure what pinned memory buys, not for
+// production.
 //
-// The kernel lock. The MSM objects' scratch is mutable, so the kernels of two proofs on one key
-// must not interleave; the lock that orders them is the key's, or one shared by every key of a
-// device (gpu_key_options::kernel_lock), which is how a daemon lets its workers take turns on a
-// GPU: the prover (gpu_prover.hpp) holds it only while it launches and waits for kernels
-// (synthesis on the device among them), never while it copies the witness or a, b, c to the
-// device, synthesizes on the host or assembles.
+// The kernel lock. Two proofs' kernels on one device must not interleave (each would slow the
+// other, and the MSM objects' streams and events are the key's): the lock that orders them is the
+// key's, or one shared by every key of a device (gpu_key_options::kernel_lock), which is how a
+// daemon lets its workers take turns on a GPU. The prover (gpu_prover.hpp) holds it only while it
+// launches and waits for kernels (synthesis on the device among them), never while it copies the
+// witness or a, b, c to the device, synthesizes on the host or assembles; the two sides of one
+// proof (A, B1, B2, C; and synthesis, NTTs, H) hold it together.
 //
 // Memory: with P the G1 affine size (64 bytes on BN254, 96 on BLS12-381), about P (3 nVars + n) +
 // 2P nVars for the points (G2 affine points are twice as large), 192 n for the NTT plan
-// (ntt_plan::device_bytes), 36 bytes per matrix entry plus 8 per row with synthesis on the device,
-// and the scratch of each of the five MSMs (sort keys, buckets, the affine rounds' ping-pong point
-// buffers, which for G2 are of G2 points): a few hundred MiB each at 2^20, up to several GiB each
-// at 2^24, so at the largest domains the five together bound how many keys fit on one device. With
-// key_scratch::at_creation the five MSMs run once on zero scalars of each proof's sizes before
-// create() returns, so the scratch exists from the start, no proof grows it and resident_bytes()
-// counts it; a key_workspace::own adds its workspace (96 n of device a | b | c, 32 nVars of device
-// witness). resident_bytes() reports what cudaMemGetInfo saw the creation take (other allocations
-// on the device at the same moment would count too: a daemon serializes them,
-// engine/backends/gpu_prover_backend.cpp).
+// (ntt_plan::device_bytes) and 36 bytes per matrix entry plus 8 per row with synthesis on the
+// device. The MSMs' scratch is the workspace's: two arenas per worker, whatever the number of keys
+// (msm_scratch(): the largest witness MSM's and H's; a few GiB each at 2^24 resident, O(chunk) when
+// streamed). A key_workspace::own adds its workspace (96 n of device a | b | c, 32 nVars of device
+// witness, the two arenas), allocated by create(). resident_bytes() reports what cudaMemGetInfo
+// saw the creation take (other allocations on the device at the same moment would count too: a
+// daemon serializes them, engine/backends/gpu_prover_backend.cpp).
 //
 // Streamed vectors. A key larger than the device keeps some point vectors in host memory and
 // streams them to the device in every proof (gpu/msm.hpp, 'Streamed points'): which ones is
@@ -65,6 +63,7 @@
 #include "gpu/ntt.hpp"
 #include "gpu/pinned_buffer.hpp"
 #include "groth16/gpu/gpu_workspace.hpp"
+#include "groth16/gpu/kernel_gate.hpp"
 #include "groth16/key_vectors.hpp"
 #include "groth16/proving_key.hpp"
 
@@ -72,8 +71,6 @@ namespace cuzk::groth16 {
 
 // Whether a key carries a workspace of its own (proving with no workspace of the caller's needs it).
 enum class key_workspace { own, none };
-// When the MSMs' scratch is allocated: by the first proof, or by create() (see above).
-enum class key_scratch { on_first_proof, at_creation };
 
 // The transforms of the key's NTT plan, the two compute_h runs per column (gpu_prover_impl.hpp):
 // an inverse from natural order, then a forward on the odd coset from bit-reversed order.
@@ -94,16 +91,20 @@ struct gpu_key_options {
 
   synthesis_place synthesis = synthesis_place::device;
   // Orders the kernels of every key that shares it; null: a lock of the key's own.
-  std::shared_ptr<std::mutex> kernel_lock;
+  std::shared_ptr<kernel_gate> kernel_lock;
   key_workspace workspace = key_workspace::own;
-  key_scratch scratch = key_scratch::on_first_proof;
   // Point vectors streamed from host memory in every proof instead of resident (see above).
   key_vector_set streamed;
   // With a budget, create() streams `streamed` plus what choose_streamed() adds to fit in it.
   std::optional<std::size_t> device_budget_bytes;
-  // Points per streamed range (0: gpu::device_msm's default).
+  // Points per streamed range (0: gpu::device_msm's default, or with a budget the largest of the
+  // default, its halves down to min_budget_chunk_points, that fits).
   std::size_t stream_chunk_points = 0;
 };
+
+// The smallest range a budget makes create() try: below it the per-range costs (a carry per
+// bucket, the prep of each range) outweigh what the arena saves.
+inline constexpr std::size_t min_budget_chunk_points = std::size_t{1} << 19;
 
 // The order in which vectors are streamed when a key does not fit: the one whose copy hides best
 // behind its own MSM first. H's scalars are always dense, so its MSM does the most work per point;
@@ -113,10 +114,16 @@ struct gpu_key_options {
 inline constexpr key_vector streaming_order[] = {key_vector::h, key_vector::b2, key_vector::c, key_vector::b1,
                                                  key_vector::a};
 
+// The MSM arenas a proof with a key of pk's shape needs, with `streamed` vectors streamed in
+// ranges of `chunk_points` (0: the default): the largest of A, B1, B2 and C, and H
+// (gpu::device_msm::scratch_bytes; the device must be current).
+template <class Curve>
+msm_scratch_sizes key_msm_scratch(const proving_key_view<Curve>& pk, key_vector_set streamed,
+                                  std::size_t chunk_points);
+
 // Device bytes a key of pk's shape made with `options` takes with `streamed` vectors streamed:
-// resident points, the MSMs' scratch, the NTT plan, the matrices with synthesis on the device,
-// and with key_workspace::own its workspace: an estimate for a budget
-// (gpu::device_msm::scratch_bytes).
+// resident points, the NTT plan, the matrices with synthesis on the device, and with
+// key_workspace::own its workspace (the MSM arenas among it): an estimate for a budget.
 template <class Curve>
 std::size_t estimate_device_bytes(const proving_key_view<Curve>& pk, const gpu_key_options& options,
                                   key_vector_set streamed);
@@ -139,7 +146,7 @@ struct gpu_key_state {
   synthesis_place synthesis = synthesis_place::device;
   std::size_t n_vars = 0, n_public = 0, domain_size = 0;
   std::size_t resident_bytes = 0;
-  std::shared_ptr<std::mutex> kernel_lock;  // held while this key's kernels run
+  std::shared_ptr<kernel_gate> kernel_lock;  // held while this key's kernels run
   // Pinned copies of streamed vectors that were not pinned where the view has them; declared
   // before the MSM objects that read them, so they go after them.
   gpu::pinned_buffer<g1_affine<Curve>> pinned_a, pinned_b1, pinned_c, pinned_h;
@@ -152,6 +159,8 @@ struct gpu_key_state {
   std::unique_ptr<gpu_workspace<Curve>> own;                // key_workspace::own only
   key_vector_set streamed;                                  // vectors streamed from host memory
   bool pageable_streamed = false;                           // some stream from pageable memory
+  msm_scratch_sizes scratch;                                // a proof's MSM arenas (key_msm_scratch)
+  std::size_t chunk_points = 0;                             // points per streamed range
 
   gpu_key_state() = default;
   gpu_key_state(const gpu_key_state&) = delete;
@@ -177,15 +186,18 @@ class gpu_proving_key {
   std::size_t n_vars() const noexcept { return state_->n_vars; }
   std::size_t n_public() const noexcept { return state_->n_public; }
   std::size_t domain_size() const noexcept { return state_->domain_size; }
-  // Device memory the key took when it was made (cudaMemGetInfo before and after), in bytes; with
-  // key_scratch::on_first_proof the MSM scratch that the first proof adds is not in it.
+  // Device memory the key took when it was made (cudaMemGetInfo before and after), in bytes.
   std::size_t resident_bytes() const noexcept { return state_->resident_bytes; }
+  // The MSM arenas a workspace needs to prove with this key (gpu_workspace::reserve).
+  msm_scratch_sizes msm_scratch() const noexcept { return state_->scratch; }
   // The vectors streamed from host memory in every proof, and whether any of them streams from
   // pageable memory because page-locking it failed.
   key_vector_set streamed() const noexcept { return state_->streamed; }
   bool pageable_streamed() const noexcept { return state_->pageable_streamed; }
+  // Points per range of the streamed vectors (the option's, or what a budget chose).
+  std::size_t stream_chunk_points() const noexcept { return state_->chunk_points; }
   // The lock the prover holds around this key's kernels.
-  std::mutex& kernel_lock() const noexcept { return *state_->kernel_lock; }
+  kernel_gate& kernel_lock() const noexcept { return *state_->kernel_lock; }
 
   // For the prover's steps: the state (MSM objects, plan, matrices, the key's own workspace).
   detail::gpu_key_state<Curve>& state() const noexcept { return *state_; }

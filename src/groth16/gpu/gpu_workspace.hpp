@@ -9,8 +9,10 @@
 //
 // What it holds, for a domain of n and nVars signals: the witness in pinned memory and on the
 // device (nVars each; copied once, the MSMs and the synthesis kernel read it there), the device
-// a | b | c (3n; h overwrites a, and the H MSM reads it there), three streams (copies, NTTs,
-// MSMs) and the events that time them; and by where synthesis runs (synthesis_place, the key's
+// a | b | c (3n; h overwrites a, and the H MSM reads it there), the MSMs' scratch (two arenas:
+// one for A, B1, B2 and C, which run in turn on the MSM thread, one for H, which may run beside
+// them; sized by the key, msm_scratch_sizes), three streams (copies, NTTs, MSMs) and the events
+// that time them; and by where synthesis runs (synthesis_place, the key's
 // choice): pinned a | b | c (3n) for synthesis on the host, or pageable a | b | c to measure the
 // difference. Pinned memory costs ~0.5 s per GiB to
 // allocate (pinned_buffer.hpp), so reserve() allocates only when a proof needs more than the
@@ -38,11 +40,20 @@
 #include "curves/bn254.hpp"
 #include "gpu/cuda_event.hpp"
 #include "gpu/cuda_stream.hpp"
+#include "gpu/device_arena.hpp"
 #include "gpu/device_buffer.hpp"
 #include "gpu/pinned_buffer.hpp"
 #include "groth16/synthesis_place.hpp"
 
 namespace cuzk::groth16 {
+
+// Device bytes of a proof's two MSM arenas, as its key lays them out (gpu_proving_key's
+// msm_scratch()): the largest of A, B1, B2 and C, and H's.
+struct msm_scratch_sizes {
+  std::size_t witness_side = 0;
+  std::size_t h_side = 0;
+  std::size_t total() const noexcept { return witness_side + h_side; }
+};
 
 template <class Curve>
 class gpu_workspace {
@@ -89,11 +100,20 @@ class gpu_workspace {
     CUZK_CUDA_TRY(cudaSetDevice(device));
     w.device_ = device;
     w.created_ = true;
-    for (auto* s : {&w.copy_stream_, &w.ntt_stream_, &w.msm_stream_}) {
+    for (auto* s : {&w.copy_stream_, &w.ntt_stream_}) {
       auto made = gpu::cuda_stream::create();
       if (!made) return made.error();
       *s = std::move(made).value();
     }
+    // The witness MSMs first wherever they share the SMs with the transforms and H: streamed, they
+    // wait on the copy engine, and each range's additions that start at once let the next range's
+    // copy start, so the copies run beside H's compute instead of after it (docs/gpu/msm.md, 'One
+    // scratch for a proof').
+    auto high = gpu::cuda_stream::highest_priority();
+    if (!high) return high.error();
+    auto msm = gpu::cuda_stream::create(*high);
+    if (!msm) return msm.error();
+    w.msm_stream_ = std::move(msm).value();
     for (auto& ev : w.events_) {
       auto made = gpu::cuda_event::create();
       if (!made) return made.error();
@@ -103,10 +123,10 @@ class gpu_workspace {
   }
 
   // Buffers for a proof with `n_vars` signals over a domain of `domain_size`, synthesizing at
-  // `place`; allocates only what is larger than before. A buffer that grows is freed before its
+  // `place`, with MSM arenas of `scratch`; allocates only what is larger than before. A buffer that grows is freed before its
   // larger replacement is allocated, so the device never holds both (what device_bytes_after()
   // says is the most it holds); on an error that buffer stays empty until the next reserve().
-  status reserve(std::size_t n_vars, std::size_t domain_size, synthesis_place place) {
+  status reserve(std::size_t n_vars, std::size_t domain_size, synthesis_place place, msm_scratch_sizes scratch) {
     CUZK_CUDA_TRY(cudaSetDevice(device_));
     if (lent_w_ != nullptr && lent_w_count_ < n_vars)
       return status(errc::invalid_argument, "gpu workspace: the lent witness buffer holds " +
@@ -130,6 +150,10 @@ class gpu_workspace {
     if (lent_w_ == nullptr) CUZK_TRY(grow(host_w_, n_vars));
     CUZK_TRY(grow(w_, n_vars));
     CUZK_TRY(grow(abc_, 3 * domain_size));
+    const std::size_t arena_allocations = msm_scratch_[0].allocations() + msm_scratch_[1].allocations();
+    CUZK_TRY(msm_scratch_[0].reserve(scratch.witness_side));
+    CUZK_TRY(msm_scratch_[1].reserve(scratch.h_side));
+    if (msm_scratch_[0].allocations() + msm_scratch_[1].allocations() != arena_allocations) grew = true;
     switch (place) {
       case synthesis_place::device:
         break;
@@ -177,13 +201,19 @@ class gpu_workspace {
   int device() const noexcept { return device_; }
   // Bytes of pinned host memory and of device memory the buffers hold now.
   std::size_t pinned_bytes() const noexcept { return host_abc_.bytes() + host_w_.bytes(); }
-  std::size_t device_bytes() const noexcept { return abc_.bytes() + w_.bytes(); }
-  // Device bytes the buffers hold after reserve(n_vars, domain_size, any place): what a caller
-  // reserves in a device memory budget before it calls reserve().
-  std::size_t device_bytes_after(std::size_t n_vars, std::size_t domain_size) const noexcept {
-    return std::max(abc_.size(), 3 * domain_size) * sizeof(fr) + std::max(w_.size(), n_vars) * sizeof(repr);
+  std::size_t device_bytes() const noexcept {
+    return abc_.bytes() + w_.bytes() + msm_scratch_[0].capacity() + msm_scratch_[1].capacity();
   }
-  // How many reserve() calls allocated.
+  // Device bytes the buffers hold after reserve(n_vars, domain_size, any place, scratch): what a
+  // caller reserves in a device memory budget before it calls reserve().
+  std::size_t device_bytes_after(std::size_t n_vars, std::size_t domain_size,
+                                 msm_scratch_sizes scratch) const noexcept {
+    return std::max(abc_.size(), 3 * domain_size) * sizeof(fr) + std::max(w_.size(), n_vars) * sizeof(repr) +
+           std::max(msm_scratch_[0].capacity(), scratch.witness_side) +
+           std::max(msm_scratch_[1].capacity(), scratch.h_side);
+  }
+  // How many reserve() calls allocated (an MSM that finds its arena too small grows it during a
+  // proof; that is not counted here, and does not happen with the key's sizes).
   uint64_t allocations() const noexcept { return allocations_; }
 
   // For the GPU prover's steps (gpu_prover_impl.hpp).
@@ -192,6 +222,9 @@ class gpu_workspace {
   repr* host_w() noexcept { return lent_w_ != nullptr ? lent_w_ : host_w_.data(); }
   fr* abc() noexcept { return abc_.data(); }
   repr* w() noexcept { return w_.data(); }
+  // The arena of the A, B1, B2 and C MSMs, and H's.
+  gpu::device_arena& witness_msm_scratch() noexcept { return msm_scratch_[0]; }
+  gpu::device_arena& h_msm_scratch() noexcept { return msm_scratch_[1]; }
   cudaStream_t copy_stream() const noexcept { return copy_stream_.get(); }
   cudaStream_t ntt_stream() const noexcept { return ntt_stream_.get(); }
   cudaStream_t msm_stream() const noexcept { return msm_stream_.get(); }
@@ -217,6 +250,7 @@ class gpu_workspace {
   gpu::pinned_buffer<repr> host_w_;    // the witness, staged for its one copy to the device
   gpu::device_buffer<fr> abc_;         // a | b | c, domain_size each
   gpu::device_buffer<repr> w_;         // the witness the MSMs (and the device synthesis) read
+  gpu::device_arena msm_scratch_[2];   // the witness MSMs' and H's scratch
   repr* lent_w_ = nullptr;        // lend_host()'s, used instead of host_w_ / host_abc_
   std::size_t lent_w_count_ = 0;
   fr* lent_abc_ = nullptr;
