@@ -116,6 +116,10 @@ void gpu_bench_command::add_to(CLI::App& bench) {
                     "(default 0: no budget)");
   prove->add_option("--chunk-points", prove_opts.chunk_points,
                     "points per streamed range (default 0: 2^22)");
+  prove->add_option("--partitions", prove_opts.partitions,
+                    "proofs per batch, as a job's partitions: each MSM runs once for all of them (default 1; "
+                    "the same witness each time)")
+      ->capture_default_str();
 }
 
 bool gpu_bench_command::chosen() const {

@@ -71,6 +71,8 @@ if [[ $MODE == args ]]; then
     "$CUZK" bench prove --curve bn254 -k 10 --stream a,b3
   expect_error "prove: chunk points" "--chunk-points: expected 0..67108864" \
     "$CUZK" bench prove --curve bn254 -k 10 --chunk-points 67108865
+  expect_error "prove: partitions" "--partitions: expected 1..64, found 65" \
+    "$CUZK" bench prove --curve bn254 -k 10 --partitions 65
   expect_error "reps 0" "--reps" "$CUZK" bench ntt --curve bn254 --log-size 10 --reps 0
   expect_error "reps 1001" "--reps" "$CUZK" bench msm --curve bn254 --log-size 10 --reps 1001
   expect_error "device -1" "--device" "$CUZK" bench ntt --curve bn254 --log-size 10 --device -1

@@ -34,6 +34,7 @@ inline constexpr unsigned msm_min_log = 1, msm_max_log_g1 = 26, msm_max_log_g2 =
 // streamed, and BN254's two-adicity is 28.
 inline constexpr unsigned prove_min_log = 2, prove_max_log = 28;
 inline constexpr std::size_t max_chunk_points = std::size_t{1} << 26;  // gpu::device_msm::max_chunk_points
+inline constexpr unsigned max_partitions = 64;                          // a PoRep job has 10, SnapDeals 16
 
 // Every run: which device, how many timed repetitions after the one warm-up.
 struct common_options {
@@ -65,6 +66,7 @@ struct prove_bench_options : common_options {
   groth16::key_vector_set stream;  // point vectors streamed from host memory
   unsigned gpu_budget_mib = 0;     // 0: no budget; otherwise the key streams what does not fit
   std::size_t chunk_points = 0;    // points per streamed range (0: the MSM's default)
+  unsigned partitions = 1;         // proofs per batch (groth16/gpu/gpu_batch_prover.hpp)
 };
 
 inline const char* curve_name(bench_curve c) { return c == bench_curve::bn254 ? "bn254" : "bls12-381"; }
@@ -116,6 +118,9 @@ inline status validate(const prove_bench_options& o) {
   if (o.chunk_points > max_chunk_points)
     return status(errc::invalid_argument, "--chunk-points: expected 0.." + std::to_string(max_chunk_points) +
                                               ", found " + std::to_string(o.chunk_points));
+  if (o.partitions < 1 || o.partitions > max_partitions)
+    return status(errc::invalid_argument, "--partitions: expected 1.." + std::to_string(max_partitions) +
+                                              ", found " + std::to_string(o.partitions));
   return detail::check_sizes(o.log_sizes, prove_min_log, prove_max_log, "prove");
 }
 

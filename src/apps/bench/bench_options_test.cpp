@@ -61,6 +61,13 @@ TEST(BenchOptions, RepsDeviceAndLists) {
   EXPECT_TRUE(validate(p).is_ok());
   p.chunk_points = max_chunk_points + 1;
   EXPECT_NE(validate(p).message().find("--chunk-points: expected 0.."), std::string::npos) << validate(p).message();
+  p.chunk_points = 0;
+  p.partitions = max_partitions;
+  EXPECT_TRUE(validate(p).is_ok());
+  for (const unsigned bad : {0u, max_partitions + 1}) {
+    p.partitions = bad;
+    EXPECT_NE(validate(p).message().find("--partitions: expected 1..64"), std::string::npos) << validate(p).message();
+  }
   // The prove default is 5 repetitions, the others 7.
   EXPECT_EQ(prove_bench_options{}.reps, 5u);
   EXPECT_EQ(ntt_bench_options{}.reps, 7u);

@@ -1,0 +1,4 @@
+// Explicit instantiations of the GPU batch prover for BN254.
+#include "groth16/gpu/gpu_batch_prover_impl.hpp"
+
+CUZK_GPU_BATCH_PROVER_INSTANTIATE(bn254)

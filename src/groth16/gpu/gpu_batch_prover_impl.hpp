@@ -1,0 +1,208 @@
+// Definitions for gpu_batch_prover.hpp, compiled once per curve in gpu_batch_prover_<curve>.cpp,
+// from the steps of one proof (gpu_prover_impl.hpp) and the MSMs' batches.
+//
+// The order. Per partition, on the proving thread under the proof's turn: its witness staged into
+// pinned memory and copied into its own device vector, then its synthesis on the device (or on
+// the host, copied in), NTTs and h into its own h vector. The next witness is staged on the host
+// while the device transforms this one. Once every witness is on the device, the MSM thread runs
+// A, B1, B2 and C once for all of them, beside the remaining transforms; the H MSM then runs once
+// for every h. Then the proofs are assembled in order.
+#pragma once
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gpu/device_buffer.hpp"
+#include "groth16/gpu/gpu_batch_prover.hpp"
+#include "groth16/gpu/gpu_prover_impl.hpp"
+
+namespace cuzk::groth16 {
+
+namespace detail {
+
+// A batch's device vectors: every partition's witness and h, one after another.
+template <class Curve>
+struct batch_vectors {
+  using repr = typename Curve::fr::repr;
+  gpu::device_buffer<repr> witnesses;  // partitions x nVars
+  gpu::device_buffer<repr> h;          // partitions x n
+};
+
+// The batched witness MSMs (A, B1, B2, C over every partition's witness), on the MSM stream
+// under the proof's turn, once the last witness copy has ended; writes only `side` and `sums`.
+template <class Curve>
+status run_witness_msms_batch(gpu_key_state<Curve>& st, gpu_workspace<Curve>& ws, shared_turn& turn,
+                              const gpu::cuda_event& copied, std::span<const typename Curve::fr::repr* const> w,
+                              std::vector<msm_sums<Curve>>& sums, phase_timings& side) {
+  using repr = typename Curve::fr::repr;
+  CUZK_CUDA_TRY(cudaSetDevice(st.device));
+  const cudaStream_t ms = ws.msm_stream();
+  CUZK_CUDA_TRY(cudaStreamWaitEvent(ms, copied.get(), 0));
+  timed_kernel_lock lock(turn, "msm_abc", side.lock_wait, side.kernel_spans);
+  const std::size_t parts = w.size();
+  std::vector<const repr*> c_sets(parts);
+  for (std::size_t p = 0; p < parts; ++p) c_sets[p] = w[p] + st.n_public + 1;
+  auto msm = [&](const char* name, auto& m, std::span<const repr* const> sets, std::size_t count, auto member,
+                 double& slot) -> status {
+    return timed_part(name, slot, side.kernel_spans, [&]() -> status {
+      using point = std::remove_cvref_t<decltype(sums[0].*member)>;
+      std::vector<point> out(parts);
+      CUZK_TRY(m.run_device_batch(sets, count, out, ms, &ws.witness_msm_scratch()));
+      for (std::size_t p = 0; p < parts; ++p) sums[p].*member = out[p];
+      return status::ok();
+    });
+  };
+  using sums_t = msm_sums<Curve>;
+  CUZK_TRY(msm("msm_a", st.msm_a, w, st.n_vars, &sums_t::a, side.msm_a));
+  CUZK_TRY(msm("msm_b1", st.msm_b1, w, st.n_vars, &sums_t::b1, side.msm_b1));
+  CUZK_TRY(msm("msm_b2", st.msm_b2, w, st.n_vars, &sums_t::b2, side.msm_b2));
+  return msm("msm_c", st.msm_c, c_sets, st.n_vars - st.n_public - 1, &sums_t::c, side.msm_c);
+}
+
+}  // namespace detail
+
+template <class Curve>
+std::size_t batch_device_bytes(const proving_key_view<Curve>& pk, const gpu_proving_key<Curve>& key,
+                               std::size_t partitions) {
+  using repr = typename Curve::fr::repr;
+  if (partitions == 0) return 0;
+  const auto& st = key.state();
+  const std::size_t chunk = st.chunk_points;
+  auto streamed_chunk = [&](key_vector v) { return st.streamed.contains(v) ? chunk : 0; };
+  const unsigned sets = static_cast<unsigned>(partitions);
+  using g1 = gpu::msm_g1<Curve>;
+  using g2 = gpu::msm_g2<Curve>;
+  const std::size_t n_private = pk.n_vars - pk.n_public - 1;
+  const std::size_t witness_side = std::max(
+      {g1::scratch_bytes(pk.n_vars, streamed_chunk(key_vector::a), gpu::msm_accumulation::automatic, sets),
+       g1::scratch_bytes(pk.n_vars, streamed_chunk(key_vector::b1), gpu::msm_accumulation::automatic, sets),
+       g2::scratch_bytes(pk.n_vars, streamed_chunk(key_vector::b2), gpu::msm_accumulation::automatic, sets),
+       g1::scratch_bytes(n_private, streamed_chunk(key_vector::c), gpu::msm_accumulation::automatic, sets)});
+  const std::size_t h_side =
+      g1::scratch_bytes(pk.domain_size, streamed_chunk(key_vector::h), gpu::msm_accumulation::automatic, sets);
+  const std::size_t arenas = witness_side + h_side;
+  const std::size_t single = st.scratch.total();
+  return partitions * (pk.n_vars + pk.domain_size) * sizeof(repr) + (arenas > single ? arenas - single : 0);
+}
+
+template <class Curve>
+result<std::vector<formats::proof<Curve>>> prove_batch_with(
+    const proving_key_view<Curve>& pk, std::span<const std::span<const typename Curve::fr::repr>> witnesses,
+    std::span<const typename Curve::fr> r, std::span<const typename Curve::fr> s, phase_timings* timings,
+    const gpu_context<Curve>& where) {
+  using repr = typename Curve::fr::repr;
+  using ev = typename gpu_workspace<Curve>::event_id;
+  auto& st = where.key.state();
+  const std::size_t parts = witnesses.size();
+  if (r.size() != parts || s.size() != parts)
+    return status(errc::invalid_argument, "gpu batch prover: r and s: expected one each per partition (" +
+                                              std::to_string(parts) + "), found " + std::to_string(r.size()) +
+                                              " and " + std::to_string(s.size()));
+  std::unique_lock<std::mutex> own_lock;
+  gpu_workspace<Curve>* ws = where.workspace;
+  if (ws == nullptr) {
+    if (!st.own)
+      return status(errc::invalid_argument,
+                    "gpu prover: the key was made with key_workspace::none: pass a gpu_workspace");
+    own_lock = std::unique_lock<std::mutex>(st.own_mutex);
+    ws = st.own.get();
+  }
+  for (std::size_t p = 0; p < parts; ++p)
+    if (status ok = detail::check_inputs(st, *ws, pk, witnesses[p].size()); !ok)
+      return ok.with_context("partition " + std::to_string(p));
+  phase_timings local;
+  phase_timings& t = timings != nullptr ? *timings : local;
+  t = {};
+  phase_timer whole(&t.total);
+  std::vector<formats::proof<Curve>> proofs;
+  if (parts == 0) return proofs;
+
+  CUZK_CUDA_TRY(cudaSetDevice(st.device));
+  CUZK_TRY(ws->reserve(st.n_vars, st.domain_size, st.synthesis, st.scratch));
+  detail::batch_vectors<Curve> v;
+  CUZK_TRY(detail::take(v.witnesses, gpu::device_buffer<repr>::create(parts * st.n_vars)));
+  CUZK_TRY(detail::take(v.h, gpu::device_buffer<repr>::create(parts * st.domain_size)));
+  std::vector<const repr*> w_sets(parts), h_sets(parts);
+  for (std::size_t p = 0; p < parts; ++p) {
+    w_sets[p] = v.witnesses.data() + p * st.n_vars;
+    h_sets[p] = v.h.data() + p * st.domain_size;
+  }
+  auto copied = gpu::cuda_event::create();
+  if (!copied) return copied.error();
+
+  shared_turn turn(*st.kernel_lock);
+  std::vector<msm_sums<Curve>> sums(parts);
+  phase_timings side{};
+  status side_status = status::ok();
+  std::jthread msm_thread;
+  status main_path = [&]() -> status {
+    auto run_of = [&](std::size_t p, phase_timings& tp) {
+      detail::gpu_proof_run<Curve> run{st, *ws, turn, pk, witnesses[p], *where.pool, tp};
+      run.witness_vector = v.witnesses.data() + p * st.n_vars;
+      run.h_vector = v.h.data() + p * st.domain_size;
+      return run;
+    };
+    std::vector<phase_timings> tp(parts);
+    {
+      auto first = run_of(0, tp[0]);
+      phase_timer timer(&t.witness);
+      detail::stage_witness(first);
+    }
+    for (std::size_t p = 0; p < parts; ++p) {
+      auto run = run_of(p, tp[p]);
+      CUZK_TRY(detail::copy_witness(run));
+      // The staging buffer is free once its copy has ended; the last copy lets the MSMs start.
+      CUZK_CUDA_TRY(cudaEventSynchronize(ws->event(ev::w_end).get()));
+      if (p + 1 == parts) {
+        CUZK_TRY(copied->record(ws->copy_stream()));
+        msm_thread = std::jthread([&] {
+          side_status = detail::run_witness_msms_batch<Curve>(st, *ws, turn, *copied, w_sets, sums, side);
+        });
+      }
+      if (!run.on_device()) CUZK_TRY(detail::synthesize_on_host(run));
+      detail::timed_kernel_lock lock(turn, "ntt_h", t.lock_wait, t.kernel_spans);
+      CUZK_TRY(detail::transform(run));
+      // The next witness is staged while the device transforms this one; the workspace's a | b | c
+      // and events are the next partition's once the transforms have ended.
+      if (p + 1 < parts) {
+        auto next = run_of(p + 1, tp[p + 1]);
+        phase_timer timer(&t.witness);
+        detail::stage_witness(next);
+      }
+      CUZK_CUDA_TRY(cudaStreamSynchronize(ws->ntt_stream()));
+      t.synthesis += tp[p].synthesis;
+      if (auto span = detail::event_seconds(ws->event(ev::ntt_begin), ws->event(ev::ntt_end))) t.ntt += *span;
+    }
+    detail::timed_kernel_lock lock(turn, "ntt_h", t.lock_wait, t.kernel_spans);
+    return detail::timed_part("msm_h", t.msm_h, t.kernel_spans, [&]() -> status {
+      std::vector<g1<Curve>> out(parts);
+      CUZK_TRY(st.msm_h.run_device_batch(h_sets, st.domain_size, out, ws->ntt_stream(), &ws->h_msm_scratch()));
+      for (std::size_t p = 0; p < parts; ++p) sums[p].h = out[p];
+      return status::ok();
+    });
+  }();
+  (void)cudaStreamSynchronize(ws->copy_stream());
+  {
+    phase_timer timer(&t.msm_wait);
+    if (msm_thread.joinable()) msm_thread.join();
+  }
+  CUZK_TRY(main_path);
+  CUZK_TRY(side_status);
+  detail::merge_msm_side(t, side);
+  phase_timer timer(&t.assembly);
+  for (std::size_t p = 0; p < parts; ++p) proofs.push_back(assemble(pk, sums[p], r[p], s[p]));
+  return proofs;
+}
+
+}  // namespace cuzk::groth16
+
+// The explicit instantiations for one curve (gpu_batch_prover_<curve>.cpp expand it).
+#define CUZK_GPU_BATCH_PROVER_INSTANTIATE(C)                                                                  \
+  namespace cuzk::groth16 {                                                                                   \
+  template std::size_t batch_device_bytes<C>(const proving_key_view<C>&, const gpu_proving_key<C>&,           \
+                                             std::size_t);                                                    \
+  template result<std::vector<formats::proof<C>>> prove_batch_with<C>(                                        \
+      const proving_key_view<C>&, std::span<const std::span<const C::fr::repr>>, std::span<const C::fr>,      \
+      std::span<const C::fr>, phase_timings*, const gpu_context<C>&);                                         \
+  }  // namespace cuzk::groth16
