@@ -14,7 +14,9 @@
 # code (sm_90 "real": no PTX beside it) with fatbins compressed for size (nvcc --compress-mode=size),
 # which took ntt_bn254.cu's fatbin from 131 KB to 21 KB; the system libraries are stripped. The
 # script fails above CUZK_BUNDLE_MAX_MIB (60).
-# Environment: CUZK_BUNDLE_BUILD (build folder, default build-dgpu), JOBS (default 2).
+# Environment: CUZK_BUNDLE_BUILD (build folder, default build-dgpu), JOBS (default 2),
+# CUZK_BUNDLE_EXTRA (more targets to build and carry, e.g. "gpu_tests" for the MSM and NTT suites:
+# scripts/gpu_stream_check.sh runs them).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build=${CUZK_BUNDLE_BUILD:-build-dgpu}
@@ -31,11 +33,17 @@ nice -n 10 cmake -S . -B "$build" -G Ninja "${launcher[@]}" -DCMAKE_BUILD_TYPE=R
   -DCUZK_WERROR=ON >/dev/null
 # service_gpu_tests exists only where the service layer is built (gRPC, SQLite): without it the
 # build stops here with an unknown target.
-targets=(cuzk gpu_groth16_tests engine_gpu_tests service_gpu_tests)
+extra=(${CUZK_BUNDLE_EXTRA:-})
+targets=(cuzk gpu_groth16_tests engine_gpu_tests service_gpu_tests "${extra[@]}")
 nice -n 10 cmake --build "$build" -j"${JOBS:-2}" --target "${targets[@]}"
 
 bins=("$build/src/apps/cuzk" "$build/src/groth16/gpu/gpu_groth16_tests" "$build/src/engine/engine_gpu_tests"
   "$build/src/service/service_gpu_tests")
+for t in "${extra[@]}"; do
+  found=$(find "$build/src" -maxdepth 3 -type f -name "$t" -perm -u+x | head -1)
+  [[ -n $found ]] || { echo "gpu_daemon_bundle: no binary for target $t" >&2; exit 1; }
+  bins+=("$found")
+done
 rm -rf "$dest"
 mkdir -p "$dest/bin" "$dest/lib"
 for b in "${bins[@]}"; do

@@ -7,9 +7,13 @@
 #  2. `cuzk bench prove` on BLS12-381 at 2^24, resident and with every vector streamed, mostly-0/1
 #     and dense, in the same call;
 #  3. the sizes that do not fit whole: 2^26 and 2^27 mostly-0/1 with every vector streamed,
-#     with the device's memory sampled by nvidia-smi meanwhile.
+#     with the device's memory sampled by nvidia-smi meanwhile;
+#  4. (step "budget") 2^26 and 2^25 with a 16 GiB device budget, and 2^26 with the H200's own
+#     (124 GiB: what does not fit is streamed, the rest resident);
+#  5. (step "batch") a PoRep-shaped batch: 10 partitions of 2^26 mostly-0/1 with every vector
+#     streamed, and 4 partitions of 2^24 beside the single proofs of step 2.
 # The logs are packed after every step into $OUT/logs.tar.xz (the device tool brings back only a
-# few files), with summary.log beside it. Steps are chosen by STEPS (default "tests small large"),
+# few files), with summary.log beside it. Steps are chosen by STEPS (default "tests small large budget batch"),
 # the large sizes by LARGE (default "26 27").
 #
 #   run(carry ["build-dev"], command "bash scripts/gpu_stream_check.sh build-dev")
@@ -23,14 +27,14 @@ pack() { tar -C "$(dirname "$out")" -cJf "$dest/logs.tar.xz" logs; cp "$out/summ
 export LD_LIBRARY_PATH="$PWD/$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export CUZK_TEST_DATA_DIR="$PWD/tests/data"
 bin="$PWD/$bundle/bin"
-steps=" ${STEPS:-tests small large} "
+steps=" ${STEPS:-tests small large budget batch} "
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv >"$out/machine.log" 2>&1
 free -g >>"$out/machine.log"
 
 peak() { sort -n "$1" | tail -1; }
 
 if [[ $steps == *" tests "* ]]; then
-  "$bin/gpu_tests" --gtest_filter='*Msm*' >"$out/msm_tests.log" 2>&1
+  "$bin/gpu_tests" --gtest_filter="${MSM_FILTER:-*Msm*}" >"$out/msm_tests.log" 2>&1
   echo "msm tests rc=$?" | tee -a "$out/summary.log"
   "$bin/gpu_groth16_tests" >"$out/groth16_tests.log" 2>&1
   echo "groth16 tests rc=$?" | tee -a "$out/summary.log"
@@ -63,7 +67,16 @@ if [[ $steps == *" small "* ]]; then
 fi
 if [[ $steps == *" large "* ]]; then
   for k in ${LARGE:-26 27}; do
-    bench "p${k}_boolean_streamed" --log-size "$k" --witness boolean --reps 2 --stream all
+    bench "p${k}_boolean_streamed" --log-size "$k" --witness boolean --reps "${LARGE_REPS:-2}" --stream all
   done
+fi
+if [[ $steps == *" budget "* ]]; then
+  bench p26_boolean_budget16g --log-size 26 --witness boolean --reps 2 --gpu-budget-mib 16384
+  bench p25_boolean_budget16g --log-size 25 --witness boolean --reps 2 --gpu-budget-mib 16384
+  bench p26_boolean_h200_budget --log-size 26 --witness boolean --reps 2 --gpu-budget-mib 126976
+fi
+if [[ $steps == *" batch "* ]]; then
+  bench p24_boolean_streamed_x4 --log-size 24 --witness boolean --reps 3 --stream all --partitions 4
+  bench p26_boolean_streamed_x10 --log-size 26 --witness boolean --reps 1 --stream all --partitions 10
 fi
 exit 0
