@@ -4,9 +4,10 @@
 // way SubmitProof takes it: parsed by protobuf, translated by service::to_job_request (wire.hpp),
 // then the checks engine::submit makes before it spools or stores anything: the circuit looked up
 // (two registered here, the multiplier fixture's keys on both curves), check_job_request (text
-// limits and shape), and each partition's witness against the key: inline bytes read as a .wtns
-// (the engine spools them first and maps the file; the reader is the same), a path read through
-// witness_dirs with tests/data/snarkjs as the one allowed directory, then check_witness. What
+// limits and shape), and each partition's witness against the key: inline bytes checked in place
+// (check_inline_witness: size, header, values, as the engine does before it spools them), a path
+// read through witness_dirs with tests/data/snarkjs as the one allowed directory, then
+// check_witness. What
 // submit does after that (the request-id lookup, the store, the queue) needs an engine's state and
 // is not fuzzed here.
 #include <cstddef>
@@ -54,9 +55,12 @@ void check(const v1::SubmitProofRequest& wire) {
   for (std::size_t k = 0; k < req.partitions.size(); ++k) {
     const auto& p = req.partitions[k];
     const std::string what = "partition " + std::to_string(k);
-    auto w = p.wtns_bytes.empty()
+    const auto bytes = p.wtns_bytes();
+    if (!bytes.empty() && !engine::check_inline_witness(bytes, c->second, what)) return;
+    // An inline witness that passed is what the spool holds and the worker opens.
+    auto w = bytes.empty()
                  ? engine::open_witness(p.path, engine::witness_origin::client_path, reg.dirs, c->second)
-                 : engine::witness_from_bytes(p.wtns_bytes, what);
+                 : engine::witness_from_bytes({bytes.begin(), bytes.end()}, what);
     if (!w) return;
     if (!engine::check_witness(*w, c->second, what)) return;
     // What the worker reads later (engine_worker.cpp) from a witness that passed at submit.

@@ -120,7 +120,7 @@ int wtns_info(const info_command& cmd, step_reporter& rep) {
 // A snarkjs JSON file: the kind from its shape, the curve from its "curve" field (public.json has
 // none: its values are checked against both scalar fields).
 int json_info(const info_command& cmd) {
-  auto text = formats::read_text_file(cmd.file);
+  auto text = formats::snarkjs_json::read_file(cmd.file);
   if (!text) return report_error(text.error());
   auto j = formats::snarkjs_json::parse(*text, cmd.file);
   if (!j) return report_error(j.error());

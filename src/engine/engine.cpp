@@ -311,26 +311,27 @@ status engine::spool_and_check(const job_request& req, const circuit_info& c, jo
   for (std::size_t k = 0; k < req.partitions.size(); ++k) {
     const auto& p = req.partitions[k];
     const std::string what = "partition " + std::to_string(k);
-    if (!p.wtns_bytes.empty()) {
-      auto path = spool_.write(p.wtns_bytes);
-      if (!path) {
-        why = reject_reason::spool_failed;
-        return path.error().with_context(what);
-      }
-      rec.witness_paths.push_back(*path);
-      rec.spooled.push_back(true);
-      rec.witness_digests.push_back(witness_digest(p.wtns_bytes));
-    } else {
+    const auto bytes = p.wtns_bytes();
+    if (bytes.empty()) {
       rec.witness_paths.push_back(p.path);
       rec.spooled.push_back(false);
       rec.witness_digests.emplace_back();
+      why = reject_reason::bad_witness;
+      auto w = open_witness(p.path, witness_origin::client_path, witness_dirs_, c.key);
+      if (!w) return w.error().with_context(what);
+      CUZK_TRY(check_witness(*w, c.key, what));
+      continue;
     }
+    // Checked in the request's bytes before a byte is written: what the spool holds is what was
+    // checked, so the file is not opened again here (it is when the job runs).
     why = reject_reason::bad_witness;
-    auto w = open_witness(rec.witness_paths.back(),
-                          rec.spooled.back() ? witness_origin::spooled : witness_origin::client_path,
-                          witness_dirs_, c.key);
-    if (!w) return w.error().with_context(what);
-    CUZK_TRY(check_witness(*w, c.key, what));
+    CUZK_TRY(check_inline_witness(bytes, c.key, what));
+    why = reject_reason::spool_failed;
+    auto path = spool_.write(bytes);
+    if (!path) return path.error().with_context(what);
+    rec.witness_paths.push_back(*path);
+    rec.spooled.push_back(true);
+    rec.witness_digests.push_back(witness_digest(bytes));
   }
   return status::ok();
 }
@@ -383,9 +384,9 @@ result<job_id> engine::submit(job_request req) {
       const auto& p = req.partitions[k];
       const bool spooled = k < s.spooled.size() && s.spooled[k];
       const std::string digest = k < s.witness_digests.size() ? s.witness_digests[k] : std::string();
-      const bool same = p.wtns_bytes.empty()
+      const bool same = p.wtns_bytes().empty()
                             ? !spooled && s.witness_paths[k] == p.path
-                            : spooled && (digest.empty() || digest == witness_digest(p.wtns_bytes));
+                            : spooled && (digest.empty() || digest == witness_digest(p.wtns_bytes()));
       if (!same) return conflict("with another witness for partition " + std::to_string(k));
     }
     return existing;

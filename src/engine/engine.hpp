@@ -211,7 +211,8 @@ class engine {
   void on_pool_event(const pool_event& e);
   void event(live_job& j, event_kind k, uint32_t partition, int worker, int64_t unix_us = 0);
   void set_state(live_job& j, job_state s);
-  // Spools inline witnesses and checks each partition's; on an error, `why` says which kind.
+  // Checks each partition's witness against the key (an inline one in the request's bytes, before
+  // anything is written) and spools the inline ones; on an error, `why` says which kind.
   status spool_and_check(const job_request& req, const circuit_info& c, job_record& rec, reject_reason& why);
   void discard_spooled(const job_record& rec);
   // How many jobs of `circuit` are queued or running, and the first one's id; under m_.

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "engine/engine_test_util.hpp"
@@ -101,7 +102,7 @@ TEST(engine, a_request_id_reused_for_another_request_is_refused) {
   EXPECT_EQ(await_end(*h.eng, a).state, job_state::done);
   EXPECT_EQ(h.eng->submit(r).value(), a);
   auto bytes = r;
-  bytes.partitions[0].wtns_bytes.back() ^= 1;
+  bytes.partitions[0].owned.back() ^= 1;
   auto two = request("small", 2);
   two.request_id = r.request_id;
   auto prio = r;
@@ -299,6 +300,41 @@ TEST(engine, bad_requests_get_clear_errors_while_other_jobs_run) {
   EXPECT_EQ(m.rejected[static_cast<int>(reject_reason::bad_witness)], 3u);        // garbage, length, curve
   EXPECT_EQ(m.circuits.count("nope"), 0u);
   EXPECT_EQ(m.circuits.size(), 1u);  // "small" only
+}
+
+// Issue #14: an inline witness was written to the spool and fsync'd before its header was
+// read. It is checked in the request's bytes first now. With the spool unwritable (its directory
+// replaced by a file), a witness of another circuit, of another curve, larger than the key's
+// witness can be, or with a value >= r is refused for what it is; only a good one reaches the spool.
+TEST(engine, an_inline_witness_is_checked_against_the_key_before_it_is_spooled) {
+  engine_options o;
+  o.spool_dir = temp_dir("unwritable-spool");
+  auto h = make(o, std::make_unique<gated_backend>());
+  std::filesystem::remove_all(o.spool_dir);
+  std::ofstream(o.spool_dir) << "a file where the spool directory was";
+
+  auto refused = [&](job_request r, errc code, const std::string& needle) {
+    auto id = h.eng->submit(std::move(r));
+    ASSERT_FALSE(id.is_ok());
+    EXPECT_EQ(id.error().code(), code) << id.error().to_string();
+    EXPECT_NE(id.error().message().find(needle), std::string::npos) << id.error().to_string();
+    EXPECT_NE(id.error().message().find("partition 0"), std::string::npos) << id.error().to_string();
+  };
+  refused(request("small", 1, std::nullopt, poseidon_wtns), errc::invalid_argument, "witness length mismatch");
+  refused(request("small", 1, std::nullopt, bls_wtns), errc::invalid_argument, "witness, but the circuit's key");
+  job_request big = request("small");
+  big.partitions[0].owned.resize(big.partitions[0].owned.size() + (std::size_t{2} << 20));
+  refused(std::move(big), errc::invalid_argument, "inline witness: expected at most");
+  job_request high = request("small");
+  std::fill(high.partitions[0].owned.end() - 32, high.partitions[0].owned.end(), uint8_t{0xff});
+  refused(std::move(high), errc::out_of_range, "is not below r");
+
+  // A good witness passes the checks and fails at the spool, so the ones above never got there.
+  refused(request("small"), errc::io_error, "spool");
+  const auto m = h.eng->snapshot().counters;
+  EXPECT_EQ(m.rejected[static_cast<int>(reject_reason::bad_witness)], 4u);
+  EXPECT_EQ(m.rejected[static_cast<int>(reject_reason::spool_failed)], 1u);
+  std::filesystem::remove(o.spool_dir);
 }
 
 TEST(engine, a_step_that_fails_after_a_cancel_ends_cancelled) {

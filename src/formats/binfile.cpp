@@ -54,6 +54,16 @@ result<binfile> binfile::from_bytes(std::vector<uint8_t> bytes, const std::strin
   return f;
 }
 
+result<binfile> binfile::borrow(std::span<const uint8_t> bytes, const std::string& name, std::string_view magic,
+                                uint32_t max_version) {
+  binfile f;
+  f.name_ = name;
+  f.storage_ = std::monostate{};
+  f.bytes_ = bytes;
+  CUZK_TRY(f.parse(magic, max_version));
+  return f;
+}
+
 status binfile::parse(std::string_view magic, uint32_t max_version) {
   byte_reader r(bytes_, name_);
   const auto m = r.bytes(4, "the magic");

@@ -53,6 +53,11 @@ class binfile {
   // corrupted copy); `name` stands for the path in messages.
   static result<binfile> from_bytes(std::vector<uint8_t> bytes, const std::string& name,
                                     std::string_view magic, uint32_t max_version);
+  // The same checks over bytes the caller owns and keeps unchanged for as long as the binfile (and
+  // anything read from it) is used: an inline witness checked in the request that carries it, so
+  // a large one is not copied to be looked at.
+  static result<binfile> borrow(std::span<const uint8_t> bytes, const std::string& name,
+                                std::string_view magic, uint32_t max_version);
 
   binfile(binfile&&) noexcept = default;
   binfile& operator=(binfile&&) noexcept = default;
@@ -84,7 +89,7 @@ class binfile {
   status parse(std::string_view magic, uint32_t max_version);
 
   std::string name_;
-  std::variant<mapped_file, std::vector<uint8_t>> storage_;
+  std::variant<mapped_file, std::vector<uint8_t>, std::monostate> storage_;  // monostate: borrowed
   std::span<const uint8_t> bytes_;
   uint32_t version_ = 0;
   std::vector<section_entry> sections_;

@@ -76,9 +76,10 @@ result<int> open_regular(const std::string& path, struct stat& st) {
   return fd;
 }
 
-// Up to `limit` bytes of `fd` from its start.
-result<std::string> read_fd(int fd, std::size_t limit, const std::string& path) {
+// Up to `limit` bytes of `fd` from its start; `expected` (the file's size) sizes the string once.
+result<std::string> read_fd(int fd, std::size_t limit, const std::string& path, std::size_t expected = 0) {
   std::string out;
+  out.reserve(std::min(limit, expected));
   char buf[1 << 16];
   while (out.size() < limit) {
     const ssize_t n = ::read(fd, buf, std::min(sizeof buf, limit - out.size()));
@@ -182,7 +183,25 @@ result<std::string> read_text_file(const std::string& path) {
   auto fd = open_regular(path, st);
   if (!fd) return fd.error();
   fd_closer c{*fd};
-  return read_fd(*fd, SIZE_MAX, path);
+  return read_fd(*fd, SIZE_MAX, path, static_cast<std::size_t>(st.st_size));
+}
+
+result<std::string> read_text_file(const std::string& path, uint64_t max_bytes, std::string_view kind) {
+  struct stat st {};
+  auto fd = open_regular(path, st);
+  if (!fd) return fd.error();
+  fd_closer c{*fd};
+  const auto too_large = [&](uint64_t found) {
+    return status(errc::resource_exhausted, path + ": file size: expected at most " + std::to_string(max_bytes) +
+                                                " bytes (" + std::string(kind) + "), found " +
+                                                std::to_string(found));
+  };
+  const auto size = static_cast<uint64_t>(st.st_size);
+  if (size > max_bytes) return too_large(size);
+  // One byte past the limit tells a file that grew while it was read.
+  auto text = read_fd(*fd, static_cast<std::size_t>(max_bytes) + 1, path, static_cast<std::size_t>(size));
+  if (text && text->size() > max_bytes) return too_large(text->size());
+  return text;
 }
 
 result<std::string> read_file_head(const std::string& path, std::size_t n) {

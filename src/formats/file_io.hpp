@@ -50,8 +50,13 @@ class mapped_file {
   std::size_t size_ = 0;
 };
 
-// The whole file as text (for JSON files, which are small).
+// The whole file as text (for JSON files, which are small), read into a string sized once from the
+// file's size (appending in 64 KiB pieces doubled the buffer: a 2 GiB file took 4 GiB).
 result<std::string> read_text_file(const std::string& path);
+// The same, refused before a byte is read when the file is larger than `max_bytes` (fstat), or
+// grows past it while it is read: resource_exhausted "<path>: file size: expected at most N bytes
+// (<kind>), found M". `kind` says what the limit is for ("a snarkjs JSON file").
+result<std::string> read_text_file(const std::string& path, uint64_t max_bytes, std::string_view kind);
 // Its first `n` bytes (fewer when the file is shorter), to tell what kind of file it is.
 result<std::string> read_file_head(const std::string& path, std::size_t n);
 // Every reader above refuses what is not a regular file (io_error "<path>: not a regular file (a

@@ -3,7 +3,9 @@
 // protocol) are refused with the file and the field in the message.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <fstream>
 
 #include "formats/formats_test_util.hpp"
 #include "formats/proof.hpp"
@@ -168,6 +170,39 @@ TEST(snarkjs_json, refuses_deep_nesting_before_parsing) {
   const std::string in_string = "{\"a\": \"" + std::string(1000, '[') + "\\\"{\"}";
   auto j = snarkjs_json::parse(in_string, "s.json");
   EXPECT_TRUE(j.is_ok()) << j.error().to_string();
+}
+
+// Issue #14: a 2 GiB proof.json was read whole (4.2 GB resident) before it failed at
+// column 1. Every reader, and the curve detection `cuzk verify` starts with, checks the size first:
+// the files are sparse, so a refusal costs nothing and a regression reads (and fails) visibly.
+TEST(snarkjs_json, refuses_files_over_the_size_limit_before_reading_them) {
+  const auto sparse = [](const std::string& name, uint64_t size) {
+    const std::string path = temp_path(name);
+    std::ofstream{path};
+    std::filesystem::resize_file(path, size);
+    return path;
+  };
+  const auto error_of = [](const auto& r) { return r.is_ok() ? status::ok() : r.error(); };
+  const uint64_t limit = snarkjs_json::max_file_bytes;
+  ASSERT_EQ(limit, uint64_t{64} << 20);
+  for (const uint64_t size : {uint64_t{2} << 30, limit + 1}) {
+    const std::string path = sparse("huge.json", size);
+    const std::string want = path + ": file size: expected at most 67108864 bytes (a snarkjs JSON file";
+    const std::string found = "found " + std::to_string(size);
+    for (const status& e : {error_of(read_proof_json<bn254>(path)), error_of(read_public_json<bls12_381>(path)),
+                            error_of(read_verification_key_json<bn254>(path)), error_of(detect_json_curve(path))}) {
+      EXPECT_EQ(e.code(), errc::resource_exhausted) << e.to_string();
+      EXPECT_NE(e.message().find(want), std::string::npos) << e.to_string();
+      EXPECT_NE(e.message().find(found), std::string::npos) << e.to_string();
+    }
+    std::filesystem::remove(path);
+  }
+  // At the limit the file is read, and fails as the zero bytes it holds.
+  const std::string at = sparse("at_limit.json", limit);
+  auto a = read_proof_json<bn254>(at);
+  ASSERT_FALSE(a.is_ok());
+  EXPECT_EQ(a.error().code(), errc::parse_error) << a.error().to_string();
+  std::filesystem::remove(at);
 }
 
 }  // namespace

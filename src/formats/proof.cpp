@@ -47,7 +47,7 @@ status write_proof_json(const std::string& path, const proof<C>& p) {
 
 template <class C>
 result<proof<C>> read_proof_json(const std::string& path, subgroup_check check) {
-  const auto text = read_text_file(path);
+  const auto text = snarkjs_json::read_file(path);
   if (!text) return text.error();
   return proof_from_json<C>(*text, path, check);
 }

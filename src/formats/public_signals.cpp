@@ -40,7 +40,7 @@ status write_public_json(const std::string& path, std::span<const typename C::fr
 
 template <class C>
 result<std::vector<typename C::fr>> read_public_json(const std::string& path) {
-  const auto text = read_text_file(path);
+  const auto text = snarkjs_json::read_file(path);
   if (!text) return text.error();
   return public_from_json<C>(*text, path);
 }

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "formats/file_io.hpp"
+
 namespace cuzk::formats::snarkjs_json {
 
 namespace {
@@ -35,6 +37,10 @@ std::size_t nesting_depth(std::string_view text, std::size_t limit) {
 }
 
 }  // namespace
+
+result<std::string> read_file(const std::string& path) {
+  return read_text_file(path, max_file_bytes, "a snarkjs JSON file: proof, public signals or verification key");
+}
 
 result<ojson> parse(std::string_view text, const std::string& name) {
   // nlohmann::json builds and frees nested values recursively: tens of thousands of levels

@@ -8,6 +8,7 @@
 // tests/data/snarkjs round-trip through it byte for byte.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -23,6 +24,18 @@ using ojson = nlohmann::ordered_json;
 // The deepest nesting of arrays and objects parse() accepts: snarkjs's files nest at most four
 // levels (vk_alphabeta_12 is an array of arrays of arrays of numbers in an object).
 inline constexpr std::size_t max_depth = 32;
+
+// The largest proof.json, public.json or verification_key.json read_file() reads: 64 MiB. The
+// real files are far smaller: a proof is under 1 KiB, a public signal about 80 bytes, and a
+// verification key grows by one IC point per public input (at most about 190 bytes on BN254 and 265
+// on BLS12-381; 183 and 259 in the fixtures' ten-input keys), so 64 MiB holds a key of over 250,000
+// public inputs. The limit bounds what the parser is handed (its values take a few times the text):
+// a 2 GiB proof.json was read whole (4.2 GB resident) before it failed at column 1.
+inline constexpr uint64_t max_file_bytes = uint64_t{64} << 20;
+
+// The text of a snarkjs JSON file; resource_exhausted naming the file, its size and max_file_bytes
+// when it is larger, checked before a byte is read.
+result<std::string> read_file(const std::string& path);
 
 // parse_error "<name>: not valid JSON: <parser's message>", or naming max_depth when the text nests
 // deeper (counted before parsing: the parser and the values it builds recurse per level).

@@ -84,13 +84,13 @@ status write_verification_key_json(const std::string& path, const verification_k
 
 template <class C>
 result<verification_key<C>> read_verification_key_json(const std::string& path, subgroup_check check) {
-  const auto text = read_text_file(path);
+  const auto text = snarkjs_json::read_file(path);
   if (!text) return text.error();
   return verification_key_from_json<C>(*text, path, check);
 }
 
 result<curve_id> detect_json_curve(const std::string& path) {
-  const auto text = read_text_file(path);
+  const auto text = snarkjs_json::read_file(path);
   if (!text) return text.error();
   const auto j = snarkjs_json::parse(*text, path);
   if (!j) return j.error();

@@ -1,7 +1,7 @@
 // The wire <-> engine conversions of wire.hpp: every engine value goes to the proto value of the
 // same name (checked against the names protoc generates, independently of the switches), comes
 // back unchanged, and a wire number the proto does not define maps to nothing; a submit request
-// becomes the engine's job request.
+// becomes the engine's job request, its inline witnesses lent rather than copied.
 #include "service/wire.hpp"
 
 #include <gtest/gtest.h>
@@ -72,6 +72,24 @@ TEST(wire_requests, a_deadline_past_the_clock_range_saturates) {
             std::chrono::duration_cast<std::chrono::milliseconds>(engine::wall_time::duration::max()).count());
   EXPECT_TRUE(r.partitions.empty());
   EXPECT_FALSE(r.prio.has_value());
+}
+
+// Issue #14: an inline witness reached the engine as a copy of the request's bytes, one
+// more witness-sized buffer per request (200 MB for a 200 MB witness). The engine's request now
+// points into the gRPC message, which outlives submit().
+TEST(wire_requests, an_inline_witness_is_lent_from_the_request_not_copied) {
+  v1::SubmitProofRequest wire;
+  wire.set_circuit("c");
+  wire.add_partitions()->set_wtns(std::string(1 << 20, 'w'));
+  wire.add_partitions()->set_path("/srv/witnesses/w.wtns");
+  const engine::job_request r = to_job_request(wire);
+  ASSERT_EQ(r.partitions.size(), 2u);
+  const auto bytes = r.partitions[0].wtns_bytes();
+  EXPECT_EQ(static_cast<const void*>(bytes.data()), static_cast<const void*>(wire.partitions(0).wtns().data()));
+  EXPECT_EQ(bytes.size(), std::size_t{1} << 20);
+  EXPECT_TRUE(r.partitions[0].owned.empty());
+  EXPECT_TRUE(r.partitions[1].wtns_bytes().empty());
+  EXPECT_EQ(r.partitions[1].path, "/srv/witnesses/w.wtns");
 }
 
 }  // namespace

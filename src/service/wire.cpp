@@ -131,10 +131,13 @@ engine::job_request to_job_request(const v1::SubmitProofRequest& req) {
   r.request_id = req.request_id();
   if (req.deadline_unix_ms() > 0) r.deadline = engine::from_unix_ms(req.deadline_unix_ms());
   for (const auto& w : req.partitions()) {
-    if (w.source_case() == v1::Witness::kWtns)
-      r.partitions.push_back(engine::witness_input::from_bytes({w.wtns().begin(), w.wtns().end()}));
-    else
+    if (w.source_case() == v1::Witness::kWtns) {
+      const std::string& b = w.wtns();
+      r.partitions.push_back(
+          engine::witness_input::borrow({reinterpret_cast<const uint8_t*>(b.data()), b.size()}));
+    } else {
       r.partitions.push_back(engine::witness_input::from_path(w.path()));  // empty: the engine names it
+    }
   }
   return r;
 }

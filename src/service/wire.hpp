@@ -28,7 +28,8 @@ void to_wire(const engine::job_result& r, cuzk::v1::ProofResult* out);
 
 // A SubmitProofRequest as the engine takes it: UNSPECIFIED priority is the circuit's default, a
 // deadline of 0 (or less) none, each partition its bytes or its path. Nothing is checked here: that
-// is engine::submit's (engine/jobs/request_checks.hpp first).
+// is engine::submit's (engine/jobs/request_checks.hpp first). Inline witness bytes are borrowed
+// from `req`, not copied (engine::witness_input::borrow), so `req` must outlive the result.
 engine::job_request to_job_request(const cuzk::v1::SubmitProofRequest& req);
 
 }  // namespace cuzk::service

@@ -108,6 +108,22 @@ expect_error "verify: deeply nested public" "deep.json" \
 expect_error "verify: deeply nested vk" "deep.json" "$CUZK" verify "$WORK/deep.json" "$BN/public.json" "$BN/proof.json"
 expect_error "info --check: deeply nested JSON" "deep.json" "$CUZK" info --check "$WORK/deep.json"
 expect_error "info: a directory" "not a regular file (a directory)" "$CUZK" info "$WORK"
+# JSON files over 64 MiB are refused by their size before a byte is read (a 2 GiB proof.json was
+# read whole, 4.2 GB resident, before it failed at column 1). Sparse files: no disk, no time; the
+# '[' makes `info` take the file for JSON.
+printf '[' >"$WORK/huge.json"
+truncate -s 2G "$WORK/huge.json"
+truncate -s $((64 * 1024 * 1024 + 1)) "$WORK/over.json"
+size_error="file size: expected at most 67108864 bytes (a snarkjs JSON file"
+expect_error "verify: 2 GiB proof.json" "huge.json: $size_error" \
+  "$CUZK" verify "$BN/verification_key.json" "$BN/public.json" "$WORK/huge.json"
+expect_error "verify: 2 GiB proof.json, its size" "found 2147483648" \
+  "$CUZK" verify "$BN/verification_key.json" "$BN/public.json" "$WORK/huge.json"
+expect_error "verify: public.json over 64 MiB" "over.json: $size_error" \
+  "$CUZK" verify "$BN/verification_key.json" "$WORK/over.json" "$BN/proof.json"
+expect_error "verify: vk over 64 MiB" "over.json: $size_error" "$CUZK" verify "$WORK/over.json" "$BN/public.json" "$BN/proof.json"
+expect_error "info --check: 2 GiB JSON" "huge.json: $size_error" "$CUZK" info --check "$WORK/huge.json"
+rm -f "$WORK/huge.json" "$WORK/over.json"
 # Outputs are checked first and renamed into place together: a failing second output leaves the
 # first as it was; links, nodes, one path twice and an output that is an input are refused, and
 # left alone. (A FIFO stands in for a device node: a regression must not replace /dev/full.)

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -98,12 +99,24 @@ struct phase_times {
 // One partition's witness: the bytes of a .wtns file, or the path of one the engine can read. An
 // inline witness is spooled to a file beside the job store before submit() returns, so it
 // survives a restart; a path is used where it is and must stay readable until the job ends.
+//
+// Inline bytes are owned (from_bytes) or borrowed (borrow): the gRPC service lends the request's
+// own field, which outlives the submit() it is passed to, so a witness of hundreds of MB is checked
+// and spooled where it arrived instead of being copied first.
 struct witness_input {
-  std::vector<uint8_t> wtns_bytes;
+  std::vector<uint8_t> owned;
+  std::span<const uint8_t> borrowed;
   std::string path;
 
-  static witness_input from_bytes(std::vector<uint8_t> b) { return {std::move(b), {}}; }
-  static witness_input from_path(std::string p) { return {{}, std::move(p)}; }
+  // The inline .wtns bytes, owned or borrowed; empty for a path.
+  std::span<const uint8_t> wtns_bytes() const noexcept {
+    return owned.empty() ? borrowed : std::span<const uint8_t>(owned);
+  }
+
+  static witness_input from_bytes(std::vector<uint8_t> b) { return {std::move(b), {}, {}}; }
+  // `b` must stay unchanged until submit() returns.
+  static witness_input borrow(std::span<const uint8_t> b) { return {{}, b, {}}; }
+  static witness_input from_path(std::string p) { return {{}, {}, std::move(p)}; }
 };
 
 struct job_request {

@@ -39,7 +39,7 @@ status check_job_request(const job_request& req) {
   for (std::size_t k = 0; k < req.partitions.size(); ++k) {
     const std::string what = "partition " + std::to_string(k);
     CUZK_TRY(check_path_text(what, req.partitions[k].path));
-    const bool has_bytes = !req.partitions[k].wtns_bytes.empty(), has_path = !req.partitions[k].path.empty();
+    const bool has_bytes = !req.partitions[k].wtns_bytes().empty(), has_path = !req.partitions[k].path.empty();
     if (has_bytes == has_path)
       return status(errc::invalid_argument, what + ": expected either the .wtns bytes or a path, found " +
                                                 (has_bytes ? "both" : "neither"));

@@ -39,6 +39,23 @@ result<formats::wtns> witness_from_bytes(std::vector<uint8_t> bytes, const std::
   return formats::wtns::from_binfile(std::move(f).value());
 }
 
+status check_inline_witness(std::span<const uint8_t> bytes, const key_summary& key, const std::string& what) {
+  const uint64_t limit = max_witness_bytes(key);
+  if (bytes.size() > limit)
+    return status(errc::invalid_argument,
+                  what + ": inline witness: expected at most " + std::to_string(limit) +
+                      " bytes (a .wtns of nVars = " + std::to_string(key.n_vars) + " values), found " +
+                      std::to_string(bytes.size()));
+  // The magic and version formats::wtns::open reads; the name is the partition, since the bytes
+  // have no file of their own yet.
+  auto f = formats::binfile::borrow(bytes, what + ": inline witness", "wtns", 2);
+  if (!f) return f.error();
+  auto w = formats::wtns::from_binfile(std::move(f).value());
+  if (!w) return w.error();
+  CUZK_TRY(w->check_fits(key.curve, key.n_vars, "the circuit's key"));
+  return w->validate();
+}
+
 status check_witness(const formats::wtns& w, const key_summary& key, const std::string& what) {
   CUZK_TRY(w.check_fits(key.curve, key.n_vars, "the circuit's key").with_context(what));
   CUZK_TRY(w.validate().with_context(what));

@@ -1,10 +1,10 @@
 // A partition's witness: checked against its key at submit, read into the prover's form at run.
 //
-// At submit, check_witness_file() maps the .wtns (spooled or the caller's path), checks its
-// header (curve and nVars against the key's header) and every value against r, so a malformed
-// or mismatched witness is rejected before it is queued, with the file and the first bad field
-// named. At run time read_witness() copies the values into 8-byte-aligned integers (the .wtns's
-// values start at offset 76), the layout the MSMs take.
+// At submit, an inline witness is checked in the request's own bytes (check_inline_witness)
+// before it is spooled, and a path's file once read (open_witness, check_witness): the header
+// (curve and nVars against the key's header) and every value against r, so a malformed or
+// mismatched witness is rejected before it is queued, with the first bad field named. At run time
+// read_witness() copies the values (at offset 76 in a .wtns) into 8-byte-aligned integers for the MSMs.
 //
 // Both open the file through open_witness(): the engine's own spooled file as it is, a client's
 // path only as witness_dirs.hpp allows.
@@ -42,8 +42,15 @@ enum class witness_origin : uint8_t { spooled, client_path };
 // writer may add. A client's path past it is refused before it is read.
 uint64_t max_witness_bytes(const key_summary& key);
 
-// A .wtns held in memory (a client's file once read, or inline bytes), `name` in its messages.
+// A .wtns held in memory (a client's file once read), `name` in its messages.
 result<formats::wtns> witness_from_bytes(std::vector<uint8_t> bytes, const std::string& name);
+
+// Inline bytes from a request, checked where they lie, before anything is written or copied: the
+// size against max_witness_bytes(key) first, then the header against the key (curve and nVars),
+// then every value against r. So a 200 MB witness for another circuit costs no spool file, no
+// fsync and no second copy; it is refused on its header. `what` names it in messages
+// ("partition 2"): invalid_argument (size, header), format_error, out_of_range.
+status check_inline_witness(std::span<const uint8_t> bytes, const key_summary& key, const std::string& what);
 
 // The .wtns at `path`; a client's path read through `dirs` (refused unless they allow it).
 result<formats::wtns> open_witness(const std::string& path, witness_origin origin, const witness_dirs& dirs,
