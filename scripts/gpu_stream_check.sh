@@ -8,10 +8,10 @@
 #     and dense, in the same call;
 #  3. the sizes that do not fit whole: 2^26 and 2^27 mostly-0/1 with every vector streamed,
 #     with the device's memory sampled by nvidia-smi meanwhile;
-#  4. (step "budget") 2^26 and 2^25 with a 16 GiB device budget, and 2^26 with the H200's own
-#     (124 GiB: what does not fit is streamed, the rest resident);
-#  5. (step "batch") a PoRep-shaped batch: 10 partitions of 2^26 mostly-0/1 with every vector
-#     streamed, and 4 partitions of 2^24 beside the single proofs of step 2.
+#  4. (step "budget") 2^25 with a 16 GiB device budget (a 16 GB card's), synthesis on the host;
+#  5. (step "batch", run before "budget") a PoRep-shaped batch: 10 partitions of 2^26 mostly-0/1
+#     with every vector streamed.
+# WITNESSES (default "boolean dense"), SMALL_REPS and LARGE_REPS narrow steps 2 and 3.
 # The logs are packed after every step into $OUT/logs.tar.xz (the device tool brings back only a
 # few files), with summary.log beside it. Steps are chosen by STEPS (default "tests small large budget batch"),
 # the large sizes by LARGE (default "26 27").
@@ -60,9 +60,9 @@ bench() {
 }
 
 if [[ $steps == *" small "* ]]; then
-  for w in boolean dense; do
-    bench "p24_${w}_resident" --log-size 24 --witness "$w" --reps 5
-    bench "p24_${w}_streamed" --log-size 24 --witness "$w" --reps 5 --stream all
+  for w in ${WITNESSES:-boolean dense}; do
+    bench "p24_${w}_resident" --log-size 24 --witness "$w" --reps "${SMALL_REPS:-5}"
+    bench "p24_${w}_streamed" --log-size 24 --witness "$w" --reps "${SMALL_REPS:-5}" --stream all
   done
 fi
 if [[ $steps == *" large "* ]]; then
@@ -70,13 +70,12 @@ if [[ $steps == *" large "* ]]; then
     bench "p${k}_boolean_streamed" --log-size "$k" --witness boolean --reps "${LARGE_REPS:-2}" --stream all
   done
 fi
-if [[ $steps == *" budget "* ]]; then
-  bench p26_boolean_budget16g --log-size 26 --witness boolean --reps 2 --gpu-budget-mib 16384
-  bench p25_boolean_budget16g --log-size 25 --witness boolean --reps 2 --gpu-budget-mib 16384
-  bench p26_boolean_h200_budget --log-size 26 --witness boolean --reps 2 --gpu-budget-mib 126976
-fi
 if [[ $steps == *" batch "* ]]; then
-  bench p24_boolean_streamed_x4 --log-size 24 --witness boolean --reps 3 --stream all --partitions 4
   bench p26_boolean_streamed_x10 --log-size 26 --witness boolean --reps 1 --stream all --partitions 10
+fi
+if [[ $steps == *" budget "* ]]; then
+  # Synthesis on the host: the matrices stay off the device.
+  bench p25_boolean_budget16g --log-size 25 --witness boolean --reps 2 --gpu-budget-mib 16384 \
+    --synthesis host-pinned
 fi
 exit 0

@@ -54,7 +54,7 @@ status run_witness_msms_batch(gpu_key_state<Curve>& st, gpu_workspace<Curve>& ws
     });
   };
   using sums_t = msm_sums<Curve>;
-  CUZK_TRY(msm("msm_a", st.msm_a, w, st.n_vars, &sums_t::a, side.msm_a));
+  CUZK_TRY(msm("msm_a", st.msm_a, w, st.n_vars, &sums_t::a, side.msm_a));  // the order of one proof
   CUZK_TRY(msm("msm_b1", st.msm_b1, w, st.n_vars, &sums_t::b1, side.msm_b1));
   CUZK_TRY(msm("msm_b2", st.msm_b2, w, st.n_vars, &sums_t::b2, side.msm_b2));
   return msm("msm_c", st.msm_c, c_sets, st.n_vars - st.n_public - 1, &sums_t::c, side.msm_c);
