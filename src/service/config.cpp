@@ -75,10 +75,16 @@ std::string show_str_list(const std::vector<std::string>& v) {
         [](const daemon_config& c) { return show_str_list(c.key); }                              \
   }
 
+// A row whose value is a path on the daemon's disk (config_key::local_only).
+config_key local_only(config_key k) {
+  k.local_only = true;
+  return k;
+}
+
 std::vector<config_key> make_table() {
   return {
-      STR(data_dir, false, "job database, spooled witnesses and the default socket live here"),
-      STR(socket, false, "gRPC Unix socket (mode 0600); empty: <data_dir>/cuzk.sock"),
+      local_only(STR(data_dir, false, "job database, spooled witnesses and the default socket live here")),
+      local_only(STR(socket, false, "gRPC Unix socket (mode 0600); empty: <data_dir>/cuzk.sock")),
       STR(listen, false,
           "gRPC over TCP as host:port (no TLS, no auth: bind to a private address); empty: off"),
       STR(http, false, "HTTP /healthz /status /metrics /trace as host:port; empty: off"),
@@ -123,10 +129,11 @@ std::vector<config_key> make_table() {
       INT(drain_grace_s, 0, 86400, true,
           "on SIGTERM, how long running jobs may finish before they are requeued, s"),
       STR(log_level, true, "debug, info, warn or error", "debug", "info", "warn", "error"),
-      STR_LIST(witness_dirs, false,
-               "directories under which a client may name witness files (submit by path), e.g. "
-               "[\"/srv/witnesses\"]; a path is read only when its real path lies under one of them and "
-               "names a regular file; [] = witness paths refused (inline witnesses still work)"),
+      local_only(STR_LIST(witness_dirs, false,
+                          "directories under which a client may name witness files (submit by path), e.g. "
+                          "[\"/srv/witnesses\"]; a path is read only when its real path lies under one of "
+                          "them and names a regular file; [] = witness paths refused (inline witnesses still "
+                          "work)")),
   };
 }
 

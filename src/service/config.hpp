@@ -81,6 +81,9 @@ struct config_key {
   std::function<void(daemon_config&, std::vector<int64_t>)> set_list;
   std::function<void(daemon_config&, std::vector<std::string>)> set_str_list;
   std::function<std::string(const daemon_config&)> show;  // as TOML
+  // A filesystem path (the data directory, the socket, witness_dirs): shown by `cuzk status` over
+  // the Unix socket, left out of HTTP's /status (status_json.hpp).
+  bool local_only = false;
 };
 
 const std::vector<config_key>& config_table();

@@ -86,13 +86,17 @@ int run_daemon(const std::string& config_path) {
   std::unique_ptr<engine::engine> eng = std::move(created).value();
   register_circuits(*eng, cfg);
 
-  auto status_doc = [&] {
+  auto status_doc = [&](status_view view) {
     std::lock_guard lk(cfg_m);
-    return status_json(eng->snapshot(), cfg);
+    return status_json(eng->snapshot(), cfg, view);
   };
+  // gRPC's callers may already name paths (register, submit by path); HTTP answers whoever reaches
+  // its port, so it never gets the full view (status_json.hpp).
+  auto full_status_doc = [&] { return status_doc(status_view::full); };
+  auto public_status_doc = [&] { return status_doc(status_view::public_view); };
   auto metrics_doc = [&] { return prometheus_text(eng->snapshot()); };
 
-  grpc_service svc(*eng, status_doc, metrics_doc);
+  grpc_service svc(*eng, full_status_doc, metrics_doc);
   grpc::ServerBuilder b;
   const int max_msg = static_cast<int>(cfg.max_message_mib << 20);
   b.SetMaxReceiveMessageSize(max_msg);
@@ -120,7 +124,7 @@ int run_daemon(const std::string& config_path) {
 
   std::unique_ptr<http_service> http;
   if (!cfg.http.empty()) {
-    auto h = http_service::start(cfg.http, *eng, status_doc, metrics_doc);
+    auto h = http_service::start(cfg.http, *eng, public_status_doc, metrics_doc);
     if (!h) {
       log_line(log_level::error, "service: " + h.error().to_string());
       server->Shutdown();

@@ -4,8 +4,8 @@
 // circuit), the client verbs' messages and exit status, cancel of a queued and of a running job,
 // idempotent resubmission, the HTTP endpoints, kill -9 with queued jobs followed by a restart that
 // delivers every proof, a CRITICAL job overtaking queued NORMAL ones, a partial batch flushed on
-// its timeout, a job failed past its deadline, preload/evict seen in the status key tier, and
-// `cuzk bench batch` against the daemon.
+// its timeout, a job failed past its deadline, preload/evict seen in the status key tier,
+// `cuzk bench batch` against the daemon, and HTTP's /status without request ids or paths.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "formats/proof.hpp"
 #include "formats/public_signals.hpp"
@@ -599,6 +600,39 @@ TEST(daemon, state_files_are_private_to_the_daemons_user) {
   for (const char* f :
        {"/data/jobs.sqlite", "/data/jobs.sqlite-wal", "/data/jobs.sqlite-shm", "/data/cuzk.lock"})
     EXPECT_EQ(mode(d.dir + f), 0600u) << f;
+  EXPECT_EQ(d.term(), 0);
+}
+
+// Issue 20, fault 15: /status over HTTP showed request ids and zkey paths to whoever reached the
+// port. HTTP serves the public view now; `cuzk status` (gRPC over the 0600 socket) the full one.
+TEST(daemon, http_status_names_no_request_id_or_path_and_the_socket_status_does) {
+  daemon_proc d("private-status");
+  const std::string w = read_file(wtns);
+  std::vector<uint64_t> ids(4);
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    ASSERT_TRUE(d.submit(w, ids[i], "rid-private-" + std::to_string(i)).ok());
+  httplib::Client http("127.0.0.1", d.http_port);
+  auto st = http.Get("/status");
+  const auto full = d.status();
+  ASSERT_TRUE(st);
+  ASSERT_EQ(st->status, 200);
+  for (const std::string& secret : {std::string("rid-private-"), zkey, d.dir})
+    EXPECT_EQ(st->body.find(secret), std::string::npos) << secret << " in\n" << st->body;
+  const auto pub = nlohmann::json::parse(st->body);
+  ASSERT_GE(pub["keys"].size(), 1u);
+  EXPECT_EQ(pub["keys"][0]["circuit"], "poseidon");
+  EXPECT_TRUE(pub["config"].contains("workers"));
+  for (const auto& j : full["jobs"])  // whichever had not ended yet
+    EXPECT_EQ(j["request_id"].get<std::string>().rfind("rid-private-", 0), 0u) << j.dump();
+  EXPECT_EQ(full["keys"][0]["path"], zkey);
+  EXPECT_EQ(full["config"]["data_dir"], "\"" + d.dir + "/data\"");
+  for (auto id : ids) expect_valid(d.await(id));
+  for (const char* doc : {"/metrics", "/trace"}) {
+    auto r = http.Get(doc);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->body.find(d.dir), std::string::npos) << doc;
+    EXPECT_EQ(r->body.find("rid-private-"), std::string::npos) << doc;
+  }
   EXPECT_EQ(d.term(), 0);
 }
 
