@@ -88,8 +88,10 @@ std::vector<config_key> make_table() {
       STR(listen, false,
           "gRPC over TCP as host:port (no TLS, no auth: bind to a private address); empty: off"),
       STR(http, false, "HTTP /healthz /status /metrics /trace as host:port; empty: off"),
-      INT(max_message_mib, 4, 2047, false,
-          "largest gRPC message (inline witnesses), MiB; send a path beyond it"),
+      INT(max_message_mib, 0, 2047, false,
+          "largest gRPC message (inline witnesses), MiB; 0: the largest witness of the circuits registered "
+          "at start, at least 4; a message costs up to 3x its size while gRPC reads it: send larger "
+          "witnesses by path"),
       INT(workers, 1, 256, false, "prover workers (jobs proved at once) with the CPU backend"),
       STR(backend, false,
           "the prover: gpu, cpu, or auto (the GPU when a CUDA device answers, else the CPU); gpu refuses "

@@ -17,6 +17,7 @@
 #include "service/grpc_service.hpp"
 #include "service/http_service.hpp"
 #include "service/logging.hpp"
+#include "service/message_limit.hpp"
 #include "service/status_json.hpp"
 
 namespace cuzk::service {
@@ -98,9 +99,11 @@ int run_daemon(const std::string& config_path) {
 
   grpc_service svc(*eng, full_status_doc, metrics_doc);
   grpc::ServerBuilder b;
-  const int max_msg = static_cast<int>(cfg.max_message_mib << 20);
-  b.SetMaxReceiveMessageSize(max_msg);
-  b.SetMaxSendMessageSize(max_msg);
+  // What bounds the memory one request costs (message_limit.hpp): gRPC refuses a larger message
+  // before a handler runs. Replies are the daemon's own (proofs, status) and keep a wide limit.
+  const int64_t max_msg = message_limit_bytes(cfg.max_message_mib, eng->list_circuits());
+  b.SetMaxReceiveMessageSize(static_cast<int>(max_msg));
+  b.SetMaxSendMessageSize(1024 << 20);
   // gRPC sets SO_REUSEPORT on its TCP listeners by default, so a second daemon on the same port
   // would bind without an error and the kernel would split the connections between the two. Off:
   // a port in use is a start-up error.
@@ -134,7 +137,8 @@ int run_daemon(const std::string& config_path) {
   }
   log_line(log_level::info,
            "service: listening socket=" + sock + (cfg.listen.empty() ? "" : " tcp=" + cfg.listen) +
-               (http ? " http_port=" + std::to_string(http->port()) : "") + " data_dir=" + cfg.data_dir);
+               (http ? " http_port=" + std::to_string(http->port()) : "") + " data_dir=" + cfg.data_dir +
+               " max_message_bytes=" + std::to_string(max_msg) + (cfg.max_message_mib == 0 ? " (derived)" : ""));
 
   for (;;) {
     int sig = 0;

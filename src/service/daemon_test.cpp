@@ -5,7 +5,8 @@
 // idempotent resubmission, the HTTP endpoints, kill -9 with queued jobs followed by a restart that
 // delivers every proof, a CRITICAL job overtaking queued NORMAL ones, a partial batch flushed on
 // its timeout, a job failed past its deadline, preload/evict seen in the status key tier,
-// `cuzk bench batch` against the daemon, and HTTP's /status without request ids or paths.
+// `cuzk bench batch` against the daemon, HTTP's /status without request ids or paths, and a
+// message over the derived size limit refused before the engine sees it.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -633,6 +634,43 @@ TEST(daemon, http_status_names_no_request_id_or_path_and_the_socket_status_does)
     EXPECT_EQ(r->body.find(d.dir), std::string::npos) << doc;
     EXPECT_EQ(r->body.find("rid-private-"), std::string::npos) << doc;
   }
+  EXPECT_EQ(d.term(), 0);
+}
+
+// Issue 20, fault 14: a 200 MB inline witness cost the daemon 586 MB before its size was checked.
+// The message limit is derived from the registered keys now (4 MiB here: the Poseidon key's
+// witness is 17 kB), and gRPC refuses a larger message before the engine sees it: no job, no
+// refusal counted by the engine, and the client names the limit. Under the limit the engine
+// checks the witness against its key, as before.
+TEST(daemon, an_inline_witness_over_the_derived_message_limit_is_refused_before_the_engine) {
+  daemon_proc d("message-limit");
+  std::string big = read_file(wtns);
+  big.resize(std::size_t{5} << 20);
+  uint64_t id = 0;
+  auto s = d.submit(big, id);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+  EXPECT_NE(s.error_message().find("larger than max"), std::string::npos) << s.error_message();
+  auto st = d.status();
+  EXPECT_EQ(st["counters"]["submitted"], 0);
+  EXPECT_EQ(st["counters"]["rejected"], 0);  // the engine never saw it
+
+  std::ofstream(d.dir + "/big.wtns", std::ios::binary) << big;
+  const auto [rc, out] = d.cli("submit -c poseidon " + d.dir + "/big.wtns");
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("resource_exhausted: message: expected at most 4194304 bytes (the daemon's "
+                     "max_message_mib for a request), found 5242"),
+            std::string::npos)
+      << out;
+
+  big.resize(std::size_t{3} << 20);  // under the limit, over what the key's witness can be
+  s = d.submit(big, id);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
+  EXPECT_NE(s.error_message().find("partition 0: inline witness: expected at most"), std::string::npos)
+      << s.error_message();
+  EXPECT_EQ(d.status()["counters"]["rejected"], 1);
+
+  ASSERT_TRUE(d.submit(read_file(wtns), id).ok());
+  expect_valid(d.await(id));
   EXPECT_EQ(d.term(), 0);
 }
 
