@@ -92,6 +92,9 @@ std::vector<config_key> make_table() {
           "largest gRPC message (inline witnesses), MiB; 0: the largest witness of the circuits registered "
           "at start, at least 4; a message costs up to 3x its size while gRPC reads it: send larger "
           "witnesses by path"),
+      INT(request_memory_mib, 0, int64_t(1) << 20, false,
+          "memory gRPC may hold for requests while they arrive, MiB (a message that would take more is "
+          "reset); 0: 8 messages of max_message_mib plus 32, at least 256"),
       INT(workers, 1, 256, false, "prover workers (jobs proved at once) with the CPU backend"),
       STR(backend, false,
           "the prover: gpu, cpu, or auto (the GPU when a CUDA device answers, else the CPU); gpu refuses "

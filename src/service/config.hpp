@@ -35,7 +35,8 @@ struct daemon_config {
   std::string socket;  // empty: <data_dir>/cuzk.sock
   std::string listen;  // host:port for TCP; empty: none
   std::string http;    // host:port for HTTP; empty: none
-  int64_t max_message_mib = 0;  // 0: from the keys registered at start (message_limit.hpp)
+  int64_t max_message_mib = 0;     // 0: from the keys registered at start (message_limit.hpp)
+  int64_t request_memory_mib = 0;  // 0: from the message limit (message_limit.hpp)
   int64_t workers = 1;
   std::string backend = "auto";
   std::vector<int64_t> gpu_devices;  // empty: every visible device

@@ -104,6 +104,12 @@ int run_daemon(const std::string& config_path) {
   const int64_t max_msg = message_limit_bytes(cfg.max_message_mib, eng->list_circuits());
   b.SetMaxReceiveMessageSize(static_cast<int>(max_msg));
   b.SetMaxSendMessageSize(1024 << 20);
+  // gRPC checks that limit only once a message is whole: the quota on its transport's memory is
+  // what stops a larger one while it arrives (message_limit.hpp).
+  const int64_t request_memory = request_memory_bytes(cfg.request_memory_mib, max_msg);
+  grpc::ResourceQuota quota("cuzk-requests");
+  quota.Resize(static_cast<std::size_t>(request_memory));
+  b.SetResourceQuota(quota);
   // gRPC sets SO_REUSEPORT on its TCP listeners by default, so a second daemon on the same port
   // would bind without an error and the kernel would split the connections between the two. Off:
   // a port in use is a start-up error.
@@ -138,7 +144,8 @@ int run_daemon(const std::string& config_path) {
   log_line(log_level::info,
            "service: listening socket=" + sock + (cfg.listen.empty() ? "" : " tcp=" + cfg.listen) +
                (http ? " http_port=" + std::to_string(http->port()) : "") + " data_dir=" + cfg.data_dir +
-               " max_message_bytes=" + std::to_string(max_msg) + (cfg.max_message_mib == 0 ? " (derived)" : ""));
+               " max_message_bytes=" + std::to_string(max_msg) + (cfg.max_message_mib == 0 ? " (derived)" : "") +
+               " request_memory_bytes=" + std::to_string(request_memory));
 
   for (;;) {
     int sig = 0;

@@ -640,10 +640,11 @@ TEST(daemon, http_status_names_no_request_id_or_path_and_the_socket_status_does)
 // Issue 20, fault 14: a 200 MB inline witness cost the daemon 586 MB before its size was checked.
 // The message limit is derived from the registered keys now (4 MiB here: the Poseidon key's
 // witness is 17 kB), and gRPC refuses a larger message before the engine sees it: no job, no
-// refusal counted by the engine, and the client names the limit. Under the limit the engine
-// checks the witness against its key, as before.
+// refusal counted by the engine, and the client names the limit; one far larger is cut off while it
+// arrives, the daemon's peak growing by less than the message. Under the limit the engine checks
+// the witness against its key, as before.
 TEST(daemon, an_inline_witness_over_the_derived_message_limit_is_refused_before_the_engine) {
-  daemon_proc d("message-limit");
+  daemon_proc d("message-limit", 1, "request_memory_mib = 40\n");
   std::string big = read_file(wtns);
   big.resize(std::size_t{5} << 20);
   uint64_t id = 0;
@@ -661,6 +662,21 @@ TEST(daemon, an_inline_witness_over_the_derived_message_limit_is_refused_before_
                      "max_message_mib for a request), found 5242"),
             std::string::npos)
       << out;
+
+  // Far past the limit, the transport's quota (request_memory_mib = 40) cuts the message off while
+  // it arrives: gRPC alone would have read all 100 MB before refusing it.
+  const auto peak_kb = [&] {
+    const std::string proc = read_file("/proc/" + std::to_string(d.pid) + "/status");
+    return std::stoll(proc.substr(proc.find("VmHWM:") + 6));
+  };
+  const long long before_kb = peak_kb();
+  std::string huge = read_file(wtns);
+  huge.resize(std::size_t{100} << 20);
+  s = d.submit(huge, id);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+  EXPECT_LT(peak_kb() - before_kb, 60 * 1024) << "the daemon's peak grew by " << peak_kb() - before_kb << " kB";
+  huge = {};
+  EXPECT_EQ(d.status()["counters"]["rejected"], 0);
 
   big.resize(std::size_t{3} << 20);  // under the limit, over what the key's witness can be
   s = d.submit(big, id);

@@ -96,11 +96,24 @@ std::optional<status> message_too_large(const grpc::Status& s) {
                     found + ": send a witness this large by path (--path), or raise max_message_mib");
 }
 
+// The daemon's transport reset the stream while the message arrived (ENHANCE_YOUR_CALM, HTTP/2
+// code 11): its memory for requests in flight ran out (message_limit.hpp).
+std::optional<status> stream_cut_off(const grpc::Status& s) {
+  if (s.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED ||
+      s.error_message() != "Received RST_STREAM with error code 11")
+    return std::nullopt;
+  return status(errc::resource_exhausted,
+                "message: refused while it arrived: the daemon's memory for requests in flight is full (a "
+                "message over its max_message_mib, or many large ones at once): send a large witness by "
+                "path (--path), or retry");
+}
+
 }  // namespace
 
 status from_grpc(const grpc::Status& s) {
   if (s.ok()) return status::ok();
   if (auto big = message_too_large(s)) return *big;
+  if (auto cut = stream_cut_off(s)) return *cut;
   const std::string& msg = s.error_message();
   // "<errc name>: <message>", where the name is a code that travels as this gRPC code.
   if (const auto colon = msg.find(": "); colon != std::string::npos)

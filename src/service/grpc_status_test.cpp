@@ -81,6 +81,12 @@ TEST(grpc_status, a_message_over_the_limit_names_the_limit_and_the_way_round) {
   EXPECT_EQ(big.message(),
             "message: expected at most 4194304 bytes (the daemon's max_message_mib for a request), found "
             "200000096: send a witness this large by path (--path), or raise max_message_mib");
+  // Cut off while it arrived: the daemon's transport quota.
+  const status cut =
+      from_grpc(grpc::Status(StatusCode::RESOURCE_EXHAUSTED, "Received RST_STREAM with error code 11"));
+  EXPECT_EQ(cut.code(), errc::resource_exhausted);
+  EXPECT_EQ(cut.message().rfind("message: refused while it arrived: the daemon's memory for requests", 0), 0u)
+      << cut.message();
   // Another RESOURCE_EXHAUSTED (the engine's, or gRPC's with other words) keeps its message.
   const status other = from_grpc(grpc::Status(StatusCode::RESOURCE_EXHAUSTED, "Received message larger"));
   EXPECT_EQ(other.message(), "Received message larger");

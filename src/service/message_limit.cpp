@@ -18,4 +18,9 @@ int64_t message_limit_bytes(int64_t max_message_mib, const std::vector<engine::c
   return std::clamp(rounded, min_message_bytes, int64_t{2047} << 20);
 }
 
+int64_t request_memory_bytes(int64_t request_memory_mib, int64_t limit) {
+  if (request_memory_mib > 0) return request_memory_mib << 20;
+  return std::max(8 * limit + (int64_t{32} << 20), min_request_memory_bytes);
+}
+
 }  // namespace cuzk::service
