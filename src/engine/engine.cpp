@@ -328,7 +328,12 @@ status engine::spool_and_check(const job_request& req, const circuit_info& c, jo
     CUZK_TRY(check_inline_witness(bytes, c.key, what));
     why = reject_reason::spool_failed;
     auto path = spool_.write(bytes);
-    if (!path) return path.error().with_context(what);
+    if (!path) {
+      // The client hears why, not where: the spool lies in the daemon's data directory. The log
+      // keeps the path for the operator.
+      log(log_level::error, "engine: witness spool write failed error=\"" + path.error().to_string() + "\"");
+      return hide_path(path.error(), spool_.dir() + "/", "").with_context(what + ": inline witness");
+    }
     rec.witness_paths.push_back(*path);
     rec.spooled.push_back(true);
     rec.witness_digests.push_back(witness_digest(bytes));

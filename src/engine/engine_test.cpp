@@ -329,12 +329,50 @@ TEST(engine, an_inline_witness_is_checked_against_the_key_before_it_is_spooled) 
   std::fill(high.partitions[0].owned.end() - 32, high.partitions[0].owned.end(), uint8_t{0xff});
   refused(std::move(high), errc::out_of_range, "is not below r");
 
-  // A good witness passes the checks and fails at the spool, so the ones above never got there.
-  refused(request("small"), errc::io_error, "spool");
+  // A good witness passes the checks and fails at the spool, so the ones above never got there;
+  // the client is told why, not where the spool is (issue 20, fault 15).
+  refused(request("small"), errc::io_error, "partition 0: inline witness: ");
+  auto spool_fail = h.eng->submit(request("small"));
+  ASSERT_FALSE(spool_fail.is_ok());
+  EXPECT_EQ(spool_fail.error().message().find(o.spool_dir), std::string::npos) << spool_fail.error().to_string();
   const auto m = h.eng->snapshot().counters;
   EXPECT_EQ(m.rejected[static_cast<int>(reject_reason::bad_witness)], 4u);
-  EXPECT_EQ(m.rejected[static_cast<int>(reject_reason::spool_failed)], 1u);
+  EXPECT_EQ(m.rejected[static_cast<int>(reject_reason::spool_failed)], 2u);
   std::filesystem::remove(o.spool_dir);
+}
+
+// Issue 20, fault 15: a spooled witness that failed when its job ran was named by its spool path,
+// which lies in the daemon's data directory. It is named as at submit now: "partition N: inline
+// witness". Partition 0 is held in the backend while the spooled files change underneath: replaced
+// by another circuit's witness (its header fails), or deleted (its open fails).
+TEST(engine, a_spooled_witness_that_fails_at_run_time_is_not_named_by_its_path) {
+  const std::string other = temp_dir("spool-other") + "/other.wtns";
+  for (const bool remove : {false, true}) {
+    engine_options o;
+    o.spool_dir = temp_dir(remove ? "spool-removed" : "spool-replaced");
+    auto h = make(o, std::make_unique<gated_backend>(0ms, false));
+    const job_id id = h.eng->submit(request("small", 2)).value();
+    ASSERT_TRUE(h.backend->wait_calls(1));  // partition 0 read and held; partition 1 not opened yet
+    std::size_t changed = 0;
+    for (const auto& f : std::filesystem::directory_iterator(o.spool_dir)) {
+      if (remove) {
+        std::filesystem::remove(f.path());
+      } else {  // a new file renamed over it: partition 0's mapping keeps its own bytes
+        std::filesystem::copy_file(poseidon_wtns, other, std::filesystem::copy_options::overwrite_existing);
+        std::filesystem::rename(other, f.path());
+      }
+      ++changed;
+    }
+    ASSERT_EQ(changed, 2u);
+    h.backend->open();
+    const auto r = await_end(*h.eng, id);
+    ASSERT_EQ(r.state, job_state::failed);
+    const std::string& m = r.error.message();
+    EXPECT_EQ(m.rfind("partition 1: inline witness: ", 0), 0u) << m;
+    EXPECT_NE(m.find(remove ? "cannot open" : "witness length mismatch"), std::string::npos) << m;
+    EXPECT_EQ(m.find(o.spool_dir), std::string::npos) << m;
+    EXPECT_EQ(m.find("w-"), std::string::npos) << m;  // nor the spool file's own name
+  }
 }
 
 TEST(engine, a_step_that_fails_after_a_cancel_ends_cancelled) {

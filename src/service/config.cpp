@@ -75,15 +75,26 @@ std::string show_str_list(const std::vector<std::string>& v) {
         [](const daemon_config& c) { return show_str_list(c.key); }                              \
   }
 
+// A row whose value is a path on the daemon's disk (config_key::local_only).
+config_key local_only(config_key k) {
+  k.local_only = true;
+  return k;
+}
+
 std::vector<config_key> make_table() {
   return {
-      STR(data_dir, false, "job database, spooled witnesses and the default socket live here"),
-      STR(socket, false, "gRPC Unix socket (mode 0600); empty: <data_dir>/cuzk.sock"),
+      local_only(STR(data_dir, false, "job database, spooled witnesses and the default socket live here")),
+      local_only(STR(socket, false, "gRPC Unix socket (mode 0600); empty: <data_dir>/cuzk.sock")),
       STR(listen, false,
           "gRPC over TCP as host:port (no TLS, no auth: bind to a private address); empty: off"),
       STR(http, false, "HTTP /healthz /status /metrics /trace as host:port; empty: off"),
-      INT(max_message_mib, 4, 2047, false,
-          "largest gRPC message (inline witnesses), MiB; send a path beyond it"),
+      INT(max_message_mib, 0, 2047, false,
+          "largest gRPC message (inline witnesses), MiB; 0: the largest witness of the circuits registered "
+          "at start, at least 4; a message costs up to 3x its size while gRPC reads it: send larger "
+          "witnesses by path"),
+      INT(request_memory_mib, 0, int64_t(1) << 20, false,
+          "memory gRPC may hold for requests while they arrive, MiB (a message that would take more is "
+          "reset); 0: 8 messages of max_message_mib plus 32, at least 256"),
       INT(workers, 1, 256, false, "prover workers (jobs proved at once) with the CPU backend"),
       STR(backend, false,
           "the prover: gpu, cpu, or auto (the GPU when a CUDA device answers, else the CPU); gpu refuses "
@@ -123,10 +134,11 @@ std::vector<config_key> make_table() {
       INT(drain_grace_s, 0, 86400, true,
           "on SIGTERM, how long running jobs may finish before they are requeued, s"),
       STR(log_level, true, "debug, info, warn or error", "debug", "info", "warn", "error"),
-      STR_LIST(witness_dirs, false,
-               "directories under which a client may name witness files (submit by path), e.g. "
-               "[\"/srv/witnesses\"]; a path is read only when its real path lies under one of them and "
-               "names a regular file; [] = witness paths refused (inline witnesses still work)"),
+      local_only(STR_LIST(witness_dirs, false,
+                          "directories under which a client may name witness files (submit by path), e.g. "
+                          "[\"/srv/witnesses\"]; a path is read only when its real path lies under one of "
+                          "them and names a regular file; [] = witness paths refused (inline witnesses still "
+                          "work)")),
   };
 }
 

@@ -35,7 +35,8 @@ struct daemon_config {
   std::string socket;  // empty: <data_dir>/cuzk.sock
   std::string listen;  // host:port for TCP; empty: none
   std::string http;    // host:port for HTTP; empty: none
-  int64_t max_message_mib = 1024;
+  int64_t max_message_mib = 0;     // 0: from the keys registered at start (message_limit.hpp)
+  int64_t request_memory_mib = 0;  // 0: from the message limit (message_limit.hpp)
   int64_t workers = 1;
   std::string backend = "auto";
   std::vector<int64_t> gpu_devices;  // empty: every visible device
@@ -81,6 +82,9 @@ struct config_key {
   std::function<void(daemon_config&, std::vector<int64_t>)> set_list;
   std::function<void(daemon_config&, std::vector<std::string>)> set_str_list;
   std::function<std::string(const daemon_config&)> show;  // as TOML
+  // A filesystem path (the data directory, the socket, witness_dirs): shown by `cuzk status` over
+  // the Unix socket, left out of HTTP's /status (status_json.hpp).
+  bool local_only = false;
 };
 
 const std::vector<config_key>& config_table();

@@ -17,6 +17,7 @@
 #include "service/grpc_service.hpp"
 #include "service/http_service.hpp"
 #include "service/logging.hpp"
+#include "service/message_limit.hpp"
 #include "service/status_json.hpp"
 
 namespace cuzk::service {
@@ -86,17 +87,29 @@ int run_daemon(const std::string& config_path) {
   std::unique_ptr<engine::engine> eng = std::move(created).value();
   register_circuits(*eng, cfg);
 
-  auto status_doc = [&] {
+  auto status_doc = [&](status_view view) {
     std::lock_guard lk(cfg_m);
-    return status_json(eng->snapshot(), cfg);
+    return status_json(eng->snapshot(), cfg, view);
   };
+  // gRPC's callers may already name paths (register, submit by path); HTTP answers whoever reaches
+  // its port, so it never gets the full view (status_json.hpp).
+  auto full_status_doc = [&] { return status_doc(status_view::full); };
+  auto public_status_doc = [&] { return status_doc(status_view::public_view); };
   auto metrics_doc = [&] { return prometheus_text(eng->snapshot()); };
 
-  grpc_service svc(*eng, status_doc, metrics_doc);
+  grpc_service svc(*eng, full_status_doc, metrics_doc);
   grpc::ServerBuilder b;
-  const int max_msg = static_cast<int>(cfg.max_message_mib << 20);
-  b.SetMaxReceiveMessageSize(max_msg);
-  b.SetMaxSendMessageSize(max_msg);
+  // What bounds the memory one request costs (message_limit.hpp): gRPC refuses a larger message
+  // before a handler runs. Replies are the daemon's own (proofs, status) and keep a wide limit.
+  const int64_t max_msg = message_limit_bytes(cfg.max_message_mib, eng->list_circuits());
+  b.SetMaxReceiveMessageSize(static_cast<int>(max_msg));
+  b.SetMaxSendMessageSize(1024 << 20);
+  // gRPC checks that limit only once a message is whole: the quota on its transport's memory is
+  // what stops a larger one while it arrives (message_limit.hpp).
+  const int64_t request_memory = request_memory_bytes(cfg.request_memory_mib, max_msg);
+  grpc::ResourceQuota quota("cuzk-requests");
+  quota.Resize(static_cast<std::size_t>(request_memory));
+  b.SetResourceQuota(quota);
   // gRPC sets SO_REUSEPORT on its TCP listeners by default, so a second daemon on the same port
   // would bind without an error and the kernel would split the connections between the two. Off:
   // a port in use is a start-up error.
@@ -120,7 +133,7 @@ int run_daemon(const std::string& config_path) {
 
   std::unique_ptr<http_service> http;
   if (!cfg.http.empty()) {
-    auto h = http_service::start(cfg.http, *eng, status_doc, metrics_doc);
+    auto h = http_service::start(cfg.http, *eng, public_status_doc, metrics_doc);
     if (!h) {
       log_line(log_level::error, "service: " + h.error().to_string());
       server->Shutdown();
@@ -130,7 +143,9 @@ int run_daemon(const std::string& config_path) {
   }
   log_line(log_level::info,
            "service: listening socket=" + sock + (cfg.listen.empty() ? "" : " tcp=" + cfg.listen) +
-               (http ? " http_port=" + std::to_string(http->port()) : "") + " data_dir=" + cfg.data_dir);
+               (http ? " http_port=" + std::to_string(http->port()) : "") + " data_dir=" + cfg.data_dir +
+               " max_message_bytes=" + std::to_string(max_msg) + (cfg.max_message_mib == 0 ? " (derived)" : "") +
+               " request_memory_bytes=" + std::to_string(request_memory));
 
   for (;;) {
     int sig = 0;

@@ -4,8 +4,9 @@
 // circuit), the client verbs' messages and exit status, cancel of a queued and of a running job,
 // idempotent resubmission, the HTTP endpoints, kill -9 with queued jobs followed by a restart that
 // delivers every proof, a CRITICAL job overtaking queued NORMAL ones, a partial batch flushed on
-// its timeout, a job failed past its deadline, preload/evict seen in the status key tier, and
-// `cuzk bench batch` against the daemon.
+// its timeout, a job failed past its deadline, preload/evict seen in the status key tier,
+// `cuzk bench batch` against the daemon, HTTP's /status without request ids or paths, and a
+// message over the derived size limit refused before the engine sees it.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -26,6 +27,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "formats/proof.hpp"
 #include "formats/public_signals.hpp"
@@ -599,6 +601,92 @@ TEST(daemon, state_files_are_private_to_the_daemons_user) {
   for (const char* f :
        {"/data/jobs.sqlite", "/data/jobs.sqlite-wal", "/data/jobs.sqlite-shm", "/data/cuzk.lock"})
     EXPECT_EQ(mode(d.dir + f), 0600u) << f;
+  EXPECT_EQ(d.term(), 0);
+}
+
+// Issue 20, fault 15: /status over HTTP showed request ids and zkey paths to whoever reached the
+// port. HTTP serves the public view now; `cuzk status` (gRPC over the 0600 socket) the full one.
+TEST(daemon, http_status_names_no_request_id_or_path_and_the_socket_status_does) {
+  daemon_proc d("private-status");
+  const std::string w = read_file(wtns);
+  std::vector<uint64_t> ids(4);
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    ASSERT_TRUE(d.submit(w, ids[i], "rid-private-" + std::to_string(i)).ok());
+  httplib::Client http("127.0.0.1", d.http_port);
+  auto st = http.Get("/status");
+  const auto full = d.status();
+  ASSERT_TRUE(st);
+  ASSERT_EQ(st->status, 200);
+  for (const std::string& secret : {std::string("rid-private-"), zkey, d.dir})
+    EXPECT_EQ(st->body.find(secret), std::string::npos) << secret << " in\n" << st->body;
+  const auto pub = nlohmann::json::parse(st->body);
+  ASSERT_GE(pub["keys"].size(), 1u);
+  EXPECT_EQ(pub["keys"][0]["circuit"], "poseidon");
+  EXPECT_TRUE(pub["config"].contains("workers"));
+  for (const auto& j : full["jobs"])  // whichever had not ended yet
+    EXPECT_EQ(j["request_id"].get<std::string>().rfind("rid-private-", 0), 0u) << j.dump();
+  EXPECT_EQ(full["keys"][0]["path"], zkey);
+  EXPECT_EQ(full["config"]["data_dir"], "\"" + d.dir + "/data\"");
+  for (auto id : ids) expect_valid(d.await(id));
+  for (const char* doc : {"/metrics", "/trace"}) {
+    auto r = http.Get(doc);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->body.find(d.dir), std::string::npos) << doc;
+    EXPECT_EQ(r->body.find("rid-private-"), std::string::npos) << doc;
+  }
+  EXPECT_EQ(d.term(), 0);
+}
+
+// Issue 20, fault 14: a 200 MB inline witness cost the daemon 586 MB before its size was checked.
+// The message limit is derived from the registered keys now (4 MiB here: the Poseidon key's
+// witness is 17 kB), and gRPC refuses a larger message before the engine sees it: no job, no
+// refusal counted by the engine, and the client names the limit; one far larger is cut off while it
+// arrives, the daemon's peak growing by less than the message. Under the limit the engine checks
+// the witness against its key, as before.
+TEST(daemon, an_inline_witness_over_the_derived_message_limit_is_refused_before_the_engine) {
+  daemon_proc d("message-limit", 1, "request_memory_mib = 40\n");
+  std::string big = read_file(wtns);
+  big.resize(std::size_t{5} << 20);
+  uint64_t id = 0;
+  auto s = d.submit(big, id);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+  EXPECT_NE(s.error_message().find("larger than max"), std::string::npos) << s.error_message();
+  auto st = d.status();
+  EXPECT_EQ(st["counters"]["submitted"], 0);
+  EXPECT_EQ(st["counters"]["rejected"], 0);  // the engine never saw it
+
+  std::ofstream(d.dir + "/big.wtns", std::ios::binary) << big;
+  const auto [rc, out] = d.cli("submit -c poseidon " + d.dir + "/big.wtns");
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("resource_exhausted: message: expected at most 4194304 bytes (the daemon's "
+                     "max_message_mib for a request), found 5242"),
+            std::string::npos)
+      << out;
+
+  // Far past the limit, the transport's quota (request_memory_mib = 40) cuts the message off while
+  // it arrives: gRPC alone would have read all 100 MB before refusing it.
+  const auto peak_kb = [&] {
+    const std::string proc = read_file("/proc/" + std::to_string(d.pid) + "/status");
+    return std::stoll(proc.substr(proc.find("VmHWM:") + 6));
+  };
+  const long long before_kb = peak_kb();
+  std::string huge = read_file(wtns);
+  huge.resize(std::size_t{100} << 20);
+  s = d.submit(huge, id);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+  EXPECT_LT(peak_kb() - before_kb, 60 * 1024) << "the daemon's peak grew by " << peak_kb() - before_kb << " kB";
+  huge = {};
+  EXPECT_EQ(d.status()["counters"]["rejected"], 0);
+
+  big.resize(std::size_t{3} << 20);  // under the limit, over what the key's witness can be
+  s = d.submit(big, id);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
+  EXPECT_NE(s.error_message().find("partition 0: inline witness: expected at most"), std::string::npos)
+      << s.error_message();
+  EXPECT_EQ(d.status()["counters"]["rejected"], 1);
+
+  ASSERT_TRUE(d.submit(read_file(wtns), id).ok());
+  expect_valid(d.await(id));
   EXPECT_EQ(d.term(), 0);
 }
 

@@ -26,7 +26,9 @@ namespace cuzk::service {
 
 class grpc_service final : public cuzk::v1::ProvingEngine::Service {
  public:
-  // `status_json` and `metrics_text` render the documents the HTTP endpoints also serve.
+  // `status_json` and `metrics_text` render the documents the HTTP endpoints also serve, the status
+  // in its full view: whoever reaches the gRPC API may already register keys by path, submit and
+  // cancel (the Unix socket is mode 0600; `listen` is for private addresses only).
   grpc_service(engine::engine& e, std::function<std::string()> status_json,
                std::function<std::string()> metrics_text)
       : e_(e), status_json_(std::move(status_json)), metrics_text_(std::move(metrics_text)) {}

@@ -1,6 +1,7 @@
 // errc <-> gRPC status codes (see grpc_status.hpp).
 #include "service/grpc_status.hpp"
 
+#include <optional>
 #include <string_view>
 
 namespace cuzk::service {
@@ -76,8 +77,43 @@ grpc::Status to_grpc(const status& s) {
   return grpc::Status(grpc_code(s.code()), s.to_string());
 }
 
+namespace {
+
+// gRPC's refusal of a message over the receiver's limit, "Received message larger than max (<size>
+// vs. <limit>)", in cuzk's words: what was expected, what was found, and the way round it. For a
+// request, the receiver is the daemon and the limit its max_message_mib (message_limit.hpp).
+std::optional<status> message_too_large(const grpc::Status& s) {
+  constexpr std::string_view head = "Received message larger than max (";
+  const std::string& msg = s.error_message();
+  if (s.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED || msg.rfind(head, 0) != 0) return std::nullopt;
+  const auto vs = msg.find(" vs. ", head.size());
+  const auto close = msg.find(')', head.size());
+  if (vs == std::string::npos || close == std::string::npos || close < vs) return std::nullopt;
+  const std::string found = msg.substr(head.size(), vs - head.size());
+  const std::string limit = msg.substr(vs + 5, close - vs - 5);
+  return status(errc::resource_exhausted,
+                "message: expected at most " + limit + " bytes (the daemon's max_message_mib for a request), found " +
+                    found + ": send a witness this large by path (--path), or raise max_message_mib");
+}
+
+// The daemon's transport reset the stream while the message arrived (ENHANCE_YOUR_CALM, HTTP/2
+// code 11): its memory for requests in flight ran out (message_limit.hpp).
+std::optional<status> stream_cut_off(const grpc::Status& s) {
+  if (s.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED ||
+      s.error_message() != "Received RST_STREAM with error code 11")
+    return std::nullopt;
+  return status(errc::resource_exhausted,
+                "message: refused while it arrived: the daemon's memory for requests in flight is full (a "
+                "message over its max_message_mib, or many large ones at once): send a large witness by "
+                "path (--path), or retry");
+}
+
+}  // namespace
+
 status from_grpc(const grpc::Status& s) {
   if (s.ok()) return status::ok();
+  if (auto big = message_too_large(s)) return *big;
+  if (auto cut = stream_cut_off(s)) return *cut;
   const std::string& msg = s.error_message();
   // "<errc name>: <message>", where the name is a code that travels as this gRPC code.
   if (const auto colon = msg.find(": "); colon != std::string::npos)

@@ -72,6 +72,26 @@ TEST(grpc_status, statuses_from_elsewhere_map_by_their_grpc_code) {
   EXPECT_EQ(from_grpc(grpc::Status(StatusCode::DATA_LOSS, "?")).code(), errc::internal);
 }
 
+// Issue 20, fault 14: a message over the daemon's max_message_mib is refused by gRPC in its own
+// words; the client says which limit, both sizes and the way round it.
+TEST(grpc_status, a_message_over_the_limit_names_the_limit_and_the_way_round) {
+  const status big = from_grpc(grpc::Status(StatusCode::RESOURCE_EXHAUSTED,
+                                            "Received message larger than max (200000096 vs. 4194304)"));
+  EXPECT_EQ(big.code(), errc::resource_exhausted);
+  EXPECT_EQ(big.message(),
+            "message: expected at most 4194304 bytes (the daemon's max_message_mib for a request), found "
+            "200000096: send a witness this large by path (--path), or raise max_message_mib");
+  // Cut off while it arrived: the daemon's transport quota.
+  const status cut =
+      from_grpc(grpc::Status(StatusCode::RESOURCE_EXHAUSTED, "Received RST_STREAM with error code 11"));
+  EXPECT_EQ(cut.code(), errc::resource_exhausted);
+  EXPECT_EQ(cut.message().rfind("message: refused while it arrived: the daemon's memory for requests", 0), 0u)
+      << cut.message();
+  // Another RESOURCE_EXHAUSTED (the engine's, or gRPC's with other words) keeps its message.
+  const status other = from_grpc(grpc::Status(StatusCode::RESOURCE_EXHAUSTED, "Received message larger"));
+  EXPECT_EQ(other.message(), "Received message larger");
+}
+
 TEST(grpc_status, code_names_are_distinct_and_invert) {
   std::set<std::string> names;
   for (int i = 0; i < errc_count; ++i) {

@@ -295,7 +295,8 @@ void gpu_metrics(std::ostream& os, const engine::engine_snapshot& s) {
 
 }  // namespace
 
-std::string status_json(const engine::engine_snapshot& s, const daemon_config& c) {
+std::string status_json(const engine::engine_snapshot& s, const daemon_config& c, status_view view) {
+  const bool full = view == status_view::full;
   json j;
   j["uptime_s"] = s.uptime_s;
   j["started_unix_ms"] = engine::to_unix_ms(s.started_at);
@@ -322,18 +323,19 @@ std::string status_json(const engine::engine_snapshot& s, const daemon_config& c
       e.push_back({{"event", engine::event_kind_name(ev.kind)},
                    {"partition", ev.partition},
                    {"unix_us", ev.unix_us}});
-    jobs.push_back({{"id", i.id},
-                    {"request_id", i.request_id},
-                    {"circuit", i.circuit},
-                    {"priority", engine::priority_name(i.prio)},
-                    {"state", engine::job_state_name(i.state)},
-                    {"partitions", i.partitions},
-                    {"attempts", i.attempts},
-                    {"worker", lj.worker},
-                    {"submitted_unix_ms", engine::to_unix_ms(i.submitted_at)},
-                    {"ran_on", i.ran_on},
-                    {"times", times_json(i.times)},
-                    {"events", e}});
+    json job = {{"id", i.id},
+                {"circuit", i.circuit},
+                {"priority", engine::priority_name(i.prio)},
+                {"state", engine::job_state_name(i.state)},
+                {"partitions", i.partitions},
+                {"attempts", i.attempts},
+                {"worker", lj.worker},
+                {"submitted_unix_ms", engine::to_unix_ms(i.submitted_at)},
+                {"ran_on", i.ran_on},
+                {"times", times_json(i.times)},
+                {"events", e}};
+    if (full) job["request_id"] = i.request_id;  // the client's own name for its request
+    jobs.push_back(std::move(job));
   }
   j["jobs"] = jobs;
   json workers = json::array();
@@ -357,19 +359,20 @@ std::string status_json(const engine::engine_snapshot& s, const daemon_config& c
                         {"uploading", d.uploading},
                         {"uploads", d.uploads},
                         {"last_use_unix_ms", d.last_use ? engine::to_unix_ms(*d.last_use) : 0}});
-    keys.push_back({{"circuit", k.circuit},
-                    {"path", k.path},
-                    {"tier", k.tier_name},
-                    {"host_tier", k.host_tier_name},
-                    {"file_bytes", k.file_bytes},
-                    {"mapped_bytes", k.mapped_bytes},
-                    {"owned_bytes", k.owned_bytes},
-                    {"device_bytes", k.device_bytes},
-                    {"users", k.users},
-                    {"loading", k.loading},
-                    {"loads", k.loads},
-                    {"last_use_unix_ms", k.last_use ? engine::to_unix_ms(*k.last_use) : 0},
-                    {"devices", copies}});
+    json key = {{"circuit", k.circuit},
+                {"tier", k.tier_name},
+                {"host_tier", k.host_tier_name},
+                {"file_bytes", k.file_bytes},
+                {"mapped_bytes", k.mapped_bytes},
+                {"owned_bytes", k.owned_bytes},
+                {"device_bytes", k.device_bytes},
+                {"users", k.users},
+                {"loading", k.loading},
+                {"loads", k.loads},
+                {"last_use_unix_ms", k.last_use ? engine::to_unix_ms(*k.last_use) : 0},
+                {"devices", copies}};
+    if (full) key["path"] = k.path;
+    keys.push_back(std::move(key));
   }
   j["keys"] = keys;
   j["devices"] = devices_json(s);
@@ -392,7 +395,8 @@ std::string status_json(const engine::engine_snapshot& s, const daemon_config& c
   for (const auto& [id, m] : s.counters.circuits) circuits[id] = counters_json(m.counters);
   j["circuit_counters"] = circuits;
   json cfg = json::object();
-  for (const auto& k : config_table()) cfg[k.name] = k.show(c);
+  for (const auto& k : config_table())
+    if (full || !k.local_only) cfg[k.name] = k.show(c);
   j["config"] = cfg;
   return j.dump(2);
 }

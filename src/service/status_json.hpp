@@ -3,10 +3,19 @@
 // Both are pure functions of an engine_snapshot (plus the config for /status), so the HTTP and
 // gRPC endpoints return the same documents and tests can check them without a daemon.
 //
+// /status comes in two views (issue 20, fault 15). The full one, with each job's request id, each
+// key's zkey path and the config's paths (data_dir, socket, witness_dirs), goes only to gRPC's
+// GetStatus (`cuzk status`): its callers may already register keys by path and submit, and its
+// socket is mode 0600. HTTP serves the public view to whoever reaches its port: the same document
+// without those, so circuit ids, job numbers, states, counts and timings stay visible to
+// monitoring while the names clients chose and the layout of the daemon's disk do not. /metrics and
+// /trace name nothing of either kind (circuit ids, job numbers, phases, devices).
+//
 // Prometheus histograms are cumulative: the engine counts each bucket's own observations, and
 // `_bucket{le="x"}` here is the running sum up to x, with `le="+Inf"` equal to `_count`.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "engine/engine.hpp"
@@ -14,7 +23,9 @@
 
 namespace cuzk::service {
 
-std::string status_json(const engine::engine_snapshot& s, const daemon_config& c);
+enum class status_view : uint8_t { full, public_view };
+
+std::string status_json(const engine::engine_snapshot& s, const daemon_config& c, status_view view);
 std::string prometheus_text(const engine::engine_snapshot& s);
 
 }  // namespace cuzk::service

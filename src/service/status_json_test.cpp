@@ -2,7 +2,7 @@
 // reason always, and a circuit label only for circuits the snapshot counts jobs of; the memory
 // budgets and the pinned pool with their numbers; the GPU's kernel busy time per slot and NVML's
 // numbers per GPU, with a slot NVML does not know, an NVML that does not answer and a CPU daemon
-// (no GPU lines at all).
+// (no GPU lines at all); the public view (HTTP's) without request ids or paths.
 #include "service/status_json.hpp"
 
 #include <gtest/gtest.h>
@@ -38,7 +38,7 @@ TEST(status_json, prometheus_counts_refusals_by_reason_only) {
 }
 
 TEST(status_json, status_reports_refusals_by_reason) {
-  auto j = nlohmann::json::parse(status_json(snapshot_with_refusals(), daemon_config{}));
+  auto j = nlohmann::json::parse(status_json(snapshot_with_refusals(), daemon_config{}, status_view::full));
   EXPECT_EQ(j["counters"]["rejected"], 7);
   EXPECT_EQ(j["rejected_by_reason"]["unknown_circuit"], 5);
   EXPECT_EQ(j["rejected_by_reason"]["draining"], 0);
@@ -69,7 +69,7 @@ engine::engine_snapshot snapshot_with_memory() {
 
 TEST(status_json, memory_budgets_and_the_pinned_pool_in_status_and_metrics) {
   const auto s = snapshot_with_memory();
-  auto j = nlohmann::json::parse(status_json(s, daemon_config{}));
+  auto j = nlohmann::json::parse(status_json(s, daemon_config{}, status_view::full));
   ASSERT_EQ(j["memory_budgets"].size(), 1u);
   EXPECT_EQ(j["memory_budgets"][0]["name"], "host");
   EXPECT_EQ(j["memory_budgets"][0]["limit_bytes"], 1000);
@@ -126,7 +126,7 @@ bool has_line(const std::string& text, const std::string& line) {
 }
 
 TEST(status_json, status_shows_kernel_busy_per_slot_and_nvml_per_gpu) {
-  auto j = nlohmann::json::parse(status_json(snapshot_with_gpus(), daemon_config{}));
+  auto j = nlohmann::json::parse(status_json(snapshot_with_gpus(), daemon_config{}, status_view::full));
   EXPECT_EQ(j["memory"]["rss_peak_bytes"], 4096);
   ASSERT_EQ(j["devices"].size(), 2u);
   const auto& d0 = j["devices"][0];
@@ -184,7 +184,7 @@ TEST(status_json, nvml_that_does_not_answer_and_a_cpu_daemon) {
   s.telemetry.nvml.reason = "nvml: libnvidia-ml.so.1 not loadable";
   s.telemetry.nvml.devices.clear();
   s.telemetry.nvml_index = {-1, -1};
-  auto j = nlohmann::json::parse(status_json(s, daemon_config{}));
+  auto j = nlohmann::json::parse(status_json(s, daemon_config{}, status_view::full));
   EXPECT_EQ(j["gpu_utilization"]["monitor"], "unavailable");
   EXPECT_EQ(j["gpu_utilization"]["reason"], "nvml: libnvidia-ml.so.1 not loadable");
   EXPECT_TRUE(j["gpu_utilization"]["devices"].empty());
@@ -194,11 +194,58 @@ TEST(status_json, nvml_that_does_not_answer_and_a_cpu_daemon) {
   EXPECT_TRUE(has_line(text, R"(cuzk_gpu_kernel_busy_seconds_total{device="device:0"} 15)"));
 
   const engine::engine_snapshot cpu;
-  j = nlohmann::json::parse(status_json(cpu, daemon_config{}));
+  j = nlohmann::json::parse(status_json(cpu, daemon_config{}, status_view::full));
   EXPECT_EQ(j["gpu_utilization"]["monitor"], "off");
   EXPECT_EQ(j["gpu_utilization"]["reason"], "no GPU backend");
   text = prometheus_text(cpu);
   EXPECT_EQ(text.find("cuzk_gpu_"), std::string::npos) << text;
+}
+
+// Issue 20, fault 15: /status over HTTP showed request ids and zkey paths to whoever reached the
+// port. The public view has the job, its circuit and state, the key and its tier, and no request
+// id, key path or path from the config; the full view (gRPC's) has them all.
+TEST(status_json, the_public_view_names_no_request_id_and_no_path) {
+  engine::engine_snapshot s;
+  engine::live_job_status lj;
+  lj.info.id = 7;
+  lj.info.request_id = "client-secret-request";
+  lj.info.circuit = "poseidon";
+  lj.info.state = engine::job_state::proving;
+  s.jobs.push_back(lj);
+  engine::srs_entry_status k;
+  k.circuit = "poseidon";
+  k.path = "/srv/keys/private-name.zkey";
+  k.tier_name = "warm";
+  s.keys.push_back(k);
+  s.counters.circuits["poseidon"].counters.submitted = 1;
+  daemon_config c;
+  c.data_dir = "/srv/cuzk-state";
+  c.socket = "/srv/cuzk-state/control.sock";
+  c.witness_dirs = {"/srv/witness-dir"};
+
+  const std::string pub = status_json(s, c, status_view::public_view);
+  for (const char* secret : {"client-secret-request", "private-name.zkey", "/srv/"})
+    EXPECT_EQ(pub.find(secret), std::string::npos) << secret << " in\n" << pub;
+  auto j = nlohmann::json::parse(pub);
+  ASSERT_EQ(j["jobs"].size(), 1u);
+  EXPECT_EQ(j["jobs"][0]["id"], 7);
+  EXPECT_EQ(j["jobs"][0]["circuit"], "poseidon");
+  EXPECT_EQ(j["jobs"][0]["state"], "proving");
+  EXPECT_FALSE(j["jobs"][0].contains("request_id"));
+  ASSERT_EQ(j["keys"].size(), 1u);
+  EXPECT_EQ(j["keys"][0]["tier"], "warm");
+  EXPECT_FALSE(j["keys"][0].contains("path"));
+  EXPECT_FALSE(j["config"].contains("data_dir"));
+  EXPECT_FALSE(j["config"].contains("witness_dirs"));
+  EXPECT_EQ(j["config"]["workers"], "1");  // the rest of the config stays
+  EXPECT_EQ(j["circuit_counters"]["poseidon"]["submitted"], 1);
+
+  auto full = nlohmann::json::parse(status_json(s, c, status_view::full));
+  EXPECT_EQ(full["jobs"][0]["request_id"], "client-secret-request");
+  EXPECT_EQ(full["keys"][0]["path"], "/srv/keys/private-name.zkey");
+  EXPECT_EQ(full["config"]["data_dir"], "\"/srv/cuzk-state\"");
+  EXPECT_EQ(full["config"]["socket"], "\"/srv/cuzk-state/control.sock\"");
+  EXPECT_EQ(full["config"]["witness_dirs"], "[\"/srv/witness-dir\"]");
 }
 
 }  // namespace

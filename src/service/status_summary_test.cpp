@@ -36,7 +36,7 @@ engine::engine_snapshot gpu_snapshot(double busy_s, uint64_t samples, double sm_
 }
 
 std::vector<std::string> summary(const engine::engine_snapshot& a, const engine::engine_snapshot& b, double wall) {
-  auto r = hardware_summary(status_json(a, daemon_config{}), status_json(b, daemon_config{}), wall);
+  auto r = hardware_summary(status_json(a, daemon_config{}, status_view::full), status_json(b, daemon_config{}, status_view::full), wall);
   EXPECT_TRUE(r.is_ok()) << r.error().to_string();
   return r.is_ok() ? *r : std::vector<std::string>{};
 }
@@ -62,7 +62,7 @@ TEST(status_summary, no_samples_during_the_run_and_a_host_budget) {
   host.peak = 6ull << 30;
   before.memory_budgets.push_back(host);
   auto after = before;
-  auto r = hardware_summary(status_json(before, daemon_config{}), status_json(after, daemon_config{}), 2);
+  auto r = hardware_summary(status_json(before, daemon_config{}, status_view::full), status_json(after, daemon_config{}, status_view::full), 2);
   ASSERT_TRUE(r.is_ok());
   EXPECT_EQ((*r)[0],
             "memory rss_peak=3.00GiB (since daemon start) host_budget=12.00GiB (25.0%), reserved peak 6.00GiB "

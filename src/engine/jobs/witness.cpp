@@ -2,6 +2,7 @@
 #include "engine/jobs/witness.hpp"
 
 #include "formats/binfile.hpp"
+#include "formats/file_io.hpp"
 #include "formats/wtns.hpp"
 
 namespace cuzk::engine {
@@ -24,9 +25,24 @@ uint64_t max_witness_bytes(const key_summary& key) {
   return 76 + uint64_t{32} * key.n_vars + (uint64_t{1} << 20);
 }
 
+namespace {
+
+// The engine's copy of an inline witness, named in messages as the submit named it (the spool's
+// path is the daemon's, witness_spool.hpp): "inline witness".
+result<formats::wtns> open_spooled(const std::string& path) {
+  const std::string name = "inline witness";
+  auto m = formats::mapped_file::open(path);
+  if (!m) return hide_path(m.error(), path, name);
+  auto f = formats::binfile::from_mapping(std::move(m).value(), name, "wtns", 2);
+  if (!f) return f.error();
+  return formats::wtns::from_binfile(std::move(f).value());
+}
+
+}  // namespace
+
 result<formats::wtns> open_witness(const std::string& path, witness_origin origin, const witness_dirs& dirs,
                                    const key_summary& key) {
-  if (origin == witness_origin::spooled) return formats::wtns::open(path);
+  if (origin == witness_origin::spooled) return open_spooled(path);
   auto bytes = dirs.read(path, max_witness_bytes(key));
   if (!bytes) return bytes.error();
   return witness_from_bytes(std::move(bytes).value(), path);
@@ -66,6 +82,14 @@ result<any_witness> read_witness(const formats::wtns& w, const key_summary& key)
   CUZK_TRY(w.check_fits(key.curve, key.n_vars, "the circuit's key"));
   CUZK_TRY(w.validate());
   return copy_values(w, key.curve);
+}
+
+status hide_path(const status& s, const std::string& path, const std::string& stand_in) {
+  if (path.empty()) return s;
+  std::string m = s.message();
+  for (std::size_t at = 0; (at = m.find(path, at)) != std::string::npos; at += stand_in.size())
+    m.replace(at, path.size(), stand_in);
+  return status(s.code(), std::move(m));
 }
 
 std::string witness_digest(std::span<const uint8_t> bytes) {

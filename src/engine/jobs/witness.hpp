@@ -6,8 +6,9 @@
 // mismatched witness is rejected before it is queued, with the first bad field named. At run time
 // read_witness() copies the values (at offset 76 in a .wtns) into 8-byte-aligned integers for the MSMs.
 //
-// Both open the file through open_witness(): the engine's own spooled file as it is, a client's
-// path only as witness_dirs.hpp allows.
+// Both open the file through open_witness(): the engine's own spooled file as it is, named
+// "inline witness" in messages as at submit (never by its path in the daemon's data directory), a
+// client's path only as witness_dirs.hpp allows.
 //
 // Thread safety: free functions over files; any thread.
 #pragma once
@@ -59,6 +60,12 @@ result<formats::wtns> open_witness(const std::string& path, witness_origin origi
 // `what` names the witness in messages ("partition 2").
 status check_witness(const formats::wtns& w, const key_summary& key, const std::string& what);
 result<any_witness> read_witness(const formats::wtns& w, const key_summary& key);
+
+// `s` with every mention of `path` replaced by `stand_in`. A spooled file (witness_spool.hpp) holds a client's inline
+// witness, and its path (under the daemon's data directory) is none of the client's business
+// (issue 20, fault 15): errors that reach a client name it as the submit does ("inline witness");
+// the daemon's log keeps the path.
+status hide_path(const status& s, const std::string& path, const std::string& stand_in);
 
 // "fnv1a64:<16 hex digits>" of a witness's bytes: what tells a retry (the same bytes) from another
 // request reusing its request id. FNV-1a, not a cryptographic hash: the request id is the client's
