@@ -100,14 +100,9 @@ result<std::vector<formats::proof<Curve>>> prove_batch_with(
                                               std::to_string(parts) + "), found " + std::to_string(r.size()) +
                                               " and " + std::to_string(s.size()));
   std::unique_lock<std::mutex> own_lock;
-  gpu_workspace<Curve>* ws = where.workspace;
-  if (ws == nullptr) {
-    if (!st.own)
-      return status(errc::invalid_argument,
-                    "gpu prover: the key was made with key_workspace::none: pass a gpu_workspace");
-    own_lock = std::unique_lock<std::mutex>(st.own_mutex);
-    ws = st.own.get();
-  }
+  auto found = detail::workspace_of(where, own_lock);
+  if (!found) return found.error();
+  gpu_workspace<Curve>* ws = *found;
   for (std::size_t p = 0; p < parts; ++p)
     if (status ok = detail::check_inputs(st, *ws, pk, witnesses[p].size()); !ok)
       return ok.with_context("partition " + std::to_string(p));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "groth16/circuit_io.hpp"
+#include "groth16/gpu/gpu_prover_test_util.hpp"
 #include "groth16/prover.hpp"
 #include "groth16/prover_choice.hpp"
 #include "groth16/setup.hpp"
@@ -22,17 +23,9 @@
 namespace cuzk::groth16 {
 namespace {
 
-#define CUZK_REQUIRE_GPU()                                                                    \
-  do {                                                                                        \
-    if (const auto c = choose_prover(prover_kind::automatic); c->kind != prover_kind::gpu)    \
-      GTEST_SKIP() << "no usable CUDA device (" << c->reason                                  \
-                   << "); the gpu tests run on a GPU machine via scripts/gpu_prove_check.sh"; \
-  } while (0)
-
 template <class C>
 class gpu_batch_prover_test : public ::testing::Test {};
-using curves = ::testing::Types<bn254, bls12_381>;
-TYPED_TEST_SUITE(gpu_batch_prover_test, curves);
+TYPED_TEST_SUITE(gpu_batch_prover_test, test::both_curves);
 
 TYPED_TEST(gpu_batch_prover_test, every_partition_equals_the_cpu_proof_of_its_witness) {
   CUZK_REQUIRE_GPU();

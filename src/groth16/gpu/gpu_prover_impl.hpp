@@ -552,6 +552,18 @@ status read_device_times(gpu_proof_run<Curve>& run) {
   return status::ok();
 }
 
+// The workspace a proof runs in: the caller's, or the key's own, locked into `own_lock` (one
+// proof at a time on it).
+template <class Curve>
+result<gpu_workspace<Curve>*> workspace_of(const gpu_context<Curve>& where, std::unique_lock<std::mutex>& own_lock) {
+  auto& st = where.key.state();
+  if (where.workspace != nullptr) return where.workspace;
+  if (!st.own)
+    return status(errc::invalid_argument, "gpu prover: the key was made with key_workspace::none: pass a gpu_workspace");
+  own_lock = std::unique_lock<std::mutex>(st.own_mutex);
+  return st.own.get();
+}
+
 template <class Curve>
 result<formats::proof<Curve>> prove_in(gpu_proof_run<Curve>& run, const typename Curve::fr& r,
                                        const typename Curve::fr& s) {
@@ -595,14 +607,9 @@ result<formats::proof<Curve>> prove_with(const proving_key_view<Curve>& pk,
                                          phase_timings* timings, const gpu_context<Curve>& where) {
   auto& st = where.key.state();
   std::unique_lock<std::mutex> own_lock;
-  gpu_workspace<Curve>* ws = where.workspace;
-  if (ws == nullptr) {
-    if (!st.own)
-      return status(errc::invalid_argument,
-                    "gpu prover: the key was made with key_workspace::none: pass a gpu_workspace");
-    own_lock = std::unique_lock<std::mutex>(st.own_mutex);
-    ws = st.own.get();
-  }
+  auto found = detail::workspace_of(where, own_lock);
+  if (!found) return found.error();
+  gpu_workspace<Curve>* ws = *found;
   CUZK_TRY(detail::check_inputs(st, *ws, pk, witness.size()));
   phase_timings local;
   phase_timings& t = timings != nullptr ? *timings : local;
