@@ -9,8 +9,9 @@ namespace cuzk::engine {
 
 namespace {
 
-// The points of the vectors not in `streamed`, the NTT twiddles and the matrices A and B: what is
-// known of a key's device size before it is uploaded (the MSM scratch is measured after).
+// The points of the vectors not in `streamed`, the NTT twiddles and the matrices A and B: a key's
+// device size before it is uploaded. The MSM scratch is not the key's but its workers' (their
+// workspaces' arenas, reserved in the budget before a proof: gpu_prover_backend.cpp).
 template <class C>
 uint64_t known_device_bytes(const key_material<C>& m, groth16::key_vector_set streamed) {
   const auto& v = m.view;
@@ -26,9 +27,10 @@ uint64_t known_device_bytes(const key_material<C>& m, groth16::key_vector_set st
 }
 
 // Which vectors a key streams on a slot with `budget` bytes for keys: none where its known bytes
-// fit (the scratch is then measured against the budget after the upload, as for every key; the
-// chooser's estimate of it is coarse for small keys), otherwise what groth16::choose_streamed picks,
-// or all of them where even that does not fit (the upload is then refused on the estimate).
+// fit, otherwise what groth16::choose_streamed picks, or all of them where even that does not fit
+// (the upload is then refused on the estimate). Not counted yet: the workers' MSM arenas, which
+// grow with a resident key's size (several GB each at 2^24), so a resident key at 2^26 and above can
+// fit here while its workers then wait for their arenas; counting them belongs in this choice.
 template <class C>
 std::optional<groth16::key_vector_set> streamed_on(const key_material<C>& m, const groth16::gpu_key_options& o,
                                                    uint64_t budget) {
