@@ -24,7 +24,7 @@
 namespace cuzk::groth16 {
 
 // The device bytes a batch of `partitions` proofs adds to one proof's (the witnesses and h vectors,
-// and the MSMs' extra bucket sets), for a key of pk's shape made with `options`.
+// and the MSMs' extra bucket sets), with `key` (made from pk) and its streamed vectors.
 template <class Curve>
 std::size_t batch_device_bytes(const proving_key_view<Curve>& pk, const gpu_proving_key<Curve>& key,
                                std::size_t partitions);

@@ -68,20 +68,8 @@ std::size_t batch_device_bytes(const proving_key_view<Curve>& pk, const gpu_prov
   using repr = typename Curve::fr::repr;
   if (partitions == 0) return 0;
   const auto& st = key.state();
-  const std::size_t chunk = st.chunk_points;
-  auto streamed_chunk = [&](key_vector v) { return st.streamed.contains(v) ? chunk : 0; };
-  const unsigned sets = static_cast<unsigned>(partitions);
-  using g1 = gpu::msm_g1<Curve>;
-  using g2 = gpu::msm_g2<Curve>;
-  const std::size_t n_private = pk.n_vars - pk.n_public - 1;
-  const std::size_t witness_side = std::max(
-      {g1::scratch_bytes(pk.n_vars, streamed_chunk(key_vector::a), gpu::msm_accumulation::automatic, sets),
-       g1::scratch_bytes(pk.n_vars, streamed_chunk(key_vector::b1), gpu::msm_accumulation::automatic, sets),
-       g2::scratch_bytes(pk.n_vars, streamed_chunk(key_vector::b2), gpu::msm_accumulation::automatic, sets),
-       g1::scratch_bytes(n_private, streamed_chunk(key_vector::c), gpu::msm_accumulation::automatic, sets)});
-  const std::size_t h_side =
-      g1::scratch_bytes(pk.domain_size, streamed_chunk(key_vector::h), gpu::msm_accumulation::automatic, sets);
-  const std::size_t arenas = witness_side + h_side;
+  const std::size_t arenas =
+      key_msm_scratch(pk, st.streamed, st.chunk_points, static_cast<unsigned>(partitions)).total();
   const std::size_t single = st.scratch.total();
   return partitions * (pk.n_vars + pk.domain_size) * sizeof(repr) + (arenas > single ? arenas - single : 0);
 }

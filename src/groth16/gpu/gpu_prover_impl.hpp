@@ -170,19 +170,23 @@ std::span<const Point> pinned_source(std::span<const Point> points, gpu::pinned_
 
 template <class Curve>
 msm_scratch_sizes key_msm_scratch(const proving_key_view<Curve>& pk, key_vector_set streamed,
-                                  std::size_t chunk_points) {
+                                  std::size_t chunk_points, unsigned sets) {
   using g1 = gpu::msm_g1<Curve>;
   using g2 = gpu::msm_g2<Curve>;
+  const auto automatic = gpu::msm_accumulation::automatic;
   auto chunk = [&](key_vector v, std::size_t fallback) -> std::size_t {
     return streamed.contains(v) ? (chunk_points != 0 ? chunk_points : fallback) : 0;
   };
+  auto g1_bytes = [&](std::size_t count, key_vector v) {
+    return g1::scratch_bytes(count, chunk(v, g1::default_chunk_points), automatic, sets);
+  };
   const std::size_t n_private = pk.n_vars - pk.n_public - 1;
   msm_scratch_sizes s;
-  s.witness_side = std::max({g1::scratch_bytes(pk.a.size(), chunk(key_vector::a, g1::default_chunk_points)),
-                             g1::scratch_bytes(pk.b1.size(), chunk(key_vector::b1, g1::default_chunk_points)),
-                             g2::scratch_bytes(pk.b2.size(), chunk(key_vector::b2, g2::default_chunk_points)),
-                             g1::scratch_bytes(n_private, chunk(key_vector::c, g1::default_chunk_points))});
-  s.h_side = g1::scratch_bytes(pk.domain_size, chunk(key_vector::h, g1::default_chunk_points));
+  s.witness_side = std::max({g1_bytes(pk.a.size(), key_vector::a), g1_bytes(pk.b1.size(), key_vector::b1),
+                             g2::scratch_bytes(pk.b2.size(), chunk(key_vector::b2, g2::default_chunk_points),
+                                               automatic, sets),
+                             g1_bytes(n_private, key_vector::c)});
+  s.h_side = g1_bytes(pk.domain_size, key_vector::h);
   return s;
 }
 
@@ -636,7 +640,8 @@ result<formats::proof<Curve>> prove(const proving_key_view<Curve>& pk,
 #define CUZK_GPU_PROVER_INSTANTIATE(C)                                                                  \
   namespace cuzk::groth16 {                                                                             \
   template class gpu_proving_key<C>;                                                                    \
-  template msm_scratch_sizes key_msm_scratch<C>(const proving_key_view<C>&, key_vector_set, std::size_t);      \
+  template msm_scratch_sizes key_msm_scratch<C>(const proving_key_view<C>&, key_vector_set, std::size_t,      \
+                                                unsigned);                                                      \
   template std::size_t estimate_device_bytes<C>(const proving_key_view<C>&, const gpu_key_options&,            \
                                                 key_vector_set);                                        \
   template result<key_vector_set> choose_streamed<C>(const proving_key_view<C>&, const gpu_key_options&,       \

@@ -116,10 +116,11 @@ inline constexpr key_vector streaming_order[] = {key_vector::h, key_vector::b2, 
 
 // The MSM arenas a proof with a key of pk's shape needs, with `streamed` vectors streamed in
 // ranges of `chunk_points` (0: the default): the largest of A, B1, B2 and C, and H
-// (gpu::device_msm::scratch_bytes; the device must be current).
+// (gpu::device_msm::scratch_bytes; the device must be current). With `sets` > 1, those of a batch
+// of that many partitions (gpu_batch_prover.hpp).
 template <class Curve>
 msm_scratch_sizes key_msm_scratch(const proving_key_view<Curve>& pk, key_vector_set streamed,
-                                  std::size_t chunk_points);
+                                  std::size_t chunk_points, unsigned sets = 1);
 
 // Device bytes a key of pk's shape made with `options` takes with `streamed` vectors streamed:
 // resident points, the NTT plan, the matrices with synthesis on the device, and with
