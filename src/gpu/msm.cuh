@@ -554,6 +554,16 @@ status device_msm<Group>::run_sets(std::span<const scalar_repr* const> sets, boo
   }
   CUZK_TRY(ensure_streams(chunks, stream));
   const cudaStream_t cs = copy_stream_.get(), ps = prep_stream_.get();
+  // An error once work is queued returns only after that work has ended: the copies read the
+  // caller's host scalars and points, and the next run reuses the stages and the arena.
+  struct drain_on_error {
+    cudaStream_t streams[3];
+    bool armed = true;
+    ~drain_on_error() {
+      if (armed)
+        for (cudaStream_t s : streams) (void)cudaStreamSynchronize(s);
+    }
+  } drain{{cs, ps, stream}};
 
   // Events: 0 entry; per chunk k from 1 + 6k: copy start (after its slice's wait), copy end, prep
   // start, digits end, sort end, plan end; then accumulate start, accumulate end, reduce end,
@@ -699,6 +709,7 @@ status device_msm<Group>::run_sets(std::span<const scalar_repr* const> sets, boo
     timing->chunks = chunks;
     timing->affine = affine_path;
   }
+  drain.armed = false;  // the streams were synchronized above
   return status::ok();
 }
 
