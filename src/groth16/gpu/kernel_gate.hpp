@@ -12,7 +12,8 @@
 // The gate is a binary semaphore, not a mutex, because the side that opens it need not be the
 // side that took it. It meets the Lockable requirements (lock, try_lock, unlock).
 //
-// Thread: any; each side enters and leaves once, on its own thread.
+// Thread: any; each side enters and leaves once, on its own thread. An `on_contended` that throws
+// leaves the turn as it found it (the exception propagates; the side holds nothing).
 #pragma once
 
 #include <condition_variable>
@@ -52,8 +53,16 @@ class shared_turn {
         // on_contended meanwhile (a lender's buffers go back while the proof waits).
         taking_ = true;
         lk.unlock();
-        on_contended();
-        gate_.lock();
+        try {
+          on_contended();
+          gate_.lock();
+        } catch (...) {
+          // The other side must not wait for a gate this side no longer goes for.
+          lk.lock();
+          taking_ = false;
+          changed_.notify_all();
+          throw;
+        }
         lk.lock();
         taking_ = false;
         waited = true;
