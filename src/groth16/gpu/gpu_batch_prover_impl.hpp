@@ -102,7 +102,10 @@ result<std::vector<formats::proof<Curve>>> prove_batch_with(
   if (parts == 0) return proofs;
 
   CUZK_CUDA_TRY(cudaSetDevice(st.device));
-  CUZK_TRY(ws->reserve(st.n_vars, st.domain_size, st.synthesis, st.scratch));
+  // The arenas for the whole batch up front (bucket sets per partition), so that no MSM grows one
+  // mid-batch and a caller's budget (batch_device_bytes) saw every byte.
+  CUZK_TRY(ws->reserve(st.n_vars, st.domain_size, st.synthesis,
+                       key_msm_scratch(pk, st.streamed, st.chunk_points, static_cast<unsigned>(parts))));
   detail::batch_vectors<Curve> v;
   CUZK_TRY(detail::take(v.witnesses, gpu::device_buffer<repr>::create(parts * st.n_vars)));
   CUZK_TRY(detail::take(v.h, gpu::device_buffer<repr>::create(parts * st.domain_size)));
