@@ -7,9 +7,11 @@
 //             from the host memory budget (waiting there, in the same order, when it is full)
 //   worker    srs_manager::acquire (key resident and leased, on the worker's
 //             device slot too with the GPU backend, its copy reserved in that device's memory
-//             budget) -> per partition: read witness, backend prove (a GPU worker reserves its
-//             device buffers in the same budget before it allocates them), verify -> result
-//             stored -> await() returns
+//             budget) -> per batch of partitions (one, unless the backend batches: a GPU key
+//             streamed from host memory; the batch's witnesses reserved in the host budget):
+//             read the witnesses, backend prove (a GPU worker reserves its device buffers in the
+//             same budget before it allocates them), verify each -> result stored -> await()
+//             returns
 // with a cancel check at every phase boundary.
 //
 // Threads. Any thread may call the public methods (the service's RPC threads do). Each worker
@@ -224,6 +226,9 @@ class engine {
   void worker_loop(int index);
   void run_batch(int index, const work_batch& batch);
   void run_job(int index, const std::shared_ptr<live_job>& j, key_lease& lease, reservation& working_set);
+  // How many of j's partitions from `first` on to prove in one backend call: what the backend asks
+  // for, cut to what the host budget holds of their witnesses now (reserved into `held`).
+  uint32_t batch_size(const live_job& j, const prove_call& call, uint32_t first, reservation& held);
   void finish(const std::shared_ptr<live_job>& j, job_state end, status error);
   void requeue_in_store(const std::shared_ptr<live_job>& j);
   // Stores the outcomes the store refused before, oldest first, until one is refused again; each

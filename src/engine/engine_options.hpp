@@ -12,6 +12,7 @@
 #include "engine/keys/loaded_key.hpp"
 #include "engine/keys/srs_manager.hpp"
 #include "groth16/prover_choice.hpp"
+#include "groth16/key_vectors.hpp"
 #include "groth16/synthesis_place.hpp"
 
 namespace cuzk::engine {
@@ -35,6 +36,13 @@ struct gpu_options {
   // (CPU threads into pinned buffers, copied outside the kernel lock) or host_pageable (the slow
   // copy, kept to measure what pinned memory buys).
   groth16::synthesis_place synthesis = groth16::synthesis_place::device;
+  // The most partitions of one job proven in one pass over a streamed key's points (each range of
+  // points then crosses from host memory once for all of them); fewer when the device budget has
+  // no room for more. 1: one partition at a time. Keys resident whole are never batched.
+  unsigned batch_partitions = 16;
+  // Point vectors every key streams from host memory whatever its size (what the budgets stream
+  // is added to them): to measure or test a streamed key on a device that would hold it whole.
+  groth16::key_vector_set streamed;
 };
 
 struct engine_options {

@@ -1,9 +1,13 @@
 // The engine end to end with the real CPU prover: snarkjs fixtures in, proofs out that verify
 // against snarkjs's verification_key.json (an oracle independent of the engine's own check), on
-// both curves, from the warm and the hot tier; and a backend whose proofs are wrong is caught by
-// the engine's verification.
+// both curves, from the warm and the hot tier; a backend that batches partitions gets them in
+// batches and its proofs come back in partition order; and a backend whose proofs are wrong is
+// caught by the engine's verification.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "engine/backends/cpu_prover_backend.hpp"
 #include "engine/engine.hpp"
 #include "engine/engine_test_util.hpp"
 #include "formats/proof.hpp"
@@ -101,6 +105,58 @@ TEST(engine_prove, a_key_truncated_or_overwritten_after_loading_still_proves) {
   prove_once();
   e.reset();
   std::filesystem::remove_all(dir);
+}
+
+// The CPU prover behind a backend that asks for batches of up to `most` partitions and records
+// the sizes the engine asked it to prove at once (the GPU backend's batching, without a GPU).
+class batching_backend final : public prover_backend {
+ public:
+  explicit batching_backend(unsigned most) : most_(most) {}
+  const char* name() const noexcept override { return "batching"; }
+  unsigned batch_partitions(const prove_call&, unsigned remaining) override { return std::min(remaining, most_); }
+  result<any_proof> prove(const prove_call& call, const any_witness& w, const cancel_token& c,
+                          prove_report& r) override {
+    sizes.push_back(1);
+    return cpu_.prove(call, w, c, r);
+  }
+  result<std::vector<any_proof>> prove_batch(const prove_call& call, std::span<const any_witness* const> ws,
+                                             const cancel_token& c, prove_report& r) override {
+    sizes.push_back(static_cast<unsigned>(ws.size()));
+    std::vector<any_proof> out;
+    for (const any_witness* w : ws) {
+      auto p = cpu_.prove(call, *w, c, r);
+      if (!p) return p.error();
+      out.push_back(std::move(p).value());
+    }
+    return out;
+  }
+  std::vector<unsigned> sizes;  // one worker: written by it alone, read after the job ended
+
+ private:
+  unsigned most_;
+  cpu_prover_backend cpu_;
+};
+
+TEST(engine_prove, a_backend_that_batches_gets_the_partitions_in_batches_and_the_proofs_come_back_in_order) {
+  engine_options o;
+  o.spool_dir = temp_dir("batch-spool");
+  engine_parts parts;
+  auto b = std::make_unique<batching_backend>(3);
+  batching_backend* backend = b.get();
+  parts.backend = std::move(b);
+  auto e = engine::create(o, std::move(parts)).value();
+  ASSERT_TRUE(e->register_circuit("small", small_zkey).is_ok());
+  job_request req;
+  req.circuit = "small";
+  constexpr unsigned partitions = 7;
+  for (unsigned k = 0; k < partitions; ++k) req.partitions.push_back(witness_input::from_bytes(multiplier_witness(small_wtns, k)));
+  const auto r = e->await(e->submit(std::move(req)).value(), 0ms).value();
+  ASSERT_EQ(r.state, job_state::done) << r.error.to_string();
+  EXPECT_EQ(backend->sizes, (std::vector<unsigned>{3, 3, 1}));  // the last one alone: nothing to batch
+  ASSERT_EQ(r.proofs.size(), partitions);
+  for (unsigned k = 0; k < partitions; ++k)
+    expect_valid_proof<bn254>(r.proofs[k], data_dir + "/snarkjs/bn128/verification_key.json", multiplier_public(k));
+  EXPECT_EQ(e->snapshot().counters.total.partitions_proved, partitions);
 }
 
 // Returns a valid-looking but wrong proof: the engine's verification must catch it.

@@ -112,6 +112,31 @@ inline job_request request(const std::string& circuit, std::size_t partitions = 
   return r;
 }
 
+// The multiplier fixture's witness (`wtns`, either curve) with d = 7 + k, so out = a b c + d =
+// 172 + k: a valid witness whose public signals say which partition it was. Its nine values are
+// [1, out, c, d, a, b, ab, abc, 1/a], little-endian at the end of the file.
+inline std::vector<uint8_t> multiplier_witness(const std::string& wtns, unsigned k) {
+  std::vector<uint8_t> bytes = read_bytes(wtns);
+  const std::size_t values = bytes.size() - 9 * 32;
+  auto add = [&](std::size_t index) {
+    unsigned carry = k;
+    for (std::size_t i = values + 32 * index; carry != 0; ++i) {
+      carry += bytes[i];
+      bytes[i] = static_cast<uint8_t>(carry);
+      carry >>= 8;
+    }
+  };
+  EXPECT_EQ(bytes[values + 32 * 1], 172);
+  EXPECT_EQ(bytes[values + 32 * 3], 7);
+  add(1);
+  add(3);
+  return bytes;
+}
+// Its public.json, as the engine writes it.
+inline std::string multiplier_public(unsigned k) {
+  return "[\n \"" + std::to_string(172 + k) + "\",\n \"5\",\n \"" + std::to_string(7 + k) + "\"\n]";
+}
+
 // A returned partition's proof verifies with the key at vk_path, and its public signals are the
 // expected JSON text.
 template <class C>

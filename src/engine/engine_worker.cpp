@@ -109,6 +109,30 @@ void engine::admit(work_batch& batch, const worker_ref& by) {
   }
 }
 
+uint32_t engine::batch_size(const live_job& j, const prove_call& call, uint32_t first, reservation& held) {
+  const uint32_t remaining = j.rec.info.partitions - first;
+  if (remaining < 2) return 1;
+  const uint32_t asked = std::min(remaining, std::max(1u, backend_->batch_partitions(call, remaining)));
+  // The batch's witnesses beyond the first (admit() reserved one proof's working set) are held at
+  // once: as many as the host budget has room for now, without pushing cached keys out; the rest
+  // of the job goes in later batches.
+  const uint64_t witness_bytes = uint64_t{j.key.n_vars} * sizeof(bn254::fr::repr);
+  for (uint32_t b = asked; b > 1; --b) {
+    const std::string purpose = "job " + std::to_string(j.rec.info.id) + ": the witnesses of a batch of " +
+                                std::to_string(b) + " partitions";
+    auto r = memory_.host().acquire((b - 1) * witness_bytes,
+                                    {&j.cancel, std::chrono::milliseconds(0), purpose, false, nullptr});
+    if (r) {
+      held = std::move(r).value();
+      return b;
+    }
+  }
+  if (asked > 1)
+    log(log_level::info, "engine: job=" + std::to_string(j.rec.info.id) + " partitions proven one at a time: "
+                             "no host memory now for a batch's witnesses (" + describe_bytes(witness_bytes) + " each)");
+  return 1;
+}
+
 void engine::worker_loop(int index) {
   const worker_ref me{index, workers_[index].device_slot};  // the slot is fixed since start
   while (auto batch = sched_.next(me)) run_batch(index, *batch);
@@ -194,24 +218,36 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
   }
   event(*j, event_kind::key_ready, 0, index);
 
+  // Partitions are proven in batches of the size the backend asks for (1 unless batching saves
+  // work: a GPU key streamed from host memory), each batch's witnesses held at once.
   std::vector<partition_proof> proofs;
-  for (uint32_t p = 0; p < info.partitions; ++p) {
+  const prove_call call{lease.key(), lease.on_device(), slot, index, info.circuit, &pinned_, &working_set};
+  for (uint32_t p = 0; p < info.partitions;) {
     if (auto r = stop_reason(j->cancel)) return stop(*r);
+    reservation more_witnesses;
+    const uint32_t batch = batch_size(*j, call, p, more_witnesses);
+    const std::string which = batch == 1 ? "partition " + std::to_string(p)
+                                         : "partitions " + std::to_string(p) + "-" + std::to_string(p + batch - 1);
+    if (batch > 1) log(log_level::info, "engine: job=" + std::to_string(info.id) + " " + which + " proven together");
     {
       std::lock_guard lk(m_);
       workers_[index].partition = p;
     }
     set_state(*j, job_state::synthesizing);
-    event(*j, event_kind::synth_start, p, index);
     const auto ts = steady_clock::now();
-    // A client's path is checked against witness_dirs again: what it names may have changed since
-    // the submit.
-    const bool spooled = p < j->rec.spooled.size() && j->rec.spooled[p];
-    auto file =
-        open_witness(j->rec.witness_paths[p], spooled ? witness_origin::spooled : witness_origin::client_path,
-                     witness_dirs_, j->key);
-    auto w = file ? read_witness(*file, j->key) : result<any_witness>(file.error());
-    if (!w) return fail_unless_stopped(w.error().with_context("partition " + std::to_string(p)));
+    std::vector<any_witness> witnesses;
+    witnesses.reserve(batch);
+    for (uint32_t q = p; q < p + batch; ++q) {
+      event(*j, event_kind::synth_start, q, index);
+      // A client's path is checked against witness_dirs again: what it names may have changed
+      // since the submit.
+      const bool spooled = q < j->rec.spooled.size() && j->rec.spooled[q];
+      auto file = open_witness(j->rec.witness_paths[q],
+                               spooled ? witness_origin::spooled : witness_origin::client_path, witness_dirs_, j->key);
+      auto w = file ? read_witness(*file, j->key) : result<any_witness>(file.error());
+      if (!w) return fail_unless_stopped(w.error().with_context("partition " + std::to_string(q)));
+      witnesses.push_back(std::move(w).value());
+    }
     const double read_s = seconds_since(ts);
 
     // The CPU backend synthesizes inside its prove call: the state says proving for the whole
@@ -219,43 +255,62 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     set_state(*j, job_state::proving);
     prove_report report;
     const int64_t call_us = now_unix_us();
-    const prove_call call{lease.key(), lease.on_device(), slot, index, info.circuit, &pinned_, &working_set};
-    auto proof = backend_->prove(call, *w, j->cancel, report);
+    result<std::vector<any_proof>> made = std::vector<any_proof>{};
+    if (batch == 1) {
+      auto one = backend_->prove(call, witnesses[0], j->cancel, report);
+      if (one)
+        made->push_back(std::move(one).value());
+      else
+        made = one.error();
+    } else {
+      std::vector<const any_witness*> each;
+      for (const auto& w : witnesses) each.push_back(&w);
+      made = backend_->prove_batch(call, each, j->cancel, report);
+      if (made && made->size() != batch)
+        made = status(errc::internal, "the batch gave " + std::to_string(made->size()) + " proofs for " +
+                                          std::to_string(batch) + " witnesses");
+    }
     kernels_.record(slot, index, info.id, p, on_wall_clock(report.phases.kernel_spans));
     const double synthesis_s = report.phases.witness + report.phases.synthesis;
     const int64_t synth_end_us = call_us + static_cast<int64_t>(synthesis_s * 1e6);
-    event(*j, event_kind::synth_end, p, index, synth_end_us);
-    event(*j, event_kind::prove_start, p, index, synth_end_us);
-    event(*j, event_kind::prove_end, p, index);
+    for (uint32_t q = p; q < p + batch; ++q) {
+      event(*j, event_kind::synth_end, q, index, synth_end_us);
+      event(*j, event_kind::prove_start, q, index, synth_end_us);
+      event(*j, event_kind::prove_end, q, index);
+    }
     {
       std::lock_guard lk(m_);
       info.times[phase::synthesis] += read_s;
       add_proof_times(info, report);
     }
-    if (!proof)
-      return fail_unless_stopped(
-          proof.error().with_context("partition " + std::to_string(p) + ": " + backend_->name() + " prover"));
+    if (!made) return fail_unless_stopped(made.error().with_context(which + ": " + backend_->name() + " prover"));
 
-    if (opt_.verify_proofs) {
-      if (auto r = stop_reason(j->cancel)) return stop(*r);
-      set_state(*j, job_state::verifying);
-      event(*j, event_kind::verify_start, p, index);
-      const auto tv = steady_clock::now();
-      const status v = verify_partition(lease.key(), *w, *proof);
-      {
-        std::lock_guard lk(m_);
-        info.times[phase::verify] += seconds_since(tv);
+    for (uint32_t q = 0; q < batch; ++q) {
+      const any_witness& w = witnesses[q];
+      const any_proof& proof = (*made)[q];
+      const std::string name = "partition " + std::to_string(p + q);
+      if (opt_.verify_proofs) {
+        if (auto r = stop_reason(j->cancel)) return stop(*r);
+        set_state(*j, job_state::verifying);
+        event(*j, event_kind::verify_start, p + q, index);
+        const auto tv = steady_clock::now();
+        const status v = verify_partition(lease.key(), w, proof);
+        {
+          std::lock_guard lk(m_);
+          info.times[phase::verify] += seconds_since(tv);
+        }
+        event(*j, event_kind::verify_end, p + q, index);
+        if (!v)
+          return finish(j, job_state::failed,
+                        status(errc::internal, name + ": the " + backend_->name() +
+                                                   " prover's proof did not verify: " + v.message()));
       }
-      event(*j, event_kind::verify_end, p, index);
-      if (!v)
-        return finish(j, job_state::failed,
-                      status(errc::internal, "partition " + std::to_string(p) + ": the " + backend_->name() +
-                                                 " prover's proof did not verify: " + v.message()));
+      auto enc = encode_partition(lease.key(), w, proof);
+      if (!enc) return finish(j, job_state::failed, enc.error());
+      proofs.push_back(std::move(enc).value());
+      metrics_.add(info.circuit, metrics::counter::partition);
     }
-    auto enc = encode_partition(lease.key(), *w, *proof);
-    if (!enc) return finish(j, job_state::failed, enc.error());
-    proofs.push_back(std::move(enc).value());
-    metrics_.add(info.circuit, metrics::counter::partition);
+    p += batch;
   }
   if (auto r = stop_reason(j->cancel)) return stop(*r);
   {

@@ -105,6 +105,10 @@ std::vector<config_key> make_table() {
                "listed twice gives two device slots on one GPU"),
       INT(gpu_workers_per_device, 1, 16, false,
           "GPU backend: workers per device (2: one's synthesis and copies overlap the other's kernels)"),
+      INT(gpu_batch_partitions, 1, 64, false,
+          "GPU backend: the most partitions of one job proven together on a key streamed from host memory "
+          "(its points then cross to the device once per batch); fewer when device memory is short; 1: "
+          "one at a time"),
       INT(gpu_key_budget_mib, 0, int64_t(1) << 24, false,
           "GPU backend: device memory for proving keys per device, MiB; 0: 80% of the free memory at start"),
       INT(gpu_memory_budget_mib, 0, int64_t(1) << 24, false,
@@ -309,6 +313,7 @@ engine::engine_options daemon_config::to_engine_options() const {
   o.backend = groth16::parse_prover_kind(backend).value_or(groth16::prover_kind::automatic);
   for (int64_t d : gpu_devices) o.gpu.devices.push_back(static_cast<int>(d));
   o.gpu.workers_per_device = static_cast<unsigned>(gpu_workers_per_device);
+  o.gpu.batch_partitions = static_cast<unsigned>(gpu_batch_partitions);
   o.gpu.key_budget = static_cast<uint64_t>(gpu_key_budget_mib) << 20;
   o.gpu.device_memory_budget = static_cast<uint64_t>(gpu_memory_budget_mib) << 20;
   o.gpu.synthesis = groth16::parse_synthesis_place(gpu_synthesis).value_or(groth16::synthesis_place::device);

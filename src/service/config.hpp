@@ -41,6 +41,7 @@ struct daemon_config {
   std::string backend = "auto";
   std::vector<int64_t> gpu_devices;  // empty: every visible device
   int64_t gpu_workers_per_device = 2;
+  int64_t gpu_batch_partitions = 16;
   int64_t gpu_key_budget_mib = 0;  // 0: 80% of the device's free memory at start
   int64_t gpu_memory_budget_mib = 0;  // 0: 90% of the device's free memory at start
   std::string gpu_synthesis = "device";

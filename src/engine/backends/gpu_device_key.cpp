@@ -26,15 +26,17 @@ uint64_t known_device_bytes(const key_material<C>& m, groth16::key_vector_set st
   return points + twiddles + m.matrices->a.bytes() + m.matrices->b.bytes();
 }
 
-// Which vectors a key streams on a slot with `budget` bytes for keys: none where its known bytes
-// fit, otherwise what groth16::choose_streamed picks, or all of them where even that does not fit
-// (the upload is then refused on the estimate). Not counted yet: the workers' MSM arenas, which
-// grow with a resident key's size (several GB each at 2^24), so a resident key at 2^26 and above can
-// fit here while its workers then wait for their arenas; counting them belongs in this choice.
+// Which vectors a key streams on a slot with `budget` bytes for keys: those it always streams
+// (gpu_options::streamed) where the key and one worker's buffers fit, otherwise what groth16::choose_streamed picks for the two together, or all
+// of them where even that does not fit (the upload is then refused on the estimate). The worker's
+// buffers count because their MSM arenas grow with a resident key (several GB each at 2^24): a key
+// chosen on its own points could fill the budget and leave its workers waiting for room that never
+// comes. The buffers are reserved in the device budget, not the key budget, when a proof runs.
 template <class C>
-std::optional<groth16::key_vector_set> streamed_on(const key_material<C>& m, const groth16::gpu_key_options& o,
+std::optional<groth16::key_vector_set> streamed_on(const key_material<C>& m, groth16::gpu_key_options o,
                                                    uint64_t budget) {
-  if (known_device_bytes(m, {}) <= budget) return std::nullopt;
+  o.workspace = groth16::key_workspace::own;  // what estimate_device_bytes counts for one worker
+  if (groth16::estimate_device_bytes<C>(m.view, o, o.streamed) <= budget) return std::nullopt;
   auto chosen = groth16::choose_streamed<C>(m.view, o, budget);
   return chosen ? *chosen : groth16::key_vector_set::all();
 }
@@ -53,13 +55,14 @@ groth16::gpu_key_options gpu_uploader::key_options() const {
   groth16::gpu_key_options o;
   o.synthesis = place_;
   o.workspace = groth16::key_workspace::none;
+  o.streamed = always_streamed_;
   return o;
 }
 
 uint64_t gpu_uploader::estimate_bytes(const loaded_key& key, uint64_t budget) const {
   const auto o = key_options();
   auto estimate = [&](const auto& m) {
-    return known_device_bytes(m, streamed_on(m, o, budget).value_or(groth16::key_vector_set{}));
+    return known_device_bytes(m, streamed_on(m, o, budget).value_or(o.streamed));
   };
   if (const auto* m = key.get<bn254>()) return estimate(*m);
   return estimate(*key.get<bls12_381>());
@@ -72,7 +75,7 @@ result<std::shared_ptr<const device_key>> gpu_uploader::upload(const loaded_key&
   groth16::gpu_key_options o = key_options();
   o.kernel_lock = slots_->slots[slot]->kernel_lock;
   auto place = [&](const auto& m) {
-    o.streamed = streamed_on(m, o, where.budget).value_or(groth16::key_vector_set{});
+    o.streamed = streamed_on(m, o, where.budget).value_or(o.streamed);
   };
   if (const auto* m = key.get<bn254>()) place(*m);
   else place(*key.get<bls12_381>());

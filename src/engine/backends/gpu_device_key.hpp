@@ -34,8 +34,9 @@ class gpu_device_key final : public device_key {
 
 class gpu_uploader final : public device_uploader {
  public:
-  gpu_uploader(std::shared_ptr<gpu_slots> slots, groth16::synthesis_place place)
-      : slots_(std::move(slots)), place_(place) {}
+  gpu_uploader(std::shared_ptr<gpu_slots> slots, groth16::synthesis_place place,
+               groth16::key_vector_set always_streamed = {})
+      : slots_(std::move(slots)), place_(place), always_streamed_(always_streamed) {}
 
   // The resident points, the NTT twiddles and, with synthesis on the device, the matrices A and B:
   // what is known from the sizes. A key whose known bytes exceed `budget` streams the vectors that
@@ -50,6 +51,7 @@ class gpu_uploader final : public device_uploader {
   groth16::gpu_key_options key_options() const;
   std::shared_ptr<gpu_slots> slots_;
   groth16::synthesis_place place_;
+  groth16::key_vector_set always_streamed_;  // gpu_options::streamed
 };
 
 }  // namespace cuzk::engine

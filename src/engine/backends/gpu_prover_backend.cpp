@@ -16,9 +16,11 @@
 #include "engine/backends/gpu_pinned_allocator.hpp"
 #include "engine/backends/gpu_slots.hpp"
 #include "engine/backends/gpu_staging.hpp"
+#include "groth16/gpu/gpu_batch_prover.hpp"
 #include "groth16/gpu/gpu_devices.hpp"
 #include "groth16/gpu/gpu_prover.hpp"
 #include "groth16/gpu/gpu_workspace.hpp"
+#include "groth16/os_random.hpp"
 
 namespace cuzk::engine {
 
@@ -26,8 +28,9 @@ namespace {
 
 class gpu_backend final : public prover_backend {
  public:
-  gpu_backend(std::shared_ptr<gpu_slots> sh, unsigned workers_per_device, groth16::synthesis_place place)
-      : sh_(std::move(sh)), place_(place) {
+  gpu_backend(std::shared_ptr<gpu_slots> sh, unsigned workers_per_device, groth16::synthesis_place place,
+              unsigned batch_partitions)
+      : sh_(std::move(sh)), place_(place), batch_partitions_(std::max(1u, batch_partitions)) {
     const std::size_t n = sh_->slots.size() * workers_per_device;
     for (std::size_t i = 0; i < n; ++i) {
       workers_.push_back(std::make_unique<worker_state>());
@@ -76,6 +79,36 @@ class gpu_backend final : public prover_backend {
     claim c(w, budget_of(sl.slot.ordinal));
     if (const auto* m = call.key.get<bn254>()) return prove_on<bn254>(call, w, sl, *m, dk, witness, cancel, report);
     return prove_on<bls12_381>(call, w, sl, *call.key.get<bls12_381>(), dk, witness, cancel, report);
+  }
+
+  // Batches only keys with streamed vectors: there each range of points crosses PCIe once for the
+  // batch. A key resident whole has nothing to share, and a batch would only hold more device
+  // memory (every partition's witness and h, and a bucket set each).
+  unsigned batch_partitions(const prove_call& call, unsigned remaining) override {
+    if (call.on_device == nullptr || call.worker < 0 || static_cast<std::size_t>(call.worker) >= workers_.size())
+      return 1;
+    const auto& dk = static_cast<const gpu_device_key&>(*call.on_device);
+    if (const auto* m = call.key.get<bn254>()) return batch_on<bn254>(call, *m, dk, remaining);
+    return batch_on<bls12_381>(call, *call.key.get<bls12_381>(), dk, remaining);
+  }
+
+  result<std::vector<any_proof>> prove_batch(const prove_call& call, std::span<const any_witness* const> witnesses,
+                                             const cancel_token& cancel, prove_report& report) override {
+    if (witnesses.size() < 2 || call.on_device == nullptr)
+      return prover_backend::prove_batch(call, witnesses, cancel, report);
+    if (call.worker < 0 || static_cast<std::size_t>(call.worker) >= workers_.size())
+      return status(errc::invalid_argument, "gpu backend: worker " + std::to_string(call.worker) +
+                                                ": expected one of " + std::to_string(workers_.size()));
+    worker_state& w = *workers_[call.worker];
+    gpu_slot_state& sl = *sh_->slots[w.slot];
+    if (call.slot != w.slot)
+      return status(errc::internal, "gpu backend: worker " + std::to_string(call.worker) + " serves " +
+                                        sl.slot.name + ", its key copy is for slot " + std::to_string(call.slot));
+    const auto& dk = static_cast<const gpu_device_key&>(*call.on_device);
+    claim c(w, budget_of(sl.slot.ordinal));
+    if (const auto* m = call.key.get<bn254>())
+      return prove_batch_on<bn254>(call, w, sl, *m, dk, witnesses, cancel, report);
+    return prove_batch_on<bls12_381>(call, w, sl, *call.key.get<bls12_381>(), dk, witnesses, cancel, report);
   }
 
   // The witness as read (pageable), its pinned staging, and a | b | c on the host when synthesis
@@ -196,7 +229,17 @@ class gpu_backend final : public prover_backend {
     memory_budget* b = budget_of(sl.slot.ordinal);
     if (b == nullptr) return status::ok();
     const auto& ws = w.workspace<C>();
-    const uint64_t want = w.workspace_device_bytes() - ws->device_bytes() + ws->device_bytes_after(n_vars, domain, scratch);
+    return reserve_device_bytes(
+        w, sl, w.workspace_device_bytes() - ws->device_bytes() + ws->device_bytes_after(n_vars, domain, scratch),
+        cancel, report);
+  }
+
+  // The worker's reservation grown to `want` bytes (waiting in the budget's line, at most
+  // device_memory_timeout); nothing to do where it holds that much.
+  status reserve_device_bytes(worker_state& w, gpu_slot_state& sl, uint64_t want, const cancel_token& cancel,
+                              prove_report& report) {
+    memory_budget* b = budget_of(sl.slot.ordinal);
+    if (b == nullptr) return status::ok();
     const uint64_t held = w.device_mem.bytes();
     if (want <= held) return status::ok();
     const auto t0 = std::chrono::steady_clock::now();
@@ -292,12 +335,150 @@ class gpu_backend final : public prover_backend {
     return any_proof(std::move(p).value());
   }
 
+  // The device bytes a worker's buffers hold for a batch of `partitions` proofs of `gk` (one
+  // proof's workspace and what the batch adds, groth16::batch_device_bytes).
+  template <class C>
+  static uint64_t batch_buffer_bytes(const key_material<C>& m, const groth16::gpu_proving_key<C>& gk,
+                                     unsigned partitions) {
+    constexpr uint64_t scalar = 32;
+    const uint64_t single =
+        (3 * uint64_t{m.view.domain_size} + m.view.n_vars) * scalar + gk.msm_scratch().total();
+    return single + groth16::batch_device_bytes<C>(m.view, gk, partitions);
+  }
+
+  // The largest batch, up to batch_partitions_ and `remaining`, whose buffers fit in what the
+  // device budget has free now plus what the worker holds already; 1 when none of 2 or more does.
+  template <class C>
+  unsigned batch_on(const prove_call& call, const key_material<C>& m, const gpu_device_key& dk, unsigned remaining) {
+    const auto* gk = std::get_if<groth16::gpu_proving_key<C>>(&dk.key);
+    if (gk == nullptr || gk->streamed().empty()) return 1;
+    unsigned most = std::min(remaining, batch_partitions_);
+    worker_state& w = *workers_[call.worker];
+    memory_budget* b = budget_of(sh_->slots[w.slot]->slot.ordinal);
+    if (b == nullptr) return most;
+    uint64_t held;
+    {
+      std::lock_guard own(w.claimed);  // the evictor may free the worker's buffers meanwhile
+      held = w.device_mem.bytes();
+    }
+    const uint64_t used = b->used();
+    const uint64_t room = (b->limit() > used ? b->limit() - used : 0) + held;
+    for (; most > 1; --most)
+      if (batch_buffer_bytes(m, *gk, most) <= room) return most;
+    return 1;
+  }
+
+  template <class C>
+  result<std::vector<any_proof>> prove_batch_on(const prove_call& call, worker_state& w, gpu_slot_state& sl,
+                                                const key_material<C>& m, const gpu_device_key& dk,
+                                                std::span<const any_witness* const> witnesses,
+                                                const cancel_token& cancel, prove_report& report) {
+    using fr = typename C::fr;
+    using repr = typename fr::repr;
+    for (std::size_t p = 0; p < witnesses.size(); ++p)
+      if (witnesses[p]->curve != formats::curve_id_of<C>)
+        return status(errc::invalid_argument, "partition " + std::to_string(p) + " of the batch: witness: expected " +
+                                                  C::name + " values for a " + C::name + " key");
+    const auto* gk = std::get_if<groth16::gpu_proving_key<C>>(&dk.key);
+    if (gk == nullptr) return status(errc::internal, "gpu backend: the device copy is of the other curve");
+    const auto parts = static_cast<unsigned>(witnesses.size());
+    auto& ws = w.workspace<C>();
+    pinned_lease staging;
+    struct unlend {
+      std::unique_ptr<groth16::gpu_workspace<C>>& ws;
+      ~unlend() {
+        if (ws) ws->unlend_host();
+      }
+    } unlend_at_exit{ws};
+    const groth16::synthesis_place place = gk->synthesis();
+    const bool pooled = call.pinned != nullptr && place != groth16::synthesis_place::host_pageable;
+    const staging_layout l = staging_for(m.view.n_vars, m.view.domain_size, place);
+    if (pooled) {
+      // One staging for the batch: each partition's witness (and a | b | c) passes through it in
+      // turn, and it goes back to the pool when the batch ends.
+      auto lease = call.pinned->acquire(std::string(call.circuit), l.total(), call.working_set);
+      if (!lease) return lease.error().with_context(sl.slot.name + ": pinned staging");
+      staging = std::move(lease).value();
+      report.pinned_fallback = !staging.pinned();
+    }
+    if (!ws) {
+      std::lock_guard alloc(sh_->alloc_lock(sl.slot.ordinal));
+      auto made = groth16::gpu_workspace<C>::create(sl.slot.ordinal);
+      if (!made) return made.error();
+      ws = std::make_unique<groth16::gpu_workspace<C>>(std::move(made).value());
+    }
+    // The whole batch's device bytes, reserved before the prover allocates them (its witnesses and
+    // h vectors are freed when it returns; the arenas stay at the batch's size, and so does the
+    // reservation, which follows what the buffers hold).
+    if (const status r = reserve_device_bytes(w, sl, w.workspace_device_bytes() - ws->device_bytes() +
+                                                         std::max<uint64_t>(ws->device_bytes(),
+                                                                            batch_buffer_bytes(m, *gk, parts)),
+                                              cancel, report);
+        !r)
+      return r.with_context(sl.slot.name + ": device memory for a batch of " + std::to_string(parts));
+    struct follow_holdings {
+      gpu_backend& self;
+      worker_state& w;
+      gpu_slot_state& sl;
+      ~follow_holdings() { self.follow_holdings_of(w, sl); }
+    } at_exit{*this, w, sl};
+    if (pooled) {
+      ws->lend_host(staging.as<repr>(), l.witness_bytes / sizeof(repr),
+                    l.abc_bytes != 0 ? reinterpret_cast<fr*>(staging.data() + l.abc_offset) : nullptr,
+                    l.abc_bytes / sizeof(fr), [] {});
+    }
+    {
+      // The workspace and its arenas at the batch's size under the device's allocation lock, as a
+      // single proof's (a key's measured size must not see them). The batch's witness and h
+      // vectors are the prover's, allocated and freed inside the call without that lock: held for
+      // the whole batch it would stall the other workers for seconds, and a key measured meanwhile
+      // counts at least its estimate (gpu_proving_key::resident_bytes).
+      std::lock_guard alloc(sh_->alloc_lock(sl.slot.ordinal));
+      CUZK_TRY(ws->reserve(m.view.n_vars, m.view.domain_size, place,
+                           groth16::key_msm_scratch<C>(m.view, gk->streamed(), gk->stream_chunk_points(), parts)));
+    }
+    std::vector<std::span<const repr>> each(parts);
+    std::vector<fr> r(parts), s(parts);
+    for (unsigned p = 0; p < parts; ++p) {
+      each[p] = std::span<const repr>(witnesses[p]->values);
+      r[p] = groth16::os_random_scalar<fr>();
+      s[p] = groth16::os_random_scalar<fr>();
+    }
+    const groth16::gpu_context<C> where{*gk, ws.get()};
+    auto proofs = groth16::prove_batch_with<C>(m.view, each, r, s, &report.phases, where);
+    report.ran_on = sl.slot.name;
+    if (!proofs) return proofs.error().with_context(sl.slot.name);
+    {
+      std::lock_guard lk(sl.m);
+      sl.stats.proofs += parts;
+      sl.stats.batched_proofs += parts;
+      sl.stats.busy_s += report.phases.lock_held;
+      sl.stats.wait_s += report.phases.lock_wait;
+      sl.stats.h2d_bytes += report.phases.h2d_bytes;
+      sl.stats.h2d_s += report.phases.h2d;
+    }
+    std::vector<any_proof> out;
+    for (auto& p : *proofs) out.emplace_back(std::move(p));
+    return out;
+  }
+
+  // The worker's reservation and counters follow what its buffers hold now.
+  void follow_holdings_of(worker_state& w, gpu_slot_state& sl) {
+    const uint64_t holds = w.workspace_device_bytes();
+    if (w.device_mem.bytes() > holds) w.device_mem.release(w.device_mem.bytes() - holds);
+    std::lock_guard lk(sl.m);
+    w.pinned_bytes = w.over_workspaces([](const auto& each) { return each.pinned_bytes(); });
+    w.device_bytes = holds;
+    w.allocations = w.workspace_allocations();
+  }
+
   // A worker waits this long for device memory for its buffers: it holds its key's copy meanwhile,
   // so a wait that long means the device's budget cannot hold the key and the buffers together.
   static constexpr std::chrono::milliseconds device_memory_timeout{std::chrono::seconds(60)};
 
   std::shared_ptr<gpu_slots> sh_;
   groth16::synthesis_place place_;
+  unsigned batch_partitions_;  // gpu_options::batch_partitions
   std::vector<std::unique_ptr<worker_state>> workers_;
   cpu_prover_backend cpu_;
   std::map<int, memory_budget*> budgets_;  // by ordinal, set once by attach_memory()
@@ -360,9 +541,9 @@ result<gpu_parts> make_gpu_backend(const gpu_options& o) {
     sh->slots.push_back(std::move(st));
   }
   gpu_parts p;
-  p.backend = std::make_unique<gpu_backend>(sh, o.workers_per_device, o.synthesis);
+  p.backend = std::make_unique<gpu_backend>(sh, o.workers_per_device, o.synthesis, o.batch_partitions);
   p.devices.slots = std::move(slots);
-  p.devices.uploader = std::make_shared<gpu_uploader>(sh, o.synthesis);
+  p.devices.uploader = std::make_shared<gpu_uploader>(sh, o.synthesis, o.streamed);
   p.devices.memory_limits = std::move(memory_limits);
   p.pinned = std::make_shared<gpu_pinned_allocator>();
   p.description = desc + " workers_per_device=" + std::to_string(o.workers_per_device) +

@@ -7,7 +7,8 @@
 // machine with one GPU, ordinals 0 and 1 where there are two); a key over the slot budget proved by
 // the CPU; the device memory budget holding exactly the key copies and the workers' buffers, and a
 // budget too small for both keys at once served by evicting idle buffers and the unused key, every
-// proof still on the device; the backend choice with and without a device.
+// proof still on the device; a streamed key's partitions proven in batches, in order; the backend
+// choice with and without a device.
 // Without a CUDA device the device tests skip with a message (the choice test runs everywhere).
 #include <gtest/gtest.h>
 
@@ -345,6 +346,48 @@ TEST(gpu_backend, a_tight_device_budget_frees_idle_buffers_and_unused_keys_and_e
               static_cast<unsigned long long>(key_bn), static_cast<unsigned long long>(key_bls),
               static_cast<unsigned long long>(buffers), static_cast<unsigned long long>(uploads),
               static_cast<unsigned long long>(s.devices.at(0).workspace_evictions));
+}
+
+// A job's partitions on a key whose points stream from host memory go in batches of up to
+// gpu_batch_partitions, on both curves: every proof verifies under snarkjs's key with its own
+// partition's public signals, in order, and the device counts them as batched.
+TEST(gpu_backend, a_streamed_keys_partitions_are_proven_in_batches_in_order) {
+  CUZK_REQUIRE_GPU();
+  for (const bool bls : {false, true}) {
+    SCOPED_TRACE(bls ? "bls12-381" : "bn254");
+    const std::string dir = data_dir + "/snarkjs/" + (bls ? "bls12381" : "bn128") + "/";
+    engine_options o;
+    o.spool_dir = temp_dir("gpu-batch-spool");
+    o.backend = groth16::prover_kind::gpu;
+    o.gpu.devices = {0};
+    o.gpu.workers_per_device = 1;
+    o.gpu.batch_partitions = 3;
+    o.gpu.streamed = groth16::key_vector_set::all();
+    auto made = engine::create(std::move(o));
+    ASSERT_TRUE(made.is_ok()) << made.error().to_string();
+    auto e = std::move(made).value();
+    ASSERT_TRUE(e->register_circuit("m", dir + "circuit.zkey").is_ok());
+    job_request req;
+    req.circuit = "m";
+    constexpr unsigned partitions = 7;  // batches of 3, 3 and a single one
+    for (unsigned k = 0; k < partitions; ++k)
+      req.partitions.push_back(witness_input::from_bytes(multiplier_witness(dir + "circuit.wtns", k)));
+    const auto r = e->await(e->submit(std::move(req)).value(), 60s).value();
+    ASSERT_EQ(r.state, job_state::done) << r.error.to_string();
+    EXPECT_EQ(r.ran_on, "device:0");
+    ASSERT_EQ(r.proofs.size(), partitions);
+    for (unsigned k = 0; k < partitions; ++k) {
+      if (bls)
+        expect_valid_proof<bls12_381>(r.proofs[k], dir + "verification_key.json", multiplier_public(k));
+      else
+        expect_valid_proof<bn254>(r.proofs[k], dir + "verification_key.json", multiplier_public(k));
+    }
+    const auto s = e->snapshot();
+    EXPECT_EQ(s.devices.at(0).proofs, partitions);
+    EXPECT_EQ(s.devices.at(0).batched_proofs, 6u);
+    EXPECT_EQ(s.devices.at(0).cpu_fallbacks, 0u);
+    expect_device_budget_holds_keys_and_buffers(s);
+  }
 }
 
 }  // namespace

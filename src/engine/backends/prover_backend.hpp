@@ -8,6 +8,10 @@
 // prover contract with a gpu_context on the key's device copy with buffers that belong to the
 // calling worker.
 //
+// Batches. A backend may prove several partitions of one job in one call (batch_partitions(), then
+// prove_batch()), where that saves work: the GPU backend's streamed keys, whose points then cross
+// PCIe once for the batch. The engine reads the batch's witnesses together and checks each proof.
+//
 // Workers and slots. A backend says how many workers it wants and which device slot each serves
 // (worker_slots(); a CPU backend says nothing and the engine runs engine_options::workers). The
 // engine leases keys for a worker on its slot and passes the worker's index, so per-worker state
@@ -18,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -86,7 +91,35 @@ struct device_activity {
   uint64_t workspace_allocations = 0;  // times those buffers were allocated or grown
   uint64_t workspace_evictions = 0;    // times an idle worker's device buffers were freed for room
   std::string pci_bus_id;  // "0000:65:00.0" (cudaDeviceGetPCIBusId): how NVML finds the device
+  uint64_t batched_proofs = 0;  // of `proofs`, those proven in batches of several partitions
 };
+
+// `one`'s times added to `into`'s (a batch's report of proofs made one after another).
+inline void add_report(prove_report& into, const prove_report& one) {
+  groth16::phase_timings& t = into.phases;
+  const groth16::phase_timings& o = one.phases;
+  t.witness += o.witness;
+  t.synthesis += o.synthesis;
+  t.synthesis_on_device = o.synthesis_on_device;
+  t.h2d += o.h2d;
+  t.h2d_bytes += o.h2d_bytes;
+  t.witness_h2d += o.witness_h2d;
+  t.ntt += o.ntt;
+  t.msm_a += o.msm_a;
+  t.msm_b1 += o.msm_b1;
+  t.msm_b2 += o.msm_b2;
+  t.msm_c += o.msm_c;
+  t.msm_h += o.msm_h;
+  t.msm_wait += o.msm_wait;
+  t.assembly += o.assembly;
+  t.lock_wait += o.lock_wait;
+  t.lock_held += o.lock_held;
+  t.total += o.total;
+  t.kernel_spans.insert(t.kernel_spans.end(), o.kernel_spans.begin(), o.kernel_spans.end());
+  into.device_memory_wait += one.device_memory_wait;
+  if (into.ran_on.empty()) into.ran_on = one.ran_on;
+  into.pinned_fallback = into.pinned_fallback || one.pinned_fallback;
+}
 
 class prover_backend {
  public:
@@ -97,6 +130,26 @@ class prover_backend {
   // The proof of `witness` (same curve as the key, nVars values) with fresh random r, s.
   virtual result<any_proof> prove(const prove_call& call, const any_witness& witness, const cancel_token& cancel,
                                   prove_report& report) = 0;
+  // How many of a job's next `remaining` partitions (at least 2) to prove in one prove_batch()
+  // call: 1 unless proving them together saves work. The GPU backend batches where the key streams
+  // point vectors from host memory (each range then crosses PCIe once for the batch, not once per
+  // partition), as many as its device budget has room for now.
+  virtual unsigned batch_partitions(const prove_call& /*call*/, unsigned /*remaining*/) { return 1; }
+  // One proof per witness, in order, all of call.key, with fresh random r, s each. The report is
+  // the batch's: its phases summed over the partitions. The default proves them one after another.
+  virtual result<std::vector<any_proof>> prove_batch(const prove_call& call,
+                                                     std::span<const any_witness* const> witnesses,
+                                                     const cancel_token& cancel, prove_report& report) {
+    std::vector<any_proof> out;
+    for (const any_witness* w : witnesses) {
+      prove_report one;
+      auto p = prove(call, *w, cancel, one);
+      add_report(report, one);
+      if (!p) return p.error().with_context("partition " + std::to_string(out.size()) + " of the batch");
+      out.push_back(std::move(p).value());
+    }
+    return out;
+  }
   // Per device slot, in slot order; empty for a CPU backend.
   virtual std::vector<device_activity> activity() const { return {}; }
   // The engine's budgets, once, before the first proof (they outlive the backend's use of them): a
