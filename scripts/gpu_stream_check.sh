@@ -11,7 +11,8 @@
 #  4. (step "budget") 2^25 with a 16 GiB device budget (a 16 GB card's), synthesis on the host;
 #  5. (step "batch", run before "budget") a PoRep-shaped batch: 10 partitions of 2^26 mostly-0/1
 #     with every vector streamed.
-# WITNESSES (default "boolean dense"), SMALL_REPS and LARGE_REPS narrow steps 2 and 3.
+# WITNESSES (default "boolean dense"), SMALL_REPS and LARGE_REPS narrow steps 2 and 3; PLACES
+# (default "streamed"; "chosen" lets the device budget pick what streams) steps 3 and 5.
 # The logs are packed after every step into $OUT/logs.tar.xz (the device tool brings back only a
 # few files), with summary.log beside it. Steps are chosen by STEPS (default "tests small large budget batch"),
 # the large sizes by LARGE (default "26 27").
@@ -65,13 +66,22 @@ if [[ $steps == *" small "* ]]; then
     bench "p24_${w}_streamed" --log-size 24 --witness "$w" --reps "${SMALL_REPS:-5}" --stream all
   done
 fi
+# PLACES: how the large and batch steps place the key: "streamed" (every vector streamed) and/or
+# "chosen" (the bench's device budget picks what streams, choose_streamed).
+place_args() { [[ $1 == streamed ]] && echo "--stream all"; }
 if [[ $steps == *" large "* ]]; then
   for k in ${LARGE:-26 27}; do
-    bench "p${k}_boolean_streamed" --log-size "$k" --witness boolean --reps "${LARGE_REPS:-2}" --stream all
+    for place in ${PLACES:-streamed}; do
+      # shellcheck disable=SC2046
+      bench "p${k}_boolean_${place}" --log-size "$k" --witness boolean --reps "${LARGE_REPS:-2}" $(place_args "$place")
+    done
   done
 fi
 if [[ $steps == *" batch "* ]]; then
-  bench p26_boolean_streamed_x10 --log-size 26 --witness boolean --reps 1 --stream all --partitions 10
+  for place in ${PLACES:-streamed}; do
+    # shellcheck disable=SC2046
+    bench "p26_boolean_${place}_x10" --log-size 26 --witness boolean --reps 1 --partitions 10 $(place_args "$place")
+  done
 fi
 if [[ $steps == *" budget "* ]]; then
   # Synthesis on the host: the matrices stay off the device.
