@@ -17,6 +17,7 @@
 #include "apps/verify_command.hpp"
 #include "apps/zkey_command.hpp"
 #include "base/thread_pool.hpp"
+#include "base/version.hpp"
 #ifdef CUZK_HAVE_SERVICE
 #include "apps/bench_command.hpp"
 #include "apps/client_commands.hpp"
@@ -30,7 +31,7 @@ int run(int argc, char** argv) {
   CLI::App app{"cuzk: a Groth16 prover for BN254 and BLS12-381, compatible with circom and snarkjs files"};
   app.require_subcommand(1);
   app.fallthrough();  // global options may follow the subcommand
-  app.set_version_flag("--version", "cuzk 0.1.0");
+  app.set_version_flag("--version", cuzk::version_line());
 
   global_options g;
   app.add_option("--threads", g.threads,
