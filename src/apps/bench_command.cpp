@@ -234,10 +234,10 @@ bool bench_command::chosen() const {
 
 int bench_command::run(const global_options&) const {
   auto mix = parse_mix(priority_mix);
-  if (!mix) return report_error(mix.error());
+  if (!mix) return usage_error(mix.error());
   if (stress->parsed() && warmup_s >= duration_s)
-    return report_error("--warmup: expected less than --duration (" + std::to_string(duration_s) + " s), found " +
-                        std::to_string(warmup_s));
+    return usage_error("--warmup: expected less than --duration (" + std::to_string(duration_s) +
+                       " s), found " + std::to_string(warmup_s));
   // The bytes of each witness, or (--witness-by-path) its absolute path.
   std::vector<std::string> wtns;
   for (const auto& w : witnesses) {

@@ -138,7 +138,7 @@ bool client_commands::chosen() const {
 
 int client_commands::run(const global_options&) const {
   if (!priority.empty() && !engine::priority_from_name(priority))
-    return report_error("--priority: expected LOW, NORMAL, HIGH or CRITICAL, found \"" + priority + "\"");
+    return usage_error("--priority: expected LOW, NORMAL, HIGH or CRITICAL, found \"" + priority + "\"");
   auto stub = service::make_stub(service::connect(socket, addr));
   grpc::ClientContext ctx;
 

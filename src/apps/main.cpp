@@ -76,9 +76,10 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // CLI11 prints the message (or the help) and has its own codes for each kind of usage error
-    // (105, 106, 109, ...); every failure of cuzk exits 1, as the README says.
-    return app.exit(e) == 0 ? exit_ok : exit_failure;
+    // CLI11 prints the message (or the help, or the version) and has its own code for each kind of
+    // usage error (105 for a value its check refuses, 106 for a missing one, 109 for an extra
+    // argument, ...): every usage error exits 2 (cli_support.hpp), --help and --version 0.
+    return app.exit(e) == 0 ? exit_ok : exit_usage;
   }
 
   if (g.threads != 0 && !cuzk::thread_pool::set_global_threads(g.threads))
