@@ -18,6 +18,7 @@
 #include "service/http_service.hpp"
 #include "service/logging.hpp"
 #include "service/message_limit.hpp"
+#include "service/process_metrics.hpp"
 #include "service/status_json.hpp"
 
 namespace cuzk::service {
@@ -95,7 +96,10 @@ int run_daemon(const std::string& config_path) {
   // its port, so it never gets the full view (status_json.hpp).
   auto full_status_doc = [&] { return status_doc(status_view::full); };
   auto public_status_doc = [&] { return status_doc(status_view::public_view); };
-  auto metrics_doc = [&] { return prometheus_text(eng->snapshot()); };
+  // The engine's families, then the build's and the process's own (process_metrics.hpp).
+  auto metrics_doc = [&] {
+    return prometheus_text(eng->snapshot()) + build_info_text() + process_metrics_text(read_process_stats());
+  };
 
   grpc_service svc(*eng, full_status_doc, metrics_doc);
   grpc::ServerBuilder b;
