@@ -14,6 +14,7 @@
 #include <mutex>
 #include <thread>
 
+#include "apps/client_commands.hpp"
 #include "engine/jobs/job.hpp"
 #include "formats/curve_id.hpp"
 #include "formats/proof.hpp"
@@ -199,7 +200,7 @@ void print_report(const char* mode, tally& t, double wall_s, bool verify) {
 
 void bench_command::add_to(CLI::App& bench) {
   auto opts = [&](CLI::App* s) {
-    s->add_option("--socket", socket, "the daemon's Unix socket (default /var/lib/cuzk/cuzk.sock)");
+    s->add_option("--socket", socket, socket_option_help());
     s->add_option("--addr", addr, "the daemon's TCP address, host:port");
     s->add_option("--circuit,-c", circuit, "the registered circuit id")->required();
     s->add_option("witnesses", witnesses, "the .wtns files, used in turn, one per job")->required();

@@ -12,6 +12,7 @@
 #include "service/client.hpp"
 #include "service/grpc_service.hpp"
 #include "service/grpc_status.hpp"
+#include "service/state_dir.hpp"
 
 namespace cuzk::apps {
 namespace {
@@ -87,9 +88,19 @@ int print_result(const v1::ProofResult& r, const std::string& out_dir) {
 
 }  // namespace
 
+std::string socket_option_help() {
+  static const std::string help =  // resolved once: a dozen subcommands show it
+      "the Unix socket the daemon listens on (its log says where at start: \"listening socket=...\"); "
+      "default: " +
+      service::default_socket_path() +
+      ", where `cuzk daemon` puts it when its config sets neither socket nor data_dir ($XDG_STATE_HOME/cuzk, "
+      "else ~/.local/state/cuzk, else ./cuzk-state)";
+  return help;
+}
+
 void client_commands::add_to(CLI::App& app) {
   auto conn = [&](CLI::App* s) {
-    s->add_option("--socket", socket, "the daemon's Unix socket (default /var/lib/cuzk/cuzk.sock)");
+    s->add_option("--socket", socket, socket_option_help());
     s->add_option("--addr", addr, "the daemon's TCP address, host:port");
     return s;
   };

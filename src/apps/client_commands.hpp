@@ -1,5 +1,6 @@
 // The client verbs: `cuzk submit|await|cancel|status|metrics|preload|evict|register|prove-remote`
-// against a running daemon, over gRPC (--socket PATH, or --addr host:port). Each prints what the
+// against a running daemon, over gRPC (--socket PATH, or --addr host:port; neither: the socket of
+// a daemon started with the defaults, service/state_dir.hpp). Each prints what the
 // daemon answered; errors are the daemon's messages with the engine's code in front
 // ("cuzk: error: daemon: not_found: job 7: unknown"), exit status 1. A job that ends failed or
 // cancelled also exits 1; an await that times out first prints the job's state and exits 0.
@@ -15,6 +16,10 @@ class App;
 }
 
 namespace cuzk::apps {
+
+// The help line of every --socket option (the client verbs and `cuzk bench`), with the default
+// resolved for this user.
+std::string socket_option_help();
 
 struct client_commands {
   std::string socket, addr;
