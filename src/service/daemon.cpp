@@ -61,6 +61,15 @@ int run_daemon(const std::string& config_path) {
   }
   daemon_config cfg = std::move(loaded).value();
   init_logging(cfg.log_level);
+  // Checked before anything is made on disk.
+  const std::string sock = cfg.socket_path();
+  if (sock.size() > max_socket_path) {
+    log_line(log_level::error, "service: socket " + sock + ": expected a path of at most " +
+                                   std::to_string(max_socket_path) +
+                                   " bytes (a Unix socket's limit), found " + std::to_string(sock.size()) +
+                                   "; set socket (or data_dir) in the config");
+    return 1;
+  }
 
   // Before any thread exists, so every thread inherits the mask and only sigwait sees them.
   sigset_t sigs;
@@ -129,14 +138,6 @@ int run_daemon(const std::string& config_path) {
   // would bind without an error and the kernel would split the connections between the two. Off:
   // a port in use is a start-up error.
   b.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  const std::string sock = cfg.socket_path();
-  if (sock.size() > max_socket_path) {
-    log_line(log_level::error, "service: socket " + sock + ": expected a path of at most " +
-                                   std::to_string(max_socket_path) +
-                                   " bytes (a Unix socket's limit), found " + std::to_string(sock.size()) +
-                                   "; set socket (or data_dir) in the config");
-    return 1;
-  }
   std::filesystem::remove(sock, ec);  // a stale socket from a crash
   b.AddListeningPort("unix:" + sock, grpc::InsecureServerCredentials());
   int tcp_port = 0;

@@ -225,6 +225,7 @@ TEST(daemon_defaults, a_socket_path_past_the_unix_limit_is_refused_with_the_reas
   EXPECT_NE(out.find("cuzk.sock: expected a path of at most 107 bytes (a Unix socket's limit), found "),
             std::string::npos)
       << out;
+  EXPECT_FALSE(fs::exists(deep)) << "refused before the data directory is made";
 }
 
 }  // namespace
