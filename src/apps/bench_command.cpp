@@ -14,6 +14,7 @@
 #include <mutex>
 #include <thread>
 
+#include "apps/client_commands.hpp"
 #include "engine/jobs/job.hpp"
 #include "formats/curve_id.hpp"
 #include "formats/proof.hpp"
@@ -199,7 +200,7 @@ void print_report(const char* mode, tally& t, double wall_s, bool verify) {
 
 void bench_command::add_to(CLI::App& bench) {
   auto opts = [&](CLI::App* s) {
-    s->add_option("--socket", socket, "the daemon's Unix socket (default /var/lib/cuzk/cuzk.sock)");
+    s->add_option("--socket", socket, socket_option_help());
     s->add_option("--addr", addr, "the daemon's TCP address, host:port");
     s->add_option("--circuit,-c", circuit, "the registered circuit id")->required();
     s->add_option("witnesses", witnesses, "the .wtns files, used in turn, one per job")->required();
@@ -234,10 +235,10 @@ bool bench_command::chosen() const {
 
 int bench_command::run(const global_options&) const {
   auto mix = parse_mix(priority_mix);
-  if (!mix) return report_error(mix.error());
+  if (!mix) return usage_error(mix.error());
   if (stress->parsed() && warmup_s >= duration_s)
-    return report_error("--warmup: expected less than --duration (" + std::to_string(duration_s) + " s), found " +
-                        std::to_string(warmup_s));
+    return usage_error("--warmup: expected less than --duration (" + std::to_string(duration_s) +
+                       " s), found " + std::to_string(warmup_s));
   // The bytes of each witness, or (--witness-by-path) its absolute path.
   std::vector<std::string> wtns;
   for (const auto& w : witnesses) {

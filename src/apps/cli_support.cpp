@@ -9,6 +9,16 @@ int report_error(const std::string& message) {
   return exit_failure;
 }
 
+int usage_error(const status& s) {
+  report_error(s);
+  return exit_usage;
+}
+
+int usage_error(const std::string& message) {
+  report_error(message);
+  return exit_usage;
+}
+
 std::string human_bytes(double bytes) {
   const char* units[] = {"B", "kB", "MB", "GB", "TB"};
   int u = 0;

@@ -3,7 +3,9 @@
 // code compiled for that curve.
 //
 // Exit status: 0 on success, 1 on any error or rejected proof, as snarkjs and rapidsnark do, so
-// the command drops into scripts written for either. Messages go to stderr as
+// the command drops into scripts written for either; 2 for a usage error (an unknown option, a
+// missing argument, an option value out of its range), as most Unix tools do, so that a script can
+// tell "called wrongly" from "the work failed". Messages go to stderr as
 // "cuzk: error: <file>: <field>: <what was expected, what was found>"; the layers below already
 // name the file and field, this only adds the prefix.
 #pragma once
@@ -26,10 +28,14 @@ struct global_options {
 
 inline constexpr int exit_ok = 0;
 inline constexpr int exit_failure = 1;
+inline constexpr int exit_usage = 2;
 
 // Prints "cuzk: error: <message>" and returns exit_failure.
 int report_error(const status& s);
 int report_error(const std::string& message);
+// For an option value checked after parsing: prints "cuzk: error: <message>" and returns exit_usage.
+int usage_error(const status& s);
+int usage_error(const std::string& message);
 
 // Calls body.template operator()<Curve>() for the curve `id` names, e.g.
 //   with_curve(id, [&]<class C>() { return prove<C>(...); });

@@ -1,10 +1,13 @@
 #include "apps/client_commands.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
+#include <optional>
 
 #include "engine/jobs/job.hpp"
 #include "formats/file_io.hpp"
@@ -12,6 +15,7 @@
 #include "service/client.hpp"
 #include "service/grpc_service.hpp"
 #include "service/grpc_status.hpp"
+#include "service/state_dir.hpp"
 
 namespace cuzk::apps {
 namespace {
@@ -34,8 +38,26 @@ const char* state_name(v1::JobState s) {
   return state ? engine::job_state_name(*state) : "unknown";
 }
 
+// Without -o the proofs go to stdout as one JSON document, so that a pipe into jq or a JSON parser
+// reads them (two documents back to back parse nowhere): for one partition the object
+// snarkjs.groth16.fullProve returns, {"proof": {...}, "publicSignals": [...]}; for several, an array
+// of those in partition order. Empty when a proof's JSON does not parse (the daemon wrote it).
+std::optional<std::string> proofs_document(const v1::ProofResult& r) {
+  using nlohmann::json;
+  json all = json::array();
+  for (const auto& p : r.proofs()) {
+    json proof = json::parse(p.proof_json(), nullptr, false);
+    json pub = json::parse(p.public_json(), nullptr, false);
+    if (proof.is_discarded() || pub.is_discarded()) return std::nullopt;
+    all.push_back({{"proof", std::move(proof)}, {"publicSignals", std::move(pub)}});
+  }
+  // snarkjs writes its JSON with an indent of 1; so does this.
+  return (all.size() == 1 ? all[0] : all).dump(1);
+}
+
 // Prints the result's summary on stderr; writes the proofs to out_dir (proof.json/public.json, or
-// proof_<i>.json/public_<i>.json when there are several partitions). 0 when the job is done.
+// proof_<i>.json/public_<i>.json when there are several partitions), or without one prints them as
+// one JSON document on stdout (proofs_document). 0 when the job is done.
 int print_result(const v1::ProofResult& r, const std::string& out_dir) {
   const auto& t = r.timings();
   std::fprintf(stderr,
@@ -58,7 +80,10 @@ int print_result(const v1::ProofResult& r, const std::string& out_dir) {
                         state_name(r.state()) + "); await it again");
   }
   if (out_dir.empty()) {
-    for (const auto& p : r.proofs()) std::printf("%s\n%s\n", p.proof_json().c_str(), p.public_json().c_str());
+    const auto doc = proofs_document(r);
+    if (!doc)
+      return report_error("job " + std::to_string(r.job_id()) + ": the daemon's proof JSON does not parse");
+    std::printf("%s\n", doc->c_str());
     return exit_ok;
   }
   // Every file checked, written and renamed together (output_files.hpp); any failure is exit 1, never
@@ -85,11 +110,66 @@ int print_result(const v1::ProofResult& r, const std::string& out_dir) {
   return exit_ok;
 }
 
+// `cuzk circuits --json`: one object per circuit, with ListCircuits' field names.
+std::string circuits_json(const v1::ListCircuitsResponse& resp) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& c : resp.circuits()) {
+    const auto prio = service::from_wire(c.default_priority(), engine::priority::normal);
+    out.push_back({{"id", c.id()},
+                   {"curve", c.curve()},
+                   {"domain_size", c.domain_size()},
+                   {"variables", c.variables()},
+                   {"public_inputs", c.public_inputs()},
+                   {"file_bytes", c.file_bytes()},
+                   {"tier", c.tier()},
+                   {"default_priority", engine::priority_name(prio)},
+                   {"zkey_path", c.zkey_path()}});
+  }
+  return out.dump(2) + "\n";
+}
+
+// `cuzk circuits`: a table for a person, columns as wide as their longest value.
+std::string circuits_table(const v1::ListCircuitsResponse& resp) {
+  if (resp.circuits_size() == 0)
+    return "no circuits registered (add one: cuzk register <id> <circuit.zkey>)\n";
+  std::vector<std::vector<std::string>> rows = {
+      {"ID", "CURVE", "DOMAIN", "VARIABLES", "PUBLIC", "ZKEY SIZE", "TIER", "PRIORITY", "ZKEY"}};
+  for (const auto& c : resp.circuits()) {
+    const auto prio = service::from_wire(c.default_priority(), engine::priority::normal);
+    rows.push_back({c.id(), c.curve(), std::to_string(c.domain_size()), std::to_string(c.variables()),
+                    std::to_string(c.public_inputs()), human_bytes(static_cast<double>(c.file_bytes())),
+                    c.tier(), engine::priority_name(prio), c.zkey_path()});
+  }
+  std::vector<std::size_t> width(rows[0].size(), 0);
+  for (const auto& r : rows)
+    for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  std::string out;
+  for (const auto& r : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      line += r[i];
+      if (i + 1 < r.size()) line += std::string(width[i] - r[i].size() + 2, ' ');
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string socket_option_help() {
+  static const std::string help =  // resolved once: a dozen subcommands show it
+      "the Unix socket the daemon listens on (its log says where at start: \"listening socket=...\"); "
+      "default: " +
+      service::default_socket_path() +
+      ", where `cuzk daemon` puts it when its config sets neither socket nor data_dir ($XDG_STATE_HOME/cuzk, "
+      "else ~/.local/state/cuzk, else ./cuzk-state)";
+  return help;
+}
 
 void client_commands::add_to(CLI::App& app) {
   auto conn = [&](CLI::App* s) {
-    s->add_option("--socket", socket, "the daemon's Unix socket (default /var/lib/cuzk/cuzk.sock)");
+    s->add_option("--socket", socket, socket_option_help());
     s->add_option("--addr", addr, "the daemon's TCP address, host:port");
     return s;
   };
@@ -106,15 +186,25 @@ void client_commands::add_to(CLI::App& app) {
   submit_opts(submit);
   prove = conn(app.add_subcommand("prove-remote", "prove on a running daemon and wait for the proofs"));
   submit_opts(prove);
-  prove->add_option("--out,-o", out_dir, "write proof.json and public.json here (default: stdout)");
+  prove->add_option(
+      "--out,-o", out_dir,
+      "write proof.json and public.json into this folder (default: print one JSON object, "
+      "{\"proof\": ..., \"publicSignals\": ...}, on stdout; an array of them for several partitions)");
   await = conn(app.add_subcommand("await", "wait for a job's result"));
   await->add_option("job", job, "the job id")->required();
   await->add_option("--timeout-ms", timeout_ms, "give up waiting after this long (0: until it ends)");
-  await->add_option("--out,-o", out_dir, "write proof.json and public.json here (default: stdout)");
+  await->add_option(
+      "--out,-o", out_dir,
+      "write proof.json and public.json into this folder (default: one JSON object on stdout, as "
+      "prove-remote prints it)");
   cancel = conn(app.add_subcommand("cancel", "cancel a queued or running job"));
   cancel->add_option("job", job, "the job id")->required();
   status = conn(app.add_subcommand("status", "the daemon's status (JSON)"));
   metrics = conn(app.add_subcommand("metrics", "the daemon's metrics (Prometheus text)"));
+  circuits = conn(app.add_subcommand(
+      "circuits",
+      "the circuits registered with the daemon: id, curve, sizes, where the key is resident, zkey"));
+  circuits->add_flag("--json", json, "print them as a JSON array (ListCircuits' fields) instead of a table");
   preload = conn(app.add_subcommand("preload", "load a circuit's proving key ahead of use"));
   preload->add_option("circuit", circuit, "the circuit id")->required();
   preload->add_option("--tier", tier, "warm, hot (default), device (every GPU) or one GPU (device:0)");
@@ -131,14 +221,14 @@ void client_commands::add_to(CLI::App& app) {
 }
 
 bool client_commands::chosen() const {
-  for (auto* s : {submit, await, cancel, status, metrics, preload, evict, reg, prove})
+  for (auto* s : {submit, await, cancel, status, metrics, preload, evict, reg, prove, circuits})
     if (s && s->parsed()) return true;
   return false;
 }
 
 int client_commands::run(const global_options&) const {
   if (!priority.empty() && !engine::priority_from_name(priority))
-    return report_error("--priority: expected LOW, NORMAL, HIGH or CRITICAL, found \"" + priority + "\"");
+    return usage_error("--priority: expected LOW, NORMAL, HIGH or CRITICAL, found \"" + priority + "\"");
   auto stub = service::make_stub(service::connect(socket, addr));
   grpc::ClientContext ctx;
 
@@ -200,6 +290,13 @@ int client_commands::run(const global_options&) const {
     std::fputs(resp.text().c_str(), stdout);
     return exit_ok;
   }
+  if (circuits->parsed()) {
+    v1::ListCircuitsResponse resp;
+    auto s = stub->ListCircuits(&ctx, {}, &resp);
+    if (!s.ok()) return rpc_error(s);
+    std::fputs((json ? circuits_json(resp) : circuits_table(resp)).c_str(), stdout);
+    return exit_ok;
+  }
   if (preload->parsed() || evict->parsed()) {
     v1::KeyRequest req;
     req.set_circuit(circuit);
@@ -216,6 +313,10 @@ int client_commands::run(const global_options&) const {
     req.set_replace(replace);
     v1::RegisterCircuitResponse resp;
     auto s = stub->RegisterCircuit(&ctx, req, &resp);
+    // The engine says "ask to replace it"; on the command line the way to ask is --replace.
+    if (s.error_code() == grpc::StatusCode::ALREADY_EXISTS)
+      return report_error("daemon: " + service::from_grpc(s).to_string() + " (cuzk register --replace " +
+                          circuit + " " + zkey + ")");
     return s.ok() ? exit_ok : rpc_error(s);
   }
   return report_error("no client verb");

@@ -5,13 +5,19 @@
 
 #include "service/config.hpp"
 #include "service/daemon.hpp"
+#include "service/state_dir.hpp"
 
 namespace cuzk::apps {
 
 void daemon_command::add_to(CLI::App& app) {
-  sub =
-      app.add_subcommand("daemon", "run the proving daemon (gRPC on a Unix socket, HTTP status and metrics)");
-  sub->add_option("--config", config, "the TOML config file (cuzk daemon --print-config shows every key)");
+  sub = app.add_subcommand(
+      "daemon",
+      "run the proving daemon (gRPC on a Unix socket, HTTP status and metrics); with no --config every key "
+      "has its default: state, socket included, in " +
+          service::default_state_dir() + ", HTTP on http://" + service::default_http_address + "/status");
+  sub->add_option("--config", config,
+                  "the TOML config file; keys it leaves out keep their defaults (cuzk daemon --print-config "
+                  "shows every key)");
   sub->add_flag("--print-config", print_config,
                 "print the effective config (every key, its help and value) and exit");
 }
@@ -27,8 +33,7 @@ int daemon_command::run(const global_options&) const {
     std::fputs(service::print_config(c).c_str(), stdout);
     return exit_ok;
   }
-  if (config.empty()) return report_error("daemon: --config: expected a TOML file, found nothing");
-  return service::run_daemon(config);
+  return service::run_daemon(config);  // no --config: the defaults (service/daemon.hpp)
 }
 
 }  // namespace cuzk::apps

@@ -1,4 +1,5 @@
-// `cuzk daemon --config F [--print-config]`: the proving daemon (service/daemon.hpp), and the
+// `cuzk daemon [--config F] [--print-config]`: the proving daemon (service/daemon.hpp; without a
+// config it runs with every key at its default, state under the user's state folder), and the
 // client verbs that talk to a running one over gRPC (client_commands.hpp). Built only when the
 // service layer is (gRPC and friends installed).
 #pragma once

@@ -139,13 +139,13 @@ int gpu_bench_command::run(const global_options&) {
   prove_opts.synthesis = lookup(synthesis_names, synthesis);
   if (prove->parsed()) {
     auto set = groth16::key_vector_set::parse(stream, "--stream");
-    if (!set) return report_error(set.error());
+    if (!set) return usage_error(set.error());
     prove_opts.stream = *set;
   }
   const status valid = ntt->parsed()   ? gb::validate(ntt_opts)
                        : msm->parsed() ? gb::validate(msm_opts)
                                        : gb::validate(prove_opts);
-  if (!valid) return report_error(valid);
+  if (!valid) return usage_error(valid);
 #ifdef CUZK_HAVE_CUDA
   const status s = ntt->parsed()   ? gb::run_ntt_bench(ntt_opts, stdout)
                    : msm->parsed() ? gb::run_msm_bench(msm_opts, stdout)

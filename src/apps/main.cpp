@@ -17,6 +17,7 @@
 #include "apps/verify_command.hpp"
 #include "apps/zkey_command.hpp"
 #include "base/thread_pool.hpp"
+#include "base/version.hpp"
 #ifdef CUZK_HAVE_SERVICE
 #include "apps/bench_command.hpp"
 #include "apps/client_commands.hpp"
@@ -30,7 +31,7 @@ int run(int argc, char** argv) {
   CLI::App app{"cuzk: a Groth16 prover for BN254 and BLS12-381, compatible with circom and snarkjs files"};
   app.require_subcommand(1);
   app.fallthrough();  // global options may follow the subcommand
-  app.set_version_flag("--version", "cuzk 0.1.0");
+  app.set_version_flag("--version", cuzk::version_line());
 
   global_options g;
   app.add_option("--threads", g.threads,
@@ -75,9 +76,10 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // CLI11 prints the message (or the help) and has its own codes for each kind of usage error
-    // (105, 106, 109, ...); every failure of cuzk exits 1, as the README says.
-    return app.exit(e) == 0 ? exit_ok : exit_failure;
+    // CLI11 prints the message (or the help, or the version) and has its own code for each kind of
+    // usage error (105 for a value its check refuses, 106 for a missing one, 109 for an extra
+    // argument, ...): every usage error exits 2 (cli_support.hpp), --help and --version 0.
+    return app.exit(e) == 0 ? exit_ok : exit_usage;
   }
 
   if (g.threads != 0 && !cuzk::thread_pool::set_global_threads(g.threads))

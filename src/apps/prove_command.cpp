@@ -45,7 +45,7 @@ groth16::prover_choice choose_backend(const prove_command& cmd, step_reporter& r
   const auto wanted = cmd.force_cpu ? groth16::prover_kind::cpu : groth16::prover_kind::automatic;
   groth16::prover_choice choice = *groth16::choose_prover(wanted);  // cpu and automatic always answer
   if (choice.kind == groth16::prover_kind::cpu && !cmd.force_cpu && groth16::gpu_prover_built())
-    rep.note("  no usable GPU (" + choice.reason + "): proving on the CPU");
+    rep.note("  " + choice.reason + "; proving on the CPU");  // "no usable CUDA GPU: <why>; ..."
   return choice;
 }
 

@@ -16,6 +16,7 @@
 #if CUZK_HAVE_CUDA
 #include "gpu/device.hpp"
 #include "gpu/field_batch.hpp"
+#include "groth16/prover_choice.hpp"
 #endif
 
 namespace cuzk::apps {
@@ -129,8 +130,9 @@ void check_gpu_field(report& rep, int device, const char* name, std::mt19937_64&
 void check_gpu(report& rep, std::mt19937_64& rng) {
   const auto count = gpu::device_count();
   if (!count.is_ok() || *count == 0) {
-    std::printf("  no CUDA device: GPU checks skipped%s%s\n", count.is_ok() ? "" : " (",
-                count.is_ok() ? "" : (count.error().to_string() + ")").c_str());
+    const std::string why =
+        count.is_ok() ? "none found" : groth16::plain_cuda_reason(count.error().message());
+    std::printf("  no usable CUDA GPU: %s; GPU checks skipped\n", why.c_str());
     return;
   }
   const auto desc = gpu::device_description(0);

@@ -130,13 +130,13 @@ int setup_synthetic(const setup_command& cmd, step_reporter& rep) {
 int setup_command::run(const global_options& g) const {
   step_reporter rep(g.verbose);
   if (synthetic) {
-    if (log_size == 0) return report_error("setup --synthetic: --log-size K is required");
+    if (log_size == 0) return usage_error("setup --synthetic: --log-size K is required");
     rep.note("cuzk setup --synthetic --log-size " + std::to_string(log_size) + " --witness " + witness + " --curve " +
              curve);
     const auto id = curve == "bn254" ? formats::curve_id::bn254 : formats::curve_id::bls12_381;
     return with_curve(id, [&]<class C>() { return setup_synthetic<C>(*this, rep); });
   }
-  if (log_size != 0) return report_error("setup: --log-size, --witness and --curve need --synthetic");
+  if (log_size != 0) return usage_error("setup: --log-size, --witness and --curve need --synthetic");
   rep.note("cuzk setup " + files[0]);
   auto r1cs = rep.step("load: map and check the r1cs", [&] { return formats::r1cs::open(files[0]); });
   if (!r1cs) return report_error(r1cs.error());

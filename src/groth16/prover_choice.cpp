@@ -15,12 +15,12 @@ prover_choice ask_devices() {
 #if defined(CUZK_HAVE_GPU_PROVER)
   const auto count = gpu::device_count();
   if (!count.is_ok()) {
-    out.reason = "no usable CUDA device: " + count.error().to_string();
+    out.reason = "no usable CUDA GPU: " + plain_cuda_reason(count.error().message());
     return out;
   }
   out.devices = *count;
   if (*count == 0) {
-    out.reason = "no CUDA device found";
+    out.reason = "no usable CUDA GPU: none found";
     return out;
   }
   const auto name = gpu::device_description(0);
@@ -33,6 +33,34 @@ prover_choice ask_devices() {
 }
 
 }  // namespace
+
+std::string plain_cuda_reason(std::string_view m) {
+  // The runtime's error name and text follow the expression and file:line (gpu/cuda_check.hpp).
+  const auto at = m.find("cudaError");
+  if (at == std::string_view::npos) return std::string(m);
+  const auto colon = m.find(": ", at);
+  const std::string_view name =
+      m.substr(at, colon == std::string_view::npos ? std::string_view::npos : colon - at);
+  const std::string_view text = colon == std::string_view::npos ? std::string_view() : m.substr(colon + 2);
+  struct wording {
+    std::string_view name, words;
+  };
+  static constexpr wording known[] = {
+      {"cudaErrorNoDevice", "no CUDA device found"},
+      {"cudaErrorInsufficientDriver",
+       "the NVIDIA driver is missing, or older than this build's CUDA runtime needs"},
+      {"cudaErrorSystemDriverMismatch",
+       "the NVIDIA driver library does not match its kernel module (after a driver update, reboot)"},
+      {"cudaErrorDevicesUnavailable", "every CUDA device is busy or unavailable to this process"},
+      {"cudaErrorCompatNotSupportedOnDevice",
+       "the CUDA forward-compatibility driver does not support this GPU"},
+      {"cudaErrorInitializationError", "the CUDA driver could not initialise"},
+      {"cudaErrorNotPermitted", "this process may not use the CUDA devices"},
+  };
+  for (const auto& w : known)
+    if (name == w.name) return std::string(w.words);
+  return std::string(text.empty() ? name : text);
+}
 
 bool gpu_prover_built() noexcept {
 #if defined(CUZK_HAVE_GPU_PROVER)

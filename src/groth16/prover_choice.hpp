@@ -30,7 +30,9 @@ constexpr std::optional<prover_kind> parse_prover_kind(std::string_view w) noexc
 struct prover_choice {
   prover_kind kind = prover_kind::cpu;  // cpu or gpu, never automatic
   int devices = 0;                      // CUDA devices found (0 when the CPU was asked for)
-  std::string reason;                   // "NVIDIA H200 (sm_90, 132 SMs)" for the GPU, why not otherwise
+  // "NVIDIA H200 (sm_90, 132 SMs)" for the GPU; why not otherwise, as a sentence for a person
+  // ("no usable CUDA GPU: the NVIDIA driver is missing or older than ...").
+  std::string reason;
 };
 
 // What `wanted` resolves to on this machine. Errors (errc::unsupported): gpu where the build has
@@ -39,5 +41,12 @@ result<prover_choice> choose_prover(prover_kind wanted);
 
 // Whether this build has the GPU prover (groth16/gpu/).
 bool gpu_prover_built() noexcept;
+
+// Why the CUDA runtime found no device, in plain words, from a CUZK_CUDA_TRY message
+// ("cudaGetDeviceCount(&count) at src/gpu/device.cpp:13: cudaErrorInsufficientDriver: CUDA driver
+// version is insufficient for CUDA runtime version"): a machine without a GPU is an ordinary
+// machine, and its user needs the reason, not a source line. Unknown errors keep the runtime's own
+// words without the expression and file.
+std::string plain_cuda_reason(std::string_view cuda_message);
 
 }  // namespace cuzk::groth16

@@ -1,5 +1,7 @@
 #include "service/client.hpp"
 
+#include "service/state_dir.hpp"
+
 namespace cuzk::service {
 
 std::shared_ptr<grpc::Channel> connect(const std::string& socket, const std::string& addr,
@@ -13,7 +15,7 @@ std::shared_ptr<grpc::Channel> connect(const std::string& socket, const std::str
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   const std::string target = !socket.empty() ? "unix:" + socket
                              : !addr.empty() ? addr
-                                             : std::string("unix:") + default_socket;
+                                             : "unix:" + default_socket_path();
   return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
 }
 

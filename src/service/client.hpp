@@ -11,11 +11,10 @@
 
 namespace cuzk::service {
 
-// `socket` (a path) wins over `addr` (host:port); neither: the default daemon socket.
+// `socket` (a path) wins over `addr` (host:port); neither: the socket of a daemon started with the
+// defaults (default_socket_path(), state_dir.hpp).
 std::shared_ptr<grpc::Channel> connect(const std::string& socket, const std::string& addr,
                                        int max_message_mib = 1024);
 std::unique_ptr<cuzk::v1::ProvingEngine::Stub> make_stub(const std::shared_ptr<grpc::Channel>& ch);
-
-inline constexpr const char* default_socket = "/var/lib/cuzk/cuzk.sock";
 
 }  // namespace cuzk::service

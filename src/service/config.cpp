@@ -83,11 +83,16 @@ config_key local_only(config_key k) {
 
 std::vector<config_key> make_table() {
   return {
-      local_only(STR(data_dir, false, "job database, spooled witnesses and the default socket live here")),
+      local_only(STR(data_dir, false,
+                     "job database, spooled witnesses, key copies and the default socket live here; default: "
+                     "$XDG_STATE_HOME/cuzk, else $HOME/.local/state/cuzk, else ./cuzk-state")),
       local_only(STR(socket, false, "gRPC Unix socket (mode 0600); empty: <data_dir>/cuzk.sock")),
       STR(listen, false,
           "gRPC over TCP as host:port (no TLS, no auth: bind to a private address); empty: off"),
-      STR(http, false, "HTTP /healthz /status /metrics /trace as host:port; empty: off"),
+      STR(http, false,
+          "HTTP /healthz /status /metrics /trace as host:port; empty: off; the default (127.0.0.1:9745) "
+          "is skipped with a warning when its port is taken, any other address that cannot be bound "
+          "stops the start"),
       INT(max_message_mib, 0, 2047, false,
           "largest gRPC message (inline witnesses), MiB; 0: the largest witness of the circuits registered "
           "at start, at least 4; a message costs up to 3x its size while gRPC reads it: send larger "

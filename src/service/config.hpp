@@ -21,6 +21,7 @@
 #include "base/result.hpp"
 #include "engine/engine_options.hpp"
 #include "engine/jobs/job.hpp"
+#include "service/state_dir.hpp"
 
 namespace cuzk::service {
 
@@ -30,11 +31,18 @@ struct circuit_config {
   engine::priority prio = engine::priority::normal;
 };
 
+// HTTP is on by default, on loopback only, at a fixed port so that bookmarks and Prometheus scrape
+// configs stay valid across restarts. When this default address cannot be bound (another user's
+// daemon has it), the daemon starts without HTTP and says so: HTTP is for watching, and the gRPC
+// socket, which is this user's own, is what proves. An address the config names is a promise the
+// operator made, so failing to bind that one stops the start.
+inline constexpr const char* default_http_address = "127.0.0.1:9745";
+
 struct daemon_config {
-  std::string data_dir = "/var/lib/cuzk";
+  std::string data_dir = default_state_dir();  // state_dir.hpp: $XDG_STATE_HOME/cuzk, ...
   std::string socket;  // empty: <data_dir>/cuzk.sock
   std::string listen;  // host:port for TCP; empty: none
-  std::string http;    // host:port for HTTP; empty: none
+  std::string http = default_http_address;  // host:port for HTTP; empty: none
   int64_t max_message_mib = 0;     // 0: from the keys registered at start (message_limit.hpp)
   int64_t request_memory_mib = 0;  // 0: from the message limit (message_limit.hpp)
   int64_t workers = 1;
@@ -62,7 +70,7 @@ struct daemon_config {
   std::vector<std::string> witness_dirs;  // empty: witness paths refused (witness_dirs.hpp in engine/jobs)
   std::vector<circuit_config> circuits;
 
-  std::string socket_path() const { return socket.empty() ? data_dir + "/cuzk.sock" : socket; }
+  std::string socket_path() const { return socket.empty() ? data_dir + "/" + socket_file_name : socket; }
   std::string store_path() const { return data_dir + "/jobs.sqlite"; }
   engine::engine_options to_engine_options() const;
 };

@@ -109,5 +109,24 @@ TEST(config, runtime_keys_are_marked) {
   EXPECT_TRUE(d[1].runtime);
 }
 
+// Issue 21: `cuzk daemon` with no config must run as an ordinary user: state in the user's state
+// folder (state_dir.hpp) rather than /var/lib/cuzk, the socket inside it, HTTP on loopback.
+TEST(config, defaults_are_user_writable_with_loopback_http) {
+  const daemon_config c;
+  EXPECT_EQ(c.data_dir, default_state_dir());
+  EXPECT_EQ(c.socket_path(), default_socket_path());
+  EXPECT_EQ(c.http, default_http_address);
+  EXPECT_EQ(c.http.rfind("127.0.0.1:", 0), 0u) << "loopback only by default";
+  // A file that names neither keeps them; one that names them wins.
+  auto f = parse_config("workers = 2\n", "f.toml");
+  ASSERT_TRUE(f) << f.error().to_string();
+  EXPECT_EQ(f->data_dir, default_state_dir());
+  EXPECT_EQ(f->http, default_http_address);
+  f = parse_config("data_dir = \"/srv/cuzk\"\nhttp = \"\"\n", "f.toml");
+  ASSERT_TRUE(f) << f.error().to_string();
+  EXPECT_EQ(f->socket_path(), "/srv/cuzk/cuzk.sock");
+  EXPECT_TRUE(f->http.empty());
+}
+
 }  // namespace
 }  // namespace cuzk::service

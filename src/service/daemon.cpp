@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include <cerrno>
 #include <chrono>
@@ -18,6 +19,7 @@
 #include "service/http_service.hpp"
 #include "service/logging.hpp"
 #include "service/message_limit.hpp"
+#include "service/process_metrics.hpp"
 #include "service/status_json.hpp"
 
 namespace cuzk::service {
@@ -39,16 +41,35 @@ void register_circuits(engine::engine& e, const daemon_config& c) {
   }
 }
 
+// The config file's keys, or every key at its default when there is no file (`cuzk daemon` alone).
+result<daemon_config> load_or_default(const std::string& config_path) {
+  if (config_path.empty()) return daemon_config{};
+  return load_config(config_path);
+}
+
+// A Unix socket's path must fit sockaddr_un's sun_path (108 bytes with its terminating zero); gRPC
+// would only say that it cannot listen, so say why, and what to change.
+constexpr std::size_t max_socket_path = sizeof(sockaddr_un::sun_path) - 1;
+
 }  // namespace
 
 int run_daemon(const std::string& config_path) {
-  auto loaded = load_config(config_path);
+  auto loaded = load_or_default(config_path);
   if (!loaded) {
     std::fprintf(stderr, "cuzk: error: %s\n", loaded.error().to_string().c_str());
     return 1;
   }
   daemon_config cfg = std::move(loaded).value();
   init_logging(cfg.log_level);
+  // Checked before anything is made on disk.
+  const std::string sock = cfg.socket_path();
+  if (sock.size() > max_socket_path) {
+    log_line(log_level::error, "service: socket " + sock + ": expected a path of at most " +
+                                   std::to_string(max_socket_path) +
+                                   " bytes (a Unix socket's limit), found " + std::to_string(sock.size()) +
+                                   "; set socket (or data_dir) in the config");
+    return 1;
+  }
 
   // Before any thread exists, so every thread inherits the mask and only sigwait sees them.
   sigset_t sigs;
@@ -95,7 +116,10 @@ int run_daemon(const std::string& config_path) {
   // its port, so it never gets the full view (status_json.hpp).
   auto full_status_doc = [&] { return status_doc(status_view::full); };
   auto public_status_doc = [&] { return status_doc(status_view::public_view); };
-  auto metrics_doc = [&] { return prometheus_text(eng->snapshot()); };
+  // The engine's families, then the build's and the process's own (process_metrics.hpp).
+  auto metrics_doc = [&] {
+    return prometheus_text(eng->snapshot()) + build_info_text() + process_metrics_text(read_process_stats());
+  };
 
   grpc_service svc(*eng, full_status_doc, metrics_doc);
   grpc::ServerBuilder b;
@@ -114,7 +138,6 @@ int run_daemon(const std::string& config_path) {
   // would bind without an error and the kernel would split the connections between the two. Off:
   // a port in use is a start-up error.
   b.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  const std::string sock = cfg.socket_path();
   std::filesystem::remove(sock, ec);  // a stale socket from a crash
   b.AddListeningPort("unix:" + sock, grpc::InsecureServerCredentials());
   int tcp_port = 0;
@@ -134,23 +157,38 @@ int run_daemon(const std::string& config_path) {
   std::unique_ptr<http_service> http;
   if (!cfg.http.empty()) {
     auto h = http_service::start(cfg.http, *eng, public_status_doc, metrics_doc);
-    if (!h) {
+    if (h) {
+      http = std::move(h).value();
+    } else if (cfg.http == default_http_address) {
+      // The default address is a convenience, not a promise (config.hpp): another user's daemon may
+      // hold it, and this one still proves over its own socket.
+      log_line(log_level::warn,
+               "service: HTTP is off: " + h.error().message() +
+                   " (the port is taken; set http = \"127.0.0.1:<port>\" in a config to serve "
+                   "/status and /metrics elsewhere)");
+    } else {
       log_line(log_level::error, "service: " + h.error().to_string());
       server->Shutdown();
       return 1;
     }
-    http = std::move(h).value();
   }
   log_line(log_level::info,
            "service: listening socket=" + sock + (cfg.listen.empty() ? "" : " tcp=" + cfg.listen) +
-               (http ? " http_port=" + std::to_string(http->port()) : "") + " data_dir=" + cfg.data_dir +
-               " max_message_bytes=" + std::to_string(max_msg) + (cfg.max_message_mib == 0 ? " (derived)" : "") +
+               (http ? " http=http://" + split_host_port(cfg.http, "http")->first + ":" +
+                           std::to_string(http->port()) + "/status"
+                     : " http=off") +
+               " data_dir=" + cfg.data_dir + " max_message_bytes=" + std::to_string(max_msg) +
+               (cfg.max_message_mib == 0 ? " (derived)" : "") +
                " request_memory_bytes=" + std::to_string(request_memory));
 
   for (;;) {
     int sig = 0;
     if (sigwait(&sigs, &sig) != 0) continue;
     if (sig == SIGHUP) {
+      if (config_path.empty()) {
+        log_line(log_level::info, "service: reload: started without --config, nothing to reread");
+        continue;
+      }
       auto next = load_config(config_path);
       if (!next) {
         log_line(log_level::error, "service: reload refused: " + next.error().to_string());

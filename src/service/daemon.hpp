@@ -12,7 +12,9 @@
 
 namespace cuzk::service {
 
-// The exit status: 0 after a drain, 1 when the config or a listener fails.
+// The exit status: 0 after a drain, 1 when the config or a listener fails. An empty config_path
+// runs with every key at its default: state under the user's state directory (state_dir.hpp),
+// the socket inside it, HTTP on 127.0.0.1:9745 (config.hpp).
 int run_daemon(const std::string& config_path);
 
 }  // namespace cuzk::service

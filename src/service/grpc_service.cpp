@@ -49,8 +49,12 @@ grpc::Status grpc_service::RegisterCircuit(grpc::ServerContext*, const v1::Regis
 grpc::Status grpc_service::ListCircuits(grpc::ServerContext*, const v1::ListCircuitsRequest*,
                                         v1::ListCircuitsResponse* out) {
   return guarded([&] {
+    const auto snapshot = e_.snapshot();  // the keys' tiers
     for (const auto& c : e_.list_circuits()) {
       auto* w = out->add_circuits();
+      w->set_tier("cold");  // a key the SRS manager lists nowhere is on disk only
+      for (const auto& k : snapshot.keys)
+        if (k.circuit == c.id) w->set_tier(k.tier_name);
       w->set_id(c.id);
       w->set_zkey_path(c.zkey_path);
       w->set_default_priority(to_wire(c.default_priority));

@@ -4,12 +4,26 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/version.hpp"
 #include "formats/curve_id.hpp"
 
 namespace cuzk::service {
 namespace {
 
 using nlohmann::json;
+
+// A byte budget: null where it is unlimited (the engine's UINT64_MAX), so that a reader sees "no
+// limit" rather than 18446744073709551615, a number larger than a double holds exactly.
+json budget_bytes(uint64_t limit) { return limit == UINT64_MAX ? json(nullptr) : json(limit); }
+
+// A config value as JSON of its own type: the table shows each value as TOML (config.hpp), and
+// what the keys hold (integers, booleans, strings with \" and \\ escaped, arrays of those) is
+// JSON written the same way. Text that does not parse (a string with a control character in it)
+// stays a string.
+json config_value(const std::string& toml_text) {
+  json v = json::parse(toml_text, nullptr, /*allow_exceptions=*/false);
+  return v.is_discarded() ? json(toml_text) : v;
+}
 
 json counters_json(const engine::job_counters& c) {
   return {{"submitted", c.submitted},
@@ -38,13 +52,13 @@ json devices_json(const engine::engine_snapshot& s) {
     const auto& t = s.device_tiers[k];
     json d = {{"name", t.name},
               {"ordinal", t.ordinal},
-              {"key_budget_bytes", t.budget},
+              {"key_budget_bytes", budget_bytes(t.budget)},
               {"key_bytes", t.used},
               {"keys", t.keys}};
     // The device's memory budget (key copies and workers' buffers), shared by its slots.
     for (const auto& b : s.memory_budgets)
       if (b.kind == engine::memory_kind::device && b.ordinal == t.ordinal) {
-        d["device_budget_bytes"] = b.limit;
+        d["device_budget_bytes"] = budget_bytes(b.limit);
         d["device_budget_used_bytes"] = b.used;
         d["device_budget_peak_bytes"] = b.peak;
       }
@@ -139,7 +153,7 @@ json budgets_json(const engine::engine_snapshot& s) {
     for (const auto& e : b.evictors)
       ev.push_back({{"name", e.name}, {"rank", e.rank}, {"calls", e.calls}, {"bytes_freed", e.bytes_freed}});
     out.push_back({{"name", b.name},
-                   {"limit_bytes", b.limit},
+                   {"limit_bytes", budget_bytes(b.limit)},
                    {"used_bytes", b.used},
                    {"peak_bytes", b.peak},
                    {"waiting", b.waiting},
@@ -298,13 +312,15 @@ void gpu_metrics(std::ostream& os, const engine::engine_snapshot& s) {
 std::string status_json(const engine::engine_snapshot& s, const daemon_config& c, status_view view) {
   const bool full = view == status_view::full;
   json j;
+  j["version"] = version();
+  j["revision"] = revision();  // "" where the build had no git checkout
   j["uptime_s"] = s.uptime_s;
   j["started_unix_ms"] = engine::to_unix_ms(s.started_at);
   j["accepting"] = s.accepting;
   j["backend"] = s.backend;
   j["memory"] = {{"rss_bytes", s.rss_bytes}, {"rss_peak_bytes", s.telemetry.rss_peak_bytes}};
   if (!s.memory_budgets.empty()) {  // the host's comes first
-    j["memory"]["host_budget_bytes"] = s.memory_budgets.front().limit;
+    j["memory"]["host_budget_bytes"] = budget_bytes(s.memory_budgets.front().limit);
     j["memory"]["host_budget_used_bytes"] = s.memory_budgets.front().used;
     j["memory"]["host_budget_peak_bytes"] = s.memory_budgets.front().peak;
   }
@@ -381,7 +397,7 @@ std::string status_json(const engine::engine_snapshot& s, const daemon_config& c
   for (const auto& t : s.tiers)
     tiers.push_back({{"tier", t.name},
                      {"present", t.present},
-                     {"budget_bytes", t.budget},
+                     {"budget_bytes", budget_bytes(t.budget)},
                      {"used_bytes", t.used},
                      {"keys", t.keys}});
   j["tiers"] = tiers;
@@ -396,7 +412,7 @@ std::string status_json(const engine::engine_snapshot& s, const daemon_config& c
   j["circuit_counters"] = circuits;
   json cfg = json::object();
   for (const auto& k : config_table())
-    if (full || !k.local_only) cfg[k.name] = k.show(c);
+    if (full || !k.local_only) cfg[k.name] = config_value(k.show(c));
   j["config"] = cfg;
   return j.dump(2);
 }

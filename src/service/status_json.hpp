@@ -11,6 +11,9 @@
 // monitoring while the names clients chose and the layout of the daemon's disk do not. /metrics and
 // /trace name nothing of either kind (circuit ids, job numbers, phases, devices).
 //
+// /status carries the build's version and revision (base/version.hpp). Config values keep their
+// types (numbers, booleans, strings, arrays), and a byte budget without a limit is null.
+//
 // Prometheus histograms are cumulative: the engine counts each bucket's own observations, and
 // `_bucket{le="x"}` here is the running sum up to x, with `le="+Inf"` equal to `_count`.
 #pragma once

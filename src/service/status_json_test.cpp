@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/version.hpp"
+
 namespace cuzk::service {
 namespace {
 
@@ -237,15 +239,47 @@ TEST(status_json, the_public_view_names_no_request_id_and_no_path) {
   EXPECT_FALSE(j["keys"][0].contains("path"));
   EXPECT_FALSE(j["config"].contains("data_dir"));
   EXPECT_FALSE(j["config"].contains("witness_dirs"));
-  EXPECT_EQ(j["config"]["workers"], "1");  // the rest of the config stays
+  EXPECT_EQ(j["config"]["workers"], 1);  // the rest of the config stays
   EXPECT_EQ(j["circuit_counters"]["poseidon"]["submitted"], 1);
 
   auto full = nlohmann::json::parse(status_json(s, c, status_view::full));
   EXPECT_EQ(full["jobs"][0]["request_id"], "client-secret-request");
   EXPECT_EQ(full["keys"][0]["path"], "/srv/keys/private-name.zkey");
-  EXPECT_EQ(full["config"]["data_dir"], "\"/srv/cuzk-state\"");
-  EXPECT_EQ(full["config"]["socket"], "\"/srv/cuzk-state/control.sock\"");
-  EXPECT_EQ(full["config"]["witness_dirs"], "[\"/srv/witness-dir\"]");
+  EXPECT_EQ(full["config"]["data_dir"], "/srv/cuzk-state");
+  EXPECT_EQ(full["config"]["socket"], "/srv/cuzk-state/control.sock");
+  EXPECT_EQ(full["config"]["witness_dirs"], nlohmann::json::array({"/srv/witness-dir"}));
+}
+
+// Issue 21: /status nested config values as JSON strings ("workers": "1", "data_dir":
+// "\"/var/lib/cuzk\""), showed an unlimited budget as 18446744073709551615 and had no version.
+TEST(status_json, config_values_keep_their_types_unlimited_is_null_and_the_version_is_there) {
+  engine::engine_snapshot s;
+  s.tiers[0].name = "warm";
+  s.tiers[0].budget = UINT64_MAX;
+  s.tiers[1].name = "hot";
+  s.tiers[1].budget = 1 << 20;
+  engine::budget_snapshot host;
+  host.name = "host";
+  host.limit = UINT64_MAX;
+  s.memory_budgets.push_back(host);
+  daemon_config c;
+  c.workers = 3;
+  c.verify_proofs = false;
+  c.gpu_devices = {0, 1};
+  c.data_dir = "/srv/a \"quoted\" dir";
+  const auto j = nlohmann::json::parse(status_json(s, c, status_view::full));
+  EXPECT_EQ(j["config"]["workers"], 3);
+  EXPECT_EQ(j["config"]["verify_proofs"], false);
+  EXPECT_EQ(j["config"]["gpu_devices"], nlohmann::json::array({0, 1}));
+  EXPECT_EQ(j["config"]["backend"], "auto");
+  EXPECT_EQ(j["config"]["data_dir"], "/srv/a \"quoted\" dir");
+  EXPECT_TRUE(j["tiers"][0]["budget_bytes"].is_null()) << j["tiers"].dump();
+  EXPECT_EQ(j["tiers"][1]["budget_bytes"], 1 << 20);
+  EXPECT_TRUE(j["memory_budgets"][0]["limit_bytes"].is_null());
+  EXPECT_TRUE(j["memory"]["host_budget_bytes"].is_null());
+  EXPECT_EQ(status_json(s, c, status_view::public_view).find("18446744073709551615"), std::string::npos);
+  EXPECT_EQ(j["version"], version());
+  EXPECT_EQ(j["revision"], revision());
 }
 
 }  // namespace

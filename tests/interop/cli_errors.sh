@@ -37,16 +37,34 @@ echo '{"pi_a": 1}' >"$WORK/bad_proof.json"
 : >"$WORK/empty.json"
 
 expect_error "no subcommand" "subcommand" "$CUZK"
-# Usage errors exit 1 like every other failure (CLI11's own codes are 105, 106, 109, ...).
-for args in "prove --bogus" "nosuchverb" "prove"; do
+# Usage errors exit 2, as most Unix tools do (CLI11's own codes, 105, 106, 109, ..., are mapped),
+# whether CLI11 finds them or a check after parsing does; --help and --version exit 0.
+usage_cases=("prove --bogus" "nosuchverb" "prove" "prove a b c d e" "--threads 0 info x" "--threads many info x"
+  "setup --synthetic x.zkey" "setup --log-size 10 a.r1cs b.zkey" "bench ntt --curve bn254 --log-size 0"
+  "bench ntt --curve secp256k1 --log-size 10")
+if "$CUZK" --help 2>/dev/null | grep -q prove-remote; then  # a build with the daemon and its clients
+  usage_cases+=("prove-remote" "submit -c x --priority SOON w.wtns" "await notanumber" "daemon --bogus")
+fi
+for args in "${usage_cases[@]}"; do
   rc=0
   # shellcheck disable=SC2086 # the words of $args are the arguments
   "$CUZK" $args >/dev/null 2>&1 || rc=$?
-  if ((rc == 1)); then
-    printf 'ok   %-48s exit 1\n' "usage error: cuzk $args"
+  if ((rc == 2)); then
+    printf 'ok   %-48s exit 2\n' "usage error: cuzk $args"
     PASSES=$((PASSES + 1))
   else
-    printf 'FAIL usage error: cuzk %s: exit %d (want 1)\n' "$args" "$rc"
+    printf 'FAIL usage error: cuzk %s: exit %d (want 2)\n' "$args" "$rc"
+    FAILS=$((FAILS + 1))
+  fi
+done
+for args in "--help" "prove --help" "--version"; do
+  rc=0
+  # shellcheck disable=SC2086
+  "$CUZK" $args >/dev/null 2>&1 || rc=$?
+  if ((rc == 0)); then
+    PASSES=$((PASSES + 1))
+  else
+    printf 'FAIL cuzk %s: exit %d (want 0)\n' "$args" "$rc"
     FAILS=$((FAILS + 1))
   fi
 done
