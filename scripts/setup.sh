@@ -24,6 +24,7 @@ APT_PACKAGES=(
   libtomlplusplus-dev                    # service: the daemon's TOML config
   libspdlog-dev                          # service: the daemon's log
   clang libclang-rt-dev                  # scripts/fuzz.sh: libFuzzer with ASan and UBSan (fuzz/)
+  dpkg-dev                               # scripts/package.sh: dpkg-shlibdeps computes the .deb's Depends
 )
 
 # Node.js 20 and npm usually come with the machine (not from Debian); Debian's are used only when
