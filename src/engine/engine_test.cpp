@@ -351,19 +351,31 @@ TEST(engine, a_spooled_witness_that_fails_at_run_time_is_not_named_by_its_path) 
     engine_options o;
     o.spool_dir = temp_dir(remove ? "spool-removed" : "spool-replaced");
     auto h = make(o, std::make_unique<gated_backend>(0ms, false));
+    // A job holds the only worker at the gate, so the next one's witnesses are not read yet (a
+    // running job reads its next partition's ahead).
+    ASSERT_TRUE(h.eng->submit(request("small")).is_ok());
+    ASSERT_TRUE(h.backend->wait_calls(1));
     const job_id id = h.eng->submit(request("small", 2)).value();
-    ASSERT_TRUE(h.backend->wait_calls(1));  // partition 0 read and held; partition 1 not opened yet
-    std::size_t changed = 0;
+    // Its partition 1's spool file: the last one made (the spool numbers its files in order,
+    // w-<time>-<pid>-<n>).
+    std::filesystem::path last;
+    uint64_t newest = 0, files = 0;
     for (const auto& f : std::filesystem::directory_iterator(o.spool_dir)) {
-      if (remove) {
-        std::filesystem::remove(f.path());
-      } else {  // a new file renamed over it: partition 0's mapping keeps its own bytes
-        std::filesystem::copy_file(poseidon_wtns, other, std::filesystem::copy_options::overwrite_existing);
-        std::filesystem::rename(other, f.path());
+      const std::string name = f.path().filename().string();
+      const uint64_t n = std::strtoull(name.c_str() + name.rfind('-') + 1, nullptr, 10);
+      if (last.empty() || n > newest) {
+        newest = n;
+        last = f.path();
       }
-      ++changed;
+      ++files;
     }
-    ASSERT_EQ(changed, 2u);
+    ASSERT_EQ(files, 3u);
+    if (remove) {
+      std::filesystem::remove(last);
+    } else {  // a new file renamed over it
+      std::filesystem::copy_file(poseidon_wtns, other, std::filesystem::copy_options::overwrite_existing);
+      std::filesystem::rename(other, last);
+    }
     h.backend->open();
     const auto r = await_end(*h.eng, id);
     ASSERT_EQ(r.state, job_state::failed);

@@ -131,6 +131,42 @@ TEST(engine_witness_path, a_path_that_changes_after_the_submit_is_checked_again_
   EXPECT_NE(r->error.message().find("witness_dirs"), std::string::npos) << r->error.to_string();
 }
 
+// The next partition's witness is read while the one before proves: a file removed once its
+// read-ahead is done no longer matters, and one that changed before is refused by the same check,
+// the job failing with that partition named.
+TEST(engine_witness_path, the_next_partitions_witness_is_read_while_the_one_before_proves) {
+  const std::string dir = temp_dir("witness-ahead");
+  const std::string outside = temp_dir("witness-ahead-outside");
+  for (const char* name : {"p0.wtns", "p1.wtns", "q0.wtns", "q1.wtns"}) fs::copy_file(small_wtns, dir + "/" + name);
+  fs::copy_file(small_wtns, outside + "/secret.wtns");
+  auto h = make({dir}, false);
+  ASSERT_TRUE(h.eng);
+  auto two = [&](const char* a, const char* b) {
+    job_request r = by_path(dir + "/" + a);
+    r.partitions.push_back(witness_input::from_path(dir + "/" + b));
+    return r;
+  };
+  auto first = h.eng->submit(two("p0.wtns", "p1.wtns"));
+  ASSERT_TRUE(first.is_ok()) << first.error().to_string();
+  ASSERT_TRUE(h.backend->wait_calls(1));  // partition 0 at the gate; partition 1 read meanwhile
+  std::this_thread::sleep_for(300ms);     // a 364-byte read: long done
+  fs::remove(dir + "/p1.wtns");
+  auto second = h.eng->submit(two("q0.wtns", "q1.wtns"));
+  ASSERT_TRUE(second.is_ok()) << second.error().to_string();
+  fs::remove(dir + "/q1.wtns");  // before its job starts: its read-ahead sees the change
+  fs::create_symlink(outside + "/secret.wtns", dir + "/q1.wtns");
+  h.backend->open();
+  auto r = h.eng->await(*first, 20s);
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->state, job_state::done) << r->error.to_string();
+  EXPECT_EQ(r->proofs.size(), 2u);
+  r = h.eng->await(*second, 20s);
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->state, job_state::failed);
+  EXPECT_NE(r->error.message().find("partition 1"), std::string::npos) << r->error.to_string();
+  EXPECT_NE(r->error.message().find("witness_dirs"), std::string::npos) << r->error.to_string();
+}
+
 TEST(engine_witness_path, a_witness_dir_that_is_not_a_directory_is_a_start_error) {
   engine_options o;
   o.spool_dir = temp_dir("witness-bad-dir-spool");

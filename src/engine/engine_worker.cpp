@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <future>
+#include <memory>
 
 #include "engine/engine.hpp"
 #include "engine/jobs/proof_check.hpp"
@@ -219,13 +221,43 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
   event(*j, event_kind::key_ready, 0, index);
 
   // Partitions are proven in batches of the size the backend asks for (1 unless batching saves
-  // work: a GPU key streamed from host memory), each batch's witnesses held at once.
+  // work: a GPU key streamed from host memory), each batch's witnesses held at once. The next
+  // batch's witnesses are read on another thread while this one proves, when the host budget has
+  // room for them beside this batch's (taken without waiting), so that the device does not wait
+  // for the disk and the value checks between partitions.
   std::vector<partition_proof> proofs;
   const prove_call call{lease.key(), lease.on_device(), slot, index, info.circuit, &pinned_, &working_set};
-  for (uint32_t p = 0; p < info.partitions;) {
+  // Partitions first .. first + count - 1, each one's witness checked against witness_dirs again
+  // (what a client's path names may have changed since the submit).
+  auto read_group = [this, j](uint32_t first, uint32_t count) -> result<std::vector<any_witness>> {
+    std::vector<any_witness> out;
+    out.reserve(count);
+    for (uint32_t q = first; q < first + count; ++q) {
+      const bool spooled = q < j->rec.spooled.size() && j->rec.spooled[q];
+      auto file = open_witness(j->rec.witness_paths[q],
+                               spooled ? witness_origin::spooled : witness_origin::client_path, witness_dirs_, j->key);
+      auto w = file ? read_witness(*file, j->key) : result<any_witness>(file.error());
+      if (!w) return w.error().with_context("partition " + std::to_string(q));
+      out.push_back(std::move(w).value());
+    }
+    return out;
+  };
+  struct group {
+    uint32_t first = 0, count = 0;
+    reservation extra;     // batch_size()'s: the batch's witnesses beyond one
+    reservation prefetch;  // one more, while the group before still holds its own
+    std::future<result<std::vector<any_witness>>> read;  // last: joined before the reservations go
+  };
+  auto plan = [&](uint32_t first) {
+    auto g = std::make_unique<group>();
+    g->first = first;
+    g->count = batch_size(*j, call, first, g->extra);
+    return g;
+  };
+  const uint64_t witness_bytes = uint64_t{j->key.n_vars} * sizeof(bn254::fr::repr);
+  for (auto cur = plan(0); cur;) {
     if (auto r = stop_reason(j->cancel)) return stop(*r);
-    reservation more_witnesses;
-    const uint32_t batch = batch_size(*j, call, p, more_witnesses);
+    const uint32_t p = cur->first, batch = cur->count;
     const std::string which = batch == 1 ? "partition " + std::to_string(p)
                                          : "partitions " + std::to_string(p) + "-" + std::to_string(p + batch - 1);
     if (batch > 1) log(log_level::info, "engine: job=" + std::to_string(info.id) + " " + which + " proven together");
@@ -235,20 +267,27 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     }
     set_state(*j, job_state::synthesizing);
     const auto ts = steady_clock::now();
-    std::vector<any_witness> witnesses;
-    witnesses.reserve(batch);
-    for (uint32_t q = p; q < p + batch; ++q) {
-      event(*j, event_kind::synth_start, q, index);
-      // A client's path is checked against witness_dirs again: what it names may have changed
-      // since the submit.
-      const bool spooled = q < j->rec.spooled.size() && j->rec.spooled[q];
-      auto file = open_witness(j->rec.witness_paths[q],
-                               spooled ? witness_origin::spooled : witness_origin::client_path, witness_dirs_, j->key);
-      auto w = file ? read_witness(*file, j->key) : result<any_witness>(file.error());
-      if (!w) return fail_unless_stopped(w.error().with_context("partition " + std::to_string(q)));
-      witnesses.push_back(std::move(w).value());
-    }
+    if (!cur->read.valid())
+      for (uint32_t q = p; q < p + batch; ++q) event(*j, event_kind::synth_start, q, index);
+    auto got = cur->read.valid() ? cur->read.get() : read_group(p, batch);
+    if (!got) return fail_unless_stopped(got.error());
+    const std::vector<any_witness>& witnesses = *got;
     const double read_s = seconds_since(ts);
+
+    std::unique_ptr<group> next;
+    if (p + batch < info.partitions) {
+      next = plan(p + batch);
+      auto room = memory_.host().acquire(
+          witness_bytes, {&j->cancel, std::chrono::milliseconds(0),
+                          "job " + std::to_string(info.id) + ": the next partitions' witnesses, read ahead", false,
+                          nullptr});
+      if (room) {
+        next->prefetch = std::move(room).value();
+        for (uint32_t q = next->first; q < next->first + next->count; ++q)
+          event(*j, event_kind::synth_start, q, index);
+        next->read = std::async(std::launch::async, read_group, next->first, next->count);
+      }
+    }
 
     // The CPU backend synthesizes inside its prove call: the state says proving for the whole
     // call, and the timeline places synthesis's end where the backend's own timing puts it.
@@ -310,7 +349,7 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
       proofs.push_back(std::move(enc).value());
       metrics_.add(info.circuit, metrics::counter::partition);
     }
-    p += batch;
+    cur = std::move(next);
   }
   if (auto r = stop_reason(j->cancel)) return stop(*r);
   {
