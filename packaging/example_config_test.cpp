@@ -11,6 +11,7 @@
 #include <string>
 
 #include "service/config.hpp"
+#include "service/state_dir.hpp"
 
 namespace cuzk::service {
 namespace {
@@ -68,9 +69,10 @@ TEST(example_config, parses_as_shipped_with_the_units_directories) {
   ASSERT_FALSE(text.empty()) << example_path;
   auto c = parse_config(text, example_path);
   ASSERT_TRUE(c) << c.error().to_string();
-  // The unit's StateDirectory=cuzk is where the daemon writes, and the socket the clients' default.
+  // The unit's StateDirectory=cuzk is where the daemon writes, and its socket the one clients find
+  // when their user runs no daemon (service::system_socket_path).
   EXPECT_EQ(c->data_dir, "/var/lib/cuzk");
-  EXPECT_EQ(c->socket_path(), "/var/lib/cuzk/cuzk.sock");
+  EXPECT_EQ(c->socket_path(), system_socket_path);
   const std::string unit = read_file(unit_path);
   EXPECT_NE(unit.find("\nStateDirectory=cuzk\n"), std::string::npos) << unit_path;
   EXPECT_NE(unit.find("\nReadWritePaths=" + c->data_dir + "\n"), std::string::npos) << unit_path;

@@ -163,7 +163,8 @@ std::string socket_option_help() {
       "default: " +
       service::default_socket_path() +
       ", where `cuzk daemon` puts it when its config sets neither socket nor data_dir ($XDG_STATE_HOME/cuzk, "
-      "else ~/.local/state/cuzk, else ./cuzk-state)";
+      "else ~/.local/state/cuzk, else ./cuzk-state); when no socket is there, the packaged service's " +
+      std::string(service::system_socket_path);
   return help;
 }
 

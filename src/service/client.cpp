@@ -15,7 +15,7 @@ std::shared_ptr<grpc::Channel> connect(const std::string& socket, const std::str
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   const std::string target = !socket.empty() ? "unix:" + socket
                              : !addr.empty() ? addr
-                                             : "unix:" + default_socket_path();
+                                             : "unix:" + client_socket_path();
   return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
 }
 

@@ -53,4 +53,13 @@ std::string default_state_dir() {
 
 std::string default_socket_path() { return default_state_dir() + "/" + socket_file_name; }
 
+std::string client_socket_path(const std::string& user_socket, const std::string& system_socket) {
+  std::error_code ec;
+  if (fs::exists(user_socket, ec)) return user_socket;
+  if (fs::exists(system_socket, ec)) return system_socket;
+  return user_socket;
+}
+
+std::string client_socket_path() { return client_socket_path(default_socket_path(), system_socket_path); }
+
 }  // namespace cuzk::service

@@ -33,4 +33,15 @@ inline constexpr const char* socket_file_name = "cuzk.sock";
 // listens, and where the client verbs connect when given no --socket or --addr.
 std::string default_socket_path();
 
+// The packaged system service's socket (packaging/cuzk.toml's data_dir, /var/lib/cuzk).
+inline constexpr const char* system_socket_path = "/var/lib/cuzk/cuzk.sock";
+
+// Where the client verbs connect when given no --socket or --addr: the user's own daemon's socket
+// (default_socket_path()) when it exists, else the system service's when that exists (so `sudo
+// cuzk status` reaches the packaged daemon), else the user's, which the connection error then names.
+std::string client_socket_path();
+
+// The same rule with both candidates given, for tests.
+std::string client_socket_path(const std::string& user_socket, const std::string& system_socket);
+
 }  // namespace cuzk::service

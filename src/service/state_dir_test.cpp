@@ -66,5 +66,15 @@ TEST(state_dir, the_default_socket_lies_inside_the_default_state_dir) {
   EXPECT_TRUE(fs::path(default_state_dir()).is_absolute()) << default_state_dir();
 }
 
+TEST(state_dir, a_client_takes_the_users_socket_then_the_system_services_then_names_the_users) {
+  temp_dir t;
+  const std::string user = (t.path / "user.sock").string(), system = (t.path / "system.sock").string();
+  EXPECT_EQ(client_socket_path(user, system), user);  // neither there: the error names the user's
+  std::ofstream(system).put('x');
+  EXPECT_EQ(client_socket_path(user, system), system);
+  std::ofstream(user).put('x');
+  EXPECT_EQ(client_socket_path(user, system), user);
+}
+
 }  // namespace
 }  // namespace cuzk::service
