@@ -68,6 +68,24 @@ uint64_t gpu_uploader::estimate_bytes(const loaded_key& key, uint64_t budget) co
   return estimate(*key.get<bls12_381>());
 }
 
+uint64_t gpu_uploader::estimate_host_bytes(const loaded_key& key, uint64_t budget) const {
+  const auto o = key_options();
+  auto streamed_bytes = [&](const auto& m) -> uint64_t {
+    const groth16::key_vector_set s = streamed_on(m, o, budget).value_or(o.streamed);
+    const auto& v = m.view;
+    uint64_t bytes = 0;
+    auto add = [&](groth16::key_vector which, uint64_t b) { bytes += s.contains(which) ? b : 0; };
+    add(groth16::key_vector::a, v.a.size_bytes());
+    add(groth16::key_vector::b1, v.b1.size_bytes());
+    add(groth16::key_vector::b2, v.b2.size_bytes());
+    add(groth16::key_vector::c, v.c.size_bytes());
+    add(groth16::key_vector::h, v.h.size_bytes());
+    return bytes;
+  };
+  if (const auto* m = key.get<bn254>()) return streamed_bytes(*m);
+  return streamed_bytes(*key.get<bls12_381>());
+}
+
 result<std::shared_ptr<const device_key>> gpu_uploader::upload(const loaded_key& key, int slot,
                                                                const device_slot& where) {
   if (slot < 0 || static_cast<std::size_t>(slot) >= slots_->slots.size())

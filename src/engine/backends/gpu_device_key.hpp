@@ -29,6 +29,9 @@ class gpu_device_key final : public device_key {
   uint64_t bytes() const noexcept override {
     return std::visit([](const auto& k) -> uint64_t { return k.resident_bytes(); }, key);
   }
+  uint64_t host_bytes() const noexcept override {
+    return std::visit([](const auto& k) -> uint64_t { return k.pinned_host_bytes(); }, key);
+  }
   std::variant<groth16::gpu_proving_key<bn254>, groth16::gpu_proving_key<bls12_381>> key;
 };
 
@@ -43,6 +46,9 @@ class gpu_uploader final : public device_uploader {
   // groth16::choose_streamed says do not fit (all of them where nothing fits), and their points
   // are not counted. The MSM scratch is the workers' (their workspaces), not the key's.
   uint64_t estimate_bytes(const loaded_key& key, uint64_t budget) const override;
+  // The bytes of the vectors it would stream: their pinned copies, at most (none are made where
+  // the host tier holds the key in pinned memory already).
+  uint64_t estimate_host_bytes(const loaded_key& key, uint64_t budget) const override;
   result<std::shared_ptr<const device_key>> upload(const loaded_key& key, int slot,
                                                    const device_slot& where) override;
 

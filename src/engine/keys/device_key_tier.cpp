@@ -128,6 +128,32 @@ device_key_tier::device_copy* device_key_tier::least_recent_idle_locked(
 void device_key_tier::drop(device_copy& d) noexcept {
   d.key.reset();  // nobody else holds it when nobody uses it: the device memory is free now
   d.mem.reset();
+  d.host_mem.reset();
+}
+
+result<reservation> device_key_tier::reserve_host(const std::string& id, int slot, uint64_t bytes) {
+  if (memory_ == nullptr || bytes == 0) return reservation();
+  // Without waiting: the uploading worker holds its job's working set, so a wait for memory that
+  // other jobs hold could last for good. An upload that finds no room fails, and the lease says
+  // why (the job is proven on the CPU).
+  const std::string purpose = "the pinned points the key of circuit " + id + " streams to " + devices_.slots[slot].name;
+  return memory_->host().acquire(bytes, {nullptr, std::chrono::milliseconds(0), purpose, true, nullptr});
+}
+
+status device_key_tier::settle_host(const std::string& id, const device_key& k, reservation& host_mem) {
+  if (memory_ == nullptr) return status::ok();
+  const uint64_t measured = k.host_bytes(), held = host_mem.bytes();
+  if (measured <= held) {
+    host_mem.release(held - measured);
+    return status::ok();
+  }
+  auto more = memory_->host().acquire(measured - held, {nullptr, std::chrono::milliseconds(0),
+                                                        "the rest of the pinned points of circuit " + id, true, nullptr});
+  if (!more)
+    return status(errc::resource_exhausted, "circuit " + id + ": its device copy holds " + describe_bytes(measured) +
+                                                " of pinned host memory, more than estimated, and the host budget has "
+                                                "no room for the rest: " + more.error().message());
+  return host_mem.absorb(std::move(more).value());
 }
 
 uint64_t device_key_tier::shed(int ordinal, uint64_t missing) {
@@ -211,6 +237,7 @@ status device_key_tier::upload_locked(std::unique_lock<std::mutex>& lk, const st
     if (!devices_.uploader) return status(errc::internal, "srs_manager: device slots without an uploader");
     const std::shared_ptr<const loaded_key> key = std::move(on_host).value();
     const uint64_t estimate = devices_.uploader->estimate_bytes(*key, where.budget);
+    const uint64_t host_estimate = devices_.uploader->estimate_host_bytes(*key, where.budget);
     if (estimate > where.budget)
       return status(errc::resource_exhausted, "circuit " + id + ": its key needs at least " + std::to_string(estimate) +
                                                   " bytes on the device, more than the " + where.name +
@@ -224,10 +251,14 @@ status device_key_tier::upload_locked(std::unique_lock<std::mutex>& lk, const st
     lk.unlock();
     // The device budget without the lock: waiting there may ask shed() for room.
     auto mem = reserve(id, slot, estimate, cancel);
-    result<std::shared_ptr<const device_key>> up = mem.is_ok() ? devices_.uploader->upload(*key, slot, where)
-                                                               : result<std::shared_ptr<const device_key>>(mem.error());
-    if (up && mem.is_ok()) {
-      const status fits = settle(id, slot, **up, mem.value());
+    auto host_mem = mem.is_ok() ? reserve_host(id, slot, host_estimate) : result<reservation>(reservation());
+    result<std::shared_ptr<const device_key>> up =
+        !mem.is_ok()        ? result<std::shared_ptr<const device_key>>(mem.error())
+        : !host_mem.is_ok() ? result<std::shared_ptr<const device_key>>(host_mem.error())
+                            : devices_.uploader->upload(*key, slot, where);
+    if (up) {
+      status fits = settle(id, slot, **up, mem.value());
+      if (fits) fits = settle_host(id, **up, host_mem.value());
       if (!fits) up = fits;  // the copy is freed here, before anyone waits for its memory
     }
     lk.lock();
@@ -237,6 +268,7 @@ status device_key_tier::upload_locked(std::unique_lock<std::mutex>& lk, const st
     if (!up) return up.error().with_context("circuit " + id + ": uploading its key to " + where.name);
     d2.key = std::move(up).value();
     d2.mem = std::move(mem).value();
+    d2.host_mem = std::move(host_mem).value();
     ++d2.uploads;
     d2.use_seq = ++seq_;
     // The budget again with the measured size: other unused copies make room; a copy that alone is

@@ -117,6 +117,7 @@ class device_key_tier {
     uint64_t use_seq = 0;  // LRU order within the tier
     uint64_t uploads = 0;
     reservation mem;  // its bytes in its device's budget (with one)
+    reservation host_mem;  // its host bytes (device_key::host_bytes) in the host budget
   };
 
   device_copy* copy_locked(const std::string& id, int slot);
@@ -135,6 +136,11 @@ class device_key_tier {
   // `mem` made the measured size of the uploaded copy `k`: the surplus returned, a shortfall taken
   // from free room or evictions (not waiting: the copy holds device memory). Called without the lock.
   status settle(const std::string& id, int slot, const device_key& k, reservation& mem);
+  // The host memory an upload's pinned copies will hold (device_uploader::estimate_host_bytes),
+  // from free room or evictions without waiting; and made the copy's measured host_bytes() after.
+  // Called without the lock.
+  result<reservation> reserve_host(const std::string& id, int slot, uint64_t bytes);
+  status settle_host(const std::string& id, const device_key& k, reservation& host_mem);
   uint64_t slot_used_locked(int slot) const;
   bool make_slot_room_locked(int slot, uint64_t bytes, const std::string& except);
 

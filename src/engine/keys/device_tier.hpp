@@ -43,6 +43,9 @@ class device_key {
   virtual ~device_key() = default;
   // Device memory it holds (measured when it was made).
   virtual uint64_t bytes() const noexcept = 0;
+  // Host memory it holds besides the key in its host tier: the pinned copies of point vectors it
+  // streams from host memory in every proof.
+  virtual uint64_t host_bytes() const noexcept { return 0; }
 };
 
 class device_uploader {
@@ -53,6 +56,10 @@ class device_uploader {
   // and take less); the manager admits an upload on this and enforces the budget again with the
   // measured bytes().
   virtual uint64_t estimate_bytes(const loaded_key& key, uint64_t budget) const = 0;
+  // Host memory the same upload will hold beside the host tier's copy of the key, at most (the
+  // vectors it will stream, copied into pinned memory): reserved in the host budget before the
+  // upload, and settled to the copy's host_bytes() after it.
+  virtual uint64_t estimate_host_bytes(const loaded_key& /*key*/, uint64_t /*budget*/) const { return 0; }
   // `key` on the device of slot `slot` (an index into the slots the manager was given).
   virtual result<std::shared_ptr<const device_key>> upload(const loaded_key& key, int slot,
                                                            const device_slot& where) = 0;

@@ -24,28 +24,31 @@ const std::string small_bn = std::string(CUZK_TEST_DATA_DIR) + "/snarkjs/bn128/c
 // A device key that remembers which slot it was made for.
 class fake_device_key final : public device_key {
  public:
-  fake_device_key(int slot, uint64_t bytes) : slot_(slot), bytes_(bytes) {}
+  fake_device_key(int slot, uint64_t bytes, uint64_t host = 0) : slot_(slot), bytes_(bytes), host_(host) {}
   uint64_t bytes() const noexcept override { return bytes_; }
+  uint64_t host_bytes() const noexcept override { return host_; }
   int slot() const noexcept { return slot_; }
 
  private:
   int slot_;
-  uint64_t bytes_;
+  uint64_t bytes_, host_;
 };
 
 class fake_uploader final : public device_uploader {
  public:
   uint64_t estimate = 100;  // what estimate_bytes() says
   uint64_t measured = 100;  // what an upload then takes
+  uint64_t host_estimate = 0, host_measured = 0;  // the same for the pinned host copies
   bool fail = false;
 
   uint64_t estimate_bytes(const loaded_key&, uint64_t) const override { return estimate; }
+  uint64_t estimate_host_bytes(const loaded_key&, uint64_t) const override { return host_estimate; }
   result<std::shared_ptr<const device_key>> upload(const loaded_key& key, int slot,
                                                    const device_slot& where) override {
     std::lock_guard lk(m);
     uploads.push_back({slot, where.name, key.path()});
     if (fail) return status(errc::cuda_error, "fake: out of memory");
-    return std::shared_ptr<const device_key>(std::make_shared<fake_device_key>(slot, measured));
+    return std::shared_ptr<const device_key>(std::make_shared<fake_device_key>(slot, measured, host_measured));
   }
   struct call {
     int slot;
@@ -439,6 +442,41 @@ TEST(srs_device_budget, a_key_beyond_the_budget_or_measured_beyond_its_room_has_
   EXPECT_EQ(f.up->count(), 1u);
   EXPECT_EQ(mem.device(0)->used(), 40u);  // the dropped copy's reservation returned
   EXPECT_FALSE(f.on("b", "device:0"));
+}
+
+// A copy that streams points from host memory holds their pinned copies: reserved in the host
+// budget on the estimate before the upload, settled to the measured size, returned with the copy;
+// a host budget without room for them leaves the key without a copy, and the lease says why.
+TEST(srs_device_budget, a_copys_pinned_points_are_held_in_the_host_budget) {
+  uint64_t key_on_host = 0;
+  {
+    memory_budgets mem(big, {{0, 1000}});
+    fixture f(1000, {0}, {}, &mem);
+    f.up->host_estimate = 5000;
+    f.up->host_measured = 4000;
+    auto l = f.m->acquire("a", nullptr, nullptr, 0).value();
+    ASSERT_NE(l.on_device(), nullptr);
+    const uint64_t with_copy = mem.host().used();
+    ASSERT_GT(with_copy, 4000u);
+    key_on_host = with_copy - 4000;
+    l.release();
+    ASSERT_TRUE(f.m->evict("a", tier_target(key_tier::device, 0)).is_ok());
+    EXPECT_EQ(mem.host().used(), key_on_host);  // the pinned copies went with the device copy
+  }
+  memory_budgets tight(uint64_t{1} << 20, {{0, 1000}});
+  fixture f(1000, {0}, {}, &tight);
+  f.up->host_estimate = 5000;
+  f.m->acquire("a", nullptr, nullptr, -1).value().release();  // the key on the host only
+  ASSERT_EQ(tight.host().used(), key_on_host);
+  // Everything else taken but 1000 bytes.
+  auto filler = tight.host().acquire(tight.host().limit() - key_on_host - 1000, {}).value();
+  auto l = f.m->acquire("a", nullptr, nullptr, 0);
+  ASSERT_TRUE(l.is_ok()) << l.error().to_string();
+  EXPECT_EQ(l->on_device(), nullptr);
+  EXPECT_EQ(l->device_note().code(), errc::resource_exhausted) << l->device_note().to_string();
+  EXPECT_NE(l->device_note().message().find("pinned points"), std::string::npos) << l->device_note().to_string();
+  EXPECT_EQ(f.up->count(), 0u);
+  EXPECT_EQ(tight.host().used(), key_on_host + filler.bytes());
 }
 
 }  // namespace

@@ -195,6 +195,13 @@ class gpu_proving_key {
   // pageable memory because page-locking it failed.
   key_vector_set streamed() const noexcept { return state_->streamed; }
   bool pageable_streamed() const noexcept { return state_->pageable_streamed; }
+  // Pinned host memory the key holds: the copies of streamed vectors that were not pinned where
+  // the view has them (0 when every vector is resident, or streams from the view's own pinned
+  // memory).
+  std::size_t pinned_host_bytes() const noexcept {
+    const auto& s = *state_;
+    return s.pinned_a.bytes() + s.pinned_b1.bytes() + s.pinned_b2.bytes() + s.pinned_c.bytes() + s.pinned_h.bytes();
+  }
   // Points per range of the streamed vectors (the option's, or what a budget chose).
   std::size_t stream_chunk_points() const noexcept { return state_->chunk_points; }
   // The lock the prover holds around this key's kernels.
