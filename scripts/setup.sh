@@ -25,6 +25,7 @@ APT_PACKAGES=(
   libspdlog-dev                          # service: the daemon's log
   clang libclang-rt-dev                  # scripts/fuzz.sh: libFuzzer with ASan and UBSan (fuzz/)
   dpkg-dev                               # scripts/package.sh: dpkg-shlibdeps computes the .deb's Depends
+  chromium-headless-shell                # service: the status page rendered in a real browser (status_page_test)
 )
 
 # Node.js 20 and npm usually come with the machine (not from Debian); Debian's are used only when

@@ -534,6 +534,7 @@ engine_snapshot engine::snapshot() const {
       ls.worker = j->worker;
       s.jobs.push_back(std::move(ls));
     }
+    s.recent_jobs.assign(recent_jobs_.begin(), recent_jobs_.end());
     for (std::size_t i = 0; i < workers_.size(); ++i) {
       const auto& w = workers_[i];
       worker_status ws;

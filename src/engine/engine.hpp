@@ -39,6 +39,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -81,6 +82,9 @@ struct worker_status {
   uint64_t jobs = 0;        // jobs run to an end
 };
 
+// How many ended jobs the snapshot keeps for the status page (engine_snapshot::recent_jobs).
+inline constexpr std::size_t recent_jobs_kept = 20;
+
 struct live_job_status {
   job_result info;  // without proofs
   std::vector<timeline_event> events;
@@ -94,6 +98,9 @@ struct engine_snapshot {
   std::string backend;
   // Queued and running, and ended ones whose outcome the store has not taken yet; in id order.
   std::vector<live_job_status> jobs;
+  // The last recent_jobs_kept jobs that ended (proofs left out), newest first: what a person
+  // looking at the status page wants to see after the store took them out of `jobs`.
+  std::vector<job_result> recent_jobs;
   std::array<std::size_t, priority_count> queue_depth{};
   uint64_t routed_to_key_slot = 0;  // batches handed to the worker whose device slot held the key
   std::vector<worker_status> workers;
@@ -258,9 +265,10 @@ class engine {
   // replaced between a job's check against it and the job's entry in the count of its users.
   // Outermost of the engine's locks.
   std::shared_mutex registration_m_;
-  mutable std::mutex m_;  // live_, workers_' status fields
+  mutable std::mutex m_;  // live_, recent_jobs_, workers_' status fields
   std::condition_variable done_cv_;
   std::map<job_id, std::shared_ptr<live_job>> live_;
+  std::deque<job_result> recent_jobs_;  // newest at the front, at most recent_jobs_kept
   std::vector<worker_slot> workers_;
   std::atomic<bool> accepting_{true};
   std::atomic<std::size_t> unstored_{0};  // live jobs with `unstored` set

@@ -430,6 +430,10 @@ void engine::finish(const std::shared_ptr<live_job>& j, job_state end, status er
     std::lock_guard lk(m_);
     j->rec.info = snapshot;
     j->unstored = !stored;
+    job_result ended = snapshot;
+    ended.proofs.clear();  // the page wants times, not megabytes of proof JSON
+    recent_jobs_.push_front(std::move(ended));
+    if (recent_jobs_.size() > recent_jobs_kept) recent_jobs_.pop_back();
     if (stored)
       live_.erase(snapshot.id);
     else

@@ -4,6 +4,8 @@
 
 #include <exception>
 
+#include "service/status_page.hpp"
+
 namespace cuzk::service {
 
 result<std::pair<std::string, int>> split_host_port(const std::string& s, const std::string& what) {
@@ -38,6 +40,15 @@ result<std::unique_ptr<http_service>> http_service::start(const std::string& hos
     }
     res.status = 500;
     res.set_content(why + "\n", "text/plain");
+  });
+  // The page for people; HEAD / answers its headers (cpp-httplib routes HEAD to GET handlers).
+  s.Get("/", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content(std::string(status_page_html()), "text/html; charset=utf-8");
+  });
+  // A path that is not here gets a page that lists the ones that are, not an empty 404.
+  s.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (res.status != 404) return;
+    res.set_content(not_found_html(req.path), "text/html; charset=utf-8");
   });
   s.Get("/healthz", [&e](const httplib::Request&, httplib::Response& res) {
     const bool ok = e.accepting();

@@ -1,7 +1,8 @@
-// HTTP for monitoring: GET /healthz (200 "ok", 503 "draining"), /status (JSON, the public view:
-// no request ids or paths, status_json.hpp), /metrics (Prometheus text), /trace (the engine's
-// Chrome trace). Read-only, no job control: that is the gRPC API's job. Served by cpp-httplib on
-// its own threads.
+// HTTP for monitoring and people: GET / (a status page, status_page.hpp), /healthz (200 "ok",
+// 503 "draining"), /status (JSON, the public view: no request ids or paths, status_json.hpp),
+// /metrics (Prometheus text), /trace (the engine's Chrome trace); any other path gets a 404 page
+// that lists these. Read-only, no job control: that is the gRPC API's job. Served by cpp-httplib
+// on its own threads.
 #pragma once
 
 #include <functional>

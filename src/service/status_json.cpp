@@ -139,6 +139,31 @@ json gpu_utilization_json(const engine::engine_snapshot& s) {
   return j;
 }
 
+// The jobs that ended last, newest first, with their phase times. An error's text can name a
+// witness path, so only the full view carries it (and the request id).
+json recent_jobs_json(const engine::engine_snapshot& s, bool full) {
+  json out = json::array();
+  for (const auto& i : s.recent_jobs) {
+    json job = {{"id", i.id},
+                {"circuit", i.circuit},
+                {"priority", engine::priority_name(i.prio)},
+                {"state", engine::job_state_name(i.state)},
+                {"partitions", i.partitions},
+                {"attempts", i.attempts},
+                {"ran_on", i.ran_on},
+                {"submitted_unix_ms", engine::to_unix_ms(i.submitted_at)},
+                {"finished_unix_ms", i.finished_at ? engine::to_unix_ms(*i.finished_at) : 0},
+                {"deadline_missed", i.deadline_missed},
+                {"times", times_json(i.times)}};
+    if (full) {
+      job["request_id"] = i.request_id;
+      if (!i.error.is_ok()) job["error"] = i.error.to_string();
+    }
+    out.push_back(std::move(job));
+  }
+  return out;
+}
+
 std::string fmt_double(double v) {
   char b[32];
   std::snprintf(b, sizeof b, "%.9g", v);
@@ -354,6 +379,7 @@ std::string status_json(const engine::engine_snapshot& s, const daemon_config& c
     jobs.push_back(std::move(job));
   }
   j["jobs"] = jobs;
+  j["recent_jobs"] = recent_jobs_json(s, full);
   json workers = json::array();
   for (const auto& w : s.workers)
     workers.push_back({{"index", w.index},

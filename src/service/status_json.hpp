@@ -11,6 +11,9 @@
 // monitoring while the names clients chose and the layout of the daemon's disk do not. /metrics and
 // /trace name nothing of either kind (circuit ids, job numbers, phases, devices).
 //
+// /status lists the jobs that ended last (recent_jobs, newest first, with their phase times), as the
+// store takes an ended job out of `jobs` at once; the public view leaves out their error text.
+//
 // /status carries the build's version and revision (base/version.hpp). Config values keep their
 // types (numbers, booleans, strings, arrays), and a byte budget without a limit is null.
 //

@@ -250,6 +250,42 @@ TEST(status_json, the_public_view_names_no_request_id_and_no_path) {
   EXPECT_EQ(full["config"]["witness_dirs"], nlohmann::json::array({"/srv/witness-dir"}));
 }
 
+// Issue 21: the status page shows recent proofs with their phase times, and the store takes an
+// ended job out of `jobs` at once, so /status lists the last ones that ended on their own. The
+// error's text can name a witness path: only the full view carries it, with the request id.
+TEST(status_json, recent_jobs_carry_phase_times_and_the_public_view_no_error_text) {
+  engine::engine_snapshot s;
+  engine::job_result r;
+  r.id = 12;
+  r.request_id = "client-secret-request";
+  r.circuit = "poseidon";
+  r.state = engine::job_state::failed;
+  r.partitions = 2;
+  r.ran_on = "cpu";
+  r.error = status(errc::io_error, "cannot read /srv/witness-dir/w.wtns");
+  r.times.seconds[static_cast<int>(engine::phase::queue_wait)] = 0.25;
+  s.recent_jobs.push_back(r);
+  daemon_config c;
+
+  const std::string pub = status_json(s, c, status_view::public_view);
+  EXPECT_EQ(pub.find("client-secret-request"), std::string::npos) << pub;
+  EXPECT_EQ(pub.find("/srv/witness-dir"), std::string::npos) << pub;
+  auto j = nlohmann::json::parse(pub);
+  ASSERT_EQ(j["recent_jobs"].size(), 1u);
+  const auto& job = j["recent_jobs"][0];
+  EXPECT_EQ(job["id"], 12);
+  EXPECT_EQ(job["circuit"], "poseidon");
+  EXPECT_EQ(job["state"], "failed");
+  EXPECT_EQ(job["partitions"], 2);
+  EXPECT_EQ(job["ran_on"], "cpu");
+  EXPECT_EQ(job["times"]["queue_wait"], 0.25);
+  EXPECT_FALSE(job.contains("error"));
+
+  auto full = nlohmann::json::parse(status_json(s, c, status_view::full));
+  EXPECT_EQ(full["recent_jobs"][0]["request_id"], "client-secret-request");
+  EXPECT_NE(full["recent_jobs"][0]["error"].get<std::string>().find("/srv/witness-dir"), std::string::npos);
+}
+
 // Issue 21: /status nested config values as JSON strings ("workers": "1", "data_dir":
 // "\"/var/lib/cuzk\""), showed an unlimited budget as 18446744073709551615 and had no version.
 TEST(status_json, config_values_keep_their_types_unlimited_is_null_and_the_version_is_there) {
