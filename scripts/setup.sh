@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything cuzk needs to build and test on a fresh Debian 12 machine: the Debian
-# packages below, Node.js/npm if missing, and the pinned npm test tools in tools/node.
+# packages below, Node.js/npm if missing, the pinned npm test tools in tools/node and the JavaScript
+# client's dependencies in clients/js.
 # Idempotent and quick when everything is there: dpkg-query decides what is missing, and
 # `apt-get update` runs only when something is. Runs as root, or through sudo otherwise.
 #
@@ -26,6 +27,7 @@ APT_PACKAGES=(
   clang libclang-rt-dev                  # scripts/fuzz.sh: libFuzzer with ASan and UBSan (fuzz/)
   dpkg-dev                               # scripts/package.sh: dpkg-shlibdeps computes the .deb's Depends
   chromium-headless-shell                # service: the status page rendered in a real browser (status_page_test)
+  python3-grpcio python3-protobuf        # clients/python and its tests (clients/test.sh)
 )
 
 # Node.js 20 and npm usually come with the machine (not from Debian); Debian's are used only when
@@ -64,18 +66,24 @@ else
   log "Debian packages: all ${#APT_PACKAGES[@]} present"
 fi
 
-# ---- npm test tools (snarkjs, circom2, circomlib) at the versions in package-lock.json ----------
-# A stamp holding the lock file's hash marks a finished `npm ci`; a changed lock reinstalls.
-stamp=$NPM_DIR/node_modules/.cuzk-lock-sha256
-want=$(sha256sum "$NPM_DIR/package-lock.json" | cut -d' ' -f1)
-if [[ -f $stamp && $(cat "$stamp") == "$want" && -x $NPM_DIR/node_modules/.bin/snarkjs ]]; then
-  log "npm tools: present ($(node -p "require('$NPM_DIR/node_modules/snarkjs/package.json').version" \
-    2>/dev/null || echo '?') snarkjs)"
-else
-  log "npm tools: npm ci in tools/node"
-  (cd "$NPM_DIR" && npm ci --no-audit --no-fund --loglevel=error)
-  echo "$want" >"$stamp"
-fi
+# ---- npm packages at the versions in their package-lock.json ---------------------------------
+# tools/node: the test tools (snarkjs, circom2, circomlib); clients/js: the JavaScript client's
+# dependencies (@grpc/grpc-js, @grpc/proto-loader). A stamp holding the lock file's hash marks a
+# finished `npm ci`; a changed lock reinstalls.
+npm_ci() {
+  local dir=$1 what=$2 check=$3 stamp want
+  stamp=$dir/node_modules/.cuzk-lock-sha256
+  want=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
+  if [[ -f $stamp && $(cat "$stamp") == "$want" && -e $dir/node_modules/$check ]]; then
+    log "$what: present"
+  else
+    log "$what: npm ci in ${dir#"$ROOT"/}"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$want" >"$stamp"
+  fi
+}
+npm_ci "$NPM_DIR" "npm tools (snarkjs, circom2, circomlib)" .bin/snarkjs
+npm_ci "$ROOT/clients/js" "clients/js dependencies" @grpc/grpc-js/package.json
 
 if ! command -v nvcc >/dev/null && [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
   log "note: no nvcc found; the CUDA backend will not be built"

@@ -1,0 +1,89 @@
+'use strict';
+// cuzk-client against a running daemon: clients/test.sh starts one and sets CUZK_TEST_SOCKET,
+// CUZK_TEST_DATA (tests/data/snarkjs/bn128), CUZK_TEST_WITNESS_DIR (one of its witness_dirs, holding
+// circuit.wtns), CUZK_TEST_TMP and SNARKJS.
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const path = require('path');
+const { execFileSync } = require('child_process');
+const cuzk = require('..');
+
+const env = {};
+for (const k of ['CUZK_TEST_SOCKET', 'CUZK_TEST_DATA', 'CUZK_TEST_WITNESS_DIR', 'CUZK_TEST_TMP', 'SNARKJS']) env[k] = process.env[k];
+const skip = Object.values(env).some((v) => !v) && 'run by clients/test.sh, which starts a daemon';
+const CIRCUIT = 'js-bn128';
+const socket = env.CUZK_TEST_SOCKET;
+const data = env.CUZK_TEST_DATA;
+
+function verify(name, proof, publicSignals) {
+  const d = path.join(env.CUZK_TEST_TMP, `js-${name}`);
+  fs.mkdirSync(d, { recursive: true });
+  fs.writeFileSync(path.join(d, 'proof.json'), JSON.stringify(proof));
+  fs.writeFileSync(path.join(d, 'public.json'), JSON.stringify(publicSignals));
+  // Throws (and so fails the test) when snarkjs exits non-zero.
+  const out = execFileSync(env.SNARKJS, ['groth16', 'verify', path.join(data, 'verification_key.json'),
+    path.join(d, 'public.json'), path.join(d, 'proof.json')], { encoding: 'utf8', timeout: 120000 });
+  assert.match(out, /OK!/, `snarkjs groth16 verify (${name}): ${out}`);
+  assert.deepStrictEqual(publicSignals, JSON.parse(fs.readFileSync(path.join(data, 'public.json'), 'utf8')));
+}
+
+test('against the daemon', { skip }, async (t) => {
+  const client = new cuzk.Client({ socket });
+  t.after(() => client.close());
+  await client.register(CIRCUIT, path.join(data, 'circuit.zkey'));
+  assert.ok((await client.circuits()).some((c) => c.id === CIRCUIT));
+
+  await t.test('groth16.prove with the witness bytes', async () => {
+    const wtns = fs.readFileSync(path.join(data, 'circuit.wtns'));
+    const { proof, publicSignals } = await cuzk.groth16.prove(CIRCUIT, wtns, { socket, timeoutMs: 120000 });
+    verify('bytes', proof, publicSignals);
+  });
+
+  await t.test('groth16.prove by path', async () => {
+    const wtns = path.join(env.CUZK_TEST_WITNESS_DIR, 'circuit.wtns');
+    const { proof, publicSignals } = await cuzk.groth16.prove(CIRCUIT, wtns, { socket, byPath: true });
+    verify('path', proof, publicSignals);
+  });
+
+  await t.test('submit, await, cancel of an ended job', async () => {
+    const jobId = await client.submit(CIRCUIT, [path.join(data, 'circuit.wtns')], { priority: 'high', requestId: 'js-1' });
+    assert.strictEqual(typeof jobId, 'number');
+    assert.strictEqual(await client.submit(CIRCUIT, [path.join(data, 'circuit.wtns')], { requestId: 'js-1' }), jobId);
+    const r = await client.await(jobId, { timeoutMs: 120000 });
+    assert.strictEqual(r.state, 'DONE');
+    assert.strictEqual(r.jobId, jobId);
+    assert.strictEqual(r.proofs.length, 1);
+    verify('submit', r.proof, r.publicSignals);
+    await assert.rejects(client.cancel(jobId), (e) => e instanceof cuzk.CuzkError &&
+      e.code === 'FAILED_PRECONDITION' && /CancelProof/.test(e.message));
+  });
+
+  await t.test('an unknown circuit is a clear error', async () => {
+    await assert.rejects(cuzk.groth16.prove('no-such-circuit', path.join(data, 'circuit.wtns'), { socket }),
+      (e) => e instanceof cuzk.CuzkError && e.code === 'NOT_FOUND' && /no-such-circuit/.test(e.message) &&
+        /SubmitProof/.test(e.message));
+  });
+
+  await t.test('an unknown job', async () => {
+    await assert.rejects(client.await(987654321, { timeoutMs: 5000 }), (e) => e.code === 'NOT_FOUND');
+  });
+
+  await t.test('a witness file that is not there', async () => {
+    await assert.rejects(client.submit(CIRCUIT, '/nonexistent/x.wtns'),
+      (e) => e instanceof cuzk.CuzkError && /\/nonexistent\/x\.wtns/.test(e.message));
+  });
+
+  await t.test('status', async () => {
+    assert.strictEqual(typeof (await client.status()), 'object');
+  });
+
+  await t.test('no daemon on the socket', async () => {
+    const none = new cuzk.Client({ socket: path.join(env.CUZK_TEST_TMP, 'nothing.sock') });
+    try {
+      await assert.rejects(none.status(), (e) => e.code === 'UNAVAILABLE' && /nothing\.sock/.test(e.message));
+    } finally {
+      none.close();
+    }
+  });
+});

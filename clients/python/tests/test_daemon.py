@@ -1,0 +1,131 @@
+"""cuzk_client against a running daemon: clients/test.sh starts one and sets
+CUZK_TEST_SOCKET (its socket), CUZK_TEST_DATA (tests/data/snarkjs/bn128), CUZK_TEST_WITNESS_DIR (one
+of its witness_dirs, holding circuit.wtns), CUZK_TEST_TMP (a scratch folder) and SNARKJS."""
+
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import grpc  # noqa: E402
+
+import cuzk_client  # noqa: E402
+from cuzk_client import Client, CuzkError, RpcError  # noqa: E402
+
+ENV = {k: os.environ.get(k) for k in ("CUZK_TEST_SOCKET", "CUZK_TEST_DATA", "CUZK_TEST_WITNESS_DIR",
+                                      "CUZK_TEST_TMP", "SNARKJS")}
+CIRCUIT = "py-bn128"
+
+
+@unittest.skipUnless(all(ENV.values()), "run by clients/test.sh, which starts a daemon")
+class AgainstDaemon(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.data = ENV["CUZK_TEST_DATA"]
+        cls.client = Client(socket=ENV["CUZK_TEST_SOCKET"])
+        cls.client.register(CIRCUIT, os.path.join(cls.data, "circuit.zkey"))
+        with open(os.path.join(cls.data, "public.json")) as f:
+            cls.public = json.load(f)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.client.close()
+
+    def verify(self, name, proof, public):
+        """snarkjs groth16 verify with the fixture's verification key."""
+        d = os.path.join(ENV["CUZK_TEST_TMP"], "py-" + name)
+        os.makedirs(d, exist_ok=True)
+        for f, v in (("proof.json", proof), ("public.json", public)):
+            with open(os.path.join(d, f), "w") as out:
+                json.dump(v, out)
+        r = subprocess.run([ENV["SNARKJS"], "groth16", "verify", os.path.join(self.data, "verification_key.json"),
+                            os.path.join(d, "public.json"), os.path.join(d, "proof.json")],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, f"snarkjs groth16 verify ({name}): {r.stdout}{r.stderr}")
+        self.assertIn("OK!", r.stdout)
+        self.assertEqual(public, self.public, f"{name}: public signals differ from public.json")
+
+    def test_registered(self):
+        ids = [c["id"] for c in self.client.circuits()]
+        self.assertIn(CIRCUIT, ids)
+
+    def test_prove_bytes(self):
+        with open(os.path.join(self.data, "circuit.wtns"), "rb") as f:
+            wtns = f.read()
+        r = self.client.prove(CIRCUIT, [wtns], timeout=120)
+        self.assertEqual(r.state, "DONE")
+        self.assertEqual(len(r.proofs), 1)
+        self.verify("bytes", r.proof, r.public_signals)
+
+    def test_submit_await_by_path(self):
+        path = os.path.join(ENV["CUZK_TEST_WITNESS_DIR"], "circuit.wtns")
+        job = self.client.submit(CIRCUIT, [path], by_path=True, priority="HIGH", request_id="py-by-path")
+        self.assertIsInstance(job, int)
+        # The same request id again: the same job.
+        self.assertEqual(self.client.submit(CIRCUIT, [path], by_path=True, request_id="py-by-path"), job)
+        r = self.client.await_job(job, timeout=120)
+        self.assertEqual(r.job_id, job)
+        self.verify("path", r.proofs[0]["proof"], r.proofs[0]["publicSignals"])
+        # A job that ended cannot be cancelled: the daemon's error, named.
+        with self.assertRaises(RpcError) as e:
+            self.client.cancel(job)
+        self.assertEqual(e.exception.code, grpc.StatusCode.FAILED_PRECONDITION)
+        self.assertIn("CancelProof", str(e.exception))
+
+    def test_unknown_circuit(self):
+        with self.assertRaises(RpcError) as e:
+            self.client.prove("no-such-circuit", os.path.join(self.data, "circuit.wtns"), timeout=60)
+        self.assertEqual(e.exception.code, grpc.StatusCode.NOT_FOUND)
+        self.assertIn("no-such-circuit", str(e.exception))
+        self.assertIn("SubmitProof", str(e.exception))
+
+    def test_unknown_job(self):
+        with self.assertRaises(RpcError) as e:
+            self.client.await_job(987654321, timeout=5)
+        self.assertEqual(e.exception.code, grpc.StatusCode.NOT_FOUND)
+
+    def test_missing_witness_file(self):
+        with self.assertRaises(CuzkError) as e:
+            self.client.submit(CIRCUIT, ["/nonexistent/x.wtns"])
+        self.assertIn("/nonexistent/x.wtns", str(e.exception))
+
+    def test_status(self):
+        s = self.client.status()
+        self.assertIsInstance(s, dict)
+
+    def test_no_daemon(self):
+        with Client(socket=os.path.join(ENV["CUZK_TEST_TMP"], "nothing.sock")) as c:
+            with self.assertRaises(RpcError) as e:
+                c.status()
+        self.assertEqual(e.exception.code, grpc.StatusCode.UNAVAILABLE)
+        self.assertIn("nothing.sock", str(e.exception))
+
+
+class DefaultSocket(unittest.TestCase):
+    """The CLI's rule: $XDG_STATE_HOME/cuzk/cuzk.sock when XDG_STATE_HOME is absolute and usable."""
+
+    def test_xdg_state_home(self):
+        import tempfile
+        old = dict(os.environ)
+        with tempfile.TemporaryDirectory() as tmp:
+            try:
+                os.environ["XDG_STATE_HOME"] = tmp
+                os.makedirs(os.path.join(tmp, "cuzk"))
+                open(os.path.join(tmp, "cuzk", "cuzk.sock"), "w").close()
+                self.assertEqual(cuzk_client.default_socket(), os.path.join(tmp, "cuzk", "cuzk.sock"))
+                os.environ["XDG_STATE_HOME"] = "relative"  # ignored, as the spec says
+                os.environ["HOME"] = tmp
+                want = os.path.join(tmp, ".local", "state", "cuzk", "cuzk.sock")
+                if os.path.exists(cuzk_client.client.SYSTEM_SOCKET):
+                    want = cuzk_client.client.SYSTEM_SOCKET
+                self.assertEqual(cuzk_client.default_socket(), want)
+            finally:
+                os.environ.clear()
+                os.environ.update(old)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

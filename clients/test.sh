@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# The Python and JavaScript clients' tests against a real daemon: starts `cuzk daemon` (CPU backend)
+# with a config and socket in a temporary folder, then runs clients/python/tests (unittest: the
+# stubs match the proto; prove by bytes and by path, submit/await/cancel/status, errors) and
+# clients/js/test (node --test: the same through groth16.prove and Client). Each client registers
+# tests/data/snarkjs/bn128/circuit.zkey; each proof is checked with snarkjs groth16 verify and its
+# public signals against public.json.
+#
+#   clients/test.sh [CUZK]     CUZK defaults to ${BUILD_DIR:-build}/src/apps/cuzk
+#
+# Needs python3 with grpcio and protobuf (Debian: python3-grpcio python3-protobuf), protoc, node
+# with clients/js/node_modules and tools/node's snarkjs (scripts/setup.sh installs them all). A
+# missing one skips the tests with a note, or fails them under CI=true. PYTHON picks the
+# interpreter (default: /usr/bin/python3, the one Debian's packages are for, where it exists).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD_DIR=${BUILD_DIR:-build}
+[[ $BUILD_DIR = /* ]] || BUILD_DIR=$ROOT/$BUILD_DIR
+CUZK=${1:-$BUILD_DIR/src/apps/cuzk}
+[[ $CUZK = /* ]] || CUZK=$PWD/$CUZK
+if [[ -z ${PYTHON:-} ]]; then
+  if [[ -x /usr/bin/python3 ]]; then PYTHON=/usr/bin/python3; else PYTHON=python3; fi
+fi
+SNARKJS=$ROOT/tools/node/node_modules/.bin/snarkjs
+DATA=$ROOT/tests/data/snarkjs/bn128
+TEST_TIMEOUT=${CUZK_CLIENT_TEST_TIMEOUT:-300}  # seconds, per client's tests
+
+log() { printf '[clients] %s\n' "$*"; }
+
+missing=()
+[[ -x $CUZK ]] || missing+=("the cuzk binary ($CUZK)")
+"$PYTHON" -c 'import grpc, google.protobuf' 2>/dev/null ||
+  missing+=("$PYTHON with grpc and google.protobuf (apt-get install python3-grpcio python3-protobuf)")
+command -v protoc >/dev/null || missing+=("protoc (apt-get install protobuf-compiler)")
+command -v node >/dev/null || missing+=("node")
+[[ -d $ROOT/clients/js/node_modules/@grpc/grpc-js ]] || missing+=("clients/js/node_modules (npm ci in clients/js)")
+[[ -x $SNARKJS ]] || missing+=("snarkjs ($SNARKJS: scripts/setup.sh)")
+if ((${#missing[@]})); then
+  for m in "${missing[@]}"; do log "missing: $m" >&2; done
+  if [[ ${CI:-} == true ]]; then
+    log "CI=true: the client tests cannot be skipped" >&2
+    exit 1
+  fi
+  log "skipped (scripts/setup.sh installs what is missing)"
+  exit 0
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cuzk-clients.XXXXXX")
+daemon_pid=""
+cleanup() {
+  if [[ -n $daemon_pid ]] && kill -0 "$daemon_pid" 2>/dev/null; then
+    kill -TERM "$daemon_pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$daemon_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$daemon_pid" 2>/dev/null || true
+    wait "$daemon_pid" 2>/dev/null || true
+  fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+mkdir -p "$tmp/witnesses"
+cp "$DATA/circuit.wtns" "$tmp/witnesses/"
+cat >"$tmp/cuzk.toml" <<TOML
+data_dir = "$tmp/data"
+socket = "$tmp/cuzk.sock"
+http = ""
+backend = "cpu"
+threads = 2
+drain_grace_s = 0
+log_level = "warn"
+witness_dirs = ["$tmp/witnesses"]
+TOML
+
+"$CUZK" daemon --config "$tmp/cuzk.toml" >"$tmp/daemon.log" 2>&1 &
+daemon_pid=$!
+ready=0
+for _ in $(seq 1 300); do  # 30 s
+  if ! kill -0 "$daemon_pid" 2>/dev/null; then break; fi
+  if [[ -S $tmp/cuzk.sock ]] && "$CUZK" status --socket "$tmp/cuzk.sock" >/dev/null 2>&1; then ready=1; break; fi
+  sleep 0.1
+done
+if ((!ready)); then
+  log "the daemon did not answer on $tmp/cuzk.sock within 30 s; its log:" >&2
+  cat "$tmp/daemon.log" >&2
+  exit 1
+fi
+log "daemon $daemon_pid up: $("$CUZK" --version 2>/dev/null | head -n1)"
+
+export CUZK_TEST_SOCKET=$tmp/cuzk.sock CUZK_TEST_DATA=$DATA CUZK_TEST_WITNESS_DIR=$tmp/witnesses \
+  CUZK_TEST_TMP=$tmp SNARKJS
+rc=0
+log "python ($("$PYTHON" --version 2>&1), grpcio $("$PYTHON" -c 'import grpc; print(grpc.__version__)'))"
+(cd "$ROOT/clients/python" &&
+  timeout "$TEST_TIMEOUT" "$PYTHON" -m unittest -v tests.test_stubs tests.test_daemon) || rc=1
+log "javascript (node $(node --version))"
+(cd "$ROOT/clients/js" && timeout "$TEST_TIMEOUT" node --test test/) || rc=1
+
+if ! kill -0 "$daemon_pid" 2>/dev/null; then
+  log "the daemon exited during the tests; its log:" >&2
+  cat "$tmp/daemon.log" >&2
+  rc=1
+elif ((rc)); then
+  log "the daemon's log:" >&2
+  cat "$tmp/daemon.log" >&2
+fi
+((rc)) && log "FAILED" >&2 || log "passed"
+exit "$rc"
