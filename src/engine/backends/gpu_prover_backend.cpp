@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -59,9 +60,7 @@ class gpu_backend final : public prover_backend {
 
   result<any_proof> prove(const prove_call& call, const any_witness& witness, const cancel_token& cancel,
                           prove_report& report) override {
-    if (call.worker < 0 || static_cast<std::size_t>(call.worker) >= workers_.size())
-      return status(errc::invalid_argument, "gpu backend: worker " + std::to_string(call.worker) +
-                                                ": expected one of " + std::to_string(workers_.size()));
+    CUZK_TRY(check_worker(call));
     worker_state& w = *workers_[call.worker];
     gpu_slot_state& sl = *sh_->slots[w.slot];
     if (call.on_device == nullptr) {
@@ -71,9 +70,7 @@ class gpu_backend final : public prover_backend {
       }
       return cpu_.prove(call, witness, cancel, report);
     }
-    if (call.slot != w.slot)
-      return status(errc::internal, "gpu backend: worker " + std::to_string(call.worker) + " serves " +
-                                        sl.slot.name + ", its key copy is for slot " + std::to_string(call.slot));
+    CUZK_TRY(check_slot(call, w));
     const auto& dk = static_cast<const gpu_device_key&>(*call.on_device);
     // The worker's buffers are its own while it proves: the evictor of idle buffers passes it by.
     claim c(w, budget_of(sl.slot.ordinal));
@@ -85,8 +82,7 @@ class gpu_backend final : public prover_backend {
   // batch. A key resident whole has nothing to share, and a batch would only hold more device
   // memory (every partition's witness and h, and a bucket set each).
   unsigned batch_partitions(const prove_call& call, unsigned remaining) override {
-    if (call.on_device == nullptr || call.worker < 0 || static_cast<std::size_t>(call.worker) >= workers_.size())
-      return 1;
+    if (call.on_device == nullptr || !check_worker(call)) return 1;
     const auto& dk = static_cast<const gpu_device_key&>(*call.on_device);
     if (const auto* m = call.key.get<bn254>()) return batch_on<bn254>(call, *m, dk, remaining);
     return batch_on<bls12_381>(call, *call.key.get<bls12_381>(), dk, remaining);
@@ -96,14 +92,10 @@ class gpu_backend final : public prover_backend {
                                              const cancel_token& cancel, prove_report& report) override {
     if (witnesses.size() < 2 || call.on_device == nullptr)
       return prover_backend::prove_batch(call, witnesses, cancel, report);
-    if (call.worker < 0 || static_cast<std::size_t>(call.worker) >= workers_.size())
-      return status(errc::invalid_argument, "gpu backend: worker " + std::to_string(call.worker) +
-                                                ": expected one of " + std::to_string(workers_.size()));
+    CUZK_TRY(check_worker(call));
     worker_state& w = *workers_[call.worker];
     gpu_slot_state& sl = *sh_->slots[w.slot];
-    if (call.slot != w.slot)
-      return status(errc::internal, "gpu backend: worker " + std::to_string(call.worker) + " serves " +
-                                        sl.slot.name + ", its key copy is for slot " + std::to_string(call.slot));
+    CUZK_TRY(check_slot(call, w));
     const auto& dk = static_cast<const gpu_device_key&>(*call.on_device);
     claim c(w, budget_of(sl.slot.ordinal));
     if (const auto* m = call.key.get<bn254>())
@@ -172,6 +164,86 @@ class gpu_backend final : public prover_backend {
         return bls;
     }
   };
+
+  // The call's worker exists, and its key copy is on the slot that worker serves.
+  status check_worker(const prove_call& call) const {
+    if (call.worker < 0 || static_cast<std::size_t>(call.worker) >= workers_.size())
+      return status(errc::invalid_argument, "gpu backend: worker " + std::to_string(call.worker) +
+                                                ": expected one of " + std::to_string(workers_.size()));
+    return status::ok();
+  }
+  status check_slot(const prove_call& call, const worker_state& w) const {
+    if (call.slot == w.slot) return status::ok();
+    return status(errc::internal, "gpu backend: worker " + std::to_string(call.worker) + " serves " +
+                                      sh_->slots[w.slot]->slot.name + ", its key copy is for slot " +
+                                      std::to_string(call.slot));
+  }
+
+  // Takes back what the workspace was lent, when the proof (or batch) returns.
+  template <class C>
+  struct unlend {
+    std::unique_ptr<groth16::gpu_workspace<C>>& ws;
+    ~unlend() {
+      if (ws) ws->unlend_host();
+    }
+  };
+
+  // A proof's host staging from the pool (charged to the job's working set), when synthesis does
+  // not run into pageable memory; an empty lease otherwise.
+  struct staging {
+    pinned_lease lease;
+    staging_layout layout;
+    bool pooled = false;
+
+    // Lent to `ws` for the next proof (or batch); `give_back` runs once the copies have read it.
+    template <class C>
+    void lend_to(groth16::gpu_workspace<C>& ws, std::function<void()> give_back) {
+      using fr = typename C::fr;
+      using repr = typename fr::repr;
+      if (!pooled) return;
+      const staging_layout& l = layout;
+      ws.lend_host(lease.as<repr>(), l.witness_bytes / sizeof(repr),
+                   l.abc_bytes != 0 ? reinterpret_cast<fr*>(lease.data() + l.abc_offset) : nullptr,
+                   l.abc_bytes / sizeof(fr), std::move(give_back));
+    }
+  };
+  template <class C>
+  result<staging> take_staging(const prove_call& call, const gpu_slot_state& sl, const key_material<C>& m,
+                               groth16::synthesis_place place, prove_report& report) {
+    staging s;
+    s.pooled = call.pinned != nullptr && place != groth16::synthesis_place::host_pageable;
+    s.layout = staging_for(m.view.n_vars, m.view.domain_size, place);
+    if (!s.pooled) return s;
+    auto lease = call.pinned->acquire(std::string(call.circuit), s.layout.total(), call.working_set);
+    if (!lease) return lease.error().with_context(sl.slot.name + ": pinned staging");
+    s.lease = std::move(lease).value();
+    report.pinned_fallback = !s.lease.pinned();
+    return s;
+  }
+
+  // The worker's workspace for curve C: made on its first proof of that curve (streams and
+  // events, no buffers yet).
+  template <class C>
+  status ensure_workspace(worker_state& w, const gpu_slot_state& sl) {
+    auto& ws = w.workspace<C>();
+    if (ws) return status::ok();
+    std::lock_guard alloc(sh_->alloc_lock(sl.slot.ordinal));
+    auto made = groth16::gpu_workspace<C>::create(sl.slot.ordinal);
+    if (!made) return made.error();
+    ws = std::make_unique<groth16::gpu_workspace<C>>(std::move(made).value());
+    return status::ok();
+  }
+
+  // `proofs` proven on the slot (of them, `batched` in a batch), with the report's GPU times.
+  static void count_proofs(gpu_slot_state& sl, const prove_report& report, uint64_t proofs, uint64_t batched) {
+    std::lock_guard lk(sl.m);
+    sl.stats.proofs += proofs;
+    sl.stats.batched_proofs += batched;
+    sl.stats.busy_s += report.phases.lock_held;
+    sl.stats.wait_s += report.phases.lock_wait;
+    sl.stats.h2d_bytes += report.phases.h2d_bytes;
+    sl.stats.h2d_s += report.phases.h2d;
+  }
 
   // Holds a worker's claim for one proof; at its end the worker's buffers are idle, so whoever
   // waits for device memory looks again.
@@ -264,32 +336,14 @@ class gpu_backend final : public prover_backend {
                     std::string("witness: expected ") + C::name + " values for a " + C::name + " key");
     const auto* gk = std::get_if<groth16::gpu_proving_key<C>>(&dk.key);
     if (gk == nullptr) return status(errc::internal, "gpu backend: the device copy is of the other curve");
-    const int ordinal = sl.slot.ordinal;
     auto& ws = w.workspace<C>();
-    // The staging from the pool, charged to the job's working set; lent to the workspace for this
-    // proof only (the lease goes back to the pool once the copies have read it).
-    pinned_lease staging;
-    struct unlend {
-      std::unique_ptr<groth16::gpu_workspace<C>>& ws;
-      ~unlend() {
-        if (ws) ws->unlend_host();
-      }
-    } unlend_at_exit{ws};
+    // The staging is lent to the workspace for this proof only (the lease goes back to the pool
+    // once the copies have read it).
     const groth16::synthesis_place place = gk->synthesis();
-    const bool pooled = call.pinned != nullptr && place != groth16::synthesis_place::host_pageable;
-    const staging_layout l = staging_for(m.view.n_vars, m.view.domain_size, place);
-    if (pooled) {
-      auto lease = call.pinned->acquire(std::string(call.circuit), l.total(), call.working_set);
-      if (!lease) return lease.error().with_context(sl.slot.name + ": pinned staging");
-      staging = std::move(lease).value();
-      report.pinned_fallback = !staging.pinned();
-    }
-    if (!ws) {
-      std::lock_guard alloc(sh_->alloc_lock(ordinal));
-      auto made = groth16::gpu_workspace<C>::create(ordinal);  // streams and events, no buffers yet
-      if (!made) return made.error();
-      ws = std::make_unique<groth16::gpu_workspace<C>>(std::move(made).value());
-    }
+    auto staged = take_staging(call, sl, m, place, report);
+    if (!staged) return staged.error();
+    unlend<C> unlend_at_exit{ws};  // after the staging: the workspace lets go of it before it goes
+    CUZK_TRY(ensure_workspace<C>(w, sl));
     if (const status r = reserve_device_buffers<C>(w, sl, m.view.n_vars, m.view.domain_size, gk->msm_scratch(), cancel,
                                                         report);
         !r)
@@ -297,41 +351,21 @@ class gpu_backend final : public prover_backend {
     {
       // Allocates only on the worker's first proof of this curve or of a larger circuit (or after
       // the evictor freed its buffers).
-      std::lock_guard alloc(sh_->alloc_lock(ordinal));
-      const uint64_t before = w.workspace_allocations();
-      if (pooled) {
-        using repr = typename fr::repr;
-        // Back to the pool as soon as the copies have read it (gpu_workspace::lend_host), so the
-        // next proof's synthesis can fill it while this one waits for the device.
-        ws->lend_host(staging.as<repr>(), l.witness_bytes / sizeof(repr),
-                      l.abc_bytes != 0 ? reinterpret_cast<fr*>(staging.data() + l.abc_offset) : nullptr,
-                      l.abc_bytes / sizeof(fr), [&staging] { staging.reset(); });
-      }
+      std::lock_guard alloc(sh_->alloc_lock(sl.slot.ordinal));
+      // Back to the pool as soon as the copies have read it (gpu_workspace::lend_host), so the
+      // next proof's synthesis can fill it while this one waits for the device.
+      pinned_lease& lease = staged->lease;
+      staged->lend_to(*ws, [&lease] { lease.reset(); });
       const status grown = ws->reserve(m.view.n_vars, m.view.domain_size, place, gk->msm_scratch());
       // The reservation follows what the buffers hold (less than reserved when a growth failed).
-      const uint64_t holds = w.workspace_device_bytes();
-      if (w.device_mem.bytes() > holds) w.device_mem.release(w.device_mem.bytes() - holds);
-      const uint64_t after = w.workspace_allocations();
-      if (after != before) {
-        std::lock_guard lk(sl.m);
-        w.pinned_bytes = w.over_workspaces([](const auto& each) { return each.pinned_bytes(); });
-        w.device_bytes = holds;
-        w.allocations = after;
-      }
+      follow_holdings_of(w, sl);
       CUZK_TRY(grown);
     }
     const groth16::gpu_context<C> where{*gk, ws.get()};
     auto p = groth16::prove<C>(m.view, std::span<const typename fr::repr>(witness.values), &report.phases, where);
     report.ran_on = sl.slot.name;
     if (!p) return p.error().with_context(sl.slot.name);
-    {
-      std::lock_guard lk(sl.m);
-      ++sl.stats.proofs;
-      sl.stats.busy_s += report.phases.lock_held;
-      sl.stats.wait_s += report.phases.lock_wait;
-      sl.stats.h2d_bytes += report.phases.h2d_bytes;
-      sl.stats.h2d_s += report.phases.h2d;
-    }
+    count_proofs(sl, report, 1, 0);
     return any_proof(std::move(p).value());
   }
 
@@ -383,30 +417,13 @@ class gpu_backend final : public prover_backend {
     if (gk == nullptr) return status(errc::internal, "gpu backend: the device copy is of the other curve");
     const auto parts = static_cast<unsigned>(witnesses.size());
     auto& ws = w.workspace<C>();
-    pinned_lease staging;
-    struct unlend {
-      std::unique_ptr<groth16::gpu_workspace<C>>& ws;
-      ~unlend() {
-        if (ws) ws->unlend_host();
-      }
-    } unlend_at_exit{ws};
+    // One staging for the batch: each partition's witness (and a | b | c) passes through it in
+    // turn, and it goes back to the pool when the batch ends.
     const groth16::synthesis_place place = gk->synthesis();
-    const bool pooled = call.pinned != nullptr && place != groth16::synthesis_place::host_pageable;
-    const staging_layout l = staging_for(m.view.n_vars, m.view.domain_size, place);
-    if (pooled) {
-      // One staging for the batch: each partition's witness (and a | b | c) passes through it in
-      // turn, and it goes back to the pool when the batch ends.
-      auto lease = call.pinned->acquire(std::string(call.circuit), l.total(), call.working_set);
-      if (!lease) return lease.error().with_context(sl.slot.name + ": pinned staging");
-      staging = std::move(lease).value();
-      report.pinned_fallback = !staging.pinned();
-    }
-    if (!ws) {
-      std::lock_guard alloc(sh_->alloc_lock(sl.slot.ordinal));
-      auto made = groth16::gpu_workspace<C>::create(sl.slot.ordinal);
-      if (!made) return made.error();
-      ws = std::make_unique<groth16::gpu_workspace<C>>(std::move(made).value());
-    }
+    auto staged = take_staging(call, sl, m, place, report);
+    if (!staged) return staged.error();
+    unlend<C> unlend_at_exit{ws};  // after the staging: the workspace lets go of it before it goes
+    CUZK_TRY(ensure_workspace<C>(w, sl));
     // The whole batch's device bytes, reserved before the prover allocates them (its witnesses and
     // h vectors are freed when it returns; the arenas stay at the batch's size, and so does the
     // reservation, which follows what the buffers hold).
@@ -422,11 +439,7 @@ class gpu_backend final : public prover_backend {
       gpu_slot_state& sl;
       ~follow_holdings() { self.follow_holdings_of(w, sl); }
     } at_exit{*this, w, sl};
-    if (pooled) {
-      ws->lend_host(staging.as<repr>(), l.witness_bytes / sizeof(repr),
-                    l.abc_bytes != 0 ? reinterpret_cast<fr*>(staging.data() + l.abc_offset) : nullptr,
-                    l.abc_bytes / sizeof(fr), [] {});
-    }
+    staged->lend_to(*ws, [] {});
     {
       // The workspace and its arenas at the batch's size under the device's allocation lock, as a
       // single proof's (a key's measured size must not see them). The batch's witness and h
@@ -448,15 +461,7 @@ class gpu_backend final : public prover_backend {
     auto proofs = groth16::prove_batch_with<C>(m.view, each, r, s, &report.phases, where);
     report.ran_on = sl.slot.name;
     if (!proofs) return proofs.error().with_context(sl.slot.name);
-    {
-      std::lock_guard lk(sl.m);
-      sl.stats.proofs += parts;
-      sl.stats.batched_proofs += parts;
-      sl.stats.busy_s += report.phases.lock_held;
-      sl.stats.wait_s += report.phases.lock_wait;
-      sl.stats.h2d_bytes += report.phases.h2d_bytes;
-      sl.stats.h2d_s += report.phases.h2d;
-    }
+    count_proofs(sl, report, parts, parts);
     std::vector<any_proof> out;
     for (auto& p : *proofs) out.emplace_back(std::move(p));
     return out;
