@@ -50,6 +50,10 @@ void add_proof_times(job_result& info, const prove_report& r) {
   info.h2d_bytes += t.h2d_bytes;
 }
 
+// A witness of the key as read into memory (nVars values): what a batch or a read-ahead holds
+// beyond one proof's working set.
+uint64_t witness_bytes_of(const key_summary& key) { return uint64_t{key.n_vars} * sizeof(bn254::fr::repr); }
+
 // Why a job stops at a boundary, or nullopt to go on.
 std::optional<cancel_reason> stop_reason(const cancel_token& c) {
   const auto r = c.reason();
@@ -118,7 +122,7 @@ uint32_t engine::batch_size(const live_job& j, const prove_call& call, uint32_t 
   // The batch's witnesses beyond the first (admit() reserved one proof's working set) are held at
   // once: as many as the host budget has room for now, without pushing cached keys out; the rest
   // of the job goes in later batches.
-  const uint64_t witness_bytes = uint64_t{j.key.n_vars} * sizeof(bn254::fr::repr);
+  const uint64_t witness_bytes = witness_bytes_of(j.key);
   for (uint32_t b = asked; b > 1; --b) {
     const std::string purpose = "job " + std::to_string(j.rec.info.id) + ": the witnesses of a batch of " +
                                 std::to_string(b) + " partitions";
@@ -254,7 +258,7 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     g->count = batch_size(*j, call, first, g->extra);
     return g;
   };
-  const uint64_t witness_bytes = uint64_t{j->key.n_vars} * sizeof(bn254::fr::repr);
+  const uint64_t witness_bytes = witness_bytes_of(j->key);
   for (auto cur = plan(0); cur;) {
     if (auto r = stop_reason(j->cancel)) return stop(*r);
     const uint32_t p = cur->first, batch = cur->count;

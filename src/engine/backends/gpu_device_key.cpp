@@ -9,21 +9,28 @@ namespace cuzk::engine {
 
 namespace {
 
-// The points of the vectors not in `streamed`, the NTT twiddles and the matrices A and B: a key's
-// device size before it is uploaded. The MSM scratch is not the key's but its workers' (their
-// workspaces' arenas, reserved in the budget before a proof: gpu_prover_backend.cpp).
+// The bytes of the points of the vectors in `set`.
 template <class C>
-uint64_t known_device_bytes(const key_material<C>& m, groth16::key_vector_set streamed) {
+uint64_t point_bytes(const key_material<C>& m, groth16::key_vector_set set) {
   const auto& v = m.view;
-  uint64_t points = 0;
-  auto add = [&](groth16::key_vector which, uint64_t bytes) { points += streamed.contains(which) ? 0 : bytes; };
+  uint64_t bytes = 0;
+  auto add = [&](groth16::key_vector which, uint64_t b) { bytes += set.contains(which) ? b : 0; };
   add(groth16::key_vector::a, v.a.size_bytes());
   add(groth16::key_vector::b1, v.b1.size_bytes());
   add(groth16::key_vector::b2, v.b2.size_bytes());
   add(groth16::key_vector::c, v.c.size_bytes());
   add(groth16::key_vector::h, v.h.size_bytes());
-  const uint64_t twiddles = groth16::gpu_ntt_plan_bytes<C>(v.domain_size);
-  return points + twiddles + m.matrices->a.bytes() + m.matrices->b.bytes();
+  return bytes;
+}
+
+// The points of the vectors not in `streamed`, the NTT twiddles and the matrices A and B: a key's
+// device size before it is uploaded. The MSM scratch is not the key's but its workers' (their
+// workspaces' arenas, reserved in the budget before a proof: gpu_prover_backend.cpp).
+template <class C>
+uint64_t known_device_bytes(const key_material<C>& m, groth16::key_vector_set streamed) {
+  const uint64_t resident = point_bytes(m, groth16::key_vector_set::all()) - point_bytes(m, streamed);
+  const uint64_t twiddles = groth16::gpu_ntt_plan_bytes<C>(m.view.domain_size);
+  return resident + twiddles + m.matrices->a.bytes() + m.matrices->b.bytes();
 }
 
 // Which vectors a key streams on a slot with `budget` bytes for keys: those it always streams
@@ -71,16 +78,7 @@ uint64_t gpu_uploader::estimate_bytes(const loaded_key& key, uint64_t budget) co
 uint64_t gpu_uploader::estimate_host_bytes(const loaded_key& key, uint64_t budget) const {
   const auto o = key_options();
   auto streamed_bytes = [&](const auto& m) -> uint64_t {
-    const groth16::key_vector_set s = streamed_on(m, o, budget).value_or(o.streamed);
-    const auto& v = m.view;
-    uint64_t bytes = 0;
-    auto add = [&](groth16::key_vector which, uint64_t b) { bytes += s.contains(which) ? b : 0; };
-    add(groth16::key_vector::a, v.a.size_bytes());
-    add(groth16::key_vector::b1, v.b1.size_bytes());
-    add(groth16::key_vector::b2, v.b2.size_bytes());
-    add(groth16::key_vector::c, v.c.size_bytes());
-    add(groth16::key_vector::h, v.h.size_bytes());
-    return bytes;
+    return point_bytes(m, streamed_on(m, o, budget).value_or(o.streamed));
   };
   if (const auto* m = key.get<bn254>()) return streamed_bytes(*m);
   return streamed_bytes(*key.get<bls12_381>());
