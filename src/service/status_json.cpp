@@ -139,26 +139,31 @@ json gpu_utilization_json(const engine::engine_snapshot& s) {
   return j;
 }
 
+// What every view of a job shows, live or ended; the request id (the client's own name for its
+// request) only in the full view.
+json job_json(const engine::job_result& i, bool full) {
+  json job = {{"id", i.id},
+              {"circuit", i.circuit},
+              {"priority", engine::priority_name(i.prio)},
+              {"state", engine::job_state_name(i.state)},
+              {"partitions", i.partitions},
+              {"attempts", i.attempts},
+              {"ran_on", i.ran_on},
+              {"submitted_unix_ms", engine::to_unix_ms(i.submitted_at)},
+              {"times", times_json(i.times)}};
+  if (full) job["request_id"] = i.request_id;
+  return job;
+}
+
 // The jobs that ended last, newest first, with their phase times. An error's text can name a
-// witness path, so only the full view carries it (and the request id).
+// witness path, so only the full view carries it.
 json recent_jobs_json(const engine::engine_snapshot& s, bool full) {
   json out = json::array();
   for (const auto& i : s.recent_jobs) {
-    json job = {{"id", i.id},
-                {"circuit", i.circuit},
-                {"priority", engine::priority_name(i.prio)},
-                {"state", engine::job_state_name(i.state)},
-                {"partitions", i.partitions},
-                {"attempts", i.attempts},
-                {"ran_on", i.ran_on},
-                {"submitted_unix_ms", engine::to_unix_ms(i.submitted_at)},
-                {"finished_unix_ms", i.finished_at ? engine::to_unix_ms(*i.finished_at) : 0},
-                {"deadline_missed", i.deadline_missed},
-                {"times", times_json(i.times)}};
-    if (full) {
-      job["request_id"] = i.request_id;
-      if (!i.error.is_ok()) job["error"] = i.error.to_string();
-    }
+    json job = job_json(i, full);
+    job["finished_unix_ms"] = i.finished_at ? engine::to_unix_ms(*i.finished_at) : 0;
+    job["deadline_missed"] = i.deadline_missed;
+    if (full && !i.error.is_ok()) job["error"] = i.error.to_string();
     out.push_back(std::move(job));
   }
   return out;
@@ -364,18 +369,9 @@ std::string status_json(const engine::engine_snapshot& s, const daemon_config& c
       e.push_back({{"event", engine::event_kind_name(ev.kind)},
                    {"partition", ev.partition},
                    {"unix_us", ev.unix_us}});
-    json job = {{"id", i.id},
-                {"circuit", i.circuit},
-                {"priority", engine::priority_name(i.prio)},
-                {"state", engine::job_state_name(i.state)},
-                {"partitions", i.partitions},
-                {"attempts", i.attempts},
-                {"worker", lj.worker},
-                {"submitted_unix_ms", engine::to_unix_ms(i.submitted_at)},
-                {"ran_on", i.ran_on},
-                {"times", times_json(i.times)},
-                {"events", e}};
-    if (full) job["request_id"] = i.request_id;  // the client's own name for its request
+    json job = job_json(i, full);
+    job["worker"] = lj.worker;
+    job["events"] = std::move(e);
     jobs.push_back(std::move(job));
   }
   j["jobs"] = jobs;
