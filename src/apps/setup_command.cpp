@@ -8,12 +8,17 @@
 #include <span>
 
 #include "apps/progress.hpp"
+#include "base/thread_pool.hpp"
 #include "formats/output_files.hpp"
 #include "formats/r1cs.hpp"
 #include "formats/verification_key.hpp"
 #include "formats/zkey_writer.hpp"
 #include "groth16/circuit_io.hpp"
+#include "groth16/prover_choice.hpp"
 #include "groth16/setup.hpp"
+#if defined(CUZK_HAVE_GPU_PROVER)
+#include "groth16/gpu/gpu_setup.hpp"
+#endif
 #include "synth/synthetic_circuit.hpp"
 
 namespace cuzk::apps {
@@ -26,6 +31,7 @@ void setup_command::add_to(CLI::App& app) {
       ->required()
       ->expected(2);
   sub->add_option("--vk", vk, "also write the verification key (verification_key.json)");
+  sub->add_flag("--cpu", force_cpu, "make the points on the CPU even where a GPU is present");
   sub->add_flag("--synthetic", synthetic, "make a synthetic circuit and its witness instead of reading an .r1cs");
   sub->add_option("--log-size", log_size, "synthetic: log2 of the domain (2^K - 2 constraints)")
       ->check(CLI::Range(2u, 28u));
@@ -59,6 +65,29 @@ result<formats::output_files> prepare_outputs(const setup_command& cmd) {
   return formats::output_files::prepare(outs, ins);
 }
 
+// Where the points are made: on the GPU where the prover's chooser finds a usable one (as `cuzk
+// prove` does) and --cpu was not given, by the CPU comb otherwise.
+template <class C>
+result<groth16::fixed_base_engine<C>> engine_for(const setup_command& cmd,
+                                                  const synth::constraint_system<typename C::fr>& cs,
+                                                  step_reporter& rep) {
+  const auto wanted = cmd.force_cpu ? groth16::prover_kind::cpu : groth16::prover_kind::automatic;
+  const groth16::prover_choice choice = *groth16::choose_prover(wanted);  // cpu and automatic always answer
+#if defined(CUZK_HAVE_GPU_PROVER)
+  if (choice.kind == groth16::prover_kind::gpu) {
+    rep.note("  (points on the GPU: " + choice.reason + ")");
+    return rep.step("setup: comb tables to the GPU", [&] {
+      return groth16::gpu_fixed_base_engine<C>(0, 3 * cs.n_vars + cs.domain_size(), cs.n_vars);
+    });
+  }
+#else
+  (void)cs;
+#endif
+  rep.note("  (points on the CPU, " + std::to_string(thread_pool::global().size()) + " threads" +
+           (choice.reason.empty() ? "" : "; " + choice.reason) + ")");
+  return groth16::fixed_base_engine<C>{};
+}
+
 // Setup for `cs`, then the zkey and (when asked) the verification key, staged in `out` (the zkey
 // first, then the key); the caller commits.
 template <class C>
@@ -68,8 +97,10 @@ status setup_and_write(const setup_command& cmd, const synth::constraint_system<
   rep.note("  (" + std::string(C::name) + ", " + std::to_string(cs.n_constraints) + " constraints, nVars " +
            std::to_string(cs.n_vars) + ", nPublic " + std::to_string(cs.n_public) + ", domain 2^" +
            std::to_string(std::countr_zero(domain)) + ")");
+  auto engine = engine_for<C>(cmd, cs, rep);
+  if (!engine) return engine.error();
   auto dk = rep.step(std::string("setup (") + C::name + ", 2^" + std::to_string(std::countr_zero(domain)) + ")",
-                     [&] { return groth16::development_setup<C>(cs); });
+                     [&] { return groth16::development_setup<C>(cs, *engine); });
   if (!dk) return dk.error();
   CUZK_TRY(rep.step("write the zkey", [&] { return formats::write_zkey<C>(out.staging_path(0), dk->key); }));
   if (!cmd.vk.empty()) {

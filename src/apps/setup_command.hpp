@@ -11,6 +11,9 @@
 // verification key (vk_alphabeta_12 included) is byte-identical to what `snarkjs zkey export
 // verificationkey` writes for it.
 //
+// The points are made on the GPU where `cuzk prove` would prove on one (a 2^25 key in seconds instead
+// of minutes: groth16/gpu/gpu_setup.hpp), on the CPU otherwise or with --cpu; the key is the same.
+//
 // --synthetic makes a circuit of 2^K - 2 constraints and its witness instead of reading an .r1cs
 // (synth/synthetic_circuit.hpp): for benchmarks at sizes circom cannot reach quickly. `dense`
 // witnesses are random field elements, `boolean` ones 90% zeros and ones, as hash circuits are.
@@ -35,6 +38,7 @@ struct setup_command {
   std::string witness = "dense";
   std::string curve = "bn254";
   uint64_t seed = 1;
+  bool force_cpu = false;  // --cpu: the points on the CPU even where a GPU is present
   CLI::App* sub = nullptr;
 
   void add_to(CLI::App& app);

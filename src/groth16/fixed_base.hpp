@@ -71,6 +71,11 @@ class fixed_base_table {
     });
   }
 
+  unsigned window_bits() const noexcept { return w_; }
+  // The table: entry t (2^w - 1) + d - 1 is [d * 2^(w t)]P (a device's copy takes it as it is:
+  // gpu/fixed_base.hpp).
+  std::span<const affine> entries() const noexcept { return table_; }
+
   // [k]P for k given as its canonical integer.
   jacobian mul(const typename scalar::repr& k) const {
     const std::size_t per = (std::size_t{1} << w_) - 1;
@@ -92,13 +97,13 @@ class fixed_base_table {
   std::vector<affine> table_;  // table_[t * (2^w - 1) + d - 1] = [d * 2^(w t)]P
 };
 
-// out[i] = [scalars[i]]base, affine. out.size() must equal scalars.size().
+// out[i] = [scalars[i]]P for the table's P, affine, written straight into `out` (a key's own
+// vector: no copy of the points is made). out.size() must equal scalars.size().
 template <class G>
-void fixed_base_mul(const typename G::affine& base, std::span<const typename G::scalar> scalars,
+void fixed_base_mul(const fixed_base_table<G>& table, std::span<const typename G::scalar> scalars,
                     std::span<typename G::affine> out) {
   using jacobian = typename G::jacobian;
   if (scalars.empty()) return;
-  const fixed_base_table<G> table(base, fixed_base_table<G>::choose_window(scalars.size()));
   thread_pool::global().parallel_for(
       scalars.size(),
       [&](std::size_t lo, std::size_t hi) {
@@ -114,6 +119,15 @@ void fixed_base_mul(const typename G::affine& base, std::span<const typename G::
         }
       },
       1024);
+}
+
+// The same with a table made for these scalars' count.
+template <class G>
+void fixed_base_mul(const typename G::affine& base, std::span<const typename G::scalar> scalars,
+                    std::span<typename G::affine> out) {
+  if (scalars.empty()) return;
+  const fixed_base_table<G> table(base, fixed_base_table<G>::choose_window(scalars.size()));
+  fixed_base_mul<G>(table, scalars, out);
 }
 
 }  // namespace cuzk::groth16

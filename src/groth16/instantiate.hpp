@@ -11,7 +11,8 @@
 #define CUZK_GROTH16_INSTANTIATE(C)                                                                        \
   namespace cuzk::groth16 {                                                                                \
   template toxic_waste<C> random_toxic_waste<C>();                                                         \
-  template result<development_key<C>> setup<C>(const synth::constraint_system<C::fr>&, const toxic_waste<C>&); \
+  template result<development_key<C>> setup<C>(const synth::constraint_system<C::fr>&, const toxic_waste<C>&,    \
+                                               const fixed_base_engine<C>&);                                  \
   template result<formats::proof<C>> prove_with<C>(const proving_key_view<C>&, std::span<const C::fr::repr>, \
                                                    const C::fr&, const C::fr&, phase_timings*, cpu_context); \
   template result<formats::proof<C>> prove<C>(const proving_key_view<C>&, std::span<const C::fr::repr>,      \

@@ -19,9 +19,13 @@
 // snarkjs itself keeps γ = 1; a random γ is equally valid (its verifier reads gamma2 from the key).
 //
 // Cost: O(n) field work for the Lagrange values (one batch inversion), then ~3 nVars + n G1 and
-// nVars G2 fixed-base multiplications (fixed_base.hpp) on the thread pool.
+// nVars G2 fixed-base multiplications (fixed_base.hpp) on the thread pool, or on a GPU
+// (fixed_base_engine). Each point vector is made in the key's own vector, from scalars kept only
+// while they are needed, so the setup's peak memory is about the key's own size.
 #pragma once
 
+#include <functional>
+#include <span>
 #include <string>
 
 #include "base/result.hpp"
@@ -51,27 +55,41 @@ struct toxic_waste {
   typename Curve::fr tau, alpha, beta, gamma, delta;
 };
 
+// Where a setup's fixed-base products run: each function sets out[i] = [scalars[i]] of its group's
+// generator, affine (out.size() == scalars.size()). Empty: the CPU comb of fixed_base.hpp. `cuzk
+// setup` passes a GPU's (groth16/gpu/gpu_fixed_base.hpp), which makes a 2^25 key in seconds.
+template <class Curve>
+struct fixed_base_engine {
+  using fr = typename Curve::fr;
+  std::function<status(std::span<const fr>, std::span<g1_affine<Curve>>)> g1;
+  std::function<status(std::span<const fr>, std::span<g2_affine<Curve>>)> g2;
+};
+
 // Each secret uniform in [1, r) from getrandom.
 template <class Curve>
 toxic_waste<Curve> random_toxic_waste();
 
 // The key for `cs` from given secrets (tests fix them). Fails if the domain would exceed the
-// field's 2-adicity, if γ or δ is zero, or if τ is one of the 2n evaluation points.
+// field's 2-adicity, if γ or δ is zero, or if τ is one of the 2n evaluation points; or with the
+// engine's error.
 template <class Curve>
 result<development_key<Curve>> setup(const synth::constraint_system<typename Curve::fr>& cs,
-                                     const toxic_waste<Curve>& tw);
+                                     const toxic_waste<Curve>& tw, const fixed_base_engine<Curve>& engine = {});
 
 // setup() with random_toxic_waste(): what `cuzk setup` runs.
 template <class Curve>
-result<development_key<Curve>> development_setup(const synth::constraint_system<typename Curve::fr>& cs) {
-  return setup<Curve>(cs, random_toxic_waste<Curve>());
+result<development_key<Curve>> development_setup(const synth::constraint_system<typename Curve::fr>& cs,
+                                                 const fixed_base_engine<Curve>& engine = {}) {
+  return setup<Curve>(cs, random_toxic_waste<Curve>(), engine);
 }
 
 extern template toxic_waste<bn254> random_toxic_waste<bn254>();
 extern template toxic_waste<bls12_381> random_toxic_waste<bls12_381>();
 extern template result<development_key<bn254>> setup<bn254>(const synth::constraint_system<bn254::fr>&,
-                                                            const toxic_waste<bn254>&);
+                                                            const toxic_waste<bn254>&,
+                                                            const fixed_base_engine<bn254>&);
 extern template result<development_key<bls12_381>> setup<bls12_381>(
-    const synth::constraint_system<bls12_381::fr>&, const toxic_waste<bls12_381>&);
+    const synth::constraint_system<bls12_381::fr>&, const toxic_waste<bls12_381>&,
+    const fixed_base_engine<bls12_381>&);
 
 }  // namespace cuzk::groth16

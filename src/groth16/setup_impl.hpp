@@ -2,7 +2,10 @@
 #pragma once
 
 #include <bit>
+#include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "groth16/fixed_base.hpp"
 #include "groth16/lagrange.hpp"
@@ -21,7 +24,7 @@ toxic_waste<Curve> random_toxic_waste() {
 
 template <class Curve>
 result<development_key<Curve>> setup(const synth::constraint_system<typename Curve::fr>& cs,
-                                     const toxic_waste<Curve>& tw) {
+                                     const toxic_waste<Curve>& tw, const fixed_base_engine<Curve>& engine) {
   using Fr = typename Curve::fr;
   using G1 = g1_group<Curve>;
   using G2 = g2_group<Curve>;
@@ -45,73 +48,84 @@ result<development_key<Curve>> setup(const synth::constraint_system<typename Cur
     return status(errc::invalid_argument, "setup: toxic waste: tau is an evaluation point of the domain");
 
   // Per-signal QAP values at τ: A_s, B_s, C_s.
-  const std::vector<Fr> lag = lagrange_at<Fr>(tw.tau, log_n, Curve::fr_generator);
   std::vector<Fr> ua(cs.n_vars), ub(cs.n_vars), uc(cs.n_vars);
-  auto accumulate = [&](const synth::csr_matrix<Fr>& mat, std::vector<Fr>& out) {
-    for (std::size_t j = 0; j < mat.rows; ++j) {
-      const auto cols = mat.row_cols(j);
-      const auto vals = mat.row_values(j);
-      for (std::size_t k = 0; k < cols.size(); ++k) out[cols[k]] += vals[k] * lag[j];
-    }
-  };
-  accumulate(cs.a, ua);
-  accumulate(cs.b, ub);
-  accumulate(cs.c, uc);
-  for (std::size_t s = 0; s <= cs.n_public; ++s) ua[s] += lag[m + s];
+  {
+    const std::vector<Fr> lag = lagrange_at<Fr>(tw.tau, log_n, Curve::fr_generator);
+    auto accumulate = [&](const synth::csr_matrix<Fr>& mat, std::vector<Fr>& out) {
+      for (std::size_t j = 0; j < mat.rows; ++j) {
+        const auto cols = mat.row_cols(j);
+        const auto vals = mat.row_values(j);
+        for (std::size_t k = 0; k < cols.size(); ++k) out[cols[k]] += vals[k] * lag[j];
+      }
+    };
+    accumulate(cs.a, ua);
+    accumulate(cs.b, ub);
+    accumulate(cs.c, uc);
+    for (std::size_t s = 0; s <= cs.n_public; ++s) ua[s] += lag[m + s];
+  }
 
-  // All G1 scalars in one array, so one table serves them: A | B1 | C | IC | H.
+  // Each point vector is made in the key's own vector, from scalars that live only as long as
+  // they are needed, so the peak is about the key's size (setup.hpp). On the CPU one G1 table
+  // serves every G1 vector and one G2 table B2.
   const std::size_t n_priv = cs.n_vars - cs.n_public - 1;
   const std::size_t n_ic = cs.n_public + 1;
-  std::vector<Fr> s1;
-  s1.reserve(2 * cs.n_vars + n_priv + n_ic + n + 3);
-  s1.insert(s1.end(), ua.begin(), ua.end());
-  s1.insert(s1.end(), ub.begin(), ub.end());
-  const Fr delta_inv = tw.delta.inverse(), gamma_inv = tw.gamma.inverse();
-  for (std::size_t s = n_ic; s < cs.n_vars; ++s)
-    s1.push_back((tw.beta * ua[s] + tw.alpha * ub[s] + uc[s]) * delta_inv);
-  for (std::size_t s = 0; s < n_ic; ++s)
-    s1.push_back((tw.beta * ua[s] + tw.alpha * ub[s] + uc[s]) * gamma_inv);
-  {
-    const std::vector<Fr> hl = coset_lagrange_at<Fr>(tw.tau, log_n, Curve::fr_generator, shift);
-    for (const Fr& v : hl) s1.push_back(v * delta_inv);
-  }
-  s1.push_back(tw.alpha);
-  s1.push_back(tw.beta);
-  s1.push_back(tw.delta);
-  std::vector<g1_affine<Curve>> p1(s1.size());
-  fixed_base_mul<G1>(G1::generator, s1, p1);
-
-  std::vector<Fr> s2(ub);
-  s2.push_back(tw.beta);
-  s2.push_back(tw.gamma);
-  s2.push_back(tw.delta);
-  std::vector<g2_affine<Curve>> p2(s2.size());
-  fixed_base_mul<G2>(G2::generator, s2, p2);
-
+  std::optional<fixed_base_table<G1>> t1;
+  std::optional<fixed_base_table<G2>> t2;
+  if (!engine.g1)
+    t1.emplace(G1::generator, fixed_base_table<G1>::choose_window(2 * cs.n_vars + n_priv + n_ic + n + 3));
+  if (!engine.g2) t2.emplace(G2::generator, fixed_base_table<G2>::choose_window(cs.n_vars + 3));
   development_key<Curve> out;
   formats::groth16_key_data<Curve>& key = out.key;
   key.n_vars = static_cast<uint32_t>(cs.n_vars);
   key.n_public = static_cast<uint32_t>(cs.n_public);
   key.domain_size = static_cast<uint32_t>(n);
-  auto take = [&](std::size_t& at, std::size_t count) {
-    std::vector<g1_affine<Curve>> v(p1.begin() + static_cast<std::ptrdiff_t>(at),
-                                    p1.begin() + static_cast<std::ptrdiff_t>(at + count));
-    at += count;
-    return v;
+  auto g1_points = [&](std::vector<g1_affine<Curve>>& v, std::span<const Fr> scalars) -> status {
+    v.resize(scalars.size());
+    if (engine.g1) return engine.g1(scalars, v);
+    fixed_base_mul<G1>(*t1, scalars, v);
+    return status::ok();
   };
-  std::size_t at = 0;
-  key.a = take(at, cs.n_vars);
-  key.b1 = take(at, cs.n_vars);
-  key.c = take(at, n_priv);
-  key.ic = take(at, n_ic);
-  key.h = take(at, n);
-  key.alpha1 = p1[at];
-  key.beta1 = p1[at + 1];
-  key.delta1 = p1[at + 2];
-  key.b2.assign(p2.begin(), p2.begin() + static_cast<std::ptrdiff_t>(cs.n_vars));
-  key.beta2 = p2[cs.n_vars];
-  key.gamma2 = p2[cs.n_vars + 1];
-  key.delta2 = p2[cs.n_vars + 2];
+  auto g2_points = [&](std::vector<g2_affine<Curve>>& v, std::span<const Fr> scalars) -> status {
+    v.resize(scalars.size());
+    if (engine.g2) return engine.g2(scalars, v);
+    fixed_base_mul<G2>(*t2, scalars, v);
+    return status::ok();
+  };
+  const Fr delta_inv = tw.delta.inverse(), gamma_inv = tw.gamma.inverse();
+  {
+    // C (private signals, over delta) and IC (public, over gamma): beta A_s + alpha B_s + C_s.
+    std::vector<Fr> sc(n_priv), sic(n_ic);
+    for (std::size_t s = 0; s < cs.n_vars; ++s) {
+      const Fr v = tw.beta * ua[s] + tw.alpha * ub[s] + uc[s];
+      if (s < n_ic)
+        sic[s] = v * gamma_inv;
+      else
+        sc[s - n_ic] = v * delta_inv;
+    }
+    uc = {};
+    CUZK_TRY(g1_points(key.c, sc));
+    CUZK_TRY(g1_points(key.ic, sic));
+  }
+  CUZK_TRY(g1_points(key.a, ua));
+  ua = {};
+  CUZK_TRY(g1_points(key.b1, ub));
+  CUZK_TRY(g2_points(key.b2, ub));
+  ub = {};
+  {
+    std::vector<Fr> sh = coset_lagrange_at<Fr>(tw.tau, log_n, Curve::fr_generator, shift);
+    for (Fr& v : sh) v *= delta_inv;
+    CUZK_TRY(g1_points(key.h, sh));
+  }
+  std::vector<g1_affine<Curve>> p1;
+  CUZK_TRY(g1_points(p1, std::vector<Fr>{tw.alpha, tw.beta, tw.delta}));
+  key.alpha1 = p1[0];
+  key.beta1 = p1[1];
+  key.delta1 = p1[2];
+  std::vector<g2_affine<Curve>> p2;
+  CUZK_TRY(g2_points(p2, std::vector<Fr>{tw.beta, tw.gamma, tw.delta}));
+  key.beta2 = p2[0];
+  key.gamma2 = p2[1];
+  key.delta2 = p2[2];
 
   // Section 4 in `zkey new`'s order: constraint by constraint (A entries, then B), then the
   // public-input rows.
