@@ -132,6 +132,15 @@ struct pass_args {
   bool last;                     // the last pass: make the values canonical as they are stored
   const D* pre_table;
   const D* post_table;
+  // A compact plan's scale tables are split (ntt_plan::pow_fwd_): with pre_hi / post_hi set, the
+  // factor at i is table[i mod 2^log_pow_lo] hi[i >> log_pow_lo].
+  const D* pre_hi;
+  const D* post_hi;
+  unsigned log_pow_lo;
+  // A computing pass's omega_n^x, x < n/2: omega_lo[x mod 2^log_omega_lo] omega_hi[x >> log_omega_lo].
+  const D* omega_lo;
+  const D* omega_hi;
+  unsigned log_omega_lo;
   D n_inv;
 };
 
@@ -158,12 +167,20 @@ __device__ __forceinline__ std::size_t bitrev(std::size_t i, unsigned log_n) {
   return static_cast<std::size_t>(__brevll(static_cast<unsigned long long>(i)) >> (64 - log_n));
 }
 
+// Entry i of a table kept whole (hi null) or split in two: lo[i mod 2^log_lo] hi[i >> log_lo].
 template <class D>
-__device__ __forceinline__ D apply_scale(const D& x, scale_mode mode, const D* table, bool by_bitrev,
-                                         std::size_t g, unsigned log_n, const D& n_inv) {
+__device__ __forceinline__ D split_entry(const D* lo, const D* hi, unsigned log_lo, std::size_t i) {
+  if (hi == nullptr) return load_vec(lo + i);
+  return load_vec(lo + (i & ((std::size_t{1} << log_lo) - 1))) * load_vec(hi + (i >> log_lo));
+}
+
+template <class D>
+__device__ __forceinline__ D apply_scale(const D& x, scale_mode mode, const D* table, const D* hi,
+                                         unsigned log_lo, bool by_bitrev, std::size_t g, unsigned log_n,
+                                         const D& n_inv) {
   if (mode == scale_mode::none) return x;
   if (mode == scale_mode::n_inv) return x * n_inv;
-  const D t = load_vec(table + (by_bitrev ? bitrev(g, log_n) : g));
+  const D t = split_entry(table, hi, log_lo, by_bitrev ? bitrev(g, log_n) : g);
   return mode == scale_mode::table ? x * t : (x * n_inv) * t;
 }
 
@@ -189,6 +206,15 @@ __host__ __device__ constexpr std::size_t quarter_slot(std::size_t e, unsigned q
 template <class D>
 __device__ __forceinline__ void butterfly(const ntt_shoup::twiddle<D>& w, D& lo, D& hi) {
   const D t = ntt_shoup::mul(w, hi);
+  hi = ntt_lazy::sub(lo, t);
+  lo = ntt_lazy::add(lo, t);
+}
+
+// The same butterfly by a twiddle in Montgomery form (a compact plan's computed twiddles, which
+// have no Shoup quotient): the product wants its factors below p.
+template <class D>
+__device__ __forceinline__ void butterfly(const D& w, D& lo, D& hi) {
+  const D t = ntt_lazy::canonical(hi) * w;
   hi = ntt_lazy::sub(lo, t);
   lo = ntt_lazy::add(lo, t);
 }
@@ -253,6 +279,35 @@ __device__ __forceinline__ void radix2_stage(D (&x)[P], const uint4* __restrict_
     group_butterflies<D, Dit, Dbit>(x, t, unit, [&] { return load_twiddle<D>(planes, e0 + t * estep); });
 }
 
+// The twiddle of Shoup entry e of stage s, made from omega_n's powers (a compact plan's computing
+// passes): by offset (Dit), e = n - n/2^s + j holds omega_n^(j 2^s); by block, e = 2^s - 1 + v
+// holds omega_n^(2^(L-s-1) brv_s(v)). One Montgomery product of two short tables' entries.
+template <class D, bool Dit>
+__device__ __forceinline__ D computed_twiddle(std::size_t e, unsigned s, unsigned log_n, const pass_args<D>& a) {
+  std::size_t x;
+  if constexpr (Dit) {
+    const std::size_t n = std::size_t{1} << log_n;
+    x = (e - (n - (n >> s))) << s;
+  } else {
+    const std::size_t v = e - ((std::size_t{1} << s) - 1);
+    x = s == 0 ? 0 : bitrev(v, s) << (log_n - s - 1);
+  }
+  return split_entry(a.omega_lo, a.omega_hi, a.log_omega_lo, x);
+}
+
+// One stage of a round with computed twiddles (stage s of the transform): one per group, made
+// before the group's butterflies.
+template <class D, bool Dit, unsigned Dbit, unsigned P>
+__device__ __forceinline__ void radix2_stage_computed(D (&x)[P], std::size_t e0, std::size_t estep, bool unit,
+                                                      unsigned s, const pass_args<D>& a) {
+#pragma unroll
+  for (unsigned t = 0; t < stage_groups<Dit, Dbit, P>::count; ++t) {
+    D w{};
+    if (t != 0 || !unit) w = computed_twiddle<D, Dit>(e0 + t * estep, s, a.log_n, a);
+    group_butterflies<D, Dit, Dbit>(x, t, unit, [&]() -> const D& { return w; });
+  }
+}
+
 // The same stage with its twiddle loads one group ahead (radix 8): each group's products run while
 // the next group's twiddle loads, across stages too: w holds this stage's first twiddle on entry
 // and, with LoadNext, the next stage's (entry next_e0) on exit. The loads' latency (DRAM in a pass
@@ -275,8 +330,9 @@ __device__ __forceinline__ void radix2_stage_pipelined(D (&x)[P], const uint4* _
   }
 }
 
-// One pass of k >= 3 stages over blocks of 2^(k + log_c) elements, 2^(k + log_c - R) threads each.
-template <class D, bool Dit, unsigned R>
+// One pass of k >= 3 stages over blocks of 2^(k + log_c) elements, 2^(k + log_c - R) threads each,
+// its twiddles read from the Shoup planes `tw` or, with Computed, made from omega_n's powers.
+template <class D, bool Dit, unsigned R, bool Computed>
 __global__ void __launch_bounds__(pass_shape_of<R>::block_threads, pass_shape_of<R>::min_blocks_per_sm)
     pass_kernel(D* __restrict__ data, const uint4* __restrict__ tw, pass_args<D> a) {
   constexpr unsigned W = D::n;
@@ -317,7 +373,8 @@ __global__ void __launch_bounds__(pass_shape_of<R>::block_threads, pass_shape_of
 #pragma unroll
       for (unsigned m = 0; m < P; ++m) {
         const std::size_t g = base + (static_cast<std::size_t>(row0 + (m << p)) << log_s) + c;
-        x[m] = apply_scale(load_vec(data + g), a.pre, a.pre_table, a.pre_bitrev, g, L, a.n_inv);
+        x[m] = apply_scale(load_vec(data + g), a.pre, a.pre_table, a.pre_hi, a.log_pow_lo, a.pre_bitrev, g, L,
+                           a.n_inv);
       }
     } else {
 #pragma unroll
@@ -353,7 +410,7 @@ __global__ void __launch_bounds__(pass_shape_of<R>::block_threads, pass_shape_of
     const std::size_t estep = Dit ? S << p : 1;
     // Radix 8 loads its twiddles one group ahead (radix2_stage_pipelined); with radix 4 the extra
     // pair in registers spilled and 2^20 was 5% slower (docs/gpu/ntt.md, 'Tiled planes ...', (5)).
-    constexpr bool pipelined = R == 3;
+    constexpr bool pipelined = R == 3 && !Computed;
     [[maybe_unused]] ntt_shoup::twiddle<D> w;
     if constexpr (pipelined) {
       // The first stage to run: the largest d that runs in frequency order, the smallest in time
@@ -366,7 +423,9 @@ __global__ void __launch_bounds__(pass_shape_of<R>::block_threads, pass_shape_of
       constexpr unsigned d = decltype(dbit)::value;
       if (!runs(d)) return;
       const std::size_t e0 = first_entry(d);
-      if constexpr (pipelined) {
+      if constexpr (Computed) {
+        radix2_stage_computed<D, Dit, d, P>(x, e0, estep, unit, a.s0 + k - 1 - (p + d), a);
+      } else if constexpr (pipelined) {
         constexpr bool last = Dit ? d == R - 1 : d == 0;  // in this round's order
         constexpr unsigned next = last ? d : (Dit ? d + 1 : d - 1);
         const std::size_t next_e0 = !last && runs(next) ? first_entry(next) : e0;
@@ -399,7 +458,8 @@ __global__ void __launch_bounds__(pass_shape_of<R>::block_threads, pass_shape_of
       for (unsigned m = 0; m < P; ++m) {
         const std::size_t g = base + (static_cast<std::size_t>(row0 + (m << p)) << log_s) + c;
         const D v = a.last ? ntt_lazy::canonical(x[m]) : x[m];
-        store_vec(data + g, apply_scale(v, a.post, a.post_table, a.post_bitrev, g, L, a.n_inv));
+        store_vec(data + g,
+                  apply_scale(v, a.post, a.post_table, a.post_hi, a.log_pow_lo, a.post_bitrev, g, L, a.n_inv));
       }
     }
   }
@@ -464,30 +524,32 @@ __device__ __forceinline__ void store_twiddle(uint4* __restrict__ planes, std::s
   for (unsigned q = 0; q < 4; ++q) planes[quarter_slot(e, q)] = src[q];
 }
 
-// The twiddle tables below are built from powers of omega_n, roots[x << log_stride] = omega_n^x
-// for x < n/2 (ntt_plan::create).
+// The twiddle tables below are made from omega_n's powers in two short tables,
+// omega_n^x = lo[x mod 2^log_lo] hi[x >> log_lo] for x < n/2 (ntt_plan::create), and hold the entries
+// from `first` (a multiple of the tile) on: entry e is stored at e - first.
 //
 // Stage s's twiddles by offset (the time-order transforms): entry n - n/2^s + j holds the pair of
 // omega_n^(j 2^s), j < n/2^(s+1). Consecutive j sit side by side, so the lanes of a warp that read
 // neighbouring twiddles read whole cache lines.
 template <class D>
-__global__ void offset_table_kernel(uint4* __restrict__ planes, const D* __restrict__ roots,
-                                    unsigned log_stride, unsigned log_n, unsigned s) {
+__global__ void offset_table_kernel(uint4* __restrict__ planes, std::size_t first, const D* __restrict__ lo,
+                                    const D* __restrict__ hi, unsigned log_lo, unsigned log_n, unsigned s) {
   const std::size_t j = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::size_t n = std::size_t{1} << log_n;
   if (j >= (n >> (s + 1))) return;
-  store_twiddle(planes, n - (n >> s) + j, ntt_shoup::make_twiddle(roots[(j << s) << log_stride]));
+  store_twiddle(planes, n - (n >> s) + j - first, ntt_shoup::make_twiddle(split_entry(lo, hi, log_lo, j << s)));
 }
 
 // Stage s's twiddles by block (the frequency-order transforms): entry 2^s - 1 + v holds the pair of
 // omega_n^(2^(L-s-1) brv_s(v)), v < 2^s, in the order of v, which neighbouring lanes read.
 template <class D>
-__global__ void block_table_kernel(uint4* __restrict__ planes, const D* __restrict__ roots,
-                                   unsigned log_stride, unsigned log_n, unsigned s) {
+__global__ void block_table_kernel(uint4* __restrict__ planes, std::size_t first, const D* __restrict__ lo,
+                                   const D* __restrict__ hi, unsigned log_lo, unsigned log_n, unsigned s) {
   const std::size_t v = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (v >> s) return;
   const std::size_t x = s == 0 ? 0 : bitrev(v, s) << (log_n - s - 1);
-  store_twiddle(planes, (std::size_t{1} << s) - 1 + v, ntt_shoup::make_twiddle(roots[x << log_stride]));
+  store_twiddle(planes, (std::size_t{1} << s) - 1 + v - first,
+                ntt_shoup::make_twiddle(split_entry(lo, hi, log_lo, x)));
 }
 
 // One pass: stages s0 .. s0 + k - 1 (frequency order) on blocks of 2^k rows x 2^log_c columns.
@@ -553,56 +615,120 @@ inline std::vector<pass_shape> plan_passes(unsigned log_n, unsigned r = 2, bool 
   return passes;
 }
 
-// g^i for i < n into `out` (device), from host tables of g^j (j < B) and g^(B m).
+// The powers g^i, i < 2^log_count, as two short tables, the first 2^log_lo of them then those of
+// g^(2^log_lo): g^i = v[i mod 2^log_lo] v[2^log_lo + (i >> log_lo)]. Made on the host, one product
+// each.
+template <class Fr>
+std::vector<Fr> split_powers(const Fr& g, unsigned log_count, unsigned log_lo) {
+  const std::size_t b = std::size_t{1} << log_lo;
+  std::vector<Fr> v(b + (std::size_t{1} << (log_count - log_lo)));
+  Fr x = Fr::one();
+  for (std::size_t j = 0; j < b; ++j, x *= g) v[j] = x;
+  // x is now g^B.
+  Fr y = Fr::one();
+  for (std::size_t m = b; m < v.size(); ++m, y *= x) v[m] = y;
+  return v;
+}
+
+// The exponent bits of a split table of 2^log_count powers that go to its low part: half, rounded
+// up, so both parts have about sqrt(2^log_count) entries.
+constexpr unsigned split_low_bits(unsigned log_count) { return (log_count + 1) / 2; }
+
+// A split table of g's 2^log_count powers into `out` on the device.
+template <class Fr>
+status upload_split_powers(device_buffer<Fr>& out, const Fr& g, unsigned log_count) {
+  const std::vector<Fr> v = split_powers(g, log_count, split_low_bits(log_count));
+  auto d = device_buffer<Fr>::create(v.size());
+  if (!d) return d.error();
+  out = std::move(*d);
+  return out.copy_from_host(v.data(), v.size());
+}
+
+// g^i for i < n into `out` (device), expanded from a split table of them.
 template <class Fr>
 status fill_powers(device_buffer<Fr>& out, const Fr& g, unsigned log_n, cudaStream_t stream) {
   using D = fp_device<typename Fr::params>;
   const std::size_t n = std::size_t{1} << log_n;
   const unsigned log_b = std::min(log_n, 10u);
-  const std::size_t b = std::size_t{1} << log_b;
-  std::vector<Fr> lo(b), hi(n >> log_b);
-  Fr x = Fr::one();
-  for (std::size_t j = 0; j < b; ++j, x *= g) lo[j] = x;
-  // x is now g^B.
-  Fr y = Fr::one();
-  for (std::size_t m = 0; m < hi.size(); ++m, y *= x) hi[m] = y;
-  auto dlo = device_buffer<Fr>::create(lo.size());
-  if (!dlo) return dlo.error();
-  auto dhi = device_buffer<Fr>::create(hi.size());
-  if (!dhi) return dhi.error();
-  CUZK_TRY(dlo->copy_from_host(lo.data(), lo.size()));
-  CUZK_TRY(dhi->copy_from_host(hi.data(), hi.size()));
+  const std::vector<Fr> v = split_powers(g, log_n, log_b);
+  auto dv = device_buffer<Fr>::create(v.size());
+  if (!dv) return dv.error();
+  CUZK_TRY(dv->copy_from_host(v.data(), v.size()));
   const unsigned threads = 256;
   const auto blocks = static_cast<unsigned>((n + threads - 1) / threads);
-  powers_kernel<D><<<blocks, threads, 0, stream>>>(reinterpret_cast<D*>(out.data()),
-                                                   reinterpret_cast<const D*>(dlo->data()),
-                                                   reinterpret_cast<const D*>(dhi->data()), log_b, n);
+  const D* lo = reinterpret_cast<const D*>(dv->data());
+  powers_kernel<D><<<blocks, threads, 0, stream>>>(reinterpret_cast<D*>(out.data()), lo,
+                                                   lo + (std::size_t{1} << log_b), log_b, n);
   CUZK_CUDA_TRY(cudaGetLastError());
-  // The small tables die with this scope: wait for the kernel that reads them.
+  // The split table dies with this scope: wait for the kernel that reads it.
   CUZK_CUDA_TRY(cudaStreamSynchronize(stream));
   return status::ok();
 }
 
-// The Shoup planes of every stage's twiddles into `out`, by block (the frequency-order
-// transforms) or by offset (time order): 2 max(n, 2^10) elements, four planes of quarters in tiles
-// of 2^10 entries. roots[x << log_stride] = omega_n^x (the direction's omega_n).
+// The exponent bits of omega_n's powers a plan's twiddles use (x < n/2).
+constexpr unsigned omega_bits(unsigned log_n) { return log_n == 0 ? 0 : log_n - 1; }
+
+// The radix a transform of 2^log_n points runs (pass_shape_of): 8 from radix8_from_log_n.
+constexpr unsigned radix_log(unsigned log_n) { return log_n >= radix8_from_log_n ? 3 : 2; }
+
+// Whether a pass reads its twiddles from the Shoup table of its order rather than computing them:
+// always in a full plan; in a compact one when none of its stages has more than
+// 2^compact_log_stage twiddles (by block, stage s has 2^s; by offset, n/2^(s+1)).
+inline bool pass_reads_table(const pass_shape& p, unsigned log_n, bool by_block, ntt_memory memory,
+                             unsigned compact_log_stage) {
+  if (memory == ntt_memory::tables) return true;
+  const unsigned largest = by_block ? p.s0 + p.k - 1 : log_n - p.s0 - 1;
+  return largest <= compact_log_stage;
+}
+
+// The Shoup entries [first, end) a table keeps, whole tiles, for the passes that read it: every
+// entry of a full plan's (2^10 at least). Empty (first == end) where no pass reads it.
+struct table_range {
+  std::size_t first = 0, end = 0;
+  std::size_t elements() const noexcept { return 2 * (end - first); }  // a Shoup pair per entry
+};
+inline table_range kept_range(unsigned log_n, bool by_block, ntt_memory memory, unsigned compact_log_stage) {
+  const std::size_t n = std::size_t{1} << log_n;
+  constexpr std::size_t tile = std::size_t{1} << log_tile;
+  std::size_t lo = SIZE_MAX, hi = 0;
+  for (const pass_shape& p : plan_passes(log_n, radix_log(log_n), by_block)) {
+    if (!pass_reads_table(p, log_n, by_block, memory, compact_log_stage)) continue;
+    for (unsigned s = p.s0; s < p.s0 + p.k; ++s) {
+      const std::size_t first = by_block ? (std::size_t{1} << s) - 1 : n - (n >> s);
+      const std::size_t count = by_block ? std::size_t{1} << s : n >> (s + 1);
+      lo = std::min(lo, first);
+      hi = std::max(hi, first + count);
+    }
+  }
+  if (hi == 0) return {};
+  return {lo / tile * tile, std::max((hi + tile - 1) / tile * tile, tile)};
+}
+
+// The Shoup planes of the stages of the passes that read them into `out`, by block (the
+// frequency-order transforms) or by offset (time order): range.elements() elements, four planes of
+// quarters in tiles of 2^10 entries. `omega` is the direction's split table of omega_n's powers.
 template <class Fr>
-status fill_shoup(device_buffer<Fr>& out, const Fr* roots, unsigned log_stride, unsigned log_n, bool by_block,
-                  cudaStream_t stream) {
+status fill_shoup(device_buffer<Fr>& out, table_range range, const Fr* omega, unsigned log_n, bool by_block,
+                  ntt_memory memory, unsigned compact_log_stage, cudaStream_t stream) {
   using D = fp_device<typename Fr::params>;
   static_assert(sizeof(ntt_shoup::twiddle<D>) == 2 * sizeof(Fr));
   const std::size_t n = std::size_t{1} << log_n;
   auto* planes = reinterpret_cast<uint4*>(out.data());
-  const auto* r = reinterpret_cast<const D*>(roots);
+  const unsigned log_lo = split_low_bits(omega_bits(log_n));
+  const auto* lo = reinterpret_cast<const D*>(omega);
+  const D* hi = lo + (std::size_t{1} << log_lo);
   const unsigned threads = 256;
-  for (unsigned s = 0; s < log_n; ++s) {
-    const std::size_t count = by_block ? std::size_t{1} << s : n >> (s + 1);
-    const auto blocks = static_cast<unsigned>((count + threads - 1) / threads);
-    if (by_block)
-      block_table_kernel<D><<<blocks, threads, 0, stream>>>(planes, r, log_stride, log_n, s);
-    else
-      offset_table_kernel<D><<<blocks, threads, 0, stream>>>(planes, r, log_stride, log_n, s);
-    CUZK_CUDA_TRY(cudaGetLastError());
+  for (const pass_shape& p : plan_passes(log_n, radix_log(log_n), by_block)) {
+    if (!pass_reads_table(p, log_n, by_block, memory, compact_log_stage)) continue;
+    for (unsigned s = p.s0; s < p.s0 + p.k; ++s) {
+      const std::size_t count = by_block ? std::size_t{1} << s : n >> (s + 1);
+      const auto blocks = static_cast<unsigned>((count + threads - 1) / threads);
+      if (by_block)
+        block_table_kernel<D><<<blocks, threads, 0, stream>>>(planes, range.first, lo, hi, log_lo, log_n, s);
+      else
+        offset_table_kernel<D><<<blocks, threads, 0, stream>>>(planes, range.first, lo, hi, log_lo, log_n, s);
+      CUZK_CUDA_TRY(cudaGetLastError());
+    }
   }
   return status::ok();
 }
@@ -650,55 +776,82 @@ status ntt_lazy_batch(int device, ntt_lazy_op op, const Fr* a, const Fr* b, Fr* 
 }
 
 template <class Fr>
-result<ntt_plan<Fr>> ntt_plan<Fr>::create(unsigned log_n, cudaStream_t stream, ntt_tables tables) {
+std::size_t ntt_plan<Fr>::device_bytes(unsigned log_n, ntt_tables tables, ntt_memory memory,
+                                       unsigned compact_log_stage) {
+  using namespace ntt_detail;
+  if (log_n < min_stages) memory = ntt_memory::tables;
+  const std::size_t n = std::size_t{1} << log_n;
+  auto split = [](unsigned bits) {
+    return (std::size_t{1} << split_low_bits(bits)) + (std::size_t{1} << (bits - split_low_bits(bits)));
+  };
+  std::size_t elements = 2 * split(omega_bits(log_n));
+  if (memory == ntt_memory::tables) {
+    // The powers, and while each is made the short table it is expanded from (fill_powers).
+    const unsigned log_b = std::min(log_n, 10u);
+    elements += 2 * n + (std::size_t{1} << log_b) + (n >> log_b);
+  } else {
+    elements += 2 * split(log_n);
+  }
+  for (unsigned bit = 0; bit < 4; ++bit)
+    if (has(tables, static_cast<ntt_tables>(1u << bit)))
+      elements += kept_range(log_n, bit % 2 == 0, memory, compact_log_stage).elements();
+  return elements * sizeof(Fr);
+}
+
+template <class Fr>
+result<ntt_plan<Fr>> ntt_plan<Fr>::create(unsigned log_n, cudaStream_t stream, ntt_tables tables,
+                                          ntt_memory memory, unsigned compact_log_stage) {
+  using namespace ntt_detail;
   if (log_n > Fr::two_adicity)
     return status(errc::invalid_argument, "gpu::ntt_plan: domain 2^" + std::to_string(log_n) +
                                               " exceeds the field's two-adicity " +
                                               std::to_string(Fr::two_adicity));
   ntt_plan p;
   p.log_n_ = log_n;
+  p.memory_ = log_n < min_stages ? ntt_memory::tables : memory;
+  p.compact_log_stage_ = compact_log_stage;
   // snarkjs's coset shift: omega_2n, or its Fr.shift = g^2 where no 2n-th root exists.
-  constexpr uint64_t gen = ntt_detail::fr_generator<Fr>();
+  constexpr uint64_t gen = fr_generator<Fr>();
   p.shift_ = log_n < Fr::two_adicity ? ff::root_of_unity<Fr>(log_n + 1, gen) : Fr::from_uint(gen).sqr();
   Fr n_fr = Fr::one();
   for (unsigned i = 0; i < log_n; ++i) n_fr = n_fr.dbl();
   p.n_inv_ = n_fr.inverse();
   const std::size_t n = p.size();
-  auto fwd = device_buffer<Fr>::create(n);
-  if (!fwd) return fwd.error();
-  auto inv = device_buffer<Fr>::create(n);
-  if (!inv) return inv.error();
-  p.pow_fwd_ = std::move(*fwd);
-  p.pow_inv_ = std::move(*inv);
-  CUZK_TRY(ntt_detail::fill_powers(p.pow_fwd_, p.shift_, log_n, stream));
-  CUZK_TRY(ntt_detail::fill_powers(p.pow_inv_, p.shift_.inverse(), log_n, stream));
-  p.tables_ = tables;
-  // The twiddles' omega_n^x: pow[2x] where g = omega_2n. At the largest domain g is not a root of
-  // unity (no omega_2n exists), so the tables are made from omega_n's own powers (x < n/2), built
-  // for them and freed after.
-  const bool g_is_root = log_n < Fr::two_adicity;
-  device_buffer<Fr> roots[2];  // forward, inverse; only at the largest domain
-  if (!g_is_root) {
-    const Fr w = ff::root_of_unity<Fr>(log_n, gen);
-    for (unsigned d = 0; d < 2; ++d) {
-      auto r = device_buffer<Fr>::create(n / 2);
-      if (!r) return r.error();
-      roots[d] = std::move(*r);
-      CUZK_TRY(ntt_detail::fill_powers(roots[d], d == 0 ? w : w.inverse(), log_n - 1, stream));
-    }
+  const Fr shift_inv = p.shift_.inverse();
+  if (p.memory_ == ntt_memory::tables) {
+    auto fwd = device_buffer<Fr>::create(n);
+    if (!fwd) return fwd.error();
+    auto inv = device_buffer<Fr>::create(n);
+    if (!inv) return inv.error();
+    p.pow_fwd_ = std::move(*fwd);
+    p.pow_inv_ = std::move(*inv);
+    CUZK_TRY(fill_powers(p.pow_fwd_, p.shift_, log_n, stream));
+    CUZK_TRY(fill_powers(p.pow_inv_, shift_inv, log_n, stream));
+  } else {
+    p.log_pow_lo_ = split_low_bits(log_n);
+    CUZK_TRY(upload_split_powers(p.pow_fwd_, p.shift_, log_n));
+    CUZK_TRY(upload_split_powers(p.pow_inv_, shift_inv, log_n));
   }
-  const std::size_t shoup_elements = table_elements(log_n);
+  // omega_n's powers, x < n/2, split: what the tables and a compact plan's computing passes are
+  // made from (at the largest domain too, where g is not a root of unity).
+  const Fr w = ff::root_of_unity<Fr>(log_n, gen);
+  p.log_omega_lo_ = split_low_bits(omega_bits(log_n));
+  CUZK_TRY(upload_split_powers(p.omega_[0], w, omega_bits(log_n)));
+  CUZK_TRY(upload_split_powers(p.omega_[1], w.inverse(), omega_bits(log_n)));
+  p.tables_ = tables;
   for (unsigned bit = 0; bit < 4; ++bit) {
     if (!has(tables, static_cast<ntt_tables>(1u << bit))) continue;
     const unsigned d = bit < 2 ? 0 : 1;  // forward, inverse
     const bool by_block = bit % 2 == 0;  // natural input
-    auto shoup = device_buffer<Fr>::create(shoup_elements);
+    const table_range range = kept_range(log_n, by_block, p.memory_, compact_log_stage);
+    p.shoup_first_[bit] = range.first;
+    if (range.elements() == 0) continue;
+    auto shoup = device_buffer<Fr>::create(range.elements());
     if (!shoup) return shoup.error();
     p.shoup_[bit] = std::move(*shoup);
-    const Fr* r = g_is_root ? (d == 0 ? p.pow_fwd_ : p.pow_inv_).data() : roots[d].data();
-    CUZK_TRY(ntt_detail::fill_shoup(p.shoup_[bit], r, g_is_root ? 1 : 0, log_n, by_block, stream));
+    CUZK_TRY(fill_shoup(p.shoup_[bit], range, p.omega_[d].data(), log_n, by_block, p.memory_, compact_log_stage,
+                        stream));
   }
-  if (!g_is_root) CUZK_CUDA_TRY(cudaStreamSynchronize(stream));  // the table kernels read roots
   return result<ntt_plan>(std::move(p));
 }
 
@@ -723,8 +876,12 @@ status ntt_plan<Fr>::run(Fr* data, ntt_direction dir, ntt_order order, ntt_domai
                   std::string("gpu::ntt_plan::run: the plan was built without the twiddles of the ") +
                       (forward ? "forward" : "inverse") + " transform from " +
                       (dit ? "bit-reversed" : "natural") + " order (ntt_tables)");
-  const auto* stw =
-      reinterpret_cast<const uint4*>(shoup_[std::countr_zero(static_cast<unsigned>(table))].data());
+  const unsigned bit = static_cast<unsigned>(std::countr_zero(static_cast<unsigned>(table)));
+  // The planes as if they began at entry 0: a compact plan's table starts at entry
+  // shoup_first_[bit] (a whole tile), and its passes read only the entries it holds. The address is
+  // computed as an integer, since the pointer it gives may lie before the allocation (0 in a full plan).
+  const auto* stw = reinterpret_cast<const uint4*>(reinterpret_cast<std::uintptr_t>(shoup_[bit].data()) -
+                                                   quarter_slot(shoup_first_[bit], 0) * sizeof(uint4));
 
   if (L < min_stages) {
     tiny_kernel<D><<<1, 1, 0, stream>>>(d, tw, L, forward, coset, dit, order == ntt_order::natural_to_bitrev,
@@ -733,9 +890,12 @@ status ntt_plan<Fr>::run(Fr* data, ntt_direction dir, ntt_order order, ntt_domai
     return status::ok();
   }
 
-  const unsigned r = L >= radix8_from_log_n ? 3 : 2;
+  const unsigned r = radix_log(L);
   auto passes = plan_passes(L, r, !dit);
   if (dit) std::reverse(passes.begin(), passes.end());
+  const bool split = memory_ == ntt_memory::compact;
+  const D* pow_hi = split ? tw + (std::size_t{1} << log_pow_lo_) : nullptr;
+  const auto* omega = reinterpret_cast<const D*>(omega_[forward ? 0 : 1].data());
   for (std::size_t i = 0; i < passes.size(); ++i) {
     pass_args<D> a{};
     a.log_n = L;
@@ -746,30 +906,51 @@ status ntt_plan<Fr>::run(Fr* data, ntt_direction dir, ntt_order order, ntt_domai
     a.pre = scale_mode::none;
     a.post = scale_mode::none;
     a.last = i + 1 == passes.size();
+    a.log_pow_lo = log_pow_lo_;
+    a.omega_lo = omega;
+    a.omega_hi = omega + (std::size_t{1} << log_omega_lo_);
+    a.log_omega_lo = log_omega_lo_;
     if (i == 0 && forward && coset) {
       a.pre = scale_mode::table;
-      a.pre_table = reinterpret_cast<const D*>(pow_fwd_.data());
+      a.pre_table = tw;
+      a.pre_hi = pow_hi;
       a.pre_bitrev = dit;  // bit-reversed input: position p holds coefficient rev(p)
     }
     if (i + 1 == passes.size() && !forward) {
       a.post = coset ? scale_mode::n_inv_table : scale_mode::n_inv;
-      a.post_table = reinterpret_cast<const D*>(pow_inv_.data());
+      a.post_table = tw;
+      a.post_hi = pow_hi;
       a.post_bitrev = !dit;  // frequency order writes bit-reversed positions
     }
+    const bool computed = !pass_reads_table(passes[i], L, !dit, memory_, compact_log_stage_);
     const unsigned log_e = a.k + a.log_c;
     const unsigned threads = 1u << (log_e - r);
     const auto blocks = static_cast<unsigned>(std::size_t{1} << (L - log_e));
     const std::size_t smem = (std::size_t{1} << log_e) * sizeof(D);
-    if (r == 3) {
-      if (dit)
-        pass_kernel<D, true, 3><<<blocks, threads, smem, stream>>>(d, stw, a);
+    auto launch = [&](auto dit_c, auto r_c, auto computed_c) {
+      pass_kernel<D, decltype(dit_c)::value, decltype(r_c)::value, decltype(computed_c)::value>
+          <<<blocks, threads, smem, stream>>>(d, stw, a);
+    };
+    using yes = std::true_type;
+    using no = std::false_type;
+    using r3 = std::integral_constant<unsigned, 3>;
+    using r2 = std::integral_constant<unsigned, 2>;
+    auto with_radix = [&](auto dit_c, auto computed_c) {
+      if (r == 3)
+        launch(dit_c, r3{}, computed_c);
       else
-        pass_kernel<D, false, 3><<<blocks, threads, smem, stream>>>(d, stw, a);
-    } else if (dit) {
-      pass_kernel<D, true, 2><<<blocks, threads, smem, stream>>>(d, stw, a);
-    } else {
-      pass_kernel<D, false, 2><<<blocks, threads, smem, stream>>>(d, stw, a);
-    }
+        launch(dit_c, r2{}, computed_c);
+    };
+    auto with_computed = [&](auto dit_c) {
+      if (computed)
+        with_radix(dit_c, yes{});
+      else
+        with_radix(dit_c, no{});
+    };
+    if (dit)
+      with_computed(yes{});
+    else
+      with_computed(no{});
     CUZK_CUDA_TRY(cudaGetLastError());
   }
   if (order == ntt_order::natural_to_natural) {

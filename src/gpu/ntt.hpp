@@ -4,15 +4,21 @@
 // the powers g^i and g^-i (i < n) of g = omega_2n, the 2n-th root of unity of
 // ff::root_of_unity (5^((r-1)/2^k), exactly as snarkjs). g^i is the snarkjs odd-coset shift
 // (coefficient i times g^i; g = 25 at the largest domain, where no 2n-th root exists, as snarkjs
-// does). The butterflies' twiddles are omega_n^t, g^(2t) below the largest domain and powers of
-// omega_n itself at the largest; the plan keeps them in Shoup's form (the value and its quotient
-// by p, ntt_shoup.cuh), whose product by a fixed factor costs 22% fewer multiplies than a
-// Montgomery product, one run per stage laid out for whole-line reads (ntt.cuh). The powers cost
-// 2n field elements; each twiddle table 2n more (1 GiB at 2^24 for a 32-byte Fr). A transform's
-// table depends on its direction and on the order it reads (ntt_tables), so a plan builds only
-// those it is asked for: the Groth16 prover's two transforms need 6n elements in all, every
-// transform 10n. Device memory is plentiful and a table read is cheaper than the multiplication
-// that would rebuild a twiddle.
+// does). The butterflies' twiddles are powers of omega_n; the plan keeps them in Shoup's form (the
+// value and its quotient by p, ntt_shoup.cuh), whose product by a fixed factor costs 22% fewer
+// multiplies than a Montgomery product, one run per stage laid out for whole-line reads (ntt.cuh).
+// The powers cost 2n field elements; each twiddle table 2n more (1 GiB at 2^24 for a 32-byte Fr).
+// A transform's table depends on its direction and on the order it reads (ntt_tables), so a plan
+// builds only those it is asked for: the Groth16 prover's two transforms need 6n elements in all,
+// every transform 10n. Where the device has the room, a table read is cheaper than the
+// multiplication that would rebuild a twiddle.
+//
+// Where it has not (12 GiB at 2^26 is most of a 16 GB card), a compact plan (ntt_memory::compact)
+// keeps tables only for the passes whose stages have few distinct twiddles; a pass with a larger
+// stage makes each twiddle as the product of two entries of short tables of omega_n's powers and
+// multiplies by it in Montgomery's form, and the coset powers come from two short tables likewise:
+// O(sqrt n) elements plus at most a few tens of MiB of tables (docs/gpu/ntt.md, 'Compact plans').
+// Both plans give the same values.
 //
 // Orders: a transform reads natural order and writes bit-reversed, or reads bit-reversed and
 // writes natural; both run Cooley-Tukey butterflies (a, b) -> (a + w b, a - w b), the first with
@@ -64,6 +70,15 @@ constexpr bool has(ntt_tables set, ntt_tables t) {
 // small domain still takes one whole tile.
 inline constexpr unsigned ntt_log_tile = 10;
 
+// How a plan keeps its twiddles and coset powers (see above).
+enum class ntt_memory {
+  tables,   // every twiddle and coset power read from a table: 6n elements for the prover
+  compact,  // tables only where a pass's stages have at most 2^compact_log_stage twiddles each
+};
+// A compact plan's tables: a pass reads its twiddles from a table when none of its stages has
+// more than 2^18 of them (16 MiB of Shoup pairs for a 32-byte Fr), and computes them otherwise.
+inline constexpr unsigned ntt_compact_log_stage = 18;
+
 // The table a transform needs.
 constexpr ntt_tables table_for(ntt_direction dir, ntt_order order) {
   const bool natural_in = order != ntt_order::bitrev_to_natural;
@@ -76,28 +91,26 @@ template <class Fr>
 class ntt_plan {
  public:
   // Twiddles for the domain of 2^log_n points on the current device, 0 <= log_n <= two-adicity,
-  // for the transforms in `tables`.
+  // for the transforms in `tables`, kept as `memory` says; a compact plan keeps the tables of the
+  // passes whose stages have at most 2^compact_log_stage twiddles each (tests lower it to make
+  // small domains compute theirs). Below 2^3 points a plan is always `tables` (a few elements).
   static result<ntt_plan> create(unsigned log_n, cudaStream_t stream = nullptr,
-                                 ntt_tables tables = ntt_tables::all);
+                                 ntt_tables tables = ntt_tables::all, ntt_memory memory = ntt_memory::tables,
+                                 unsigned compact_log_stage = ntt_compact_log_stage);
 
-  // Field elements of one twiddle table (a Shoup pair per entry, whole tiles).
-  static constexpr std::size_t table_elements(unsigned log_n) {
-    return 2 * std::max(std::size_t{1} << log_n, std::size_t{1} << ntt_log_tile);
-  }
-  // The device bytes a plan for 2^log_n points with `tables` takes at its peak, while it is made:
-  // the powers (2n elements), the tables and, at the largest domain, the temporary powers of
-  // omega_n the tables are made from (n elements, freed before create returns).
-  static constexpr std::size_t device_bytes(unsigned log_n, ntt_tables tables) {
-    const std::size_t n = std::size_t{1} << log_n;
-    const std::size_t temporary = log_n == Fr::two_adicity ? n : 0;
-    return (2 * n + std::popcount(static_cast<unsigned>(tables)) * table_elements(log_n) + temporary) *
-           sizeof(Fr);
-  }
+  // The device bytes a plan for 2^log_n points takes at its peak, while it is made: the coset
+  // powers (in full, the short table each is expanded from too), the short tables of omega_n's
+  // powers the twiddles are made from, and each transform's Shoup table (a whole tile of 2^10
+  // entries at least; in a compact plan, the entries its table-reading passes use).
+  static std::size_t device_bytes(unsigned log_n, ntt_tables tables, ntt_memory memory = ntt_memory::tables,
+                                  unsigned compact_log_stage = ntt_compact_log_stage);
 
   unsigned log_size() const noexcept { return log_n_; }
   std::size_t size() const noexcept { return std::size_t{1} << log_n_; }
   // The coset shift g (omega_2n, or 25 at the largest domain).
   const Fr& coset_shift() const noexcept { return shift_; }
+  // How the plan keeps its twiddles (a compact request below 2^3 points gives `tables`).
+  ntt_memory memory() const noexcept { return memory_; }
 
   // Transforms `data` (2^log_n device elements) in place, queued on `stream`. invalid_argument
   // when the plan was built without the transform's table.
@@ -107,15 +120,28 @@ class ntt_plan {
   unsigned log_n_ = 0;
   Fr shift_{};
   Fr n_inv_{};
-  device_buffer<Fr> pow_fwd_;  // g^i, i < n
-  device_buffer<Fr> pow_inv_;  // g^-i, i < n
+  ntt_memory memory_ = ntt_memory::tables;
+  unsigned compact_log_stage_ = ntt_compact_log_stage;
+  // g^i and g^-i, i < n: in full (n each), or in a compact plan as two short tables each, the low
+  // 2^log_pow_lo_ powers then the powers of g^(2^log_pow_lo_), so that g^i = lo[i mod 2^b] hi[i >> b].
+  device_buffer<Fr> pow_fwd_;
+  device_buffer<Fr> pow_inv_;
+  unsigned log_pow_lo_ = 0;
+  // omega_n^x and omega_n^-x, x < n/2, the same way: the low 2^log_omega_lo_ powers, then the
+  // powers of omega_n^(2^log_omega_lo_). The Shoup tables are made from them, and a compact plan's
+  // computing passes read them.
+  device_buffer<Fr> omega_[2];
+  unsigned log_omega_lo_ = 0;
   ntt_tables tables_ = ntt_tables::all;
   // The butterflies' twiddles in Shoup's form (ntt_shoup.cuh), each the plain value and its
-  // quotient floor(w 2^256 / p), as four planes of 16-byte quarters in tiles of 2^10 entries
-  // (2 max(n, 2^10) elements each), indexed by ntt_tables' bit; empty where not built. By block
-  // (natural input), stage s's omega_n^(2^(L-s-1) brv_s(v)) at entry 2^s - 1 + v; by offset
-  // (bit-reversed input), omega_n^(j 2^s) at entry n - n/2^s + j.
+  // quotient floor(w 2^256 / p), as four planes of 16-byte quarters in tiles of 2^10 entries,
+  // indexed by ntt_tables' bit; empty where not built. By block (natural input), stage s's
+  // omega_n^(2^(L-s-1) brv_s(v)) at entry 2^s - 1 + v; by offset (bit-reversed input),
+  // omega_n^(j 2^s) at entry n - n/2^s + j. A table holds entries shoup_first_[bit] (a multiple of
+  // the tile) on: all of them (2 max(n, 2^10) elements) in a full plan, those of the passes that
+  // read it in a compact one.
   device_buffer<Fr> shoup_[4];
+  std::size_t shoup_first_[4] = {};
 };
 
 extern template class ntt_plan<bn254::fr>;

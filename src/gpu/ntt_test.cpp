@@ -445,22 +445,112 @@ TYPED_TEST(GpuNtt, PlanForSomeTransformsRunsThoseAndRefusesTheOthers) {
   }
 }
 
-// A plan's size as the engine reserves it (ntt_plan::device_bytes): the powers, one table per
-// transform (a whole tile below 2^10 points) and, at the largest domain, the temporary powers of
-// omega_n. Host arithmetic: it runs without a GPU too.
-TEST(NttPlanBytes, PowersTablesAndTheLargestDomainsTemporaryPowers) {
+// A plan's size as the engine reserves it (ntt_plan::device_bytes): the powers (and the short
+// table of 2^10 + n / 2^10 each is expanded from, while it is), one table per transform (a whole
+// tile below 2^10 points) and omega_n's powers in two short tables per direction (at 2^24,
+// x < 2^23: 2^12 low powers and 2^11 high ones). A compact plan keeps the
+// powers split too and only the table entries of the passes that read them. Host arithmetic: it
+// runs without a GPU too.
+TEST(NttPlanBytes, PowersTablesAndOmegasShortTables) {
   using bn = ntt_plan<bn254::fr>;
   using bls = ntt_plan<bls12_381::fr>;
   constexpr std::size_t e = 32;  // bytes per Fr element, both curves
   constexpr auto prover = ntt_tables::inverse_from_natural | ntt_tables::forward_from_bitrev;
   const std::size_t n = std::size_t{1} << 24;
-  EXPECT_EQ(bn::device_bytes(24, prover), 6 * n * e);
-  EXPECT_EQ(bls::device_bytes(24, ntt_tables::all), 10 * n * e);
-  EXPECT_EQ(bn::device_bytes(24, ntt_tables::forward_from_natural), 4 * n * e);
-  EXPECT_EQ(bn::device_bytes(4, prover), (2 * 16 + 2 * 2 * 1024) * e);
+  const std::size_t short24 = 2 * (4096 + 2048) + 1024 + n / 1024;
+  EXPECT_EQ(bn::device_bytes(24, prover), (6 * n + short24) * e);
+  EXPECT_EQ(bls::device_bytes(24, ntt_tables::all), (10 * n + short24) * e);
+  EXPECT_EQ(bn::device_bytes(24, ntt_tables::forward_from_natural), (4 * n + short24) * e);
+  // 2^4: x < 8, 4 low powers and 2 high ones per direction; the powers from 16 + 1.
+  EXPECT_EQ(bn::device_bytes(4, prover), (2 * 16 + 17 + 2 * 2 * 1024 + 2 * (4 + 2)) * e);
   const std::size_t big = std::size_t{1} << 28;
-  EXPECT_EQ(bn::device_bytes(28, prover), 7 * big * e);  // BN254's largest domain
-  EXPECT_EQ(bls::device_bytes(28, prover), 6 * big * e);
+  const std::size_t short28 = 2 * (16384 + 8192) + 1024 + big / 1024;
+  EXPECT_EQ(bn::device_bytes(28, prover), (6 * big + short28) * e);  // BN254's largest domain
+  EXPECT_EQ(bls::device_bytes(28, prover), (6 * big + short28) * e);
+
+  // Compact at 2^26, radix 8, passes of 8 + 8 + 10 stages in both orders. By block the last pass
+  // (stages up to 2^25 twiddles) computes, the others read entries [0, 2^16); by offset the first
+  // (stage 0: 2^25) computes, the others read [2^26 - 2^18, 2^26). Split powers: 2^13 + 2^13 per
+  // direction; omega's (x < 2^25): 2^13 + 2^12.
+  const std::size_t compact26 = 2 * (8192 + 8192) + 2 * (8192 + 4096) + 2 * 65536 + 2 * 262144;
+  EXPECT_EQ(bls::device_bytes(26, prover, ntt_memory::compact), compact26 * e);
+  EXPECT_LT(bls::device_bytes(26, prover, ntt_memory::compact), std::size_t{24} << 20);
+  EXPECT_EQ(bls::device_bytes(26, prover),
+            (6 * (std::size_t{1} << 26) + 2 * (8192 + 4096) + 1024 + (std::size_t{1} << 16)) * e);
+  // With every stage over the limit nothing is read from a table.
+  EXPECT_EQ(bn::device_bytes(12, prover, ntt_memory::compact, 0), (2 * (64 + 64) + 2 * (64 + 32)) * e);
+  // Below 2^3 a compact request is a full plan.
+  EXPECT_EQ(bn::device_bytes(2, prover, ntt_memory::compact), bn::device_bytes(2, prover));
+}
+
+// A compact plan gives the values of the CPU NTT, as a full one does, in every direction x order x
+// domain: with the stage limit lowered so that most passes compute their twiddles (radix 4 at
+// 2^3 .. 2^19 over one, two and three passes; radix 8 at 2^21), and at 2^24 with the default limit,
+// where only the passes with the largest stages compute, for the prover's two transforms.
+TYPED_TEST(GpuNtt, CompactPlanMatchesCpuNtt) {
+  CUZK_REQUIRE_GPU();
+  using Fr = TypeParam;
+  struct shape {
+    unsigned log_n, log_stage;
+  };
+  for (const shape sh : {shape{3, 0}, shape{10, 3}, shape{12, 0}, shape{15, 6}, shape{19, 9}, shape{21, 7}}) {
+    const unsigned log_n = sh.log_n;
+    const std::size_t n = std::size_t{1} << log_n;
+    auto plan = ntt_plan<Fr>::create(log_n, nullptr, ntt_tables::all, ntt_memory::compact, sh.log_stage);
+    ASSERT_TRUE(plan.is_ok()) << plan.error().to_string();
+    ASSERT_EQ(plan->memory(), ntt_memory::compact);
+    EXPECT_LT(ntt_plan<Fr>::device_bytes(log_n, ntt_tables::all, ntt_memory::compact, sh.log_stage),
+              ntt_plan<Fr>::device_bytes(log_n, ntt_tables::all));
+    auto buf = device_buffer<Fr>::create(n);
+    ASSERT_TRUE(buf.is_ok());
+    unsigned seed = 0;
+    for (auto dir : {ntt_direction::forward, ntt_direction::inverse}) {
+      for (auto dom : {ntt_domain::plain, ntt_domain::coset}) {
+        const auto x = random_vector_parallel<Fr>(n, 0x5eed4000 + 16 * log_n + seed++);
+        const auto want = cpu_reference(x, log_n, dir, dom, plan->coset_shift());
+        const std::string what = "compact log_n=" + std::to_string(log_n) + " dir=" + std::to_string(int(dir)) +
+                                 " coset=" + std::to_string(int(dom));
+        EXPECT_EQ(
+            mismatches(run_gpu(*plan, *buf, x, dir, ntt_order::natural_to_natural, dom), want, false, log_n),
+            "")
+            << what << " nn";
+        EXPECT_EQ(
+            mismatches(run_gpu(*plan, *buf, x, dir, ntt_order::natural_to_bitrev, dom), want, true, log_n),
+            "")
+            << what << " nr";
+        std::vector<Fr> xr(n);
+        for (std::size_t i = 0; i < n; ++i) xr[bitrev(i, log_n)] = x[i];
+        EXPECT_EQ(
+            mismatches(run_gpu(*plan, *buf, xr, dir, ntt_order::bitrev_to_natural, dom), want, false, log_n),
+            "")
+            << what << " rn";
+      }
+    }
+  }
+  const unsigned log_n = 24;
+  const std::size_t n = std::size_t{1} << log_n;
+  auto plan = ntt_plan<Fr>::create(log_n, nullptr, ntt_tables::inverse_from_natural | ntt_tables::forward_from_bitrev,
+                                   ntt_memory::compact);
+  ASSERT_TRUE(plan.is_ok()) << plan.error().to_string();
+  auto buf = device_buffer<Fr>::create(n);
+  ASSERT_TRUE(buf.is_ok());
+  const auto x = random_vector_parallel<Fr>(n, 0x5eed4400);
+  const auto inv = cpu_reference(x, log_n, ntt_direction::inverse, ntt_domain::plain, plan->coset_shift());
+  EXPECT_EQ(mismatches(run_gpu(*plan, *buf, x, ntt_direction::inverse, ntt_order::natural_to_bitrev,
+                               ntt_domain::plain),
+                       inv, true, log_n),
+            "")
+      << "compact 2^24 inverse nr";
+  std::vector<Fr> xr(n);
+  thread_pool::global().parallel_for(n, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) xr[bitrev(i, log_n)] = x[i];
+  });
+  const auto coset = cpu_reference(x, log_n, ntt_direction::forward, ntt_domain::coset, plan->coset_shift());
+  EXPECT_EQ(mismatches(run_gpu(*plan, *buf, xr, ntt_direction::forward, ntt_order::bitrev_to_natural,
+                               ntt_domain::coset),
+                       coset, false, log_n),
+            "")
+      << "compact 2^24 forward coset rn";
 }
 
 TYPED_TEST(GpuNtt, RoundTripLarge) {
@@ -504,8 +594,7 @@ TYPED_TEST(GpuNtt, RoundTripLarge) {
   }
 }
 
-// The largest domain, where the coset shift g is 25, not a root of unity (no omega_2n exists), so
-// the plan makes its twiddles from omega_n's own powers instead of g's: BN254's 2^28 (8 GiB per
+// The largest domain, where the coset shift g is 25, not a root of unity (no omega_2n exists): BN254's 2^28 (8 GiB per
 // vector; BLS12-381's 2^32 would need 128 GiB). The forward transform of random data against the
 // CPU NTT at every output; the odd-coset one against that transform of x_i g^i; each inverse
 // brings x back.
@@ -514,8 +603,8 @@ TEST(GpuNttLargestDomain, Bn254TwoToThe28MatchesTheCpuNtt) {
   using Fr = bn254::fr;
   constexpr unsigned log_n = Fr::two_adicity;
   const std::size_t n = std::size_t{1} << log_n;
-  // Powers 2n, two tables 4n, omega_n's powers n while they are built, the data n.
-  const std::size_t need = 8 * n * sizeof(Fr);
+  // Powers 2n, two tables 4n, the data n.
+  const std::size_t need = 7 * n * sizeof(Fr);
   std::size_t free_bytes = 0, total_bytes = 0;
   ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total_bytes), cudaSuccess);
   if (free_bytes < need + (std::size_t{2} << 30))
