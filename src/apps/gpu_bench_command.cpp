@@ -32,6 +32,8 @@ const names<gb::prove_key> key_names{{"real", gb::prove_key::real}, {"random", g
 const names<gb::prove_synthesis> synthesis_names{{"device", gb::prove_synthesis::device},
                                                  {"host-pinned", gb::prove_synthesis::host_pinned},
                                                  {"host-pageable", gb::prove_synthesis::host_pageable}};
+const names<gb::prove_twiddles> twiddle_names{{"tables", gb::prove_twiddles::tables},
+                                              {"compact", gb::prove_twiddles::compact}};
 
 template <class E>
 CLI::IsMember one_of(const names<E>& n) {
@@ -114,6 +116,12 @@ void gpu_bench_command::add_to(CLI::App& bench) {
   prove->add_option("--gpu-budget-mib", prove_opts.gpu_budget_mib,
                     "device memory the key may take (MiB); the vectors that do not fit are streamed too "
                     "(default 0: no budget)");
+  prove
+      ->add_option("--twiddles", twiddles,
+                   "the NTT plan's twiddles: tables (every one precomputed), or compact (computed in the passes "
+                   "with the largest stages; what a budget picks when the tables do not fit)")
+      ->capture_default_str()
+      ->transform(one_of(twiddle_names));
   prove->add_option("--chunk-points", prove_opts.chunk_points,
                     "points per streamed range (default 0: 2^22)");
   prove->add_option("--partitions", prove_opts.partitions,
@@ -137,6 +145,7 @@ int gpu_bench_command::run(const global_options&) {
   prove_opts.witness = lookup(witness_names, witness);
   prove_opts.key = lookup(key_names, key);
   prove_opts.synthesis = lookup(synthesis_names, synthesis);
+  prove_opts.twiddles = lookup(twiddle_names, twiddles);
   if (prove->parsed()) {
     auto set = groth16::key_vector_set::parse(stream, "--stream");
     if (!set) return usage_error(set.error());

@@ -26,6 +26,7 @@ enum class msm_accumulation_choice { automatic, affine, xyzz };
 enum class prove_witness { dense, mostly_boolean };
 enum class prove_key { real, random };
 enum class prove_synthesis { device, host_pinned, host_pageable };
+enum class prove_twiddles { tables, compact };  // gpu::ntt_memory
 
 inline constexpr unsigned max_reps = 1000;
 inline constexpr unsigned ntt_min_log = 1, ntt_max_log = 28;  // BN254's two-adicity is 28
@@ -67,6 +68,7 @@ struct prove_bench_options : common_options {
   unsigned gpu_budget_mib = 0;     // 0: no budget; otherwise the key streams what does not fit
   std::size_t chunk_points = 0;    // points per streamed range (0: the MSM's default)
   unsigned partitions = 1;         // proofs per batch (groth16/gpu/gpu_batch_prover.hpp)
+  prove_twiddles twiddles = prove_twiddles::tables;  // compact also where a budget would not need it
 };
 
 inline const char* curve_name(bench_curve c) { return c == bench_curve::bn254 ? "bn254" : "bls12-381"; }

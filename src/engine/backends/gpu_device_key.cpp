@@ -2,7 +2,6 @@
 #include "engine/backends/gpu_device_key.hpp"
 
 #include <bit>
-#include <optional>
 #include <string>
 
 namespace cuzk::engine {
@@ -23,29 +22,38 @@ uint64_t point_bytes(const key_material<C>& m, groth16::key_vector_set set) {
   return bytes;
 }
 
-// The points of the vectors not in `streamed`, the NTT twiddles and the matrices A and B: a key's
+// Where a key's points and twiddles go on a slot: the vectors it streams and how its NTT plan
+// keeps its twiddles.
+struct placement {
+  groth16::key_vector_set streamed;
+  gpu::ntt_memory twiddles = gpu::ntt_memory::tables;
+};
+
+// The points of the vectors not streamed, the NTT twiddles and the matrices A and B: a key's
 // device size before it is uploaded. The MSM scratch is not the key's but its workers' (their
 // workspaces' arenas, reserved in the budget before a proof: gpu_prover_backend.cpp).
 template <class C>
-uint64_t known_device_bytes(const key_material<C>& m, groth16::key_vector_set streamed) {
-  const uint64_t resident = point_bytes(m, groth16::key_vector_set::all()) - point_bytes(m, streamed);
-  const uint64_t twiddles = groth16::gpu_ntt_plan_bytes<C>(m.view.domain_size);
+uint64_t known_device_bytes(const key_material<C>& m, const placement& p) {
+  const uint64_t resident = point_bytes(m, groth16::key_vector_set::all()) - point_bytes(m, p.streamed);
+  const uint64_t twiddles = groth16::gpu_ntt_plan_bytes<C>(m.view.domain_size, p.twiddles);
   return resident + twiddles + m.matrices->a.bytes() + m.matrices->b.bytes();
 }
 
-// Which vectors a key streams on a slot with `budget` bytes for keys: those it always streams
-// (gpu_options::streamed) where the key and one worker's buffers fit, otherwise what groth16::choose_streamed picks for the two together, or all
-// of them where even that does not fit (the upload is then refused on the estimate). The worker's
-// buffers count because their MSM arenas grow with a resident key (several GB each at 2^24): a key
-// chosen on its own points could fill the budget and leave its workers waiting for room that never
-// comes. The buffers are reserved in the device budget, not the key budget, when a proof runs.
+// Where a key goes on a slot with `budget` bytes for keys, counting one worker's buffers with it:
+// compact twiddles where the key and the buffers do not fit with the plan's tables
+// (groth16::choose_twiddles), then the vectors it always streams (gpu_options::streamed) where that
+// fits, otherwise what groth16::choose_streamed picks, or all of them where even that does not fit
+// (the upload is then refused on the estimate). The worker's buffers count because their MSM
+// arenas grow with a resident key (several GB each at 2^24): a key chosen on its own points could
+// fill the budget and leave its workers waiting for room that never comes. The buffers are
+// reserved in the device budget, not the key budget, when a proof runs.
 template <class C>
-std::optional<groth16::key_vector_set> streamed_on(const key_material<C>& m, groth16::gpu_key_options o,
-                                                   uint64_t budget) {
+placement place_on(const key_material<C>& m, groth16::gpu_key_options o, uint64_t budget) {
   o.workspace = groth16::key_workspace::own;  // what estimate_device_bytes counts for one worker
-  if (groth16::estimate_device_bytes<C>(m.view, o, o.streamed) <= budget) return std::nullopt;
+  o.twiddles = groth16::choose_twiddles<C>(m.view, o, budget);
+  if (groth16::estimate_device_bytes<C>(m.view, o, o.streamed) <= budget) return {o.streamed, o.twiddles};
   auto chosen = groth16::choose_streamed<C>(m.view, o, budget);
-  return chosen ? *chosen : groth16::key_vector_set::all();
+  return {chosen ? *chosen : groth16::key_vector_set::all(), o.twiddles};
 }
 
 template <class C>
@@ -68,18 +76,14 @@ groth16::gpu_key_options gpu_uploader::key_options() const {
 
 uint64_t gpu_uploader::estimate_bytes(const loaded_key& key, uint64_t budget) const {
   const auto o = key_options();
-  auto estimate = [&](const auto& m) {
-    return known_device_bytes(m, streamed_on(m, o, budget).value_or(o.streamed));
-  };
+  auto estimate = [&](const auto& m) { return known_device_bytes(m, place_on(m, o, budget)); };
   if (const auto* m = key.get<bn254>()) return estimate(*m);
   return estimate(*key.get<bls12_381>());
 }
 
 uint64_t gpu_uploader::estimate_host_bytes(const loaded_key& key, uint64_t budget) const {
   const auto o = key_options();
-  auto streamed_bytes = [&](const auto& m) -> uint64_t {
-    return point_bytes(m, streamed_on(m, o, budget).value_or(o.streamed));
-  };
+  auto streamed_bytes = [&](const auto& m) -> uint64_t { return point_bytes(m, place_on(m, o, budget).streamed); };
   if (const auto* m = key.get<bn254>()) return streamed_bytes(*m);
   return streamed_bytes(*key.get<bls12_381>());
 }
@@ -91,7 +95,9 @@ result<std::shared_ptr<const device_key>> gpu_uploader::upload(const loaded_key&
   groth16::gpu_key_options o = key_options();
   o.kernel_lock = slots_->slots[slot]->kernel_lock;
   auto place = [&](const auto& m) {
-    o.streamed = streamed_on(m, o, where.budget).value_or(o.streamed);
+    const placement p = place_on(m, o, where.budget);
+    o.streamed = p.streamed;
+    o.twiddles = p.twiddles;
   };
   if (const auto* m = key.get<bn254>()) place(*m);
   else place(*key.get<bls12_381>());

@@ -201,7 +201,7 @@ std::size_t estimate_device_bytes(const proving_key_view<Curve>& pk, const gpu_k
   resident(key_vector::b2, pk.b2.size_bytes());
   resident(key_vector::c, pk.c.size_bytes());
   resident(key_vector::h, pk.h.size_bytes());
-  bytes += gpu_ntt_plan_bytes<Curve>(pk.domain_size);
+  bytes += gpu_ntt_plan_bytes<Curve>(pk.domain_size, options.twiddles);
   if (options.synthesis == synthesis_place::device && pk.matrices != nullptr)
     bytes += pk.matrices->a.bytes() + pk.matrices->b.bytes();
   if (options.workspace == key_workspace::own) {
@@ -209,6 +209,14 @@ std::size_t estimate_device_bytes(const proving_key_view<Curve>& pk, const gpu_k
     bytes += key_msm_scratch(pk, streamed, options.stream_chunk_points).total();
   }
   return bytes;
+}
+
+template <class Curve>
+gpu::ntt_memory choose_twiddles(const proving_key_view<Curve>& pk, const gpu_key_options& options,
+                                std::size_t budget) {
+  if (options.twiddles == gpu::ntt_memory::compact) return options.twiddles;
+  return estimate_device_bytes(pk, options, options.streamed) <= budget ? gpu::ntt_memory::tables
+                                                                        : gpu::ntt_memory::compact;
 }
 
 template <class Curve>
@@ -225,6 +233,28 @@ result<key_vector_set> choose_streamed(const proving_key_view<Curve>& pk, const 
                 "gpu prover: a key of domain size " + std::to_string(pk.domain_size) + " needs about " +
                     std::to_string(need() >> 20) + " MiB of device memory with every point vector streamed; the "
                     "budget is " + std::to_string(budget >> 20) + " MiB");
+}
+
+template <class Curve>
+result<gpu_key_options> fit_to_budget(const proving_key_view<Curve>& pk, gpu_key_options options,
+                                      std::size_t budget) {
+  options.device_budget_bytes.reset();
+  options.twiddles = choose_twiddles(pk, options, budget);
+  // Where the caller left the range to the key, smaller ranges are tried before giving up: a
+  // streamed MSM's arena shrinks with its range (gpu/msm.hpp), at some cost in time.
+  std::vector<std::size_t> ranges = {options.stream_chunk_points};
+  if (options.stream_chunk_points == 0)
+    for (std::size_t r = gpu::msm_g1<Curve>::default_chunk_points / 2; r >= min_budget_chunk_points; r /= 2)
+      ranges.push_back(r);
+  result<key_vector_set> chosen = key_vector_set{};
+  for (const std::size_t r : ranges) {
+    options.stream_chunk_points = r;
+    chosen = choose_streamed(pk, options, budget);
+    if (chosen) break;
+  }
+  if (!chosen) return chosen.error();
+  options.streamed = *chosen;
+  return options;
 }
 
 template <class Curve>
@@ -246,23 +276,12 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const proving_key_
   st->kernel_lock = options.kernel_lock ? std::move(options.kernel_lock) : std::make_shared<kernel_gate>();
   const std::size_t n = pk.domain_size;
   if (options.device_budget_bytes) {
-    // Where the caller left the range to the key, smaller ranges are tried before giving up: a
-    // streamed MSM's arena shrinks with its range (gpu/msm.hpp), at some cost in time.
-    std::vector<std::size_t> ranges = {options.stream_chunk_points};
-    if (options.stream_chunk_points == 0)
-      for (std::size_t r = gpu::msm_g1<Curve>::default_chunk_points / 2; r >= min_budget_chunk_points; r /= 2)
-        ranges.push_back(r);
-    result<key_vector_set> chosen = key_vector_set{};
-    for (const std::size_t r : ranges) {
-      options.stream_chunk_points = r;
-      chosen = choose_streamed(pk, options, *options.device_budget_bytes);
-      if (chosen) break;
-    }
-    if (!chosen) return chosen.error();
-    st->streamed = *chosen;
-  } else {
-    st->streamed = options.streamed;
+    const std::size_t budget = *options.device_budget_bytes;
+    auto fitted = fit_to_budget(pk, std::move(options), budget);
+    if (!fitted) return fitted.error();
+    options = std::move(fitted).value();
   }
+  st->streamed = options.streamed;
   const key_vector_set& sv = st->streamed;
   const std::size_t chunk = options.stream_chunk_points;
   st->chunk_points = chunk != 0 ? chunk : gpu::msm_g1<Curve>::default_chunk_points;
@@ -277,7 +296,7 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const proving_key_
   CUZK_TRY(vector(st->msm_c, pk.c, key_vector::c, st->pinned_c));
   CUZK_TRY(vector(st->msm_h, pk.h, key_vector::h, st->pinned_h));
   CUZK_TRY(detail::take(st->plan, gpu::ntt_plan<fr>::create(static_cast<unsigned>(std::countr_zero(n)),
-                                                            nullptr, prover_ntt_tables)));
+                                                            nullptr, prover_ntt_tables, options.twiddles)));
   if (options.synthesis == synthesis_place::device) {
     auto m = gpu::device_constraint_matrices<fr>::create(*pk.matrices);
     if (!m) return m.error();
@@ -358,11 +377,13 @@ status check_inputs(const gpu_key_state<Curve>& st, const gpu_workspace<Curve>& 
   return status::ok();
 }
 
-// The witness into pinned memory, so that its one copy to the device runs at the line rate.
+// The witness into pinned memory, so that its one copy to the device runs at the line rate; none
+// where it is there already (a caller that made it in the staging buffer it lent).
 template <class Curve>
 void stage_witness(gpu_proof_run<Curve>& run) {
   using repr = typename Curve::fr::repr;
   repr* w = run.ws.host_w();
+  if (run.witness.data() == w) return;
   run.pool.parallel_for(
       run.witness.size(),
       [&](std::size_t lo, std::size_t hi) {
@@ -646,6 +667,9 @@ result<formats::proof<Curve>> prove(const proving_key_view<Curve>& pk,
                                                 key_vector_set);                                        \
   template result<key_vector_set> choose_streamed<C>(const proving_key_view<C>&, const gpu_key_options&,       \
                                                      std::size_t);                                      \
+  template gpu::ntt_memory choose_twiddles<C>(const proving_key_view<C>&, const gpu_key_options&,          \
+                                              std::size_t);                                             \
+  template result<gpu_key_options> fit_to_budget<C>(const proving_key_view<C>&, gpu_key_options, std::size_t); \
   template result<formats::proof<C>> prove_with<C>(const proving_key_view<C>&, std::span<const C::fr::repr>, \
                                                    const C::fr&, const C::fr&, phase_timings*,          \
                                                    const gpu_context<C>&);                              \

@@ -79,14 +79,18 @@ void expect_same_proofs_with(const proving_key_view<C>& pk, std::span<const type
   ASSERT_TRUE(gk.is_ok()) << gk.error().to_string();
   ASSERT_EQ(gk->synthesis(), place);
   if (options.device_budget_bytes) {
-    // The key streams what the chooser picks for its budget: something, not everything.
-    auto chosen = choose_streamed<C>(pk, options, *options.device_budget_bytes);
+    // The key keeps its twiddles as choose_twiddles says and streams what choose_streamed picks
+    // for its budget with them: not everything.
+    gpu_key_options chosen_options = options;
+    chosen_options.twiddles = choose_twiddles<C>(pk, options, *options.device_budget_bytes);
+    EXPECT_EQ(gk->twiddles(), chosen_options.twiddles);
+    auto chosen = choose_streamed<C>(pk, chosen_options, *options.device_budget_bytes);
     ASSERT_TRUE(chosen.is_ok()) << chosen.error().to_string();
     EXPECT_EQ(gk->streamed(), *chosen);
-    EXPECT_FALSE(gk->streamed().empty());
     EXPECT_NE(gk->streamed(), key_vector_set::all());
   } else {
     EXPECT_EQ(gk->streamed(), options.streamed);
+    EXPECT_EQ(gk->twiddles(), options.twiddles);
   }
   EXPECT_FALSE(gk->pageable_streamed());
   const auto publics = public_signals_of<C>(w, pk.n_public);
@@ -119,8 +123,9 @@ void expect_same_proofs(const proving_key_view<C>& pk, std::span<const typename 
   }
 }
 
-// With streamed vectors: all five in ranges of 100 and of 333 points, B2 and H alone, and what a
-// budget just below the all-resident estimate chooses.
+// With streamed vectors: all five in ranges of 100 and of 333 points, B2 and H alone; what a
+// budget just below the all-resident estimate chooses (compact twiddles), and one just below the
+// compact key's (H streamed too).
 template <class C>
 void expect_same_proofs_streamed(const proving_key_view<C>& pk, std::span<const typename C::fr::repr> w,
                                  const formats::verification_key<C>& vk, uint64_t seed) {
@@ -136,12 +141,27 @@ void expect_same_proofs_streamed(const proving_key_view<C>& pk, std::span<const 
   gpu_key_options o;
   o.stream_chunk_points = 256;
   const std::size_t resident = estimate_device_bytes<C>(pk, o, {});
+  // Just below the all-resident size the twiddles go compact first, and that is enough: the plan's
+  // tables are most of a small key.
   o.device_budget_bytes = resident - 1;
-  // H goes first (streaming_order).
-  auto chosen = choose_streamed<C>(pk, o, resident - 1);
+  EXPECT_EQ(choose_twiddles<C>(pk, o, resident - 1), gpu::ntt_memory::compact);
+  {
+    SCOPED_TRACE("budget just below all resident");
+    expect_same_proofs_with<C>(pk, w, vk, seed, 2, synthesis_place::device, o);
+  }
+  // Below the compact key's size, H goes first (streaming_order).
+  gpu_key_options compact = o;
+  compact.twiddles = gpu::ntt_memory::compact;
+  const std::size_t compact_resident = estimate_device_bytes<C>(pk, compact, {});
+  ASSERT_LT(compact_resident, resident);
+  o.device_budget_bytes = compact_resident - 1;
+  auto chosen = choose_streamed<C>(pk, compact, compact_resident - 1);
   ASSERT_TRUE(chosen.is_ok()) << chosen.error().to_string();
   EXPECT_TRUE(chosen->contains(key_vector::h)) << chosen->to_string();
-  expect_same_proofs_with<C>(pk, w, vk, seed, 2, synthesis_place::device, o);
+  {
+    SCOPED_TRACE("budget just below the compact key");
+    expect_same_proofs_with<C>(pk, w, vk, seed, 2, synthesis_place::device, o);
+  }
   auto none = choose_streamed<C>(pk, o, 1 << 20);
   ASSERT_FALSE(none.is_ok());
   EXPECT_NE(none.error().to_string().find("with every point vector streamed"), std::string::npos)
@@ -276,6 +296,22 @@ TYPED_TEST(gpu_prover_test, streamed_keys_match_cpu_and_verify) {
     ASSERT_TRUE(key.has_value());
     expect_same_proofs_streamed<TypeParam>(key->pk.view(), circuit.witness, key->dk.vk, 22);
   }
+}
+
+// A key whose NTT plan keeps compact twiddles (gpu::ntt_memory::compact) at 2^20, where the
+// transforms' passes with the largest stages compute their twiddles (stages of more than 2^18)
+// and the coset powers come from split tables: the same proofs as the CPU prover.
+TYPED_TEST(gpu_prover_test, compact_twiddles_match_cpu_and_verify) {
+  CUZK_REQUIRE_GPU();
+  using Fr = typename TypeParam::fr;
+  const auto circuit = synth::make_synthetic_circuit<Fr>(20, synth::witness_kind::mostly_boolean, 29);
+  const auto cs = first_constraints(circuit.cs, (std::size_t{1} << 20) - 5000);
+  ASSERT_EQ(cs.domain_size(), std::size_t{1} << 20);
+  auto key = make_dev_key<TypeParam>(cs);
+  ASSERT_TRUE(key.has_value());
+  gpu_key_options o;
+  o.twiddles = gpu::ntt_memory::compact;
+  expect_same_proofs_with<TypeParam>(key->pk.view(), circuit.witness, key->dk.vk, 30, 2, synthesis_place::device, o);
 }
 
 TYPED_TEST(gpu_prover_test, rejects_mismatched_inputs) {

@@ -24,7 +24,8 @@
 // (ntt_plan::device_bytes) and 36 bytes per matrix entry plus 8 per row with synthesis on the
 // device. The MSMs' scratch is the workspace's: two arenas per worker, whatever the number of keys
 // (msm_scratch(): the largest witness MSM's and H's; a few GiB each at 2^24 resident, O(chunk) when
-// streamed). A key_workspace::own adds its workspace (96 n of device a | b | c, 32 nVars of device
+// streamed). A key in a budget too small for the plan's 192 n keeps its twiddles compact (tens of
+// MiB; choose_twiddles). A key_workspace::own adds its workspace (96 n of device a | b | c, 32 nVars of device
 // witness, the two arenas), allocated by create(). resident_bytes() reports what cudaMemGetInfo
 // saw the creation take (other allocations on the device at the same moment would count too: a
 // daemon serializes them, engine/backends/gpu_prover_backend.cpp).
@@ -77,12 +78,13 @@ enum class key_workspace { own, none };
 inline constexpr gpu::ntt_tables prover_ntt_tables =
     gpu::ntt_tables::inverse_from_natural | gpu::ntt_tables::forward_from_bitrev;
 
-// Device bytes of the NTT plan a key makes for a domain of `domain_size` (ntt_plan::device_bytes
-// of prover_ntt_tables), for a daemon's estimate of a key's size before it is made.
+// Device bytes of the NTT plan a key makes for a domain of `domain_size` with its twiddles kept as
+// `twiddles` (ntt_plan::device_bytes of prover_ntt_tables), for a daemon's estimate of a key's
+// size before it is made.
 template <class Curve>
-uint64_t gpu_ntt_plan_bytes(std::size_t domain_size) {
+uint64_t gpu_ntt_plan_bytes(std::size_t domain_size, gpu::ntt_memory twiddles = gpu::ntt_memory::tables) {
   return gpu::ntt_plan<typename Curve::fr>::device_bytes(
-      static_cast<unsigned>(std::countr_zero(uint64_t{domain_size})), prover_ntt_tables);
+      static_cast<unsigned>(std::countr_zero(uint64_t{domain_size})), prover_ntt_tables, twiddles);
 }
 
 struct gpu_key_options {
@@ -100,6 +102,9 @@ struct gpu_key_options {
   // Points per streamed range (0: gpu::device_msm's default, or with a budget the largest of the
   // default, its halves down to min_budget_chunk_points, that fits).
   std::size_t stream_chunk_points = 0;
+  // How the NTT plan keeps its twiddles; with a budget, create() makes them compact where the key
+  // does not fit with tables (choose_twiddles).
+  gpu::ntt_memory twiddles = gpu::ntt_memory::tables;
 };
 
 // The smallest range a budget makes create() try: below it the per-range costs (a carry per
@@ -129,11 +134,30 @@ template <class Curve>
 std::size_t estimate_device_bytes(const proving_key_view<Curve>& pk, const gpu_key_options& options,
                                   key_vector_set streamed);
 
+// How the key's NTT plan keeps its twiddles in `budget`: options.twiddles where the key fits with
+// them and options.streamed, compact otherwise. Compact twiddles come before any streamed vector:
+// at 2^26 they free 12 GiB for a few ms of multiplications in a third of the transforms' passes,
+// where streaming H frees 6 GiB and slows its MSM by a third (docs/gpu/ntt.md, 'Compact plans').
+template <class Curve>
+gpu::ntt_memory choose_twiddles(const proving_key_view<Curve>& pk, const gpu_key_options& options,
+                                std::size_t budget);
+
 // `options.streamed` plus the vectors, in streaming_order, that make estimate_device_bytes fit in
 // `budget`; an error when even all streamed does not fit.
 template <class Curve>
 result<key_vector_set> choose_streamed(const proving_key_view<Curve>& pk, const gpu_key_options& options,
                                        std::size_t budget);
+
+// `options` placed in `budget` bytes as create() places a key with options.device_budget_bytes:
+// the twiddles (choose_twiddles), then the largest range of streamed points, from the option's own
+// (or the MSM's default and its halves down to min_budget_chunk_points where the option leaves it
+// to the key), with which choose_streamed fits; the result has no budget left in it. What is
+// counted follows options.workspace: a caller that lends its own workspace asks with
+// key_workspace::own to count it, then makes the key with none. The error of the smallest range
+// where none fits.
+template <class Curve>
+result<gpu_key_options> fit_to_budget(const proving_key_view<Curve>& pk, gpu_key_options options,
+                                      std::size_t budget);
 
 namespace detail {
 
@@ -202,6 +226,8 @@ class gpu_proving_key {
     const auto& s = *state_;
     return s.pinned_a.bytes() + s.pinned_b1.bytes() + s.pinned_b2.bytes() + s.pinned_c.bytes() + s.pinned_h.bytes();
   }
+  // How the NTT plan keeps its twiddles (the option's, or what a budget chose).
+  gpu::ntt_memory twiddles() const noexcept { return state_->plan.memory(); }
   // Points per range of the streamed vectors (the option's, or what a budget chose).
   std::size_t stream_chunk_points() const noexcept { return state_->chunk_points; }
   // The lock the prover holds around this key's kernels.
