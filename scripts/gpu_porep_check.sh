@@ -5,8 +5,9 @@
 # at a time (= 1), each job timed from the client, every proof verified by the daemon and by
 # `cuzk verify`, the GPU's utilization sampled by nvidia-smi while the job runs.
 #
-# The key comes from `cuzk setup --synthetic` (a real setup, on the CPU: ~6 min at 2^25 on 16
-# cores) and the partitions share its one witness file, sent by path. The verification key and the
+# The key comes from `cuzk setup --synthetic` (a real setup, its points made on the GPU:
+# docs/BENCHMARKS.md, 'Setup on the GPU') and the partitions share its one witness file, sent by
+# path. The verification key and the
 # first partition's proof come back under $OUT, for snarkjs to verify here. Binaries built here and
 # carried (BUNDLE/bin: cuzk; BUNDLE/lib: its libraries):
 #
@@ -45,7 +46,7 @@ trap cleanup EXIT
 say "== $(date -u +%FT%TZ) $(nproc) cores; 2^$k BLS12-381 boolean, $parts partitions"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >>"$summary" 2>&1
 t0=$(date +%s)
-"$cuzk" setup --synthetic --log-size "$k" --curve bls12-381 --witness boolean --vk "$work/vk.json" \
+"$cuzk" setup -v --synthetic --log-size "$k" --curve bls12-381 --witness boolean --vk "$work/vk.json" \
   "$work/key.zkey" "$work/w.wtns" >"$out/setup.log" 2>&1 || {
   say "setup failed"
   pack

@@ -1,0 +1,5 @@
+// Explicit instantiation of the GPU fixed-base products for BLS12-381's G1 and G2 (fixed_base.cuh).
+#include "gpu/fixed_base.cuh"
+
+template class cuzk::gpu::device_fixed_base<cuzk::bls12_381_g1>;
+template class cuzk::gpu::device_fixed_base<cuzk::bls12_381_g2>;
