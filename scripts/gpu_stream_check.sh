@@ -8,13 +8,17 @@
 #     and dense, in the same call;
 #  3. the sizes that do not fit whole: 2^26 and 2^27 mostly-0/1 with every vector streamed,
 #     with the device's memory sampled by nvidia-smi meanwhile;
-#  4. (step "budget") 2^25 with a 16 GiB device budget (a 16 GB card's), synthesis on the host;
+#  4. (step "budget") 2^25 and 2^26 (BUDGET_LOGS) with a 16 GiB device budget (a 16 GB card's),
+#     synthesis on the host: the budget makes the NTT's twiddles compact and streams the points;
 #  5. (step "batch", run before "budget") a PoRep-shaped batch: 10 partitions of 2^26 mostly-0/1
 #     with every vector streamed.
-# WITNESSES (default "boolean dense"), SMALL_REPS and LARGE_REPS narrow steps 2 and 3; PLACES
+#  6. (step "twiddles") 2^24 resident with compact twiddles (docs/gpu/ntt.md, 'Compact plans'), to
+#     set beside step 2's resident rows.
+# WITNESSES (default "boolean dense"), SMALL_REPS and LARGE_REPS narrow steps 2, 3 and 6; PLACES
 # (default "streamed"; "chosen" lets the device budget pick what streams) steps 3 and 5.
 # The logs are packed after every step into $OUT/logs.tar.xz (the device tool brings back only a
-# few files), with summary.log beside it. Steps are chosen by STEPS (default "tests small large budget batch"),
+# few files), with summary.log beside it. Steps are chosen by STEPS (default "tests small twiddles large budget
+# batch"),
 # the large sizes by LARGE (default "26 27").
 #
 #   run(carry ["build-dev"], command "bash scripts/gpu_stream_check.sh build-dev")
@@ -28,7 +32,7 @@ pack() { tar -C "$(dirname "$out")" -cJf "$dest/logs.tar.xz" logs; cp "$out/summ
 export LD_LIBRARY_PATH="$PWD/$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export CUZK_TEST_DATA_DIR="$PWD/tests/data"
 bin="$PWD/$bundle/bin"
-steps=" ${STEPS:-tests small large budget batch} "
+steps=" ${STEPS:-tests small twiddles large budget batch} "
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv >"$out/machine.log" 2>&1
 free -g >>"$out/machine.log"
 
@@ -66,6 +70,11 @@ if [[ $steps == *" small "* ]]; then
     bench "p24_${w}_streamed" --log-size 24 --witness "$w" --reps "${SMALL_REPS:-5}" --stream all
   done
 fi
+if [[ $steps == *" twiddles "* ]]; then
+  for w in ${WITNESSES:-boolean dense}; do
+    bench "p24_${w}_compact" --log-size 24 --witness "$w" --reps "${SMALL_REPS:-5}" --twiddles compact
+  done
+fi
 # PLACES: how the large and batch steps place the key: "streamed" (every vector streamed) and/or
 # "chosen" (the bench's device budget picks what streams, choose_streamed).
 place_args() { [[ $1 == streamed ]] && echo "--stream all"; }
@@ -85,7 +94,9 @@ if [[ $steps == *" batch "* ]]; then
 fi
 if [[ $steps == *" budget "* ]]; then
   # Synthesis on the host: the matrices stay off the device.
-  bench p25_boolean_budget16g --log-size 25 --witness boolean --reps 2 --gpu-budget-mib 16384 \
-    --synthesis host-pinned
+  for k in ${BUDGET_LOGS:-25 26}; do
+    bench "p${k}_boolean_budget16g" --log-size "$k" --witness boolean --reps 2 --gpu-budget-mib 16384 \
+      --synthesis host-pinned
+  done
 fi
 exit 0
