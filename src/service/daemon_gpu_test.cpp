@@ -237,7 +237,9 @@ TEST(daemon_gpu, sees_kernel_busy_nvml_device_lanes_and_bench_lines) {
   const auto st = d.status();
   const auto& dev = st["devices"][0];
   const auto& kb = dev["kernel_busy"];
-  EXPECT_GE(kb["intervals"].get<uint64_t>(), 16u) << dev.dump(2);  // two held intervals per proof
+  // At least one held interval per proof: the union of its two sides' (gpu_prover_impl.hpp,
+  // add_held_union), one where they overlapped, two otherwise.
+  EXPECT_GE(kb["intervals"].get<uint64_t>(), 8u) << dev.dump(2);
   EXPECT_GT(kb["busy_s"].get<double>(), 0);
   EXPECT_LE(kb["ratio"].get<double>(), 1.0);
   EXPECT_LE(kb["window_ratio"].get<double>(), 1.0);
@@ -275,7 +277,7 @@ TEST(daemon_gpu, sees_kernel_busy_nvml_device_lanes_and_bench_lines) {
     held += e["cat"] == "kernel_lock";
   }
   EXPECT_EQ(lane.rfind("device:0 (", 0), 0u) << lane;
-  EXPECT_GE(held, 16u);
+  EXPECT_GE(held, 8u);
   for (const char* part : {"msm_abc", "ntt_h", "msm_a", "msm_b1", "msm_b2", "msm_c", "synthesis", "ntt", "msm_h"})
     EXPECT_TRUE(names.count(part)) << part;
 }
