@@ -13,7 +13,10 @@
 #   - bad input JSON exits 1 with a message naming the file, the signal and what was wrong;
 #   - `cuzk fullprove` with a key from `cuzk setup` gives a proof that `cuzk verify` accepts, and
 #     `snarkjs groth16 verify` too where the npm tools are installed (snarkjs's own fullprove with
-#     the same key gives the same public.json).
+#     the same key gives the same public.json);
+#   - through the daemon (a build with it): `cuzk register --wasm` and `cuzk prove-remote --input`
+#     give the same public.json and a proof `cuzk verify` accepts; an input the circuit refuses fails
+#     that job (exit 1, circom's message) and the next job proves.
 # Exits 77 (CTest's "skipped") when wasm2c is not installed (scripts/setup.sh installs wabt).
 set -euo pipefail
 
@@ -111,6 +114,39 @@ if [[ -x $SNARKJS ]] && command -v node >/dev/null; then
   ok "fullprove: public.json byte-identical to snarkjs groth16 fullprove's"
 else
   echo "note: snarkjs not installed; its checks skipped"
+fi
+
+# ---- through the daemon ----------------------------------------------------------------------
+if "$CUZK" --help 2>/dev/null | grep -q prove-remote; then
+  D=$WORK/daemon
+  mkdir -p "$D"
+  printf 'data_dir = "%s"\nsocket = "%s"\nhttp = ""\nbackend = "cpu"\nlog_level = "warn"\n' "$D/state" "$D/cuzk.sock" >"$D/cuzk.toml"
+  CUZK_WITNESS_CACHE=$WORK/cache "$CUZK" daemon --config "$D/cuzk.toml" >"$D/daemon.log" 2>&1 &
+  daemon_pid=$!
+  stop_daemon() { kill -TERM "$daemon_pid" 2>/dev/null || true; wait "$daemon_pid" 2>/dev/null || true; }
+  for _ in $(seq 1 300); do
+    "$CUZK" status --socket "$D/cuzk.sock" >/dev/null 2>&1 && break
+    kill -0 "$daemon_pid" 2>/dev/null || { cat "$D/daemon.log" >&2; fail "the daemon exited"; }
+    sleep 0.1
+  done
+  C=(--socket "$D/cuzk.sock")
+  "$CUZK" register "${C[@]}" matrix "$WORK/matrix.zkey" --wasm "$M" || { stop_daemon; fail "register --wasm"; }
+  "$CUZK" prove-remote "${C[@]}" -c matrix --input "$CIRCUITS/matrix.input.json" -o "$D/out" ||
+    { stop_daemon; fail "prove-remote --input"; }
+  cmp "$D/out/public.json" "$WORK/public.json" || { stop_daemon; fail "the daemon's public.json differs from fullprove's"; }
+  [[ $("$CUZK" verify "$WORK/vk.json" "$D/out/public.json" "$D/out/proof.json") == "OK!" ]] ||
+    { stop_daemon; fail "cuzk verify refused the daemon's proof"; }
+  ok "daemon: register --wasm, prove-remote --input: the proof verifies, public.json as fullprove's"
+  printf '{"m": [[1,2,3],[4,5,6]], "x": [1,2,3], "k": 1}\n' >"$D/missing.json"
+  expect_error "daemon: a missing signal fails the job" "not all inputs are given" \
+    "$CUZK" prove-remote "${C[@]}" -c matrix --input "$D/missing.json"
+  printf '{"m": [1, 2\n' >"$D/notjson.json"
+  expect_error "daemon: input JSON that is not JSON" "not valid JSON" \
+    "$CUZK" prove-remote "${C[@]}" -c matrix --input "$D/notjson.json"
+  "$CUZK" prove-remote "${C[@]}" -c matrix --input "$CIRCUITS/matrix.input.json" -o "$D/out2" ||
+    { stop_daemon; fail "the job after a failed one"; }
+  ok "daemon: the job after the failed ones proves"
+  stop_daemon
 fi
 
 echo "wtns.sh [$CURVE]: $PASSES error checks passed, $FAILS failed"
