@@ -41,8 +41,9 @@ job_record make_job(const std::string& circuit, const std::string& request_id = 
   r.info.partitions = 2;
   r.info.submitted_at = from_unix_ms(1'700'000'000'000);
   r.info.deadline = from_unix_ms(1'700'000'060'000);
-  r.witness_paths = {"/spool/a.wtns", "/data/b.wtns"};
+  r.witness_paths = {"/spool/a.json", "/data/b.wtns"};
   r.spooled = {true, false};
+  r.input_json = {true, false};  // the first partition is spooled input JSON
   return r;
 }
 
@@ -93,8 +94,9 @@ TYPED_TEST(job_store_contract, insert_get_and_idempotent_request_ids) {
   EXPECT_EQ(r.info.partitions, 2u);
   EXPECT_EQ(to_unix_ms(r.info.submitted_at), 1'700'000'000'000);
   EXPECT_EQ(to_unix_ms(*r.info.deadline), 1'700'000'060'000);
-  EXPECT_EQ(r.witness_paths, (std::vector<std::string>{"/spool/a.wtns", "/data/b.wtns"}));
+  EXPECT_EQ(r.witness_paths, (std::vector<std::string>{"/spool/a.json", "/data/b.wtns"}));
   EXPECT_EQ(r.spooled, (std::vector<bool>{true, false}));
+  EXPECT_EQ(r.input_json, (std::vector<bool>{true, false}));
   EXPECT_FALSE(s->get(9999).value().has_value());
 }
 
@@ -145,7 +147,7 @@ TYPED_TEST(job_store_contract, states_results_unfinished_and_purge) {
   EXPECT_EQ(un[0].info.attempts, 1u);
 
   auto purged = s->purge_finished_before(from_unix_ms(1'700'000'150'000)).value();
-  EXPECT_EQ(purged, (std::vector<std::string>{"/spool/a.wtns"}));
+  EXPECT_EQ(purged, (std::vector<std::string>{"/spool/a.json"}));
   EXPECT_FALSE(s->get(a).value().has_value());
   EXPECT_TRUE(s->get(c).value().has_value());
 }
