@@ -357,7 +357,8 @@ status engine::spool_and_check(const job_request& req, const circuit_info& c, jo
       if (!c.generator)
         return status(errc::failed_precondition,
                       what + ": input JSON: circuit " + c.id +
-                          " was registered without its witness generator (register it with its .wasm)");
+                          " has no witness generator: register it with its wasm (one that did not load at "
+                          "the daemon's start is named in its log)");
       if (bytes.size() > max_input_json_bytes)
         return status(errc::invalid_argument, what + ": input JSON: expected at most " +
                                                   std::to_string(max_input_json_bytes) + " bytes, found " +

@@ -131,7 +131,7 @@ TEST_F(engine_input_json, submit_refuses_what_it_can_tell_at_once) {
   auto s = e->submit(input_request("bare", R"({"k": 1})"));
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().code(), errc::failed_precondition);
-  EXPECT_NE(s.error().message().find("registered without its witness generator"), std::string::npos)
+  EXPECT_NE(s.error().message().find("circuit bare has no witness generator: register it with its wasm"), std::string::npos)
       << s.error().message();
 
   ASSERT_TRUE(e->register_circuit("matrix", key.zkey, priority::normal, key_change::refuse, matrix_wasm).is_ok());
