@@ -4,12 +4,16 @@
 # stubs match the proto; prove by bytes and by path, submit/await/cancel/status, errors) and
 # clients/js/test (node --test: the same through groth16.prove and Client). Each client registers
 # tests/data/snarkjs/bn128/circuit.zkey; each proof is checked with snarkjs groth16 verify and its
-# public signals against public.json.
+# public signals against public.json. For input JSON each also registers the witness tests' matrix
+# circuit with its wasm (tests/data/witness) and a `cuzk setup` key made here, proves from its
+# input.json's inputs and checks the public signals against snarkjs's witness of them; an input
+# the circuit refuses fails that job with circom's message.
 #
 #   clients/test.sh [CUZK]     CUZK defaults to ${BUILD_DIR:-build}/src/apps/cuzk
 #
 # Needs python3 with grpcio and protobuf (Debian: python3-grpcio python3-protobuf), protoc, node
-# with clients/js/node_modules and tools/node's snarkjs (scripts/setup.sh installs them all). A
+# with clients/js/node_modules, tools/node's snarkjs and wabt's wasm2c (scripts/setup.sh installs
+# them all). A
 # missing one skips the tests with a note, or fails them under CI=true. PYTHON picks the
 # interpreter (default: /usr/bin/python3, the one Debian's packages are for, where it exists).
 set -euo pipefail
@@ -36,6 +40,7 @@ command -v protoc >/dev/null || missing+=("protoc (apt-get install protobuf-comp
 command -v node >/dev/null || missing+=("node")
 [[ -d $ROOT/clients/js/node_modules/@grpc/grpc-js ]] || missing+=("clients/js/node_modules (npm ci in clients/js)")
 [[ -x $SNARKJS ]] || missing+=("snarkjs ($SNARKJS: scripts/setup.sh)")
+command -v wasm2c >/dev/null || missing+=("wasm2c (apt-get install wabt)")
 if ((${#missing[@]})); then
   for m in "${missing[@]}"; do log "missing: $m" >&2; done
   if [[ ${CI:-} == true ]]; then
@@ -72,7 +77,16 @@ log_level = "warn"
 witness_dirs = ["$tmp/witnesses"]
 TOML
 
-"$CUZK" daemon --config "$tmp/cuzk.toml" >"$tmp/daemon.log" 2>&1 &
+# The circuit with a witness generator: a development key for the matrix circuit, and the public
+# signals of snarkjs's witness of matrix.input.json (what a proof from those inputs must carry).
+WITNESS_DATA=$ROOT/tests/data/witness
+"$CUZK" setup "$WITNESS_DATA/bn128/matrix.r1cs" "$tmp/matrix.zkey" --vk "$tmp/matrix_vk.json" >/dev/null 2>&1
+"$SNARKJS" wtns export json "$WITNESS_DATA/bn128/matrix.wtns" "$tmp/matrix_wtns.json" >/dev/null
+node -e 'const w = require(process.argv[1]); console.log(JSON.stringify(w.slice(1, 13)));' \
+  "$tmp/matrix_wtns.json" >"$tmp/matrix_public.json"
+
+# A witness cache of its own: each run compiles the wasm once, as a fresh daemon would.
+CUZK_WITNESS_CACHE=$tmp/witness-cache "$CUZK" daemon --config "$tmp/cuzk.toml" >"$tmp/daemon.log" 2>&1 &
 daemon_pid=$!
 ready=0
 for _ in $(seq 1 300); do  # 30 s
@@ -88,7 +102,9 @@ fi
 log "daemon $daemon_pid up: $("$CUZK" --version 2>/dev/null | head -n1)"
 
 export CUZK_TEST_SOCKET=$tmp/cuzk.sock CUZK_TEST_DATA=$DATA CUZK_TEST_WITNESS_DIR=$tmp/witnesses \
-  CUZK_TEST_TMP=$tmp SNARKJS
+  CUZK_TEST_TMP=$tmp SNARKJS CUZK_TEST_MATRIX_ZKEY=$tmp/matrix.zkey CUZK_TEST_MATRIX_VK=$tmp/matrix_vk.json \
+  CUZK_TEST_MATRIX_PUBLIC=$tmp/matrix_public.json CUZK_TEST_MATRIX_WASM=$WITNESS_DATA/bn128/matrix.wasm \
+  CUZK_TEST_MATRIX_INPUT=$WITNESS_DATA/circuits/matrix.input.json
 rc=0
 log "python ($("$PYTHON" --version 2>&1), grpcio $("$PYTHON" -c 'import grpc; print(grpc.__version__)'))"
 (cd "$ROOT/clients/python" &&

@@ -52,6 +52,9 @@ case $target in
   proof_json_fuzz) fixtures proof.json ;;
   public_json_fuzz) fixtures public.json ;;
   verification_key_json_fuzz) fixtures verification_key.json ;;
+  circom_input_fuzz)
+    fixtures input.json
+    for f in "$ROOT"/tests/data/witness/circuits/*.input.json; do cp "$f" "$dir/witness_${f##*/}"; done ;;
   submit_request_fuzz) requests ;;
   *) echo "fuzz/seeds.sh: no seeds for target '$target'" >&2; exit 2 ;;
 esac

@@ -55,7 +55,7 @@ void check(const v1::SubmitProofRequest& wire) {
   for (std::size_t k = 0; k < req.partitions.size(); ++k) {
     const auto& p = req.partitions[k];
     const std::string what = "partition " + std::to_string(k);
-    const auto bytes = p.wtns_bytes();
+    const auto bytes = p.inline_bytes();
     if (!bytes.empty() && !engine::check_inline_witness(bytes, c->second, what)) return;
     // An inline witness that passed is what the spool holds and the worker opens.
     auto w = bytes.empty()

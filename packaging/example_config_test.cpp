@@ -1,7 +1,8 @@
 // The example config that packages install (packaging/cuzk.toml, /etc/cuzk/cuzk.toml) against the
 // daemon's own parser and config table, so it cannot fall behind the daemon: it parses as shipped,
 // it names every key of the table exactly once, each key left commented shows the daemon's default,
-// and with every commented setting (the [[circuit]] example too) uncommented it still parses.
+// and with every commented setting (the [[circuit]] example too, naming every key of a circuit)
+// uncommented it still parses.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -103,7 +104,10 @@ TEST(example_config, parses_with_every_commented_setting_and_the_circuit_example
   auto c = parse_config(lines.uncommented_text, example_path + " (uncommented)");
   ASSERT_TRUE(c) << c.error().to_string() << "\n" << lines.uncommented_text;
   ASSERT_EQ(c->circuits.size(), 1u);
+  // Every key a [[circuit]] takes is in the example.
   EXPECT_FALSE(c->circuits[0].id.empty());
+  EXPECT_FALSE(c->circuits[0].zkey.empty());
+  EXPECT_FALSE(c->circuits[0].wasm.empty());
 }
 
 }  // namespace

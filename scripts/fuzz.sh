@@ -22,7 +22,7 @@ MAX_LEN=${FUZZ_MAX_LEN:-65536}
 RSS_MB=${FUZZ_RSS_MB:-2048}
 FUZZ_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
 FUZZ_JOBS=${FUZZ_JOBS:-$JOBS}
-ALL_TARGETS=(zkey_fuzz wtns_fuzz r1cs_fuzz proof_json_fuzz public_json_fuzz verification_key_json_fuzz
+ALL_TARGETS=(zkey_fuzz wtns_fuzz r1cs_fuzz proof_json_fuzz public_json_fuzz verification_key_json_fuzz circom_input_fuzz
   submit_request_fuzz)
 targets=("$@")
 ((${#targets[@]})) || targets=("${ALL_TARGETS[@]}")

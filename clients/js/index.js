@@ -2,12 +2,14 @@
 // A client for the cuzk daemon's gRPC API (proto/cuzk/v1/proving.proto, loaded at run time).
 //
 //   const cuzk = require('cuzk-client');
+//   const { proof, publicSignals } = await cuzk.groth16.fullProve({ a: 3, b: 11 }, 'multiplier');
 //   const { proof, publicSignals } = await cuzk.groth16.prove('multiplier', fs.readFileSync('circuit.wtns'));
 //
-// Witnesses are .wtns files: a Buffer of their bytes, or a path (read here and sent as bytes, or
+// A witness is a .wtns file: a Buffer of its bytes, or a path (read here and sent as bytes, or
 // with { byPath: true } sent as a path for the daemon to read: it must lie under one of the
-// daemon's witness_dirs). Input JSON is not accepted: the daemon does not compute witnesses; make
-// the .wtns with `snarkjs wtns calculate` (or circom's witness generator) first.
+// daemon's witness_dirs); or the circuit's inputs as an object, as input.json holds them (numbers,
+// BigInts or decimal strings), for a circuit registered with its wasm: the daemon computes the
+// witness, as snarkjs.groth16.fullProve does with the wasm.
 
 const fs = require('fs');
 const os = require('os');
@@ -105,7 +107,19 @@ function priority(p) {
   return name;
 }
 
+// BigInts (snarkjs's inputs often are) as decimal strings, which circom reads exactly.
+function inputJson(inputs, i) {
+  try {
+    return JSON.stringify(inputs, (_, v) => (typeof v === 'bigint' ? v.toString() : v));
+  } catch (e) {
+    throw new CuzkError(`witness ${i}: the inputs are not JSON: ${e.message}`, { cause: e });
+  }
+}
+
 function witness(w, byPath, i) {
+  if (w !== null && typeof w === 'object' && !Buffer.isBuffer(w) && !(w instanceof Uint8Array)) {
+    return { input_json: inputJson(w, i) };
+  }
   if (Buffer.isBuffer(w) || w instanceof Uint8Array) return { wtns: Buffer.from(w.buffer, w.byteOffset, w.byteLength) };
   if (typeof w === 'string') {
     const abs = path.resolve(w);
@@ -116,7 +130,7 @@ function witness(w, byPath, i) {
       throw new CuzkError(`witness ${i}: cannot read ${abs}: ${e.message}`, { cause: e });
     }
   }
-  throw new CuzkError(`witness ${i}: expected a Buffer of .wtns bytes or a path, found ${typeof w}`);
+  throw new CuzkError(`witness ${i}: expected a Buffer of .wtns bytes, a path or an object of inputs, found ${typeof w}`);
 }
 
 // A ProofResult with each partition's proof.json and public.json parsed: proofs is
@@ -172,10 +186,13 @@ class Client {
     });
   }
 
-  // Registers a circuit id for a .zkey on the daemon's disk (made absolute here).
-  async register(circuit, zkeyPath, { priority: p, replace = false } = {}) {
+  // Registers a circuit id for a .zkey on the daemon's disk (made absolute here). With wasmPath
+  // (circom's circuit.wasm, on the daemon's disk) the circuit takes its inputs as an object; the
+  // daemon compiles the wasm now, the first time it sees it.
+  async register(circuit, zkeyPath, { priority: p, replace = false, wasmPath = '' } = {}) {
     await this.call('RegisterCircuit', {
       id: circuit, zkey_path: path.resolve(zkeyPath), default_priority: priority(p), replace,
+      wasm_path: wasmPath ? path.resolve(wasmPath) : '',
     });
   }
 
@@ -239,4 +256,10 @@ async function prove(circuit, witnesses, opts = {}) {
   }
 }
 
-module.exports = { Client, CuzkError, defaultSocket, groth16: { prove } };
+// As snarkjs.groth16.fullProve(input, wasm, zkey), with the wasm and the key registered with the
+// daemon under `circuit`: the inputs -> { proof, publicSignals }. opts as prove's.
+async function fullProve(input, circuit, opts = {}) {
+  return prove(circuit, input, opts);
+}
+
+module.exports = { Client, CuzkError, defaultSocket, groth16: { prove, fullProve } };

@@ -123,7 +123,8 @@ std::string circuits_json(const v1::ListCircuitsResponse& resp) {
                    {"file_bytes", c.file_bytes()},
                    {"tier", c.tier()},
                    {"default_priority", engine::priority_name(prio)},
-                   {"zkey_path", c.zkey_path()}});
+                   {"zkey_path", c.zkey_path()},
+                   {"wasm_path", c.wasm_path()}});
   }
   return out.dump(2) + "\n";
 }
@@ -176,12 +177,17 @@ void client_commands::add_to(CLI::App& app) {
   };
   auto submit_opts = [&](CLI::App* s) {
     s->add_option("--circuit,-c", circuit, "the registered circuit id")->required();
-    s->add_option("witnesses", witnesses, "one .wtns per partition, in order")->required();
+    auto* w = s->add_option("witnesses", witnesses, "one .wtns per partition, in order");
+    s->add_option("--input,-i", inputs,
+                  "instead of witnesses: circom input JSON (input.json), one per partition, for a circuit "
+                  "registered with its wasm; the daemon computes the witness")
+        ->excludes(w);
     s->add_option("--priority,-p", priority, "LOW, NORMAL, HIGH or CRITICAL (default: the circuit's)");
     s->add_option("--request-id", request_id, "idempotency key: resubmitting returns the first job");
     s->add_option("--deadline-unix-ms", deadline_unix_ms, "deadline, ms since the Unix epoch");
     s->add_flag("--path", by_path,
-                "send the witnesses' paths (the daemon reads them) instead of their bytes");
+                "send the witnesses' paths (the daemon reads them) instead of their bytes")
+        ->excludes("--input");
   };
   submit = conn(app.add_subcommand("submit", "queue a proof on a running daemon; prints the job id"));
   submit_opts(submit);
@@ -217,6 +223,10 @@ void client_commands::add_to(CLI::App& app) {
   reg->add_option("circuit", circuit, "the circuit id")->required();
   reg->add_option("zkey", zkey, "the .zkey path, as the daemon sees it")->required();
   reg->add_option("--priority,-p", priority, "the circuit's default priority");
+  reg->add_option("--wasm", wasm,
+                  "the circuit's witness generator (circuit.wasm from circom --wasm, as the daemon sees it): "
+                  "the circuit then takes input JSON (prove-remote --input); compiled now, or found in the "
+                  "daemon's witness cache");
   reg->add_flag("--replace", replace,
                 "re-point an id registered with another key (refused while its jobs are queued or running)");
 }
@@ -239,6 +249,13 @@ int client_commands::run(const global_options&) const {
     req.set_priority(wire_priority(priority));
     req.set_request_id(request_id);
     req.set_deadline_unix_ms(deadline_unix_ms);
+    if (witnesses.empty() && inputs.empty())
+      return usage_error("expected one .wtns per partition, or --input input.json");
+    for (const auto& in : inputs) {
+      auto text = formats::read_text_file(in);
+      if (!text) return report_error(text.error().with_context("the input JSON"));
+      req.add_partitions()->set_input_json(std::move(text).value());
+    }
     for (const auto& w : witnesses) {
       auto* p = req.add_partitions();
       if (by_path) {
@@ -312,6 +329,7 @@ int client_commands::run(const global_options&) const {
     req.set_zkey_path(std::filesystem::absolute(zkey).string());
     req.set_default_priority(wire_priority(priority));
     req.set_replace(replace);
+    if (!wasm.empty()) req.set_wasm_path(std::filesystem::absolute(wasm).string());
     v1::RegisterCircuitResponse resp;
     auto s = stub->RegisterCircuit(&ctx, req, &resp);
     // The engine says "ask to replace it"; on the command line the way to ask is --replace.

@@ -23,8 +23,8 @@ std::string socket_option_help();
 
 struct client_commands {
   std::string socket, addr;
-  std::string circuit, priority, request_id, out_dir, tier, zkey;
-  std::vector<std::string> witnesses;
+  std::string circuit, priority, request_id, out_dir, tier, zkey, wasm;
+  std::vector<std::string> witnesses, inputs;
   bool by_path = false, replace = false, json = false;
   int64_t deadline_unix_ms = 0;
   uint64_t job = 0, timeout_ms = 0;

@@ -9,12 +9,14 @@
 #include <new>
 
 #include "apps/cli_support.hpp"
+#include "apps/fullprove_command.hpp"
 #include "apps/gpu_bench_command.hpp"
 #include "apps/info_command.hpp"
 #include "apps/prove_command.hpp"
 #include "apps/selfcheck.hpp"
 #include "apps/setup_command.hpp"
 #include "apps/verify_command.hpp"
+#include "apps/wtns_command.hpp"
 #include "apps/zkey_command.hpp"
 #include "base/thread_pool.hpp"
 #include "base/version.hpp"
@@ -44,11 +46,15 @@ int run(int argc, char** argv) {
   setup_command setup;
   info_command info;
   zkey_command zkey;
+  wtns_command wtns;
+  fullprove_command fullprove;
   prove.add_to(app);
   verify.add_to(app);
   setup.add_to(app);
   info.add_to(app);
   zkey.add_to(app);
+  wtns.add_to(app);
+  fullprove.add_to(app);
   selfcheck_options selfcheck;
   bool no_gpu = false;
   auto* sc = app.add_subcommand("selfcheck",
@@ -90,6 +96,8 @@ int run(int argc, char** argv) {
   if (*setup.sub) return setup.run(g);
   if (*info.sub) return info.run(g);
   if (*zkey.export_vk) return zkey.run(g);
+  if (*wtns.calculate) return wtns.run(g);
+  if (*fullprove.sub) return fullprove.run(g);
 #ifdef CUZK_HAVE_SERVICE
   if (*daemon.sub) return daemon.run(g);
   if (client.chosen()) return client.run(g);

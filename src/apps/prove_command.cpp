@@ -41,7 +41,7 @@ namespace {
 
 // The prover this run uses: the GPU when this build has it, a device answers and --cpu was not
 // given; the CPU otherwise (with a note saying why, when a GPU was wanted).
-groth16::prover_choice choose_backend(const prove_command& cmd, step_reporter& rep) {
+groth16::prover_choice choose_backend(const prove_settings& cmd, step_reporter& rep) {
   const auto wanted = cmd.force_cpu ? groth16::prover_kind::cpu : groth16::prover_kind::automatic;
   groth16::prover_choice choice = *groth16::choose_prover(wanted);  // cpu and automatic always answer
   if (choice.kind == groth16::prover_kind::cpu && !cmd.force_cpu && groth16::gpu_prover_built())
@@ -70,17 +70,18 @@ void report_phases(step_reporter& rep, const groth16::phase_timings& t, bool on_
 }
 
 template <class C>
-int prove_on(const prove_command& cmd, step_reporter& rep) {
+int prove_on(const prove_settings& cmd, const witness_source& source, step_reporter& rep) {
   using repr = typename C::fr::repr;
 
   // Checked before the proof is made, written together after (output_files.hpp).
-  auto out = formats::output_files::prepare(
-      {{"the proof output", cmd.proof}, {"the public output", cmd.public_json}},
-      {{"the zkey input", cmd.zkey}, {"the witness input", cmd.wtns}});
+  std::vector<formats::named_path> inputs = {{"the zkey input", cmd.zkey}};
+  inputs.insert(inputs.end(), source.inputs.begin(), source.inputs.end());
+  auto out = formats::output_files::prepare({{"the proof output", cmd.proof}, {"the public output", cmd.public_json}},
+                                            inputs);
   if (!out) return report_error(out.error());
   auto zk = rep.step("load: map the zkey", [&] { return formats::zkey<C>::open(cmd.zkey); });
   if (!zk) return report_error(zk.error());
-  auto w = rep.step("load: map the witness", [&] { return formats::wtns::open(cmd.wtns); });
+  auto w = source.open(rep);
   if (!w) return report_error(w.error());
   if (auto s = w->check_fits(formats::curve_id_of<C>, zk->n_vars(), cmd.zkey); !s) return report_error(s);
   auto witness = rep.step("load: check the witness", [&] { return groth16::witness_of<C>(*w); });
@@ -116,7 +117,7 @@ int prove_on(const prove_command& cmd, step_reporter& rep) {
     const auto vk = formats::verification_key_of<C>(*zk);
     const status ok = rep.step("verify", [&] { return groth16::verify<C>(vk, publics, *p); });
     if (!ok) {
-      return report_error("the proof made from " + cmd.zkey + " and " + cmd.wtns +
+      return report_error("the proof made from " + cmd.zkey + " and " + source.name +
                           " does not verify against the key's own verification key (" + ok.message() +
                           "); nothing was written. Either the witness does not satisfy the circuit, or "
                           "the key's points do not match its coefficients (`cuzk info --check` checks the key)");
@@ -134,12 +135,19 @@ int prove_on(const prove_command& cmd, step_reporter& rep) {
 
 }  // namespace
 
+int prove_to_files(const prove_settings& settings, const witness_source& source, step_reporter& rep) {
+  auto curve = formats::detect_curve(settings.zkey);
+  if (!curve) return report_error(curve.error());
+  return with_curve(*curve, [&]<class C>() { return prove_on<C>(settings, source, rep); });
+}
+
 int prove_command::run(const global_options& g) const {
   step_reporter rep(g.verbose);
   rep.note("cuzk prove " + zkey + " " + wtns);
-  auto curve = formats::detect_curve(zkey);
-  if (!curve) return report_error(curve.error());
-  return with_curve(*curve, [&]<class C>() { return prove_on<C>(*this, rep); });
+  const witness_source source{wtns, {{"the witness input", wtns}}, [&](step_reporter& r) {
+                                return r.step("load: map the witness", [&] { return formats::wtns::open(wtns); });
+                              }};
+  return prove_to_files({zkey, proof, public_json, no_verify, force_cpu}, source, rep);
 }
 
 }  // namespace cuzk::apps

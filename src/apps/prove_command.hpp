@@ -13,15 +13,38 @@
 // exit 1, and no output file is left half-written.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "apps/cli_support.hpp"
+#include "apps/progress.hpp"
+#include "formats/output_files.hpp"
+#include "formats/wtns.hpp"
 
 namespace CLI {
 class App;
 }
 
 namespace cuzk::apps {
+
+// What a proof is made with, and where it goes.
+struct prove_settings {
+  std::string zkey, proof, public_json;
+  bool no_verify = false;
+  bool force_cpu = false;
+};
+
+// Where a proof's witness comes from: a .wtns file (`prove`), or input JSON run through the
+// circuit's witness code (`fullprove`).
+struct witness_source {
+  std::string name;                         // in messages: the .wtns, or the input JSON
+  std::vector<formats::named_path> inputs;  // the files it is read from: no output may replace them
+  std::function<result<formats::wtns>(step_reporter&)> open;
+};
+
+// The steps above, with the witness from `source`; the command's exit status.
+int prove_to_files(const prove_settings& settings, const witness_source& source, step_reporter& rep);
 
 struct prove_command {
   std::string zkey, wtns, proof, public_json;

@@ -14,10 +14,15 @@
 #include "engine/jobs/request_checks.hpp"
 #include "engine/jobs/sqlite_job_store.hpp"
 #include "engine/jobs/witness.hpp"
+#include "witness/wasm_compiler.hpp"
 
 namespace cuzk::engine {
 
 namespace {
+
+std::string witness_cache_of(const engine_options& o) {
+  return o.witness_cache_dir.empty() ? witness::default_witness_cache_dir() : o.witness_cache_dir;
+}
 
 std::string default_spool_dir(const engine_options& o) {
   if (!o.spool_dir.empty()) return o.spool_dir;
@@ -171,7 +176,19 @@ status engine::recover() {
       log(log_level::error, "engine: circuit=" + c.id + " not restored: " + sum.error().to_string());
       continue;
     }
-    circuits_.put({c.id, c.zkey_path, c.default_priority, *sum});
+    circuit_info info{c.id, c.zkey_path, c.default_priority, *sum, {}, {}};
+    if (!c.wasm_path.empty()) {
+      // Found in the witness cache unless the wasm or the cache changed; a generator that no longer
+      // loads leaves the circuit taking witnesses only, and its input JSON jobs fail saying so.
+      auto gen = load_circuit_generator(c.wasm_path, *sum, witness_cache_of(opt_));
+      if (gen) {
+        info.wasm_path = c.wasm_path;
+        info.generator = *gen;
+      } else {
+        log(log_level::error, "engine: circuit=" + c.id + " witness generator not restored: " + gen.error().to_string());
+      }
+    }
+    circuits_.put(std::move(info));
     (void)srs_.add(c.id, c.zkey_path, *sum);
   }
   auto jobs = store_->unfinished();
@@ -195,6 +212,7 @@ status engine::recover() {
                                        " times (the daemon stopped while proving it); not retried");
     } else {
       j->key = c->key;
+      j->generator = c->generator;
       for (std::size_t k = 0; k < j->rec.witness_paths.size() && why.is_ok(); ++k)
         if (::access(j->rec.witness_paths[k].c_str(), R_OK) != 0)
           why = status(errc::io_error, "partition " + std::to_string(k) + ": witness " +
@@ -242,11 +260,20 @@ std::size_t engine::jobs_of_locked(const std::string& circuit, job_id* first) co
 }
 
 status engine::register_circuit(const std::string& id, const std::string& zkey_path,
-                                priority default_priority, key_change change) {
+                                priority default_priority, key_change change, const std::string& wasm_path) {
   CUZK_TRY(circuit_registry::check_id(id));
   CUZK_TRY(check_path_text("circuit " + id + ": zkey path", zkey_path));
+  CUZK_TRY(check_path_text("circuit " + id + ": wasm path", wasm_path));
   auto sum = read_key_summary(zkey_path);
   if (!sum) return sum.error().with_context("circuit " + id);
+  // Compiled outside the registration lock: the first compile of a large circuit takes a minute,
+  // and submits of other circuits must not wait for it.
+  generator_ptr generator;
+  if (!wasm_path.empty()) {
+    auto gen = load_circuit_generator(wasm_path, *sum, witness_cache_of(opt_));
+    if (!gen) return gen.error().with_context("circuit " + id);
+    generator = *gen;
+  }
   std::unique_lock reg(registration_m_);
   const auto old = circuits_.find(id);
   // The same key again (a restart's config re-registering what the store restored, or a copy of
@@ -271,8 +298,8 @@ status engine::register_circuit(const std::string& id, const std::string& zkey_p
                                                    "against the current key");
   }
   if (!same_key || old->zkey_path != zkey_path) CUZK_TRY(srs_.add(id, zkey_path, *sum));
-  CUZK_TRY(store_->put_circuit({id, zkey_path, default_priority}));
-  circuits_.put({id, zkey_path, default_priority, *sum});
+  CUZK_TRY(store_->put_circuit({id, zkey_path, default_priority, wasm_path}));
+  circuits_.put({id, zkey_path, default_priority, *sum, wasm_path, generator});
   if (old && !same_key)
     log(log_level::warn, "engine: circuit key replaced id=" + id + " old_zkey=" + old->zkey_path +
                              " old_digest=" + old->key.digest + " zkey=" + zkey_path +
@@ -280,7 +307,8 @@ status engine::register_circuit(const std::string& id, const std::string& zkey_p
   log(log_level::info, "engine: circuit registered id=" + id + " zkey=" + zkey_path + " curve=" +
                            formats::curve_name(sum->curve) + " nVars=" + std::to_string(sum->n_vars) +
                            " domain=" + std::to_string(sum->domain_size) +
-                           " bytes=" + std::to_string(sum->file_bytes) + " digest=" + sum->digest);
+                           " bytes=" + std::to_string(sum->file_bytes) + " digest=" + sum->digest +
+                           (wasm_path.empty() ? "" : " wasm=" + wasm_path));
   return status::ok();
 }
 
@@ -311,7 +339,7 @@ status engine::spool_and_check(const job_request& req, const circuit_info& c, jo
   for (std::size_t k = 0; k < req.partitions.size(); ++k) {
     const auto& p = req.partitions[k];
     const std::string what = "partition " + std::to_string(k);
-    const auto bytes = p.wtns_bytes();
+    const auto bytes = p.inline_bytes();
     if (bytes.empty()) {
       rec.witness_paths.push_back(p.path);
       rec.spooled.push_back(false);
@@ -325,7 +353,21 @@ status engine::spool_and_check(const job_request& req, const circuit_info& c, jo
     // Checked in the request's bytes before a byte is written: what the spool holds is what was
     // checked, so the file is not opened again here (it is when the job runs).
     why = reject_reason::bad_witness;
-    CUZK_TRY(check_inline_witness(bytes, c.key, what));
+    if (p.input_json) {
+      if (!c.generator)
+        return status(errc::failed_precondition,
+                      what + ": input JSON: circuit " + c.id +
+                          " has no witness generator: register it with its wasm (one that did not load at "
+                          "the daemon's start is named in its log)");
+      if (bytes.size() > max_input_json_bytes)
+        return status(errc::invalid_argument, what + ": input JSON: expected at most " +
+                                                  std::to_string(max_input_json_bytes) + " bytes, found " +
+                                                  std::to_string(bytes.size()));
+      CUZK_TRY(check_input_json(*c.generator,
+                                {reinterpret_cast<const char*>(bytes.data()), bytes.size()}, what + ": input JSON"));
+    } else {
+      CUZK_TRY(check_inline_witness(bytes, c.key, what));
+    }
     why = reject_reason::spool_failed;
     auto path = spool_.write(bytes);
     if (!path) {
@@ -337,6 +379,8 @@ status engine::spool_and_check(const job_request& req, const circuit_info& c, jo
     rec.witness_paths.push_back(*path);
     rec.spooled.push_back(true);
     rec.witness_digests.push_back(witness_digest(bytes));
+    rec.input_json.resize(k + 1);
+    rec.input_json[k] = p.input_json;
   }
   return status::ok();
 }
@@ -389,9 +433,11 @@ result<job_id> engine::submit(job_request req) {
       const auto& p = req.partitions[k];
       const bool spooled = k < s.spooled.size() && s.spooled[k];
       const std::string digest = k < s.witness_digests.size() ? s.witness_digests[k] : std::string();
-      const bool same = p.wtns_bytes().empty()
+      const bool input = k < s.input_json.size() && s.input_json[k];
+      const bool same = p.inline_bytes().empty()
                             ? !spooled && s.witness_paths[k] == p.path
-                            : spooled && (digest.empty() || digest == witness_digest(p.wtns_bytes()));
+                            : spooled && input == p.input_json &&
+                                  (digest.empty() || digest == witness_digest(p.inline_bytes()));
       if (!same) return conflict("with another witness for partition " + std::to_string(k));
     }
     return existing;
@@ -411,6 +457,7 @@ result<job_id> engine::submit(job_request req) {
   rec.info.submitted_at = wall_clock::now();
   rec.info.deadline = req.deadline;
   j->key = c->key;
+  j->generator = c->generator;
   reject_reason why = reject_reason::bad_witness;
   if (status s = spool_and_check(req, *c, rec, why); !s) {
     discard_spooled(rec);

@@ -9,7 +9,8 @@
 //             device slot too with the GPU backend, its copy reserved in that device's memory
 //             budget) -> per batch of partitions (one, unless the backend batches: a GPU key
 //             streamed from host memory; the batch's witnesses reserved in the host budget):
-//             read the witnesses, backend prove (a GPU worker reserves its device buffers in the
+//             read the witnesses (input JSON: computed by the circuit's generator, input_witness.hpp),
+//             backend prove (a GPU worker reserves its device buffers in the
 //             same budget before it allocates them), verify each -> result stored -> await()
 //             returns
 // with a cancel check at every phase boundary.
@@ -146,9 +147,12 @@ class engine {
   // replace, and replacing is refused (failed_precondition, with the count) while jobs of the id
   // are queued or running: they were checked against the old key and their proofs must verify
   // under it. Errors name the file (not a zkey, wrong protocol, unknown curve) or the id.
+  // With `wasm_path` (circom's witness .wasm) the circuit also takes input JSON: the wasm is
+  // compiled now (or found in the witness cache), before any lock is taken, and checked against the
+  // key (input_witness.hpp); a registration without one leaves the circuit taking witnesses only.
   status register_circuit(const std::string& id, const std::string& zkey_path,
                           priority default_priority = priority::normal,
-                          key_change change = key_change::refuse);
+                          key_change change = key_change::refuse, const std::string& wasm_path = {});
   // Refused (failed_precondition) while jobs of the circuit are queued or running.
   status unregister_circuit(const std::string& id);
   std::vector<circuit_info> list_circuits() const;
@@ -156,7 +160,9 @@ class engine {
   // Queues a job; returns its id once it is durable. A request_id already used returns that job's
   // id (the circuit must match). Errors: unavailable (draining), not_found (unknown circuit),
   // already_exists (the request id names a job of another circuit), invalid_argument (no
-  // partitions, a partition with neither or both of bytes and path), a witness that is not a
+  // partitions, a partition with neither or both of bytes and path, input JSON that is too large
+  // or that circom's input rules refuse), failed_precondition (input JSON for a circuit registered
+  // without a witness generator), a witness that is not a
   // .wtns, of another curve, of the wrong length or with a value >= r ("partition 2: ..."; the
   // witness reader's code), io_error (spooling it). Each refusal is counted by its reject_reason.
   result<job_id> submit(job_request req);
@@ -194,6 +200,7 @@ class engine {
   struct live_job {
     job_record rec;
     key_summary key;
+    generator_ptr generator;  // the circuit's, for partitions given as input JSON
     cancel_token cancel;
     steady_clock::time_point enqueued;
     std::vector<timeline_event> events;

@@ -83,6 +83,9 @@ struct engine_options {
   // Directories under which a client may name a witness by path (witness_dirs.hpp): its real path
   // must lie under one of them. Empty: every path is refused; inline witnesses still work.
   std::vector<std::string> witness_dirs;
+  // Where circuits' witness generators are compiled to and found again (wasm_compiler.hpp).
+  // Empty: witness::default_witness_cache_dir().
+  std::string witness_cache_dir;
   // How thoroughly a key's points are checked when it is loaded.
   point_check key_check = point_check::on_curve;
   // One line per event (job queued, job ended with its phase times, key loaded, recovery).

@@ -9,6 +9,7 @@
 
 #include "engine/engine.hpp"
 #include "engine/jobs/proof_check.hpp"
+#include "engine/jobs/input_witness.hpp"
 #include "engine/jobs/witness.hpp"
 
 namespace cuzk::engine {
@@ -238,6 +239,15 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     out.reserve(count);
     for (uint32_t q = first; q < first + count; ++q) {
       const bool spooled = q < j->rec.spooled.size() && j->rec.spooled[q];
+      if (q < j->rec.input_json.size() && j->rec.input_json[q]) {
+        // The circuit runs here: a failed assert or a missing signal fails this job, with circom's message.
+        auto w = j->generator ? witness_from_input_json(*j->generator, j->rec.witness_paths[q], j->key, "input JSON")
+                              : result<any_witness>(status(errc::failed_precondition,
+                                                           "input JSON: the circuit's witness generator is not loaded"));
+        if (!w) return hide_path(w.error(), j->rec.witness_paths[q], "input JSON").with_context("partition " + std::to_string(q));
+        out.push_back(std::move(w).value());
+        continue;
+      }
       auto file = open_witness(j->rec.witness_paths[q],
                                spooled ? witness_origin::spooled : witness_origin::client_path, witness_dirs_, j->key);
       auto w = file ? read_witness(*file, j->key) : result<any_witness>(file.error());

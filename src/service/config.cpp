@@ -282,11 +282,12 @@ status apply_circuits(daemon_config& c, const toml::node& n, const std::string& 
     for (const auto& [k, v] : *t) {
       const std::string key(k.str());
       auto s = v.value_exact<std::string>();
-      if (key != "id" && key != "zkey" && key != "priority")
-        return bad(origin, where + "." + key, "one of id, zkey, priority", "an unknown key");
+      if (key != "id" && key != "zkey" && key != "priority" && key != "wasm")
+        return bad(origin, where + "." + key, "one of id, zkey, priority, wasm", "an unknown key");
       if (!s) return bad(origin, where + "." + key, "a string", found(v));
       if (key == "id") cc.id = *s;
       if (key == "zkey") cc.zkey = *s;
+      if (key == "wasm") cc.wasm = *s;
       if (key == "priority") {
         auto p = engine::priority_from_name(*s);
         if (!p) return bad(origin, where + ".priority", "LOW, NORMAL, HIGH or CRITICAL", quote(*s));
@@ -379,10 +380,12 @@ std::string print_config(const daemon_config& c) {
     os << k.name << " = " << k.show(c) << "\n";
   }
   os << "\n# Circuits registered at start (and added on SIGHUP):\n# [[circuit]]\n# id = \"poseidon\"\n"
-        "# zkey = \"/path/circuit.zkey\"\n# priority = \"NORMAL\"\n";
-  for (const auto& cc : c.circuits)
+        "# zkey = \"/path/circuit.zkey\"\n# priority = \"NORMAL\"\n# wasm = \"/path/circuit.wasm\"\n";
+  for (const auto& cc : c.circuits) {
     os << "\n[[circuit]]\nid = " << quote(cc.id) << "\nzkey = " << quote(cc.zkey)
        << "\npriority = " << quote(engine::priority_name(cc.prio)) << "\n";
+    if (!cc.wasm.empty()) os << "wasm = " << quote(cc.wasm) << "\n";
+  }
   return os.str();
 }
 

@@ -5,7 +5,8 @@
 // validation messages, `cuzk daemon --print-config` and /status all read it, so a key cannot be
 // documented in one place and parsed differently in another.
 //
-// Circuits are the one structured part: `[[circuit]]` tables with id, zkey and priority, registered
+// Circuits are the one structured part: `[[circuit]]` tables with id, zkey, priority and wasm (the
+// circuit's witness generator, so that it takes input JSON), registered
 // at start and again on SIGHUP (new ones are added; existing ones keep their key: one whose zkey
 // now holds another key is refused, and `cuzk register --replace` replaces it).
 //
@@ -29,6 +30,7 @@ struct circuit_config {
   std::string id;
   std::string zkey;
   engine::priority prio = engine::priority::normal;
+  std::string wasm;  // empty: witnesses only
 };
 
 // HTTP is on by default, on loopback only, at a fixed port so that bookmarks and Prometheus scrape

@@ -8,7 +8,7 @@ namespace {
 
 TEST(config, defaults_round_trip_through_print_config) {
   daemon_config c;
-  c.circuits.push_back({"p", "/k.zkey", engine::priority::high});
+  c.circuits.push_back({"p", "/k.zkey", engine::priority::high, "/k.wasm"});
   const std::string text = print_config(c);
   for (const auto& k : config_table())
     EXPECT_NE(text.find(std::string(k.name) + " = "), std::string::npos) << k.name;
@@ -17,6 +17,7 @@ TEST(config, defaults_round_trip_through_print_config) {
   EXPECT_TRUE(diff_config(c, *back).empty());
   ASSERT_EQ(back->circuits.size(), 1u);
   EXPECT_EQ(back->circuits[0].prio, engine::priority::high);
+  EXPECT_EQ(back->circuits[0].wasm, "/k.wasm");
 }
 
 TEST(config, errors_name_the_key_the_expectation_and_the_value) {

@@ -32,9 +32,10 @@ using engine::log_level;
 // --replace` is the way to replace it.
 void register_circuits(engine::engine& e, const daemon_config& c) {
   for (const auto& cc : c.circuits) {
-    auto st = e.register_circuit(cc.id, cc.zkey, cc.prio);
+    auto st = e.register_circuit(cc.id, cc.zkey, cc.prio, engine::key_change::refuse, cc.wasm);
     if (st)
-      log_line(log_level::info, "service: circuit registered id=" + cc.id + " zkey=" + cc.zkey);
+      log_line(log_level::info, "service: circuit registered id=" + cc.id + " zkey=" + cc.zkey +
+                                    (cc.wasm.empty() ? "" : " wasm=" + cc.wasm));
     else
       log_line(log_level::error,
                "service: circuit not registered id=" + cc.id + " error=\"" + st.to_string() + "\"");

@@ -42,7 +42,7 @@ grpc::Status grpc_service::RegisterCircuit(grpc::ServerContext*, const v1::Regis
   return guarded([&] {
     return to_grpc(e_.register_circuit(
         req->id(), req->zkey_path(), from_wire(req->default_priority(), engine::priority::normal),
-        req->replace() ? engine::key_change::replace : engine::key_change::refuse));
+        req->replace() ? engine::key_change::replace : engine::key_change::refuse, req->wasm_path()));
   });
 }
 
@@ -63,6 +63,7 @@ grpc::Status grpc_service::ListCircuits(grpc::ServerContext*, const v1::ListCirc
       w->set_variables(c.key.n_vars);
       w->set_public_inputs(c.key.n_public);
       w->set_file_bytes(c.key.file_bytes);
+      w->set_wasm_path(c.wasm_path);
     }
     return grpc::Status::OK;
   });

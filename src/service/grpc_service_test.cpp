@@ -84,12 +84,27 @@ TEST(wire_requests, an_inline_witness_is_lent_from_the_request_not_copied) {
   wire.add_partitions()->set_path("/srv/witnesses/w.wtns");
   const engine::job_request r = to_job_request(wire);
   ASSERT_EQ(r.partitions.size(), 2u);
-  const auto bytes = r.partitions[0].wtns_bytes();
+  const auto bytes = r.partitions[0].inline_bytes();
   EXPECT_EQ(static_cast<const void*>(bytes.data()), static_cast<const void*>(wire.partitions(0).wtns().data()));
   EXPECT_EQ(bytes.size(), std::size_t{1} << 20);
   EXPECT_TRUE(r.partitions[0].owned.empty());
-  EXPECT_TRUE(r.partitions[1].wtns_bytes().empty());
+  EXPECT_TRUE(r.partitions[1].inline_bytes().empty());
   EXPECT_EQ(r.partitions[1].path, "/srv/witnesses/w.wtns");
+}
+
+// Input JSON is lent the same way, marked as such for the engine.
+TEST(wire_requests, input_json_is_lent_and_marked) {
+  v1::SubmitProofRequest wire;
+  wire.set_circuit("c");
+  wire.add_partitions()->set_input_json(R"({"a": "3"})");
+  wire.add_partitions()->set_wtns("w");
+  const engine::job_request r = to_job_request(wire);
+  ASSERT_EQ(r.partitions.size(), 2u);
+  EXPECT_TRUE(r.partitions[0].input_json);
+  EXPECT_EQ(static_cast<const void*>(r.partitions[0].inline_bytes().data()),
+            static_cast<const void*>(wire.partitions(0).input_json().data()));
+  EXPECT_EQ(r.partitions[0].inline_bytes().size(), wire.partitions(0).input_json().size());
+  EXPECT_FALSE(r.partitions[1].input_json);
 }
 
 }  // namespace

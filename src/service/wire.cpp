@@ -135,6 +135,8 @@ engine::job_request to_job_request(const v1::SubmitProofRequest& req) {
       const std::string& b = w.wtns();
       r.partitions.push_back(
           engine::witness_input::borrow({reinterpret_cast<const uint8_t*>(b.data()), b.size()}));
+    } else if (w.source_case() == v1::Witness::kInputJson) {
+      r.partitions.push_back(engine::witness_input::borrow_input_json(w.input_json()));
     } else {
       r.partitions.push_back(engine::witness_input::from_path(w.path()));  // empty: the engine names it
     }

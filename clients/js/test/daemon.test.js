@@ -1,7 +1,9 @@
 'use strict';
 // cuzk-client against a running daemon: clients/test.sh starts one and sets CUZK_TEST_SOCKET,
 // CUZK_TEST_DATA (tests/data/snarkjs/bn128), CUZK_TEST_WITNESS_DIR (one of its witness_dirs, holding
-// circuit.wtns), CUZK_TEST_TMP and SNARKJS.
+// circuit.wtns), CUZK_TEST_TMP and SNARKJS; for input JSON, CUZK_TEST_MATRIX_{ZKEY,VK,WASM,INPUT,PUBLIC}:
+// the witness tests' matrix circuit, a key for it, its wasm, its input.json and the public signals of
+// snarkjs's witness of that input.
 const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('fs');
@@ -85,5 +87,36 @@ test('against the daemon', { skip }, async (t) => {
     } finally {
       none.close();
     }
+  });
+});
+
+const matrix = {};
+for (const k of ['ZKEY', 'VK', 'WASM', 'INPUT', 'PUBLIC']) matrix[k] = process.env[`CUZK_TEST_MATRIX_${k}`];
+const skipInputs = skip || (Object.values(matrix).some((v) => !v) && 'run by clients/test.sh, with the matrix circuit');
+
+test('input JSON, for a circuit registered with its wasm', { skip: skipInputs }, async (t) => {
+  const client = new cuzk.Client({ socket });
+  t.after(() => client.close());
+  await client.register('js-matrix', matrix.ZKEY, { wasmPath: matrix.WASM });
+  assert.ok((await client.circuits()).some((c) => c.id === 'js-matrix' && c.wasm_path === matrix.WASM));
+  const input = JSON.parse(fs.readFileSync(matrix.INPUT, 'utf8'));
+
+  await t.test('groth16.fullProve, a BigInt among the inputs', async () => {
+    const { proof, publicSignals } = await cuzk.groth16.fullProve({ ...input, k: 11n }, 'js-matrix', { socket });
+    const d = path.join(env.CUZK_TEST_TMP, 'js-inputs');
+    fs.mkdirSync(d, { recursive: true });
+    fs.writeFileSync(path.join(d, 'proof.json'), JSON.stringify(proof));
+    fs.writeFileSync(path.join(d, 'public.json'), JSON.stringify(publicSignals));
+    const out = execFileSync(env.SNARKJS, ['groth16', 'verify', matrix.VK, path.join(d, 'public.json'),
+      path.join(d, 'proof.json')], { encoding: 'utf8', timeout: 120000 });
+    assert.match(out, /OK!/);
+    assert.deepStrictEqual(publicSignals, JSON.parse(fs.readFileSync(matrix.PUBLIC, 'utf8')));
+  });
+
+  await t.test('a missing input fails that job with the message; the next proves', async () => {
+    const { k, ...missing } = input;
+    await assert.rejects(client.prove('js-matrix', missing), (e) => e instanceof cuzk.CuzkError &&
+      /not all inputs are given/.test(e.message));
+    assert.strictEqual((await client.prove('js-matrix', input)).state, 'DONE');
   });
 });

@@ -12,8 +12,10 @@ import grpc
 from ._proto import proving_pb2 as pb
 from ._proto import proving_pb2_grpc as pb_grpc
 
-# bytes-like: a .wtns file's contents; str or os.PathLike: a .wtns file's path.
-WitnessLike = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]"]
+# bytes-like: a .wtns file's contents; str or os.PathLike: a .wtns file's path; a dict: the circuit's
+# inputs as input.json holds them ({"a": 3, "b": ["1", "2"]}), for a circuit registered with its
+# wasm: the daemon computes the witness.
+WitnessLike = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]", dict]
 
 SYSTEM_SOCKET = "/var/lib/cuzk/cuzk.sock"
 SOCKET_FILE = "cuzk.sock"
@@ -151,7 +153,28 @@ def _priority(p: Union[None, str, int]) -> int:
         raise CuzkError(f"priority: expected LOW, NORMAL, HIGH or CRITICAL, found {p!r}") from None
 
 
+def _input_json(inputs: dict, index: int) -> str:
+    # Python ints of any size are written as JSON numbers; the daemon refuses those past 2^53 (as
+    # snarkjs would have rounded them), so they go as decimal strings, which circom reads exactly.
+    def plain(v):
+        if isinstance(v, bool):
+            return v
+        if isinstance(v, int):
+            return str(v)
+        if isinstance(v, dict):
+            return {k: plain(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [plain(x) for x in v]
+        return v
+    try:
+        return json.dumps(plain(inputs))
+    except (TypeError, ValueError) as e:
+        raise CuzkError(f"witness {index}: the inputs are not JSON: {e}") from None
+
+
 def _witness(w: WitnessLike, by_path: bool, index: int) -> "pb.Witness":
+    if isinstance(w, dict):
+        return pb.Witness(input_json=_input_json(w, index))
     if isinstance(w, (bytes, bytearray, memoryview)):
         return pb.Witness(wtns=bytes(w))
     if isinstance(w, (str, os.PathLike)):
@@ -163,7 +186,7 @@ def _witness(w: WitnessLike, by_path: bool, index: int) -> "pb.Witness":
                 return pb.Witness(wtns=f.read())
         except OSError as e:
             raise CuzkError(f"witness {index}: cannot read {path}: {e.strerror}") from e
-    raise CuzkError(f"witness {index}: expected bytes or a path, found {type(w).__name__}")
+    raise CuzkError(f"witness {index}: expected bytes, a path or a dict of inputs, found {type(w).__name__}")
 
 
 class Client:
@@ -199,11 +222,13 @@ class Client:
 
     # ---- circuits ------------------------------------------------------------------------------
     def register(self, circuit: str, zkey_path: str, priority: Union[None, str, int] = None,
-                 replace: bool = False) -> None:
-        """Registers a circuit id for a .zkey on the daemon's disk (made absolute here)."""
+                 replace: bool = False, wasm_path: Optional[str] = None) -> None:
+        """Registers a circuit id for a .zkey on the daemon's disk (made absolute here). With
+        wasm_path (circom's circuit.wasm, on the daemon's disk) the circuit takes its inputs as a
+        dict instead of a witness; the daemon compiles the wasm now, the first time it sees it."""
         self._call("RegisterCircuit", pb.RegisterCircuitRequest(
             id=circuit, zkey_path=os.path.abspath(zkey_path), default_priority=_priority(priority),
-            replace=replace))
+            replace=replace, wasm_path=os.path.abspath(wasm_path) if wasm_path else ""))
 
     def circuits(self) -> list:
         """The registered circuits, as dicts of ListCircuits' fields."""
@@ -216,10 +241,11 @@ class Client:
                deadline_unix_ms: int = 0, by_path: bool = False) -> int:
         """Queues a job; returns its id once the daemon has stored it.
 
-        witnesses: one per partition (or a single one): bytes of a .wtns file, or a path. A path is
-        read here and its bytes sent, or with by_path=True sent as a path for the daemon to read (it
-        must lie under one of the daemon's witness_dirs)."""
-        if isinstance(witnesses, (bytes, bytearray, memoryview, str, os.PathLike)):
+        witnesses: one per partition (or a single one): bytes of a .wtns file, a path, or a dict of
+        the circuit's inputs (as input.json holds them; the circuit must be registered with its
+        wasm). A path is read here and its bytes sent, or with by_path=True sent as a path for the
+        daemon to read (it must lie under one of the daemon's witness_dirs)."""
+        if isinstance(witnesses, (bytes, bytearray, memoryview, str, os.PathLike, dict)):
             witnesses = [witnesses]
         parts = [_witness(w, by_path, i) for i, w in enumerate(witnesses)]
         if not parts:

@@ -1,6 +1,8 @@
 """cuzk_client against a running daemon: clients/test.sh starts one and sets
 CUZK_TEST_SOCKET (its socket), CUZK_TEST_DATA (tests/data/snarkjs/bn128), CUZK_TEST_WITNESS_DIR (one
-of its witness_dirs, holding circuit.wtns), CUZK_TEST_TMP (a scratch folder) and SNARKJS."""
+of its witness_dirs, holding circuit.wtns), CUZK_TEST_TMP (a scratch folder) and SNARKJS; for input
+JSON, CUZK_TEST_MATRIX_{ZKEY,VK,WASM,INPUT,PUBLIC}: the witness tests' matrix circuit, a key for it,
+its wasm, its input.json and the public signals of snarkjs's witness of that input."""
 
 import json
 import os
@@ -13,11 +15,12 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import grpc  # noqa: E402
 
 import cuzk_client  # noqa: E402
-from cuzk_client import Client, CuzkError, RpcError  # noqa: E402
+from cuzk_client import Client, CuzkError, JobFailed, RpcError  # noqa: E402
 
 ENV = {k: os.environ.get(k) for k in ("CUZK_TEST_SOCKET", "CUZK_TEST_DATA", "CUZK_TEST_WITNESS_DIR",
                                       "CUZK_TEST_TMP", "SNARKJS")}
 CIRCUIT = "py-bn128"
+MATRIX = {k: os.environ.get("CUZK_TEST_MATRIX_" + k) for k in ("ZKEY", "VK", "WASM", "INPUT", "PUBLIC")}
 
 
 @unittest.skipUnless(all(ENV.values()), "run by clients/test.sh, which starts a daemon")
@@ -102,6 +105,52 @@ class AgainstDaemon(unittest.TestCase):
                 c.status()
         self.assertEqual(e.exception.code, grpc.StatusCode.UNAVAILABLE)
         self.assertIn("nothing.sock", str(e.exception))
+
+
+@unittest.skipUnless(all(ENV.values()) and all(MATRIX.values()), "run by clients/test.sh, which starts a daemon")
+class InputJson(unittest.TestCase):
+    """A circuit registered with its wasm: the daemon computes the witness from a dict of inputs."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.client = Client(socket=ENV["CUZK_TEST_SOCKET"])
+        cls.client.register("py-matrix", MATRIX["ZKEY"], wasm_path=MATRIX["WASM"])
+        with open(MATRIX["INPUT"]) as f:
+            cls.inputs = json.load(f)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.client.close()
+
+    def test_prove_from_inputs(self):
+        self.assertIn(MATRIX["WASM"], [c["wasm_path"] for c in self.client.circuits()])
+        # A Python int past 2^53 goes as a decimal string, exactly: 11 + r is 11 in the field.
+        r_bn254 = 21888242871839275222246405745257275088548364400416034343698204186575808495617
+        inputs = dict(self.inputs, k=11 + r_bn254)
+        r = self.client.prove("py-matrix", inputs, timeout=300)
+        d = os.path.join(ENV["CUZK_TEST_TMP"], "py-inputs")
+        os.makedirs(d, exist_ok=True)
+        for f, v in (("proof.json", r.proof), ("public.json", r.public_signals)):
+            with open(os.path.join(d, f), "w") as out:
+                json.dump(v, out)
+        v = subprocess.run([ENV["SNARKJS"], "groth16", "verify", MATRIX["VK"], os.path.join(d, "public.json"),
+                            os.path.join(d, "proof.json")], capture_output=True, text=True, timeout=120)
+        self.assertEqual(v.returncode, 0, v.stdout + v.stderr)
+        with open(MATRIX["PUBLIC"]) as f:
+            self.assertEqual(r.public_signals, json.load(f))
+
+    def test_missing_input_fails_the_job_and_the_next_proves(self):
+        inputs = {k: v for k, v in self.inputs.items() if k != "k"}
+        with self.assertRaises(JobFailed) as e:
+            self.client.prove("py-matrix", inputs, timeout=300)
+        self.assertIn("not all inputs are given", str(e.exception))
+        self.assertEqual(self.client.prove("py-matrix", self.inputs, timeout=300).state, "DONE")
+
+    def test_input_that_is_not_a_field_element(self):
+        with self.assertRaises(RpcError) as e:
+            self.client.submit("py-matrix", dict(self.inputs, k=1.5))
+        self.assertEqual(e.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("input JSON", str(e.exception))
 
 
 class DefaultSocket(unittest.TestCase):

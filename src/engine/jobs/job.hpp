@@ -96,9 +96,11 @@ struct phase_times {
   double operator[](phase p) const noexcept { return seconds[static_cast<int>(p)]; }
 };
 
-// One partition's witness: the bytes of a .wtns file, or the path of one the engine can read. An
-// inline witness is spooled to a file beside the job store before submit() returns, so it
-// survives a restart; a path is used where it is and must stay readable until the job ends.
+// One partition's witness: the bytes of a .wtns file, the path of one the engine can read, or
+// circom input JSON (input_json) from which the engine computes the witness with the circuit's
+// witness generator when the job runs (input_witness.hpp). Inline bytes (a .wtns or input JSON) are
+// spooled to a file beside the job store before submit() returns, so they survive a restart; a
+// path is used where it is and must stay readable until the job ends.
 //
 // Inline bytes are owned (from_bytes) or borrowed (borrow): the gRPC service lends the request's
 // own field, which outlives the submit() it is passed to, so a witness of hundreds of MB is checked
@@ -107,9 +109,10 @@ struct witness_input {
   std::vector<uint8_t> owned;
   std::span<const uint8_t> borrowed;
   std::string path;
+  bool input_json = false;  // the inline bytes are circom input JSON, not a .wtns
 
-  // The inline .wtns bytes, owned or borrowed; empty for a path.
-  std::span<const uint8_t> wtns_bytes() const noexcept {
+  // The inline bytes, owned or borrowed; empty for a path.
+  std::span<const uint8_t> inline_bytes() const noexcept {
     return owned.empty() ? borrowed : std::span<const uint8_t>(owned);
   }
 
@@ -117,6 +120,13 @@ struct witness_input {
   // `b` must stay unchanged until submit() returns.
   static witness_input borrow(std::span<const uint8_t> b) { return {{}, b, {}}; }
   static witness_input from_path(std::string p) { return {{}, {}, std::move(p)}; }
+  static witness_input from_input_json(std::string_view text) {
+    return {std::vector<uint8_t>(text.begin(), text.end()), {}, {}, true};
+  }
+  // `text` must stay unchanged until submit() returns.
+  static witness_input borrow_input_json(std::string_view text) {
+    return {{}, {reinterpret_cast<const uint8_t*>(text.data()), text.size()}, {}, true};
+  }
 };
 
 struct job_request {

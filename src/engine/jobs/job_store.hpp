@@ -34,12 +34,16 @@ struct job_record {
   // rows stored before digests were kept): a resubmission under the same request id is compared
   // against it, since the spooled bytes are gone once the job ends.
   std::vector<std::string> witness_digests;
+  // Per partition, whether the file is a circom input JSON (the witness is computed from it when
+  // the job runs) rather than a .wtns; empty in rows stored before inputs were taken.
+  std::vector<bool> input_json;
 };
 
 struct circuit_record {
   std::string id;
   std::string zkey_path;
   priority default_priority = priority::normal;
+  std::string wasm_path;  // the circuit's witness generator (circom's .wasm); empty: none
 };
 
 struct insert_outcome {

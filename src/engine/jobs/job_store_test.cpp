@@ -41,8 +41,9 @@ job_record make_job(const std::string& circuit, const std::string& request_id = 
   r.info.partitions = 2;
   r.info.submitted_at = from_unix_ms(1'700'000'000'000);
   r.info.deadline = from_unix_ms(1'700'000'060'000);
-  r.witness_paths = {"/spool/a.wtns", "/data/b.wtns"};
+  r.witness_paths = {"/spool/a.json", "/data/b.wtns"};
   r.spooled = {true, false};
+  r.input_json = {true, false};  // the first partition is spooled input JSON
   return r;
 }
 
@@ -93,8 +94,9 @@ TYPED_TEST(job_store_contract, insert_get_and_idempotent_request_ids) {
   EXPECT_EQ(r.info.partitions, 2u);
   EXPECT_EQ(to_unix_ms(r.info.submitted_at), 1'700'000'000'000);
   EXPECT_EQ(to_unix_ms(*r.info.deadline), 1'700'000'060'000);
-  EXPECT_EQ(r.witness_paths, (std::vector<std::string>{"/spool/a.wtns", "/data/b.wtns"}));
+  EXPECT_EQ(r.witness_paths, (std::vector<std::string>{"/spool/a.json", "/data/b.wtns"}));
   EXPECT_EQ(r.spooled, (std::vector<bool>{true, false}));
+  EXPECT_EQ(r.input_json, (std::vector<bool>{true, false}));
   EXPECT_FALSE(s->get(9999).value().has_value());
 }
 
@@ -145,21 +147,23 @@ TYPED_TEST(job_store_contract, states_results_unfinished_and_purge) {
   EXPECT_EQ(un[0].info.attempts, 1u);
 
   auto purged = s->purge_finished_before(from_unix_ms(1'700'000'150'000)).value();
-  EXPECT_EQ(purged, (std::vector<std::string>{"/spool/a.wtns"}));
+  EXPECT_EQ(purged, (std::vector<std::string>{"/spool/a.json"}));
   EXPECT_FALSE(s->get(a).value().has_value());
   EXPECT_TRUE(s->get(c).value().has_value());
 }
 
 TYPED_TEST(job_store_contract, circuits) {
   auto s = TypeParam::make("contract3");
-  ASSERT_TRUE(s->put_circuit({"b", "/k/b.zkey", priority::low}).is_ok());
-  ASSERT_TRUE(s->put_circuit({"a", "/k/a.zkey", priority::critical}).is_ok());
-  ASSERT_TRUE(s->put_circuit({"a", "/k/a2.zkey", priority::high}).is_ok());
+  ASSERT_TRUE(s->put_circuit({"b", "/k/b.zkey", priority::low, ""}).is_ok());
+  ASSERT_TRUE(s->put_circuit({"a", "/k/a.zkey", priority::critical, ""}).is_ok());
+  ASSERT_TRUE(s->put_circuit({"a", "/k/a2.zkey", priority::high, "/k/a.wasm"}).is_ok());
   auto cs = s->circuits().value();
   ASSERT_EQ(cs.size(), 2u);
   EXPECT_EQ(cs[0].id, "a");
   EXPECT_EQ(cs[0].zkey_path, "/k/a2.zkey");
   EXPECT_EQ(cs[0].default_priority, priority::high);
+  EXPECT_EQ(cs[0].wasm_path, "/k/a.wasm");
+  EXPECT_EQ(cs[1].wasm_path, "");
   ASSERT_TRUE(s->remove_circuit("a").is_ok());
   EXPECT_EQ(s->circuits().value().size(), 1u);
 }
@@ -172,7 +176,7 @@ TEST(sqlite_job_store, survives_reopen) {
     a = s->insert(make_job("c", "r1")).value().id;
     b = s->insert(make_job("c")).value().id;
     ASSERT_TRUE(s->update_state(b, job_state::synthesizing, 1).is_ok());
-    ASSERT_TRUE(s->put_circuit({"c", "/k/c.zkey", priority::normal}).is_ok());
+    ASSERT_TRUE(s->put_circuit({"c", "/k/c.zkey", priority::normal, ""}).is_ok());
   }
   auto s = sqlite_job_store::open(db).value();
   auto un = s->unfinished().value();
@@ -183,6 +187,54 @@ TEST(sqlite_job_store, survives_reopen) {
   EXPECT_EQ(s->circuits().value().size(), 1u);
   // Ids keep growing after a reopen.
   EXPECT_GT(s->insert(make_job("c")).value().id, b);
+}
+
+// A database of schema version 1 (before circuits had a witness generator) is upgraded in place:
+// its jobs and circuits are kept, and the new column is there for the next registration.
+TEST(sqlite_job_store, upgrades_a_version_1_database) {
+  const std::string db = temp_dir("v1") + "/jobs.db";
+  {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+    const char* v1 = R"sql(
+      CREATE TABLE jobs (id INTEGER PRIMARY KEY AUTOINCREMENT, request_id TEXT UNIQUE, circuit TEXT NOT NULL,
+        priority INTEGER NOT NULL, state INTEGER NOT NULL, partitions INTEGER NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0, submitted_ms INTEGER NOT NULL, deadline_ms INTEGER,
+        finished_ms INTEGER, error_code INTEGER NOT NULL DEFAULT 0, error_message TEXT NOT NULL DEFAULT '',
+        deadline_missed INTEGER NOT NULL DEFAULT 0, times_json TEXT NOT NULL DEFAULT '[]',
+        proofs_json TEXT NOT NULL DEFAULT '[]', witnesses_json TEXT NOT NULL);
+      CREATE TABLE circuits (id TEXT PRIMARY KEY, zkey_path TEXT NOT NULL, priority INTEGER NOT NULL);
+      INSERT INTO circuits VALUES ('c', '/k/c.zkey', 2);
+      INSERT INTO jobs (request_id, circuit, priority, state, partitions, submitted_ms, witnesses_json)
+        VALUES ('r1', 'c', 1, 0, 1, 1000, '[{"path":"/w/a.wtns","spooled":false}]');
+      PRAGMA user_version=1;)sql";
+    ASSERT_EQ(sqlite3_exec(raw, v1, nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(raw);
+  }
+  {
+    auto s = sqlite_job_store::open(db);
+    ASSERT_TRUE(s) << s.error().to_string();
+    auto cs = (*s)->circuits().value();
+    ASSERT_EQ(cs.size(), 1u);
+    EXPECT_EQ(cs[0].zkey_path, "/k/c.zkey");
+    EXPECT_EQ(cs[0].default_priority, priority::high);
+    EXPECT_EQ(cs[0].wasm_path, "");
+    auto un = (*s)->unfinished().value();
+    ASSERT_EQ(un.size(), 1u);
+    EXPECT_EQ(un[0].witness_paths[0], "/w/a.wtns");
+    EXPECT_FALSE(un[0].input_json[0]);
+    ASSERT_TRUE((*s)->put_circuit({"c", "/k/c.zkey", priority::high, "/k/c.wasm"}).is_ok());
+  }
+  auto s = sqlite_job_store::open(db).value();  // now of the current version
+  EXPECT_EQ(s->circuits().value()[0].wasm_path, "/k/c.wasm");
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+  sqlite3_stmt* v = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(raw, "PRAGMA user_version", -1, &v, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(v), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(v, 0), 2);
+  sqlite3_finalize(v);
+  sqlite3_close(raw);
 }
 
 // A result stored before the times carried where the job ran (a bare array of the six phases).

@@ -39,10 +39,10 @@ status check_job_request(const job_request& req) {
   for (std::size_t k = 0; k < req.partitions.size(); ++k) {
     const std::string what = "partition " + std::to_string(k);
     CUZK_TRY(check_path_text(what, req.partitions[k].path));
-    const bool has_bytes = !req.partitions[k].wtns_bytes().empty(), has_path = !req.partitions[k].path.empty();
+    const bool has_bytes = !req.partitions[k].inline_bytes().empty(), has_path = !req.partitions[k].path.empty();
     if (has_bytes == has_path)
-      return status(errc::invalid_argument, what + ": expected either the .wtns bytes or a path, found " +
-                                                (has_bytes ? "both" : "neither"));
+      return status(errc::invalid_argument, what + ": expected the .wtns bytes, a path or input JSON, found " +
+                                                (has_bytes ? "both bytes and a path" : "none of them"));
   }
   return status::ok();
 }

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "engine/jobs/sqlite_wal_check.hpp"
@@ -18,7 +19,9 @@ namespace cuzk::engine {
 
 namespace {
 
-constexpr int schema_version = 1;
+// 1: the first; 2: circuits.wasm_path (a circuit's witness generator). An older database is
+// upgraded in place at open (migrations), in one transaction, after it was checked as whole.
+constexpr int schema_version = 2;
 
 const char* const schema_sql = R"sql(
 CREATE TABLE IF NOT EXISTS jobs (
@@ -44,9 +47,16 @@ CREATE INDEX IF NOT EXISTS jobs_by_finished ON jobs(finished_ms);
 CREATE TABLE IF NOT EXISTS circuits (
   id TEXT PRIMARY KEY,
   zkey_path TEXT NOT NULL,
-  priority INTEGER NOT NULL
+  priority INTEGER NOT NULL,
+  wasm_path TEXT NOT NULL DEFAULT ''
 );
 )sql";
+
+// migrations[v - 1] brings a database of version v to v + 1.
+const char* const migrations[] = {
+    "ALTER TABLE circuits ADD COLUMN wasm_path TEXT NOT NULL DEFAULT '';",
+};
+static_assert(std::size(migrations) == schema_version - 1);
 
 // A prepared statement, finalized on scope exit.
 class stmt {
@@ -115,6 +125,7 @@ std::string witnesses_to_json(const job_record& r) {
   for (std::size_t i = 0; i < r.witness_paths.size(); ++i) {
     nlohmann::json w{{"path", r.witness_paths[i]}, {"spooled", i < r.spooled.size() && r.spooled[i]}};
     if (i < r.witness_digests.size() && !r.witness_digests[i].empty()) w["digest"] = r.witness_digests[i];
+    if (i < r.input_json.size() && r.input_json[i]) w["input_json"] = true;
     j.push_back(std::move(w));
   }
   return j.dump();
@@ -127,6 +138,7 @@ void witnesses_from_json(const std::string& s, job_record& r) {
     if (!x.is_object() || !x.contains("path")) continue;
     r.witness_paths.push_back(x["path"].get<std::string>());
     r.spooled.push_back(x.value("spooled", false));
+    r.input_json.push_back(x.value("input_json", false));
     r.witness_digests.push_back(
         x.contains("digest") && x["digest"].is_string() ? x["digest"].get<std::string>() : "");
   }
@@ -267,11 +279,12 @@ result<std::unique_ptr<sqlite_job_store>> sqlite_job_store::open(const std::stri
   if (!db) return db.error();
   std::unique_ptr<sqlite_job_store> store(new sqlite_job_store(*db, path));
   // Read before anything is written: the database must be ours and whole.
+  int64_t found = 0;
   {
     stmt v(*db, "PRAGMA user_version");
     if (!v.ok() || v.step() != SQLITE_ROW) return store->error("reading the schema version");
-    const int64_t found = v.i64(0);
-    if (found != schema_version)
+    found = v.i64(0);
+    if (found < 1 || found > schema_version)
       return status(errc::format_error, path + ": job database schema version: expected " +
                                             std::to_string(schema_version) + ", found " +
                                             std::to_string(found) +
@@ -292,6 +305,15 @@ result<std::unique_ptr<sqlite_job_store>> sqlite_job_store::open(const std::stri
                                             "). Nothing was changed");
   }
   CUZK_TRY(store->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;"));
+  if (found < schema_version) {
+    std::string sql = "BEGIN; ";
+    for (int64_t v = found; v < schema_version; ++v) sql += migrations[v - 1];
+    sql += " PRAGMA user_version=" + std::to_string(schema_version) + "; COMMIT;";
+    if (status s = store->exec(sql.c_str()); !s) {
+      (void)store->exec("ROLLBACK;");
+      return s.with_context("upgrading the job database from schema version " + std::to_string(found));
+    }
+  }
   return store;
 }
 
@@ -426,11 +448,12 @@ result<std::vector<std::string>> sqlite_job_store::purge_finished_before(wall_ti
 
 status sqlite_job_store::put_circuit(const circuit_record& c) {
   std::lock_guard lk(m_);
-  stmt s(db_, "INSERT OR REPLACE INTO circuits (id, zkey_path, priority) VALUES (?, ?, ?)");
+  stmt s(db_, "INSERT OR REPLACE INTO circuits (id, zkey_path, priority, wasm_path) VALUES (?, ?, ?, ?)");
   if (!s.ok()) return error("store circuit");
   s.bind(1, c.id);
   s.bind(2, c.zkey_path);
   s.bind(3, static_cast<int64_t>(c.default_priority));
+  s.bind(4, c.wasm_path);
   if (s.step() != SQLITE_DONE) return error("store circuit");
   return status::ok();
 }
@@ -446,12 +469,12 @@ status sqlite_job_store::remove_circuit(const std::string& id) {
 
 result<std::vector<circuit_record>> sqlite_job_store::circuits() {
   std::lock_guard lk(m_);
-  stmt s(db_, "SELECT id, zkey_path, priority FROM circuits ORDER BY id");
+  stmt s(db_, "SELECT id, zkey_path, priority, wasm_path FROM circuits ORDER BY id");
   if (!s.ok()) return error("list circuits");
   std::vector<circuit_record> out;
   int rc;
   while ((rc = s.step()) == SQLITE_ROW)
-    out.push_back({s.text(0), s.text(1), static_cast<priority>(s.i64(2))});
+    out.push_back({s.text(0), s.text(1), static_cast<priority>(s.i64(2)), s.text(3)});
   if (rc != SQLITE_DONE) return error("list circuits");
   return out;
 }

@@ -7,11 +7,11 @@
 // database (they are megabytes to gigabytes); the rows hold the paths of files spooled beside it
 // (witness_spool.hpp).
 //
-// Schema (version 1, in the user_version pragma):
+// Schema (version 2, in the user_version pragma; a version 1 database is upgraded at open):
 //   jobs(id INTEGER PRIMARY KEY AUTOINCREMENT, request_id TEXT UNIQUE, circuit, priority, state,
 //        partitions, attempts, submitted_ms, deadline_ms, finished_ms, error_code, error_message,
 //        deadline_missed, times_json, proofs_json, witnesses_json)
-//   circuits(id TEXT PRIMARY KEY, zkey_path, priority)
+//   circuits(id TEXT PRIMARY KEY, zkey_path, priority, wasm_path)
 // AUTOINCREMENT keeps ids increasing even after the newest rows are purged, so FIFO order by id
 // holds across restarts.
 //
@@ -34,7 +34,8 @@ class sqlite_job_store final : public job_store {
  public:
   // Opens or creates the database at `path` (its directory must exist). io_error naming the path
   // and SQLite's message otherwise; format_error, with nothing changed, for a file that exists but
-  // is not a whole job database of this schema version: empty, another file, another schema, a
+  // is not a whole job database of this schema version or an older one (upgraded in place once
+  // checked): empty, another file, another schema, a
   // damaged page or a damaged write-ahead log (sqlite_wal_check.hpp). Only a missing file is a
   // fresh database.
   static result<std::unique_ptr<sqlite_job_store>> open(const std::string& path);

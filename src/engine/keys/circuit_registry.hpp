@@ -1,5 +1,6 @@
-// The circuits a daemon proves: an id, the zkey on the daemon's disk, a default priority, and the
-// key's header (read once at registration, see key_summary.hpp).
+// The circuits a daemon proves: an id, the zkey on the daemon's disk, a default priority, the
+// key's header (read once at registration, see key_summary.hpp) and, for a circuit registered with
+// its witness generator (circom's .wasm), that generator compiled and loaded (input_witness.hpp).
 //
 // Ids are what callers name in a submit; they are restricted to [A-Za-z0-9._:-], 1..128
 // characters, so they are safe in file names, metric labels and log fields.
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "base/result.hpp"
+#include "engine/jobs/input_witness.hpp"
 #include "engine/jobs/job.hpp"
 #include "engine/keys/key_summary.hpp"
 
@@ -24,6 +26,8 @@ struct circuit_info {
   std::string zkey_path;
   priority default_priority = priority::normal;
   key_summary key;
+  std::string wasm_path;    // empty: the circuit takes witnesses only, not input JSON
+  generator_ptr generator;  // set with wasm_path
 };
 
 class circuit_registry {

@@ -1,0 +1,167 @@
+// Jobs given as circom input JSON, end to end with the real CPU prover: a circuit registered with
+// its witness generator (the witness tests' circuits and wasm, with a development key made here
+// from their .r1cs), proofs that verify and carry the public signals snarkjs's witness gives, a
+// failed assert or a missing signal failing that job with circom's message while the next job
+// proves, what submit refuses at once, and the generator coming back after a restart. Skipped where
+// wasm2c is not installed.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+#include "engine/engine.hpp"
+#include "engine/engine_test_util.hpp"
+#include "formats/r1cs.hpp"
+#include "groth16/circuit_io.hpp"
+#include "groth16/setup.hpp"
+
+namespace cuzk::engine {
+namespace {
+
+using namespace std::chrono_literals;
+using namespace cuzk::engine::test;
+
+const std::string witness_data = data_dir + "/witness";
+const std::string matrix_wasm = witness_data + "/bn128/matrix.wasm";
+const std::string range_wasm = witness_data + "/bn128/range_check.wasm";
+
+struct dev_key {
+  std::string zkey, vk;
+};
+
+// A development key for a witness test circuit's .r1cs (BN254), made once per test binary.
+const dev_key& key_of(const std::string& circuit) {
+  static std::map<std::string, dev_key> made;
+  auto it = made.find(circuit);
+  if (it != made.end()) return it->second;
+  static const std::string dir = temp_dir("input-json-keys");
+  dev_key k{dir + "/" + circuit + ".zkey", dir + "/" + circuit + "_vk.json"};
+  auto r1cs = formats::r1cs::open(witness_data + "/bn128/" + circuit + ".r1cs");
+  EXPECT_TRUE(r1cs) << r1cs.error().to_string();
+  auto cs = groth16::constraint_system_of<bn254>(*r1cs);
+  EXPECT_TRUE(cs) << cs.error().to_string();
+  auto dk = groth16::development_setup<bn254>(*cs);
+  EXPECT_TRUE(dk) << dk.error().to_string();
+  EXPECT_TRUE(formats::write_zkey<bn254>(k.zkey, dk->key).is_ok());
+  EXPECT_TRUE(formats::write_verification_key_json<bn254>(k.vk, dk->vk).is_ok());
+  return made.emplace(circuit, k).first->second;
+}
+
+job_request input_request(const std::string& circuit, const std::string& json) {
+  job_request r;
+  r.circuit = circuit;
+  r.partitions.push_back(witness_input::from_input_json(json));
+  return r;
+}
+
+std::string file_text(const std::string& path) {
+  auto b = read_bytes(path);
+  return std::string(b.begin(), b.end());
+}
+
+class engine_input_json : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::system("command -v wasm2c >/dev/null 2>&1") != 0)
+      GTEST_SKIP() << "wasm2c not installed (apt-get install wabt)";
+  }
+  // One witness cache for the binary: each circuit's wasm is compiled once.
+  std::unique_ptr<engine> make(std::string store_path = {}) {
+    static const std::string cache = temp_dir("input-json-cache");
+    engine_options o;
+    o.witness_cache_dir = cache;
+    o.store_path = std::move(store_path);
+    if (o.store_path.empty()) o.spool_dir = temp_dir("input-json-spool");
+    auto e = engine::create(std::move(o));
+    EXPECT_TRUE(e.is_ok()) << e.error().to_string();
+    return std::move(e).value();
+  }
+};
+
+TEST_F(engine_input_json, proves_from_input_json_with_the_witness_snarkjs_computes) {
+  auto e = make();
+  const auto& key = key_of("matrix");
+  ASSERT_TRUE(e->register_circuit("matrix", key.zkey, priority::normal, key_change::refuse, matrix_wasm).is_ok());
+  EXPECT_EQ(e->list_circuits().at(0).wasm_path, matrix_wasm);
+
+  const job_id from_input = e->submit(input_request("matrix", file_text(witness_data + "/circuits/matrix.input.json"))).value();
+  const auto r = e->await(from_input, 0ms).value();
+  ASSERT_EQ(r.state, job_state::done) << r.error.to_string();
+  // snarkjs's witness of the same input, sent as a .wtns: the same public signals.
+  const job_id from_wtns = e->submit(request("matrix", 1, std::nullopt, witness_data + "/bn128/matrix.wtns")).value();
+  const auto w = e->await(from_wtns, 0ms).value();
+  ASSERT_EQ(w.state, job_state::done) << w.error.to_string();
+  expect_valid_proof<bn254>(r.proofs.at(0), key.vk, w.proofs.at(0).public_json);
+}
+
+TEST_F(engine_input_json, a_failed_assert_or_a_missing_signal_fails_that_job_and_the_next_proves) {
+  auto e = make();
+  const auto& range = key_of("range_check");
+  ASSERT_TRUE(e->register_circuit("range", range.zkey, priority::normal, key_change::refuse, range_wasm).is_ok());
+  const auto bad = e->await(e->submit(input_request("range", R"({"x": 100})")).value(), 0ms).value();
+  ASSERT_EQ(bad.state, job_state::failed);
+  EXPECT_NE(bad.error.message().find("Assert Failed.\nError in template Bounded_0 line: 9\n"
+                                     "Error in template RangeCheck_1 line: 17"),
+            std::string::npos)
+      << bad.error.message();
+  EXPECT_EQ(bad.error.message().rfind("partition 0: " + range_wasm + ": the circuit's witness code failed", 0), 0u)
+      << bad.error.message();
+  EXPECT_EQ(bad.error.message().find(".spool"), std::string::npos) << "the spool's path leaked: " << bad.error.message();
+
+  const auto good = e->await(e->submit(input_request("range", R"({"x": "5"})")).value(), 0ms).value();
+  ASSERT_EQ(good.state, job_state::done) << good.error.to_string();
+  expect_valid_proof<bn254>(good.proofs.at(0), range.vk, good.proofs.at(0).public_json);
+
+  const auto& matrix = key_of("matrix");
+  ASSERT_TRUE(e->register_circuit("matrix", matrix.zkey, priority::normal, key_change::refuse, matrix_wasm).is_ok());
+  const auto missing = e->await(e->submit(input_request("matrix", R"({"m": [[1,2,3],[4,5,6]], "x": [1,2,3]})")).value(), 0ms).value();
+  ASSERT_EQ(missing.state, job_state::failed);
+  EXPECT_EQ(missing.error.code(), errc::failed_precondition) << missing.error.to_string();
+  EXPECT_NE(missing.error.message().find("partition 0: input JSON: not all inputs are given"), std::string::npos)
+      << missing.error.message();
+  const auto again = e->await(e->submit(input_request("matrix", file_text(witness_data + "/circuits/matrix.input.json"))).value(), 0ms).value();
+  EXPECT_EQ(again.state, job_state::done) << again.error.to_string();
+}
+
+TEST_F(engine_input_json, submit_refuses_what_it_can_tell_at_once) {
+  auto e = make();
+  const auto& key = key_of("matrix");
+  ASSERT_TRUE(e->register_circuit("bare", key.zkey).is_ok());
+  auto s = e->submit(input_request("bare", R"({"k": 1})"));
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code(), errc::failed_precondition);
+  EXPECT_NE(s.error().message().find("circuit bare has no witness generator: register it with its wasm"), std::string::npos)
+      << s.error().message();
+
+  ASSERT_TRUE(e->register_circuit("matrix", key.zkey, priority::normal, key_change::refuse, matrix_wasm).is_ok());
+  s = e->submit(input_request("matrix", R"({"k": )"));
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code(), errc::invalid_argument);
+  EXPECT_NE(s.error().message().find("partition 0: input JSON"), std::string::npos) << s.error().message();
+  s = e->submit(input_request("matrix", R"({"k": true})"));
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code(), errc::invalid_argument);
+
+  // The wasm of another circuit: refused at registration, with the wires it has.
+  auto r = e->register_circuit("wrong", key.zkey, priority::normal, key_change::refuse, range_wasm);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.message().find("expected the key's 36 wires, found a circuit of 3"), std::string::npos) << r.message();
+}
+
+TEST_F(engine_input_json, the_generator_is_registered_again_after_a_restart) {
+  const std::string store = temp_dir("input-json-store") + "/jobs.db";
+  const auto& key = key_of("matrix");
+  {
+    auto e = make(store);
+    ASSERT_TRUE(e->register_circuit("matrix", key.zkey, priority::normal, key_change::refuse, matrix_wasm).is_ok());
+  }
+  auto e = make(store);
+  ASSERT_EQ(e->list_circuits().size(), 1u);
+  EXPECT_EQ(e->list_circuits()[0].wasm_path, matrix_wasm);
+  const auto r = e->await(e->submit(input_request("matrix", file_text(witness_data + "/circuits/matrix.input.json"))).value(), 0ms).value();
+  EXPECT_EQ(r.state, job_state::done) << r.error.to_string();
+}
+
+}  // namespace
+}  // namespace cuzk::engine

@@ -1,0 +1,47 @@
+// A partition given as circom input JSON: its witness computed by the circuit's witness generator
+// (witness/, circom's .wasm compiled once to native code) when the job runs, then read like any
+// .wtns.
+//
+// The generator is compiled and loaded when the circuit is registered (load_circuit_generator), so
+// that a wasm that is not one, or one for another circuit, is refused to the one registering it,
+// and every job of the circuit reuses the loaded object. The input is parsed at submit
+// (check_input_json: a JSON error or a value that is not a field element is the client's, named
+// at once) and again when the job runs, where the circuit itself runs: a failed assert or a missing
+// signal fails that job with circom's message.
+//
+// Thread safety: free functions; a generator runs one calculation at a time in the process
+// (circom_wasm.hpp), so jobs on several workers take turns there.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "base/result.hpp"
+#include "engine/jobs/witness.hpp"
+#include "engine/keys/key_summary.hpp"
+#include "witness/circom_wasm.hpp"
+
+namespace cuzk::engine {
+
+using generator_ptr = std::shared_ptr<const witness::witness_generator>;
+
+// The largest input JSON a job may carry: circom inputs are field elements as text, ~80 bytes each,
+// so this is about a million values; a larger input is better computed by the client.
+inline constexpr uint64_t max_input_json_bytes = uint64_t{64} << 20;
+
+// The wasm at `wasm_path` compiled (or found in `cache_dir`) and loaded, checked against the
+// circuit's key: the same prime (curve) and as many wires as the key's nVars. Errors name the wasm.
+result<generator_ptr> load_circuit_generator(const std::string& wasm_path, const key_summary& key,
+                                             const std::string& cache_dir);
+
+// invalid_argument naming `what` ("partition 0: input JSON") for a document circom's rules refuse.
+status check_input_json(const witness::witness_generator& gen, std::string_view json, const std::string& what);
+
+// The witness of the input JSON in the file at `path` (the engine's spool), checked against the key
+// as a client's .wtns is. failed_precondition with circom's message for a failure inside the circuit.
+result<any_witness> witness_from_input_json(const witness::witness_generator& gen, const std::string& path,
+                                            const key_summary& key, const std::string& what);
+
+}  // namespace cuzk::engine

@@ -1,0 +1,176 @@
+// Loading a compiled circom witness generator and running it; see circom_wasm.hpp.
+#include "witness/circom_wasm.hpp"
+
+#include <dlfcn.h>
+
+#include <mutex>
+
+namespace cuzk::witness {
+
+namespace {
+
+// The glue's interface version this code speaks (CUZK_WITNESS_GLUE_VERSION in circom_wasm_glue.c).
+constexpr int glue_version = 1;
+
+// One calculation at a time in the process: see the header.
+std::mutex& run_lock() {
+  static std::mutex m;
+  return m;
+}
+
+}  // namespace
+
+struct glue_api {
+  using instance = void*;
+  int (*glue_version)();
+  instance (*create)();
+  int (*instantiate)(instance);
+  void (*destroy)(instance);
+  const char* (*error)(instance);
+  uint32_t (*error_code)(instance);
+  std::size_t (*take_log)(instance, char*, std::size_t);
+  int (*field)(instance, uint32_t*, uint32_t*, uint32_t);
+  int (*sizes)(instance, uint32_t*, uint32_t*);
+  int (*init)(instance, int);
+  int (*input_size)(instance, uint32_t, uint32_t, int32_t*);
+  int (*set_input)(instance, uint32_t, uint32_t, uint32_t, const uint32_t*, uint32_t);
+  int (*values)(instance, uint32_t*, uint32_t, uint32_t);
+};
+
+namespace {
+
+// An instance of the circuit, freed with the scope.
+class instance_guard {
+ public:
+  explicit instance_guard(const glue_api& a) : a_(a), w_(a.create()) {}
+  ~instance_guard() {
+    if (w_) a_.destroy(w_);
+  }
+  instance_guard(const instance_guard&) = delete;
+  instance_guard& operator=(const instance_guard&) = delete;
+  void* get() const noexcept { return w_; }
+
+ private:
+  const glue_api& a_;
+  void* w_;
+};
+
+template <class F>
+bool resolve(void* handle, const char* name, F& fn) {
+  fn = reinterpret_cast<F>(dlsym(handle, name));
+  return fn != nullptr;
+}
+
+// The log lines the circuit printed so far.
+std::string take_log(const glue_api& a, void* w) {
+  std::string out(a.take_log(w, nullptr, 0), '\0');
+  if (!out.empty()) a.take_log(w, out.data(), out.size());
+  return out;
+}
+
+}  // namespace
+
+witness_generator::~witness_generator() {
+  if (handle_) dlclose(handle_);
+}
+
+result<std::shared_ptr<const witness_generator>> witness_generator::load(const std::string& library,
+                                                                         const std::string& source) {
+  std::shared_ptr<witness_generator> g(new witness_generator());
+  g->source_ = source;
+  g->handle_ = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!g->handle_) return status(errc::io_error, source + ": cannot load its compiled witness code " + library + ": " + dlerror());
+  auto a = std::make_unique<glue_api>();
+  const bool all = resolve(g->handle_, "cuzk_witness_glue_version", a->glue_version) &&
+                   resolve(g->handle_, "cuzk_witness_new", a->create) &&
+                   resolve(g->handle_, "cuzk_witness_instantiate", a->instantiate) &&
+                   resolve(g->handle_, "cuzk_witness_delete", a->destroy) &&
+                   resolve(g->handle_, "cuzk_witness_error", a->error) &&
+                   resolve(g->handle_, "cuzk_witness_error_code", a->error_code) &&
+                   resolve(g->handle_, "cuzk_witness_take_log", a->take_log) &&
+                   resolve(g->handle_, "cuzk_witness_field", a->field) &&
+                   resolve(g->handle_, "cuzk_witness_sizes", a->sizes) &&
+                   resolve(g->handle_, "cuzk_witness_init", a->init) &&
+                   resolve(g->handle_, "cuzk_witness_input_size", a->input_size) &&
+                   resolve(g->handle_, "cuzk_witness_set_input", a->set_input) &&
+                   resolve(g->handle_, "cuzk_witness_values", a->values);
+  if (!all || a->glue_version() != glue_version)
+    return status(errc::format_error, source + ": " + library + " is not a witness generator this cuzk built (remove it from the cache)");
+  g->api_ = std::move(a);
+
+  // The field and the sizes, from an instance made for the purpose.
+  std::lock_guard lock(run_lock());
+  instance_guard w(*g->api_);
+  if (!w.get()) return status(errc::resource_exhausted, source + ": out of memory making an instance");
+  const auto failed = [&](const char* what) {
+    return status(errc::format_error, source + ": " + what + ": " + g->api_->error(w.get()));
+  };
+  if (g->api_->instantiate(w.get()) != 0) return failed("the wasm does not instantiate");
+  uint32_t n32 = 0;
+  std::vector<uint32_t> prime(16);
+  if (g->api_->field(w.get(), &n32, prime.data(), static_cast<uint32_t>(prime.size())) != 0)
+    return failed("reading its prime");
+  if (n32 == 0 || n32 > prime.size())
+    return status(errc::unsupported, source + ": a field of " + std::to_string(n32) +
+                                         " 32-bit words: not circom 2 witness code for a known prime");
+  prime.resize(n32);
+  g->prime_ = std::move(prime);
+  if (g->api_->sizes(w.get(), &g->witness_size_, &g->input_size_) != 0) return failed("reading its sizes");
+  return std::shared_ptr<const witness_generator>(std::move(g));
+}
+
+result<calculated_witness> witness_generator::calculate(std::span<const input_signal> inputs,
+                                                        const std::string& input_source) const {
+  const glue_api& a = *api_;
+  const auto n32 = static_cast<uint32_t>(prime_.size());
+  std::lock_guard lock(run_lock());
+  instance_guard w(a);
+  if (!w.get()) return status(errc::resource_exhausted, source_ + ": out of memory making an instance");
+  calculated_witness out;
+  out.n32 = n32;
+  // A failure inside the wasm: circom's message, and what the circuit logged before it.
+  const auto failed = [&](const std::string& during) {
+    std::string msg = a.error(w.get());
+    while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+    std::string log = take_log(a, w.get());
+    return status(errc::failed_precondition, source_ + ": the circuit's witness code failed " + during + " (circom error " +
+                                                 std::to_string(a.error_code(w.get())) + "): " + msg +
+                                                 (log.empty() ? "" : "\nits log before the failure:\n" + log));
+  };
+  if (a.instantiate(w.get()) != 0) return failed("starting");
+  if (a.init(w.get(), 0) != 0) return failed("in init");
+
+  std::size_t set = 0;
+  for (const input_signal& s : inputs) {
+    const auto msb = static_cast<uint32_t>(s.name_hash >> 32), lsb = static_cast<uint32_t>(s.name_hash);
+    int32_t size = 0;
+    if (a.input_size(w.get(), msb, lsb, &size) != 0) return failed("looking up input " + s.name);
+    // circom 2.2's getInputSignalSize answers 0 for a name it does not know (older versions -1);
+    // no input has zero values.
+    if (size <= 0)
+      return status(errc::invalid_argument, input_source + ": " + s.name + ": the circuit (" + source_ +
+                                                ") has no input signal of this name");
+    if (s.count != static_cast<std::size_t>(size))
+      return status(errc::invalid_argument, input_source + ": " + s.name + ": expected " + std::to_string(size) +
+                                                (size == 1 ? " value" : " values") + " (the circuit's size of this input), found " +
+                                                std::to_string(s.count));
+    for (std::size_t i = 0; i < s.count; ++i) {
+      if (a.set_input(w.get(), msb, lsb, static_cast<uint32_t>(i), s.words.data() + i * n32, n32) != 0) {
+        std::string where = "after input " + s.name;
+        if (s.count > 1) where.append("[").append(std::to_string(i)).append("] (flattened)");
+        return failed(where);
+      }
+      ++set;
+    }
+  }
+  if (set < input_size_)
+    return status(errc::failed_precondition, input_source + ": not all inputs are given: " + std::to_string(set) +
+                                                 " of the circuit's " + std::to_string(input_size_) +
+                                                 " input values (the circuit's .sym file lists its input signals)");
+  out.words.resize(std::size_t{witness_size_} * n32);
+  if (a.values(w.get(), out.words.data(), witness_size_, n32) != 0) return failed("reading the witness");
+  out.log = take_log(a, w.get());
+  return out;
+}
+
+}  // namespace cuzk::witness

@@ -1,0 +1,66 @@
+// circom's witness code, compiled (wasm_compiler.hpp) and loaded: the witness of an input, exactly
+// as circom's witness_calculator.js and `snarkjs wtns calculate` compute it.
+//
+// The protocol is circom 2's wasm interface, driven as witness_calculator.js drives it: init(0)
+// (snarkjs leaves the sanity checks off), then for each input signal getInputSignalSize(hash) to
+// check its size and setInputSignal(hash, i) per value (written first to the shared memory, n32
+// words), which runs the circuit once the last input arrives; then getWitness(i) per wire. A
+// failure inside the wasm (a failed assert, a signal set twice) comes back as circom words it:
+// the error code's sentence and the template and line the wasm printed (circom_wasm_glue.c).
+//
+// Thread safety: a generator may be shared; calculate() runs one calculation at a time in the
+// process (wabt's runtime keeps its trap target in a global of each loaded object), so callers
+// on several threads take turns.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/result.hpp"
+#include "witness/circom_input.hpp"
+
+namespace cuzk::witness {
+
+// The compiled object's functions (circom_wasm_glue.c), looked up at load.
+struct glue_api;
+
+struct calculated_witness {
+  uint32_t n32 = 0;            // 32-bit words per value
+  std::vector<uint32_t> words; // wire_count values of n32 little-endian words, w[0] = 1
+  std::string log;             // what the circuit's log() calls printed, one line each
+  std::size_t wire_count() const noexcept { return n32 ? words.size() / n32 : 0; }
+};
+
+class witness_generator {
+ public:
+  // Loads a compiled generator; `source` (the .wasm's name) prefixes every message.
+  static result<std::shared_ptr<const witness_generator>> load(const std::string& library, const std::string& source);
+  ~witness_generator();
+  witness_generator(const witness_generator&) = delete;
+  witness_generator& operator=(const witness_generator&) = delete;
+
+  // The circuit's prime, n32 little-endian 32-bit words.
+  const std::vector<uint32_t>& prime() const noexcept { return prime_; }
+  uint32_t witness_size() const noexcept { return witness_size_; }
+  uint32_t input_size() const noexcept { return input_size_; }
+  const std::string& source() const noexcept { return source_; }
+
+  // The witness of these inputs (parse_circom_input with prime()); `input_source` names the input
+  // file in messages. invalid_argument for an input the circuit does not have or one with the
+  // wrong number of values, failed_precondition for inputs left unset or a failure inside the
+  // circuit (circom's message).
+  result<calculated_witness> calculate(std::span<const input_signal> inputs, const std::string& input_source) const;
+
+ private:
+  witness_generator() = default;
+  void* handle_ = nullptr;
+  std::unique_ptr<glue_api> api_;
+  std::string source_;
+  std::vector<uint32_t> prime_;
+  uint32_t witness_size_ = 0, input_size_ = 0;
+};
+
+}  // namespace cuzk::witness
