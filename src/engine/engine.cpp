@@ -11,6 +11,7 @@
 
 #include "engine/backends/backend_select.hpp"
 #include "engine/jobs/memory_job_store.hpp"
+#include "engine/jobs/pg_job_store.hpp"
 #include "engine/jobs/request_checks.hpp"
 #include "engine/jobs/sqlite_job_store.hpp"
 #include "engine/jobs/witness.hpp"
@@ -51,7 +52,11 @@ result<std::unique_ptr<engine>> engine::create(engine_options opt, engine_parts 
   if (opt.scheduling.max_batch_size == 0)
     return status(errc::invalid_argument, "engine: max_batch_size: expected at least 1, found 0");
   if (!parts.store) {
-    if (opt.store_path.empty()) {
+    if (!opt.database.empty()) {
+      auto s = pg_job_store::open(opt.database);
+      if (!s) return s.error();
+      parts.store = std::shared_ptr<job_store>(std::move(s).value());
+    } else if (opt.store_path.empty()) {
       parts.store = std::make_shared<memory_job_store>();
     } else {
       auto s = sqlite_job_store::open(opt.store_path);
