@@ -3,6 +3,7 @@
 
 #include <libpq-fe.h>
 
+#include <charconv>
 #include <cstdlib>
 
 namespace cuzk::engine {
@@ -27,6 +28,14 @@ std::string server_name(PGconn* c) {
 
 }  // namespace
 
+std::string pg_text(int64_t v) { return std::to_string(v); }
+std::string pg_text(bool v) { return v ? "true" : "false"; }
+std::string pg_text(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
 pg_rows::~pg_rows() { PQclear(r_); }
 
 pg_rows& pg_rows::operator=(pg_rows&& o) noexcept {
@@ -43,8 +52,12 @@ bool pg_rows::is_null(int row, int col) const noexcept { return PQgetisnull(r_, 
 std::string pg_rows::text(int row, int col) const {
   return std::string(PQgetvalue(r_, row, col), static_cast<std::size_t>(PQgetlength(r_, row, col)));
 }
-int64_t pg_rows::i64(int row, int col) const noexcept { return std::strtoll(PQgetvalue(r_, row, col), nullptr, 10); }
-double pg_rows::f64(int row, int col) const noexcept { return std::strtod(PQgetvalue(r_, row, col), nullptr); }
+int64_t pg_rows::i64(int row, int col) const noexcept {
+  return std::strtoll(PQgetvalue(r_, row, col), nullptr, 10);
+}
+double pg_rows::f64(int row, int col) const noexcept {
+  return std::strtod(PQgetvalue(r_, row, col), nullptr);
+}
 bool pg_rows::boolean(int row, int col) const noexcept { return PQgetvalue(r_, row, col)[0] == 't'; }
 int64_t pg_rows::affected() const noexcept { return r_ ? std::strtoll(PQcmdTuples(r_), nullptr, 10) : 0; }
 
@@ -62,7 +75,8 @@ result<std::unique_ptr<pg_connection>> pg_connection::open(const std::string& co
   }
   std::unique_ptr<pg_connection> conn(new pg_connection(c));
   // Notices (e.g. "relation already exists, skipping") would go to stderr, past the daemon's log.
-  PQsetNoticeProcessor(c, [](void*, const char*) {}, nullptr);
+  PQsetNoticeProcessor(
+      c, [](void*, const char*) {}, nullptr);
   return conn;
 }
 
@@ -74,15 +88,17 @@ status pg_connection::reconnect_if_broken() {
   if (PQstatus(c_) == CONNECTION_OK) return status::ok();
   PQreset(c_);
   if (PQstatus(c_) == CONNECTION_OK) return status::ok();
-  return status(errc::unavailable, name_ + ": connection lost and not re-established: " + one_line(PQerrorMessage(c_)));
+  return status(errc::unavailable,
+                name_ + ": connection lost and not re-established: " + one_line(PQerrorMessage(c_)));
 }
 
-result<pg_rows> pg_connection::exec(const char* what, const std::string& sql, const std::vector<pg_param>& params) {
+result<pg_rows> pg_connection::exec(const char* what, const std::string& sql,
+                                    const std::vector<pg_param>& params) {
   CUZK_TRY(reconnect_if_broken());
   std::vector<const char*> values(params.size());
   for (std::size_t i = 0; i < params.size(); ++i) values[i] = params[i] ? params[i]->c_str() : nullptr;
-  PGresult* r = PQexecParams(c_, sql.c_str(), static_cast<int>(params.size()), nullptr, values.data(), nullptr,
-                             nullptr, 0);
+  PGresult* r = PQexecParams(c_, sql.c_str(), static_cast<int>(params.size()), nullptr, values.data(),
+                             nullptr, nullptr, 0);
   const ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
   if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return pg_rows(r);
   status s = r ? status(errc::io_error, name_ + ": " + what + ": " + one_line(PQresultErrorMessage(r)))

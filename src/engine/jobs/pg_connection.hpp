@@ -31,6 +31,12 @@ namespace cuzk::engine {
 // A statement's parameter: its text form, or SQL NULL.
 using pg_param = std::optional<std::string>;
 
+// A parameter's text form: integers in decimal, doubles with the shortest digits that read back to
+// the same value, booleans as true / false.
+std::string pg_text(int64_t v);
+std::string pg_text(double v);
+std::string pg_text(bool v);
+
 // The rows a statement returned (text format); freed with the object.
 class pg_rows {
  public:

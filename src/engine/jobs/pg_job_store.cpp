@@ -3,38 +3,21 @@
 // partitions are written in one transaction.
 #include "engine/jobs/pg_job_store.hpp"
 
-#include <charconv>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "engine/jobs/pg_job_result.hpp"
 #include "engine/jobs/pg_schema.hpp"
 
 namespace cuzk::engine {
 
 namespace {
 
-std::string str(int64_t v) { return std::to_string(v); }
-std::string str(bool v) { return v ? "true" : "false"; }
-// The shortest digits that read back to `v` (PostgreSQL parses them exactly).
-std::string str(double v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
 pg_param optional_ms(const std::optional<wall_time>& t) {
-  return t ? pg_param(str(to_unix_ms(*t))) : std::nullopt;
+  return t ? pg_param(pg_text(to_unix_ms(*t))) : std::nullopt;
 }
 
-// A double precision[] literal, "{0.5,0,2.25}": the shortest digits that read back to each value.
-std::string seconds_to_array(const phase_times& t) {
-  std::string out = "{";
-  for (std::size_t k = 0; k < t.seconds.size(); ++k) {
-    if (k > 0) out += ',';
-    out += str(t.seconds[k]);
-  }
-  return out + "}";
-}
-
+// The phase times as PostgreSQL prints a double precision[]: "{0.5,0,2.25}".
 void seconds_from_array(const std::string& s, phase_times& t) {
   std::size_t k = 0;
   const char* p = s.c_str();
@@ -50,7 +33,8 @@ void seconds_from_array(const std::string& s, phase_times& t) {
 // The columns select_jobs() reads, in order; the last is the partitions as a JSON array.
 constexpr const char* job_columns =
     "SELECT j.id, j.request_id, j.circuit, j.priority, j.state, j.partitions, j.attempts, j.submitted_ms, "
-    "j.deadline_ms, j.finished_ms, j.error_code, j.error_message, j.deadline_missed, j.phase_seconds, j.ran_on, "
+    "j.deadline_ms, j.finished_ms, j.error_code, j.error_message, j.deadline_missed, j.phase_seconds, "
+    "j.ran_on, "
     "j.h2d_bytes, coalesce((SELECT json_agg(json_build_object('path', p.witness_path, 'spooled', p.spooled, "
     "'digest', p.witness_digest, 'proof', p.proof_json, 'public', p.public_json) ORDER BY p.idx) "
     "FROM job_partitions p WHERE p.job_id = j.id), '[]') FROM jobs j ";
@@ -113,11 +97,12 @@ result<insert_outcome> pg_job_store::insert(const job_record& rec) {
   if (!tx) return tx.error();
   // A request id already taken (also by a concurrent insert, which this one waits for) inserts
   // nothing; the job that holds it is returned.
-  auto ins = c_->exec("insert job",
-                      "INSERT INTO jobs (request_id, circuit, priority, state, partitions, submitted_ms, deadline_ms) "
-                      "VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (request_id) DO NOTHING RETURNING id",
-                      {request_id, i.circuit, str(int64_t(i.prio)), str(int64_t(job_state::queued)),
-                       str(int64_t(i.partitions)), str(to_unix_ms(i.submitted_at)), optional_ms(i.deadline)});
+  auto ins = c_->exec(
+      "insert job",
+      "INSERT INTO jobs (request_id, circuit, priority, state, partitions, submitted_ms, deadline_ms) "
+      "VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (request_id) DO NOTHING RETURNING id",
+      {request_id, i.circuit, pg_text(int64_t(i.prio)), pg_text(int64_t(job_state::queued)),
+       pg_text(int64_t(i.partitions)), pg_text(to_unix_ms(i.submitted_at)), optional_ms(i.deadline)});
   if (!ins) return ins.error();
   if (ins->size() == 0) {
     auto found = c_->exec("insert job", "SELECT id FROM jobs WHERE request_id = $1", {request_id});
@@ -133,7 +118,7 @@ result<insert_outcome> pg_job_store::insert(const job_record& rec) {
     auto p = c_->exec("insert job partition",
                       "INSERT INTO job_partitions (job_id, idx, witness_path, spooled, witness_digest) "
                       "VALUES ($1, $2, $3, $4, $5)",
-                      {id, str(int64_t(k)), rec.witness_paths[k], str(spooled), digest});
+                      {id, pg_text(int64_t(k)), rec.witness_paths[k], pg_text(spooled), digest});
     if (!p) return p.error();
   }
   CUZK_TRY(tx->commit());
@@ -143,7 +128,7 @@ result<insert_outcome> pg_job_store::insert(const job_record& rec) {
 status pg_job_store::update_state(job_id id, job_state state, uint32_t attempts) {
   std::lock_guard lk(m_);
   auto r = c_->exec("update job state", "UPDATE jobs SET state = $1, attempts = $2 WHERE id = $3",
-                    {str(int64_t(state)), str(int64_t(attempts)), str(int64_t(id))});
+                    {pg_text(int64_t(state)), pg_text(int64_t(attempts)), pg_text(int64_t(id))});
   return r ? status::ok() : r.error();
 }
 
@@ -151,25 +136,13 @@ status pg_job_store::finish(const job_result& i) {
   std::lock_guard lk(m_);
   auto tx = pg_transaction::begin(*c_);
   if (!tx) return tx.error();
-  auto r = c_->exec("finish job",
-                    "UPDATE jobs SET state = $1, attempts = $2, finished_ms = $3, error_code = $4, error_message = $5, "
-                    "deadline_missed = $6, phase_seconds = $7, ran_on = $8, h2d_bytes = $9 WHERE id = $10",
-                    {str(int64_t(i.state)), str(int64_t(i.attempts)), optional_ms(i.finished_at),
-                     str(int64_t(i.error.code())), i.error.message(), str(i.deadline_missed),
-                     seconds_to_array(i.times), i.ran_on, str(i.h2d_bytes), str(int64_t(i.id))});
-  if (!r) return r.error();
-  for (std::size_t k = 0; k < i.proofs.size(); ++k) {
-    auto p = c_->exec("store proof",
-                      "UPDATE job_partitions SET proof_json = $1, public_json = $2 WHERE job_id = $3 AND idx = $4",
-                      {i.proofs[k].proof_json, i.proofs[k].public_json, str(int64_t(i.id)), str(int64_t(k))});
-    if (!p) return p.error();
-  }
+  CUZK_TRY(pg_write_result(*c_, i));
   return tx->commit();
 }
 
 result<std::optional<job_record>> pg_job_store::get(job_id id) {
   std::lock_guard lk(m_);
-  auto jobs = select_jobs("get job", "WHERE j.id = $1", {str(int64_t(id))});
+  auto jobs = select_jobs("get job", "WHERE j.id = $1", {pg_text(int64_t(id))});
   if (!jobs) return jobs.error();
   if (jobs->empty()) return std::optional<job_record>();
   return std::optional<job_record>(std::move(jobs->front()));
@@ -192,11 +165,12 @@ result<std::vector<std::string>> pg_job_store::purge_finished_before(wall_time c
   std::lock_guard lk(m_);
   // The partitions go with their job (ON DELETE CASCADE); the join still sees them, since every
   // part of the statement reads the snapshot taken before the delete.
-  auto r = c_->exec("purge jobs",
-                    "WITH gone AS (DELETE FROM jobs WHERE finished_ms IS NOT NULL AND finished_ms < $1 RETURNING id) "
-                    "SELECT p.witness_path FROM job_partitions p JOIN gone ON p.job_id = gone.id "
-                    "WHERE p.spooled ORDER BY p.job_id, p.idx",
-                    {str(to_unix_ms(cutoff))});
+  auto r = c_->exec(
+      "purge jobs",
+      "WITH gone AS (DELETE FROM jobs WHERE finished_ms IS NOT NULL AND finished_ms < $1 RETURNING id) "
+      "SELECT p.witness_path FROM job_partitions p JOIN gone ON p.job_id = gone.id "
+      "WHERE p.spooled ORDER BY p.job_id, p.idx",
+      {pg_text(to_unix_ms(cutoff))});
   if (!r) return r.error();
   std::vector<std::string> paths;
   for (int row = 0; row < r->size(); ++row) paths.push_back(r->text(row, 0));
@@ -208,7 +182,7 @@ status pg_job_store::put_circuit(const circuit_record& c) {
   auto r = c_->exec("store circuit",
                     "INSERT INTO circuits (id, zkey_path, priority) VALUES ($1, $2, $3) ON CONFLICT (id) "
                     "DO UPDATE SET zkey_path = EXCLUDED.zkey_path, priority = EXCLUDED.priority",
-                    {c.id, c.zkey_path, str(int64_t(c.default_priority))});
+                    {c.id, c.zkey_path, pg_text(int64_t(c.default_priority))});
   return r ? status::ok() : r.error();
 }
 
@@ -220,7 +194,8 @@ status pg_job_store::remove_circuit(const std::string& id) {
 
 result<std::vector<circuit_record>> pg_job_store::circuits() {
   std::lock_guard lk(m_);
-  auto r = c_->exec("list circuits", "SELECT id, zkey_path, priority FROM circuits ORDER BY id COLLATE \"C\"");
+  auto r =
+      c_->exec("list circuits", "SELECT id, zkey_path, priority FROM circuits ORDER BY id COLLATE \"C\"");
   if (!r) return r.error();
   std::vector<circuit_record> out;
   for (int row = 0; row < r->size(); ++row)

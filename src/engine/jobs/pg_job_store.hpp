@@ -16,7 +16,8 @@
 // Schema (pg_schema.cpp): jobs(id identity, request_id UNIQUE, circuit, priority, state, partitions,
 // attempts, submitted_ms, deadline_ms, finished_ms, error_code, error_message, deadline_missed,
 // phase_seconds double[], ran_on, h2d_bytes), job_partitions(job_id, idx, witness_path, spooled,
-// witness_digest, proof_json, public_json), circuits(id, zkey_path, priority), schema_version.
+// witness_digest, proof_json, public_json), circuits(id, zkey_path, priority), schema_version; from
+// version 2 the jobs' lease columns and nodes, which only pg_job_leases.hpp reads and writes.
 //
 // Thread safety: any thread; one connection guarded by a mutex, as the SQLite store.
 #pragma once

@@ -56,6 +56,22 @@ CREATE TABLE circuits (
   priority smallint NOT NULL
 );
 )sql",
+    // 2: claims across daemons (pg_job_leases.hpp). A claimed job names the node that holds it, the
+    //    lease's end by the server's clock, and a generation that every claim increments: the fencing
+    //    token a result's commit must still match. The claim index is the claim's order (priority
+    //    class first, then FIFO) over the unfinished jobs only. nodes: each daemon's last heartbeat.
+    R"sql(
+ALTER TABLE jobs
+  ADD COLUMN lease_node text,
+  ADD COLUMN lease_generation bigint NOT NULL DEFAULT 0,
+  ADD COLUMN lease_expires_at timestamptz;
+CREATE INDEX jobs_claim_order ON jobs (priority DESC, id) WHERE state NOT IN (5, 6, 7);
+CREATE TABLE nodes (
+  id text PRIMARY KEY,
+  started_at timestamptz NOT NULL DEFAULT now(),
+  heartbeat_at timestamptz NOT NULL
+);
+)sql",
 };
 
 constexpr int migration_count = static_cast<int>(sizeof migrations / sizeof migrations[0]);

@@ -57,7 +57,8 @@ std::string tail_of(const std::string& path) {
 const std::string& pg_test_cluster::unavailable_reason() { return reason(); }
 
 int pg_test_cluster::run(const std::string& binary, const std::string& args, const std::string& log) const {
-  const std::string cmd = as_user_ + quoted(bin_dir_ + "/" + binary) + " " + args + " >>" + quoted(log) + " 2>&1";
+  const std::string cmd =
+      as_user_ + quoted(bin_dir_ + "/" + binary) + " " + args + " >>" + quoted(log) + " 2>&1";
   return std::system(cmd.c_str());
 }
 
@@ -66,8 +67,9 @@ pg_test_cluster* pg_test_cluster::shared() {
     std::unique_ptr<pg_test_cluster> c(new pg_test_cluster());
     c->bin_dir_ = find_bin_dir();
     if (c->bin_dir_.empty()) {
-      reason() = "no PostgreSQL server binaries (initdb, pg_ctl) in /usr/lib/postgresql/*/bin or $CUZK_PG_BIN: "
-                 "scripts/setup.sh installs Debian's postgresql";
+      reason() =
+          "no PostgreSQL server binaries (initdb, pg_ctl) in /usr/lib/postgresql/*/bin or $CUZK_PG_BIN: "
+          "scripts/setup.sh installs Debian's postgresql";
       return nullptr;
     }
     // Short: the socket's path (dir + "/.s.PGSQL.5432") must fit in sun_path's 108 bytes.
@@ -93,9 +95,11 @@ pg_test_cluster* pg_test_cluster::shared() {
       reason() = "initdb failed: " + tail_of(c->dir_ + "/initdb.log");
       return nullptr;
     }
-    const std::string opts = "-k " + c->dir_ + " -c listen_addresses='' -F -c max_connections=64 -c shared_buffers=16MB";
-    if (c->run("pg_ctl", "-D " + quoted(data) + " -l " + quoted(c->dir_ + "/data/server.log") + " -w -t 60 -o " +
-                              quoted(opts) + " start",
+    const std::string opts =
+        "-k " + c->dir_ + " -c listen_addresses='' -F -c max_connections=64 -c shared_buffers=16MB";
+    if (c->run("pg_ctl",
+               "-D " + quoted(data) + " -l " + quoted(c->dir_ + "/data/server.log") + " -w -t 60 -o " +
+                   quoted(opts) + " start",
                log) != 0) {
       reason() = "pg_ctl start failed: " + tail_of(log) + tail_of(c->dir_ + "/data/server.log");
       return nullptr;
