@@ -2,7 +2,10 @@
 #include "engine/jobs/pg_connection.hpp"
 
 #include <libpq-fe.h>
+#include <poll.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdlib>
 
@@ -117,6 +120,25 @@ status pg_connection::exec_script(const char* what, const std::string& sql) {
                       : error(what));
   PQclear(r);
   return s;
+}
+
+result<std::vector<std::string>> pg_connection::notifications(const std::string& channel) {
+  CUZK_TRY(reconnect_if_broken());
+  if (PQconsumeInput(c_) == 0) return error("read notifications");
+  std::vector<std::string> out;
+  while (PGnotify* n = PQnotifies(c_)) {
+    if (channel == n->relname) out.emplace_back(n->extra);
+    PQfreemem(n);
+  }
+  return out;
+}
+
+status pg_connection::wait_readable(std::chrono::milliseconds timeout) {
+  pollfd p{PQsocket(c_), POLLIN, 0};
+  if (p.fd < 0) return error("wait for the server");
+  const int ms = static_cast<int>(std::min<int64_t>(timeout.count(), 1 << 30));
+  if (::poll(&p, 1, ms < 0 ? 0 : ms) < 0 && errno != EINTR) return error("wait for the server");
+  return status::ok();
 }
 
 result<pg_transaction> pg_transaction::begin(pg_connection& c) {

@@ -15,6 +15,7 @@
 // Thread safety: none; the owner serializes (pg_job_store holds a mutex).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -73,6 +74,12 @@ class pg_connection {
   result<pg_rows> exec(const char* what, const std::string& sql, const std::vector<pg_param>& params = {});
   // Several statements without parameters (schema migrations), in one round trip.
   status exec_script(const char* what, const std::string& sql);
+
+  // The payloads of the notifications on `channel` that arrived since the last call (after LISTEN
+  // on this connection), reading what the server has sent without blocking.
+  result<std::vector<std::string>> notifications(const std::string& channel);
+  // Blocks until the server sends something on this connection or `timeout` passes.
+  status wait_readable(std::chrono::milliseconds timeout);
 
   // "host=/tmp/x dbname=cuzk": how errors name this server.
   const std::string& name() const noexcept { return name_; }

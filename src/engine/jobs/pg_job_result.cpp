@@ -35,6 +35,12 @@ status pg_write_result(pg_connection& c, const job_result& i) {
                {i.proofs[k].proof_json, i.proofs[k].public_json, id, pg_text(int64_t(k))});
     if (!p) return p.error();
   }
+  // Delivered when the caller's transaction commits, and only then: an await on any node wakes for a
+  // result that is stored (pg_job_events.hpp), never for one a refused commit rolled back.
+  if (is_terminal(i.state)) {
+    auto n = c.exec("announce the job's end", "SELECT pg_notify($1, $2)", {pg_job_ended_channel, id});
+    if (!n) return n.error();
+  }
   return status::ok();
 }
 
