@@ -40,17 +40,63 @@ result<std::optional<job_lease>> pg_job_leases::claim() {
                 static_cast<priority>(r->i64(0, 3)), static_cast<uint32_t>(r->i64(0, 4))});
 }
 
-result<std::size_t> pg_job_leases::heartbeat() {
+result<heartbeat_outcome> pg_job_leases::heartbeat() {
   std::lock_guard lk(m_);
   auto r =
       c_->exec("heartbeat",
                "WITH seen AS (INSERT INTO nodes (id, heartbeat_at) VALUES ($1, clock_timestamp()) "
                "ON CONFLICT (id) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at) "
                "UPDATE jobs SET lease_expires_at = clock_timestamp() + $2::bigint * interval '1 millisecond' "
-               "WHERE lease_node = $1 AND state NOT IN (5, 6, 7)",
+               "WHERE lease_node = $1 AND state NOT IN (5, 6, 7) RETURNING id, cancel_requested",
                {node_, lease_ms_});
   if (!r) return r.error();
-  return static_cast<std::size_t>(r->affected());
+  heartbeat_outcome out;
+  out.renewed = static_cast<std::size_t>(r->size());
+  for (int row = 0; row < r->size(); ++row)
+    if (r->boolean(row, 1)) out.cancel_requested.push_back(static_cast<job_id>(r->i64(row, 0)));
+  return out;
+}
+
+result<cancel_outcome> pg_job_leases::request_cancel(job_id id, const std::string& reason) {
+  std::lock_guard lk(m_);
+  auto tx = pg_transaction::begin(*c_);
+  if (!tx) return tx.error();
+  const std::string key = pg_text(int64_t(id));
+  auto r = c_->exec("cancel",
+                    "SELECT state, attempts, partitions, circuit, priority, "
+                    "lease_node IS NOT NULL AND lease_expires_at >= clock_timestamp() "
+                    "FROM jobs WHERE id = $1 FOR UPDATE",
+                    {key});
+  if (!r) return r.error();
+  if (r->size() == 0) return status(errc::not_found, "job " + std::to_string(id) + ": cancel: no such job");
+  const auto state = static_cast<job_state>(r->i64(0, 0));
+  if (is_terminal(state))
+    return status(errc::failed_precondition,
+                  "job " + std::to_string(id) + ": cancel: it already ended (" + job_state_name(state) + ")");
+  if (r->boolean(0, 5)) {
+    auto flag = c_->exec("cancel", "UPDATE jobs SET cancel_requested = true WHERE id = $1", {key});
+    if (!flag) return flag.error();
+    CUZK_TRY(tx->commit());
+    return cancel_outcome::holder_asked;
+  }
+  job_result end;
+  end.id = id;
+  end.state = job_state::cancelled;
+  end.attempts = static_cast<uint32_t>(r->i64(0, 1));
+  end.partitions = static_cast<uint32_t>(r->i64(0, 2));
+  end.circuit = r->text(0, 3);
+  end.prio = static_cast<priority>(r->i64(0, 4));
+  end.error = status(errc::cancelled, reason);
+  end.finished_at = wall_clock::now();
+  CUZK_TRY(pg_write_result(*c_, end));
+  auto fence =
+      c_->exec("cancel",
+               "UPDATE jobs SET cancel_requested = true, lease_node = NULL, lease_expires_at = NULL, "
+               "lease_generation = lease_generation + 1 WHERE id = $1",
+               {key});
+  if (!fence) return fence.error();
+  CUZK_TRY(tx->commit());
+  return cancel_outcome::ended;
 }
 
 status pg_job_leases::hold_fence(const job_lease& l, const char* what) {

@@ -19,6 +19,9 @@
 // clocks disagree still agree on which leases ended. Each heartbeat also records the node in the
 // `nodes` table (its last heartbeat), for a view of the cluster.
 //
+// Cancel reaches a job wherever it runs: any node flags it in its row, and the holder's next
+// heartbeat returns it, so it stops within one heartbeat interval plus the phase it is in.
+//
 // Thread safety: any thread; one connection guarded by a mutex (separate from the store's, so a
 // claim never waits behind a large result being written).
 #pragma once
@@ -28,6 +31,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/jobs/job_store.hpp"
 #include "engine/jobs/pg_connection.hpp"
@@ -43,6 +47,18 @@ struct job_lease {
   uint32_t attempts = 0;  // claims of this job so far, this one included
 };
 
+// What a heartbeat found.
+struct heartbeat_outcome {
+  std::size_t renewed = 0;               // leases this node still holds, extended
+  std::vector<job_id> cancel_requested;  // of those, the jobs a client asked (of any node) to cancel
+};
+
+// What request_cancel() did.
+enum class cancel_outcome : uint8_t {
+  ended,         // no live lease held the job: it is cancelled now
+  holder_asked,  // a node holds it: that node learns at its next heartbeat
+};
+
 class pg_job_leases {
  public:
   // Connects as `node` (non-empty, unique in the cluster) with leases of `lease` (at least 1 ms),
@@ -52,9 +68,15 @@ class pg_job_leases {
 
   // Claims the next claimable job (priority, then FIFO), or nullopt when none is.
   result<std::optional<job_lease>> claim();
-  // Extends every lease this node still holds to `lease` from now; returns how many. A job another
-  // node took over is not this node's any more and is not extended.
-  result<std::size_t> heartbeat();
+  // Extends every lease this node still holds to `lease` from now, and says which of those jobs a
+  // client asked to cancel (the holder stops each at its next phase boundary and commits it as
+  // cancelled). A job another node took over is not this node's any more and is not extended.
+  result<heartbeat_outcome> heartbeat();
+  // Any node, for any job: asks for it to be cancelled with `reason`. A job no live lease holds
+  // (queued, or its holder's lease ran out) is ended here as cancelled and announced, and its
+  // generation moves on, so a holder that comes back cannot commit it. A held job is flagged for its
+  // holder. not_found for an unknown job; failed_precondition for one that already ended.
+  result<cancel_outcome> request_cancel(job_id id, const std::string& reason);
   // Commits the job's end (info.state terminal, info.id == l.id) if `l` is still the job's lease;
   // failed_precondition, with nothing written, if another claim took the job since.
   status finish(const job_lease& l, const job_result& info);

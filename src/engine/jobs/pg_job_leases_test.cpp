@@ -1,6 +1,6 @@
 // Claims across daemons on one real PostgreSQL (pg_test_cluster.hpp): the claim order, many
 // consumers taking each job once, a dead node's job taken up after its lease with its late commit
-// refused, and a version-1 queue migrated in place.
+// refused, a cancel reaching another node's job, and a version-1 queue migrated in place.
 #include "engine/jobs/pg_job_leases.hpp"
 
 #include <gtest/gtest.h>
@@ -150,7 +150,7 @@ TEST(pg_job_leases, a_dead_nodes_job_is_taken_after_its_lease_and_its_late_commi
   // Alive: its heartbeats keep the job its own past the first lease.
   for (int i = 0; i < 3; ++i) {
     std::this_thread::sleep_for(lease * 3 / 10);
-    EXPECT_EQ(a->heartbeat().value(), 1u);
+    EXPECT_EQ(a->heartbeat().value().renewed, 1u);
     EXPECT_FALSE(b->claim().value().has_value());
   }
   // Dead: no more heartbeats. B takes the job once the lease has run out, not before.
@@ -168,7 +168,7 @@ TEST(pg_job_leases, a_dead_nodes_job_is_taken_after_its_lease_and_its_late_commi
   EXPECT_EQ(taken->attempts, 2u);
 
   // A comes back: its heartbeat no longer holds the job, its commit and release are refused.
-  EXPECT_EQ(a->heartbeat().value(), 0u);
+  EXPECT_EQ(a->heartbeat().value().renewed, 0u);
   const status late = a->finish(*held, done_by(*held, "node-a"));
   EXPECT_EQ(late.code(), errc::failed_precondition) << late.to_string();
   EXPECT_NE(late.message().find("held by node node-b"), std::string::npos) << late.to_string();
@@ -200,6 +200,40 @@ TEST(pg_job_leases, a_lease_that_ended_untaken_still_commits_once) {
   std::this_thread::sleep_for(150ms);
   ASSERT_TRUE(a->finish(*held, done_by(*held, "node-a")).is_ok());
   EXPECT_FALSE(b->claim().value().has_value());
+}
+
+// A cancel sent to any node: a job another node holds is flagged and its holder learns at its next
+// heartbeat; a job nobody holds ends at once, and a holder whose lease ran out cannot commit it.
+TEST(pg_job_leases, a_cancel_sent_to_any_node_reaches_the_holder_or_ends_an_unheld_job) {
+  FRESH_DATABASE_OR_SKIP(db, "cancel");
+  auto store = pg_job_store::open(db).value();
+  const job_id running = submit(*store, priority::high), queued = submit(*store, priority::normal);
+  auto a = node(db, "node-a", 60s), b = node(db, "node-b", 60s);
+  ASSERT_TRUE(a && b);
+  const auto held = a->claim().value();
+  ASSERT_TRUE(held && held->id == running);
+
+  EXPECT_EQ(b->request_cancel(running, "asked by a client of node-b").value(), cancel_outcome::holder_asked);
+  EXPECT_EQ(store->get(running).value()->info.state, job_state::queued);  // still the holder's
+  const auto beat = a->heartbeat().value();
+  EXPECT_EQ(beat.renewed, 1u);
+  EXPECT_EQ(beat.cancel_requested, (std::vector<job_id>{running}));
+  job_result stopped = done_by(*held, "node-a");
+  stopped.state = job_state::cancelled;
+  stopped.proofs.clear();
+  stopped.error = status(errc::cancelled, "asked by a client of node-b");
+  ASSERT_TRUE(a->finish(*held, stopped).is_ok());
+  EXPECT_EQ(store->get(running).value()->info.state, job_state::cancelled);
+
+  EXPECT_EQ(b->request_cancel(queued, "asked by a client of node-b").value(), cancel_outcome::ended);
+  const auto q = store->get(queued).value()->info;
+  EXPECT_EQ(q.state, job_state::cancelled);
+  EXPECT_EQ(q.error.code(), errc::cancelled);
+  EXPECT_EQ(q.error.message(), "asked by a client of node-b");
+  EXPECT_FALSE(a->claim().value().has_value());
+
+  EXPECT_EQ(b->request_cancel(running, "again").error().code(), errc::failed_precondition);
+  EXPECT_EQ(b->request_cancel(9999, "none").error().code(), errc::not_found);
 }
 
 // A queue left by a daemon of schema version 1 (before leases): the next daemon migrates it in place

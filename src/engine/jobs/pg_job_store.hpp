@@ -17,7 +17,8 @@
 // attempts, submitted_ms, deadline_ms, finished_ms, error_code, error_message, deadline_missed,
 // phase_seconds double[], ran_on, h2d_bytes), job_partitions(job_id, idx, witness_path, spooled,
 // witness_digest, proof_json, public_json), circuits(id, zkey_path, priority), schema_version; from
-// version 2 the jobs' lease columns and nodes, which only pg_job_leases.hpp reads and writes.
+// version 2 the jobs' lease columns and nodes, from version 3 their cancel flag, which only
+// pg_job_leases.hpp reads and writes.
 //
 // Thread safety: any thread; one connection guarded by a mutex, as the SQLite store.
 #pragma once

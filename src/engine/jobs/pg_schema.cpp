@@ -72,6 +72,11 @@ CREATE TABLE nodes (
   heartbeat_at timestamptz NOT NULL
 );
 )sql",
+    // 3: a cancel asked of a job another node holds (pg_job_leases::request_cancel); its holder reads
+    //    the flag with its heartbeat.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN cancel_requested boolean NOT NULL DEFAULT false;
+)sql",
 };
 
 constexpr int migration_count = static_cast<int>(sizeof migrations / sizeof migrations[0]);
