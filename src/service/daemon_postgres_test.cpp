@@ -1,7 +1,8 @@
 // The daemon with its job store on PostgreSQL (`database` in its config), on a throwaway server
 // (engine/jobs/pg_test_cluster.hpp): a job submitted with an inline witness is proved and its result
 // is in the database; after a kill -9, a daemon on another data_dir and the same database still
-// answers `await` for that job with the same proof: the job lives in the database, not in data_dir.
+// answers `await` for that job with the same proof: the job lives in the database, not in data_dir;
+// and a third daemon on that database, while the second runs, refuses to start.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -122,6 +123,14 @@ TEST(daemon_postgres, a_result_in_the_database_outlives_the_daemon_and_its_data_
   auto [rc, again] = b.cli("await --timeout-ms 10000 " + job);
   ASSERT_EQ(rc, 0) << again;
   EXPECT_EQ(verified_proof(again), verified_proof(first));
+
+  // While b runs, a third daemon on the same database refuses to start (after its few seconds' wait
+  // for a predecessor's session to end): one daemon per database until the engine claims by lease.
+  const std::string third = b.dir + "/third.toml";
+  std::ofstream(third) << "data_dir = \"" << b.dir << "/third\"\nhttp = \"\"\ndatabase = \"" << *db << "\"\n";
+  std::tie(rc, again) = run_command(std::string(CUZK_BIN) + " daemon --config " + third);
+  EXPECT_NE(rc, 0) << again;
+  EXPECT_NE(again.find("another cuzk daemon uses this job database"), std::string::npos) << again;
 }
 
 }  // namespace
