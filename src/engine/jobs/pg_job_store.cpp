@@ -36,7 +36,8 @@ constexpr const char* job_columns =
     "j.deadline_ms, j.finished_ms, j.error_code, j.error_message, j.deadline_missed, j.phase_seconds, "
     "j.ran_on, "
     "j.h2d_bytes, coalesce((SELECT json_agg(json_build_object('path', p.witness_path, 'spooled', p.spooled, "
-    "'digest', p.witness_digest, 'proof', p.proof_json, 'public', p.public_json) ORDER BY p.idx) "
+    "'input_json', p.input_json, 'digest', p.witness_digest, 'proof', p.proof_json, 'public', p.public_json) "
+    "ORDER BY p.idx) "
     "FROM job_partitions p WHERE p.job_id = j.id), '[]') FROM jobs j ";
 
 job_record row_to_record(const pg_rows& r, int row) {
@@ -63,6 +64,7 @@ job_record row_to_record(const pg_rows& r, int row) {
     for (const auto& p : parts) {
       rec.witness_paths.push_back(p.value("path", ""));
       rec.spooled.push_back(p.value("spooled", false));
+      rec.input_json.push_back(p.value("input_json", false));
       rec.witness_digests.push_back(p.value("digest", ""));
       if (p.contains("proof") && p["proof"].is_string() && p.contains("public") && p["public"].is_string())
         i.proofs.push_back({p["proof"].get<std::string>(), p["public"].get<std::string>()});
@@ -114,11 +116,13 @@ result<insert_outcome> pg_job_store::insert(const job_record& rec) {
   const std::string id = ins->text(0, 0);
   for (std::size_t k = 0; k < rec.witness_paths.size(); ++k) {
     const bool spooled = k < rec.spooled.size() && rec.spooled[k];
+    const bool input_json = k < rec.input_json.size() && rec.input_json[k];
     const std::string digest = k < rec.witness_digests.size() ? rec.witness_digests[k] : "";
-    auto p = c_->exec("insert job partition",
-                      "INSERT INTO job_partitions (job_id, idx, witness_path, spooled, witness_digest) "
-                      "VALUES ($1, $2, $3, $4, $5)",
-                      {id, pg_text(int64_t(k)), rec.witness_paths[k], pg_text(spooled), digest});
+    auto p = c_->exec(
+        "insert job partition",
+        "INSERT INTO job_partitions (job_id, idx, witness_path, spooled, witness_digest, input_json) "
+        "VALUES ($1, $2, $3, $4, $5, $6)",
+        {id, pg_text(int64_t(k)), rec.witness_paths[k], pg_text(spooled), digest, pg_text(input_json)});
     if (!p) return p.error();
   }
   CUZK_TRY(tx->commit());
@@ -180,9 +184,10 @@ result<std::vector<std::string>> pg_job_store::purge_finished_before(wall_time c
 status pg_job_store::put_circuit(const circuit_record& c) {
   std::lock_guard lk(m_);
   auto r = c_->exec("store circuit",
-                    "INSERT INTO circuits (id, zkey_path, priority) VALUES ($1, $2, $3) ON CONFLICT (id) "
-                    "DO UPDATE SET zkey_path = EXCLUDED.zkey_path, priority = EXCLUDED.priority",
-                    {c.id, c.zkey_path, pg_text(int64_t(c.default_priority))});
+                    "INSERT INTO circuits (id, zkey_path, priority, wasm_path) VALUES ($1, $2, $3, $4) "
+                    "ON CONFLICT (id) DO UPDATE SET zkey_path = EXCLUDED.zkey_path, "
+                    "priority = EXCLUDED.priority, wasm_path = EXCLUDED.wasm_path",
+                    {c.id, c.zkey_path, pg_text(int64_t(c.default_priority)), c.wasm_path});
   return r ? status::ok() : r.error();
 }
 
@@ -194,12 +199,12 @@ status pg_job_store::remove_circuit(const std::string& id) {
 
 result<std::vector<circuit_record>> pg_job_store::circuits() {
   std::lock_guard lk(m_);
-  auto r =
-      c_->exec("list circuits", "SELECT id, zkey_path, priority FROM circuits ORDER BY id COLLATE \"C\"");
+  auto r = c_->exec("list circuits",
+                    "SELECT id, zkey_path, priority, wasm_path FROM circuits ORDER BY id COLLATE \"C\"");
   if (!r) return r.error();
   std::vector<circuit_record> out;
   for (int row = 0; row < r->size(); ++row)
-    out.push_back({r->text(row, 0), r->text(row, 1), static_cast<priority>(r->i64(row, 2))});
+    out.push_back({r->text(row, 0), r->text(row, 1), static_cast<priority>(r->i64(row, 2)), r->text(row, 3)});
   return out;
 }
 

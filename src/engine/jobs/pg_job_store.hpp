@@ -18,7 +18,8 @@
 // phase_seconds double[], ran_on, h2d_bytes), job_partitions(job_id, idx, witness_path, spooled,
 // witness_digest, proof_json, public_json), circuits(id, zkey_path, priority), schema_version; from
 // version 2 the jobs' lease columns and nodes, from version 3 their cancel flag, which only
-// pg_job_leases.hpp reads and writes.
+// pg_job_leases.hpp reads and writes; from version 4 circuits.wasm_path and job_partitions.input_json
+// (what SQLite's schema version 2 added).
 //
 // Thread safety: any thread; one connection guarded by a mutex, as the SQLite store.
 #pragma once

@@ -106,6 +106,52 @@ TEST(pg_job_store, creates_the_schema_once_and_refuses_a_newer_one_unchanged) {
   EXPECT_EQ(pg_schema_version(*c).value(), pg_schema_latest_version() + 1);
 }
 
+// A database a daemon of schema version 3 left (before circuits had a witness generator and
+// partitions could be input JSON) is migrated in place: its circuit has no wasm and its partition is
+// a .wtns, and both columns take the next registration's and submission's values.
+TEST(pg_job_store, a_version_3_database_keeps_its_rows_and_gains_wasm_paths_and_input_json) {
+  FRESH_DATABASE_OR_SKIP(db, "v3");
+  job_id old = 0;
+  {
+    auto c = pg_connection::open(db).value();
+    ASSERT_TRUE(pg_migrate(*c, 3).is_ok());
+    ASSERT_TRUE(
+        c->exec("circuit", "INSERT INTO circuits (id, zkey_path, priority) VALUES ('c', '/k/c.zkey', 2)")
+            .is_ok());
+    auto job = c->exec("job",
+                       "INSERT INTO jobs (circuit, priority, state, partitions, submitted_ms) "
+                       "VALUES ('c', 2, 0, 1, 1000) RETURNING id");
+    ASSERT_TRUE(job.is_ok()) << job.error().to_string();
+    old = static_cast<job_id>(job->i64(0, 0));
+    ASSERT_TRUE(c->exec("partition",
+                        "INSERT INTO job_partitions (job_id, idx, witness_path, spooled) VALUES ($1, 0, "
+                        "'/w/a.wtns', false)",
+                        {pg_text(int64_t(old))})
+                    .is_ok());
+  }
+  auto s = open_store(db);
+  ASSERT_TRUE(s);
+  auto cs = s->circuits().value();
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].zkey_path, "/k/c.zkey");
+  EXPECT_EQ(cs[0].wasm_path, "");
+  const auto un = s->unfinished().value();
+  ASSERT_EQ(un.size(), 1u);
+  EXPECT_EQ(un[0].info.id, old);
+  EXPECT_EQ(un[0].witness_paths, (std::vector<std::string>{"/w/a.wtns"}));
+  EXPECT_EQ(un[0].input_json, (std::vector<bool>{false}));
+
+  ASSERT_TRUE(s->put_circuit({"c", "/k/c.zkey", priority::high, "/k/c.wasm"}).is_ok());
+  EXPECT_EQ(s->circuits().value()[0].wasm_path, "/k/c.wasm");
+  job_record r = make_job("");
+  r.input_json = {true, false};
+  const job_id next = s->insert(r).value().id;
+  EXPECT_GT(next, old);
+  EXPECT_EQ(s->get(next).value().value().input_json, (std::vector<bool>{true, false}));
+  auto c = pg_connection::open(db).value();
+  EXPECT_EQ(pg_schema_version(*c).value(), pg_schema_latest_version());
+}
+
 TEST(pg_job_store, an_unreachable_server_is_unavailable_and_the_password_is_not_repeated) {
   auto s = pg_job_store::open("host=/nonexistent-cuzk-dir user=cuzk password=hunter2 dbname=jobs");
   ASSERT_FALSE(s.is_ok());
@@ -120,7 +166,7 @@ TEST(pg_job_store, a_lost_connection_is_made_again_for_the_next_statement) {
   FRESH_DATABASE_OR_SKIP(db, "reconnect");
   auto s = open_store(db);
   ASSERT_TRUE(s);
-  ASSERT_TRUE(s->put_circuit({"c", "/k/c.zkey", priority::normal}).is_ok());
+  ASSERT_TRUE(s->put_circuit({"c", "/k/c.zkey", priority::normal, ""}).is_ok());
   auto admin = pg_connection::open(pg_test_cluster::shared()->admin_conninfo()).value();
   auto killed = admin->exec("terminate",
                             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "

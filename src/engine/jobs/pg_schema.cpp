@@ -77,6 +77,13 @@ CREATE TABLE nodes (
     R"sql(
 ALTER TABLE jobs ADD COLUMN cancel_requested boolean NOT NULL DEFAULT false;
 )sql",
+    // 4: what SQLite's schema version 2 added: a circuit's witness generator (circom's .wasm; '' for
+    //    none) and whether a partition's file is a circom input JSON, its witness computed when the
+    //    job runs, rather than a .wtns. Rows from before hold neither: no wasm, a .wtns.
+    R"sql(
+ALTER TABLE circuits ADD COLUMN wasm_path text NOT NULL DEFAULT '';
+ALTER TABLE job_partitions ADD COLUMN input_json boolean NOT NULL DEFAULT false;
+)sql",
 };
 
 constexpr int migration_count = static_cast<int>(sizeof migrations / sizeof migrations[0]);
