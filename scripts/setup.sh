@@ -18,6 +18,8 @@ APT_PACKAGES=(
   nlohmann-json3-dev                     # formats: proof / public / verification key JSON
   libcli11-dev                           # apps: the cuzk command line
   libsqlite3-dev                         # engine: the job store
+  libpq-dev                              # engine: the shared job store on PostgreSQL (libpq)
+  postgresql                             # tests: throwaway PostgreSQL servers (initdb, pg_ctl) for that store
   xz-utils                               # tests: the large circuit's .r1cs is committed as .xz
   time                                   # scripts/bench_vs_rapidsnark.sh: wall time and peak memory (/usr/bin/time)
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc  # service: the daemon's gRPC API

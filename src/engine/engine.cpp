@@ -11,6 +11,8 @@
 
 #include "engine/backends/backend_select.hpp"
 #include "engine/jobs/memory_job_store.hpp"
+#include "engine/jobs/pg_job_store.hpp"
+#include "engine/jobs/pg_single_daemon_lock.hpp"
 #include "engine/jobs/request_checks.hpp"
 #include "engine/jobs/sqlite_job_store.hpp"
 #include "engine/jobs/witness.hpp"
@@ -56,7 +58,19 @@ result<std::unique_ptr<engine>> engine::create(engine_options opt, engine_parts 
   if (opt.scheduling.max_batch_size == 0)
     return status(errc::invalid_argument, "engine: max_batch_size: expected at least 1, found 0");
   if (!parts.store) {
-    if (opt.store_path.empty()) {
+    if (!opt.database.empty()) {
+      // Taken first and held as long as the store lives (its deleter owns it): one daemon per
+      // database until the scheduler claims through leases (pg_single_daemon_lock.hpp). A killed
+      // predecessor's session ends within milliseconds of its socket closing; 2 s leaves room for a
+      // loaded server.
+      auto lock = pg_single_daemon_lock::acquire(opt.database, std::chrono::seconds(2));
+      if (!lock) return lock.error();
+      auto s = pg_job_store::open(opt.database);
+      if (!s) return s.error();
+      std::shared_ptr<pg_single_daemon_lock> held = std::move(lock).value();
+      parts.store =
+          std::shared_ptr<job_store>(std::move(s).value().release(), [held](job_store* p) { delete p; });
+    } else if (opt.store_path.empty()) {
       parts.store = std::make_shared<memory_job_store>();
     } else {
       auto s = sqlite_job_store::open(opt.store_path);

@@ -120,7 +120,7 @@ struct engine_snapshot {
 struct engine_parts {
   // Default: select_backend(options) with its device tier and hot allocator.
   std::unique_ptr<prover_backend> backend;
-  std::shared_ptr<job_store> store;               // default: from options.store_path
+  std::shared_ptr<job_store> store;               // default: options.database, else store_path
   std::shared_ptr<host_allocator> hot_allocator;  // default: the backend's, else pageable_allocator
   // With a given backend: its device slots and uploader (backend->worker_slots() index them).
   device_tier devices;

@@ -2,8 +2,8 @@
 // its witness generator (the witness tests' circuits and wasm, with a development key made here
 // from their .r1cs), proofs that verify and carry the public signals snarkjs's witness gives, a
 // failed assert or a missing signal failing that job with circom's message while the next job
-// proves, what submit refuses at once, and the generator coming back after a restart. Skipped where
-// wasm2c is not installed.
+// proves, what submit refuses at once, and the generator coming back after a restart (and, on the
+// PostgreSQL store, a queued input JSON job with it). Skipped where wasm2c is not installed.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -12,6 +12,8 @@
 
 #include "engine/engine.hpp"
 #include "engine/engine_test_util.hpp"
+#include "engine/jobs/pg_job_store.hpp"
+#include "engine/jobs/pg_test_cluster.hpp"
 #include "formats/r1cs.hpp"
 #include "groth16/circuit_io.hpp"
 #include "groth16/setup.hpp"
@@ -68,11 +70,14 @@ class engine_input_json : public ::testing::Test {
   }
   // One witness cache for the binary: each circuit's wasm is compiled once.
   std::unique_ptr<engine> make(std::string store_path = {}) {
-    static const std::string cache = temp_dir("input-json-cache");
     engine_options o;
-    o.witness_cache_dir = cache;
     o.store_path = std::move(store_path);
     if (o.store_path.empty()) o.spool_dir = temp_dir("input-json-spool");
+    return make(std::move(o));
+  }
+  std::unique_ptr<engine> make(engine_options o) {
+    static const std::string cache = temp_dir("input-json-cache");
+    o.witness_cache_dir = cache;
     auto e = engine::create(std::move(o));
     EXPECT_TRUE(e.is_ok()) << e.error().to_string();
     return std::move(e).value();
@@ -161,6 +166,46 @@ TEST_F(engine_input_json, the_generator_is_registered_again_after_a_restart) {
   EXPECT_EQ(e->list_circuits()[0].wasm_path, matrix_wasm);
   const auto r = e->await(e->submit(input_request("matrix", file_text(witness_data + "/circuits/matrix.input.json"))).value(), 0ms).value();
   EXPECT_EQ(r.state, job_state::done) << r.error.to_string();
+}
+
+// The same on the PostgreSQL store (schema version 4): what a daemon killed after a submit leaves
+// there, the circuit with its wasm and a queued job whose one partition is spooled input JSON, is
+// taken up by the next daemon as input JSON, its witness computed from the wasm.
+TEST_F(engine_input_json, a_queued_input_json_job_in_postgresql_resumes_as_input_json) {
+  pg_test_cluster* cluster = pg_test_cluster::shared();
+  if (!cluster) GTEST_SKIP() << pg_test_cluster::unavailable_reason();
+  const auto db = cluster->fresh_database("input-json");
+  ASSERT_TRUE(db.is_ok()) << db.error().to_string();
+  const auto& key = key_of("matrix");
+  const std::string spool = temp_dir("input-json-pg-spool");
+  const std::string input = spool + "/1.json";
+  std::filesystem::copy_file(witness_data + "/circuits/matrix.input.json", input);
+  job_id queued = 0;
+  {
+    auto s = pg_job_store::open(*db);
+    ASSERT_TRUE(s.is_ok()) << s.error().to_string();
+    ASSERT_TRUE((*s)->put_circuit({"matrix", key.zkey, priority::normal, matrix_wasm}).is_ok());
+    job_record r;
+    r.info.circuit = "matrix";
+    r.info.partitions = 1;
+    r.info.submitted_at = wall_clock::now();
+    r.witness_paths = {input};
+    r.spooled = {true};
+    r.input_json = {true};
+    queued = (*s)->insert(r).value().id;
+  }
+  engine_options o;
+  o.database = *db;
+  o.spool_dir = spool;
+  auto e = make(std::move(o));
+  ASSERT_TRUE(e);
+  ASSERT_EQ(e->list_circuits().size(), 1u);
+  EXPECT_EQ(e->list_circuits()[0].wasm_path, matrix_wasm);
+  const auto r = e->await(queued, 60s).value();
+  ASSERT_EQ(r.state, job_state::done) << r.error.to_string();
+  const auto w = e->await(e->submit(request("matrix", 1, std::nullopt, witness_data + "/bn128/matrix.wtns")).value(), 0ms).value();
+  ASSERT_EQ(w.state, job_state::done) << w.error.to_string();
+  expect_valid_proof<bn254>(r.proofs.at(0), key.vk, w.proofs.at(0).public_json);
 }
 
 }  // namespace

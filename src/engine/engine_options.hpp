@@ -49,6 +49,9 @@ struct engine_options {
   // The SQLite job database; its directory must exist. Empty: jobs are kept in memory only and do
   // not survive a restart.
   std::string store_path;
+  // A PostgreSQL connection string (pg_job_store.hpp). When set, the job store is that database and
+  // store_path is not used.
+  std::string database;
   // Where inline witnesses are spooled. Empty: store_path + ".spool" (or a directory under
   // /tmp when store_path is empty).
   std::string spool_dir;

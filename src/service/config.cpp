@@ -86,6 +86,10 @@ std::vector<config_key> make_table() {
       local_only(STR(data_dir, false,
                      "job database, spooled witnesses, key copies and the default socket live here; default: "
                      "$XDG_STATE_HOME/cuzk, else $HOME/.local/state/cuzk, else ./cuzk-state")),
+      local_only(STR(database, false,
+                     "job store in PostgreSQL, as a libpq connection string, e.g. \"host=/run/postgresql "
+                     "dbname=cuzk\" (keep a password in ~/.pgpass, not here); the daemon creates and migrates "
+                     "its tables; empty: the SQLite file in data_dir")),
       local_only(STR(socket, false, "gRPC Unix socket (mode 0600); empty: <data_dir>/cuzk.sock")),
       STR(listen, false,
           "gRPC over TCP as host:port (no TLS, no auth: bind to a private address); empty: off"),
@@ -312,6 +316,7 @@ const std::vector<config_key>& config_table() {
 engine::engine_options daemon_config::to_engine_options() const {
   engine::engine_options o;
   o.store_path = store_path();
+  o.database = database;
   o.spool_dir = data_dir + "/spool";
   o.key_copy_dir = data_dir;
   o.workers = static_cast<unsigned>(workers);

@@ -42,6 +42,9 @@ inline constexpr const char* default_http_address = "127.0.0.1:9745";
 
 struct daemon_config {
   std::string data_dir = default_state_dir();  // state_dir.hpp: $XDG_STATE_HOME/cuzk, ...
+  // A libpq connection string: the job store is that PostgreSQL database (docs/cluster.md); empty:
+  // the embedded SQLite file in data_dir.
+  std::string database;
   std::string socket;  // empty: <data_dir>/cuzk.sock
   std::string listen;  // host:port for TCP; empty: none
   std::string http = default_http_address;  // host:port for HTTP; empty: none

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace cuzk::service {
 namespace {
 
@@ -127,6 +129,22 @@ TEST(config, defaults_are_user_writable_with_loopback_http) {
   ASSERT_TRUE(f) << f.error().to_string();
   EXPECT_EQ(f->socket_path(), "/srv/cuzk/cuzk.sock");
   EXPECT_TRUE(f->http.empty());
+}
+
+// Issue 19: the job store is SQLite in data_dir unless `database` names a PostgreSQL server; the
+// string can carry credentials, so HTTP's public /status leaves it out (local_only).
+TEST(config, database_selects_postgresql_and_is_not_public) {
+  EXPECT_TRUE(daemon_config().to_engine_options().database.empty());
+  auto f = parse_config("database = \"host=/run/postgresql dbname=cuzk\"\n", "f.toml");
+  ASSERT_TRUE(f) << f.error().to_string();
+  const auto o = f->to_engine_options();
+  EXPECT_EQ(o.database, "host=/run/postgresql dbname=cuzk");
+  const auto& table = config_table();
+  const auto row = std::find_if(table.begin(), table.end(), [](const config_key& k) {
+    return std::string(k.name) == "database";
+  });
+  ASSERT_NE(row, table.end());
+  EXPECT_TRUE(row->local_only);
 }
 
 }  // namespace

@@ -6,9 +6,9 @@
 // them (the configured retention). Registered circuits are kept here too, so that a job queued
 // before a restart still finds its circuit after it.
 //
-// The embedded implementation is SQLite (sqlite_job_store.hpp); memory_job_store.hpp keeps
-// everything in memory for tests and for a daemon run without persistence. A shared-database
-// implementation (many daemons, one queue) fits behind the same interface.
+// The embedded implementation is SQLite (sqlite_job_store.hpp); pg_job_store.hpp keeps the jobs in
+// a PostgreSQL server that several daemons can reach; memory_job_store.hpp keeps everything in
+// memory for tests and for a daemon run without persistence.
 //
 // Thread safety: every method may be called from any thread; implementations serialize.
 #pragma once

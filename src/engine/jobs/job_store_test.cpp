@@ -1,4 +1,5 @@
-// Both job stores against one contract (typed), and the SQLite store across a reopen.
+// Every job store against one contract (typed: in memory, SQLite, PostgreSQL on a throwaway server),
+// and the SQLite store across a reopen (pg_job_store_test.cpp has PostgreSQL's own).
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -9,6 +10,8 @@
 #include <memory>
 
 #include "engine/jobs/memory_job_store.hpp"
+#include "engine/jobs/pg_job_store.hpp"
+#include "engine/jobs/pg_test_cluster.hpp"
 #include "engine/jobs/sqlite_job_store.hpp"
 
 namespace cuzk::engine {
@@ -29,6 +32,21 @@ struct sqlite_maker {
   static std::shared_ptr<job_store> make(const std::string& name) {
     auto s = sqlite_job_store::open(temp_dir(name) + "/jobs.db");
     EXPECT_TRUE(s.is_ok()) << s.error().to_string();
+    return std::shared_ptr<job_store>(std::move(s).value());
+  }
+};
+
+// A fresh database on the process's test server; nullptr (the test skips) without server binaries.
+struct postgres_maker {
+  static std::shared_ptr<job_store> make(const std::string& name) {
+    pg_test_cluster* cluster = pg_test_cluster::shared();
+    if (!cluster) return nullptr;
+    auto db = cluster->fresh_database(name);
+    EXPECT_TRUE(db.is_ok()) << db.error().to_string();
+    if (!db) return nullptr;
+    auto s = pg_job_store::open(*db);
+    EXPECT_TRUE(s.is_ok()) << s.error().to_string();
+    if (!s) return nullptr;
     return std::shared_ptr<job_store>(std::move(s).value());
   }
 };
@@ -67,11 +85,12 @@ TEST(unix_ms, values_past_the_clock_range_saturate) {
 
 template <class M>
 class job_store_contract : public ::testing::Test {};
-using makers = ::testing::Types<memory_maker, sqlite_maker>;
+using makers = ::testing::Types<memory_maker, sqlite_maker, postgres_maker>;
 TYPED_TEST_SUITE(job_store_contract, makers);
 
 TYPED_TEST(job_store_contract, insert_get_and_idempotent_request_ids) {
   auto s = TypeParam::make("contract1");
+  if (!s) GTEST_SKIP() << pg_test_cluster::unavailable_reason();
   auto a = s->insert(make_job("c1", "req-1"));
   ASSERT_TRUE(a.is_ok()) << a.error().to_string();
   EXPECT_TRUE(a->inserted);
@@ -102,6 +121,7 @@ TYPED_TEST(job_store_contract, insert_get_and_idempotent_request_ids) {
 
 TYPED_TEST(job_store_contract, states_results_unfinished_and_purge) {
   auto s = TypeParam::make("contract2");
+  if (!s) GTEST_SKIP() << pg_test_cluster::unavailable_reason();
   const job_id a = s->insert(make_job("c")).value().id;
   const job_id b = s->insert(make_job("c")).value().id;
   const job_id c = s->insert(make_job("c")).value().id;
@@ -154,6 +174,7 @@ TYPED_TEST(job_store_contract, states_results_unfinished_and_purge) {
 
 TYPED_TEST(job_store_contract, circuits) {
   auto s = TypeParam::make("contract3");
+  if (!s) GTEST_SKIP() << pg_test_cluster::unavailable_reason();
   ASSERT_TRUE(s->put_circuit({"b", "/k/b.zkey", priority::low, ""}).is_ok());
   ASSERT_TRUE(s->put_circuit({"a", "/k/a.zkey", priority::critical, ""}).is_ok());
   ASSERT_TRUE(s->put_circuit({"a", "/k/a2.zkey", priority::high, "/k/a.wasm"}).is_ok());

@@ -1,0 +1,162 @@
+// The libpq connection (see pg_connection.hpp).
+#include "engine/jobs/pg_connection.hpp"
+
+#include <libpq-fe.h>
+#include <poll.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+
+namespace cuzk::engine {
+
+namespace {
+
+// libpq's messages end with a newline (and sometimes hold several lines): one line for a status.
+std::string one_line(const char* msg) {
+  std::string s = msg ? msg : "";
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  for (char& ch : s)
+    if (ch == '\n') ch = ' ';
+  return s.empty() ? "no message from libpq" : s;
+}
+
+std::string server_name(PGconn* c) {
+  const char* host = PQhost(c);
+  const char* db = PQdb(c);
+  return std::string("postgresql host=") + (host && *host ? host : "(default)") +
+         " dbname=" + (db && *db ? db : "(default)");
+}
+
+}  // namespace
+
+std::string pg_text(int64_t v) { return std::to_string(v); }
+std::string pg_text(bool v) { return v ? "true" : "false"; }
+std::string pg_text(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+pg_rows::~pg_rows() { PQclear(r_); }
+
+pg_rows& pg_rows::operator=(pg_rows&& o) noexcept {
+  if (this != &o) {
+    PQclear(r_);
+    r_ = o.r_;
+    o.r_ = nullptr;
+  }
+  return *this;
+}
+
+int pg_rows::size() const noexcept { return r_ ? PQntuples(r_) : 0; }
+bool pg_rows::is_null(int row, int col) const noexcept { return PQgetisnull(r_, row, col) != 0; }
+std::string pg_rows::text(int row, int col) const {
+  return std::string(PQgetvalue(r_, row, col), static_cast<std::size_t>(PQgetlength(r_, row, col)));
+}
+int64_t pg_rows::i64(int row, int col) const noexcept {
+  return std::strtoll(PQgetvalue(r_, row, col), nullptr, 10);
+}
+double pg_rows::f64(int row, int col) const noexcept {
+  return std::strtod(PQgetvalue(r_, row, col), nullptr);
+}
+bool pg_rows::boolean(int row, int col) const noexcept { return PQgetvalue(r_, row, col)[0] == 't'; }
+int64_t pg_rows::affected() const noexcept { return r_ ? std::strtoll(PQcmdTuples(r_), nullptr, 10) : 0; }
+
+pg_connection::pg_connection(PGconn* c) : c_(c), name_(server_name(c)) {}
+
+pg_connection::~pg_connection() { PQfinish(c_); }
+
+result<std::unique_ptr<pg_connection>> pg_connection::open(const std::string& conninfo) {
+  PGconn* c = PQconnectdb(conninfo.c_str());
+  if (!c) return status(errc::resource_exhausted, "postgresql: cannot allocate a connection");
+  if (PQstatus(c) != CONNECTION_OK) {
+    status s(errc::unavailable, server_name(c) + ": cannot connect: " + one_line(PQerrorMessage(c)));
+    PQfinish(c);
+    return s;
+  }
+  std::unique_ptr<pg_connection> conn(new pg_connection(c));
+  // Notices (e.g. "relation already exists, skipping") would go to stderr, past the daemon's log.
+  PQsetNoticeProcessor(
+      c, [](void*, const char*) {}, nullptr);
+  return conn;
+}
+
+status pg_connection::error(const char* what) const {
+  return status(errc::io_error, name_ + ": " + what + ": " + one_line(PQerrorMessage(c_)));
+}
+
+status pg_connection::reconnect_if_broken() {
+  if (PQstatus(c_) == CONNECTION_OK) return status::ok();
+  PQreset(c_);
+  if (PQstatus(c_) == CONNECTION_OK) return status::ok();
+  return status(errc::unavailable,
+                name_ + ": connection lost and not re-established: " + one_line(PQerrorMessage(c_)));
+}
+
+result<pg_rows> pg_connection::exec(const char* what, const std::string& sql,
+                                    const std::vector<pg_param>& params) {
+  CUZK_TRY(reconnect_if_broken());
+  std::vector<const char*> values(params.size());
+  for (std::size_t i = 0; i < params.size(); ++i) values[i] = params[i] ? params[i]->c_str() : nullptr;
+  PGresult* r = PQexecParams(c_, sql.c_str(), static_cast<int>(params.size()), nullptr, values.data(),
+                             nullptr, nullptr, 0);
+  const ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+  if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return pg_rows(r);
+  status s = r ? status(errc::io_error, name_ + ": " + what + ": " + one_line(PQresultErrorMessage(r)))
+               : error(what);
+  PQclear(r);
+  return s;
+}
+
+status pg_connection::exec_script(const char* what, const std::string& sql) {
+  CUZK_TRY(reconnect_if_broken());
+  PGresult* r = PQexec(c_, sql.c_str());
+  const ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+  status s = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK
+                 ? status::ok()
+                 : (r ? status(errc::io_error, name_ + ": " + what + ": " + one_line(PQresultErrorMessage(r)))
+                      : error(what));
+  PQclear(r);
+  return s;
+}
+
+result<std::vector<std::string>> pg_connection::notifications(const std::string& channel) {
+  CUZK_TRY(reconnect_if_broken());
+  if (PQconsumeInput(c_) == 0) return error("read notifications");
+  std::vector<std::string> out;
+  while (PGnotify* n = PQnotifies(c_)) {
+    if (channel == n->relname) out.emplace_back(n->extra);
+    PQfreemem(n);
+  }
+  return out;
+}
+
+status pg_connection::wait_readable(std::chrono::milliseconds timeout) {
+  pollfd p{PQsocket(c_), POLLIN, 0};
+  if (p.fd < 0) return error("wait for the server");
+  const int ms = static_cast<int>(std::min<int64_t>(timeout.count(), 1 << 30));
+  if (::poll(&p, 1, ms < 0 ? 0 : ms) < 0 && errno != EINTR) return error("wait for the server");
+  return status::ok();
+}
+
+result<pg_transaction> pg_transaction::begin(pg_connection& c) {
+  auto r = c.exec("begin a transaction", "BEGIN");
+  if (!r) return r.error();
+  return pg_transaction(&c);
+}
+
+pg_transaction::~pg_transaction() {
+  // A transaction left open (an error returned early) is undone; a broken connection has none.
+  if (c_) (void)c_->exec("roll back a transaction", "ROLLBACK");
+}
+
+status pg_transaction::commit() {
+  pg_connection* c = c_;
+  c_ = nullptr;
+  auto r = c->exec("commit", "COMMIT");
+  return r ? status::ok() : r.error();
+}
+
+}  // namespace cuzk::engine

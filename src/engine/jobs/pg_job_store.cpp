@@ -1,0 +1,211 @@
+// The PostgreSQL job store (see pg_job_store.hpp). A job is read with its partitions in one
+// statement (one snapshot: a job is never seen with half of a finish() applied); a job and its
+// partitions are written in one transaction.
+#include "engine/jobs/pg_job_store.hpp"
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "engine/jobs/pg_job_result.hpp"
+#include "engine/jobs/pg_schema.hpp"
+
+namespace cuzk::engine {
+
+namespace {
+
+pg_param optional_ms(const std::optional<wall_time>& t) {
+  return t ? pg_param(pg_text(to_unix_ms(*t))) : std::nullopt;
+}
+
+// The phase times as PostgreSQL prints a double precision[]: "{0.5,0,2.25}".
+void seconds_from_array(const std::string& s, phase_times& t) {
+  std::size_t k = 0;
+  const char* p = s.c_str();
+  if (*p == '{') ++p;
+  while (*p && *p != '}' && k < t.seconds.size()) {
+    char* end = nullptr;
+    t.seconds[k++] = std::strtod(p, &end);
+    if (end == p) break;
+    p = *end == ',' ? end + 1 : end;
+  }
+}
+
+// The columns select_jobs() reads, in order; the last is the partitions as a JSON array.
+constexpr const char* job_columns =
+    "SELECT j.id, j.request_id, j.circuit, j.priority, j.state, j.partitions, j.attempts, j.submitted_ms, "
+    "j.deadline_ms, j.finished_ms, j.error_code, j.error_message, j.deadline_missed, j.phase_seconds, "
+    "j.ran_on, "
+    "j.h2d_bytes, coalesce((SELECT json_agg(json_build_object('path', p.witness_path, 'spooled', p.spooled, "
+    "'input_json', p.input_json, 'digest', p.witness_digest, 'proof', p.proof_json, 'public', p.public_json) "
+    "ORDER BY p.idx) "
+    "FROM job_partitions p WHERE p.job_id = j.id), '[]') FROM jobs j ";
+
+job_record row_to_record(const pg_rows& r, int row) {
+  job_record rec;
+  job_result& i = rec.info;
+  i.id = static_cast<job_id>(r.i64(row, 0));
+  if (!r.is_null(row, 1)) i.request_id = r.text(row, 1);
+  i.circuit = r.text(row, 2);
+  i.prio = static_cast<priority>(r.i64(row, 3));
+  i.state = static_cast<job_state>(r.i64(row, 4));
+  i.partitions = static_cast<uint32_t>(r.i64(row, 5));
+  i.attempts = static_cast<uint32_t>(r.i64(row, 6));
+  i.submitted_at = from_unix_ms(r.i64(row, 7));
+  if (!r.is_null(row, 8)) i.deadline = from_unix_ms(r.i64(row, 8));
+  if (!r.is_null(row, 9)) i.finished_at = from_unix_ms(r.i64(row, 9));
+  const auto code = static_cast<errc>(r.i64(row, 10));
+  if (code != errc::ok) i.error = status(code, r.text(row, 11));
+  i.deadline_missed = r.boolean(row, 12);
+  seconds_from_array(r.text(row, 13), i.times);
+  i.ran_on = r.text(row, 14);
+  i.h2d_bytes = r.f64(row, 15);
+  const auto parts = nlohmann::json::parse(r.text(row, 16), nullptr, false);
+  if (parts.is_array())
+    for (const auto& p : parts) {
+      rec.witness_paths.push_back(p.value("path", ""));
+      rec.spooled.push_back(p.value("spooled", false));
+      rec.input_json.push_back(p.value("input_json", false));
+      rec.witness_digests.push_back(p.value("digest", ""));
+      if (p.contains("proof") && p["proof"].is_string() && p.contains("public") && p["public"].is_string())
+        i.proofs.push_back({p["proof"].get<std::string>(), p["public"].get<std::string>()});
+    }
+  return rec;
+}
+
+}  // namespace
+
+result<std::unique_ptr<pg_job_store>> pg_job_store::open(const std::string& conninfo) {
+  auto c = pg_connection::open(conninfo);
+  if (!c) return c.error();
+  CUZK_TRY(pg_migrate(**c));
+  return std::unique_ptr<pg_job_store>(new pg_job_store(std::move(c).value()));
+}
+
+result<std::vector<job_record>> pg_job_store::select_jobs(const char* what, const std::string& where,
+                                                          const std::vector<pg_param>& params) {
+  auto r = c_->exec(what, job_columns + where, params);
+  if (!r) return r.error();
+  std::vector<job_record> out;
+  out.reserve(static_cast<std::size_t>(r->size()));
+  for (int row = 0; row < r->size(); ++row) out.push_back(row_to_record(*r, row));
+  return out;
+}
+
+result<insert_outcome> pg_job_store::insert(const job_record& rec) {
+  std::lock_guard lk(m_);
+  const job_result& i = rec.info;
+  const pg_param request_id = i.request_id.empty() ? std::nullopt : pg_param(i.request_id);
+  auto tx = pg_transaction::begin(*c_);
+  if (!tx) return tx.error();
+  // A request id already taken (also by a concurrent insert, which this one waits for) inserts
+  // nothing; the job that holds it is returned.
+  auto ins = c_->exec(
+      "insert job",
+      "INSERT INTO jobs (request_id, circuit, priority, state, partitions, submitted_ms, deadline_ms) "
+      "VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (request_id) DO NOTHING RETURNING id",
+      {request_id, i.circuit, pg_text(int64_t(i.prio)), pg_text(int64_t(job_state::queued)),
+       pg_text(int64_t(i.partitions)), pg_text(to_unix_ms(i.submitted_at)), optional_ms(i.deadline)});
+  if (!ins) return ins.error();
+  if (ins->size() == 0) {
+    auto found = c_->exec("insert job", "SELECT id FROM jobs WHERE request_id = $1", {request_id});
+    if (!found) return found.error();
+    if (found->size() == 0)  // taken and purged between the two statements: never in one transaction
+      return status(errc::internal, c_->name() + ": insert job: request id conflict without a job");
+    return insert_outcome{static_cast<job_id>(found->i64(0, 0)), false};
+  }
+  const std::string id = ins->text(0, 0);
+  for (std::size_t k = 0; k < rec.witness_paths.size(); ++k) {
+    const bool spooled = k < rec.spooled.size() && rec.spooled[k];
+    const bool input_json = k < rec.input_json.size() && rec.input_json[k];
+    const std::string digest = k < rec.witness_digests.size() ? rec.witness_digests[k] : "";
+    auto p = c_->exec(
+        "insert job partition",
+        "INSERT INTO job_partitions (job_id, idx, witness_path, spooled, witness_digest, input_json) "
+        "VALUES ($1, $2, $3, $4, $5, $6)",
+        {id, pg_text(int64_t(k)), rec.witness_paths[k], pg_text(spooled), digest, pg_text(input_json)});
+    if (!p) return p.error();
+  }
+  CUZK_TRY(tx->commit());
+  return insert_outcome{static_cast<job_id>(std::strtoull(id.c_str(), nullptr, 10)), true};
+}
+
+status pg_job_store::update_state(job_id id, job_state state, uint32_t attempts) {
+  std::lock_guard lk(m_);
+  auto r = c_->exec("update job state", "UPDATE jobs SET state = $1, attempts = $2 WHERE id = $3",
+                    {pg_text(int64_t(state)), pg_text(int64_t(attempts)), pg_text(int64_t(id))});
+  return r ? status::ok() : r.error();
+}
+
+status pg_job_store::finish(const job_result& i) {
+  std::lock_guard lk(m_);
+  auto tx = pg_transaction::begin(*c_);
+  if (!tx) return tx.error();
+  CUZK_TRY(pg_write_result(*c_, i));
+  return tx->commit();
+}
+
+result<std::optional<job_record>> pg_job_store::get(job_id id) {
+  std::lock_guard lk(m_);
+  auto jobs = select_jobs("get job", "WHERE j.id = $1", {pg_text(int64_t(id))});
+  if (!jobs) return jobs.error();
+  if (jobs->empty()) return std::optional<job_record>();
+  return std::optional<job_record>(std::move(jobs->front()));
+}
+
+result<std::optional<job_id>> pg_job_store::find_request(const std::string& request_id) {
+  std::lock_guard lk(m_);
+  auto r = c_->exec("find_request", "SELECT id FROM jobs WHERE request_id = $1", {request_id});
+  if (!r) return r.error();
+  if (r->size() == 0) return std::optional<job_id>();
+  return std::optional<job_id>(static_cast<job_id>(r->i64(0, 0)));
+}
+
+result<std::vector<job_record>> pg_job_store::unfinished() {
+  std::lock_guard lk(m_);
+  return select_jobs("list unfinished jobs", "WHERE j.state NOT IN (5, 6, 7) ORDER BY j.id", {});
+}
+
+result<std::vector<std::string>> pg_job_store::purge_finished_before(wall_time cutoff) {
+  std::lock_guard lk(m_);
+  // The partitions go with their job (ON DELETE CASCADE); the join still sees them, since every
+  // part of the statement reads the snapshot taken before the delete.
+  auto r = c_->exec(
+      "purge jobs",
+      "WITH gone AS (DELETE FROM jobs WHERE finished_ms IS NOT NULL AND finished_ms < $1 RETURNING id) "
+      "SELECT p.witness_path FROM job_partitions p JOIN gone ON p.job_id = gone.id "
+      "WHERE p.spooled ORDER BY p.job_id, p.idx",
+      {pg_text(to_unix_ms(cutoff))});
+  if (!r) return r.error();
+  std::vector<std::string> paths;
+  for (int row = 0; row < r->size(); ++row) paths.push_back(r->text(row, 0));
+  return paths;
+}
+
+status pg_job_store::put_circuit(const circuit_record& c) {
+  std::lock_guard lk(m_);
+  auto r = c_->exec("store circuit",
+                    "INSERT INTO circuits (id, zkey_path, priority, wasm_path) VALUES ($1, $2, $3, $4) "
+                    "ON CONFLICT (id) DO UPDATE SET zkey_path = EXCLUDED.zkey_path, "
+                    "priority = EXCLUDED.priority, wasm_path = EXCLUDED.wasm_path",
+                    {c.id, c.zkey_path, pg_text(int64_t(c.default_priority)), c.wasm_path});
+  return r ? status::ok() : r.error();
+}
+
+status pg_job_store::remove_circuit(const std::string& id) {
+  std::lock_guard lk(m_);
+  auto r = c_->exec("remove circuit", "DELETE FROM circuits WHERE id = $1", {id});
+  return r ? status::ok() : r.error();
+}
+
+result<std::vector<circuit_record>> pg_job_store::circuits() {
+  std::lock_guard lk(m_);
+  auto r = c_->exec("list circuits",
+                    "SELECT id, zkey_path, priority, wasm_path FROM circuits ORDER BY id COLLATE \"C\"");
+  if (!r) return r.error();
+  std::vector<circuit_record> out;
+  for (int row = 0; row < r->size(); ++row)
+    out.push_back({r->text(row, 0), r->text(row, 1), static_cast<priority>(r->i64(row, 2)), r->text(row, 3)});
+  return out;
+}
+
+}  // namespace cuzk::engine

@@ -1,0 +1,63 @@
+// The shared job store: jobs, their partitions and results, and registered circuits in PostgreSQL.
+//
+// Chosen by the daemon's `database` key (a libpq connection string) instead of the embedded SQLite
+// file, so that the queue lives in a server that several daemons can reach (docs/cluster.md). The
+// daemon creates the schema and applies its migrations when it opens the store (pg_schema.hpp).
+//
+// Durability is the server's: a statement returns once its transaction is committed, and with
+// PostgreSQL's defaults (synchronous_commit = on, fsync = on) that commit is on the server's disk, so
+// a job acknowledged by submit() survives the daemon and the server losing power, as with SQLite's
+// synchronous=FULL.
+//
+// Witness bytes stay out of the database: a partition row holds the path of its .wtns (spooled by
+// the daemon, or given by the client) and, for an inline one, its digest. At PoRep scale a witness
+// is gigabytes; docs/cluster.md gives the reasons and what it asks of the spool's storage.
+//
+// Schema (pg_schema.cpp): jobs(id identity, request_id UNIQUE, circuit, priority, state, partitions,
+// attempts, submitted_ms, deadline_ms, finished_ms, error_code, error_message, deadline_missed,
+// phase_seconds double[], ran_on, h2d_bytes), job_partitions(job_id, idx, witness_path, spooled,
+// witness_digest, proof_json, public_json), circuits(id, zkey_path, priority), schema_version; from
+// version 2 the jobs' lease columns and nodes, from version 3 their cancel flag, which only
+// pg_job_leases.hpp reads and writes; from version 4 circuits.wasm_path and job_partitions.input_json
+// (what SQLite's schema version 2 added).
+//
+// Thread safety: any thread; one connection guarded by a mutex, as the SQLite store.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "engine/jobs/job_store.hpp"
+#include "engine/jobs/pg_connection.hpp"
+
+namespace cuzk::engine {
+
+class pg_job_store final : public job_store {
+ public:
+  // Connects with `conninfo` and migrates the schema to this build's version. unavailable when the
+  // server cannot be reached; format_error, with nothing changed, for a database a newer cuzk
+  // migrated.
+  static result<std::unique_ptr<pg_job_store>> open(const std::string& conninfo);
+
+  result<insert_outcome> insert(const job_record& rec) override;
+  status update_state(job_id id, job_state state, uint32_t attempts) override;
+  status finish(const job_result& info) override;
+  result<std::optional<job_record>> get(job_id id) override;
+  result<std::optional<job_id>> find_request(const std::string& request_id) override;
+  result<std::vector<job_record>> unfinished() override;
+  result<std::vector<std::string>> purge_finished_before(wall_time cutoff) override;
+  status put_circuit(const circuit_record& c) override;
+  status remove_circuit(const std::string& id) override;
+  result<std::vector<circuit_record>> circuits() override;
+
+ private:
+  explicit pg_job_store(std::unique_ptr<pg_connection> c) : c_(std::move(c)) {}
+  result<std::vector<job_record>> select_jobs(const char* what, const std::string& where,
+                                              const std::vector<pg_param>& params);
+
+  std::mutex m_;
+  std::unique_ptr<pg_connection> c_;
+};
+
+}  // namespace cuzk::engine

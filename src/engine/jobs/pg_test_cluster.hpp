@@ -1,0 +1,51 @@
+// A throwaway PostgreSQL server for tests: the real server, never a stand-in.
+//
+// initdb makes a cluster in a fresh directory under /tmp and pg_ctl starts it listening only on a
+// Unix socket in that directory (no TCP port, so parallel test processes cannot collide), with
+// fsync off (a test's data need not survive a power cut; this is what keeps a test to seconds).
+// initdb refuses to run as root, and CI runs as root: there the directory is handed to the
+// `postgres` user (or `nobody` where there is none) and the server's commands run as that user
+// through runuser. One server is started per test process, on first use, and stopped with
+// `pg_ctl stop -m immediate` when the process exits; each test takes a database of its own.
+//
+// The server binaries are looked for in $CUZK_PG_BIN, then in Debian's /usr/lib/postgresql/<N>/bin
+// (the newest version). Without them, tests skip with the reason (scripts/setup.sh installs the
+// `postgresql` package).
+//
+// Thread safety: the test's thread only.
+#pragma once
+
+#include <string>
+
+#include "base/result.hpp"
+
+namespace cuzk::engine {
+
+class pg_test_cluster {
+ public:
+  // The process's server, started on first use; nullptr when it cannot be (unavailable_reason()).
+  static pg_test_cluster* shared();
+  static const std::string& unavailable_reason();
+
+  // Creates an empty database and returns its libpq connection string. Names are unique per call.
+  result<std::string> fresh_database(const std::string& name);
+  // The connection string of the maintenance database `postgres`.
+  std::string admin_conninfo() const;
+
+  ~pg_test_cluster();
+  pg_test_cluster(const pg_test_cluster&) = delete;
+  pg_test_cluster& operator=(const pg_test_cluster&) = delete;
+
+ private:
+  pg_test_cluster() = default;
+  // Runs a server binary (as the server's user when root), its output appended to `log`.
+  int run(const std::string& binary, const std::string& args, const std::string& log) const;
+
+  std::string bin_dir_;
+  std::string dir_;
+  std::string as_user_;  // "runuser -u postgres -- " when root, else empty
+  bool started_ = false;
+  int databases_ = 0;
+};
+
+}  // namespace cuzk::engine
