@@ -354,6 +354,36 @@ std::string mismatches(const std::vector<Fr>& got, const std::vector<Fr>& want, 
   return bad == 0 ? std::string() : std::to_string(bad) + " wrong, first at output " + std::to_string(first);
 }
 
+// Every direction x domain of `plan` in the three orders against the CPU NTT, on fresh random
+// inputs drawn from `seed_base` on; `label` prefixes the failure messages.
+template <class Fr>
+void expect_all_variants_match_cpu(const ntt_plan<Fr>& plan, device_buffer<Fr>& buf, unsigned log_n,
+                                   uint64_t seed_base, const std::string& label) {
+  const std::size_t n = std::size_t{1} << log_n;
+  unsigned seed = 0;
+  for (auto dir : {ntt_direction::forward, ntt_direction::inverse}) {
+    for (auto dom : {ntt_domain::plain, ntt_domain::coset}) {
+      const auto x = random_vector_parallel<Fr>(n, seed_base + seed++);
+      const auto want = cpu_reference(x, log_n, dir, dom, plan.coset_shift());
+      const std::string what = label + "log_n=" + std::to_string(log_n) + " dir=" + std::to_string(int(dir)) +
+                               " coset=" + std::to_string(int(dom));
+      EXPECT_EQ(
+          mismatches(run_gpu(plan, buf, x, dir, ntt_order::natural_to_natural, dom), want, false, log_n), "")
+          << what << " nn";
+      EXPECT_EQ(
+          mismatches(run_gpu(plan, buf, x, dir, ntt_order::natural_to_bitrev, dom), want, true, log_n), "")
+          << what << " nr";
+      std::vector<Fr> xr(n);
+      thread_pool::global().parallel_for(n, [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i) xr[bitrev(i, log_n)] = x[i];
+      });
+      EXPECT_EQ(
+          mismatches(run_gpu(plan, buf, xr, dir, ntt_order::bitrev_to_natural, dom), want, false, log_n), "")
+          << what << " rn";
+    }
+  }
+}
+
 // Every direction x order x domain at the sizes where the split into passes changes shape
 // (ntt.cuh plan_passes): radix 4 at 2^10 (one pass, a whole block), 2^11 (3 + 8, the smallest
 // two-pass split), 2^12 (3 + 9), 2^15 (5 + 10), 2^18 (8 + 10, the largest two-pass split), 2^19
@@ -364,36 +394,11 @@ TYPED_TEST(GpuNtt, MatchesCpuNttAllVariantsAcrossPassShapes) {
   CUZK_REQUIRE_GPU();
   using Fr = TypeParam;
   for (unsigned log_n : {10u, 11u, 12u, 15u, 18u, 19u, 20u, 21u, 24u}) {
-    const std::size_t n = std::size_t{1} << log_n;
     auto plan = ntt_plan<Fr>::create(log_n);
     ASSERT_TRUE(plan.is_ok()) << plan.error().to_string();
-    auto buf = device_buffer<Fr>::create(n);
+    auto buf = device_buffer<Fr>::create(std::size_t{1} << log_n);
     ASSERT_TRUE(buf.is_ok());
-    unsigned seed = 0;
-    for (auto dir : {ntt_direction::forward, ntt_direction::inverse}) {
-      for (auto dom : {ntt_domain::plain, ntt_domain::coset}) {
-        const auto x = random_vector_parallel<Fr>(n, 0x5eed2000 + 16 * log_n + seed++);
-        const auto want = cpu_reference(x, log_n, dir, dom, plan->coset_shift());
-        const std::string what = "log_n=" + std::to_string(log_n) + " dir=" + std::to_string(int(dir)) +
-                                 " coset=" + std::to_string(int(dom));
-        EXPECT_EQ(
-            mismatches(run_gpu(*plan, *buf, x, dir, ntt_order::natural_to_natural, dom), want, false, log_n),
-            "")
-            << what << " nn";
-        EXPECT_EQ(
-            mismatches(run_gpu(*plan, *buf, x, dir, ntt_order::natural_to_bitrev, dom), want, true, log_n),
-            "")
-            << what << " nr";
-        std::vector<Fr> xr(n);
-        thread_pool::global().parallel_for(n, [&](std::size_t b, std::size_t e) {
-          for (std::size_t i = b; i < e; ++i) xr[bitrev(i, log_n)] = x[i];
-        });
-        EXPECT_EQ(
-            mismatches(run_gpu(*plan, *buf, xr, dir, ntt_order::bitrev_to_natural, dom), want, false, log_n),
-            "")
-            << what << " rn";
-      }
-    }
+    expect_all_variants_match_cpu(*plan, *buf, log_n, 0x5eed2000 + 16 * log_n, "");
   }
 }
 
@@ -503,29 +508,7 @@ TYPED_TEST(GpuNtt, CompactPlanMatchesCpuNtt) {
               ntt_plan<Fr>::device_bytes(log_n, ntt_tables::all));
     auto buf = device_buffer<Fr>::create(n);
     ASSERT_TRUE(buf.is_ok());
-    unsigned seed = 0;
-    for (auto dir : {ntt_direction::forward, ntt_direction::inverse}) {
-      for (auto dom : {ntt_domain::plain, ntt_domain::coset}) {
-        const auto x = random_vector_parallel<Fr>(n, 0x5eed4000 + 16 * log_n + seed++);
-        const auto want = cpu_reference(x, log_n, dir, dom, plan->coset_shift());
-        const std::string what = "compact log_n=" + std::to_string(log_n) + " dir=" + std::to_string(int(dir)) +
-                                 " coset=" + std::to_string(int(dom));
-        EXPECT_EQ(
-            mismatches(run_gpu(*plan, *buf, x, dir, ntt_order::natural_to_natural, dom), want, false, log_n),
-            "")
-            << what << " nn";
-        EXPECT_EQ(
-            mismatches(run_gpu(*plan, *buf, x, dir, ntt_order::natural_to_bitrev, dom), want, true, log_n),
-            "")
-            << what << " nr";
-        std::vector<Fr> xr(n);
-        for (std::size_t i = 0; i < n; ++i) xr[bitrev(i, log_n)] = x[i];
-        EXPECT_EQ(
-            mismatches(run_gpu(*plan, *buf, xr, dir, ntt_order::bitrev_to_natural, dom), want, false, log_n),
-            "")
-            << what << " rn";
-      }
-    }
+    expect_all_variants_match_cpu(*plan, *buf, log_n, 0x5eed4000 + 16 * log_n, "compact ");
   }
   const unsigned log_n = 24;
   const std::size_t n = std::size_t{1} << log_n;
