@@ -21,18 +21,6 @@ namespace {
 using namespace std::chrono_literals;
 using steady = std::chrono::steady_clock;
 
-std::string fresh_database(const std::string& name) {
-  pg_test_cluster* cluster = pg_test_cluster::shared();
-  if (!cluster) return {};
-  auto db = cluster->fresh_database(name);
-  EXPECT_TRUE(db.is_ok()) << db.error().to_string();
-  return db ? *db : std::string();
-}
-
-#define FRESH_DATABASE_OR_SKIP(var, name)       \
-  const std::string var = fresh_database(name); \
-  if (var.empty()) GTEST_SKIP() << pg_test_cluster::unavailable_reason()
-
 std::unique_ptr<pg_job_leases> node(const std::string& db, const std::string& name,
                                     std::chrono::milliseconds lease) {
   auto n = pg_job_leases::open(db, name, lease);

@@ -13,19 +13,6 @@
 namespace cuzk::engine {
 namespace {
 
-// A fresh database on the test server; empty (the test skips) without server binaries.
-std::string fresh_database(const std::string& name) {
-  pg_test_cluster* cluster = pg_test_cluster::shared();
-  if (!cluster) return {};
-  auto db = cluster->fresh_database(name);
-  EXPECT_TRUE(db.is_ok()) << db.error().to_string();
-  return db ? *db : std::string();
-}
-
-#define FRESH_DATABASE_OR_SKIP(var, name)       \
-  const std::string var = fresh_database(name); \
-  if (var.empty()) GTEST_SKIP() << pg_test_cluster::unavailable_reason()
-
 std::unique_ptr<pg_job_store> open_store(const std::string& db) {
   auto s = pg_job_store::open(db);
   EXPECT_TRUE(s.is_ok()) << s.error().to_string();

@@ -15,6 +15,8 @@
 // Thread safety: the test's thread only.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <string>
 
 #include "base/result.hpp"
@@ -48,4 +50,18 @@ class pg_test_cluster {
   int databases_ = 0;
 };
 
+// For the tests that include this header (they use GoogleTest): a fresh database on the shared
+// server, or empty where the server cannot start (the test then skips with the reason).
+inline std::string fresh_test_database(const std::string& name) {
+  pg_test_cluster* cluster = pg_test_cluster::shared();
+  if (!cluster) return {};
+  auto db = cluster->fresh_database(name);
+  EXPECT_TRUE(db.is_ok()) << db.error().to_string();
+  return db ? *db : std::string();
+}
+
 }  // namespace cuzk::engine
+
+#define FRESH_DATABASE_OR_SKIP(var, name)                          \
+  const std::string var = ::cuzk::engine::fresh_test_database(name); \
+  if (var.empty()) GTEST_SKIP() << ::cuzk::engine::pg_test_cluster::unavailable_reason()
