@@ -19,7 +19,9 @@
 // runs; each run starts from new scalars, so a stale partial sum would show as a mismatch.
 //
 // Without a CUDA device every test is skipped with a message.
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <mutex>
 #include <random>
@@ -335,14 +337,20 @@ TYPED_TEST(GpuMsm, BatchOfScalarSetsMatchesEachSet) {
     sets.push_back(d->data());
     dev.push_back(std::move(*d));
   }
-  auto check = [&](device_msm<G>& m, const std::string& what) {
-    std::vector<jac_t<G>> got(P);
-    const status done = m.run_device_batch(sets, n, got);
-    ASSERT_TRUE(done.is_ok()) << what << ": " << done.to_string();
-    for (unsigned p = 0; p < P; ++p) EXPECT_EQ(got[p], want[p]) << what << ", set " << p;
-    std::vector<jac_t<G>> one(1);
-    ASSERT_TRUE(m.run_device_batch(std::span<const repr* const>(sets.data() + 2, 1), n, one).is_ok());
-    EXPECT_EQ(one[0], want[2]) << what << ", a batch of one";
+  auto check = [&](device_msm<G>& m, const std::string& where) {
+    for (const auto acc : {msm_accumulation::affine, msm_accumulation::xyzz}) {
+      if (acc == msm_accumulation::xyzz && std::string(G::name) != "G1") continue;  // G2 is affine only
+      m.set_accumulation(acc);
+      const std::string what = where + (acc == msm_accumulation::affine ? ", affine" : ", xyzz");
+      std::vector<jac_t<G>> got(P);
+      const status done = m.run_device_batch(sets, n, got);
+      ASSERT_TRUE(done.is_ok()) << what << ": " << done.to_string();
+      for (unsigned p = 0; p < P; ++p) EXPECT_EQ(got[p], want[p]) << what << ", set " << p;
+      std::vector<jac_t<G>> one(1);
+      ASSERT_TRUE(m.run_device_batch(std::span<const repr* const>(sets.data() + 2, 1), n, one).is_ok());
+      EXPECT_EQ(one[0], want[2]) << what << ", a batch of one";
+    }
+    m.set_accumulation(msm_accumulation::automatic);
   };
   for (const std::size_t chunk : {std::size_t{1000}, std::size_t{4097}, n}) {
     auto m = device_msm<G>::create_streamed(pts.data(), n, chunk);
@@ -399,6 +407,65 @@ TYPED_TEST(GpuMsm, ClosedFormsLarge) {
   jac_t<G> want = jac_t<G>::infinity();
   for (const auto& p : pts) want += jac_t<G>::from_affine(p);
   EXPECT_EQ(run_gpu<G>(*msm, std::vector<Fr>(n, Fr::one())), want) << "scalar 1";
+}
+
+// The largest BN254 domain, 2^28 points (16 GiB of them): more digits than 32-bit indices reach at
+// once, so resident points run in ranges taking turns, and streamed ones in the default ranges.
+// Points [i + 1]G with random scalars s_i (every 7th zero, every 11th point at infinity) sum to
+// [sum s_i (i + 1)]G, checked with Fr arithmetic only.
+TEST(GpuMsmLargest, Bn254G1TwoToThe28ClosedForm) {
+  CUZK_REQUIRE_GPU();
+  using G = bn254_g1;
+  using Fr = G::scalar;
+  const std::size_t n = std::size_t{1} << 28;
+  // Device: the points, the host scalars' room and the scratch of ranges of 2^24; host: the points,
+  // the scalars and their canonical copy.
+  const std::size_t device_need = n * sizeof(aff_t<G>) + (std::size_t{12} << 30);
+  const std::size_t host_need = n * (sizeof(aff_t<G>) + 2 * sizeof(Fr)) + (std::size_t{8} << 30);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total_bytes), cudaSuccess);
+  const std::size_t host_bytes =
+      static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::size_t>(sysconf(_SC_PAGE_SIZE));
+  if (free_bytes < device_need || host_bytes < host_need)
+    GTEST_SKIP() << "2^28 BN254 points need " << (device_need >> 30) << " GiB of device memory and "
+                 << (host_need >> 30) << " GiB of host memory; " << (free_bytes >> 30) << " and "
+                 << (host_bytes >> 30) << " GiB here";
+  const auto& g = G::generator;
+  auto pts = progression<G>(n, jac_t<G>::from_affine(g), g);
+  std::vector<Fr> s(n);
+  std::vector<typename Fr::repr> reprs(n);
+  std::mutex m;
+  Fr want = Fr::zero();
+  thread_pool::global().parallel_for(
+      n,
+      [&](std::size_t b, std::size_t e) {
+        std::mt19937_64 rng(0x28 + b);
+        Fr part = Fr::zero();
+        for (std::size_t i = b; i < e; ++i) {
+          if (i % 11 == 5) pts[i] = aff_t<G>::infinity();
+          s[i] = i % 7 == 3 ? Fr::zero() : Fr::random(rng);
+          reprs[i] = s[i].to_canonical();
+          if (i % 11 != 5) part += s[i] * Fr::from_uint(i + 1);
+        }
+        std::lock_guard<std::mutex> lock(m);
+        want += part;
+      },
+      1 << 16);
+  const auto expected = ec::scalar_mul(g, want);
+  {
+    auto resident = device_msm<G>::create(pts.data(), n);
+    ASSERT_TRUE(resident.is_ok()) << resident.error().to_string();
+    msm_timing t;
+    auto r = resident->run(reprs.data(), n, &t);
+    ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+    EXPECT_EQ(*r, expected) << "resident";
+    EXPECT_GT(t.chunks, 1u) << "2^28 resident points must run in ranges";
+  }
+  auto streamed = device_msm<G>::create_streamed(pts.data(), n, device_msm<G>::default_chunk_points);
+  ASSERT_TRUE(streamed.is_ok()) << streamed.error().to_string();
+  auto r = streamed->run(reprs.data(), n);
+  ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+  EXPECT_EQ(*r, expected) << "streamed";
 }
 
 }  // namespace
