@@ -24,6 +24,8 @@ const names<gb::msm_group> group_names{{"g1", gb::msm_group::g1}, {"g2", gb::msm
 const names<gb::msm_accumulation_choice> accumulation_names{{"auto", gb::msm_accumulation_choice::automatic},
                                                             {"affine", gb::msm_accumulation_choice::affine},
                                                             {"xyzz", gb::msm_accumulation_choice::xyzz}};
+const names<gb::msm_points> point_names{{"resident", gb::msm_points::resident},
+                                        {"streamed", gb::msm_points::streamed}};
 const names<gb::msm_scalars> scalar_names{{"host", gb::msm_scalars::host},
                                           {"device", gb::msm_scalars::device}};
 const names<gb::prove_witness> witness_names{{"dense", gb::prove_witness::dense},
@@ -34,6 +36,7 @@ const names<gb::prove_synthesis> synthesis_names{{"device", gb::prove_synthesis:
                                                  {"host-pageable", gb::prove_synthesis::host_pageable}};
 const names<gb::prove_twiddles> twiddle_names{{"tables", gb::prove_twiddles::tables},
                                               {"compact", gb::prove_twiddles::compact}};
+const names<gb::prove_b2> b2_names{{"beside", gb::prove_b2::beside}, {"in-turn", gb::prove_b2::in_turn}};
 
 template <class E>
 CLI::IsMember one_of(const names<E>& n) {
@@ -73,9 +76,9 @@ void gpu_bench_command::add_to(CLI::App& bench) {
       "ntt", "GPU NTT over resident data: seven transforms (direction, order, coset; ms), one row each");
   add_common(ntt, ntt_opts, ntt_curve, ntt_opts.log_sizes, "log2 of the domain size, K[,K...] (1..28)");
 
-  msm = bench.add_subcommand("msm", "GPU MSM over resident points, G1 or G2, with the phase breakdown (ms)");
+  msm = bench.add_subcommand("msm", "GPU MSM, G1 or G2, over resident or streamed points, with the phase breakdown (ms)");
   add_common(msm, msm_opts, msm_curve, msm_opts.log_sizes,
-             "log2 of the number of points, K[,K...] (G1 1..26, G2 1..24; the points of the largest are "
+             "log2 of the number of points, K[,K...] (G1 1..28, G2 1..26; the points of the largest are "
              "built once)");
   msm->add_option("--group", group, "g1 or g2")->capture_default_str()->transform(one_of(group_names));
   msm->add_option(
@@ -86,6 +89,12 @@ void gpu_bench_command::add_to(CLI::App& bench) {
   msm->add_option("--chunks", msm_opts.chunks,
                   "point ranges of the XYZZ accumulation, K[,K...] (0..64; default 0: by size)")
       ->delimiter(',');
+  msm->add_option("--points", points,
+                  "resident: on the device; streamed: in pinned host memory, copied in ranges every run")
+      ->capture_default_str()
+      ->transform(one_of(point_names));
+  msm->add_option("--chunk-points", msm_opts.chunk_points,
+                  "points per streamed range (0: the MSM's default, 2^22; with --points streamed)");
   msm->add_option("--scalars", scalars,
                   "host: streamed from pinned host memory each run (the copy is timed); device: resident; "
                   "host|device[,...] (default host)")
@@ -122,6 +131,12 @@ void gpu_bench_command::add_to(CLI::App& bench) {
                    "with the largest stages; what a budget picks when the tables do not fit)")
       ->capture_default_str()
       ->transform(one_of(twiddle_names));
+  prove
+      ->add_option("--b2", b2,
+                   "B2's G2 MSM: beside A, B1 and C (its own thread, stream and arena), or in their turn (one "
+                   "arena fewer; what a budget picks when beside does not fit)")
+      ->capture_default_str()
+      ->transform(one_of(b2_names));
   prove->add_option("--chunk-points", prove_opts.chunk_points,
                     "points per streamed range (default 0: 2^22)");
   prove->add_option("--partitions", prove_opts.partitions,
@@ -142,10 +157,12 @@ int gpu_bench_command::run(const global_options&) {
   msm_opts.group = lookup(group_names, group);
   msm_opts.accumulations = lookup(accumulation_names, accumulations);
   msm_opts.scalars = lookup(scalar_names, scalars);
+  msm_opts.points = lookup(point_names, points);
   prove_opts.witness = lookup(witness_names, witness);
   prove_opts.key = lookup(key_names, key);
   prove_opts.synthesis = lookup(synthesis_names, synthesis);
   prove_opts.twiddles = lookup(twiddle_names, twiddles);
+  prove_opts.b2 = lookup(b2_names, b2);
   if (prove->parsed()) {
     auto set = groth16::key_vector_set::parse(stream, "--stream");
     if (!set) return usage_error(set.error());

@@ -25,8 +25,9 @@ struct gpu_bench_command {
   bench::prove_bench_options prove_opts;
   // The names as given (checked by CLI11 against the tables in the .cpp); run() maps them into
   // the options above.
-  std::string ntt_curve, msm_curve, prove_curve, group = "g1", witness = "dense", key = "real",
-                                                 synthesis = "device", stream = "none", twiddles = "tables";
+  std::string ntt_curve, msm_curve, prove_curve, group = "g1", points = "resident", witness = "dense", key = "real",
+                                                 synthesis = "device", stream = "none", twiddles = "tables",
+                                                 b2 = "beside";
   std::vector<std::string> accumulations{"auto"}, scalars{"host"};
   CLI::App *ntt = nullptr, *msm = nullptr, *prove = nullptr;
 

@@ -56,8 +56,11 @@ if [[ $MODE == args ]]; then
   expect_error "ntt: log size 0" "expected 1..28" "$CUZK" bench ntt --curve bn254 --log-size 0
   expect_error "ntt: log size 29" "expected 1..28" "$CUZK" bench ntt --curve bls12-381 --log-size 20,29
   expect_error "ntt: log size not a number" "--log-size" "$CUZK" bench ntt --curve bn254 --log-size big
-  expect_error "msm g1: log size 27" "expected 1..26" "$CUZK" bench msm --curve bn254 --log-size 27
-  expect_error "msm g2: log size 25" "expected 1..24" "$CUZK" bench msm --curve bn254 --group g2 --log-size 25
+  expect_error "msm g1: log size 29" "expected 1..28" "$CUZK" bench msm --curve bn254 --log-size 29
+  expect_error "msm g2: log size 27" "expected 1..26" "$CUZK" bench msm --curve bn254 --group g2 --log-size 27
+  expect_error "msm: bad points" "--points" "$CUZK" bench msm --curve bn254 --log-size 10 --points disk
+  expect_error "msm: chunk points, resident" "only with --points streamed" \
+    "$CUZK" bench msm --curve bn254 --log-size 10 --chunk-points 100
   expect_error "msm: bad group" "--group" "$CUZK" bench msm --curve bn254 --group g3 --log-size 10
   expect_error "msm: bad accumulation" "--accumulation" \
     "$CUZK" bench msm --curve bn254 --log-size 10 --accumulation affine,jacobian
@@ -73,6 +76,7 @@ if [[ $MODE == args ]]; then
     "$CUZK" bench prove --curve bn254 -k 10 --chunk-points 67108865
   expect_error "prove: partitions" "--partitions: expected 1..64, found 65" \
     "$CUZK" bench prove --curve bn254 -k 10 --partitions 65
+  expect_error "prove: bad b2" "--b2" "$CUZK" bench prove --curve bn254 -k 10 --b2 after
   expect_error "reps 0" "--reps" "$CUZK" bench ntt --curve bn254 --log-size 10 --reps 0
   expect_error "reps 1001" "--reps" "$CUZK" bench msm --curve bn254 --log-size 10 --reps 1001
   expect_error "device -1" "--device" "$CUZK" bench ntt --curve bn254 --log-size 10 --device -1
@@ -125,6 +129,11 @@ fi
 if run "msm g2" "$WORK/msm2" "$CUZK" bench msm --curve bn254 --group g2 --log-size 10 --reps 3; then
   check_table "msm g2" 6 '^bn254 +G2 +10 ' "$WORK/msm2"
 fi
+if run "msm streamed" "$WORK/msm3" "$CUZK" bench msm --curve bn254 --log-size 10 --reps 3 --points streamed \
+  --chunk-points 300; then
+  check_table "msm streamed" 6 '^bn254 +G1 +10 ' "$WORK/msm3"
+  grep -q "streamed in ranges of 300" "$WORK/msm3" || { echo "FAIL msm streamed: header"; FAILS=$((FAILS + 1)); }
+fi
 if run "prove (real key)" "$WORK/prove" "$CUZK" bench prove --curve bls12-381 --log-size 10 --reps 3; then
   # The phase names have spaces; the rows end in median, min, max, so check them from the end:
   # h2d, its GB/s, the NTTs, five MSMs and the total.
@@ -132,10 +141,12 @@ if run "prove (real key)" "$WORK/prove" "$CUZK" bench prove --curve bls12-381 --
   check_table "prove: h2d, GB/s, NTTs, MSMs, total" 1 '.' "$WORK/prove_rows"
   [[ $(wc -l <"$WORK/prove_rows") == 9 ]] || { echo "FAIL prove: want 9 such rows"; FAILS=$((FAILS + 1)); }
   grep -q "proof verified" "$WORK/prove" || { echo "FAIL prove: not verified"; FAILS=$((FAILS + 1)); }
+  grep -q "B2 beside A, B1, C" "$WORK/prove" || { echo "FAIL prove: B2 not beside by default"; FAILS=$((FAILS + 1)); }
 fi
 if run "prove (random key, host synthesis)" "$WORK/prove2" "$CUZK" bench prove --curve bn254 --log-size 10 --reps 2 \
-  --key random --witness boolean --synthesis host-pinned; then
+  --key random --witness boolean --synthesis host-pinned --b2 in-turn; then
   awk '/^(MSM |NTTs|h2d|total)/ { print $(NF-2), $(NF-1), $NF, $0 }' "$WORK/prove2" >"$WORK/prove2_rows"
   check_table "prove host synthesis: phases" 1 '.' "$WORK/prove2_rows"
+  grep -q "B2 in turn" "$WORK/prove2" || { echo "FAIL prove: --b2 in-turn not taken"; FAILS=$((FAILS + 1)); }
 fi
 finish

@@ -23,14 +23,17 @@ enum class bench_curve { bn254, bls12_381 };
 enum class msm_group { g1, g2 };
 enum class msm_scalars { host, device };  // streamed from pinned host memory, or resident
 enum class msm_accumulation_choice { automatic, affine, xyzz };
+enum class msm_points { resident, streamed };  // on the device, or in pinned host memory, copied each run
 enum class prove_witness { dense, mostly_boolean };
 enum class prove_key { real, random };
 enum class prove_synthesis { device, host_pinned, host_pageable };
 enum class prove_twiddles { tables, compact };  // gpu::ntt_memory
+enum class prove_b2 { beside, in_turn };        // gpu_key_options::b2_beside
 
 inline constexpr unsigned max_reps = 1000;
 inline constexpr unsigned ntt_min_log = 1, ntt_max_log = 28;  // BN254's two-adicity is 28
-inline constexpr unsigned msm_min_log = 1, msm_max_log_g1 = 26, msm_max_log_g2 = 24;
+// 2^28 BN254 G1 points are 16 GiB, 2^26 BLS12-381 G2 ones 12 GiB, built on the CPU.
+inline constexpr unsigned msm_min_log = 1, msm_max_log_g1 = 28, msm_max_log_g2 = 26;
 // 2^K - 2 constraints, K >= 2; above 2^26 the key's points (77 GiB at 2^27 on BLS12-381) must be
 // streamed, and BN254's two-adicity is 28.
 inline constexpr unsigned prove_min_log = 2, prove_max_log = 28;
@@ -56,6 +59,8 @@ struct msm_bench_options : common_options {
   std::vector<msm_accumulation_choice> accumulations{msm_accumulation_choice::automatic};
   std::vector<unsigned> chunks{0};  // 0: by size
   std::vector<msm_scalars> scalars{msm_scalars::host};
+  msm_points points = msm_points::resident;
+  std::size_t chunk_points = 0;  // streamed points per range (0: the MSM's default)
 };
 
 struct prove_bench_options : common_options {
@@ -69,6 +74,7 @@ struct prove_bench_options : common_options {
   std::size_t chunk_points = 0;    // points per streamed range (0: the MSM's default)
   unsigned partitions = 1;         // proofs per batch (groth16/gpu/gpu_batch_prover.hpp)
   prove_twiddles twiddles = prove_twiddles::tables;  // compact also where a budget would not need it
+  prove_b2 b2 = prove_b2::beside;                     // in turn also where a budget has room beside
 };
 
 inline const char* curve_name(bench_curve c) { return c == bench_curve::bn254 ? "bn254" : "bls12-381"; }
@@ -110,6 +116,11 @@ inline status validate(const msm_bench_options& o) {
   for (unsigned c : o.chunks)
     if (c > 64)  // the MSM clamps to 64 ranges (msm.cuh chunks_for); more would be silently fewer
       return status(errc::invalid_argument, "--chunks: expected 0..64, found " + std::to_string(c));
+  if (o.chunk_points > max_chunk_points)
+    return status(errc::invalid_argument, "--chunk-points: expected 0.." + std::to_string(max_chunk_points) +
+                                              ", found " + std::to_string(o.chunk_points));
+  if (o.chunk_points != 0 && o.points != msm_points::streamed)
+    return status(errc::invalid_argument, "--chunk-points: only with --points streamed");
   const bool g1 = o.group == msm_group::g1;
   return detail::check_sizes(o.log_sizes, msm_min_log, g1 ? msm_max_log_g1 : msm_max_log_g2,
                              g1 ? "msm --group g1" : "msm --group g2");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -39,9 +40,22 @@ status bench(const msm_bench_options& o, std::FILE* out) {
   using repr = typename G::scalar::repr;
   const unsigned max_k = *std::max_element(o.log_sizes.begin(), o.log_sizes.end());
   const std::size_t max_n = std::size_t{1} << max_k;
-  auto msm = [&] {
+  // Streamed points stay in pinned host memory, as a streamed key's do, for the MSM's lifetime.
+  pinned_buffer<typename G::affine> host_points;
+  auto msm = [&]() -> result<device_msm<G>> {
     const auto pts = msm::testing::random_points<G>(max_n, 1);
-    return device_msm<G>::create(pts.data(), max_n);
+    if (o.points == msm_points::resident) return device_msm<G>::create(pts.data(), max_n);
+    auto pinned = pinned_buffer<typename G::affine>::create(max_n);
+    if (!pinned) return pinned.error();
+    host_points = std::move(*pinned);
+    thread_pool::global().parallel_for(
+        max_n,
+        [&](std::size_t b, std::size_t e) {
+          std::copy(pts.begin() + static_cast<std::ptrdiff_t>(b), pts.begin() + static_cast<std::ptrdiff_t>(e),
+                    host_points.data() + b);
+        },
+        1 << 16);
+    return device_msm<G>::create_streamed(host_points.data(), max_n, o.chunk_points);
   }();
   if (!msm) return msm.error();
   auto scalars = pinned_buffer<repr>::create(max_n);
@@ -109,9 +123,12 @@ status run_msm_bench(const msm_bench_options& o, std::FILE* out) {
   const bool g1 = o.group == msm_group::g1;
   std::fprintf(
       out,
-      "# %s, device %d; msm %s %s; ms over %u runs after one warm-up (CUDA events), points resident; "
+      "# %s, device %d; msm %s %s; ms over %u runs after one warm-up (CUDA events), points %s; "
       "phases of the median run\n",
-      desc->c_str(), o.device, curve_name(o.curve), g1 ? "G1" : "G2", o.reps);
+      desc->c_str(), o.device, curve_name(o.curve), g1 ? "G1" : "G2", o.reps,
+      o.points == msm_points::resident ? "resident"
+      : o.chunk_points != 0            ? ("streamed in ranges of " + std::to_string(o.chunk_points)).c_str()
+                                       : "streamed in the default ranges");
   if (o.curve == bench_curve::bn254) return g1 ? bench<bn254_g1>(o, out) : bench<bn254_g2>(o, out);
   return g1 ? bench<bls12_381_g1>(o, out) : bench<bls12_381_g2>(o, out);
 }

@@ -3,7 +3,8 @@
 //
 // 2^K points are resident on the device (random subgroup points, built on the CPU with one
 // addition each, msm/msm_inputs.hpp; with several sizes those of the largest are built once and
-// the smaller runs use a prefix). Scalars are uniformly random canonical Fr, either streamed from
+// the smaller runs use a prefix), or with `--points streamed` kept in pinned host memory and
+// copied in ranges of `--chunk-points` every run, as a streamed key's are (device_msm::create_streamed). Scalars are uniformly random canonical Fr, either streamed from
 // pinned host memory each run (`--scalars host`: the copy is in the time, as in the sppark figures
 // of docs/BENCHMARKS.md, 'Reference points', and the row gives its effective rate) or already in
 // device memory (`--scalars device`, device_msm::run_device, as the prover's witness and h are).

@@ -189,6 +189,8 @@ status bench(const prove_bench_options& o, unsigned log_size, const std::string&
   key_options.streamed = o.stream;
   key_options.stream_chunk_points = o.chunk_points;
   if (o.twiddles == prove_twiddles::compact) key_options.twiddles = gpu::ntt_memory::compact;
+  key_options.b2_beside = o.b2 == prove_b2::beside;
+  key_options.batch_partitions = o.partitions;  // a budget then holds the whole batch
   if (o.gpu_budget_mib != 0) {
     // The budget holds the key and the bench's workspace (made below, with the witness lent).
     auto fitted = groth16::fit_to_budget<C>(view, key_options, std::size_t{o.gpu_budget_mib} << 20);
@@ -216,14 +218,18 @@ status bench(const prove_bench_options& o, unsigned log_size, const std::string&
                dk ? "development setup" : "random key", setup_s, upload_s,
                static_cast<double>(gk->resident_bytes() + ws->device_bytes()) / (1 << 20));
   chosen_options.twiddles = gk->twiddles();
+  chosen_options.b2_beside = gk->b2_beside();
   std::fprintf(out,
-               "# streamed vectors: %s%s (ranges of %zu points); twiddles %s; device budget %s; estimate %.1f MiB\n",
+               "# streamed vectors: %s%s (ranges of %zu points); twiddles %s; B2 %s; device budget %s; estimate "
+               "%.1f MiB\n",
                gk->streamed().to_string().c_str(), gk->pageable_streamed() ? ", some from pageable memory" : "",
                gk->stream_chunk_points(), gk->twiddles() == gpu::ntt_memory::compact ? "compact" : "tables",
+               gk->b2_beside() ? "beside A, B1, C" : "in turn",
                o.gpu_budget_mib != 0 ? (std::to_string(o.gpu_budget_mib) + " MiB").c_str() : "none",
                static_cast<double>(groth16::estimate_device_bytes<C>(view, chosen_options, gk->streamed())) / (1 << 20));
-  std::fprintf(out, "# MSM arenas (in the resident figure): A, B1, B2, C %.1f MiB; H %.1f MiB\n",
-               static_cast<double>(gk->msm_scratch().witness_side) / (1 << 20),
+  std::fprintf(out, "# MSM arenas (in the resident figure): A, B1, C%s %.1f MiB; B2 %.1f MiB; H %.1f MiB\n",
+               gk->b2_beside() ? "" : ", B2", static_cast<double>(gk->msm_scratch().witness_side) / (1 << 20),
+               static_cast<double>(gk->msm_scratch().b2_side) / (1 << 20),
                static_cast<double>(gk->msm_scratch().h_side) / (1 << 20));
 
   std::mt19937_64 rng(42);

@@ -448,7 +448,8 @@ class gpu_backend final : public prover_backend {
       // counts at least its estimate (gpu_proving_key::resident_bytes).
       std::lock_guard alloc(sh_->alloc_lock(sl.slot.ordinal));
       CUZK_TRY(ws->reserve(m.view.n_vars, m.view.domain_size, place,
-                           groth16::key_msm_scratch<C>(m.view, gk->streamed(), gk->stream_chunk_points(), parts)));
+                           groth16::key_msm_scratch<C>(m.view, gk->streamed(), gk->stream_chunk_points(), parts,
+                                                       gk->b2_beside())));
     }
     std::vector<std::span<const repr>> each(parts);
     std::vector<fr> r(parts), s(parts);

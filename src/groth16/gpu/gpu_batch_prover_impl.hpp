@@ -5,8 +5,9 @@
 // pinned memory and copied into its own device vector, then its synthesis on the device (or on
 // the host, copied in), NTTs and h into its own h vector. The next witness is staged on the host
 // while the device transforms this one. Once every witness is on the device, the MSM thread runs
-// A, B1, B2 and C once for all of them, beside the remaining transforms; the H MSM then runs once
-// for every h. Then the proofs are assembled in order.
+// A, B1 and C once for all of them, beside the remaining transforms, and B2 beside them on a thread
+// of its own where the key gave it an arena (or in their turn); the H MSM then runs once for every
+// h. Then the proofs are assembled in order.
 #pragma once
 
 #include <string>
@@ -29,35 +30,66 @@ struct batch_vectors {
   gpu::device_buffer<repr> h;          // partitions x n
 };
 
+// One batched witness MSM (over every partition's scalars in `sets`) on `stream` into each
+// partition's sums' `member`, timed as a part of `side`.
+template <class Curve, class M, class Member>
+status timed_batch_msm(const char* name, M& m, std::span<const typename Curve::fr::repr* const> sets,
+                       std::size_t count, std::vector<msm_sums<Curve>>& sums, Member member, double& slot,
+                       phase_timings& side, cudaStream_t stream, gpu::device_arena& arena) {
+  return timed_part(name, slot, side.kernel_spans, [&]() -> status {
+    using point = std::remove_cvref_t<decltype(sums[0].*member)>;
+    std::vector<point> out(sets.size());
+    CUZK_TRY(m.run_device_batch(sets, count, out, stream, &arena));
+    for (std::size_t p = 0; p < sets.size(); ++p) sums[p].*member = out[p];
+    return status::ok();
+  });
+}
+
 // The batched witness MSMs (A, B1, B2, C over every partition's witness), on the MSM stream
-// under the proof's turn, once the last witness copy has ended; writes only `side` and `sums`.
+// under the proof's turn, once the last witness copy has ended; B2 on its own thread, stream and
+// arena beside the others where the key gave it one (st.b2_beside), its times in `b2_side`.
+// Writes only `side`, `b2_side` and `sums`.
 template <class Curve>
 status run_witness_msms_batch(gpu_key_state<Curve>& st, gpu_workspace<Curve>& ws, shared_turn& turn,
                               const gpu::cuda_event& copied, std::span<const typename Curve::fr::repr* const> w,
-                              std::vector<msm_sums<Curve>>& sums, phase_timings& side) {
+                              std::vector<msm_sums<Curve>>& sums, phase_timings& side, phase_timings& b2_side) {
   using repr = typename Curve::fr::repr;
-  CUZK_CUDA_TRY(cudaSetDevice(st.device));
-  const cudaStream_t ms = ws.msm_stream();
-  CUZK_CUDA_TRY(cudaStreamWaitEvent(ms, copied.get(), 0));
-  timed_kernel_lock lock(turn, "msm_abc", side.lock_wait, side.kernel_spans);
-  const std::size_t parts = w.size();
-  std::vector<const repr*> c_sets(parts);
-  for (std::size_t p = 0; p < parts; ++p) c_sets[p] = w[p] + st.n_public + 1;
-  auto msm = [&](const char* name, auto& m, std::span<const repr* const> sets, std::size_t count, auto member,
-                 double& slot) -> status {
-    return timed_part(name, slot, side.kernel_spans, [&]() -> status {
-      using point = std::remove_cvref_t<decltype(sums[0].*member)>;
-      std::vector<point> out(parts);
-      CUZK_TRY(m.run_device_batch(sets, count, out, ms, &ws.witness_msm_scratch()));
-      for (std::size_t p = 0; p < parts; ++p) sums[p].*member = out[p];
-      return status::ok();
-    });
-  };
   using sums_t = msm_sums<Curve>;
-  CUZK_TRY(msm("msm_a", st.msm_a, w, st.n_vars, &sums_t::a, side.msm_a));  // the order of one proof
-  CUZK_TRY(msm("msm_b1", st.msm_b1, w, st.n_vars, &sums_t::b1, side.msm_b1));
-  CUZK_TRY(msm("msm_b2", st.msm_b2, w, st.n_vars, &sums_t::b2, side.msm_b2));
-  return msm("msm_c", st.msm_c, c_sets, st.n_vars - st.n_public - 1, &sums_t::c, side.msm_c);
+  CUZK_CUDA_TRY(cudaSetDevice(st.device));
+  status b2_status = status::ok();
+  std::jthread b2_thread;
+  if (st.b2_beside)
+    b2_thread = std::jthread([&] {
+      b2_status = [&]() -> status {
+        CUZK_CUDA_TRY(cudaSetDevice(st.device));
+        const cudaStream_t bs = ws.b2_stream();
+        CUZK_CUDA_TRY(cudaStreamWaitEvent(bs, copied.get(), 0));
+        timed_kernel_lock lock(turn, "msm_abc", b2_side.lock_wait, b2_side.kernel_spans);
+        return timed_batch_msm<Curve>("msm_b2", st.msm_b2, w, st.n_vars, sums, &sums_t::b2, b2_side.msm_b2, b2_side,
+                                      bs, ws.b2_msm_scratch());
+      }();
+    });
+  const status g1_status = [&]() -> status {
+    const cudaStream_t ms = ws.msm_stream();
+    CUZK_CUDA_TRY(cudaStreamWaitEvent(ms, copied.get(), 0));
+    timed_kernel_lock lock(turn, "msm_abc", side.lock_wait, side.kernel_spans);
+    const std::size_t parts = w.size();
+    std::vector<const repr*> c_sets(parts);
+    for (std::size_t p = 0; p < parts; ++p) c_sets[p] = w[p] + st.n_public + 1;
+    auto& arena = ws.witness_msm_scratch();
+    // The order of one proof.
+    CUZK_TRY(timed_batch_msm<Curve>("msm_a", st.msm_a, w, st.n_vars, sums, &sums_t::a, side.msm_a, side, ms, arena));
+    CUZK_TRY(
+        timed_batch_msm<Curve>("msm_b1", st.msm_b1, w, st.n_vars, sums, &sums_t::b1, side.msm_b1, side, ms, arena));
+    if (!st.b2_beside)
+      CUZK_TRY(timed_batch_msm<Curve>("msm_b2", st.msm_b2, w, st.n_vars, sums, &sums_t::b2, side.msm_b2, side, ms,
+                                      arena));
+    return timed_batch_msm<Curve>("msm_c", st.msm_c, std::span<const repr* const>(c_sets), st.n_vars - st.n_public - 1,
+                                  sums, &sums_t::c, side.msm_c, side, ms, arena);
+  }();
+  if (b2_thread.joinable()) b2_thread.join();
+  CUZK_TRY(g1_status);
+  return b2_status;
 }
 
 }  // namespace detail
@@ -69,7 +101,7 @@ std::size_t batch_device_bytes(const proving_key_view<Curve>& pk, const gpu_prov
   if (partitions == 0) return 0;
   const auto& st = key.state();
   const std::size_t arenas =
-      key_msm_scratch(pk, st.streamed, st.chunk_points, static_cast<unsigned>(partitions)).total();
+      key_msm_scratch(pk, st.streamed, st.chunk_points, static_cast<unsigned>(partitions), st.b2_beside).total();
   const std::size_t single = st.scratch.total();
   return partitions * (pk.n_vars + pk.domain_size) * sizeof(repr) + (arenas > single ? arenas - single : 0);
 }
@@ -105,7 +137,8 @@ result<std::vector<formats::proof<Curve>>> prove_batch_with(
   // The arenas for the whole batch up front (bucket sets per partition), so that no MSM grows one
   // mid-batch and a caller's budget (batch_device_bytes) saw every byte.
   CUZK_TRY(ws->reserve(st.n_vars, st.domain_size, st.synthesis,
-                       key_msm_scratch(pk, st.streamed, st.chunk_points, static_cast<unsigned>(parts))));
+                       key_msm_scratch(pk, st.streamed, st.chunk_points, static_cast<unsigned>(parts),
+                                       st.b2_beside)));
   detail::batch_vectors<Curve> v;
   CUZK_TRY(detail::take(v.witnesses, gpu::device_buffer<repr>::create(parts * st.n_vars)));
   CUZK_TRY(detail::take(v.h, gpu::device_buffer<repr>::create(parts * st.domain_size)));
@@ -119,7 +152,7 @@ result<std::vector<formats::proof<Curve>>> prove_batch_with(
 
   shared_turn turn(*st.kernel_lock);
   std::vector<msm_sums<Curve>> sums(parts);
-  phase_timings side{};
+  phase_timings side{}, b2_side{};
   status side_status = status::ok();
   std::jthread msm_thread;
   status main_path = [&]() -> status {
@@ -143,7 +176,8 @@ result<std::vector<formats::proof<Curve>>> prove_batch_with(
       if (p + 1 == parts) {
         CUZK_TRY(copied->record(ws->copy_stream()));
         msm_thread = std::jthread([&] {
-          side_status = detail::run_witness_msms_batch<Curve>(st, *ws, turn, *copied, w_sets, sums, side);
+          side_status =
+              detail::run_witness_msms_batch<Curve>(st, *ws, turn, *copied, w_sets, sums, side, b2_side);
         });
       }
       if (!run.on_device()) CUZK_TRY(detail::synthesize_on_host(run));
@@ -175,7 +209,7 @@ result<std::vector<formats::proof<Curve>>> prove_batch_with(
   }
   CUZK_TRY(main_path);
   CUZK_TRY(side_status);
-  detail::merge_msm_side(t, side);
+  detail::merge_msm_side(t, side, b2_side);
   phase_timer timer(&t.assembly);
   for (std::size_t p = 0; p < parts; ++p) proofs.push_back(assemble(pk, sums[p], r[p], s[p]));
   return proofs;

@@ -74,6 +74,8 @@ TYPED_TEST(gpu_batch_prover_test, every_partition_equals_the_cpu_proof_of_its_wi
     o.stream_chunk_points = chunk;
     configs.push_back({"streamed in ranges of " + std::to_string(chunk), o});
   }
+  configs.push_back({"streamed in ranges of 333, B2 in turn", configs.back().options});
+  configs.back().options.b2_beside = false;
   configs.push_back({"synthesis on the host, H streamed", gpu_key_options(synthesis_place::host_pinned)});
   configs.back().options.streamed = key_vector_set().with(key_vector::h);
   configs.back().options.stream_chunk_points = 257;
@@ -93,6 +95,16 @@ TYPED_TEST(gpu_batch_prover_test, every_partition_equals_the_cpu_proof_of_its_wi
       EXPECT_GT(t.lock_held, 0.0);
     }
     EXPECT_GT(batch_device_bytes<C>(pk, *gk, ws.size()), ws.size() * (pk.n_vars + pk.domain_size) * sizeof(repr) - 1);
+    // An estimate for batches of this size (what a budget's fit counts) is one proof's plus
+    // what the batch adds.
+    gpu_key_options as_made = cfg.options;
+    as_made.stream_chunk_points = gk->stream_chunk_points();
+    as_made.twiddles = gk->twiddles();
+    as_made.b2_beside = gk->b2_beside();
+    const std::size_t one_proof = estimate_device_bytes<C>(pk, as_made, gk->streamed());
+    as_made.batch_partitions = static_cast<unsigned>(ws.size());
+    EXPECT_EQ(estimate_device_bytes<C>(pk, as_made, gk->streamed()),
+              one_proof + batch_device_bytes<C>(pk, *gk, ws.size()));
   }
 
   // Refusals name what is wrong, and the key still proves after them.

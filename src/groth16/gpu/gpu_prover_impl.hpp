@@ -170,7 +170,7 @@ std::span<const Point> pinned_source(std::span<const Point> points, gpu::pinned_
 
 template <class Curve>
 msm_scratch_sizes key_msm_scratch(const proving_key_view<Curve>& pk, key_vector_set streamed,
-                                  std::size_t chunk_points, unsigned sets) {
+                                  std::size_t chunk_points, unsigned sets, bool b2_beside) {
   using g1 = gpu::msm_g1<Curve>;
   using g2 = gpu::msm_g2<Curve>;
   const auto automatic = gpu::msm_accumulation::automatic;
@@ -183,9 +183,13 @@ msm_scratch_sizes key_msm_scratch(const proving_key_view<Curve>& pk, key_vector_
   const std::size_t n_private = pk.n_vars - pk.n_public - 1;
   msm_scratch_sizes s;
   s.witness_side = std::max({g1_bytes(pk.a.size(), key_vector::a), g1_bytes(pk.b1.size(), key_vector::b1),
-                             g2::scratch_bytes(pk.b2.size(), chunk(key_vector::b2, g2::default_chunk_points),
-                                               automatic, sets),
                              g1_bytes(n_private, key_vector::c)});
+  const std::size_t b2 =
+      g2::scratch_bytes(pk.b2.size(), chunk(key_vector::b2, g2::default_chunk_points), automatic, sets);
+  if (b2_beside)
+    s.b2_side = b2;
+  else
+    s.witness_side = std::max(s.witness_side, b2);
   s.h_side = g1_bytes(pk.domain_size, key_vector::h);
   return s;
 }
@@ -205,8 +209,12 @@ std::size_t estimate_device_bytes(const proving_key_view<Curve>& pk, const gpu_k
   if (options.synthesis == synthesis_place::device && pk.matrices != nullptr)
     bytes += pk.matrices->a.bytes() + pk.matrices->b.bytes();
   if (options.workspace == key_workspace::own) {
-    bytes += 3 * pk.domain_size * sizeof(fr) + pk.n_vars * sizeof(typename fr::repr);  // a | b | c, witness
-    bytes += key_msm_scratch(pk, streamed, options.stream_chunk_points).total();
+    using repr = typename fr::repr;
+    const unsigned parts = std::max(1u, options.batch_partitions);
+    bytes += 3 * pk.domain_size * sizeof(fr) + pk.n_vars * sizeof(repr);  // a | b | c, witness
+    // A batch's witnesses and h vectors (what batch_device_bytes adds beside the arenas).
+    if (parts > 1) bytes += parts * (pk.n_vars + pk.domain_size) * sizeof(repr);
+    bytes += key_msm_scratch(pk, streamed, options.stream_chunk_points, parts, options.b2_beside).total();
   }
   return bytes;
 }
@@ -241,15 +249,23 @@ result<gpu_key_options> fit_to_budget(const proving_key_view<Curve>& pk, gpu_key
   options.device_budget_bytes.reset();
   options.twiddles = choose_twiddles(pk, options, budget);
   // Where the caller left the range to the key, smaller ranges are tried before giving up: a
-  // streamed MSM's arena shrinks with its range (gpu/msm.hpp), at some cost in time.
+  // streamed MSM's arena shrinks with its range (gpu/msm.hpp), at some cost in time. At each range
+  // B2 beside A, B1 and C first, then in their turn (one arena fewer): a smaller range costs more
+  // than B2 in turn does (B2 in ranges of 2^19 was most of a 2^25 budget proof, docs/gpu/msm.md).
   std::vector<std::size_t> ranges = {options.stream_chunk_points};
   if (options.stream_chunk_points == 0)
     for (std::size_t r = gpu::msm_g1<Curve>::default_chunk_points / 2; r >= min_budget_chunk_points; r /= 2)
       ranges.push_back(r);
   result<key_vector_set> chosen = key_vector_set{};
+  std::vector<bool> b2_places = {options.b2_beside};
+  if (options.b2_beside) b2_places.push_back(false);
   for (const std::size_t r : ranges) {
     options.stream_chunk_points = r;
-    chosen = choose_streamed(pk, options, budget);
+    for (const bool beside : b2_places) {
+      options.b2_beside = beside;
+      chosen = choose_streamed(pk, options, budget);
+      if (chosen) break;
+    }
     if (chosen) break;
   }
   if (!chosen) return chosen.error();
@@ -302,7 +318,8 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const proving_key_
     if (!m) return m.error();
     st->matrices.emplace(std::move(m).value());
   }
-  st->scratch = key_msm_scratch(pk, sv, chunk);
+  st->b2_beside = options.b2_beside;
+  st->scratch = key_msm_scratch(pk, sv, chunk, 1, options.b2_beside);
   if (options.workspace == key_workspace::own) {
     auto ws = gpu_workspace<Curve>::create(device);
     if (!ws) return ws.error();
@@ -340,8 +357,9 @@ struct gpu_proof_run {
   thread_pool& pool;
   phase_timings& t;
   msm_sums<Curve> sums{};
-  // The MSM thread's own timings and result, merged into `t` after it has joined.
-  phase_timings msm_side{};
+  // The MSM threads' own timings and results (A, B1, C and B2 in turn; B2 beside them), merged
+  // into `t` after they have joined.
+  phase_timings msm_side{}, b2_side{};
   status msm_status = status::ok();
   // The proving thread's kernel-lock interval ("ntt_h"), for its parts' spans.
   steady::time_point ntt_h_begin{}, ntt_h_end{};
@@ -405,36 +423,66 @@ status copy_witness(gpu_proof_run<Curve>& run) {
   return run.ws.event(ev::w_end).record(cs);
 }
 
-// A, B1, B2 and C, on the MSM stream under the kernel lock, once the witness is on the device. It
-// writes only its own fields of `run` (sums a, b1, b2, c; msm_side; msm_status), so it can run on
-// a thread of its own beside synthesis.
+// One witness MSM on `stream` into `out`, timed as a part of `side` (its slot and spans).
+template <class M, class Out, class Repr>
+status timed_witness_msm(const char* name, M& m, const Repr* scalars, std::size_t count, Out& out, double& slot,
+                         phase_timings& side, cudaStream_t stream, gpu::device_arena& arena) {
+  return timed_part(name, slot, side.kernel_spans, [&]() -> status {
+    auto sum = m.run_device(scalars, count, nullptr, stream, &arena);
+    if (!sum) return sum.error();
+    out = *sum;
+    return status::ok();
+  });
+}
+
+// B2 beside A, B1 and C: on its own stream and arena, under its own share of the proof's turn,
+// once the witness is on the device. Writes only sums.b2 and b2_side.
+template <class Curve>
+status run_b2_beside(gpu_proof_run<Curve>& run) {
+  using ev = typename gpu_proof_run<Curve>::ev;
+  auto& st = run.key;
+  CUZK_CUDA_TRY(cudaSetDevice(st.device));
+  const cudaStream_t bs = run.ws.b2_stream();
+  CUZK_CUDA_TRY(cudaStreamWaitEvent(bs, run.ws.event(ev::w_end).get(), 0));
+  phase_timings& side = run.b2_side;
+  timed_kernel_lock lock(run.turn, "msm_abc", side.lock_wait, side.kernel_spans);
+  return timed_witness_msm("msm_b2", st.msm_b2, run.device_witness(), st.n_vars, run.sums.b2, side.msm_b2, side, bs,
+                           run.ws.b2_msm_scratch());
+}
+
+// A, B1, B2 and C, on the MSM stream under the kernel lock, once the witness is on the device;
+// where the key gave B2 an arena of its own (msm_scratch_sizes::b2_beside), B2 runs beside the
+// others on a thread of its own (run_b2_beside). It writes only its own fields of `run` (sums a,
+// b1, b2, c; msm_side, b2_side; msm_status), so it can run on a thread of its own beside synthesis.
 template <class Curve>
 status run_witness_msms(gpu_proof_run<Curve>& run) {
   using ev = typename gpu_proof_run<Curve>::ev;
   using repr = typename Curve::fr::repr;
   auto& st = run.key;
   CUZK_CUDA_TRY(cudaSetDevice(st.device));
-  const cudaStream_t ms = run.ws.msm_stream();
-  CUZK_CUDA_TRY(cudaStreamWaitEvent(ms, run.ws.event(ev::w_end).get(), 0));
-  phase_timings& side = run.msm_side;
-  timed_kernel_lock lock(run.turn, "msm_abc", side.lock_wait, side.kernel_spans);
-  const repr* dw = run.device_witness();
-  const std::size_t n_vars = st.n_vars, n_private = st.n_vars - st.n_public - 1;
-  auto msm = [&](const char* name, auto& m, const repr* scalars, std::size_t count, auto& out,
-                 double& slot) -> status {
-    return timed_part(name, slot, side.kernel_spans, [&]() -> status {
-      auto sum = m.run_device(scalars, count, nullptr, ms, &run.ws.witness_msm_scratch());
-      if (!sum) return sum.error();
-      out = *sum;
-      return status::ok();
-    });
-  };
-  // In this order: B2 first (its G2 points are the most bytes to stream) was measured slower, 287
-  // against 266 ms at 2^24 mostly-0/1 streamed (docs/gpu/msm.md, 'One scratch for a proof').
-  CUZK_TRY(msm("msm_a", st.msm_a, dw, n_vars, run.sums.a, side.msm_a));
-  CUZK_TRY(msm("msm_b1", st.msm_b1, dw, n_vars, run.sums.b1, side.msm_b1));
-  CUZK_TRY(msm("msm_b2", st.msm_b2, dw, n_vars, run.sums.b2, side.msm_b2));
-  return msm("msm_c", st.msm_c, dw + st.n_public + 1, n_private, run.sums.c, side.msm_c);
+  status b2_status = status::ok();
+  std::jthread b2_thread;
+  if (st.b2_beside) b2_thread = std::jthread([&run, &b2_status] { b2_status = run_b2_beside(run); });
+  const status g1_status = [&]() -> status {
+    const cudaStream_t ms = run.ws.msm_stream();
+    CUZK_CUDA_TRY(cudaStreamWaitEvent(ms, run.ws.event(ev::w_end).get(), 0));
+    phase_timings& side = run.msm_side;
+    timed_kernel_lock lock(run.turn, "msm_abc", side.lock_wait, side.kernel_spans);
+    const repr* dw = run.device_witness();
+    const std::size_t n_vars = st.n_vars, n_private = st.n_vars - st.n_public - 1;
+    auto& arena = run.ws.witness_msm_scratch();
+    // In this order: B2 first (its G2 points are the most bytes to stream) was measured slower, 287
+    // against 266 ms at 2^24 mostly-0/1 streamed (docs/gpu/msm.md, 'One scratch for a proof').
+    CUZK_TRY(timed_witness_msm("msm_a", st.msm_a, dw, n_vars, run.sums.a, side.msm_a, side, ms, arena));
+    CUZK_TRY(timed_witness_msm("msm_b1", st.msm_b1, dw, n_vars, run.sums.b1, side.msm_b1, side, ms, arena));
+    if (!st.b2_beside)
+      CUZK_TRY(timed_witness_msm("msm_b2", st.msm_b2, dw, n_vars, run.sums.b2, side.msm_b2, side, ms, arena));
+    return timed_witness_msm("msm_c", st.msm_c, dw + st.n_public + 1, n_private, run.sums.c, side.msm_c, side, ms,
+                             arena);
+  }();
+  if (b2_thread.joinable()) b2_thread.join();
+  CUZK_TRY(g1_status);
+  return b2_status;
 }
 
 // a, b, c by CPU threads into the host buffer (pinned, or pageable to measure the difference),
@@ -526,15 +574,17 @@ status synthesize_and_transform(gpu_proof_run<Curve>& run) {
   return done;
 }
 
-// The MSM thread's times into the proof's, once it has joined: its MSMs, its share of the kernel
-// lock, and its spans first (they began first).
-inline void merge_msm_side(phase_timings& t, const phase_timings& side) {
+// The MSM threads' times into the proof's, once they have joined: their MSMs (B2 from `b2` where it
+// ran beside the others), their wait for the kernel lock (the longer of the two, which waited at
+// once), and their spans first (they began first).
+inline void merge_msm_side(phase_timings& t, const phase_timings& side, const phase_timings& b2 = {}) {
   t.msm_a = side.msm_a;
   t.msm_b1 = side.msm_b1;
-  t.msm_b2 = side.msm_b2;
+  t.msm_b2 = side.msm_b2 + b2.msm_b2;
   t.msm_c = side.msm_c;
-  t.lock_wait += side.lock_wait;
+  t.lock_wait += std::max(side.lock_wait, b2.lock_wait);
   std::vector<kernel_span> spans = side.kernel_spans;
+  spans.insert(spans.end(), b2.kernel_spans.begin(), b2.kernel_spans.end());
   spans.insert(spans.end(), t.kernel_spans.begin(), t.kernel_spans.end());
   t.kernel_spans = std::move(spans);
   t.lock_held = add_held_union(t.kernel_spans);
@@ -617,7 +667,7 @@ result<formats::proof<Curve>> prove_in(gpu_proof_run<Curve>& run, const typename
   }
   CUZK_TRY(main_path);
   CUZK_TRY(run.msm_status);
-  merge_msm_side(t, run.msm_side);
+  merge_msm_side(t, run.msm_side, run.b2_side);
   CUZK_TRY(read_device_times(run));
   phase_timer timer(&t.assembly);
   return assemble(run.pk, run.sums, r, s);
@@ -662,7 +712,7 @@ result<formats::proof<Curve>> prove(const proving_key_view<Curve>& pk,
   namespace cuzk::groth16 {                                                                             \
   template class gpu_proving_key<C>;                                                                    \
   template msm_scratch_sizes key_msm_scratch<C>(const proving_key_view<C>&, key_vector_set, std::size_t,      \
-                                                unsigned);                                                      \
+                                                unsigned, bool);                                                \
   template std::size_t estimate_device_bytes<C>(const proving_key_view<C>&, const gpu_key_options&,            \
                                                 key_vector_set);                                        \
   template result<key_vector_set> choose_streamed<C>(const proving_key_view<C>&, const gpu_key_options&,       \

@@ -81,13 +81,23 @@ void expect_same_proofs_with(const proving_key_view<C>& pk, std::span<const type
   if (options.device_budget_bytes) {
     // The key keeps its twiddles as choose_twiddles says and streams what choose_streamed picks
     // for its budget with them: not everything.
+    // B2 goes in turn only where beside does not fit (fit_to_budget); then every vector may stream.
     gpu_key_options chosen_options = options;
     chosen_options.twiddles = choose_twiddles<C>(pk, options, *options.device_budget_bytes);
     EXPECT_EQ(gk->twiddles(), chosen_options.twiddles);
+    chosen_options.b2_beside = gk->b2_beside();
+    if (!gk->b2_beside()) {
+      EXPECT_TRUE(options.b2_beside);
+      gpu_key_options beside = chosen_options;
+      beside.b2_beside = true;
+      EXPECT_FALSE(choose_streamed<C>(pk, beside, *options.device_budget_bytes).is_ok());
+    }
     auto chosen = choose_streamed<C>(pk, chosen_options, *options.device_budget_bytes);
     ASSERT_TRUE(chosen.is_ok()) << chosen.error().to_string();
     EXPECT_EQ(gk->streamed(), *chosen);
-    EXPECT_NE(gk->streamed(), key_vector_set::all());
+    if (gk->b2_beside()) {
+      EXPECT_NE(gk->streamed(), key_vector_set::all());
+    }
   } else {
     EXPECT_EQ(gk->streamed(), options.streamed);
     EXPECT_EQ(gk->twiddles(), options.twiddles);
@@ -123,9 +133,11 @@ void expect_same_proofs(const proving_key_view<C>& pk, std::span<const typename 
   }
 }
 
-// With streamed vectors: all five in ranges of 100 and of 333 points, B2 and H alone; what a
-// budget just below the all-resident estimate chooses (compact twiddles), and one just below the
-// compact key's (H streamed too).
+// With streamed vectors: all five in ranges of 100 and of 333 points, B2 and H alone, all five
+// with B2 in the turn of A, B1 and C instead of beside them, and resident with B2 in turn; what a
+// budget just below the all-resident estimate chooses (compact twiddles), one just below the
+// compact key's (H streamed too), and one just below the all-streamed key's with B2 beside (B2 in
+// turn).
 template <class C>
 void expect_same_proofs_streamed(const proving_key_view<C>& pk, std::span<const typename C::fr::repr> w,
                                  const formats::verification_key<C>& vk, uint64_t seed) {
@@ -136,6 +148,14 @@ void expect_same_proofs_streamed(const proving_key_view<C>& pk, std::span<const 
     gpu_key_options o;
     o.streamed = set;
     o.stream_chunk_points = chunk;
+    expect_same_proofs_with<C>(pk, w, vk, seed, 2, synthesis_place::device, o);
+  }
+  for (const auto& set : {key_vector_set::all(), key_vector_set{}}) {
+    SCOPED_TRACE("B2 in turn, streamed " + set.to_string());
+    gpu_key_options o;
+    o.streamed = set;
+    o.stream_chunk_points = 333;
+    o.b2_beside = false;
     expect_same_proofs_with<C>(pk, w, vk, seed, 2, synthesis_place::device, o);
   }
   gpu_key_options o;
@@ -160,6 +180,19 @@ void expect_same_proofs_streamed(const proving_key_view<C>& pk, std::span<const 
   EXPECT_TRUE(chosen->contains(key_vector::h)) << chosen->to_string();
   {
     SCOPED_TRACE("budget just below the compact key");
+    expect_same_proofs_with<C>(pk, w, vk, seed, 2, synthesis_place::device, o);
+  }
+  // Below the all-streamed key's size with B2 beside, B2 goes in turn (one arena fewer).
+  gpu_key_options in_turn = compact;
+  const std::size_t beside_all = estimate_device_bytes<C>(pk, compact, key_vector_set::all());
+  in_turn.b2_beside = false;
+  ASSERT_LT(estimate_device_bytes<C>(pk, in_turn, key_vector_set::all()), beside_all);
+  auto fitted = fit_to_budget<C>(pk, compact, beside_all - 1);
+  ASSERT_TRUE(fitted.is_ok()) << fitted.error().to_string();
+  EXPECT_FALSE(fitted->b2_beside);
+  o.device_budget_bytes = beside_all - 1;
+  {
+    SCOPED_TRACE("budget just below the all-streamed key with B2 beside");
     expect_same_proofs_with<C>(pk, w, vk, seed, 2, synthesis_place::device, o);
   }
   auto none = choose_streamed<C>(pk, o, 1 << 20);
@@ -495,11 +528,12 @@ TYPED_TEST(gpu_prover_test, thousand_proofs_without_device_memory_growth) {
     }
     EXPECT_EQ(mismatches, 0);
     after_loop = device_free_bytes();
-    // The MSMs ran in the workspace's two arenas, sized once by the key's count of their layouts
+    // The MSMs ran in the workspace's three arenas, sized once by the key's count of their layouts
     // (key_msm_scratch), and kept no scratch of their own.
     auto& st = gk->state();
     EXPECT_EQ(st.own->witness_msm_scratch().allocations(), 1u);
     EXPECT_EQ(st.own->h_msm_scratch().allocations(), 1u);
+    EXPECT_EQ(st.own->b2_msm_scratch().allocations(), 1u);
     for (const std::size_t own : {st.msm_a.own_scratch_bytes(), st.msm_b1.own_scratch_bytes(),
                                   st.msm_b2.own_scratch_bytes(), st.msm_c.own_scratch_bytes(),
                                   st.msm_h.own_scratch_bytes()})

@@ -22,11 +22,11 @@
 // Memory: with P the G1 affine size (64 bytes on BN254, 96 on BLS12-381), about P (3 nVars + n) +
 // 2P nVars for the points (G2 affine points are twice as large), 192 n for the NTT plan
 // (ntt_plan::device_bytes) and 36 bytes per matrix entry plus 8 per row with synthesis on the
-// device. The MSMs' scratch is the workspace's: two arenas per worker, whatever the number of keys
-// (msm_scratch(): the largest witness MSM's and H's; a few GiB each at 2^24 resident, O(chunk) when
-// streamed). A key in a budget too small for the plan's 192 n keeps its twiddles compact (tens of
+// device. The MSMs' scratch is the workspace's: up to three arenas per worker, whatever the number
+// of keys (msm_scratch(): the largest G1 witness MSM's, B2's where it runs beside them, and H's; a
+// few GiB each at 2^24 resident, O(chunk) when streamed). A key in a budget too small for the plan's 192 n keeps its twiddles compact (tens of
 // MiB; choose_twiddles). A key_workspace::own adds its workspace (96 n of device a | b | c, 32 nVars of device
-// witness, the two arenas), allocated by create(). resident_bytes() reports what cudaMemGetInfo
+// witness, the arenas), allocated by create(). resident_bytes() reports what cudaMemGetInfo
 // saw the creation take (other allocations on the device at the same moment would count too: a
 // daemon serializes them, engine/backends/gpu_prover_backend.cpp).
 //
@@ -105,6 +105,16 @@ struct gpu_key_options {
   // How the NTT plan keeps its twiddles; with a budget, create() makes them compact where the key
   // does not fit with tables (choose_twiddles).
   gpu::ntt_memory twiddles = gpu::ntt_memory::tables;
+  // B2's G2 MSM beside A, B1 and C (its own thread, stream and arena) rather than in their turn:
+  // its affine rounds wait on the host between rounds, and streamed, the G1 MSMs wait on the copy
+  // engine, so each fills the other's gaps (docs/gpu/msm.md, 'B2 beside A, B1 and C'). The arena
+  // costs device memory: with a budget, create() keeps B2 in turn where beside does not fit
+  // (fit_to_budget).
+  bool b2_beside = true;
+  // The partitions one batch proves (groth16/gpu/gpu_batch_prover.hpp): with more than one,
+  // estimate_device_bytes (and so a budget's fit) counts the batch's witnesses, h vectors and
+  // bucket sets too (batch_device_bytes), for a caller that proves batches of this size.
+  unsigned batch_partitions = 1;
 };
 
 // The smallest range a budget makes create() try: below it the per-range costs (a carry per
@@ -120,12 +130,12 @@ inline constexpr key_vector streaming_order[] = {key_vector::h, key_vector::b2, 
                                                  key_vector::a};
 
 // The MSM arenas a proof with a key of pk's shape needs, with `streamed` vectors streamed in
-// ranges of `chunk_points` (0: the default): the largest of A, B1, B2 and C, and H
-// (gpu::device_msm::scratch_bytes; the device must be current). With `sets` > 1, those of a batch
-// of that many partitions (gpu_batch_prover.hpp).
+// ranges of `chunk_points` (0: the default): the largest of A, B1 and C (and B2 unless
+// `b2_beside`), B2's own with `b2_beside`, and H (gpu::device_msm::scratch_bytes; the device must
+// be current). With `sets` > 1, those of a batch of that many partitions (gpu_batch_prover.hpp).
 template <class Curve>
 msm_scratch_sizes key_msm_scratch(const proving_key_view<Curve>& pk, key_vector_set streamed,
-                                  std::size_t chunk_points, unsigned sets = 1);
+                                  std::size_t chunk_points, unsigned sets = 1, bool b2_beside = true);
 
 // Device bytes a key of pk's shape made with `options` takes with `streamed` vectors streamed:
 // resident points, the NTT plan, the matrices with synthesis on the device, and with
@@ -186,6 +196,7 @@ struct gpu_key_state {
   bool pageable_streamed = false;                           // some stream from pageable memory
   msm_scratch_sizes scratch;                                // a proof's MSM arenas (key_msm_scratch)
   std::size_t chunk_points = 0;                             // points per streamed range
+  bool b2_beside = true;                                    // gpu_key_options::b2_beside, as chosen
 
   gpu_key_state() = default;
   gpu_key_state(const gpu_key_state&) = delete;
@@ -230,6 +241,8 @@ class gpu_proving_key {
   gpu::ntt_memory twiddles() const noexcept { return state_->plan.memory(); }
   // Points per range of the streamed vectors (the option's, or what a budget chose).
   std::size_t stream_chunk_points() const noexcept { return state_->chunk_points; }
+  // Whether B2 runs beside A, B1 and C (the option's, or what a budget chose).
+  bool b2_beside() const noexcept { return state_->b2_beside; }
   // The lock the prover holds around this key's kernels.
   kernel_gate& kernel_lock() const noexcept { return *state_->kernel_lock; }
 

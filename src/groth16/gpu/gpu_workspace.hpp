@@ -9,10 +9,12 @@
 //
 // What it holds, for a domain of n and nVars signals: the witness in pinned memory and on the
 // device (nVars each; copied once, the MSMs and the synthesis kernel read it there), the device
-// a | b | c (3n; h overwrites a, and the H MSM reads it there), the MSMs' scratch (two arenas:
-// one for A, B1, B2 and C, which run in turn on the MSM thread, one for H, which may run beside
-// them; sized by the key, msm_scratch_sizes), three streams (copies, NTTs, MSMs) and the events
-// that time them; and by where synthesis runs (synthesis_place, the key's
+// a | b | c (3n; h overwrites a, and the H MSM reads it there), the MSMs' scratch (up to three
+// arenas: one for A, B1 and C, which run in turn on the MSM thread, one for B2, which runs beside
+// them on a thread and stream of its own where the key gave it an arena, and in their turn
+// otherwise, and one for H, which runs beside them all; sized by the key, msm_scratch_sizes),
+// four streams (copies, NTTs, the G1 witness MSMs, B2) and the events that time them; and by
+// where synthesis runs (synthesis_place, the key's
 // choice): pinned a | b | c (3n) for synthesis on the host, or pageable a | b | c to measure the
 // difference. Pinned memory costs ~0.5 s per GiB to
 // allocate (pinned_buffer.hpp), so reserve() allocates only when a proof needs more than the
@@ -47,12 +49,15 @@
 
 namespace cuzk::groth16 {
 
-// Device bytes of a proof's two MSM arenas, as its key lays them out (gpu_proving_key's
-// msm_scratch()): the largest of A, B1, B2 and C, and H's.
+// Device bytes of a proof's MSM arenas, as its key lays them out (gpu_proving_key's
+// msm_scratch()): the largest of A, B1 and C (and B2's where it runs in their turn), B2's where it
+// runs beside them (0: it does not), and H's.
 struct msm_scratch_sizes {
   std::size_t witness_side = 0;
+  std::size_t b2_side = 0;
   std::size_t h_side = 0;
-  std::size_t total() const noexcept { return witness_side + h_side; }
+  std::size_t total() const noexcept { return witness_side + b2_side + h_side; }
+  bool b2_beside() const noexcept { return b2_side != 0; }
 };
 
 template <class Curve>
@@ -105,15 +110,17 @@ class gpu_workspace {
       if (!made) return made.error();
       *s = std::move(made).value();
     }
-    // The witness MSMs first wherever they share the SMs with the transforms and H: streamed, they
+    // The witness MSMs (B2's stream too) first wherever they share the SMs with the transforms and H: streamed, they
     // wait on the copy engine, and each range's additions that start at once let the next range's
     // copy start, so the copies run beside H's compute instead of after it (docs/gpu/msm.md, 'One
     // scratch for a proof').
     auto high = gpu::cuda_stream::highest_priority();
     if (!high) return high.error();
-    auto msm = gpu::cuda_stream::create(*high);
-    if (!msm) return msm.error();
-    w.msm_stream_ = std::move(msm).value();
+    for (auto* s : {&w.msm_stream_, &w.b2_stream_}) {
+      auto made = gpu::cuda_stream::create(*high);
+      if (!made) return made.error();
+      *s = std::move(made).value();
+    }
     for (auto& ev : w.events_) {
       auto made = gpu::cuda_event::create();
       if (!made) return made.error();
@@ -150,10 +157,11 @@ class gpu_workspace {
     if (lent_w_ == nullptr) CUZK_TRY(grow(host_w_, n_vars));
     CUZK_TRY(grow(w_, n_vars));
     CUZK_TRY(grow(abc_, 3 * domain_size));
-    const std::size_t arena_allocations = msm_scratch_[0].allocations() + msm_scratch_[1].allocations();
+    const std::size_t arena_allocations = arena_allocation_count();
     CUZK_TRY(msm_scratch_[0].reserve(scratch.witness_side));
     CUZK_TRY(msm_scratch_[1].reserve(scratch.h_side));
-    if (msm_scratch_[0].allocations() + msm_scratch_[1].allocations() != arena_allocations) grew = true;
+    CUZK_TRY(msm_scratch_[2].reserve(scratch.b2_side));
+    if (arena_allocation_count() != arena_allocations) grew = true;
     switch (place) {
       case synthesis_place::device:
         break;
@@ -202,7 +210,8 @@ class gpu_workspace {
   // Bytes of pinned host memory and of device memory the buffers hold now.
   std::size_t pinned_bytes() const noexcept { return host_abc_.bytes() + host_w_.bytes(); }
   std::size_t device_bytes() const noexcept {
-    return abc_.bytes() + w_.bytes() + msm_scratch_[0].capacity() + msm_scratch_[1].capacity();
+    return abc_.bytes() + w_.bytes() + msm_scratch_[0].capacity() + msm_scratch_[1].capacity() +
+           msm_scratch_[2].capacity();
   }
   // Device bytes the buffers hold after reserve(n_vars, domain_size, any place, scratch): what a
   // caller reserves in a device memory budget before it calls reserve().
@@ -210,7 +219,8 @@ class gpu_workspace {
                                  msm_scratch_sizes scratch) const noexcept {
     return std::max(abc_.size(), 3 * domain_size) * sizeof(fr) + std::max(w_.size(), n_vars) * sizeof(repr) +
            std::max(msm_scratch_[0].capacity(), scratch.witness_side) +
-           std::max(msm_scratch_[1].capacity(), scratch.h_side);
+           std::max(msm_scratch_[1].capacity(), scratch.h_side) +
+           std::max(msm_scratch_[2].capacity(), scratch.b2_side);
   }
   // How many reserve() calls allocated (an MSM that finds its arena too small grows it during a
   // proof; that is not counted here, and does not happen with the key's sizes).
@@ -222,16 +232,22 @@ class gpu_workspace {
   repr* host_w() noexcept { return lent_w_ != nullptr ? lent_w_ : host_w_.data(); }
   fr* abc() noexcept { return abc_.data(); }
   repr* w() noexcept { return w_.data(); }
-  // The arena of the A, B1, B2 and C MSMs, and H's.
+  // The arena of the A, B1 and C MSMs (and B2's in their turn), H's, and B2's beside them.
   gpu::device_arena& witness_msm_scratch() noexcept { return msm_scratch_[0]; }
   gpu::device_arena& h_msm_scratch() noexcept { return msm_scratch_[1]; }
+  gpu::device_arena& b2_msm_scratch() noexcept { return msm_scratch_[2]; }
   cudaStream_t copy_stream() const noexcept { return copy_stream_.get(); }
   cudaStream_t ntt_stream() const noexcept { return ntt_stream_.get(); }
   cudaStream_t msm_stream() const noexcept { return msm_stream_.get(); }
+  cudaStream_t b2_stream() const noexcept { return b2_stream_.get(); }
   const gpu::cuda_stream& ntt_stream_owner() const noexcept { return ntt_stream_; }
   gpu::cuda_event& event(event_id e) noexcept { return events_[e]; }
 
  private:
+  std::size_t arena_allocation_count() const noexcept {
+    return msm_scratch_[0].allocations() + msm_scratch_[1].allocations() + msm_scratch_[2].allocations();
+  }
+
   // Declared first, so destroyed last: sets the device that was current before ~gpu_workspace back.
   struct restore_device {
     int device = -1;
@@ -250,13 +266,13 @@ class gpu_workspace {
   gpu::pinned_buffer<repr> host_w_;    // the witness, staged for its one copy to the device
   gpu::device_buffer<fr> abc_;         // a | b | c, domain_size each
   gpu::device_buffer<repr> w_;         // the witness the MSMs (and the device synthesis) read
-  gpu::device_arena msm_scratch_[2];   // the witness MSMs' and H's scratch
+  gpu::device_arena msm_scratch_[3];   // the witness MSMs', H's and B2's (beside them) scratch
   repr* lent_w_ = nullptr;        // lend_host()'s, used instead of host_w_ / host_abc_
   std::size_t lent_w_count_ = 0;
   fr* lent_abc_ = nullptr;
   std::size_t lent_abc_count_ = 0;
   std::function<void()> give_back_;  // the lender's, until the lent buffers are given back
-  gpu::cuda_stream copy_stream_, ntt_stream_, msm_stream_;
+  gpu::cuda_stream copy_stream_, ntt_stream_, msm_stream_, b2_stream_;
   gpu::cuda_event events_[n_events];
 };
 

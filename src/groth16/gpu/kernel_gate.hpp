@@ -1,13 +1,14 @@
 // kernel_gate: the device's kernel lock, which keeps two proofs' kernels apart (gpu_proving_key.hpp
 // says why); shared_turn: one proof's turn at it, shared by the proof's two sides.
 //
-// A proof has two sides that use the GPU on two threads: the witness MSMs (A, B1, B2, C) and the
-// synthesis, NTTs and H MSM (gpu_prover.hpp). They touch disjoint buffers (each has its own MSM
-// arena, gpu_workspace.hpp), so they may run at once, and should: streamed from host memory, the
-// witness MSMs of a mostly-0/1 witness wait on the copy engine while H's dense MSM keeps the SMs
-// busy (docs/gpu/msm.md, 'One scratch for a proof'). So the first side to need the device takes the
-// gate, the other joins its turn without waiting, and the last to leave opens the gate. A side
-// that finds the gate taken by another proof waits as before.
+// A proof has two sides that use the GPU on their own threads: the witness MSMs (A, B1, C, and B2
+// on a third thread beside them) and the synthesis, NTTs and H MSM (gpu_prover.hpp). They touch
+// disjoint buffers (each has its own MSM arena, gpu_workspace.hpp), so they may run at once, and
+// should: streamed from host memory, the witness MSMs of a mostly-0/1 witness wait on the copy
+// engine while H's dense MSM keeps the SMs busy (docs/gpu/msm.md, 'One scratch for a proof'). So
+// the first side to need the device takes the gate, the others join its turn without waiting, and
+// the last to leave opens the gate. A side that finds the gate taken by another proof waits as
+// before.
 //
 // The gate is a binary semaphore, not a mutex, because the side that opens it need not be the
 // side that took it. It meets the Lockable requirements (lock, try_lock, unlock).

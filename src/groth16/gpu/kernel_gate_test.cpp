@@ -1,5 +1,6 @@
-// shared_turn: the two sides of a proof share one turn at the gate, and a side whose contended
-// work throws leaves nothing behind (host code only: runs without a GPU).
+// shared_turn: the sides of a proof (two, or three with B2 beside A, B1 and C) share one turn at
+// the gate, and a side whose contended work throws leaves nothing behind (host code only: runs
+// without a GPU).
 #include "groth16/gpu/kernel_gate.hpp"
 
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include <chrono>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 namespace cuzk::groth16 {
 namespace {
@@ -41,6 +43,35 @@ TEST(shared_turn, a_side_that_finds_the_gate_taken_runs_its_contended_work_then_
   gate.unlock();
   side.join();
   EXPECT_TRUE(entered);
+  EXPECT_TRUE(gate.try_lock());
+  gate.unlock();
+}
+
+TEST(shared_turn, three_sides_that_wait_for_the_gate_all_join_one_turn_and_the_last_opens_it) {
+  kernel_gate gate;
+  gate.lock();  // another proof's turn
+  shared_turn turn(gate);
+  std::atomic<int> contended{0}, inside{0}, most_inside{0};
+  std::atomic<bool> go_out{false};
+  std::vector<std::jthread> sides;
+  for (int i = 0; i < 3; ++i)
+    sides.emplace_back([&] {
+      turn.enter([&] { ++contended; });
+      const int now = ++inside;
+      for (int seen = most_inside; seen < now && !most_inside.compare_exchange_weak(seen, now);) {
+      }
+      while (!go_out) std::this_thread::yield();
+      turn.leave();
+    });
+  while (contended < 3) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(inside, 0);  // the gate is still the other proof's
+  gate.unlock();
+  while (inside < 3) std::this_thread::yield();
+  EXPECT_EQ(most_inside, 3);  // all three at once, in one turn
+  EXPECT_FALSE(gate.try_lock());
+  go_out = true;
+  for (auto& s : sides) s.join();
   EXPECT_TRUE(gate.try_lock());
   gate.unlock();
 }
