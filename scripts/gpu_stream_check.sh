@@ -14,6 +14,11 @@
 #     with every vector streamed.
 #  6. (step "twiddles") 2^24 resident with compact twiddles (docs/gpu/ntt.md, 'Compact plans'), to
 #     set beside step 2's resident rows.
+#  7. (step "g2") `cuzk bench msm --group g2` on both curves, points resident (G2_LOGS, default
+#     20,22,24) and streamed (2^24), scalars on the device as a proof's.
+#  8. (step "largest") the largest domains' tests: the NTT and the MSM at BN254's 2^28.
+# B2 (default "beside"; "beside in-turn" for both) runs steps 2, 3 and 5 once per place of B2's
+# MSM (`--b2`), the rows named with it.
 # WITNESSES (default "boolean dense"), SMALL_REPS and LARGE_REPS narrow steps 2, 3 and 6; PLACES
 # (default "streamed"; "chosen" lets the device budget pick what streams) steps 3 and 5.
 # The logs are packed after every step into $OUT/logs.tar.xz (the device tool brings back only a
@@ -64,10 +69,28 @@ bench() {
   pack
 }
 
+if [[ $steps == *" g2 "* ]]; then
+  for curve in bn254 bls12-381; do
+    "$bin/cuzk" bench msm --curve "$curve" --group g2 --log-size "${G2_LOGS:-20,22,24}" \
+      --scalars device --reps 5 >"$out/g2_${curve}_resident.log" 2>&1
+    echo "g2 $curve resident rc=$?" | tee -a "$out/summary.log"
+    "$bin/cuzk" bench msm --curve "$curve" --group g2 --log-size 24 --scalars device --reps 3 \
+      --points streamed >"$out/g2_${curve}_streamed.log" 2>&1
+    echo "g2 $curve streamed rc=$?" | tee -a "$out/summary.log"
+    pack
+  done
+fi
+if [[ $steps == *" largest "* ]]; then
+  "$bin/gpu_tests" --gtest_filter='*Largest*' >"$out/largest_tests.log" 2>&1
+  echo "largest-domain tests rc=$?" | tee -a "$out/summary.log"
+  pack
+fi
 if [[ $steps == *" small "* ]]; then
   for w in ${WITNESSES:-boolean dense}; do
-    bench "p24_${w}_resident" --log-size 24 --witness "$w" --reps "${SMALL_REPS:-5}"
-    bench "p24_${w}_streamed" --log-size 24 --witness "$w" --reps "${SMALL_REPS:-5}" --stream all
+    for b2 in ${B2:-beside}; do
+      bench "p24_${w}_resident_b2${b2}" --log-size 24 --witness "$w" --reps "${SMALL_REPS:-5}" --b2 "$b2"
+      bench "p24_${w}_streamed_b2${b2}" --log-size 24 --witness "$w" --reps "${SMALL_REPS:-5}" --stream all --b2 "$b2"
+    done
   done
 fi
 if [[ $steps == *" twiddles "* ]]; then
@@ -77,19 +100,33 @@ if [[ $steps == *" twiddles "* ]]; then
 fi
 # PLACES: how the large and batch steps place the key: "streamed" (every vector streamed) and/or
 # "chosen" (the bench's device budget picks what streams, choose_streamed).
-place_args() { [[ $1 == streamed ]] && echo "--stream all"; }
+# LARGE_BUDGET_MIB gives the "chosen" placements a device budget: without one the bench keeps every
+# vector resident, which at 2^27 does not fit.
+place_args() {
+  if [[ $1 == streamed ]]; then
+    echo "--stream all"
+  elif [[ -n ${LARGE_BUDGET_MIB:-} ]]; then
+    echo "--gpu-budget-mib $LARGE_BUDGET_MIB"
+  fi
+}
 if [[ $steps == *" large "* ]]; then
   for k in ${LARGE:-26 27}; do
     for place in ${PLACES:-streamed}; do
-      # shellcheck disable=SC2046
-      bench "p${k}_boolean_${place}" --log-size "$k" --witness boolean --reps "${LARGE_REPS:-2}" $(place_args "$place")
+      for b2 in ${B2:-beside}; do
+        # shellcheck disable=SC2046
+        bench "p${k}_boolean_${place}_b2${b2}" --log-size "$k" --witness boolean --reps "${LARGE_REPS:-2}" \
+          --b2 "$b2" $(place_args "$place")
+      done
     done
   done
 fi
 if [[ $steps == *" batch "* ]]; then
   for place in ${PLACES:-streamed}; do
-    # shellcheck disable=SC2046
-    bench "p26_boolean_${place}_x10" --log-size 26 --witness boolean --reps 1 --partitions 10 $(place_args "$place")
+    for b2 in ${B2:-beside}; do
+      # shellcheck disable=SC2046
+      bench "p26_boolean_${place}_x10_b2${b2}" --log-size 26 --witness boolean --reps 1 --partitions 10 \
+        --b2 "$b2" $(place_args "$place")
+    done
   done
 fi
 if [[ $steps == *" budget "* ]]; then
