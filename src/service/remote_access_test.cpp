@@ -240,7 +240,11 @@ TEST_F(remote_access, a_tls_client_at_a_plaintext_port_is_told_so) {
   EXPECT_NE(out.find("does not speak TLS on that port"), std::string::npos) << out;
   // The plaintext listener still serves a plaintext client, and the socket any client.
   EXPECT_TRUE(get_status(plain->addr, {}).ok());
-  EXPECT_EQ(cuzk("status --socket " + guarded->sock).first, 0);
+  const auto [status_rc, status] = cuzk("status --socket " + guarded->sock);
+  EXPECT_EQ(status_rc, 0) << status;
+  // The status names the token's file, never the token.
+  EXPECT_NE(status.find(certs->token), std::string::npos) << status;
+  EXPECT_EQ(status.find("0123456789abcdef"), std::string::npos) << status;
 }
 
 TEST_F(remote_access, the_cli_verbs_and_bench_prove_with_the_flags) {
