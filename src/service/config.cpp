@@ -96,7 +96,8 @@ std::vector<config_key> make_table() {
           "address); empty: off"),
       local_only(STR(tls_cert, false,
                      "TLS for the TCP listener (and HTTP on a non-loopback address): the server certificate "
-                     "chain, a PEM file; needs tls_key; empty: plaintext")),
+                     "chain, a PEM file; needs tls_key; empty: plaintext (docs/cluster.md, \"Remote access: TLS and "
+                     "tokens\")")),
       local_only(STR(tls_key, false, "the private key of tls_cert, a PEM file (keep it mode 0600)")),
       local_only(STR(tls_client_ca, false,
                      "mutual TLS: the CA certificates (PEM) that sign client certificates; a TCP client "
