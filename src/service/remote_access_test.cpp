@@ -18,6 +18,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "service/client.hpp"
 #include "service/daemon_test_util.hpp"
@@ -106,7 +107,10 @@ struct tcp_daemon {
       ::execl(CUZK_BIN, CUZK_BIN, "daemon", "--config", config.c_str(), static_cast<char*>(nullptr));
       ::_exit(127);
     }
-    // The socket answers once the TCP listener is bound too (one BuildAndStart).
+    // The socket answers once the TCP listener is bound too (one BuildAndStart). Waiting for its
+    // file first spares gRPC's first reconnect backoff (a second) in every test.
+    const auto until = std::chrono::steady_clock::now() + 20s;
+    while (!fs::exists(sock) && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(5ms);
     auto ch = connect(sock, "");
     EXPECT_TRUE(ch->WaitForConnected(std::chrono::system_clock::now() + 20s)) << "daemon did not come up";
   }
@@ -119,18 +123,24 @@ struct tcp_daemon {
 
 class remote_access : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    certs = new pki();
-    guarded = new tcp_daemon("guarded",
-                             "tls_cert = \"" + certs->server_cert + "\"\ntls_key = \"" + certs->server_key +
-                                 "\"\ntls_client_ca = \"" + certs->ca + "\"\nauth_token_file = \"" + certs->token +
-                                 "\"\n",
-                             "0.0.0.0");
-    plain = new tcp_daemon("plain", "", "127.0.0.1");
+  static void SetUpTestSuite() { certs = new pki(); }
+  // Each daemon is started by the first test that uses it (ctest runs each test in its own process).
+  static tcp_daemon& guarded() {
+    if (!guarded_)
+      guarded_ = new tcp_daemon("guarded",
+                                "tls_cert = \"" + certs->server_cert + "\"\ntls_key = \"" + certs->server_key +
+                                    "\"\ntls_client_ca = \"" + certs->ca + "\"\nauth_token_file = \"" +
+                                    certs->token + "\"\n",
+                                "0.0.0.0");
+    return *guarded_;
+  }
+  static tcp_daemon& plain() {
+    if (!plain_) plain_ = new tcp_daemon("plain", "", "127.0.0.1");
+    return *plain_;
   }
   static void TearDownTestSuite() {
-    delete guarded;
-    delete plain;
+    delete guarded_;
+    delete plain_;
     delete certs;
   }
   static client_credentials full() {
@@ -156,15 +166,15 @@ class remote_access : public ::testing::Test {
   }
 
   static pki* certs;
-  static tcp_daemon* guarded;
-  static tcp_daemon* plain;
+  static tcp_daemon* guarded_;
+  static tcp_daemon* plain_;
 };
 pki* remote_access::certs = nullptr;
-tcp_daemon* remote_access::guarded = nullptr;
-tcp_daemon* remote_access::plain = nullptr;
+tcp_daemon* remote_access::guarded_ = nullptr;
+tcp_daemon* remote_access::plain_ = nullptr;
 
 TEST_F(remote_access, a_client_with_every_credential_proves_over_tls) {
-  auto ch = connect("", guarded->addr, full());
+  auto ch = connect("", guarded().addr, full());
   ASSERT_TRUE(ch) << ch.error().to_string();
   auto stub = make_stub(*ch);
   v1::SubmitProofRequest req;
@@ -188,14 +198,14 @@ TEST_F(remote_access, a_client_with_every_credential_proves_over_tls) {
 }
 
 TEST_F(remote_access, a_client_without_credentials_is_refused_and_told_to_use_tls) {
-  const auto s = get_status(guarded->addr, {});
+  const auto s = get_status(guarded().addr, {});
   EXPECT_FALSE(s.ok());
-  const auto why = explain_call_failure(s, guarded->addr, {});
+  const auto why = explain_call_failure(s, guarded().addr, {});
   EXPECT_NE(why.find("speaks TLS and this client connected in plaintext: pass --tls-ca"), std::string::npos) << why;
   // The CLI says the same, not gRPC's raw string.
-  const auto [rc, out] = cuzk("status --addr " + guarded->addr);
+  const auto [rc, out] = cuzk("status --addr " + guarded().addr);
   EXPECT_EQ(rc, 1);
-  EXPECT_NE(out.find("cuzk: error: daemon: the daemon at " + guarded->addr + " speaks TLS"), std::string::npos)
+  EXPECT_NE(out.find("cuzk: error: daemon: the daemon at " + guarded().addr + " speaks TLS"), std::string::npos)
       << out;
 }
 
@@ -203,10 +213,10 @@ TEST_F(remote_access, tls_without_a_client_certificate_or_token_is_refused) {
   auto creds = full();
   creds.tls_cert.clear();
   creds.tls_key.clear();
-  EXPECT_FALSE(get_status(guarded->addr, creds).ok());
+  EXPECT_FALSE(get_status(guarded().addr, creds).ok());
   creds = full();
   creds.token_file.clear();
-  const auto s = get_status(guarded->addr, creds);
+  const auto s = get_status(guarded().addr, creds);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAUTHENTICATED) << s.error_message();
   EXPECT_NE(s.error_message().find("asks for a bearer token: pass --token-file"), std::string::npos)
       << s.error_message();
@@ -215,10 +225,10 @@ TEST_F(remote_access, tls_without_a_client_certificate_or_token_is_refused) {
 TEST_F(remote_access, a_wrong_token_is_refused) {
   auto creds = full();
   creds.token_file = certs->wrong_token;
-  const auto s = get_status(guarded->addr, creds);
+  const auto s = get_status(guarded().addr, creds);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_NE(s.error_message().find("bearer token was refused"), std::string::npos) << s.error_message();
-  const auto [rc, out] = cuzk("status --addr " + guarded->addr + tls_flags(certs->wrong_token));
+  const auto [rc, out] = cuzk("status --addr " + guarded().addr + tls_flags(certs->wrong_token));
   EXPECT_EQ(rc, 1);
   EXPECT_NE(out.find("refused the call: the bearer token was refused"), std::string::npos) << out;
 }
@@ -227,20 +237,20 @@ TEST_F(remote_access, a_client_certificate_from_an_unknown_ca_is_refused) {
   auto creds = full();
   creds.tls_cert = certs->stranger_cert;
   creds.tls_key = certs->stranger_key;
-  const auto s = get_status(guarded->addr, creds);
+  const auto s = get_status(guarded().addr, creds);
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.error_code(), grpc::StatusCode::OK);
-  const auto why = explain_call_failure(s, guarded->addr, creds);
-  EXPECT_NE(why.find("TLS handshake with the daemon at " + guarded->addr + " failed"), std::string::npos) << why;
+  const auto why = explain_call_failure(s, guarded().addr, creds);
+  EXPECT_NE(why.find("TLS handshake with the daemon at " + guarded().addr + " failed"), std::string::npos) << why;
 }
 
 TEST_F(remote_access, a_tls_client_at_a_plaintext_port_is_told_so) {
-  const auto [rc, out] = cuzk("circuits --addr " + plain->addr + " --tls-ca " + certs->ca);
+  const auto [rc, out] = cuzk("circuits --addr " + plain().addr + " --tls-ca " + certs->ca);
   EXPECT_EQ(rc, 1);
   EXPECT_NE(out.find("does not speak TLS on that port"), std::string::npos) << out;
   // The plaintext listener still serves a plaintext client, and the socket any client.
-  EXPECT_TRUE(get_status(plain->addr, {}).ok());
-  const auto [status_rc, status] = cuzk("status --socket " + guarded->sock);
+  EXPECT_TRUE(get_status(plain().addr, {}).ok());
+  const auto [status_rc, status] = cuzk("status --socket " + guarded().sock);
   EXPECT_EQ(status_rc, 0) << status;
   // The status names the token's file, never the token.
   EXPECT_NE(status.find(certs->token), std::string::npos) << status;
@@ -248,7 +258,7 @@ TEST_F(remote_access, a_tls_client_at_a_plaintext_port_is_told_so) {
 }
 
 TEST_F(remote_access, the_cli_verbs_and_bench_prove_with_the_flags) {
-  const std::string at = " --addr " + guarded->addr + tls_flags(certs->token);
+  const std::string at = " --addr " + guarded().addr + tls_flags(certs->token);
   auto [rc, out] = cuzk("circuits" + at);
   EXPECT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("poseidon"), std::string::npos) << out;
@@ -256,23 +266,23 @@ TEST_F(remote_access, the_cli_verbs_and_bench_prove_with_the_flags) {
   EXPECT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("\"publicSignals\""), std::string::npos) << out;
   // The token from CUZK_TOKEN_FILE, as a script sets it once.
-  std::tie(rc, out) = cuzk("submit -c poseidon " + wtns + " --addr " + guarded->addr + tls_flags(""),
+  std::tie(rc, out) = cuzk("submit -c poseidon " + wtns + " --addr " + guarded().addr + tls_flags(""),
                            "CUZK_TOKEN_FILE=" + certs->token);
   ASSERT_EQ(rc, 0) << out;
   const std::string job = out.substr(0, out.find('\n'));
-  std::tie(rc, out) = cuzk("await " + job + at + " -o " + guarded->dir + "/out");
+  std::tie(rc, out) = cuzk("await " + job + at + " -o " + guarded().dir + "/out");
   EXPECT_EQ(rc, 0) << out;
-  EXPECT_TRUE(fs::exists(guarded->dir + "/out/proof.json"));
+  EXPECT_TRUE(fs::exists(guarded().dir + "/out/proof.json"));
   std::tie(rc, out) = cuzk("bench single -n 1 -c poseidon " + wtns + at);
   EXPECT_EQ(rc, 0) << out;
   // A flag naming a file that is not there is a usage error naming the flag.
-  std::tie(rc, out) = cuzk("status --addr " + guarded->addr + " --tls-ca " + certs->dir + "/none.pem");
+  std::tie(rc, out) = cuzk("status --addr " + guarded().addr + " --tls-ca " + certs->dir + "/none.pem");
   EXPECT_EQ(rc, 2);
   EXPECT_NE(out.find("--tls-ca: "), std::string::npos) << out;
 }
 
 TEST_F(remote_access, http_on_a_network_address_is_https_and_asks_for_the_token) {
-  httplib::SSLClient https("127.0.0.1", guarded->http_port, certs->client_cert, certs->client_key);
+  httplib::SSLClient https("127.0.0.1", guarded().http_port, certs->client_cert, certs->client_key);
   https.set_ca_cert_path(certs->ca.c_str());
   https.enable_server_certificate_verification(true);
   auto health = https.Get("/healthz");
@@ -287,7 +297,7 @@ TEST_F(remote_access, http_on_a_network_address_is_https_and_asks_for_the_token)
   EXPECT_EQ(served->status, 200);
   EXPECT_NE(served->body.find("cuzk_"), std::string::npos);
   // Plain HTTP at that port gets no answer from it.
-  httplib::Client http("127.0.0.1", guarded->http_port);
+  httplib::Client http("127.0.0.1", guarded().http_port);
   http.set_connection_timeout(2);
   http.set_read_timeout(2);
   auto plain_answer = http.Get("/healthz");
@@ -295,8 +305,8 @@ TEST_F(remote_access, http_on_a_network_address_is_https_and_asks_for_the_token)
 }
 
 TEST_F(remote_access, an_http_body_over_the_limit_is_refused_before_it_is_read) {
-  httplib::Client http("127.0.0.1", plain->http_port);
-  // 64 KiB + 1 declared: answered 413 at once, with nothing of the body sent.
+  httplib::Client http("127.0.0.1", plain().http_port);
+  // 64 KiB + 1: answered 413; the server discards such a body as it arrives and never holds it.
   http.set_read_timeout(5);
   auto big = http.Post("/status", std::string(http_max_body_bytes + 1, 'x'), "text/plain");
   ASSERT_TRUE(big) << httplib::to_string(big.error());
