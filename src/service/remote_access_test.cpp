@@ -7,8 +7,11 @@
 // verbs and `cuzk bench` with the flags (and CUZK_TOKEN_FILE) prove end to end; HTTP on a
 // non-loopback address speaks HTTPS and asks for the token; and a request body over HTTP's limit
 // is refused before it is read.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -311,6 +314,20 @@ TEST_F(remote_access, an_http_body_over_the_limit_is_refused_before_it_is_read) 
   auto big = http.Post("/status", std::string(http_max_body_bytes + 1, 'x'), "text/plain");
   ASSERT_TRUE(big) << httplib::to_string(big.error());
   EXPECT_EQ(big->status, 413);
+  // 100 GB declared and none of it sent: 413 once the read times out (1 s), nothing allocated for it.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(plain().http_port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  const std::string head = "POST /status HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000000\r\n\r\n";
+  ASSERT_EQ(::write(fd, head.data(), head.size()), static_cast<ssize_t>(head.size()));
+  char reply[64] = {};
+  const ssize_t n = ::read(fd, reply, sizeof reply - 1);
+  ::close(fd);
+  ASSERT_GT(n, 0);
+  EXPECT_EQ(std::string(reply).rfind("HTTP/1.1 413", 0), 0u) << reply;
   // Under it, a body on a GET-only server is still just not found/allowed, never a crash.
   auto small = http.Post("/status", std::string(16, 'x'), "text/plain");
   ASSERT_TRUE(small);
