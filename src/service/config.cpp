@@ -92,7 +92,21 @@ std::vector<config_key> make_table() {
                      "its tables; empty: the SQLite file in data_dir")),
       local_only(STR(socket, false, "gRPC Unix socket (mode 0600); empty: <data_dir>/cuzk.sock")),
       STR(listen, false,
-          "gRPC over TCP as host:port (no TLS, no auth: bind to a private address); empty: off"),
+          "gRPC over TCP as host:port; without tls_cert it has no TLS and no auth (bind to a private "
+          "address); empty: off"),
+      local_only(STR(tls_cert, false,
+                     "TLS for the TCP listener (and HTTP on a non-loopback address): the server certificate "
+                     "chain, a PEM file; needs tls_key; empty: plaintext (docs/cluster.md, \"Remote access: TLS and "
+                     "tokens\")")),
+      local_only(STR(tls_key, false, "the private key of tls_cert, a PEM file (keep it mode 0600)")),
+      local_only(STR(tls_client_ca, false,
+                     "mutual TLS: the CA certificates (PEM) that sign client certificates; a TCP client "
+                     "without a certificate they verify is refused; needs tls_cert; empty: no client "
+                     "certificates asked")),
+      local_only(STR(auth_token_file, false,
+                     "a file holding the bearer token TCP clients must send (authorization: Bearer ...); "
+                     "its first line is the token; needs tls_cert (a token in plaintext can be read on "
+                     "the way); empty: no token asked; the Unix socket never asks")),
       STR(http, false,
           "HTTP /healthz /status /metrics /trace as host:port; empty: off; the default (127.0.0.1:9745) "
           "is skipped with a warning when its port is taken, any other address that cannot be bound "

@@ -47,6 +47,9 @@ struct daemon_config {
   std::string database;
   std::string socket;  // empty: <data_dir>/cuzk.sock
   std::string listen;  // host:port for TCP; empty: none
+  // Remote access (remote_access.hpp): PEM paths for TLS on the TCP listener, the CA that signs
+  // client certificates (mutual TLS), and a file holding the bearer token. Empty: off.
+  std::string tls_cert, tls_key, tls_client_ca, auth_token_file;
   std::string http = default_http_address;  // host:port for HTTP; empty: none
   int64_t max_message_mib = 0;     // 0: from the keys registered at start (message_limit.hpp)
   int64_t request_memory_mib = 0;  // 0: from the message limit (message_limit.hpp)

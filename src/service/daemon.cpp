@@ -20,6 +20,7 @@
 #include "service/logging.hpp"
 #include "service/message_limit.hpp"
 #include "service/process_metrics.hpp"
+#include "service/remote_access.hpp"
 #include "service/status_json.hpp"
 
 namespace cuzk::service {
@@ -141,8 +142,21 @@ int run_daemon(const std::string& config_path) {
   b.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   std::filesystem::remove(sock, ec);  // a stale socket from a crash
   b.AddListeningPort("unix:" + sock, grpc::InsecureServerCredentials());
+  // TLS and client authentication guard TCP only; the socket's file mode guards it (remote_access.hpp).
+  auto tcp_creds = tcp_server_credentials(cfg);
+  if (!tcp_creds) {
+    log_line(log_level::error, "service: " + tcp_creds.error().to_string());
+    return 1;
+  }
+  if (!cfg.listen.empty() && cfg.tls_cert.empty()) {
+    auto hp = split_host_port(cfg.listen, "listen");
+    if (hp && !is_loopback_host(hp->first))
+      log_line(log_level::warn, "service: listen=" + cfg.listen +
+                                    " is plaintext without authentication: anyone who reaches it may submit "
+                                    "and cancel jobs; set tls_cert, tls_key and tls_client_ca or auth_token_file");
+  }
   int tcp_port = 0;
-  if (!cfg.listen.empty()) b.AddListeningPort(cfg.listen, grpc::InsecureServerCredentials(), &tcp_port);
+  if (!cfg.listen.empty()) b.AddListeningPort(cfg.listen, *tcp_creds, &tcp_port);
   b.RegisterService(&svc);
   // The socket is created with mode 0600: only the daemon's user may submit.
   const mode_t old_mask = ::umask(077);
@@ -157,7 +171,13 @@ int run_daemon(const std::string& config_path) {
 
   std::unique_ptr<http_service> http;
   if (!cfg.http.empty()) {
-    auto h = http_service::start(cfg.http, *eng, public_status_doc, metrics_doc);
+    auto tls = http_tls_for(cfg);
+    if (!tls) {
+      log_line(log_level::error, "service: " + tls.error().to_string());
+      server->Shutdown();
+      return 1;
+    }
+    auto h = http_service::start(cfg.http, *eng, public_status_doc, metrics_doc, *tls);
     if (h) {
       http = std::move(h).value();
     } else if (cfg.http == default_http_address) {
@@ -175,7 +195,11 @@ int run_daemon(const std::string& config_path) {
   }
   log_line(log_level::info,
            "service: listening socket=" + sock + (cfg.listen.empty() ? "" : " tcp=" + cfg.listen) +
-               (http ? " http=http://" + split_host_port(cfg.http, "http")->first + ":" +
+               (cfg.tls_cert.empty() ? "" : " tls=on") +
+               (cfg.tls_client_ca.empty() ? "" : " client_certificates=required") +
+               (cfg.auth_token_file.empty() ? "" : " token=required") +
+               (http ? " http=" + std::string(http->secure() ? "https" : "http") + "://" +
+                           split_host_port(cfg.http, "http")->first + ":" +
                            std::to_string(http->port()) + "/status"
                      : " http=off") +
                " data_dir=" + cfg.data_dir + " max_message_bytes=" + std::to_string(max_msg) +
