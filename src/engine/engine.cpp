@@ -173,7 +173,8 @@ void engine::set_state(live_job& j, job_state s) {
   // are in memory. Each store write is an fsync'd commit: 2-3 ms on this machine, against ~45 ms
   // for a whole small proof, so writing every phase cost a quarter of the throughput.
   if (s != job_state::loading_key) return;
-  const status st = store_->update_state(j.rec.info.id, s, attempts);
+  // A claimed job's start is fenced by its lease (pg_job_leases::started): the claim counted the attempt.
+  const status st = j.lease ? leases_->started(*j.lease) : store_->update_state(j.rec.info.id, s, attempts);
   if (!st) log(log_level::warn, "engine: job=" + std::to_string(j.rec.info.id) + " store: " + st.to_string());
 }
 
@@ -503,6 +504,7 @@ result<job_id> engine::submit(job_request req) {
                              " priority=" + priority_name(rec.info.prio) +
                              " partitions=" + std::to_string(rec.info.partitions) + " cluster=1" +
                              (req.request_id.empty() ? "" : " request_id=" + req.request_id));
+    wake_claimer();  // this node need not wait for its own announcement to come back
     return ins->id;
   }
   j->enqueued = steady_clock::now();

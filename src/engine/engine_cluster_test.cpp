@@ -6,6 +6,9 @@
 // claims back. The kill -9 of a whole daemon is service/daemon_cluster_test.cpp's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
 #include <set>
 #include <thread>
 
@@ -187,3 +190,35 @@ TEST(engine_cluster, a_drained_node_gives_its_claims_back_and_another_proves_the
 
 }  // namespace
 }  // namespace cuzk::engine
+
+// The latency a job adds through the engine on PostgreSQL against SQLite: one small proof at a time
+// (the multiplier, real CPU prover, verified), submit to result, median of 100 after 5 unmeasured,
+// on each store. A measurement, not a check: it runs only when CUZK_LATENCY_DATABASE names a
+// PostgreSQL database to measure on (the test server runs with fsync off, which would flatter it):
+//   CUZK_LATENCY_DATABASE="host=/tmp/pg dbname=cuzk" engine_tests --gtest_filter='*latency*'
+// docs/cluster.md keeps the numbers.
+TEST(engine_cluster, latency_per_job_on_postgresql_against_sqlite) {
+  const char* measured_db = std::getenv("CUZK_LATENCY_DATABASE");
+  if (measured_db == nullptr || *measured_db == '\0') GTEST_SKIP() << "set CUZK_LATENCY_DATABASE to measure";
+  const std::string root = test::temp_dir("cluster-latency");
+  auto median_ms = [&](engine& e) {
+    EXPECT_TRUE(e.register_circuit("mul", test::small_zkey).is_ok());
+    std::vector<double> ms;
+    for (unsigned k = 0; k < 105; ++k) {
+      const auto t0 = std::chrono::steady_clock::now();
+      auto id = e.submit(multiplier_request(k));
+      EXPECT_TRUE(id.is_ok());
+      auto r = e.await(*id, 60s);
+      EXPECT_TRUE(r.is_ok() && r->state == job_state::done);
+      if (k >= 5) ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+  };
+  engine_options lite = node_options("", root + "/lite-spool", "");
+  lite.store_path = root + "/jobs.db";
+  const double sqlite_ms = median_ms(*engine::create(lite).value());
+  const double pg_ms = median_ms(*engine::create(node_options(measured_db, root, "latency")).value());
+  std::cout << "[ latency  ] submit to result, median of 100: SQLite " << sqlite_ms << " ms, PostgreSQL " << pg_ms
+            << " ms\n";
+}

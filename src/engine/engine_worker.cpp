@@ -464,6 +464,9 @@ void engine::finish(const std::shared_ptr<live_job>& j, job_state end, status er
       live_.erase(snapshot.id);
     else
       ++unstored_;
+    // An await that found the job in the store before this node claimed it waits for the end's
+    // announcement: this node knows first.
+    if (stored && remote_waits_.count(snapshot.id)) remote_ended_.insert(snapshot.id);
   }
   wake_claimer();  // a claim's place is free
   if (!stored) {

@@ -98,6 +98,10 @@ class pg_job_leases {
   // Commits the job's end (info.state terminal, info.id == l.id) if `l` is still the job's lease;
   // failed_precondition, with nothing written, if another claim took the job since.
   status finish(const job_lease& l, const job_result& info);
+  // Records that the job's attempt started (state loading_key), if `l` is still its lease;
+  // failed_precondition, with nothing written, if another claim took the job since (so a node that
+  // lost its lease never turns a job another node finished back into a running one).
+  status started(const job_lease& l);
   // Gives the job back to the queue unfinished (a drain), if `l` is still its lease; the claim's
   // attempt is not counted against it, and idle nodes are woken (pg_job_queued_channel).
   status release(const job_lease& l);
