@@ -188,8 +188,6 @@ TEST(engine_cluster, a_drained_node_gives_its_claims_back_and_another_proves_the
   test::expect_valid_proof<bn254>(r->proofs.at(0), small_vk, multiplier_public(3));
 }
 
-}  // namespace
-}  // namespace cuzk::engine
 
 // The latency a job adds through the engine on PostgreSQL against SQLite: one small proof at a time
 // (the multiplier, real CPU prover, verified), submit to result, median of 100 after 5 unmeasured,
@@ -222,3 +220,6 @@ TEST(engine_cluster, latency_per_job_on_postgresql_against_sqlite) {
   std::cout << "[ latency  ] submit to result, median of 100: SQLite " << sqlite_ms << " ms, PostgreSQL " << pg_ms
             << " ms\n";
 }
+
+}  // namespace
+}  // namespace cuzk::engine

@@ -70,6 +70,7 @@ TEST(daemon_cluster, three_daemons_one_killed_one_joining_deliver_every_job_once
   const std::string extra = "backend = \"cpu\"\nworkers = 1\nthreads = 1\nlease_s = " + std::to_string(lease_s) +
                             "\nspool_dir = \"" + root + "/spool\"\n";
   std::vector<std::unique_ptr<pg_daemon>> nodes;
+  nodes.reserve(4);  // never moved while clients pick from it
   for (const char* n : {"n1", "n2", "n3"}) nodes.push_back(std::make_unique<pg_daemon>(n, *db, zkey, extra, "mul"));
   for (const auto& n : nodes) ASSERT_TRUE(n->up()) << n->name << " did not answer";
 
@@ -146,10 +147,11 @@ TEST(daemon_cluster, three_daemons_one_killed_one_joining_deliver_every_job_once
 
   // A fourth joins halfway.
   while (submitted < jobs / 2) std::this_thread::sleep_for(20ms);
-  nodes.push_back(std::make_unique<pg_daemon>("n4", *db, zkey, extra, "mul"));
-  EXPECT_TRUE(nodes.back()->up()) << "n4 did not answer";
+  auto n4 = std::make_unique<pg_daemon>("n4", *db, zkey, extra, "mul");
+  EXPECT_TRUE(n4->up()) << "n4 did not answer";
   {
     std::lock_guard lk(m);
+    nodes.push_back(std::move(n4));
     alive.push_back(true);
   }
   for (auto& t : threads) t.join();
