@@ -172,9 +172,10 @@ void engine::set_state(live_job& j, job_state s) {
   // The store needs only the start of an attempt (to count it after a crash); the phases after it
   // are in memory. Each store write is an fsync'd commit: 2-3 ms on this machine, against ~45 ms
   // for a whole small proof, so writing every phase cost a quarter of the throughput.
-  if (s != job_state::loading_key) return;
-  // A claimed job's start is fenced by its lease (pg_job_leases::started): the claim counted the attempt.
-  const status st = j.lease ? leases_->started(*j.lease) : store_->update_state(j.rec.info.id, s, attempts);
+  // A claimed job's start was written by its claim (pg_job_leases::claim), in the same commit: one
+  // fsync fewer per job, and no later write by a node whose lease ran out.
+  if (s != job_state::loading_key || j.lease) return;
+  const status st = store_->update_state(j.rec.info.id, s, attempts);
   if (!st) log(log_level::warn, "engine: job=" + std::to_string(j.rec.info.id) + " store: " + st.to_string());
 }
 

@@ -44,12 +44,13 @@ result<std::optional<job_lease>> pg_job_leases::claim_where(const std::string& f
   // FOR UPDATE SKIP LOCKED: a row another node is claiming (or finishing) right now is passed over,
   // not waited for. A row whose claim committed after this statement's snapshot is checked again
   // under its lock, and skipped once its new lease shows it is taken.
-  // The lease's end is the server's clock plus $2 milliseconds.
+  // The lease's end is the server's clock plus $2 milliseconds. The claim is the attempt's start
+  // (state loading_key, attempts counted): a node claims only for a worker about to take the job.
   params.insert(params.begin(), {node_, lease_ms_});
   auto r = c_->exec("claim a job",
                     "UPDATE jobs SET lease_node = $1, lease_generation = lease_generation + 1, "
                     "lease_expires_at = clock_timestamp() + $2::bigint * interval '1 millisecond', "
-                    "attempts = attempts + 1 "
+                    "attempts = attempts + 1, state = " + std::to_string(int(job_state::loading_key)) + " "
                     "WHERE id = (SELECT id FROM jobs WHERE state NOT IN (5, 6, 7) "
                     "AND (lease_expires_at IS NULL OR lease_expires_at < clock_timestamp()) " +
                         filter_and_order +

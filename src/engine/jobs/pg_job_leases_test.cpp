@@ -160,7 +160,7 @@ TEST(pg_job_leases, a_dead_nodes_job_is_taken_after_its_lease_and_its_late_commi
   const status late = a->finish(*held, done_by(*held, "node-a"));
   EXPECT_EQ(late.code(), errc::failed_precondition) << late.to_string();
   EXPECT_NE(late.message().find("held by node node-b"), std::string::npos) << late.to_string();
-  EXPECT_EQ(store->get(id).value()->info.state, job_state::queued);
+  EXPECT_EQ(store->get(id).value()->info.state, job_state::loading_key);  // b's claim started it
   EXPECT_EQ(a->release(*held).code(), errc::failed_precondition);
 
   ASSERT_TRUE(b->finish(*taken, done_by(*taken, "node-b")).is_ok());
@@ -202,7 +202,7 @@ TEST(pg_job_leases, a_cancel_sent_to_any_node_reaches_the_holder_or_ends_an_unhe
   ASSERT_TRUE(held && held->id == running);
 
   EXPECT_EQ(b->request_cancel(running, "asked by a client of node-b").value(), cancel_outcome::holder_asked);
-  EXPECT_EQ(store->get(running).value()->info.state, job_state::queued);  // still the holder's
+  EXPECT_EQ(store->get(running).value()->info.state, job_state::loading_key);  // still the holder's
   const auto beat = a->heartbeat().value();
   EXPECT_EQ(beat.renewed, 1u);
   EXPECT_EQ(beat.cancel_requested, (std::vector<job_id>{running}));
