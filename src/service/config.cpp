@@ -2,6 +2,7 @@
 #include "service/config.hpp"
 
 #include <toml++/toml.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <set>
@@ -90,6 +91,19 @@ std::vector<config_key> make_table() {
                      "job store in PostgreSQL, as a libpq connection string, e.g. \"host=/run/postgresql "
                      "dbname=cuzk\" (keep a password in ~/.pgpass, not here); the daemon creates and migrates "
                      "its tables; empty: the SQLite file in data_dir")),
+      STR(node_name, false,
+          "with database: this daemon's name, unique among the daemons on the database (its claims are held "
+          "in it; a second live daemon of the same name is refused); empty: <host name>:<data_dir>"),
+      INT(lease_s, 1, 3600, false,
+          "with database: how long a claimed job stays this daemon's without a heartbeat (one every third "
+          "of it), s; a daemon that dies loses its jobs to the others this long after its last heartbeat"),
+      INT(key_preference_s, 0, 3600, false,
+          "with database: how long a queued job may be passed over for one whose key this daemon holds "
+          "resident, s; an older job is taken by any daemon in FIFO order"),
+      local_only(STR(spool_dir, false,
+                     "where inline witnesses are spooled; empty: <data_dir>/spool; with database, the root "
+                     "of every daemon's spool (each writes <spool_dir>/<node_name>), on storage every "
+                     "daemon mounts at the same path")),
       local_only(STR(socket, false, "gRPC Unix socket (mode 0600); empty: <data_dir>/cuzk.sock")),
       STR(listen, false,
           "gRPC over TCP as host:port; without tls_cert it has no TLS and no auth (bind to a private "
@@ -331,7 +345,18 @@ engine::engine_options daemon_config::to_engine_options() const {
   engine::engine_options o;
   o.store_path = store_path();
   o.database = database;
-  o.spool_dir = data_dir + "/spool";
+  o.spool_dir = spool_dir.empty() ? data_dir + "/spool" : spool_dir;
+  if (node_name.empty()) {
+    // Stable across restarts (a restarted daemon takes back its predecessor's leases at once) and
+    // unique on the host (one daemon per data_dir: data_dir_lock.hpp).
+    char host[256] = {};
+    o.cluster.node_name = (::gethostname(host, sizeof host - 1) == 0 && host[0] ? std::string(host) : "cuzk") +
+                          ":" + data_dir;
+  } else {
+    o.cluster.node_name = node_name;
+  }
+  o.cluster.lease = std::chrono::seconds(lease_s);
+  o.cluster.key_preference = std::chrono::seconds(key_preference_s);
   o.key_copy_dir = data_dir;
   o.workers = static_cast<unsigned>(workers);
   // Both strings were checked against their lists when the config was parsed.

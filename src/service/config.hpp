@@ -45,6 +45,13 @@ struct daemon_config {
   // A libpq connection string: the job store is that PostgreSQL database (docs/cluster.md); empty:
   // the embedded SQLite file in data_dir.
   std::string database;
+  // With `database`: this daemon's name in the cluster (empty: <host name>:<data_dir>), how long its
+  // claims last without a heartbeat, how long a job may wait for a node that holds its key, and
+  // the root of every node's witness spool (empty: <data_dir>/spool); docs/cluster.md.
+  std::string node_name;
+  int64_t lease_s = 30;
+  int64_t key_preference_s = 10;
+  std::string spool_dir;
   std::string socket;  // empty: <data_dir>/cuzk.sock
   std::string listen;  // host:port for TCP; empty: none
   // Remote access (remote_access.hpp): PEM paths for TLS on the TCP listener, the CA that signs

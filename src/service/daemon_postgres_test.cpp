@@ -2,7 +2,7 @@
 // (engine/jobs/pg_test_cluster.hpp): a job submitted with an inline witness is proved and its result
 // is in the database; after a kill -9, a daemon on another data_dir and the same database still
 // answers `await` for that job with the same proof: the job lives in the database, not in data_dir;
-// and a third daemon on that database, while the second runs, refuses to start.
+// and a daemon that takes the node name of one that runs refuses to start.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -21,7 +21,7 @@
 #include "formats/public_signals.hpp"
 #include "formats/verification_key.hpp"
 #include "groth16/verifier.hpp"
-#include "service/daemon_test_util.hpp"
+#include "service/pg_daemon_test_util.hpp"
 
 namespace cuzk::service {
 namespace {
@@ -29,54 +29,13 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using test::read_file;
+using test::pg_daemon;
 using test::run_command;
 
 const std::string data = CUZK_TEST_DATA_DIR;
 const std::string zkey = data + "/snarkjs/bn128/poseidon/circuit.zkey";
 const std::string wtns = data + "/snarkjs/bn128/poseidon/circuit.wtns";
 const std::string vk = data + "/snarkjs/bn128/poseidon/verification_key.json";
-
-// One daemon on its own data_dir and socket, with its jobs in `database`.
-struct pg_daemon {
-  std::string dir, sock;
-  pid_t pid = -1;
-
-  pg_daemon(const std::string& name, const std::string& database) {
-    dir = (fs::temp_directory_path() / ("cuzk-pgd-" + name + "-" + std::to_string(::getpid()))).string();
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    sock = dir + "/d.sock";
-    const std::string config = dir + "/cuzk.toml";
-    std::ofstream(config) << "data_dir = \"" << dir << "/data\"\nsocket = \"" << sock
-                          << "\"\nhttp = \"\"\nlog_level = \"warn\"\ndatabase = \"" << database
-                          << "\"\n[[circuit]]\nid = \"poseidon\"\nzkey = \"" << zkey << "\"\n";
-    pid = ::fork();
-    if (pid == 0) {
-      ::execl(CUZK_BIN, CUZK_BIN, "daemon", "--config", config.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-  }
-  ~pg_daemon() {
-    kill9();
-    fs::remove_all(dir);
-  }
-  void kill9() {
-    if (pid <= 0) return;
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
-    pid = -1;
-  }
-  std::pair<int, std::string> cli(const std::string& verb_and_args) {
-    return run_command(std::string(CUZK_BIN) + " " + verb_and_args + " --socket " + sock);
-  }
-  // Whether it answers `cuzk status` within 20 s.
-  bool up() {
-    for (auto until = std::chrono::steady_clock::now() + 20s; std::chrono::steady_clock::now() < until;
-         std::this_thread::sleep_for(50ms))
-      if (cli("status").first == 0) return true;
-    return false;
-  }
-};
 
 // The JSON document `cuzk await` printed (its first '{' on), checked to verify.
 nlohmann::json verified_proof(const std::string& out) {
@@ -101,7 +60,7 @@ TEST(daemon_postgres, a_result_in_the_database_outlives_the_daemon_and_its_data_
 
   std::string job, first;
   {
-    pg_daemon a("a", *db);
+    pg_daemon a("a", *db, zkey);
     ASSERT_TRUE(a.up()) << "the daemon did not answer";
     auto [rc, out] = a.cli("submit -c poseidon " + wtns);  // inline: spooled, its path in the database
     ASSERT_EQ(rc, 0) << out;
@@ -118,19 +77,20 @@ TEST(daemon_postgres, a_result_in_the_database_outlives_the_daemon_and_its_data_
   EXPECT_EQ(row->i64(0, 0), static_cast<int64_t>(engine::job_state::done));
   EXPECT_FALSE(row->text(0, 1).empty());  // "cpu", or a device slot where a GPU answered
 
-  pg_daemon b("b", *db);
+  pg_daemon b("b", *db, zkey, "lease_s = 2");
   ASSERT_TRUE(b.up()) << "the second daemon did not answer";
   auto [rc, again] = b.cli("await --timeout-ms 10000 " + job);
   ASSERT_EQ(rc, 0) << again;
   EXPECT_EQ(verified_proof(again), verified_proof(first));
 
-  // While b runs, a third daemon on the same database refuses to start (after its few seconds' wait
-  // for a predecessor's session to end): one daemon per database until the engine claims by lease.
-  const std::string third = b.dir + "/third.toml";
-  std::ofstream(third) << "data_dir = \"" << b.dir << "/third\"\nhttp = \"\"\ndatabase = \"" << *db << "\"\n";
-  std::tie(rc, again) = run_command(std::string(CUZK_BIN) + " daemon --config " + third);
+  // While b runs, a daemon of b's node name refuses to start (after half a lease's look at the name's
+  // heartbeat); one of another name works beside it (daemon_cluster_test.cpp).
+  const std::string twin = b.dir + "/twin.toml";
+  std::ofstream(twin) << "data_dir = \"" << b.dir << "/twin\"\nhttp = \"\"\ndatabase = \"" << *db
+                      << "\"\nnode_name = \"b\"\nlease_s = 2\n";
+  std::tie(rc, again) = run_command(std::string(CUZK_BIN) + " daemon --config " + twin);
   EXPECT_NE(rc, 0) << again;
-  EXPECT_NE(again.find("another cuzk daemon uses this job database"), std::string::npos) << again;
+  EXPECT_NE(again.find("another live daemon of this name"), std::string::npos) << again;
 }
 
 }  // namespace
