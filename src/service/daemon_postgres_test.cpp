@@ -196,11 +196,11 @@ TEST(daemon_postgres, status_shows_the_cluster_its_nodes_and_the_queue_by_priori
     if (has_both(cl)) break;
   }
   ASSERT_TRUE(has_both(cl)) << cl.dump(2);
-  const auto dead = node(cl, "dead-node");
+  auto dead = node(cl, "dead-node");
   EXPECT_EQ(dead["alive"], false);
   EXPECT_GT(dead["heartbeat_age_s"].get<double>(), 3000);
   EXPECT_EQ(dead["report"]["version"], "0.0.1");
-  const auto me = node(cl, self);
+  auto me = node(cl, self);
   EXPECT_EQ(me["self"], true);
   EXPECT_EQ(me["alive"], true);
   EXPECT_LT(me["heartbeat_age_s"].get<double>(), 10);
