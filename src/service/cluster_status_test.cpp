@@ -1,6 +1,7 @@
 // The cluster in /status from hand-made reads: absent without a PostgreSQL store, every node with
 // its report, heartbeat and whether it is this one, the queue by priority, the read's error text
-// only in the full view; and a node's report from a snapshot (devices, resident keys, workers).
+// only in the full view; a node's report from a snapshot (devices, resident keys, workers); and
+// `cuzk status --cluster`'s tables.
 #include "service/cluster_status.hpp"
 
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/version.hpp"
+#include "service/cluster_table.hpp"
 #include "service/status_json.hpp"
 
 namespace cuzk::service {
@@ -125,6 +127,24 @@ TEST(cluster_status, a_report_has_the_devices_resident_keys_and_workers_and_no_p
   ASSERT_EQ(r["resident_keys"].size(), 1u);  // the cold key is not resident
   EXPECT_EQ(r["resident_keys"][0]["circuit"], "poseidon");
   EXPECT_EQ(r["resident_keys"][0]["devices"], (json{"device:0"}));
+}
+
+TEST(cluster_status, cuzk_status_cluster_prints_the_nodes_and_the_queue_as_tables_or_json) {
+  const cluster_status c = two_nodes();
+  const std::string doc = status_json(engine::engine_snapshot{}, daemon_config{}, status_view::full, &c);
+  const std::string text = cluster_text(doc, false).value();
+  EXPECT_NE(text.find("NODE"), std::string::npos) << text;
+  EXPECT_NE(text.find("host-a/00000001 *  alive  0.5 s ago"), std::string::npos) << text;
+  EXPECT_NE(text.find("host-b/00000002    stale  42.0 s ago"), std::string::npos) << text;
+  EXPECT_NE(text.find("poseidon (hot)"), std::string::npos) << text;
+  EXPECT_NE(text.find("NORMAL    100     3"), std::string::npos) << text;
+  EXPECT_LT(text.find("CRITICAL"), text.find("LOW"));  // the claim order
+  EXPECT_EQ(json::parse(cluster_text(doc, true).value()), json::parse(doc)["cluster"]);
+
+  const std::string alone = status_json(engine::engine_snapshot{}, daemon_config{}, status_view::full);
+  EXPECT_NE(cluster_text(alone, false).value().find("no cluster"), std::string::npos);
+  EXPECT_EQ(cluster_text(alone, true).value(), "null\n");
+  EXPECT_TRUE(cluster_text("not json", false).error().code() == errc::parse_error);
 }
 
 }  // namespace

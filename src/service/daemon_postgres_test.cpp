@@ -221,6 +221,11 @@ TEST(daemon_postgres, status_shows_the_cluster_its_nodes_and_the_queue_by_priori
   ASSERT_EQ(full["cluster"]["nodes"].size(), 2u);
   EXPECT_EQ(node(full["cluster"], self)["self"], true);
   EXPECT_EQ(full["cluster"]["queue"]["CRITICAL"]["queued"], 2);
+  std::tie(rc, out) = d.cli("status --cluster");
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find(self + " *  alive"), std::string::npos) << out;
+  EXPECT_NE(out.find("dead-node"), std::string::npos) << out;
+  EXPECT_NE(out.find("poseidon ("), std::string::npos) << out;
 
   const std::string chromium = find_chromium();
   if (chromium.empty()) GTEST_SKIP() << "no chromium-headless-shell or chromium on PATH (scripts/setup.sh installs it)";
