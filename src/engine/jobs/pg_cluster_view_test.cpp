@@ -52,10 +52,13 @@ std::optional<cluster_state> wait_for(const pg_cluster_view& v, Pred ok) {
 
 TEST(pg_cluster_view, two_nodes_see_each_others_reports_and_a_silent_one_turns_stale) {
   FRESH_DATABASE_OR_SKIP(db, "view");
-  auto a = start_node(db, "node-a", 500ms);
-  auto b = start_node(db, "node-b", 500ms);
+  auto a = start_node(db, "node-a", 1s);
+  auto b = start_node(db, "node-b", 1s);
   ASSERT_TRUE(a && b);
-  auto both = wait_for(*a, [](const cluster_state& s) { return find(s, "node-b") != nullptr; });
+  auto both = wait_for(*a, [](const cluster_state& s) {
+    const cluster_node* n = find(s, "node-b");
+    return n && n->alive && n->report_age_s;
+  });
   ASSERT_TRUE(both);
   ASSERT_EQ(both->nodes.size(), 2u);
   for (const char* id : {"node-a", "node-b"}) {
@@ -64,10 +67,10 @@ TEST(pg_cluster_view, two_nodes_see_each_others_reports_and_a_silent_one_turns_s
     EXPECT_TRUE(n->alive) << id;
     EXPECT_EQ(n->report, std::string("{\"keys\": [\"key-of-") + id + "\"], \"version\": \"test\"}");
     ASSERT_TRUE(n->report_age_s);
-    EXPECT_LT(*n->report_age_s, 0.5);
+    EXPECT_LT(*n->report_age_s, 1.0);
     EXPECT_GT(n->started_unix_ms, 0);
   }
-  EXPECT_DOUBLE_EQ(both->stale_after_s, 0.5);
+  EXPECT_DOUBLE_EQ(both->stale_after_s, 1.0);
 
   b.reset();  // node-b stops publishing: it stays listed, and turns stale
   auto after = wait_for(*a, [](const cluster_state& s) {
@@ -78,7 +81,7 @@ TEST(pg_cluster_view, two_nodes_see_each_others_reports_and_a_silent_one_turns_s
   const cluster_node* gone = find(*after, "node-b");
   ASSERT_TRUE(gone);
   EXPECT_FALSE(gone->alive);
-  EXPECT_GE(gone->heartbeat_age_s, 0.5);
+  EXPECT_GE(gone->heartbeat_age_s, 1.0);
   EXPECT_NE(gone->report.find("key-of-node-b"), std::string::npos);  // its last report stays
   EXPECT_TRUE(find(*after, "node-a")->alive);
 
