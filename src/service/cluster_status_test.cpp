@@ -104,7 +104,10 @@ TEST(cluster_status, a_report_has_the_devices_resident_keys_and_workers_and_no_p
   hot.path = "/secret/keys/poseidon.zkey";
   hot.tier = engine::key_tier::device;
   hot.tier_name = "device:0";
-  hot.devices = {{"device:0", true}};
+  engine::srs_device_copy_status copy;
+  copy.slot = "device:0";
+  copy.resident = true;
+  hot.devices = {copy};
   engine::srs_entry_status cold;
   cold.circuit = "idle-circuit";
   cold.tier_name = "cold";
