@@ -46,7 +46,8 @@ json report_resident_keys(const engine::engine_snapshot& s) {
 
 }  // namespace
 
-std::string node_report_json(const engine::engine_snapshot& s, const std::string& listen, const std::string& http) {
+std::string node_report_json(const engine::engine_snapshot& s, const std::string& listen,
+                             const std::string& http) {
   std::size_t busy = 0;
   for (const auto& w : s.workers) busy += w.busy ? 1 : 0;
   json depth = json::object();
@@ -96,7 +97,8 @@ json cluster_status_json(const cluster_status& c, bool full) {
   out["nodes"] = std::move(nodes);
   out["queue"] = std::move(queue);
   // The reason names the database's server (host and database), which the public view does not.
-  if (!c.read.error.empty()) out["error"] = full ? c.read.error : std::string("the cluster could not be read");
+  if (!c.read.error.empty())
+    out["error"] = full ? c.read.error : std::string("the cluster could not be read");
   return out;
 }
 

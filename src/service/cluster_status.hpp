@@ -25,7 +25,8 @@ struct cluster_status {
 };
 
 // This node's report: a JSON object (see above).
-std::string node_report_json(const engine::engine_snapshot& s, const std::string& listen, const std::string& http);
+std::string node_report_json(const engine::engine_snapshot& s, const std::string& listen,
+                             const std::string& http);
 
 // /status's `cluster` object: nodes (each with its report, heartbeat age, alive or stale, leases
 // held, and whether it is this node), the queue by priority ({queued, running} per class), the

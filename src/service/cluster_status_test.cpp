@@ -21,7 +21,8 @@ cluster_status two_nodes() {
   engine::cluster_state st;
   engine::cluster_node a;
   a.id = "host-a/00000001";
-  a.report = R"({"version": "1.2.3", "resident_keys": [{"circuit": "poseidon", "tier": "hot", "devices": []}]})";
+  a.report =
+      R"({"version": "1.2.3", "resident_keys": [{"circuit": "poseidon", "tier": "hot", "devices": []}]})";
   a.heartbeat_age_s = 0.5;
   a.report_age_s = 0.5;
   a.alive = true;

@@ -54,7 +54,8 @@ std::string devices(const json& report) {
 }
 
 std::string resident_keys(const json& report) {
-  if (!report.is_object() || !report.contains("resident_keys") || !report["resident_keys"].is_array()) return "-";
+  if (!report.is_object() || !report.contains("resident_keys") || !report["resident_keys"].is_array())
+    return "-";
   std::string out;
   for (const auto& k : report["resident_keys"]) {
     if (!out.empty()) out += ", ";
@@ -71,19 +72,22 @@ result<std::string> cluster_text(const std::string& status_json, bool as_json) {
     return status(errc::parse_error, "status: expected the daemon's JSON document, found something else");
   if (!doc.contains("cluster") || !doc["cluster"].is_object())
     return as_json ? std::string("null\n")
-                   : std::string("no cluster: the daemon keeps its jobs in SQLite, alone (set `database` to share "
-                                 "a PostgreSQL queue: docs/cluster.md)\n");
+                   : std::string(
+                         "no cluster: the daemon keeps its jobs in SQLite, alone (set `database` to share "
+                         "a PostgreSQL queue: docs/cluster.md)\n");
   const json& c = doc["cluster"];
   if (as_json) return c.dump(2) + "\n";
-  rows nodes = {{"NODE", "STATE", "HEARTBEAT", "VERSION", "BACKEND", "BUSY", "DEVICES", "RESIDENT KEYS", "LEASES"}};
+  rows nodes = {
+      {"NODE", "STATE", "HEARTBEAT", "VERSION", "BACKEND", "BUSY", "DEVICES", "RESIDENT KEYS", "LEASES"}};
   const json none = json::object();
   for (const auto& n : c.value("nodes", json::array())) {
     const json& r = n.contains("report") ? n["report"] : json();
     const bool self = n.value("self", false);
-    nodes.push_back({text(n, "id") + (self ? " *" : ""), n.value("alive", false) ? "alive" : "stale",
-                     age(n.value("heartbeat_age_s", 0.0)), text(r, "version"), text(r, "backend"),
-                     r.is_object() && r.contains("workers") ? text(r, "busy_workers") + "/" + text(r, "workers") : "-",
-                     devices(r), resident_keys(r), text(n, "leases")});
+    nodes.push_back(
+        {text(n, "id") + (self ? " *" : ""), n.value("alive", false) ? "alive" : "stale",
+         age(n.value("heartbeat_age_s", 0.0)), text(r, "version"), text(r, "backend"),
+         r.is_object() && r.contains("workers") ? text(r, "busy_workers") + "/" + text(r, "workers") : "-",
+         devices(r), resident_keys(r), text(n, "leases")});
   }
   rows queue = {{"PRIORITY", "QUEUED", "RUNNING"}};
   const json q = c.value("queue", none);

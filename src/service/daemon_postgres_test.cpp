@@ -228,8 +228,10 @@ TEST(daemon_postgres, status_shows_the_cluster_its_nodes_and_the_queue_by_priori
   EXPECT_NE(out.find("poseidon ("), std::string::npos) << out;
 
   const std::string chromium = find_chromium();
-  if (chromium.empty()) GTEST_SKIP() << "no chromium-headless-shell or chromium on PATH (scripts/setup.sh installs it)";
-  auto [brc, dom] = browser_dom(chromium, d.dir + "/chromium-profile", "http://127.0.0.1:" + std::to_string(d.http_port) + "/");
+  if (chromium.empty())
+    GTEST_SKIP() << "no chromium-headless-shell or chromium on PATH (scripts/setup.sh installs it)";
+  auto [brc, dom] = browser_dom(chromium, d.dir + "/chromium-profile",
+                                "http://127.0.0.1:" + std::to_string(d.http_port) + "/");
   ASSERT_EQ(brc, 0) << dom;
   EXPECT_EQ(dom.find("id=\"cluster-section\" hidden"), std::string::npos) << dom;
   EXPECT_NE(dom.find("id=\"node-" + self + "\">" + self + " (this node)<"), std::string::npos) << dom;

@@ -10,7 +10,8 @@ namespace cuzk::service {
 
 std::string node_name(const std::string& data_dir) {
   char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') std::snprintf(host, sizeof host, "localhost");
+  if (::gethostname(host, sizeof host - 1) != 0 || host[0] == '\0')
+    std::snprintf(host, sizeof host, "localhost");
   // The same directory by any spelling of its path: the absolute, normalized form.
   std::error_code ec;
   auto abs = std::filesystem::weakly_canonical(std::filesystem::absolute(data_dir, ec), ec);

@@ -27,14 +27,13 @@ result<cluster_state> pg_read_cluster(pg_connection& c, std::chrono::millisecond
     auto snapshot = c.exec("read the cluster", "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
     if (!snapshot) return snapshot.error();
   }
-  auto nodes = c.exec(
-      "read the cluster's nodes",
-      "SELECT n.id, n.report::text, (extract(epoch FROM n.started_at) * 1000)::bigint, "
-      "extract(epoch FROM clock_timestamp() - n.heartbeat_at)::double precision, "
-      "extract(epoch FROM clock_timestamp() - n.reported_at)::double precision, "
-      "(SELECT count(*) FROM jobs j WHERE j.lease_node = n.id AND j.state NOT IN (5, 6, 7) "
-      "AND j.lease_expires_at >= clock_timestamp()) "
-      "FROM nodes n ORDER BY n.id");
+  auto nodes = c.exec("read the cluster's nodes",
+                      "SELECT n.id, n.report::text, (extract(epoch FROM n.started_at) * 1000)::bigint, "
+                      "extract(epoch FROM clock_timestamp() - n.heartbeat_at)::double precision, "
+                      "extract(epoch FROM clock_timestamp() - n.reported_at)::double precision, "
+                      "(SELECT count(*) FROM jobs j WHERE j.lease_node = n.id AND j.state NOT IN (5, 6, 7) "
+                      "AND j.lease_expires_at >= clock_timestamp()) "
+                      "FROM nodes n ORDER BY n.id");
   if (!nodes) return nodes.error();
   for (int row = 0; row < nodes->size(); ++row) {
     cluster_node n;
@@ -64,13 +63,15 @@ result<cluster_state> pg_read_cluster(pg_connection& c, std::chrono::millisecond
 }
 
 result<std::unique_ptr<pg_cluster_view>> pg_cluster_view::start(options o) {
-  if (o.node.empty()) return status(errc::invalid_argument, "cluster view: node: expected a name, found none");
-  if (!o.report) return status(errc::invalid_argument, "cluster view: report: expected a function, found none");
+  if (o.node.empty())
+    return status(errc::invalid_argument, "cluster view: node: expected a name, found none");
+  if (!o.report)
+    return status(errc::invalid_argument, "cluster view: report: expected a function, found none");
   if (o.interval.count() < 1 || o.stale_after <= o.interval)
-    return status(errc::invalid_argument,
-                  "cluster view: expected an interval of at least 1 ms and a staleness longer than it, found " +
-                      std::to_string(o.interval.count()) + " ms and " + std::to_string(o.stale_after.count()) +
-                      " ms");
+    return status(
+        errc::invalid_argument,
+        "cluster view: expected an interval of at least 1 ms and a staleness longer than it, found " +
+            std::to_string(o.interval.count()) + " ms and " + std::to_string(o.stale_after.count()) + " ms");
   auto c = pg_connection::open(o.conninfo);
   if (!c) return c.error();
   CUZK_TRY(pg_migrate(**c));

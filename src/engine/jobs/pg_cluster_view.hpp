@@ -41,12 +41,12 @@ namespace cuzk::engine {
 // One node of the cluster as the database last heard from it.
 struct cluster_node {
   std::string id;
-  std::string report = "{}";  // the JSON document it published; "{}" when it never did
-  int64_t started_unix_ms = 0;       // when its row was first written
-  double heartbeat_age_s = 0;        // since its last heartbeat or report (the server's clock)
+  std::string report = "{}";           // the JSON document it published; "{}" when it never did
+  int64_t started_unix_ms = 0;         // when its row was first written
+  double heartbeat_age_s = 0;          // since its last heartbeat or report (the server's clock)
   std::optional<double> report_age_s;  // since its last report; none when it never published one
-  bool alive = false;                // heartbeat_age_s < the view's stale_after
-  uint64_t leases = 0;               // jobs it holds under a lease that has not ended
+  bool alive = false;                  // heartbeat_age_s < the view's stale_after
+  uint64_t leases = 0;                 // jobs it holds under a lease that has not ended
 };
 
 // Jobs of one priority class across the cluster.
@@ -56,7 +56,7 @@ struct cluster_queue_counts {
 };
 
 struct cluster_state {
-  std::vector<cluster_node> nodes;  // by id
+  std::vector<cluster_node> nodes;                           // by id
   std::array<cluster_queue_counts, priority_count> queue{};  // indexed by priority
   double stale_after_s = 0;
   int64_t read_unix_ms = 0;  // when it was read (this node's clock)
@@ -72,10 +72,10 @@ class pg_cluster_view {
  public:
   struct options {
     std::string conninfo;
-    std::string node;                                 // this node's name, unique in the cluster
-    std::function<std::string()> report;              // this node's report, a JSON object
-    std::chrono::milliseconds interval{2000};         // how often it publishes and reads
-    std::chrono::milliseconds stale_after{10000};     // a heartbeat older than this is stale
+    std::string node;                              // this node's name, unique in the cluster
+    std::function<std::string()> report;           // this node's report, a JSON object
+    std::chrono::milliseconds interval{2000};      // how often it publishes and reads
+    std::chrono::milliseconds stale_after{10000};  // a heartbeat older than this is stale
   };
 
   // Connects, migrates the schema as the store does (pg_schema.hpp), publishes and reads once (so

@@ -155,7 +155,8 @@ TEST(pg_cluster_view, a_version_4_database_gains_reports_and_keeps_its_nodes) {
   {
     auto c = pg_connection::open(db).value();
     ASSERT_TRUE(pg_migrate(*c, 4).is_ok());
-    ASSERT_TRUE(c->exec("old node", "INSERT INTO nodes (id, heartbeat_at) VALUES ('old-node', now())").is_ok());
+    ASSERT_TRUE(
+        c->exec("old node", "INSERT INTO nodes (id, heartbeat_at) VALUES ('old-node', now())").is_ok());
   }
   auto a = start_node(db, "node-a", 10s);
   ASSERT_TRUE(a);
