@@ -13,6 +13,7 @@
 #include "formats/file_io.hpp"
 #include "formats/output_files.hpp"
 #include "service/client.hpp"
+#include "service/cluster_table.hpp"
 #include "service/grpc_service.hpp"
 #include "service/grpc_status.hpp"
 #include "service/state_dir.hpp"
@@ -223,6 +224,10 @@ void client_commands::add_to(CLI::App& app) {
   cancel = conn(app.add_subcommand("cancel", "cancel a queued or running job"));
   cancel->add_option("job", job, "the job id")->required();
   status = conn(app.add_subcommand("status", "the daemon's status (JSON)"));
+  status->add_flag("--cluster", cluster,
+                   "only the cluster, as tables: every node on the job database (PostgreSQL) with its heartbeat, "
+                   "devices and resident keys, and the queue by priority");
+  status->add_flag("--json", json, "with --cluster: the cluster's JSON object instead of tables");
   metrics = conn(app.add_subcommand("metrics", "the daemon's metrics (Prometheus text)"));
   circuits = conn(app.add_subcommand(
       "circuits",
@@ -321,7 +326,13 @@ int client_commands::run(const global_options&) const {
     v1::GetStatusResponse resp;
     auto s = stub->GetStatus(&ctx, {}, &resp);
     if (!s.ok()) return fail(s);
-    std::printf("%s\n", resp.json().c_str());
+    if (!cluster) {
+      std::printf("%s\n", resp.json().c_str());
+      return exit_ok;
+    }
+    auto text = service::cluster_text(resp.json(), json);
+    if (!text) return report_error(text.error());
+    std::fputs(text->c_str(), stdout);
     return exit_ok;
   }
   if (metrics->parsed()) {

@@ -32,7 +32,7 @@ struct client_commands {
   service::client_credentials creds;
   std::string circuit, priority, request_id, out_dir, tier, zkey, wasm;
   std::vector<std::string> witnesses, inputs;
-  bool by_path = false, replace = false, json = false;
+  bool by_path = false, replace = false, json = false, cluster = false;
   int64_t deadline_unix_ms = 0;
   uint64_t job = 0, timeout_ms = 0;
   CLI::App *submit = nullptr, *await = nullptr, *cancel = nullptr, *status = nullptr, *metrics = nullptr,

@@ -13,12 +13,15 @@
 #include <mutex>
 
 #include "base/thread_pool.hpp"
+#include "engine/jobs/pg_cluster_view.hpp"
+#include "service/cluster_status.hpp"
 #include "service/config.hpp"
 #include "service/data_dir_lock.hpp"
 #include "service/grpc_service.hpp"
 #include "service/http_service.hpp"
 #include "service/logging.hpp"
 #include "service/message_limit.hpp"
+#include "service/node_name.hpp"
 #include "service/process_metrics.hpp"
 #include "service/remote_access.hpp"
 #include "service/status_json.hpp"
@@ -110,9 +113,32 @@ int run_daemon(const std::string& config_path) {
   std::unique_ptr<engine::engine> eng = std::move(created).value();
   register_circuits(*eng, cfg);
 
+  // With the job store on PostgreSQL, this node publishes its report to the database and reads the
+  // cluster's for /status, on a thread of its own (pg_cluster_view.hpp); a SQLite daemon is alone.
+  // The view only informs: a daemon whose view cannot start still proves, and says why.
+  const std::string self = node_name(cfg.data_dir);
+  std::unique_ptr<engine::pg_cluster_view> cluster;
+  if (!cfg.database.empty()) {
+    engine::pg_cluster_view::options o;
+    o.conninfo = cfg.database;
+    o.node = self;
+    o.report = [&eng, listen = cfg.listen, http = cfg.http] {
+      return node_report_json(eng->snapshot(), listen, http);
+    };
+    auto v = engine::pg_cluster_view::start(std::move(o));
+    if (v) {
+      cluster = std::move(v).value();
+      log_line(log_level::info, "service: cluster node=" + self);
+    } else {
+      log_line(log_level::warn, "service: the cluster view is off: " + v.error().to_string());
+    }
+  }
+
   auto status_doc = [&](status_view view) {
     std::lock_guard lk(cfg_m);
-    return status_json(eng->snapshot(), cfg, view);
+    if (!cluster) return status_json(eng->snapshot(), cfg, view);
+    const cluster_status c{cluster->latest(), self};
+    return status_json(eng->snapshot(), cfg, view, &c);
   };
   // gRPC's callers may already name paths (register, submit by path); HTTP answers whoever reaches
   // its port, so it never gets the full view (status_json.hpp).
@@ -250,6 +276,7 @@ int run_daemon(const std::string& config_path) {
   svc.stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   if (http) http->stop();
+  cluster.reset();  // its report reads the engine
   eng.reset();
   std::filesystem::remove(sock, ec);
   log_line(log_level::info, "service: stopped");

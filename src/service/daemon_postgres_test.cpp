@@ -2,8 +2,10 @@
 // (engine/jobs/pg_test_cluster.hpp): a job submitted with an inline witness is proved and its result
 // is in the database; after a kill -9, a daemon on another data_dir and the same database still
 // answers `await` for that job with the same proof: the job lives in the database, not in data_dir;
-// and a daemon that takes the node name of one that runs refuses to start.
+// and a daemon that takes the node name of one that runs refuses to start. Its /status (HTTP,
+// `cuzk status` and the page) shows the cluster: the nodes on the database and the queue by priority.
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,12 +17,16 @@
 #include <thread>
 
 #include "engine/jobs/job.hpp"
+#include "base/version.hpp"
 #include "engine/jobs/pg_connection.hpp"
+#include "engine/jobs/pg_schema.hpp"
 #include "engine/jobs/pg_test_cluster.hpp"
 #include "formats/proof.hpp"
 #include "formats/public_signals.hpp"
 #include "formats/verification_key.hpp"
 #include "groth16/verifier.hpp"
+#include "service/daemon_test_util.hpp"
+#include "service/node_name.hpp"
 #include "service/pg_daemon_test_util.hpp"
 
 namespace cuzk::service {
@@ -28,6 +34,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using test::browser_dom;
+using test::find_chromium;
+using test::free_port;
 using test::read_file;
 using test::pg_daemon;
 using test::run_command;
@@ -91,6 +100,103 @@ TEST(daemon_postgres, a_result_in_the_database_outlives_the_daemon_and_its_data_
   std::tie(rc, again) = run_command(std::string(CUZK_BIN) + " daemon --config " + twin);
   EXPECT_NE(rc, 0) << again;
   EXPECT_NE(again.find("another live daemon of this name"), std::string::npos) << again;
+}
+
+// The cluster in /status (cluster_status.hpp) of a daemon on PostgreSQL: over HTTP (the public view)
+// and `cuzk status` (the full one) it lists this daemon as an alive node with its report, the key it
+// proved with among its resident keys, beside a node that reported an hour ago and shows stale; the
+// queue is counted by priority over the whole database. The status page shows them in a browser.
+TEST(daemon_postgres, status_shows_the_cluster_its_nodes_and_the_queue_by_priority) {
+  engine::pg_test_cluster* cluster = engine::pg_test_cluster::shared();
+  if (!cluster) GTEST_SKIP() << engine::pg_test_cluster::unavailable_reason();
+  const auto db = cluster->fresh_database("view");
+  ASSERT_TRUE(db.is_ok()) << db.error().to_string();
+  auto c = engine::pg_connection::open(*db).value();
+  ASSERT_TRUE(engine::pg_migrate(*c).is_ok());
+  ASSERT_TRUE(c->exec("a node that died",
+                      "INSERT INTO nodes (id, heartbeat_at, report, reported_at) VALUES ('dead-node', "
+                      "now() - interval '1 hour', '{\"version\": \"0.0.1\"}', now() - interval '1 hour')")
+                  .is_ok());
+
+  pg_daemon d("view", *db, zkey, "", "poseidon", free_port());
+  ASSERT_TRUE(d.up()) << "the daemon did not answer";
+  auto [rc, out] = d.cli("prove-remote -c poseidon " + wtns);  // the key is then resident
+  ASSERT_EQ(rc, 0) << out;
+  // Jobs of other nodes' clients, in the shared queue (this daemon read the queue at its start).
+  ASSERT_TRUE(c->exec("queue",
+                      "INSERT INTO jobs (circuit, priority, state, partitions, submitted_ms) VALUES "
+                      "('elsewhere', 3, 0, 1, 0), ('elsewhere', 3, 0, 1, 0), ('elsewhere', 0, 3, 1, 0)")
+                  .is_ok());
+
+  const std::string self = node_name(d.dir + "/data");
+  httplib::Client http("127.0.0.1", d.http_port);
+  http.set_read_timeout(10, 0);
+  nlohmann::json cl;
+  auto node = [](const nlohmann::json& view, const std::string& id) {
+    for (const auto& n : view["nodes"])
+      if (n["id"] == id) return n;
+    return nlohmann::json();
+  };
+  auto has_both = [&](const nlohmann::json& view) {
+    const auto me = node(view, self);
+    return view.contains("queue") && view["queue"].contains("CRITICAL") &&
+           view["queue"]["CRITICAL"]["queued"] == 2 && view["nodes"].size() == 2 && me.contains("report") &&
+           me["report"].contains("resident_keys") && !me["report"]["resident_keys"].empty();
+  };
+  // The view is read every 2 s: within a few, /status has the jobs and the key.
+  for (auto until = std::chrono::steady_clock::now() + 15s; std::chrono::steady_clock::now() < until;
+       std::this_thread::sleep_for(200ms)) {
+    auto st = http.Get("/status");
+    ASSERT_TRUE(st);
+    const auto doc = nlohmann::json::parse(st->body);
+    ASSERT_TRUE(doc.contains("cluster")) << st->body;
+    EXPECT_FALSE(doc["config"].contains("database"));  // the public view, as before
+    cl = doc["cluster"];
+    if (has_both(cl)) break;
+  }
+  ASSERT_TRUE(has_both(cl)) << cl.dump(2);
+  auto dead = node(cl, "dead-node");
+  EXPECT_EQ(dead["alive"], false);
+  EXPECT_GT(dead["heartbeat_age_s"].get<double>(), 3000);
+  EXPECT_EQ(dead["report"]["version"], "0.0.1");
+  auto me = node(cl, self);
+  EXPECT_EQ(me["self"], true);
+  EXPECT_EQ(me["alive"], true);
+  EXPECT_LT(me["heartbeat_age_s"].get<double>(), 10);
+  EXPECT_EQ(me["report"]["version"], version());
+  EXPECT_EQ(me["report"]["accepting"], true);
+  EXPECT_GE(me["report"]["workers"].get<int>(), 1);
+  EXPECT_TRUE(me["report"]["devices"].is_array());
+  EXPECT_EQ(me["report"]["resident_keys"][0]["circuit"], "poseidon");
+  EXPECT_EQ(cl["queue"]["LOW"], (nlohmann::json{{"queued", 0}, {"running", 1}}));
+  EXPECT_EQ(cl["queue"]["NORMAL"], (nlohmann::json{{"queued", 0}, {"running", 0}}));  // the proof ended
+  EXPECT_EQ(cl["stale_after_s"], 10.0);
+
+  // `cuzk status`, the full view over the socket, carries the same cluster.
+  std::tie(rc, out) = d.cli("status");
+  ASSERT_EQ(rc, 0) << out;
+  const auto full = nlohmann::json::parse(out.substr(out.find('{')));
+  EXPECT_EQ(full["config"]["database"], *db);
+  ASSERT_EQ(full["cluster"]["nodes"].size(), 2u);
+  EXPECT_EQ(node(full["cluster"], self)["self"], true);
+  EXPECT_EQ(full["cluster"]["queue"]["CRITICAL"]["queued"], 2);
+  std::tie(rc, out) = d.cli("status --cluster");
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find(self + " *  alive"), std::string::npos) << out;
+  EXPECT_NE(out.find("dead-node"), std::string::npos) << out;
+  EXPECT_NE(out.find("poseidon ("), std::string::npos) << out;
+
+  const std::string chromium = find_chromium();
+  if (chromium.empty())
+    GTEST_SKIP() << "no chromium-headless-shell or chromium on PATH (scripts/setup.sh installs it)";
+  auto [brc, dom] = browser_dom(chromium, d.dir + "/chromium-profile",
+                                "http://127.0.0.1:" + std::to_string(d.http_port) + "/");
+  ASSERT_EQ(brc, 0) << dom;
+  EXPECT_EQ(dom.find("id=\"cluster-section\" hidden"), std::string::npos) << dom;
+  EXPECT_NE(dom.find("id=\"node-" + self + "\">" + self + " (this node)<"), std::string::npos) << dom;
+  EXPECT_NE(dom.find("id=\"node-dead-node\">dead-node<"), std::string::npos) << dom;
+  EXPECT_NE(dom.find("id=\"cluster-queued-CRITICAL\">2<"), std::string::npos) << dom;
+  EXPECT_NE(dom.find(">stale, "), std::string::npos) << dom;
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // A `cuzk daemon` process with its jobs in a PostgreSQL database, for the tests of daemons sharing
 // one queue (daemon_postgres_test.cpp, daemon_cluster_test.cpp): its own data_dir and socket, its
-// node name, and whatever further config lines the test gives.
+// node name, HTTP on a port when the test gives one, and whatever further config lines it gives.
 #pragma once
 
 #include <signal.h>
@@ -21,11 +21,12 @@ namespace cuzk::service::test {
 struct pg_daemon {
   std::string name, dir, sock;
   pid_t pid = -1;
+  int http_port = 0;  // 0: no HTTP
 
   // Started at once; `extra` is appended to the config's top-level keys (before [[circuit]]).
   pg_daemon(const std::string& node, const std::string& database, const std::string& zkey,
-            const std::string& extra = "", const std::string& circuit_id = "poseidon")
-      : name(node) {
+            const std::string& extra = "", const std::string& circuit_id = "poseidon", int http = 0)
+      : name(node), http_port(http) {
     namespace fs = std::filesystem;
     dir = (fs::temp_directory_path() / ("cuzk-pgd-" + node + "-" + std::to_string(::getpid()))).string();
     fs::remove_all(dir);
@@ -33,7 +34,8 @@ struct pg_daemon {
     sock = dir + "/d.sock";
     const std::string config = dir + "/cuzk.toml";
     std::ofstream(config) << "data_dir = \"" << dir << "/data\"\nsocket = \"" << sock
-                          << "\"\nhttp = \"\"\nlog_level = \"warn\"\ndatabase = \"" << database
+                          << "\"\nhttp = \"" << (http_port ? "127.0.0.1:" + std::to_string(http_port) : "")
+                          << "\"\nlog_level = \"warn\"\ndatabase = \"" << database
                           << "\"\nnode_name = \"" << node << "\"\n"
                           << extra << "\n[[circuit]]\nid = \"" << circuit_id << "\"\nzkey = \"" << zkey << "\"\n";
     pid = ::fork();
