@@ -2,13 +2,13 @@
 #include "service/config.hpp"
 
 #include <toml++/toml.h>
-#include <unistd.h>
 
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "formats/file_io.hpp"
+#include "service/node_name.hpp"
 
 namespace cuzk::service {
 namespace {
@@ -93,7 +93,8 @@ std::vector<config_key> make_table() {
                      "its tables; empty: the SQLite file in data_dir")),
       STR(node_name, false,
           "with database: this daemon's name, unique among the daemons on the database (its claims are held "
-          "in it; a second live daemon of the same name is refused); empty: <host name>:<data_dir>"),
+          "in it and the cluster view shows it; a second live daemon of the same name is refused); empty: <host "
+          "name>/<digest of data_dir>"),
       INT(lease_s, 1, 3600, false,
           "with database: how long a claimed job stays this daemon's without a heartbeat (one every third "
           "of it), s; a daemon that dies loses its jobs to the others this long after its last heartbeat"),
@@ -346,15 +347,9 @@ engine::engine_options daemon_config::to_engine_options() const {
   o.store_path = store_path();
   o.database = database;
   o.spool_dir = spool_dir.empty() ? data_dir + "/spool" : spool_dir;
-  if (node_name.empty()) {
-    // Stable across restarts (a restarted daemon takes back its predecessor's leases at once) and
-    // unique on the host (one daemon per data_dir: data_dir_lock.hpp).
-    char host[256] = {};
-    o.cluster.node_name = (::gethostname(host, sizeof host - 1) == 0 && host[0] ? std::string(host) : "cuzk") +
-                          ":" + data_dir;
-  } else {
-    o.cluster.node_name = node_name;
-  }
+  // One name for the leases, the spool and the cluster view; the default is stable across restarts
+  // (a restarted daemon takes back its predecessor's leases at once) and unique on the host.
+  o.cluster.node_name = node_name.empty() ? default_node_name(data_dir) : node_name;
   o.cluster.lease = std::chrono::seconds(lease_s);
   o.cluster.key_preference = std::chrono::seconds(key_preference_s);
   o.key_copy_dir = data_dir;

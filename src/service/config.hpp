@@ -45,7 +45,7 @@ struct daemon_config {
   // A libpq connection string: the job store is that PostgreSQL database (docs/cluster.md); empty:
   // the embedded SQLite file in data_dir.
   std::string database;
-  // With `database`: this daemon's name in the cluster (empty: <host name>:<data_dir>), how long its
+  // With `database`: this daemon's name in the cluster (empty: node_name.hpp's default), how long its
   // claims last without a heartbeat, how long a job may wait for a node that holds its key, and
   // the root of every node's witness spool (empty: <data_dir>/spool); docs/cluster.md.
   std::string node_name;

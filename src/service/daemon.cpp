@@ -21,7 +21,6 @@
 #include "service/http_service.hpp"
 #include "service/logging.hpp"
 #include "service/message_limit.hpp"
-#include "service/node_name.hpp"
 #include "service/process_metrics.hpp"
 #include "service/remote_access.hpp"
 #include "service/status_json.hpp"
@@ -105,6 +104,8 @@ int run_daemon(const std::string& config_path) {
   std::mutex cfg_m;  // cfg is read by /status on HTTP threads and replaced on SIGHUP
   auto opt = cfg.to_engine_options();
   opt.log = log_line;
+  // The node's one name in the cluster: its leases are held in it and the view publishes under it.
+  const std::string self = opt.cluster.node_name;
   auto created = engine::engine::create(std::move(opt));
   if (!created) {
     log_line(log_level::error, "service: engine: " + created.error().to_string());
@@ -116,7 +117,6 @@ int run_daemon(const std::string& config_path) {
   // With the job store on PostgreSQL, this node publishes its report to the database and reads the
   // cluster's for /status, on a thread of its own (pg_cluster_view.hpp); a SQLite daemon is alone.
   // The view only informs: a daemon whose view cannot start still proves, and says why.
-  const std::string self = node_name(cfg.data_dir);
   std::unique_ptr<engine::pg_cluster_view> cluster;
   if (!cfg.database.empty()) {
     engine::pg_cluster_view::options o;

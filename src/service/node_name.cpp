@@ -8,7 +8,7 @@
 
 namespace cuzk::service {
 
-std::string node_name(const std::string& data_dir) {
+std::string default_node_name(const std::string& data_dir) {
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) != 0 || host[0] == '\0')
     std::snprintf(host, sizeof host, "localhost");
