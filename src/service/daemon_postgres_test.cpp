@@ -122,11 +122,15 @@ TEST(daemon_postgres, status_shows_the_cluster_its_nodes_and_the_queue_by_priori
   ASSERT_TRUE(d.up()) << "the daemon did not answer";
   auto [rc, out] = d.cli("prove-remote -c poseidon " + wtns);  // the key is then resident
   ASSERT_EQ(rc, 0) << out;
-  // Jobs of other nodes' clients, in the shared queue (this daemon read the queue at its start).
-  ASSERT_TRUE(c->exec("queue",
-                      "INSERT INTO jobs (circuit, priority, state, partitions, submitted_ms) VALUES "
-                      "('elsewhere', 3, 0, 1, 0), ('elsewhere', 3, 0, 1, 0), ('elsewhere', 0, 3, 1, 0)")
-                  .is_ok());
+  // Jobs of other nodes' clients in the shared queue, two CRITICAL ones queued and a LOW one running.
+  // This daemon claims any claimable job, so they carry an hour's lease of a node the test only
+  // names: its claimer passes them over, and the queue counts them by their state.
+  ASSERT_TRUE(
+      c->exec("queue",
+              "INSERT INTO jobs (circuit, priority, state, partitions, submitted_ms, lease_node, "
+              "lease_expires_at) SELECT 'elsewhere', p, s, 1, 0, 'elsewhere', now() + interval '1 hour' "
+              "FROM (VALUES (3, 0), (3, 0), (0, 3)) AS v (p, s)")
+          .is_ok());
 
   const std::string self = d.name;  // its config's node_name: the view shows the leases' name
   httplib::Client http("127.0.0.1", d.http_port);
