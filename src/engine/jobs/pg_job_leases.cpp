@@ -207,21 +207,6 @@ status pg_job_leases::finish(const job_lease& l, const job_result& info) {
   return tx->commit();
 }
 
-status pg_job_leases::started(const job_lease& l) {
-  std::lock_guard lk(m_);
-  auto r = c_->exec("record the start",
-                    "UPDATE jobs SET state = $4 WHERE id = $1 AND lease_generation = $2 AND lease_node = $3 "
-                    "AND state NOT IN (5, 6, 7)",
-                    {pg_text(int64_t(l.id)), pg_text(int64_t(l.generation)), node_,
-                     pg_text(int64_t(job_state::loading_key))});
-  if (!r) return r.error();
-  if (r->affected() == 0)
-    return status(errc::failed_precondition, "job " + std::to_string(l.id) + ": record the start: the lease of node " +
-                                                 node_ + " (generation " + std::to_string(l.generation) +
-                                                 ") is no longer the job's; nothing was written");
-  return status::ok();
-}
-
 status pg_job_leases::release(const job_lease& l) {
   std::lock_guard lk(m_);
   auto tx = pg_transaction::begin(*c_);

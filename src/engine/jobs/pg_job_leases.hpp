@@ -2,10 +2,13 @@
 // generation, so that each job's result is committed exactly once.
 //
 // Each daemon (a node, named uniquely in the cluster) claims the next job with one statement:
-// `SELECT ... ORDER BY priority DESC, id FOR UPDATE SKIP LOCKED LIMIT 1` inside an UPDATE that writes
-// the claim. SKIP LOCKED lets many nodes claim at once without waiting on each other's rows, and the
-// order is the engine's: priority class first, FIFO (by id) within a class. A claimable job is one
-// not ended whose lease is unset (never claimed, or released) or past its end.
+// `SELECT ... ORDER BY priority DESC, id LIMIT 1 FOR UPDATE SKIP LOCKED` inside an UPDATE that
+// writes the claim. SKIP LOCKED lets many nodes claim at once without waiting on each other's rows,
+// and the order is the engine's: priority class first, FIFO (by id) within a class, except that a
+// node may prefer the jobs whose key it holds resident for a bounded time (claim_preference). A
+// claimable job is one not ended whose lease is unset (never claimed, or released) or past its end.
+// The claim is also the attempt's start (state loading_key, the attempt counted): a node claims only
+// for a worker about to take the job, so no separate write starts it.
 //
 // A claim is a lease: it lasts `lease` past the claim and past every heartbeat(), which extends all
 // the node's leases at once. A node that dies (kill -9, power loss, a cut network) stops
@@ -98,10 +101,6 @@ class pg_job_leases {
   // Commits the job's end (info.state terminal, info.id == l.id) if `l` is still the job's lease;
   // failed_precondition, with nothing written, if another claim took the job since.
   status finish(const job_lease& l, const job_result& info);
-  // Records that the job's attempt started (state loading_key), if `l` is still its lease;
-  // failed_precondition, with nothing written, if another claim took the job since (so a node that
-  // lost its lease never turns a job another node finished back into a running one).
-  status started(const job_lease& l);
   // Gives the job back to the queue unfinished (a drain), if `l` is still its lease; the claim's
   // attempt is not counted against it, and idle nodes are woken (pg_job_queued_channel).
   status release(const job_lease& l);
