@@ -7,7 +7,9 @@
 # public signals against public.json. For input JSON each also registers the witness tests' matrix
 # circuit with its wasm (tests/data/witness) and a `cuzk setup` key made here, proves from its
 # input.json's inputs and checks the public signals against snarkjs's witness of them; an input
-# the circuit refuses fails that job with circom's message.
+# the circuit refuses fails that job with circom's message. The daemon also listens on TCP with TLS,
+# a client certificate and a token (certificates made here with openssl, CUZK_TEST_PKI, at
+# CUZK_TEST_ADDR): each client proves there with them and is refused without the token.
 #
 #   clients/test.sh [CUZK]     CUZK defaults to ${BUILD_DIR:-build}/src/apps/cuzk
 #
@@ -38,6 +40,7 @@ missing=()
   missing+=("$PYTHON with grpc and google.protobuf (apt-get install python3-grpcio python3-protobuf)")
 command -v protoc >/dev/null || missing+=("protoc (apt-get install protobuf-compiler)")
 command -v node >/dev/null || missing+=("node")
+command -v openssl >/dev/null || missing+=("openssl (apt-get install openssl)")
 [[ -d $ROOT/clients/js/node_modules/@grpc/grpc-js ]] || missing+=("clients/js/node_modules (npm ci in clients/js)")
 [[ -x $SNARKJS ]] || missing+=("snarkjs ($SNARKJS: scripts/setup.sh)")
 command -v wasm2c >/dev/null || missing+=("wasm2c (apt-get install wabt)")
@@ -66,9 +69,29 @@ trap cleanup EXIT
 
 mkdir -p "$tmp/witnesses"
 cp "$DATA/circuit.wtns" "$tmp/witnesses/"
+# Remote access (docs/cluster.md): a CA, a server certificate for 127.0.0.1, a client certificate and
+# a token, for a TCP listener that asks for all of them beside the plain socket.
+pki=$tmp/pki
+mkdir -p "$pki"
+ec_key=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes)
+openssl req -x509 "${ec_key[@]}" -days 2 -subj /CN=cuzk-test-ca -keyout "$pki/ca.key" -out "$pki/ca.pem" 2>/dev/null
+for name in server client; do
+  if [[ $name == server ]]; then ext='subjectAltName=DNS:localhost,IP:127.0.0.1'; else ext='extendedKeyUsage=clientAuth'; fi
+  printf '%s\n' "$ext" >"$pki/$name.ext"
+  openssl req "${ec_key[@]}" -subj "/CN=$name" -keyout "$pki/$name.key" -out "$pki/$name.csr" 2>/dev/null
+  openssl x509 -req -days 2 -in "$pki/$name.csr" -CA "$pki/ca.pem" -CAkey "$pki/ca.key" -CAcreateserial \
+    -extfile "$pki/$name.ext" -out "$pki/$name.pem" 2>/dev/null
+done
+openssl rand -hex 32 >"$pki/token"
+tcp_port=$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 cat >"$tmp/cuzk.toml" <<TOML
 data_dir = "$tmp/data"
 socket = "$tmp/cuzk.sock"
+listen = "127.0.0.1:$tcp_port"
+tls_cert = "$pki/server.pem"
+tls_key = "$pki/server.key"
+tls_client_ca = "$pki/ca.pem"
+auth_token_file = "$pki/token"
 http = ""
 backend = "cpu"
 threads = 2
@@ -101,6 +124,7 @@ if ((!ready)); then
 fi
 log "daemon $daemon_pid up: $("$CUZK" --version 2>/dev/null | head -n1)"
 
+export CUZK_TEST_ADDR=127.0.0.1:$tcp_port CUZK_TEST_PKI=$pki
 export CUZK_TEST_SOCKET=$tmp/cuzk.sock CUZK_TEST_DATA=$DATA CUZK_TEST_WITNESS_DIR=$tmp/witnesses \
   CUZK_TEST_TMP=$tmp SNARKJS CUZK_TEST_MATRIX_ZKEY=$tmp/matrix.zkey CUZK_TEST_MATRIX_VK=$tmp/matrix_vk.json \
   CUZK_TEST_MATRIX_PUBLIC=$tmp/matrix_public.json CUZK_TEST_MATRIX_WASM=$WITNESS_DATA/bn128/matrix.wasm \

@@ -31,7 +31,8 @@ APT_PACKAGES=(
   chromium-headless-shell                # service: the status page rendered in a real browser (status_page_test)
   python3-grpcio python3-protobuf        # clients/python and its tests (clients/test.sh)
   wabt                                   # witness: wasm2c turns circom's witness .wasm into C (docs/witness.md)
-  libssl-dev                             # witness: SHA-256 names the compiled witness code in its cache
+  libssl-dev                             # witness: SHA-256 names the compiled witness code in its cache; service: TLS probe, HTTPS, token digests
+  openssl                                # tests: the remote-access tests make their CA and certificates with the openssl command
 )
 
 # Node.js 20 and npm usually come with the machine (not from Debian); Debian's are used only when

@@ -158,13 +158,49 @@ function parseResult(m) {
   };
 }
 
+function readOptionFile(option, file) {
+  try {
+    return fs.readFileSync(file);
+  } catch (e) {
+    throw new CuzkError(`Client: ${option}: cannot read ${file}: ${e.message}`);
+  }
+}
+
+// TLS for a daemon whose config sets tls_cert (docs/cluster.md, "Remote access"): ca (the CA that
+// signed it, PEM; absent: the system's), cert and key (a client certificate its tls_client_ca
+// signed), tokenFile (its auth_token_file's token, sent as "authorization: Bearer ...").
+function tlsCredentials({ ca, cert, key, tokenFile }) {
+  if (Boolean(cert) !== Boolean(key)) {
+    throw new CuzkError('Client: cert and key go together (a client certificate and its private key)');
+  }
+  const creds = grpc.credentials.createSsl(
+    ca ? readOptionFile('ca', ca) : null,
+    key ? readOptionFile('key', key) : null,
+    cert ? readOptionFile('cert', cert) : null,
+  );
+  if (!tokenFile) return creds;
+  const token = readOptionFile('tokenFile', tokenFile).toString().split('\n', 1)[0].trim();
+  if (!token) throw new CuzkError(`Client: tokenFile: ${tokenFile}: expected the token on its first line, found nothing`);
+  const bearer = grpc.credentials.createFromMetadataGenerator((_params, callback) => {
+    const md = new grpc.Metadata();
+    md.add('authorization', `Bearer ${token}`);
+    callback(null, md);
+  });
+  return grpc.credentials.combineChannelCredentials(creds, bearer);
+}
+
 class Client {
-  // { socket: a Unix socket path } or { addr: 'host:port' } (TCP); neither: defaultSocket().
-  constructor({ socket, addr } = {}) {
+  // { socket: a Unix socket path } or { addr: 'host:port' } (TCP); neither: defaultSocket(). For a
+  // TCP listener with TLS: ca, cert and key, tokenFile (paths, as `cuzk --tls-ca --tls-cert
+  // --tls-key --token-file`); any of them turns TLS on.
+  constructor({ socket, addr, ca, cert, key, tokenFile } = {}) {
     if (socket && addr) throw new CuzkError('Client: give socket or addr, not both');
+    const tls = Boolean(ca || cert || key || tokenFile);
+    if (tls && !addr) throw new CuzkError('Client: ca, cert, key and tokenFile are for addr (the Unix socket is never TLS)');
     this.target = addr || `unix:${path.resolve(socket || defaultSocket())}`;
     const Engine = ProvingEngine();
-    this.stub = new Engine(this.target, grpc.credentials.createInsecure(), {
+    const creds = tls ? tlsCredentials({ ca, cert, key, tokenFile }) : grpc.credentials.createInsecure();
+    this.stub = new Engine(this.target, creds, {
       'grpc.max_send_message_length': -1,
       'grpc.max_receive_message_length': -1,
     });

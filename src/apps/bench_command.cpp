@@ -202,6 +202,7 @@ void bench_command::add_to(CLI::App& bench) {
   auto opts = [&](CLI::App* s) {
     s->add_option("--socket", socket, socket_option_help());
     s->add_option("--addr", addr, "the daemon's TCP address, host:port");
+    add_remote_options(s, creds);
     s->add_option("--circuit,-c", circuit, "the registered circuit id")->required();
     s->add_option("witnesses", witnesses, "the .wtns files, used in turn, one per job")->required();
     s->add_option("--zkey", zkey, "the zkey whose verification key checks the proofs "
@@ -249,8 +250,15 @@ int bench_command::run(const global_options&) const {
     else
       wtns.emplace_back(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
   }
-  auto channel = service::connect(socket, addr);
+  auto connected = service::connect(socket, addr, creds);
+  if (!connected) return usage_error(connected.error());
+  auto channel = std::move(connected).value();
   auto stub = service::make_stub(channel);
+  // A refused connection or call at a TCP address says what to change (client_credentials.hpp).
+  const auto failure = [&](const grpc::Status& s) {
+    const std::string explained = socket.empty() ? service::explain_call_failure(s, addr, creds) : std::string();
+    return explained.empty() ? s.error_message() : explained;
+  };
 
   checker check;
   if (!no_verify) {
@@ -259,7 +267,7 @@ int bench_command::run(const global_options&) const {
       v1::ListCircuitsResponse lc;
       grpc::ClientContext ctx;
       auto s = stub->ListCircuits(&ctx, {}, &lc);
-      if (!s.ok()) return report_error("daemon: ListCircuits: " + s.error_message());
+      if (!s.ok()) return report_error("daemon: ListCircuits: " + failure(s));
       for (const auto& c : lc.circuits())
         if (c.id() == circuit) path = c.zkey_path();
       if (path.empty()) return report_error("--circuit: \"" + circuit + "\" is not registered with the daemon");
@@ -320,10 +328,13 @@ int bench_command::run(const global_options&) const {
     v1::GetStatusResponse resp;
     grpc::ClientContext ctx;
     auto s = stub->GetStatus(&ctx, {}, &resp);
-    if (!s.ok()) return status(errc::unavailable, "daemon: GetStatus: " + s.error_message());
+    if (!s.ok()) return status(errc::unavailable, "daemon: GetStatus: " + failure(s));
     return resp.json();
   };
   auto status_before = daemon_status();
+  // A daemon that cannot be reached, or refuses this client's credentials, is said once, before a
+  // run in which every proof would fail with it.
+  if (!status_before) return report_error(status_before.error().message());
   const auto start = clock_type::now();
   // The status at the end of the warm-up, read beside the run.
   std::thread warm_reader;

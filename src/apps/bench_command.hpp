@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "apps/cli_support.hpp"
+#include "service/client_credentials.hpp"
 
 namespace CLI {
 class App;
@@ -31,6 +32,7 @@ namespace cuzk::apps {
 
 struct bench_command {
   std::string socket, addr, circuit, zkey, priority_mix = "NORMAL:1";
+  service::client_credentials creds;  // --tls-ca, --tls-cert, --tls-key, --token-file
   std::vector<std::string> witnesses;
   uint64_t count = 20, concurrency = 1;
   double duration_s = 10;

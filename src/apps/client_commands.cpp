@@ -13,6 +13,7 @@
 #include "formats/file_io.hpp"
 #include "formats/output_files.hpp"
 #include "service/client.hpp"
+#include "service/cluster_table.hpp"
 #include "service/grpc_service.hpp"
 #include "service/grpc_status.hpp"
 #include "service/state_dir.hpp"
@@ -169,10 +170,26 @@ std::string socket_option_help() {
   return help;
 }
 
+void add_remote_options(CLI::App* s, service::client_credentials& creds) {
+  s->add_option("--tls-ca", creds.tls_ca,
+                "with --addr: speak TLS, trusting the daemon's certificate when this CA (a PEM file) signed it")
+      ->envname("CUZK_TLS_CA");
+  s->add_option("--tls-cert", creds.tls_cert,
+                "with --addr: speak TLS and show this client certificate (PEM; the daemon's tls_client_ca "
+                "must have signed it)")
+      ->envname("CUZK_TLS_CERT");
+  s->add_option("--tls-key", creds.tls_key, "the private key of --tls-cert (PEM)")->envname("CUZK_TLS_KEY");
+  s->add_option("--token-file", creds.token_file,
+                "with --addr: speak TLS and send the token on this file's first line as \"authorization: "
+                "Bearer ...\" (the daemon's auth_token_file)")
+      ->envname("CUZK_TOKEN_FILE");
+}
+
 void client_commands::add_to(CLI::App& app) {
   auto conn = [&](CLI::App* s) {
     s->add_option("--socket", socket, socket_option_help());
     s->add_option("--addr", addr, "the daemon's TCP address, host:port");
+    add_remote_options(s, creds);
     return s;
   };
   auto submit_opts = [&](CLI::App* s) {
@@ -207,6 +224,10 @@ void client_commands::add_to(CLI::App& app) {
   cancel = conn(app.add_subcommand("cancel", "cancel a queued or running job"));
   cancel->add_option("job", job, "the job id")->required();
   status = conn(app.add_subcommand("status", "the daemon's status (JSON)"));
+  status->add_flag("--cluster", cluster,
+                   "only the cluster, as tables: every node on the job database (PostgreSQL) with its heartbeat, "
+                   "devices and resident keys, and the queue by priority");
+  status->add_flag("--json", json, "with --cluster: the cluster's JSON object instead of tables");
   metrics = conn(app.add_subcommand("metrics", "the daemon's metrics (Prometheus text)"));
   circuits = conn(app.add_subcommand(
       "circuits",
@@ -240,8 +261,15 @@ bool client_commands::chosen() const {
 int client_commands::run(const global_options&) const {
   if (!priority.empty() && !engine::priority_from_name(priority))
     return usage_error("--priority: expected LOW, NORMAL, HIGH or CRITICAL, found \"" + priority + "\"");
-  auto stub = service::make_stub(service::connect(socket, addr));
+  auto channel = service::connect(socket, addr, creds);
+  if (!channel) return usage_error(channel.error());
+  auto stub = service::make_stub(*channel);
   grpc::ClientContext ctx;
+  // A refused connection or call at a TCP address says what to change (client_credentials.hpp).
+  const auto fail = [&](const grpc::Status& s) {
+    const std::string why = socket.empty() ? service::explain_call_failure(s, addr, creds) : std::string();
+    return why.empty() ? rpc_error(s) : report_error("daemon: " + why);
+  };
 
   if (submit->parsed() || prove->parsed()) {
     v1::SubmitProofRequest req;
@@ -269,13 +297,13 @@ int client_commands::run(const global_options&) const {
     if (submit->parsed()) {
       v1::SubmitProofResponse resp;
       auto s = stub->SubmitProof(&ctx, req, &resp);
-      if (!s.ok()) return rpc_error(s);
+      if (!s.ok()) return fail(s);
       std::printf("%llu\n", static_cast<unsigned long long>(resp.job_id()));
       return exit_ok;
     }
     v1::ProofResult r;
     auto s = stub->Prove(&ctx, req, &r);
-    if (!s.ok()) return rpc_error(s);
+    if (!s.ok()) return fail(s);
     return print_result(r, out_dir);
   }
   if (await->parsed()) {
@@ -284,7 +312,7 @@ int client_commands::run(const global_options&) const {
     req.set_timeout_ms(timeout_ms);
     v1::ProofResult r;
     auto s = stub->AwaitProof(&ctx, req, &r);
-    if (!s.ok()) return rpc_error(s);
+    if (!s.ok()) return fail(s);
     return print_result(r, out_dir);
   }
   if (cancel->parsed()) {
@@ -292,26 +320,32 @@ int client_commands::run(const global_options&) const {
     req.set_job_id(job);
     v1::CancelProofResponse resp;
     auto s = stub->CancelProof(&ctx, req, &resp);
-    return s.ok() ? exit_ok : rpc_error(s);
+    return s.ok() ? exit_ok : fail(s);
   }
   if (status->parsed()) {
     v1::GetStatusResponse resp;
     auto s = stub->GetStatus(&ctx, {}, &resp);
-    if (!s.ok()) return rpc_error(s);
-    std::printf("%s\n", resp.json().c_str());
+    if (!s.ok()) return fail(s);
+    if (!cluster) {
+      std::printf("%s\n", resp.json().c_str());
+      return exit_ok;
+    }
+    auto text = service::cluster_text(resp.json(), json);
+    if (!text) return report_error(text.error());
+    std::fputs(text->c_str(), stdout);
     return exit_ok;
   }
   if (metrics->parsed()) {
     v1::GetMetricsResponse resp;
     auto s = stub->GetMetrics(&ctx, {}, &resp);
-    if (!s.ok()) return rpc_error(s);
+    if (!s.ok()) return fail(s);
     std::fputs(resp.text().c_str(), stdout);
     return exit_ok;
   }
   if (circuits->parsed()) {
     v1::ListCircuitsResponse resp;
     auto s = stub->ListCircuits(&ctx, {}, &resp);
-    if (!s.ok()) return rpc_error(s);
+    if (!s.ok()) return fail(s);
     std::fputs((json ? circuits_json(resp) : circuits_table(resp)).c_str(), stdout);
     return exit_ok;
   }
@@ -321,7 +355,7 @@ int client_commands::run(const global_options&) const {
     req.set_tier(tier);
     v1::KeyResponse resp;
     auto s = preload->parsed() ? stub->PreloadKey(&ctx, req, &resp) : stub->EvictKey(&ctx, req, &resp);
-    return s.ok() ? exit_ok : rpc_error(s);
+    return s.ok() ? exit_ok : fail(s);
   }
   if (reg->parsed()) {
     v1::RegisterCircuitRequest req;
@@ -336,7 +370,7 @@ int client_commands::run(const global_options&) const {
     if (s.error_code() == grpc::StatusCode::ALREADY_EXISTS)
       return report_error("daemon: " + service::from_grpc(s).to_string() + " (cuzk register --replace " +
                           circuit + " " + zkey + ")");
-    return s.ok() ? exit_ok : rpc_error(s);
+    return s.ok() ? exit_ok : fail(s);
   }
   return report_error("no client verb");
 }

@@ -12,7 +12,7 @@
 #include "engine/backends/backend_select.hpp"
 #include "engine/jobs/memory_job_store.hpp"
 #include "engine/jobs/pg_job_store.hpp"
-#include "engine/jobs/pg_single_daemon_lock.hpp"
+#include "engine/jobs/cluster_node.hpp"
 #include "engine/jobs/request_checks.hpp"
 #include "engine/jobs/sqlite_job_store.hpp"
 #include "engine/jobs/witness.hpp"
@@ -59,17 +59,9 @@ result<std::unique_ptr<engine>> engine::create(engine_options opt, engine_parts 
     return status(errc::invalid_argument, "engine: max_batch_size: expected at least 1, found 0");
   if (!parts.store) {
     if (!opt.database.empty()) {
-      // Taken first and held as long as the store lives (its deleter owns it): one daemon per
-      // database until the scheduler claims through leases (pg_single_daemon_lock.hpp). A killed
-      // predecessor's session ends within milliseconds of its socket closing; 2 s leaves room for a
-      // loaded server.
-      auto lock = pg_single_daemon_lock::acquire(opt.database, std::chrono::seconds(2));
-      if (!lock) return lock.error();
       auto s = pg_job_store::open(opt.database);
       if (!s) return s.error();
-      std::shared_ptr<pg_single_daemon_lock> held = std::move(lock).value();
-      parts.store =
-          std::shared_ptr<job_store>(std::move(s).value().release(), [held](job_store* p) { delete p; });
+      parts.store = std::shared_ptr<job_store>(std::move(s).value());
     } else if (opt.store_path.empty()) {
       parts.store = std::make_shared<memory_job_store>();
     } else {
@@ -97,7 +89,11 @@ result<std::unique_ptr<engine>> engine::create(engine_options opt, engine_parts 
   if (!parts.hot_allocator) parts.hot_allocator = std::make_shared<pageable_allocator>();
   if (!parts.gpu_monitor && !parts.devices.slots.empty())
     parts.gpu_monitor = std::make_unique<gpu_utilization_monitor>();
-  auto spool = witness_spool::open(default_spool_dir(opt));
+  // In a cluster the spool is this node's directory under the shared root (cluster_node.hpp).
+  if (!opt.database.empty()) opt.cluster.node_name = cluster_node_name(opt.cluster.node_name);
+  auto spool = witness_spool::open(opt.database.empty()
+                                       ? default_spool_dir(opt)
+                                       : cluster_spool_dir(default_spool_dir(opt), opt.cluster.node_name));
   if (!spool) return spool.error();
   auto dirs = witness_dirs::create(opt.witness_dirs);
   if (!dirs) return dirs.error().with_context("engine");
@@ -106,6 +102,7 @@ result<std::unique_ptr<engine>> engine::create(engine_options opt, engine_parts 
   if (!backend_note.empty()) e->log(log_level::info, "engine: " + backend_note);
   if (const auto& m = e->gpu_monitor_; m && !m->available())
     e->log(log_level::warn, "engine: GPU utilization not sampled: " + m->unavailable_reason());
+  if (!e->opt_.database.empty()) CUZK_TRY(e->open_cluster());
   CUZK_TRY(e->recover());
   e->start_threads();
   return e;
@@ -175,7 +172,9 @@ void engine::set_state(live_job& j, job_state s) {
   // The store needs only the start of an attempt (to count it after a crash); the phases after it
   // are in memory. Each store write is an fsync'd commit: 2-3 ms on this machine, against ~45 ms
   // for a whole small proof, so writing every phase cost a quarter of the throughput.
-  if (s != job_state::loading_key) return;
+  // A claimed job's start was written by its claim (pg_job_leases::claim), in the same commit: one
+  // fsync fewer per job, and no later write by a node whose lease ran out.
+  if (s != job_state::loading_key || j.lease) return;
   const status st = store_->update_state(j.rec.info.id, s, attempts);
   if (!st) log(log_level::warn, "engine: job=" + std::to_string(j.rec.info.id) + " store: " + st.to_string());
 }
@@ -208,6 +207,16 @@ status engine::recover() {
   auto jobs = store_->unfinished();
   if (!jobs) return jobs.error();
   std::set<std::string> keep;
+  if (leases_) {
+    // In a cluster the jobs stay in the database until a node claims them (engine_cluster.cpp);
+    // the spool keeps what any unfinished job of any node names.
+    for (const auto& r : *jobs)
+      for (std::size_t k = 0; k < r.witness_paths.size(); ++k)
+        if (k < r.spooled.size() && r.spooled[k]) keep.insert(r.witness_paths[k]);
+    if (const std::size_t orphans = spool_.sweep(keep))
+      log(log_level::info, "engine: orphan_witnesses_removed=" + std::to_string(orphans));
+    return status::ok();
+  }
   std::size_t requeued = 0, failed = 0;
   for (auto& r : *jobs) {
     for (std::size_t k = 0; k < r.witness_paths.size(); ++k)
@@ -262,6 +271,7 @@ void engine::start_threads() {
   for (std::size_t i = 0; i < workers_.size(); ++i)
     workers_[i].thread = std::thread([this, i] { worker_loop(static_cast<int>(i)); });
   housekeeper_ = std::thread([this] { housekeeping_loop(); });
+  start_cluster_threads();
 }
 
 std::size_t engine::jobs_of_locked(const std::string& circuit, job_id* first) const {
@@ -487,13 +497,23 @@ result<job_id> engine::submit(job_request req) {
     return same_request(ins->id);
   }
   rec.info.id = ins->id;
+  metrics_.add(req.circuit, metrics::counter::submitted);
+  if (leases_) {
+    // In a cluster the job waits in the database for whichever node claims it first (this one
+    // too): the insert announced it to every node.
+    log(log_level::info, "engine: job queued id=" + std::to_string(ins->id) + " circuit=" + req.circuit +
+                             " priority=" + priority_name(rec.info.prio) +
+                             " partitions=" + std::to_string(rec.info.partitions) + " cluster=1" +
+                             (req.request_id.empty() ? "" : " request_id=" + req.request_id));
+    wake_claimer();  // this node need not wait for its own announcement to come back
+    return ins->id;
+  }
   j->enqueued = steady_clock::now();
   {
     std::lock_guard lk(m_);
     live_[ins->id] = j;
   }
   event(*j, event_kind::queued, 0, -1);
-  metrics_.add(req.circuit, metrics::counter::submitted);
   sched_.push({ins->id, req.circuit, rec.info.prio, j->enqueued});
   log(log_level::info, "engine: job queued id=" + std::to_string(ins->id) + " circuit=" + req.circuit +
                            " priority=" + priority_name(rec.info.prio) +
@@ -523,6 +543,14 @@ result<job_result> engine::await(job_id id, std::chrono::milliseconds timeout) {
         done_cv_.wait_until(lk, until);
     }
   }
+  if (leases_) {
+    // Held by another node, queued in the database, or ended: its end is announced (LISTEN/NOTIFY).
+    const auto left = timeout.count() <= 0 ? timeout
+                                           : std::max(std::chrono::milliseconds(1),
+                                                      std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                          until - steady_clock::now()));
+    return await_elsewhere(id, left);
+  }
   auto r = store_->get(id);
   if (!r) return r.error();
   if (!*r)
@@ -544,6 +572,7 @@ status engine::cancel(job_id id) {
       j = it->second;
     }
   }
+  if (!j && leases_) return cancel_elsewhere(id);  // the holder, if any, sees it at its next heartbeat
   if (!j) {
     auto r = store_->get(id);
     if (!r) return r.error();
@@ -638,7 +667,15 @@ void engine::drain(std::chrono::milliseconds grace) {
   std::lock_guard dl(drain_m_);
   if (drained_) return;
   accepting_ = false;
+  {
+    // No new claims from here; what this node claimed and has not started goes back to the queue.
+    std::lock_guard lk(cluster_m_);
+    claim_stop_ = true;
+  }
+  cluster_cv_.notify_all();
+  if (claimer_.joinable()) claimer_.join();
   sched_.close();
+  release_unstarted();
   // Let running jobs end on their own for up to `grace`.
   {
     std::unique_lock lk(m_);
@@ -661,6 +698,8 @@ void engine::drain(std::chrono::milliseconds grace) {
   hk_cv_.notify_all();
   if (housekeeper_.joinable()) housekeeper_.join();
   retry_unstored();  // a last try; what is still refused is proved again after the restart
+  release_unstarted();  // those a drain abandoned, and any a worker had not reached
+  stop_cluster_threads();  // the heartbeat last but one: running jobs kept their leases until here
   drained_ = true;
   done_cv_.notify_all();  // awaiters of jobs that will not run now
   std::size_t queued = 0;

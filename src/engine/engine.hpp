@@ -45,6 +45,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <shared_mutex>
 #include <string>
 #include <thread>
@@ -56,6 +57,7 @@
 #include "engine/jobs/cancel_token.hpp"
 #include "engine/jobs/job.hpp"
 #include "engine/jobs/job_store.hpp"
+#include "engine/jobs/pg_job_leases.hpp"
 #include "engine/jobs/scheduler.hpp"
 #include "engine/jobs/witness_dirs.hpp"
 #include "engine/jobs/witness_spool.hpp"
@@ -209,6 +211,8 @@ class engine {
     // Ended, but the store refused its outcome (finish()): it stays in live_, failed, until
     // retry_unstored() stores it.
     bool unstored = false;
+    // In a cluster: this node's claim on the job, which its result is committed under.
+    std::optional<job_lease> lease;
   };
   struct worker_slot {
     std::thread thread;
@@ -250,6 +254,28 @@ class engine {
   void retry_unstored();
   void housekeeping_loop();
 
+  // Cluster side (engine_cluster.cpp), with a PostgreSQL store only.
+  status open_cluster();
+  void start_cluster_threads();
+  void stop_cluster_threads();
+  void claim_loop();
+  void heartbeat_loop();
+  void listen_loop();
+  // Turns a claim into a queued job of this node; false when it ended at once (failed).
+  bool adopt(const job_lease& l);
+  // How many claimed jobs this node holds that have not ended; under m_.
+  std::size_t claimed_locked() const;
+  // Wakes the claimer (a worker freed, a job announced).
+  void wake_claimer();
+  // Ends a job in the store: through its lease when it has one. A late commit the lease's fence
+  // refused is failed_precondition.
+  status commit_end(const live_job& j, const job_result& info);
+  // Gives unstarted claims back to the queue (drain).
+  void release_unstarted();
+  // await() and cancel() of a job this node does not hold.
+  result<job_result> await_elsewhere(job_id id, std::chrono::milliseconds timeout);
+  status cancel_elsewhere(job_id id);
+
   const engine_options opt_;
   std::unique_ptr<prover_backend> backend_;
   std::shared_ptr<job_store> store_;
@@ -286,6 +312,19 @@ class engine {
   std::condition_variable hk_cv_;
   bool hk_stop_ = false;
   std::thread housekeeper_;
+
+  // Cluster: claims, heartbeats and the wake-ups of LISTEN/NOTIFY (null leases_: one daemon alone).
+  std::unique_ptr<pg_job_leases> leases_;
+  std::mutex cluster_m_;
+  std::condition_variable cluster_cv_;
+  uint64_t claim_wakes_ = 0;  // bumped by wake_claimer()
+  bool claim_stop_ = false;    // the claimer's (a drain stops claims before the heartbeat)
+  bool cluster_stop_ = false;
+  bool listen_stop_ = false;
+  std::thread claimer_, heartbeat_, listener_;
+  // Awaits of jobs held elsewhere, by job (count of waiters), and the ends announced for them; under m_.
+  std::map<job_id, int> remote_waits_;
+  std::set<job_id> remote_ended_;
 };
 
 }  // namespace cuzk::engine

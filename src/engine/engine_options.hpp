@@ -45,6 +45,22 @@ struct gpu_options {
   groth16::key_vector_set streamed;
 };
 
+// A daemon's part in a cluster on one PostgreSQL queue (docs/cluster.md).
+struct cluster_options {
+  // Unique among the daemons on the database; it holds this daemon's leases and names its spool
+  // directory. Empty: the host's name and the process id.
+  std::string node_name;
+  // How long a claim lasts without a heartbeat; heartbeats come every third of it. A node that dies
+  // loses its jobs to other nodes this long after its last heartbeat.
+  std::chrono::milliseconds lease{30000};
+  // How long a job may be passed over for one whose key this node holds resident; an older job is
+  // claimed by any node in FIFO order.
+  std::chrono::milliseconds key_preference{10000};
+  // How often an idle node looks for claimable jobs without being woken: leases that ran out
+  // announce nothing, and a notification may be lost with a connection.
+  std::chrono::milliseconds poll{2000};
+};
+
 struct engine_options {
   // The SQLite job database; its directory must exist. Empty: jobs are kept in memory only and do
   // not survive a restart.
@@ -53,8 +69,12 @@ struct engine_options {
   // store_path is not used.
   std::string database;
   // Where inline witnesses are spooled. Empty: store_path + ".spool" (or a directory under
-  // /tmp when store_path is empty).
+  // /tmp when store_path is empty). With `database`, the root of the spools of every node: each
+  // node spools into <spool_dir>/<node_name>, and another node reads those files when it takes a
+  // job up, so the root must be storage every node mounts at the same path (docs/cluster.md).
   std::string spool_dir;
+  // With `database`: how this daemon takes part in the cluster (engine_cluster.cpp).
+  cluster_options cluster;
   // Prover workers pulling from the scheduler, with the CPU backend (the GPU backend runs
   // gpu.workers_per_device per device slot instead).
   unsigned workers = 1;

@@ -390,7 +390,19 @@ void engine::finish(const std::shared_ptr<live_job>& j, job_state end, status er
       std::max(sum, std::chrono::duration<double>(steady_clock::now() - j->enqueued).count());
   snapshot.deadline_missed = snapshot.deadline && *snapshot.finished_at > *snapshot.deadline;
   if (end != job_state::done) snapshot.proofs.clear();
-  const status st = store_->finish(snapshot);
+  const status st = commit_end(*j, snapshot);
+  if (j->lease && st.code() == errc::failed_precondition) {
+    // Another node took the job over (this node's lease ran out): its result is that node's to
+    // commit, and its spooled witnesses are that node's to delete. Dropped here, nothing else.
+    log(log_level::warn, "engine: job=" + std::to_string(snapshot.id) + " late result dropped: " + st.to_string());
+    {
+      std::lock_guard lk(m_);
+      live_.erase(snapshot.id);
+    }
+    wake_claimer();
+    done_cv_.notify_all();
+    return;
+  }
   const bool stored = st.is_ok();
   if (!stored) {
     // Disk full, say. The caller must hear of it (an await that waited for the store would wait
@@ -452,7 +464,11 @@ void engine::finish(const std::shared_ptr<live_job>& j, job_state end, status er
       live_.erase(snapshot.id);
     else
       ++unstored_;
+    // An await that found the job in the store before this node claimed it waits for the end's
+    // announcement: this node knows first.
+    if (stored && remote_waits_.count(snapshot.id)) remote_ended_.insert(snapshot.id);
   }
+  wake_claimer();  // a claim's place is free
   if (!stored) {
     // Onto the retry period now, not after a whole purge period; taking hk_m_ first means the
     // housekeeper is either waiting (and wakes) or has yet to read unstored_.
@@ -476,7 +492,16 @@ void engine::retry_unstored() {
       std::lock_guard lk(m_);
       info = j->rec.info;
     }
-    if (!store_->finish(info)) return;  // still failing: the next round tries again
+    const status st = commit_end(*j, info);
+    if (j->lease && st.code() == errc::failed_precondition) {  // taken over meanwhile: not ours
+      log(log_level::warn, "engine: job=" + std::to_string(info.id) + " late result dropped: " + st.to_string());
+      std::lock_guard lk(m_);
+      j->unstored = false;
+      live_.erase(info.id);
+      --unstored_;
+      continue;
+    }
+    if (!st) return;  // still failing: the next round tries again
     {
       std::lock_guard lk(m_);
       j->unstored = false;
@@ -504,7 +529,8 @@ void engine::requeue_in_store(const std::shared_ptr<live_job>& j) {
     j->worker = -1;
     attempts = j->rec.info.attempts;
   }
-  const status st = store_->update_state(j->rec.info.id, job_state::queued, attempts);
+  // In a cluster release_unstarted() gives it back to the queue (worker -1 now) when the drain ends.
+  const status st = j->lease ? status::ok() : store_->update_state(j->rec.info.id, job_state::queued, attempts);
   if (!st)
     log(log_level::error,
         "engine: job=" + std::to_string(j->rec.info.id) + " not requeued: " + st.to_string());

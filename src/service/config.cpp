@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "formats/file_io.hpp"
+#include "service/node_name.hpp"
 
 namespace cuzk::service {
 namespace {
@@ -90,9 +91,37 @@ std::vector<config_key> make_table() {
                      "job store in PostgreSQL, as a libpq connection string, e.g. \"host=/run/postgresql "
                      "dbname=cuzk\" (keep a password in ~/.pgpass, not here); the daemon creates and migrates "
                      "its tables; empty: the SQLite file in data_dir")),
+      STR(node_name, false,
+          "with database: this daemon's name, unique among the daemons on the database (its claims are held "
+          "in it and the cluster view shows it; a second live daemon of the same name is refused); empty: <host "
+          "name>/<digest of data_dir>"),
+      INT(lease_s, 1, 3600, false,
+          "with database: how long a claimed job stays this daemon's without a heartbeat (one every third "
+          "of it), s; a daemon that dies loses its jobs to the others this long after its last heartbeat"),
+      INT(key_preference_s, 0, 3600, false,
+          "with database: how long a queued job may be passed over for one whose key this daemon holds "
+          "resident, s; an older job is taken by any daemon in FIFO order"),
+      local_only(STR(spool_dir, false,
+                     "where inline witnesses are spooled; empty: <data_dir>/spool; with database, the root "
+                     "of every daemon's spool (each writes <spool_dir>/<node_name>), on storage every "
+                     "daemon mounts at the same path")),
       local_only(STR(socket, false, "gRPC Unix socket (mode 0600); empty: <data_dir>/cuzk.sock")),
       STR(listen, false,
-          "gRPC over TCP as host:port (no TLS, no auth: bind to a private address); empty: off"),
+          "gRPC over TCP as host:port; without tls_cert it has no TLS and no auth (bind to a private "
+          "address); empty: off"),
+      local_only(STR(tls_cert, false,
+                     "TLS for the TCP listener (and HTTP on a non-loopback address): the server certificate "
+                     "chain, a PEM file; needs tls_key; empty: plaintext (docs/cluster.md, \"Remote access: TLS and "
+                     "tokens\")")),
+      local_only(STR(tls_key, false, "the private key of tls_cert, a PEM file (keep it mode 0600)")),
+      local_only(STR(tls_client_ca, false,
+                     "mutual TLS: the CA certificates (PEM) that sign client certificates; a TCP client "
+                     "without a certificate they verify is refused; needs tls_cert; empty: no client "
+                     "certificates asked")),
+      local_only(STR(auth_token_file, false,
+                     "a file holding the bearer token TCP clients must send (authorization: Bearer ...); "
+                     "its first line is the token; needs tls_cert (a token in plaintext can be read on "
+                     "the way); empty: no token asked; the Unix socket never asks")),
       STR(http, false,
           "HTTP /healthz /status /metrics /trace as host:port; empty: off; the default (127.0.0.1:9745) "
           "is skipped with a warning when its port is taken, any other address that cannot be bound "
@@ -317,7 +346,12 @@ engine::engine_options daemon_config::to_engine_options() const {
   engine::engine_options o;
   o.store_path = store_path();
   o.database = database;
-  o.spool_dir = data_dir + "/spool";
+  o.spool_dir = spool_dir.empty() ? data_dir + "/spool" : spool_dir;
+  // One name for the leases, the spool and the cluster view; the default is stable across restarts
+  // (a restarted daemon takes back its predecessor's leases at once) and unique on the host.
+  o.cluster.node_name = node_name.empty() ? default_node_name(data_dir) : node_name;
+  o.cluster.lease = std::chrono::seconds(lease_s);
+  o.cluster.key_preference = std::chrono::seconds(key_preference_s);
   o.key_copy_dir = data_dir;
   o.workers = static_cast<unsigned>(workers);
   // Both strings were checked against their lists when the config was parsed.

@@ -45,8 +45,18 @@ struct daemon_config {
   // A libpq connection string: the job store is that PostgreSQL database (docs/cluster.md); empty:
   // the embedded SQLite file in data_dir.
   std::string database;
+  // With `database`: this daemon's name in the cluster (empty: node_name.hpp's default), how long its
+  // claims last without a heartbeat, how long a job may wait for a node that holds its key, and
+  // the root of every node's witness spool (empty: <data_dir>/spool); docs/cluster.md.
+  std::string node_name;
+  int64_t lease_s = 30;
+  int64_t key_preference_s = 10;
+  std::string spool_dir;
   std::string socket;  // empty: <data_dir>/cuzk.sock
   std::string listen;  // host:port for TCP; empty: none
+  // Remote access (remote_access.hpp): PEM paths for TLS on the TCP listener, the CA that signs
+  // client certificates (mutual TLS), and a file holding the bearer token. Empty: off.
+  std::string tls_cert, tls_key, tls_client_ca, auth_token_file;
   std::string http = default_http_address;  // host:port for HTTP; empty: none
   int64_t max_message_mib = 0;     // 0: from the keys registered at start (message_limit.hpp)
   int64_t request_memory_mib = 0;  // 0: from the message limit (message_limit.hpp)

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "service/node_name.hpp"
+
 namespace cuzk::service {
 namespace {
 
@@ -145,6 +147,28 @@ TEST(config, database_selects_postgresql_and_is_not_public) {
   });
   ASSERT_NE(row, table.end());
   EXPECT_TRUE(row->local_only);
+}
+
+// A cluster node's keys: its name (default: the host's name and a digest of the data_dir, stable
+// across restarts, never the path), its lease, the bound on preferring resident keys, and the
+// shared spool root.
+TEST(config, cluster_keys_reach_the_engine) {
+  daemon_config d;
+  d.data_dir = "/srv/cuzk";
+  auto o = d.to_engine_options();
+  EXPECT_EQ(o.cluster.node_name, default_node_name("/srv/cuzk"));
+  EXPECT_EQ(o.cluster.node_name.find("/srv/cuzk"), std::string::npos) << o.cluster.node_name;
+  EXPECT_EQ(d.to_engine_options().cluster.node_name, o.cluster.node_name);
+  EXPECT_EQ(o.cluster.lease, std::chrono::seconds(30));
+  EXPECT_EQ(o.spool_dir, "/srv/cuzk/spool");
+  auto f = parse_config("node_name = \"prover-1\"\nlease_s = 5\nkey_preference_s = 0\nspool_dir = \"/mnt/s\"\n",
+                        "f.toml");
+  ASSERT_TRUE(f) << f.error().to_string();
+  o = f->to_engine_options();
+  EXPECT_EQ(o.cluster.node_name, "prover-1");
+  EXPECT_EQ(o.cluster.lease, std::chrono::seconds(5));
+  EXPECT_EQ(o.cluster.key_preference, std::chrono::seconds(0));
+  EXPECT_EQ(o.spool_dir, "/mnt/s");
 }
 
 }  // namespace

@@ -13,6 +13,8 @@
 #include <mutex>
 
 #include "base/thread_pool.hpp"
+#include "engine/jobs/pg_cluster_view.hpp"
+#include "service/cluster_status.hpp"
 #include "service/config.hpp"
 #include "service/data_dir_lock.hpp"
 #include "service/grpc_service.hpp"
@@ -20,6 +22,7 @@
 #include "service/logging.hpp"
 #include "service/message_limit.hpp"
 #include "service/process_metrics.hpp"
+#include "service/remote_access.hpp"
 #include "service/status_json.hpp"
 
 namespace cuzk::service {
@@ -101,6 +104,8 @@ int run_daemon(const std::string& config_path) {
   std::mutex cfg_m;  // cfg is read by /status on HTTP threads and replaced on SIGHUP
   auto opt = cfg.to_engine_options();
   opt.log = log_line;
+  // The node's one name in the cluster: its leases are held in it and the view publishes under it.
+  const std::string self = opt.cluster.node_name;
   auto created = engine::engine::create(std::move(opt));
   if (!created) {
     log_line(log_level::error, "service: engine: " + created.error().to_string());
@@ -109,9 +114,31 @@ int run_daemon(const std::string& config_path) {
   std::unique_ptr<engine::engine> eng = std::move(created).value();
   register_circuits(*eng, cfg);
 
+  // With the job store on PostgreSQL, this node publishes its report to the database and reads the
+  // cluster's for /status, on a thread of its own (pg_cluster_view.hpp); a SQLite daemon is alone.
+  // The view only informs: a daemon whose view cannot start still proves, and says why.
+  std::unique_ptr<engine::pg_cluster_view> cluster;
+  if (!cfg.database.empty()) {
+    engine::pg_cluster_view::options o;
+    o.conninfo = cfg.database;
+    o.node = self;
+    o.report = [&eng, listen = cfg.listen, http = cfg.http] {
+      return node_report_json(eng->snapshot(), listen, http);
+    };
+    auto v = engine::pg_cluster_view::start(std::move(o));
+    if (v) {
+      cluster = std::move(v).value();
+      log_line(log_level::info, "service: cluster node=" + self);
+    } else {
+      log_line(log_level::warn, "service: the cluster view is off: " + v.error().to_string());
+    }
+  }
+
   auto status_doc = [&](status_view view) {
     std::lock_guard lk(cfg_m);
-    return status_json(eng->snapshot(), cfg, view);
+    if (!cluster) return status_json(eng->snapshot(), cfg, view);
+    const cluster_status c{cluster->latest(), self};
+    return status_json(eng->snapshot(), cfg, view, &c);
   };
   // gRPC's callers may already name paths (register, submit by path); HTTP answers whoever reaches
   // its port, so it never gets the full view (status_json.hpp).
@@ -141,8 +168,21 @@ int run_daemon(const std::string& config_path) {
   b.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   std::filesystem::remove(sock, ec);  // a stale socket from a crash
   b.AddListeningPort("unix:" + sock, grpc::InsecureServerCredentials());
+  // TLS and client authentication guard TCP only; the socket's file mode guards it (remote_access.hpp).
+  auto tcp_creds = tcp_server_credentials(cfg);
+  if (!tcp_creds) {
+    log_line(log_level::error, "service: " + tcp_creds.error().to_string());
+    return 1;
+  }
+  if (!cfg.listen.empty() && cfg.tls_cert.empty()) {
+    auto hp = split_host_port(cfg.listen, "listen");
+    if (hp && !is_loopback_host(hp->first))
+      log_line(log_level::warn, "service: listen=" + cfg.listen +
+                                    " is plaintext without authentication: anyone who reaches it may submit "
+                                    "and cancel jobs; set tls_cert, tls_key and tls_client_ca or auth_token_file");
+  }
   int tcp_port = 0;
-  if (!cfg.listen.empty()) b.AddListeningPort(cfg.listen, grpc::InsecureServerCredentials(), &tcp_port);
+  if (!cfg.listen.empty()) b.AddListeningPort(cfg.listen, *tcp_creds, &tcp_port);
   b.RegisterService(&svc);
   // The socket is created with mode 0600: only the daemon's user may submit.
   const mode_t old_mask = ::umask(077);
@@ -157,7 +197,13 @@ int run_daemon(const std::string& config_path) {
 
   std::unique_ptr<http_service> http;
   if (!cfg.http.empty()) {
-    auto h = http_service::start(cfg.http, *eng, public_status_doc, metrics_doc);
+    auto tls = http_tls_for(cfg);
+    if (!tls) {
+      log_line(log_level::error, "service: " + tls.error().to_string());
+      server->Shutdown();
+      return 1;
+    }
+    auto h = http_service::start(cfg.http, *eng, public_status_doc, metrics_doc, *tls);
     if (h) {
       http = std::move(h).value();
     } else if (cfg.http == default_http_address) {
@@ -175,7 +221,11 @@ int run_daemon(const std::string& config_path) {
   }
   log_line(log_level::info,
            "service: listening socket=" + sock + (cfg.listen.empty() ? "" : " tcp=" + cfg.listen) +
-               (http ? " http=http://" + split_host_port(cfg.http, "http")->first + ":" +
+               (cfg.tls_cert.empty() ? "" : " tls=on") +
+               (cfg.tls_client_ca.empty() ? "" : " client_certificates=required") +
+               (cfg.auth_token_file.empty() ? "" : " token=required") +
+               (http ? " http=" + std::string(http->secure() ? "https" : "http") + "://" +
+                           split_host_port(cfg.http, "http")->first + ":" +
                            std::to_string(http->port()) + "/status"
                      : " http=off") +
                " data_dir=" + cfg.data_dir + " max_message_bytes=" + std::to_string(max_msg) +
@@ -226,6 +276,7 @@ int run_daemon(const std::string& config_path) {
   svc.stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   if (http) http->stop();
+  cluster.reset();  // its report reads the engine
   eng.reset();
   std::filesystem::remove(sock, ec);
   log_line(log_level::info, "service: stopped");

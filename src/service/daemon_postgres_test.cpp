@@ -2,8 +2,10 @@
 // (engine/jobs/pg_test_cluster.hpp): a job submitted with an inline witness is proved and its result
 // is in the database; after a kill -9, a daemon on another data_dir and the same database still
 // answers `await` for that job with the same proof: the job lives in the database, not in data_dir;
-// and a third daemon on that database, while the second runs, refuses to start.
+// and a daemon that takes the node name of one that runs refuses to start. Its /status (HTTP,
+// `cuzk status` and the page) shows the cluster: the nodes on the database and the queue by priority.
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,71 +14,37 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 #include "engine/jobs/job.hpp"
+#include "base/version.hpp"
 #include "engine/jobs/pg_connection.hpp"
+#include "engine/jobs/pg_schema.hpp"
 #include "engine/jobs/pg_test_cluster.hpp"
 #include "formats/proof.hpp"
 #include "formats/public_signals.hpp"
 #include "formats/verification_key.hpp"
 #include "groth16/verifier.hpp"
 #include "service/daemon_test_util.hpp"
+#include "service/pg_daemon_test_util.hpp"
 
 namespace cuzk::service {
 namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using test::browser_dom;
+using test::find_chromium;
+using test::free_port;
 using test::read_file;
+using test::pg_daemon;
 using test::run_command;
 
 const std::string data = CUZK_TEST_DATA_DIR;
 const std::string zkey = data + "/snarkjs/bn128/poseidon/circuit.zkey";
 const std::string wtns = data + "/snarkjs/bn128/poseidon/circuit.wtns";
 const std::string vk = data + "/snarkjs/bn128/poseidon/verification_key.json";
-
-// One daemon on its own data_dir and socket, with its jobs in `database`.
-struct pg_daemon {
-  std::string dir, sock;
-  pid_t pid = -1;
-
-  pg_daemon(const std::string& name, const std::string& database) {
-    dir = (fs::temp_directory_path() / ("cuzk-pgd-" + name + "-" + std::to_string(::getpid()))).string();
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    sock = dir + "/d.sock";
-    const std::string config = dir + "/cuzk.toml";
-    std::ofstream(config) << "data_dir = \"" << dir << "/data\"\nsocket = \"" << sock
-                          << "\"\nhttp = \"\"\nlog_level = \"warn\"\ndatabase = \"" << database
-                          << "\"\n[[circuit]]\nid = \"poseidon\"\nzkey = \"" << zkey << "\"\n";
-    pid = ::fork();
-    if (pid == 0) {
-      ::execl(CUZK_BIN, CUZK_BIN, "daemon", "--config", config.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-  }
-  ~pg_daemon() {
-    kill9();
-    fs::remove_all(dir);
-  }
-  void kill9() {
-    if (pid <= 0) return;
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
-    pid = -1;
-  }
-  std::pair<int, std::string> cli(const std::string& verb_and_args) {
-    return run_command(std::string(CUZK_BIN) + " " + verb_and_args + " --socket " + sock);
-  }
-  // Whether it answers `cuzk status` within 20 s.
-  bool up() {
-    for (auto until = std::chrono::steady_clock::now() + 20s; std::chrono::steady_clock::now() < until;
-         std::this_thread::sleep_for(50ms))
-      if (cli("status").first == 0) return true;
-    return false;
-  }
-};
 
 // The JSON document `cuzk await` printed (its first '{' on), checked to verify.
 nlohmann::json verified_proof(const std::string& out) {
@@ -101,7 +69,7 @@ TEST(daemon_postgres, a_result_in_the_database_outlives_the_daemon_and_its_data_
 
   std::string job, first;
   {
-    pg_daemon a("a", *db);
+    pg_daemon a("a", *db, zkey);
     ASSERT_TRUE(a.up()) << "the daemon did not answer";
     auto [rc, out] = a.cli("submit -c poseidon " + wtns);  // inline: spooled, its path in the database
     ASSERT_EQ(rc, 0) << out;
@@ -118,19 +86,129 @@ TEST(daemon_postgres, a_result_in_the_database_outlives_the_daemon_and_its_data_
   EXPECT_EQ(row->i64(0, 0), static_cast<int64_t>(engine::job_state::done));
   EXPECT_FALSE(row->text(0, 1).empty());  // "cpu", or a device slot where a GPU answered
 
-  pg_daemon b("b", *db);
+  pg_daemon b("b", *db, zkey, "lease_s = 2");
   ASSERT_TRUE(b.up()) << "the second daemon did not answer";
   auto [rc, again] = b.cli("await --timeout-ms 10000 " + job);
   ASSERT_EQ(rc, 0) << again;
   EXPECT_EQ(verified_proof(again), verified_proof(first));
 
-  // While b runs, a third daemon on the same database refuses to start (after its few seconds' wait
-  // for a predecessor's session to end): one daemon per database until the engine claims by lease.
-  const std::string third = b.dir + "/third.toml";
-  std::ofstream(third) << "data_dir = \"" << b.dir << "/third\"\nhttp = \"\"\ndatabase = \"" << *db << "\"\n";
-  std::tie(rc, again) = run_command(std::string(CUZK_BIN) + " daemon --config " + third);
+  // While b runs, a daemon of b's node name refuses to start (after half a lease's look at the name's
+  // heartbeat); one of another name works beside it (daemon_cluster_test.cpp).
+  const std::string twin = b.dir + "/twin.toml";
+  std::ofstream(twin) << "data_dir = \"" << b.dir << "/twin\"\nhttp = \"\"\ndatabase = \"" << *db
+                      << "\"\nnode_name = \"b\"\nlease_s = 2\n";
+  std::tie(rc, again) = run_command(std::string(CUZK_BIN) + " daemon --config " + twin);
   EXPECT_NE(rc, 0) << again;
-  EXPECT_NE(again.find("another cuzk daemon uses this job database"), std::string::npos) << again;
+  EXPECT_NE(again.find("another live daemon of this name"), std::string::npos) << again;
+}
+
+// The cluster in /status (cluster_status.hpp) of a daemon on PostgreSQL: over HTTP (the public view)
+// and `cuzk status` (the full one) it lists this daemon as an alive node with its report, the key it
+// proved with among its resident keys, beside a node that reported an hour ago and shows stale; the
+// queue is counted by priority over the whole database. The status page shows them in a browser.
+TEST(daemon_postgres, status_shows_the_cluster_its_nodes_and_the_queue_by_priority) {
+  engine::pg_test_cluster* cluster = engine::pg_test_cluster::shared();
+  if (!cluster) GTEST_SKIP() << engine::pg_test_cluster::unavailable_reason();
+  const auto db = cluster->fresh_database("view");
+  ASSERT_TRUE(db.is_ok()) << db.error().to_string();
+  auto c = engine::pg_connection::open(*db).value();
+  ASSERT_TRUE(engine::pg_migrate(*c).is_ok());
+  ASSERT_TRUE(c->exec("a node that died",
+                      "INSERT INTO nodes (id, heartbeat_at, report, reported_at) VALUES ('dead-node', "
+                      "now() - interval '1 hour', '{\"version\": \"0.0.1\"}', now() - interval '1 hour')")
+                  .is_ok());
+
+  pg_daemon d("view", *db, zkey, "", "poseidon", free_port());
+  ASSERT_TRUE(d.up()) << "the daemon did not answer";
+  auto [rc, out] = d.cli("prove-remote -c poseidon " + wtns);  // the key is then resident
+  ASSERT_EQ(rc, 0) << out;
+  // Jobs of other nodes' clients in the shared queue, two CRITICAL ones queued and a LOW one running.
+  // This daemon claims any claimable job, so they carry an hour's lease of a node the test only
+  // names: its claimer passes them over, and the queue counts them by their state.
+  ASSERT_TRUE(
+      c->exec("queue",
+              "INSERT INTO jobs (circuit, priority, state, partitions, submitted_ms, lease_node, "
+              "lease_expires_at) SELECT 'elsewhere', p, s, 1, 0, 'elsewhere', now() + interval '1 hour' "
+              "FROM (VALUES (3, 0), (3, 0), (0, 3)) AS v (p, s)")
+          .is_ok());
+
+  const std::string self = d.name;  // its config's node_name: the view shows the leases' name
+  httplib::Client http("127.0.0.1", d.http_port);
+  http.set_read_timeout(10, 0);
+  nlohmann::json cl;
+  auto node = [](const nlohmann::json& view, const std::string& id) {
+    for (const auto& n : view["nodes"])
+      if (n["id"] == id) return n;
+    return nlohmann::json();
+  };
+  auto has_both = [&](const nlohmann::json& view) {
+    const auto me = node(view, self);
+    return view.contains("queue") && view["queue"].contains("CRITICAL") &&
+           view["queue"]["CRITICAL"]["queued"] == 2 && view["nodes"].size() == 2 && me.contains("report") &&
+           me["report"].contains("resident_keys") && !me["report"]["resident_keys"].empty();
+  };
+  // The view is read every 2 s: within a few, /status has the jobs and the key.
+  for (auto until = std::chrono::steady_clock::now() + 15s; std::chrono::steady_clock::now() < until;
+       std::this_thread::sleep_for(200ms)) {
+    auto st = http.Get("/status");
+    ASSERT_TRUE(st);
+    const auto doc = nlohmann::json::parse(st->body);
+    ASSERT_TRUE(doc.contains("cluster")) << st->body;
+    EXPECT_FALSE(doc["config"].contains("database"));  // the public view, as before
+    cl = doc["cluster"];
+    if (has_both(cl)) break;
+  }
+  ASSERT_TRUE(has_both(cl)) << cl.dump(2);
+  auto dead = node(cl, "dead-node");
+  EXPECT_EQ(dead["alive"], false);
+  EXPECT_GT(dead["heartbeat_age_s"].get<double>(), 3000);
+  EXPECT_EQ(dead["report"]["version"], "0.0.1");
+  auto me = node(cl, self);
+  EXPECT_EQ(me["self"], true);
+  EXPECT_EQ(me["alive"], true);
+  EXPECT_LT(me["heartbeat_age_s"].get<double>(), 10);
+  EXPECT_EQ(me["report"]["version"], version());
+  EXPECT_EQ(me["report"]["accepting"], true);
+  EXPECT_GE(me["report"]["workers"].get<int>(), 1);
+  EXPECT_TRUE(me["report"]["devices"].is_array());
+  EXPECT_EQ(me["report"]["resident_keys"][0]["circuit"], "poseidon");
+  EXPECT_EQ(cl["queue"]["LOW"], (nlohmann::json{{"queued", 0}, {"running", 1}}));
+  EXPECT_EQ(cl["queue"]["NORMAL"], (nlohmann::json{{"queued", 0}, {"running", 0}}));  // the proof ended
+  EXPECT_EQ(cl["stale_after_s"], 10.0);
+
+  // `cuzk status`, the full view over the socket, carries the same cluster.
+  std::tie(rc, out) = d.cli("status");
+  ASSERT_EQ(rc, 0) << out;
+  const auto full = nlohmann::json::parse(out.substr(out.find('{')));
+  EXPECT_EQ(full["config"]["database"], *db);
+  ASSERT_EQ(full["cluster"]["nodes"].size(), 2u);
+  EXPECT_EQ(node(full["cluster"], self)["self"], true);
+  EXPECT_EQ(full["cluster"]["queue"]["CRITICAL"]["queued"], 2);
+  std::tie(rc, out) = d.cli("status --cluster");
+  ASSERT_EQ(rc, 0) << out;
+  {
+    // This node's row: its name marked `*`, then (however wide the names' column) its state.
+    const auto at = out.find("\n" + self + " *");
+    ASSERT_NE(at, std::string::npos) << out;
+    std::istringstream row(out.substr(at + 1, out.find('\n', at + 1) - at - 1));
+    std::string id, mark, state;
+    row >> id >> mark >> state;
+    EXPECT_EQ(state, "alive") << out;
+  }
+  EXPECT_NE(out.find("dead-node"), std::string::npos) << out;
+  EXPECT_NE(out.find("poseidon ("), std::string::npos) << out;
+
+  const std::string chromium = find_chromium();
+  if (chromium.empty())
+    GTEST_SKIP() << "no chromium-headless-shell or chromium on PATH (scripts/setup.sh installs it)";
+  auto [brc, dom] = browser_dom(chromium, d.dir + "/chromium-profile",
+                                "http://127.0.0.1:" + std::to_string(d.http_port) + "/");
+  ASSERT_EQ(brc, 0) << dom;
+  EXPECT_EQ(dom.find("id=\"cluster-section\" hidden"), std::string::npos) << dom;
+  EXPECT_NE(dom.find("id=\"node-" + self + "\">" + self + " (this node)<"), std::string::npos) << dom;
+  EXPECT_NE(dom.find("id=\"node-dead-node\">dead-node<"), std::string::npos) << dom;
+  EXPECT_NE(dom.find("id=\"cluster-queued-CRITICAL\">2<"), std::string::npos) << dom;
+  EXPECT_NE(dom.find(">stale, "), std::string::npos) << dom;
 }
 
 }  // namespace

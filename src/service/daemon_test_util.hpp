@@ -1,6 +1,7 @@
 // Test helpers shared by the daemon tests that start `cuzk daemon` as a process: reading a file,
-// running a shell command, and a free TCP port for the daemon's HTTP listener (the kernel picks
-// it; another process could still take it before the daemon binds, which the tests accept).
+// running a shell command, a free TCP port for the daemon's HTTP listener (the kernel picks it;
+// another process could still take it before the daemon binds, which the tests accept), and a
+// status page's DOM after headless Chromium ran its script.
 #pragma once
 
 #include <arpa/inet.h>
@@ -43,6 +44,26 @@ inline int free_port() {
   ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &n);
   ::close(s);
   return ntohs(a.sin_port);
+}
+
+// The first Chromium on PATH that runs headless: Debian's chromium-headless-shell (smaller, what
+// setup.sh installs) or the full chromium. Empty when there is none.
+inline std::string find_chromium() {
+  for (const char* name : {"chromium-headless-shell", "chromium"}) {
+    auto [rc, out] = run_command(std::string("command -v ") + name);
+    if (rc == 0) return out.substr(0, out.find('\n'));
+  }
+  return {};
+}
+
+// The page at `url` as headless Chromium leaves its DOM once its script ran (`profile`: a fresh
+// directory, so it never touches $HOME); rc 0 when Chromium ran.
+inline std::pair<int, std::string> browser_dom(const std::string& chromium, const std::string& profile,
+                                               const std::string& url) {
+  // --virtual-time-budget lets the page's fetch and render finish before the DOM is dumped;
+  // `timeout` bounds the whole browser run.
+  return run_command("timeout 60 " + chromium + " --headless --disable-gpu --no-sandbox --user-data-dir=" + profile +
+                     " --virtual-time-budget=3000 --dump-dom " + url + " 2>/dev/null");
 }
 
 }  // namespace cuzk::service::test

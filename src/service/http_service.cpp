@@ -4,6 +4,7 @@
 
 #include <exception>
 
+#include "service/remote_access.hpp"
 #include "service/status_page.hpp"
 
 namespace cuzk::service {
@@ -23,12 +24,41 @@ result<std::pair<std::string, int>> split_host_port(const std::string& s, const 
 
 result<std::unique_ptr<http_service>> http_service::start(const std::string& host_port, engine::engine& e,
                                                           std::function<std::string()> status_json,
-                                                          std::function<std::string()> metrics_text) {
+                                                          std::function<std::string()> metrics_text,
+                                                          const http_tls& tls) {
   auto hp = split_host_port(host_port, "http");
   if (!hp) return hp.error();
   std::unique_ptr<http_service> h(new http_service());
-  h->srv_ = std::make_unique<httplib::Server>();
+  if (tls.cert.empty()) {
+    h->srv_ = std::make_unique<httplib::Server>();
+  } else {
+    auto ssl = std::make_unique<httplib::SSLServer>(tls.cert.c_str(), tls.key.c_str(),
+                                                    tls.client_ca.empty() ? nullptr : tls.client_ca.c_str());
+    if (!ssl->is_valid())
+      return status(errc::invalid_argument, "http: cannot serve HTTPS with tls_cert " + tls.cert + " and tls_key " +
+                                                tls.key + (tls.client_ca.empty() ? "" : " and tls_client_ca " + tls.client_ca) +
+                                                ": expected PEM files of a certificate and its key");
+    h->srv_ = std::move(ssl);
+    h->secure_ = true;
+  }
   auto& s = *h->srv_;
+  s.set_payload_max_length(http_max_body_bytes);
+  // /healthz stays open so that a load balancer's probe needs no secret; the rest shows the
+  // daemon's work and needs the token when there is one.
+  if (!tls.token.empty())
+    s.set_pre_routing_handler([token = tls.token](const httplib::Request& req, httplib::Response& res) {
+      if (req.path == "/healthz") return httplib::Server::HandlerResponse::Unhandled;
+      const std::string auth = req.get_header_value("Authorization");
+      const std::string prefix = "Bearer ";
+      if (auth.compare(0, prefix.size(), prefix) == 0 && token_matches(auth.substr(prefix.size()), token))
+        return httplib::Server::HandlerResponse::Unhandled;
+      res.status = 401;
+      res.set_header("WWW-Authenticate", "Bearer");
+      res.set_content("this daemon asks for a bearer token: send \"Authorization: Bearer <the token of its "
+                      "auth_token_file>\"\n",
+                      "text/plain");
+      return httplib::Server::HandlerResponse::Handled;
+    });
   // A handler that throws answers 500 with the reason instead of taking the server down.
   s.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
     std::string why = "internal error";

@@ -339,7 +339,8 @@ void gpu_metrics(std::ostream& os, const engine::engine_snapshot& s) {
 
 }  // namespace
 
-std::string status_json(const engine::engine_snapshot& s, const daemon_config& c, status_view view) {
+std::string status_json(const engine::engine_snapshot& s, const daemon_config& c, status_view view,
+                        const cluster_status* cluster) {
   const bool full = view == status_view::full;
   json j;
   j["version"] = version();
@@ -436,6 +437,7 @@ std::string status_json(const engine::engine_snapshot& s, const daemon_config& c
   for (const auto& k : config_table())
     if (full || !k.local_only) cfg[k.name] = config_value(k.show(c));
   j["config"] = cfg;
+  if (cluster) j["cluster"] = cluster_status_json(*cluster, full);
   return j.dump(2);
 }
 

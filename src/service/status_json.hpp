@@ -14,6 +14,9 @@
 // /status lists the jobs that ended last (recent_jobs, newest first, with their phase times), as the
 // store takes an ended job out of `jobs` at once; the public view leaves out their error text.
 //
+// With the job store on PostgreSQL, /status carries the cluster (cluster_status.hpp): every node
+// on the database with its report and heartbeat, and the shared queue by priority.
+//
 // /status carries the build's version and revision (base/version.hpp). Config values keep their
 // types (numbers, booleans, strings, arrays), and a byte budget without a limit is null.
 //
@@ -25,13 +28,17 @@
 #include <string>
 
 #include "engine/engine.hpp"
+#include "service/cluster_status.hpp"
 #include "service/config.hpp"
 
 namespace cuzk::service {
 
 enum class status_view : uint8_t { full, public_view };
 
-std::string status_json(const engine::engine_snapshot& s, const daemon_config& c, status_view view);
+// `cluster`: the cluster as this node read it last (cluster_status.hpp), with a PostgreSQL store;
+// without one (SQLite) the document has no `cluster` key, as before.
+std::string status_json(const engine::engine_snapshot& s, const daemon_config& c, status_view view,
+                        const cluster_status* cluster = nullptr);
 std::string prometheus_text(const engine::engine_snapshot& s);
 
 }  // namespace cuzk::service

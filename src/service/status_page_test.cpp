@@ -24,22 +24,13 @@ namespace {
 namespace v1 = cuzk::v1;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using test::browser_dom;
+using test::find_chromium;
 using test::free_port;
 using test::read_file;
-using test::run_command;
 
 const std::string data = CUZK_TEST_DATA_DIR;
 const std::string circuit_id = "status-page-fixture";  // distinctive, so finding it in the DOM means something
-
-// The first Chromium on PATH that runs headless: Debian's chromium-headless-shell (smaller, what
-// setup.sh installs) or the full chromium. Empty when there is none.
-std::string find_chromium() {
-  for (const char* name : {"chromium-headless-shell", "chromium"}) {
-    auto [rc, out] = run_command(std::string("command -v ") + name);
-    if (rc == 0) return out.substr(0, out.find('\n'));
-  }
-  return {};
-}
 
 // One `cuzk daemon` with HTTP on a free port and the fixture registered; killed at the end.
 struct page_daemon {
@@ -120,12 +111,8 @@ TEST(status_page, renders_in_headless_chromium_with_the_numbers_status_reports) 
 
   const std::string chromium = find_chromium();
   if (chromium.empty()) GTEST_SKIP() << "no chromium-headless-shell or chromium on PATH (scripts/setup.sh installs it)";
-  // --virtual-time-budget lets the page's fetch and render finish before the DOM is dumped;
-  // `timeout` bounds the whole browser run. A profile of its own keeps it from touching $HOME.
-  const std::string profile = d.dir + "/chromium-profile";
-  auto [rc, dom] = run_command("timeout 60 " + chromium + " --headless --disable-gpu --no-sandbox --user-data-dir=" +
-                               profile + " --virtual-time-budget=3000 --dump-dom http://127.0.0.1:" +
-                               std::to_string(d.http_port) + "/ 2>/dev/null");
+  auto [rc, dom] =
+      browser_dom(chromium, d.dir + "/chromium-profile", "http://127.0.0.1:" + std::to_string(d.http_port) + "/");
   ASSERT_EQ(rc, 0) << dom;
 
   // The text of the element with that id (up to its first child element).
@@ -156,6 +143,9 @@ TEST(status_page, renders_in_headless_chromium_with_the_numbers_status_reports) 
         << "job " << j["id"] << " not in\n" << recent;
   EXPECT_NE(recent.find("total "), std::string::npos) << recent;
   shows("error", "");  // the page read /status
+  // A SQLite daemon is alone: /status has no cluster, and the page keeps its section hidden.
+  EXPECT_FALSE(status.contains("cluster"));
+  EXPECT_NE(dom.find("id=\"cluster-section\" hidden"), std::string::npos) << dom;
 }
 
 }  // namespace

@@ -120,3 +120,29 @@ test('input JSON, for a circuit registered with its wasm', { skip: skipInputs },
     assert.strictEqual((await client.prove('js-matrix', input)).state, 'DONE');
   });
 });
+
+// The daemon's TCP listener with TLS, a client certificate and a token (docs/cluster.md).
+const pki = process.env.CUZK_TEST_PKI;
+const addr = process.env.CUZK_TEST_ADDR;
+const skipTls = skip || ((!pki || !addr) && 'run by clients/test.sh, which starts a daemon with TLS');
+
+test('over TLS with a client certificate and a token', { skip: skipTls }, async (t) => {
+  const opts = {
+    addr,
+    ca: path.join(pki, 'ca.pem'),
+    cert: path.join(pki, 'client.pem'),
+    key: path.join(pki, 'client.key'),
+    tokenFile: path.join(pki, 'token'),
+  };
+  // An IP address as the TLS server name makes grpc-js warn (RFC 6066); the test's certificate is for 127.0.0.1.
+  const client = new cuzk.Client(opts);
+  t.after(() => client.close());
+  await client.register('js-tls', path.join(data, 'circuit.zkey'));
+  const r = await client.prove('js-tls', [fs.readFileSync(path.join(data, 'circuit.wtns'))]);
+  assert.deepStrictEqual(r.publicSignals, JSON.parse(fs.readFileSync(path.join(data, 'public.json'), 'utf8')));
+
+  const noToken = new cuzk.Client({ ...opts, tokenFile: undefined });
+  t.after(() => noToken.close());
+  await assert.rejects(noToken.status(), (e) => e.code === 'UNAUTHENTICATED' && /bearer token/.test(e.message));
+  assert.throws(() => new cuzk.Client({ socket, ca: opts.ca }), /for addr/);
+});

@@ -189,20 +189,57 @@ def _witness(w: WitnessLike, by_path: bool, index: int) -> "pb.Witness":
     raise CuzkError(f"witness {index}: expected bytes, a path or a dict of inputs, found {type(w).__name__}")
 
 
+def _read_option_file(option: str, path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise CuzkError(f"Client: {option}: cannot read {path}: {e.strerror}") from e
+
+
+def _tls_credentials(ca: Optional[str], cert: Optional[str], key: Optional[str],
+                     token_file: Optional[str]) -> grpc.ChannelCredentials:
+    """TLS for a daemon whose config sets tls_cert: ca= the CA that signed it (PEM; None: the
+    system's), cert=/key= a client certificate (its tls_client_ca), token_file= its auth_token_file's
+    token, sent as "authorization: Bearer ..." on every call."""
+    if bool(cert) != bool(key):
+        raise CuzkError("Client: cert and key go together (a client certificate and its private key)")
+    creds = grpc.ssl_channel_credentials(
+        root_certificates=_read_option_file("ca", ca) if ca else None,
+        private_key=_read_option_file("key", key) if key else None,
+        certificate_chain=_read_option_file("cert", cert) if cert else None)
+    if not token_file:
+        return creds
+    token = _read_option_file("token_file", token_file).decode().split("\n", 1)[0].strip()
+    if not token:
+        raise CuzkError(f"Client: token_file: {token_file}: expected the token on its first line, found nothing")
+    return grpc.composite_channel_credentials(creds, grpc.access_token_call_credentials(token))
+
+
 class Client:
     """A connection to a cuzk daemon: socket= a Unix socket path, or addr= "host:port" (TCP).
-    With neither, the socket the `cuzk` client verbs use (default_socket())."""
+    With neither, the socket the `cuzk` client verbs use (default_socket()). For a TCP listener
+    with TLS (docs/cluster.md, "Remote access"): ca=, cert= and key=, token_file= (PEM paths and
+    the token's file, as `cuzk --tls-ca --tls-cert --tls-key --token-file`); any of them turns
+    TLS on."""
 
-    def __init__(self, socket: Optional[str] = None, addr: Optional[str] = None):
+    def __init__(self, socket: Optional[str] = None, addr: Optional[str] = None, ca: Optional[str] = None,
+                 cert: Optional[str] = None, key: Optional[str] = None, token_file: Optional[str] = None):
         if socket and addr:
             raise CuzkError("Client: give socket or addr, not both")
+        tls = any((ca, cert, key, token_file))
+        if tls and not addr:
+            raise CuzkError("Client: ca, cert, key and token_file are for addr (the Unix socket is never TLS)")
         if addr:
             self.target = addr
         else:
             self.target = "unix:" + os.path.abspath(socket or default_socket())
         # Witnesses can be large: no client-side size limit; the daemon has its own.
-        self._channel = grpc.insecure_channel(
-            self.target, options=[("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)])
+        options = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
+        if tls:
+            self._channel = grpc.secure_channel(self.target, _tls_credentials(ca, cert, key, token_file), options)
+        else:
+            self._channel = grpc.insecure_channel(self.target, options=options)
         self._stub = pb_grpc.ProvingEngineStub(self._channel)
 
     def close(self) -> None:

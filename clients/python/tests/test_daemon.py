@@ -176,5 +176,39 @@ class DefaultSocket(unittest.TestCase):
                 os.environ.update(old)
 
 
+PKI = os.environ.get("CUZK_TEST_PKI")
+ADDR = os.environ.get("CUZK_TEST_ADDR")
+
+
+@unittest.skipUnless(PKI and ADDR and all(ENV.values()), "run by clients/test.sh, which starts a daemon with TLS")
+class OverTls(unittest.TestCase):
+    """The daemon's TCP listener with TLS, a client certificate and a token (docs/cluster.md)."""
+
+    def client(self, **overrides):
+        opts = dict(ca=os.path.join(PKI, "ca.pem"), cert=os.path.join(PKI, "client.pem"),
+                    key=os.path.join(PKI, "client.key"), token_file=os.path.join(PKI, "token"))
+        opts.update(overrides)
+        return Client(addr=ADDR, **opts)
+
+    def test_proves_with_every_credential(self):
+        with self.client() as c:
+            c.register("py-tls", os.path.join(ENV["CUZK_TEST_DATA"], "circuit.zkey"))
+            with open(os.path.join(ENV["CUZK_TEST_DATA"], "circuit.wtns"), "rb") as f:
+                r = c.prove("py-tls", f.read())
+            with open(os.path.join(ENV["CUZK_TEST_DATA"], "public.json")) as f:
+                self.assertEqual(r.public_signals, json.load(f))
+
+    def test_refused_without_the_token(self):
+        with self.client(token_file=None) as c:
+            with self.assertRaises(RpcError) as e:
+                c.status()
+            self.assertEqual(e.exception.code, grpc.StatusCode.UNAUTHENTICATED)
+            self.assertIn("bearer token", str(e.exception))
+
+    def test_tls_options_are_for_addr_only(self):
+        with self.assertRaises(CuzkError):
+            Client(socket=ENV["CUZK_TEST_SOCKET"], ca=os.path.join(PKI, "ca.pem"))
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -123,11 +123,20 @@ status pg_connection::exec_script(const char* what, const std::string& sql) {
 }
 
 result<std::vector<std::string>> pg_connection::notifications(const std::string& channel) {
+  auto all = all_notifications();
+  if (!all) return all.error();
+  std::vector<std::string> out;
+  for (auto& [on, payload] : *all)
+    if (on == channel) out.push_back(std::move(payload));
+  return out;
+}
+
+result<std::vector<std::pair<std::string, std::string>>> pg_connection::all_notifications() {
   CUZK_TRY(reconnect_if_broken());
   if (PQconsumeInput(c_) == 0) return error("read notifications");
-  std::vector<std::string> out;
+  std::vector<std::pair<std::string, std::string>> out;
   while (PGnotify* n = PQnotifies(c_)) {
-    if (channel == n->relname) out.emplace_back(n->extra);
+    out.emplace_back(n->relname, n->extra);
     PQfreemem(n);
   }
   return out;

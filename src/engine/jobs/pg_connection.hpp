@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/result.hpp"
@@ -78,6 +79,9 @@ class pg_connection {
   // The payloads of the notifications on `channel` that arrived since the last call (after LISTEN
   // on this connection), reading what the server has sent without blocking.
   result<std::vector<std::string>> notifications(const std::string& channel);
+  // Every notification that arrived since the last call, as (channel, payload), for a connection
+  // that LISTENs on several channels.
+  result<std::vector<std::pair<std::string, std::string>>> all_notifications();
   // Blocks until the server sends something on this connection or `timeout` passes.
   status wait_readable(std::chrono::milliseconds timeout);
 

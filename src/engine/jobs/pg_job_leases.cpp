@@ -1,6 +1,8 @@
 // Leases on the shared queue (see pg_job_leases.hpp).
 #include "engine/jobs/pg_job_leases.hpp"
 
+#include <thread>
+
 #include "engine/jobs/pg_job_result.hpp"
 #include "engine/jobs/pg_schema.hpp"
 
@@ -18,26 +20,94 @@ result<std::unique_ptr<pg_job_leases>> pg_job_leases::open(const std::string& co
   return std::unique_ptr<pg_job_leases>(new pg_job_leases(std::move(c).value(), std::move(node), lease));
 }
 
-result<std::optional<job_lease>> pg_job_leases::claim() {
+namespace {
+
+// A text[] literal: each element double-quoted, its quotes and backslashes escaped.
+std::string pg_text_array(const std::vector<std::string>& v) {
+  std::string out = "{";
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    out += k > 0 ? ",\"" : "\"";
+    for (char ch : v[k]) {
+      if (ch == '"' || ch == '\\') out += '\\';
+      out += ch;
+    }
+    out += '"';
+  }
+  return out + "}";
+}
+
+}  // namespace
+
+result<std::optional<job_lease>> pg_job_leases::claim_where(const std::string& filter_and_order,
+                                                            std::vector<pg_param> params) {
   std::lock_guard lk(m_);
   // FOR UPDATE SKIP LOCKED: a row another node is claiming (or finishing) right now is passed over,
   // not waited for. A row whose claim committed after this statement's snapshot is checked again
   // under its lock, and skipped once its new lease shows it is taken.
-  // The lease's end is the server's clock plus $2 milliseconds.
+  // The lease's end is the server's clock plus $2 milliseconds. The claim is the attempt's start
+  // (state loading_key, attempts counted): a node claims only for a worker about to take the job.
+  params.insert(params.begin(), {node_, lease_ms_});
   auto r = c_->exec("claim a job",
                     "UPDATE jobs SET lease_node = $1, lease_generation = lease_generation + 1, "
                     "lease_expires_at = clock_timestamp() + $2::bigint * interval '1 millisecond', "
-                    "attempts = attempts + 1 "
+                    "attempts = attempts + 1, state = " + std::to_string(int(job_state::loading_key)) + " "
                     "WHERE id = (SELECT id FROM jobs WHERE state NOT IN (5, 6, 7) "
-                    "AND (lease_expires_at IS NULL OR lease_expires_at < clock_timestamp()) "
-                    "ORDER BY priority DESC, id LIMIT 1 FOR UPDATE SKIP LOCKED) "
-                    "RETURNING id, lease_generation, circuit, priority, attempts",
-                    {node_, lease_ms_});
+                    "AND (lease_expires_at IS NULL OR lease_expires_at < clock_timestamp()) " +
+                        filter_and_order +
+                        " LIMIT 1 FOR UPDATE SKIP LOCKED) "
+                        "RETURNING id, lease_generation, circuit, priority, attempts",
+                    params);
   if (!r) return r.error();
   if (r->size() == 0) return std::optional<job_lease>();
   return std::optional<job_lease>(
       job_lease{static_cast<job_id>(r->i64(0, 0)), static_cast<uint64_t>(r->i64(0, 1)), r->text(0, 2),
                 static_cast<priority>(r->i64(0, 3)), static_cast<uint32_t>(r->i64(0, 4))});
+}
+
+result<std::optional<job_lease>> pg_job_leases::claim(const claim_preference& prefer) {
+  if (prefer.resident_circuits.empty()) return claim_where("ORDER BY priority DESC, id", {});
+  // submitted_ms is the submitting node's clock against the server's now: a skew between them
+  // shifts the bound by as much, never past it by more.
+  return claim_where(
+      "ORDER BY priority DESC, (circuit = ANY($3::text[]) OR submitted_ms <= "
+      "(extract(epoch FROM clock_timestamp()) * 1000)::bigint - $4::bigint) DESC, id",
+      {pg_text_array(prefer.resident_circuits), pg_text(int64_t(prefer.max_wait.count()))});
+}
+
+result<std::optional<job_lease>> pg_job_leases::claim_same(const std::string& circuit, priority prio) {
+  return claim_where("AND circuit = $3 AND priority = $4 ORDER BY id", {circuit, pg_text(int64_t(prio))});
+}
+
+result<std::size_t> pg_job_leases::take_node_name() {
+  std::lock_guard lk(m_);
+  const auto last_heartbeat = [&]() -> result<std::optional<std::string>> {
+    auto r = c_->exec("take the node name",
+                      "SELECT heartbeat_at::text FROM nodes WHERE id = $1 AND heartbeat_at > "
+                      "clock_timestamp() - $2::bigint * interval '1 millisecond'",
+                      {node_, lease_ms_});
+    if (!r) return r.error();
+    if (r->size() == 0) return std::optional<std::string>();
+    return std::optional<std::string>(r->text(0, 0));
+  };
+  auto seen = last_heartbeat();
+  if (!seen) return seen.error();
+  if (*seen) {
+    // A live node heartbeats every third of a lease: half a lease shows at least one of its beats.
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::stoll(lease_ms_) / 2));
+    auto again = last_heartbeat();
+    if (!again) return again.error();
+    if (*again && **again != **seen)
+      return status(errc::already_exists, "node " + node_ + ": another live daemon of this name heartbeats on " +
+                                              c_->name() + " (at " + **again +
+                                              "); give each daemon its own node_name");
+  }
+  auto r = c_->exec("take the node name",
+                    "WITH back AS (UPDATE jobs SET lease_node = NULL, lease_expires_at = NULL, state = $2 "
+                    "WHERE lease_node = $1 AND state NOT IN (5, 6, 7) RETURNING id) "
+                    "SELECT count(*), coalesce(pg_notify($3, min(id)::text), '') FROM back",
+                    {node_, pg_text(int64_t(job_state::queued)), pg_job_queued_channel});
+  if (!r) return r.error();
+  return static_cast<std::size_t>(r->i64(0, 0));
 }
 
 result<heartbeat_outcome> pg_job_leases::heartbeat() {
@@ -143,9 +213,12 @@ status pg_job_leases::release(const job_lease& l) {
   if (!tx) return tx.error();
   CUZK_TRY(hold_fence(l, "release"));
   auto r = c_->exec("release",
-                    "UPDATE jobs SET state = $2, lease_node = NULL, lease_expires_at = NULL WHERE id = $1",
+                    "UPDATE jobs SET state = $2, lease_node = NULL, lease_expires_at = NULL, "
+                    "attempts = greatest(attempts - 1, 0) WHERE id = $1",
                     {pg_text(int64_t(l.id)), pg_text(int64_t(job_state::queued))});
   if (!r) return r.error();
+  auto n = c_->exec("release", "SELECT pg_notify($1, $2)", {pg_job_queued_channel, pg_text(int64_t(l.id))});
+  if (!n) return n.error();
   return tx->commit();
 }
 

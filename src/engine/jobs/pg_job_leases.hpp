@@ -2,10 +2,13 @@
 // generation, so that each job's result is committed exactly once.
 //
 // Each daemon (a node, named uniquely in the cluster) claims the next job with one statement:
-// `SELECT ... ORDER BY priority DESC, id FOR UPDATE SKIP LOCKED LIMIT 1` inside an UPDATE that writes
-// the claim. SKIP LOCKED lets many nodes claim at once without waiting on each other's rows, and the
-// order is the engine's: priority class first, FIFO (by id) within a class. A claimable job is one
-// not ended whose lease is unset (never claimed, or released) or past its end.
+// `SELECT ... ORDER BY priority DESC, id LIMIT 1 FOR UPDATE SKIP LOCKED` inside an UPDATE that
+// writes the claim. SKIP LOCKED lets many nodes claim at once without waiting on each other's rows,
+// and the order is the engine's: priority class first, FIFO (by id) within a class, except that a
+// node may prefer the jobs whose key it holds resident for a bounded time (claim_preference). A
+// claimable job is one not ended whose lease is unset (never claimed, or released) or past its end.
+// The claim is also the attempt's start (state loading_key, the attempt counted): a node claims only
+// for a worker about to take the job, so no separate write starts it.
 //
 // A claim is a lease: it lasts `lease` past the claim and past every heartbeat(), which extends all
 // the node's leases at once. A node that dies (kill -9, power loss, a cut network) stops
@@ -53,6 +56,14 @@ struct heartbeat_outcome {
   std::vector<job_id> cancel_requested;  // of those, the jobs a client asked (of any node) to cancel
 };
 
+// Which claimable jobs a node would rather take within a priority class: those whose key it holds
+// resident (no key load), for at most `max_wait`; a job older than that is taken by any node in
+// FIFO order, so no job waits for a node that holds its key.
+struct claim_preference {
+  std::vector<std::string> resident_circuits;
+  std::chrono::milliseconds max_wait{0};
+};
+
 // What request_cancel() did.
 enum class cancel_outcome : uint8_t {
   ended,         // no live lease held the job: it is cancelled now
@@ -66,8 +77,18 @@ class pg_job_leases {
   static result<std::unique_ptr<pg_job_leases>> open(const std::string& conninfo, std::string node,
                                                      std::chrono::milliseconds lease);
 
-  // Claims the next claimable job (priority, then FIFO), or nullopt when none is.
-  result<std::optional<job_lease>> claim();
+  // Claims the next claimable job (priority, then FIFO), or nullopt when none is. With a
+  // preference: priority, then the preferred jobs (resident key, or older than max_wait), then FIFO.
+  result<std::optional<job_lease>> claim(const claim_preference& prefer = {});
+  // Claims the oldest claimable job of `circuit` in class `prio`: the companion of a claimed job in
+  // a same-circuit batch.
+  result<std::optional<job_lease>> claim_same(const std::string& circuit, priority prio);
+  // At a daemon's start: takes the node name. When a node of that name heartbeated within the lease,
+  // waits half a lease and looks again: a heartbeat that moved meanwhile is another live daemon of
+  // the same name (already_exists, nothing changed); one that did not is a predecessor that died.
+  // The leases still held in the name (a predecessor's, killed) go back to the queue, since nothing
+  // of this process holds them; returns how many.
+  result<std::size_t> take_node_name();
   // Extends every lease this node still holds to `lease` from now, and says which of those jobs a
   // client asked to cancel (the holder stops each at its next phase boundary and commits it as
   // cancelled). A job another node took over is not this node's any more and is not extended.
@@ -80,7 +101,8 @@ class pg_job_leases {
   // Commits the job's end (info.state terminal, info.id == l.id) if `l` is still the job's lease;
   // failed_precondition, with nothing written, if another claim took the job since.
   status finish(const job_lease& l, const job_result& info);
-  // Gives the job back to the queue unfinished (a drain), if `l` is still its lease.
+  // Gives the job back to the queue unfinished (a drain), if `l` is still its lease; the claim's
+  // attempt is not counted against it, and idle nodes are woken (pg_job_queued_channel).
   status release(const job_lease& l);
 
   const std::string& node() const noexcept { return node_; }
@@ -90,6 +112,8 @@ class pg_job_leases {
       : c_(std::move(c)), node_(std::move(node)), lease_ms_(std::to_string(lease.count())) {}
   // Locks the job's row if `l` is still its lease; failed_precondition otherwise.
   status hold_fence(const job_lease& l, const char* what);
+  result<std::optional<job_lease>> claim_where(const std::string& order_and_filter,
+                                               std::vector<pg_param> params);
 
   std::mutex m_;
   std::unique_ptr<pg_connection> c_;

@@ -160,7 +160,7 @@ TEST(pg_job_leases, a_dead_nodes_job_is_taken_after_its_lease_and_its_late_commi
   const status late = a->finish(*held, done_by(*held, "node-a"));
   EXPECT_EQ(late.code(), errc::failed_precondition) << late.to_string();
   EXPECT_NE(late.message().find("held by node node-b"), std::string::npos) << late.to_string();
-  EXPECT_EQ(store->get(id).value()->info.state, job_state::queued);
+  EXPECT_EQ(store->get(id).value()->info.state, job_state::loading_key);  // b's claim started it
   EXPECT_EQ(a->release(*held).code(), errc::failed_precondition);
 
   ASSERT_TRUE(b->finish(*taken, done_by(*taken, "node-b")).is_ok());
@@ -202,7 +202,7 @@ TEST(pg_job_leases, a_cancel_sent_to_any_node_reaches_the_holder_or_ends_an_unhe
   ASSERT_TRUE(held && held->id == running);
 
   EXPECT_EQ(b->request_cancel(running, "asked by a client of node-b").value(), cancel_outcome::holder_asked);
-  EXPECT_EQ(store->get(running).value()->info.state, job_state::queued);  // still the holder's
+  EXPECT_EQ(store->get(running).value()->info.state, job_state::loading_key);  // still the holder's
   const auto beat = a->heartbeat().value();
   EXPECT_EQ(beat.renewed, 1u);
   EXPECT_EQ(beat.cancel_requested, (std::vector<job_id>{running}));
@@ -246,6 +246,36 @@ TEST(pg_job_leases, a_version_1_queue_is_migrated_in_place_and_claimable) {
   auto c = pg_connection::open(db).value();
   EXPECT_EQ(pg_schema_version(*c).value(), pg_schema_latest_version());
   EXPECT_GE(pg_schema_latest_version(), 2);
+}
+
+// A node prefers a job whose key it holds resident over an older one of the same class, but only
+// while the older one is younger than the bound; the class still comes first; a batch's companion
+// is the oldest claimable job of the circuit and class.
+TEST(pg_job_leases, a_resident_key_is_preferred_within_a_bounded_wait_and_the_class_first) {
+  FRESH_DATABASE_OR_SKIP(db, "prefer");
+  auto store = pg_job_store::open(db).value();
+  const job_id old_x = submit(*store, priority::normal, "x");
+  const job_id new_y = submit(*store, priority::normal, "y");
+  const job_id next_y = submit(*store, priority::normal, "y");
+  auto a = node(db, "node-a", 60s);
+  ASSERT_TRUE(a);
+  const claim_preference holds_y{{"y"}, 60s};
+  auto l = a->claim(holds_y).value();
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->id, new_y);  // x's job is younger than a minute: y's key saves a load
+  l = a->claim_same("y", priority::normal).value();
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->id, next_y);
+  const job_id high_z = submit(*store, priority::high, "z");
+  l = a->claim(holds_y).value();
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->id, high_z);  // the class first, resident or not
+  const job_id later_y = submit(*store, priority::normal, "y");
+  std::this_thread::sleep_for(50ms);
+  l = a->claim(claim_preference{{"y"}, 10ms}).value();  // x's job has waited past the bound
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->id, old_x);
+  EXPECT_EQ(a->claim(holds_y).value()->id, later_y);
 }
 
 }  // namespace

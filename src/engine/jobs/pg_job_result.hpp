@@ -13,6 +13,9 @@ namespace cuzk::engine {
 
 // The NOTIFY channel on which a job's end is announced; the payload is the job's id in decimal.
 inline constexpr const char* pg_job_ended_channel = "cuzk_job_ended";
+// The NOTIFY channel on which a job becomes claimable (submitted, or released by a draining node), so
+// that idle nodes claim it at once rather than at their next poll; the payload is the job's id.
+inline constexpr const char* pg_job_queued_channel = "cuzk_job_queued";
 
 // Writes `info` (its state, attempts, finish time, error, phase times, ran_on, h2d_bytes, proofs) to
 // the rows of job info.id, and for a terminal state announces it on pg_job_ended_channel. Call inside

@@ -125,6 +125,9 @@ result<insert_outcome> pg_job_store::insert(const job_record& rec) {
         {id, pg_text(int64_t(k)), rec.witness_paths[k], pg_text(spooled), digest, pg_text(input_json)});
     if (!p) return p.error();
   }
+  // Delivered with the commit, so a node that wakes on it finds the job's rows complete.
+  auto n = c_->exec("announce the job", "SELECT pg_notify($1, $2)", {pg_job_queued_channel, id});
+  if (!n) return n.error();
   CUZK_TRY(tx->commit());
   return insert_outcome{static_cast<job_id>(std::strtoull(id.c_str(), nullptr, 10)), true};
 }

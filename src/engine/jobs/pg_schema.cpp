@@ -84,6 +84,15 @@ ALTER TABLE jobs ADD COLUMN cancel_requested boolean NOT NULL DEFAULT false;
 ALTER TABLE circuits ADD COLUMN wasm_path text NOT NULL DEFAULT '';
 ALTER TABLE job_partitions ADD COLUMN input_json boolean NOT NULL DEFAULT false;
 )sql",
+    // 5: what a node publishes for the cluster view (pg_cluster_view.hpp): its report (devices,
+    //    resident keys, workers, version; a JSON document the node writes whole, so its fields can
+    //    grow without a migration) and when it last wrote it, by the server's clock. Rows from
+    //    before hold an empty report and no time: a node that heartbeats but does not report.
+    R"sql(
+ALTER TABLE nodes
+  ADD COLUMN report jsonb NOT NULL DEFAULT '{}'::jsonb,
+  ADD COLUMN reported_at timestamptz;
+)sql",
 };
 
 constexpr int migration_count = static_cast<int>(sizeof migrations / sizeof migrations[0]);

@@ -1,0 +1,225 @@
+// Several engines on one PostgreSQL queue (engine_cluster.cpp), on the throwaway server
+// (jobs/pg_test_cluster.hpp), each engine a node of its own name: every job is proved once by
+// whichever node claims it and awaited from any node; a CRITICAL job goes before the NORMAL ones
+// queued ahead of it on whichever node frees a worker first; a cancel sent to one node stops a job
+// running on another; a second live node of the same name is refused; a drain gives unstarted
+// claims back. The kill -9 of a whole daemon is service/daemon_cluster_test.cpp's.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <set>
+#include <thread>
+
+#include "engine/engine_test_util.hpp"
+#include "engine/jobs/pg_connection.hpp"
+#include "engine/jobs/pg_test_cluster.hpp"
+
+namespace cuzk::engine {
+namespace {
+
+using namespace std::chrono_literals;
+using test::multiplier_public;
+using test::multiplier_witness;
+
+const std::string small_vk = test::data_dir + "/snarkjs/bn128/verification_key.json";
+
+engine_options node_options(const std::string& db, const std::string& spool_root, const std::string& node) {
+  engine_options o;
+  o.database = db;
+  o.spool_dir = spool_root;
+  o.cluster.node_name = node;
+  o.cluster.lease = 1500ms;
+  o.cluster.poll = 200ms;
+  o.workers = 1;
+  o.backend = groth16::prover_kind::cpu;
+  o.key_copy_dir = spool_root;
+  return o;
+}
+
+// A node proving with the real CPU prover, the multiplier circuit registered as "mul".
+std::unique_ptr<engine> real_node(const std::string& db, const std::string& root, const std::string& node) {
+  auto e = engine::create(node_options(db, root, node));
+  EXPECT_TRUE(e.is_ok()) << e.error().to_string();
+  if (!e) return nullptr;
+  EXPECT_TRUE((*e)->register_circuit("mul", test::small_zkey).is_ok());
+  return std::move(e).value();
+}
+
+// A node whose prover waits at `gate` (its proofs do not verify: verification off).
+std::unique_ptr<engine> gated_node(const std::string& db, const std::string& root, const std::string& node,
+                                   test::gated_backend*& gate, bool open = false) {
+  auto b = std::make_unique<test::gated_backend>(20ms, open);
+  gate = b.get();
+  engine_parts parts;
+  parts.backend = std::move(b);
+  auto o = node_options(db, root, node);
+  o.verify_proofs = false;
+  auto e = engine::create(o, std::move(parts));
+  EXPECT_TRUE(e.is_ok()) << e.error().to_string();
+  if (!e) return nullptr;
+  EXPECT_TRUE((*e)->register_circuit("mul", test::small_zkey).is_ok());
+  return std::move(e).value();
+}
+
+job_request multiplier_request(unsigned k, std::optional<priority> prio = std::nullopt) {
+  job_request r;
+  r.circuit = "mul";
+  r.prio = prio;
+  r.partitions.push_back(witness_input::from_bytes(multiplier_witness(test::small_wtns, k)));
+  return r;
+}
+
+TEST(engine_cluster, two_nodes_prove_each_job_once_and_either_awaits_any) {
+  FRESH_DATABASE_OR_SKIP(db, "engine_cluster_once");
+  const std::string root = test::temp_dir("cluster-once");
+  auto a = real_node(db, root, "node-a"), b = real_node(db, root, "node-b");
+  ASSERT_TRUE(a && b);
+  constexpr unsigned n = 16;
+  std::vector<job_id> ids;
+  for (unsigned k = 0; k < n; ++k) {
+    auto id = (k % 2 == 0 ? *a : *b).submit(multiplier_request(k));
+    ASSERT_TRUE(id.is_ok()) << id.error().to_string();
+    ids.push_back(*id);
+  }
+  for (unsigned k = 0; k < n; ++k) {
+    // Awaited on the node it was not submitted to: whichever proved it.
+    auto r = (k % 2 == 0 ? *b : *a).await(ids[k], 60s);
+    ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+    ASSERT_EQ(r->state, job_state::done) << r->error.to_string();
+    ASSERT_EQ(r->proofs.size(), 1u);
+    test::expect_valid_proof<bn254>(r->proofs[0], small_vk, multiplier_public(k));
+  }
+  auto c = pg_connection::open(db).value();
+  auto rows = c->exec("read", "SELECT count(*), count(DISTINCT lease_node), sum(attempts), "
+                              "count(*) FILTER (WHERE state = 5) FROM jobs");
+  ASSERT_TRUE(rows.is_ok());
+  EXPECT_EQ(rows->i64(0, 0), n);
+  EXPECT_EQ(rows->i64(0, 3), n);  // done
+  EXPECT_EQ(rows->i64(0, 2), n);  // each claimed once
+  EXPECT_EQ(rows->i64(0, 1), 2);  // both nodes proved some
+  // The inline witnesses were spooled per node under the shared root, and deleted once proved.
+  EXPECT_TRUE(std::filesystem::is_directory(root + "/node-a"));
+  EXPECT_TRUE(std::filesystem::is_empty(root + "/node-a"));
+  EXPECT_TRUE(std::filesystem::is_empty(root + "/node-b"));
+}
+
+TEST(engine_cluster, a_critical_job_goes_before_the_normal_ones_queued_ahead_of_it) {
+  FRESH_DATABASE_OR_SKIP(db, "engine_cluster_critical");
+  const std::string root = test::temp_dir("cluster-critical");
+  test::gated_backend *ga = nullptr, *gb = nullptr;
+  auto a = gated_node(db, root, "node-a", ga), b = gated_node(db, root, "node-b", gb);
+  ASSERT_TRUE(a && b);
+  std::vector<job_id> normal;
+  for (unsigned k = 0; k < 100; ++k) normal.push_back(a->submit(multiplier_request(k, priority::normal)).value());
+  // Each node runs one and claims no more while its one worker is busy.
+  ASSERT_TRUE(ga->wait_calls(1) && gb->wait_calls(1));
+  const job_id critical = b->submit(multiplier_request(100, priority::critical)).value();
+  ga->open();
+  gb->open();
+  auto r = a->await(critical, 30s);
+  ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+  EXPECT_EQ(r->state, job_state::done) << r->error.to_string();
+  // Ended before all NORMAL jobs but the two that were running and the one the other node's
+  // freed worker took at the same moment.
+  auto c = pg_connection::open(db).value();
+  auto rows = c->exec("read",
+                      "SELECT count(*) FROM jobs WHERE priority = $1 AND state = 5 AND finished_ms < "
+                      "(SELECT finished_ms FROM jobs WHERE id = $2)",
+                      {pg_text(int64_t(priority::normal)), pg_text(int64_t(critical))});
+  ASSERT_TRUE(rows.is_ok());
+  EXPECT_LE(rows->i64(0, 0), 3);
+  for (job_id id : normal) ASSERT_EQ(b->await(id, 60s).value().state, job_state::done);
+}
+
+TEST(engine_cluster, a_cancel_sent_to_one_node_stops_a_job_running_on_another) {
+  FRESH_DATABASE_OR_SKIP(db, "engine_cluster_cancel");
+  const std::string root = test::temp_dir("cluster-cancel");
+  test::gated_backend* gb = nullptr;
+  auto b = gated_node(db, root, "node-b", gb);
+  ASSERT_TRUE(b);
+  const job_id id = b->submit(multiplier_request(1)).value();
+  ASSERT_TRUE(gb->wait_calls(1));  // running on b
+  test::gated_backend* ga = nullptr;
+  auto a = gated_node(db, root, "node-a", ga, true);
+  ASSERT_TRUE(a);
+  ASSERT_TRUE(a->cancel(id).is_ok());
+  // b's next heartbeat (a third of the 1.5 s lease) carries the cancel to the job's token; the
+  // proof in flight then ends at its next phase boundary.
+  std::this_thread::sleep_for(1200ms);
+  gb->open();
+  auto r = a->await(id, 30s);
+  ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+  EXPECT_EQ(r->state, job_state::cancelled);
+  EXPECT_EQ(r->error.code(), errc::cancelled);
+  EXPECT_EQ(ga->calls.load(), 0);
+}
+
+TEST(engine_cluster, a_second_live_node_of_the_same_name_is_refused) {
+  FRESH_DATABASE_OR_SKIP(db, "engine_cluster_name");
+  const std::string root = test::temp_dir("cluster-name");
+  auto a = real_node(db, root, "node-a");
+  ASSERT_TRUE(a);
+  auto again = engine::create(node_options(db, root, "node-a"));
+  ASSERT_FALSE(again.is_ok());
+  EXPECT_EQ(again.error().code(), errc::already_exists) << again.error().to_string();
+}
+
+TEST(engine_cluster, a_drained_node_gives_its_claims_back_and_another_proves_them) {
+  FRESH_DATABASE_OR_SKIP(db, "engine_cluster_drain");
+  const std::string root = test::temp_dir("cluster-drain");
+  test::gated_backend* ga = nullptr;
+  auto a = gated_node(db, root, "node-a", ga);
+  ASSERT_TRUE(a);
+  const job_id id = a->submit(multiplier_request(3)).value();
+  ASSERT_TRUE(ga->wait_calls(1));
+  std::thread release([&] {
+    std::this_thread::sleep_for(300ms);
+    ga->abort();  // the proof in flight ends; the drain's cancel returns the job to the queue
+  });
+  a->drain(0ms);
+  release.join();
+  auto b = real_node(db, root, "node-b");
+  ASSERT_TRUE(b);
+  auto r = b->await(id, 60s);
+  ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+  EXPECT_EQ(r->state, job_state::done) << r->error.to_string();
+  test::expect_valid_proof<bn254>(r->proofs.at(0), small_vk, multiplier_public(3));
+}
+
+
+// The latency a job adds through the engine on PostgreSQL against SQLite: one small proof at a time
+// (the multiplier, real CPU prover, verified), submit to result, median of 100 after 5 unmeasured,
+// on each store. A measurement, not a check: it runs only when CUZK_LATENCY_DATABASE names a
+// PostgreSQL database to measure on (the test server runs with fsync off, which would flatter it):
+//   CUZK_LATENCY_DATABASE="host=/tmp/pg dbname=cuzk" engine_tests --gtest_filter='*latency*'
+// docs/cluster.md keeps the numbers.
+TEST(engine_cluster, latency_per_job_on_postgresql_against_sqlite) {
+  const char* measured_db = std::getenv("CUZK_LATENCY_DATABASE");
+  if (measured_db == nullptr || *measured_db == '\0') GTEST_SKIP() << "set CUZK_LATENCY_DATABASE to measure";
+  const std::string root = test::temp_dir("cluster-latency");
+  auto median_ms = [&](engine& e) {
+    EXPECT_TRUE(e.register_circuit("mul", test::small_zkey).is_ok());
+    std::vector<double> ms;
+    for (unsigned k = 0; k < 105; ++k) {
+      const auto t0 = std::chrono::steady_clock::now();
+      auto id = e.submit(multiplier_request(k));
+      EXPECT_TRUE(id.is_ok());
+      auto r = e.await(*id, 60s);
+      EXPECT_TRUE(r.is_ok() && r->state == job_state::done);
+      if (k >= 5) ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+  };
+  engine_options lite = node_options("", root + "/lite-spool", "");
+  lite.store_path = root + "/jobs.db";
+  const double sqlite_ms = median_ms(*engine::create(lite).value());
+  const double pg_ms = median_ms(*engine::create(node_options(measured_db, root, "latency")).value());
+  std::cout << "[ latency  ] submit to result, median of 100: SQLite " << sqlite_ms << " ms, PostgreSQL " << pg_ms
+            << " ms\n";
+}
+
+}  // namespace
+}  // namespace cuzk::engine

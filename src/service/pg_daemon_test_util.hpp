@@ -1,0 +1,72 @@
+// A `cuzk daemon` process with its jobs in a PostgreSQL database, for the tests of daemons sharing
+// one queue (daemon_postgres_test.cpp, daemon_cluster_test.cpp): its own data_dir and socket, its
+// node name, HTTP on a port when the test gives one, and whatever further config lines it gives.
+#pragma once
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "service/daemon_test_util.hpp"
+
+namespace cuzk::service::test {
+
+struct pg_daemon {
+  std::string name, dir, sock;
+  pid_t pid = -1;
+  int http_port = 0;  // 0: no HTTP
+
+  // Started at once; `extra` is appended to the config's top-level keys (before [[circuit]]).
+  pg_daemon(const std::string& node, const std::string& database, const std::string& zkey,
+            const std::string& extra = "", const std::string& circuit_id = "poseidon", int http = 0)
+      : name(node), http_port(http) {
+    namespace fs = std::filesystem;
+    dir = (fs::temp_directory_path() / ("cuzk-pgd-" + node + "-" + std::to_string(::getpid()))).string();
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    sock = dir + "/d.sock";
+    const std::string config = dir + "/cuzk.toml";
+    std::ofstream(config) << "data_dir = \"" << dir << "/data\"\nsocket = \"" << sock
+                          << "\"\nhttp = \"" << (http_port ? "127.0.0.1:" + std::to_string(http_port) : "")
+                          << "\"\nlog_level = \"warn\"\ndatabase = \"" << database
+                          << "\"\nnode_name = \"" << node << "\"\n"
+                          << extra << "\n[[circuit]]\nid = \"" << circuit_id << "\"\nzkey = \"" << zkey << "\"\n";
+    pid = ::fork();
+    if (pid == 0) {
+      ::execl(CUZK_BIN, CUZK_BIN, "daemon", "--config", config.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+  }
+  ~pg_daemon() {
+    kill9();
+    std::filesystem::remove_all(dir);
+  }
+  pg_daemon(const pg_daemon&) = delete;
+  pg_daemon& operator=(const pg_daemon&) = delete;
+
+  void kill9() {
+    if (pid <= 0) return;
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    pid = -1;
+  }
+  std::pair<int, std::string> cli(const std::string& verb_and_args) const {
+    return run_command(std::string(CUZK_BIN) + " " + verb_and_args + " --socket " + sock);
+  }
+  // Whether it answers `cuzk status` within `limit`.
+  bool up(std::chrono::seconds limit = std::chrono::seconds(20)) const {
+    for (auto until = std::chrono::steady_clock::now() + limit; std::chrono::steady_clock::now() < until;
+         std::this_thread::sleep_for(std::chrono::milliseconds(50)))
+      if (cli("status").first == 0) return true;
+    return false;
+  }
+};
+
+}  // namespace cuzk::service::test

@@ -1,0 +1,384 @@
+// Remote access (remote_access.hpp, client_credentials.hpp) against the real daemon: certificates
+// made here with the openssl command (a CA, a server certificate for localhost and 127.0.0.1, a
+// client certificate, and a client certificate from another CA), one daemon that asks for TLS, a
+// client certificate and a token on TCP, and one with a plaintext TCP listener. A client without
+// credentials is refused, one with them proves; a wrong token, a certificate from an unknown CA
+// and a client of the wrong transport are refused with messages that say what to change; the CLI
+// verbs and `cuzk bench` with the flags (and CUZK_TOKEN_FILE) prove end to end; HTTP on a
+// non-loopback address speaks HTTPS and asks for the token; and a request body over HTTP's limit
+// is refused before it is read.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "service/client.hpp"
+#include "service/daemon_test_util.hpp"
+#include "service/remote_access.hpp"
+
+namespace cuzk::service {
+namespace {
+
+namespace v1 = cuzk::v1;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using test::free_port;
+using test::read_file;
+using test::run_command;
+
+const std::string data = CUZK_TEST_DATA_DIR;
+const std::string zkey = data + "/snarkjs/bn128/poseidon/circuit.zkey";
+const std::string wtns = data + "/snarkjs/bn128/poseidon/circuit.wtns";
+const std::string bin = CUZK_BIN;
+
+// The test's certificates, made once with the openssl command (P-256 keys: made in milliseconds).
+struct pki {
+  std::string dir;
+  std::string ca, server_cert, server_key, client_cert, client_key, stranger_cert, stranger_key, token,
+      wrong_token;
+
+  static std::string make_ca(const std::string& dir, const std::string& name) {
+    return "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=" + name +
+           " -keyout " + dir + "/" + name + ".key -out " + dir + "/" + name + ".pem";
+  }
+  // A key and a certificate `ca` signs, with the extensions in `ext`.
+  static std::string make_signed(const std::string& dir, const std::string& name, const std::string& ca,
+                                 const std::string& ext) {
+    const std::string d = dir + "/";
+    return "printf '" + ext + "\\n' > " + d + name + ".ext && openssl req -newkey ec -pkeyopt " +
+           "ec_paramgen_curve:prime256v1 -nodes -subj /CN=" + name + " -keyout " + d + name + ".key -out " + d +
+           name + ".csr && openssl x509 -req -days 2 -in " + d + name + ".csr -CA " + d + ca + ".pem -CAkey " + d +
+           ca + ".key -CAcreateserial -extfile " + d + name + ".ext -out " + d + name + ".pem";
+  }
+
+  pki() {
+    dir = (fs::temp_directory_path() / ("cuzk-remote-access-" + std::to_string(::getpid()))).string();
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (const auto& cmd : {make_ca(dir, "ca"), make_ca(dir, "other-ca"),
+                            make_signed(dir, "server", "ca", "subjectAltName=DNS:localhost,IP:127.0.0.1"),
+                            make_signed(dir, "client", "ca", "extendedKeyUsage=clientAuth"),
+                            make_signed(dir, "stranger", "other-ca", "extendedKeyUsage=clientAuth")}) {
+      const auto [rc, out] = run_command(cmd);
+      EXPECT_EQ(rc, 0) << cmd << "\n" << out;
+    }
+    ca = dir + "/ca.pem";
+    server_cert = dir + "/server.pem";
+    server_key = dir + "/server.key";
+    client_cert = dir + "/client.pem";
+    client_key = dir + "/client.key";
+    stranger_cert = dir + "/stranger.pem";
+    stranger_key = dir + "/stranger.key";
+    token = dir + "/token";
+    wrong_token = dir + "/wrong-token";
+    std::ofstream(token) << "0123456789abcdef0123456789abcdef\n";
+    std::ofstream(wrong_token) << "fedcba9876543210fedcba9876543210\n";
+  }
+  ~pki() { fs::remove_all(dir); }
+};
+
+// `cuzk daemon` with a TCP listener, configured by `tcp_keys` (TLS and auth, or none).
+struct tcp_daemon {
+  std::string dir, sock, config, addr;
+  int http_port = 0;
+  pid_t pid = -1;
+
+  tcp_daemon(const std::string& name, const std::string& tcp_keys, const std::string& http_host) {
+    dir = (fs::temp_directory_path() / ("cuzk-remote-" + name + "-" + std::to_string(::getpid()))).string();
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    sock = dir + "/d.sock";
+    addr = "127.0.0.1:" + std::to_string(free_port());
+    http_port = free_port();
+    config = dir + "/cuzk.toml";
+    std::ofstream(config) << "data_dir = \"" << dir << "/data\"\nsocket = \"" << sock << "\"\nlisten = \"" << addr
+                          << "\"\nhttp = \"" << http_host << ":" << http_port << "\"\nlog_level = \"warn\"\n"
+                          << tcp_keys << "[[circuit]]\nid = \"poseidon\"\nzkey = \"" << zkey << "\"\n";
+    pid = ::fork();
+    if (pid == 0) {
+      ::execl(CUZK_BIN, CUZK_BIN, "daemon", "--config", config.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    // The socket answers once the TCP listener is bound too (one BuildAndStart). Waiting for its
+    // file first spares gRPC's first reconnect backoff (a second) in every test.
+    const auto until = std::chrono::steady_clock::now() + 20s;
+    while (!fs::exists(sock) && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(5ms);
+    auto ch = connect(sock, "");
+    EXPECT_TRUE(ch->WaitForConnected(std::chrono::system_clock::now() + 20s)) << "daemon did not come up";
+  }
+  ~tcp_daemon() {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    fs::remove_all(dir);
+  }
+};
+
+class remote_access : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { certs = new pki(); }
+  // Each daemon is started by the first test that uses it (ctest runs each test in its own process).
+  static tcp_daemon& guarded() {
+    if (!guarded_)
+      guarded_ = new tcp_daemon("guarded",
+                                "tls_cert = \"" + certs->server_cert + "\"\ntls_key = \"" + certs->server_key +
+                                    "\"\ntls_client_ca = \"" + certs->ca + "\"\nauth_token_file = \"" +
+                                    certs->token + "\"\n",
+                                "0.0.0.0");
+    return *guarded_;
+  }
+  static tcp_daemon& plain() {
+    if (!plain_) plain_ = new tcp_daemon("plain", "", "127.0.0.1");
+    return *plain_;
+  }
+  static void TearDownTestSuite() {
+    delete guarded_;
+    delete plain_;
+    delete certs;
+  }
+  static client_credentials full() {
+    return {certs->ca, certs->client_cert, certs->client_key, certs->token};
+  }
+  // GetStatus over TCP with `creds`.
+  static grpc::Status get_status(const std::string& addr, const client_credentials& creds) {
+    auto ch = connect("", addr, creds);
+    EXPECT_TRUE(ch) << ch.error().to_string();
+    auto stub = make_stub(*ch);
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + 10s);
+    v1::GetStatusResponse resp;
+    return stub->GetStatus(&ctx, {}, &resp);
+  }
+  // `cuzk <args>` with `env` set in front; its exit status and output.
+  static std::pair<int, std::string> cuzk(const std::string& args, const std::string& env = {}) {
+    return run_command(env + (env.empty() ? "" : " ") + bin + " " + args);
+  }
+  static std::string tls_flags(const std::string& token_file) {
+    return " --tls-ca " + certs->ca + " --tls-cert " + certs->client_cert + " --tls-key " + certs->client_key +
+           (token_file.empty() ? "" : " --token-file " + token_file);
+  }
+
+  static pki* certs;
+  static tcp_daemon* guarded_;
+  static tcp_daemon* plain_;
+};
+pki* remote_access::certs = nullptr;
+tcp_daemon* remote_access::guarded_ = nullptr;
+tcp_daemon* remote_access::plain_ = nullptr;
+
+TEST_F(remote_access, a_client_with_every_credential_proves_over_tls) {
+  auto ch = connect("", guarded().addr, full());
+  ASSERT_TRUE(ch) << ch.error().to_string();
+  auto stub = make_stub(*ch);
+  v1::SubmitProofRequest req;
+  req.set_circuit("poseidon");
+  req.add_partitions()->set_wtns(read_file(wtns));
+  v1::SubmitProofResponse submitted;
+  {
+    grpc::ClientContext ctx;
+    auto s = stub->SubmitProof(&ctx, req, &submitted);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+  }
+  v1::AwaitProofRequest await;
+  await.set_job_id(submitted.job_id());
+  await.set_timeout_ms(60000);
+  v1::ProofResult r;
+  grpc::ClientContext ctx;
+  auto s = stub->AwaitProof(&ctx, await, &r);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(r.state(), v1::DONE) << r.error();
+  ASSERT_EQ(r.proofs_size(), 1);  // verify_proofs (the default) checked it in the daemon
+}
+
+TEST_F(remote_access, a_client_without_credentials_is_refused_and_told_to_use_tls) {
+  const auto s = get_status(guarded().addr, {});
+  EXPECT_FALSE(s.ok());
+  const auto why = explain_call_failure(s, guarded().addr, {});
+  EXPECT_NE(why.find("speaks TLS and this client connected in plaintext: pass --tls-ca"), std::string::npos) << why;
+  // The CLI says the same, not gRPC's raw string.
+  const auto [rc, out] = cuzk("status --addr " + guarded().addr);
+  EXPECT_EQ(rc, 1);
+  EXPECT_NE(out.find("cuzk: error: daemon: the daemon at " + guarded().addr + " speaks TLS"), std::string::npos)
+      << out;
+}
+
+TEST_F(remote_access, tls_without_a_client_certificate_or_token_is_refused) {
+  auto creds = full();
+  creds.tls_cert.clear();
+  creds.tls_key.clear();
+  EXPECT_FALSE(get_status(guarded().addr, creds).ok());
+  creds = full();
+  creds.token_file.clear();
+  const auto s = get_status(guarded().addr, creds);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAUTHENTICATED) << s.error_message();
+  EXPECT_NE(s.error_message().find("asks for a bearer token: pass --token-file"), std::string::npos)
+      << s.error_message();
+}
+
+TEST_F(remote_access, a_wrong_token_is_refused) {
+  auto creds = full();
+  creds.token_file = certs->wrong_token;
+  const auto s = get_status(guarded().addr, creds);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_NE(s.error_message().find("bearer token was refused"), std::string::npos) << s.error_message();
+  const auto [rc, out] = cuzk("status --addr " + guarded().addr + tls_flags(certs->wrong_token));
+  EXPECT_EQ(rc, 1);
+  EXPECT_NE(out.find("refused the call: the bearer token was refused"), std::string::npos) << out;
+}
+
+TEST_F(remote_access, a_client_certificate_from_an_unknown_ca_is_refused) {
+  auto creds = full();
+  creds.tls_cert = certs->stranger_cert;
+  creds.tls_key = certs->stranger_key;
+  const auto s = get_status(guarded().addr, creds);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.error_code(), grpc::StatusCode::OK);
+  const auto why = explain_call_failure(s, guarded().addr, creds);
+  EXPECT_NE(why.find("TLS handshake with the daemon at " + guarded().addr + " failed"), std::string::npos) << why;
+}
+
+TEST_F(remote_access, a_tls_client_at_a_plaintext_port_is_told_so) {
+  const auto [rc, out] = cuzk("circuits --addr " + plain().addr + " --tls-ca " + certs->ca);
+  EXPECT_EQ(rc, 1);
+  EXPECT_NE(out.find("does not speak TLS on that port"), std::string::npos) << out;
+  // The plaintext listener still serves a plaintext client, and the socket any client.
+  EXPECT_TRUE(get_status(plain().addr, {}).ok());
+  const auto [status_rc, status] = cuzk("status --socket " + guarded().sock);
+  EXPECT_EQ(status_rc, 0) << status;
+  // The status names the token's file, never the token.
+  EXPECT_NE(status.find(certs->token), std::string::npos) << status;
+  EXPECT_EQ(status.find("0123456789abcdef"), std::string::npos) << status;
+}
+
+TEST_F(remote_access, the_cli_verbs_and_bench_prove_with_the_flags) {
+  const std::string at = " --addr " + guarded().addr + tls_flags(certs->token);
+  auto [rc, out] = cuzk("circuits" + at);
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("poseidon"), std::string::npos) << out;
+  std::tie(rc, out) = cuzk("prove-remote -c poseidon " + wtns + at);
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("\"publicSignals\""), std::string::npos) << out;
+  // The token from CUZK_TOKEN_FILE, as a script sets it once.
+  std::tie(rc, out) = cuzk("submit -c poseidon " + wtns + " --addr " + guarded().addr + tls_flags(""),
+                           "CUZK_TOKEN_FILE=" + certs->token);
+  ASSERT_EQ(rc, 0) << out;
+  const std::string job = out.substr(0, out.find('\n'));
+  std::tie(rc, out) = cuzk("await " + job + at + " -o " + guarded().dir + "/out");
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_TRUE(fs::exists(guarded().dir + "/out/proof.json"));
+  std::tie(rc, out) = cuzk("bench single -n 1 -c poseidon " + wtns + at);
+  EXPECT_EQ(rc, 0) << out;
+  // A flag naming a file that is not there is a usage error naming the flag.
+  std::tie(rc, out) = cuzk("status --addr " + guarded().addr + " --tls-ca " + certs->dir + "/none.pem");
+  EXPECT_EQ(rc, 2);
+  EXPECT_NE(out.find("--tls-ca: "), std::string::npos) << out;
+}
+
+TEST_F(remote_access, http_on_a_network_address_is_https_and_asks_for_the_token) {
+  httplib::SSLClient https("127.0.0.1", guarded().http_port, certs->client_cert, certs->client_key);
+  https.set_ca_cert_path(certs->ca.c_str());
+  https.enable_server_certificate_verification(true);
+  auto health = https.Get("/healthz");
+  ASSERT_TRUE(health) << httplib::to_string(health.error());
+  EXPECT_EQ(health->status, 200);
+  auto refused = https.Get("/status");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 401);
+  const std::string token = "0123456789abcdef0123456789abcdef";
+  auto served = https.Get("/metrics", {{"Authorization", "Bearer " + token}});
+  ASSERT_TRUE(served);
+  EXPECT_EQ(served->status, 200);
+  EXPECT_NE(served->body.find("cuzk_"), std::string::npos);
+  // Plain HTTP at that port gets no answer from it.
+  httplib::Client http("127.0.0.1", guarded().http_port);
+  http.set_connection_timeout(2);
+  http.set_read_timeout(2);
+  auto plain_answer = http.Get("/healthz");
+  EXPECT_TRUE(!plain_answer || plain_answer->status != 200);
+}
+
+TEST_F(remote_access, an_http_body_over_the_limit_is_refused_before_it_is_read) {
+  httplib::Client http("127.0.0.1", plain().http_port);
+  // 64 KiB + 1: answered 413; the server discards such a body as it arrives and never holds it.
+  http.set_read_timeout(5);
+  auto big = http.Post("/status", std::string(http_max_body_bytes + 1, 'x'), "text/plain");
+  ASSERT_TRUE(big) << httplib::to_string(big.error());
+  EXPECT_EQ(big->status, 413);
+  // 100 GB declared and none of it sent: 413 once the read times out (1 s), nothing allocated for it.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(plain().http_port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  const std::string head = "POST /status HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000000\r\n\r\n";
+  ASSERT_EQ(::write(fd, head.data(), head.size()), static_cast<ssize_t>(head.size()));
+  char reply[64] = {};
+  const ssize_t n = ::read(fd, reply, sizeof reply - 1);
+  ::close(fd);
+  ASSERT_GT(n, 0);
+  EXPECT_EQ(std::string(reply).rfind("HTTP/1.1 413", 0), 0u) << reply;
+  // Under it, a body on a GET-only server is still just not found/allowed, never a crash.
+  auto small = http.Post("/status", std::string(16, 'x'), "text/plain");
+  ASSERT_TRUE(small);
+  EXPECT_NE(small->status, 200);
+  auto ok = http.Get("/healthz");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200);
+}
+
+// The config checks, without a daemon: each refusal names its key.
+TEST(remote_access_config, a_token_or_client_ca_without_tls_is_refused_naming_the_key) {
+  daemon_config c;
+  c.auth_token_file = "/nowhere/token";
+  auto r = tcp_server_credentials(c);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("auth_token_file: expected tls_cert to be set too"), std::string::npos)
+      << r.error().message();
+  c = {};
+  c.tls_client_ca = "/nowhere/ca.pem";
+  r = tcp_server_credentials(c);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("tls_client_ca: expected tls_cert"), std::string::npos);
+  c = {};
+  c.tls_cert = "/nowhere/cert.pem";
+  r = tcp_server_credentials(c);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("tls_cert: expected tls_key"), std::string::npos);
+  c.tls_key = "/nowhere/key.pem";
+  r = tcp_server_credentials(c);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("tls_cert: "), std::string::npos) << r.error().message();
+  EXPECT_TRUE(tcp_server_credentials(daemon_config{}));
+}
+
+TEST(remote_access_config, tokens_compare_whole_and_short_ones_are_refused) {
+  EXPECT_TRUE(token_matches("0123456789abcdef", "0123456789abcdef"));
+  EXPECT_FALSE(token_matches("0123456789abcdeF", "0123456789abcdef"));
+  EXPECT_FALSE(token_matches("0123456789abcdef0", "0123456789abcdef"));
+  EXPECT_FALSE(token_matches("", "0123456789abcdef"));
+  const std::string p = (fs::temp_directory_path() / ("cuzk-short-token-" + std::to_string(::getpid()))).string();
+  std::ofstream(p) << "short\n";
+  auto t = read_auth_token(p);
+  ASSERT_FALSE(t);
+  EXPECT_NE(t.error().message().find("at least 16 characters"), std::string::npos) << t.error().message();
+  fs::remove(p);
+  EXPECT_TRUE(is_loopback_host("127.0.0.1"));
+  EXPECT_TRUE(is_loopback_host("localhost"));
+  EXPECT_TRUE(is_loopback_host("[::1]"));
+  EXPECT_FALSE(is_loopback_host("0.0.0.0"));
+  EXPECT_FALSE(is_loopback_host("10.0.0.5"));
+}
+
+}  // namespace
+}  // namespace cuzk::service
