@@ -6,6 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <future>
+#include <thread>
 
 #include "engine/backends/cpu_prover_backend.hpp"
 #include "engine/engine.hpp"
@@ -117,11 +121,13 @@ class batching_backend final : public prover_backend {
   result<any_proof> prove(const prove_call& call, const any_witness& w, const cancel_token& c,
                           prove_report& r) override {
     sizes.push_back(1);
+    wait_at_gate();
     return cpu_.prove(call, w, c, r);
   }
   result<std::vector<any_proof>> prove_batch(const prove_call& call, std::span<const any_witness* const> ws,
                                              const cancel_token& c, prove_report& r) override {
     sizes.push_back(static_cast<unsigned>(ws.size()));
+    wait_at_gate();
     std::vector<any_proof> out;
     for (const any_witness* w : ws) {
       auto p = cpu_.prove(call, *w, c, r);
@@ -131,8 +137,18 @@ class batching_backend final : public prover_backend {
     return out;
   }
   std::vector<unsigned> sizes;  // one worker: written by it alone, read after the job ended
+  // With `gated` set before the first job, every call waits for open(); `calls` counts arrivals.
+  std::atomic<bool> gated{false};
+  std::atomic<unsigned> calls{0};
+  void open() { gate_.set_value(); }
 
  private:
+  void wait_at_gate() {
+    ++calls;
+    if (gated) opened_.wait();
+  }
+  std::promise<void> gate_;
+  std::shared_future<void> opened_ = gate_.get_future().share();
   unsigned most_;
   cpu_prover_backend cpu_;
 };
@@ -157,6 +173,50 @@ TEST(engine_prove, a_backend_that_batches_gets_the_partitions_in_batches_and_the
   for (unsigned k = 0; k < partitions; ++k)
     expect_valid_proof<bn254>(r.proofs[k], data_dir + "/snarkjs/bn128/verification_key.json", multiplier_public(k));
   EXPECT_EQ(e->snapshot().counters.total.partitions_proved, partitions);
+}
+
+// A batch's witness files are read a few at once. Of two that changed after the submit (each now a
+// link out of witness_dirs), the job names the first in partition order, whichever read ended first.
+TEST(engine_prove, of_two_witnesses_of_a_batch_that_fail_their_read_the_job_names_the_first) {
+  namespace fs = std::filesystem;
+  const std::string dir = temp_dir("batch-reads");
+  const std::string outside = temp_dir("batch-reads-outside");
+  fs::copy_file(small_wtns, outside + "/secret.wtns");
+  engine_options o;
+  o.spool_dir = temp_dir("batch-reads-spool");
+  o.witness_dirs = {dir};
+  engine_parts parts;
+  auto b = std::make_unique<batching_backend>(6);
+  batching_backend* backend = b.get();
+  backend->gated = true;
+  parts.backend = std::move(b);
+  auto e = engine::create(o, std::move(parts)).value();
+  ASSERT_TRUE(e->register_circuit("small", small_zkey).is_ok());
+  job_request first;  // holds the only worker at the gate while the batch's files change
+  first.circuit = "small";
+  first.partitions.push_back(witness_input::from_bytes(multiplier_witness(small_wtns, 0)));
+  const job_id held = e->submit(std::move(first)).value();
+  for (int i = 0; i < 2000 && backend->calls == 0; ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(backend->calls, 1u);
+  job_request batch;
+  batch.circuit = "small";
+  for (unsigned k = 0; k < 6; ++k) {
+    const std::string path = dir + "/p" + std::to_string(k) + ".wtns";
+    fs::copy_file(small_wtns, path);
+    batch.partitions.push_back(witness_input::from_path(path));
+  }
+  const job_id bad = e->submit(std::move(batch)).value();
+  for (const char* name : {"/p4.wtns", "/p2.wtns"}) {
+    fs::remove(dir + name);
+    fs::create_symlink(outside + "/secret.wtns", dir + name);
+  }
+  backend->open();
+  EXPECT_EQ(e->await(held, 20s).value().state, job_state::done);
+  const auto r = e->await(bad, 20s).value();
+  EXPECT_EQ(r.state, job_state::failed);
+  EXPECT_NE(r.error.message().find("partition 2"), std::string::npos) << r.error.to_string();
+  EXPECT_EQ(r.error.message().find("partition 4"), std::string::npos) << r.error.to_string();
+  EXPECT_NE(r.error.message().find("witness_dirs"), std::string::npos) << r.error.to_string();
 }
 
 // Returns a valid-looking but wrong proof: the engine's verification must catch it.

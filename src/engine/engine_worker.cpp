@@ -4,8 +4,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <deque>
 #include <future>
 #include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "engine/engine.hpp"
 #include "engine/jobs/proof_check.hpp"
@@ -232,27 +236,52 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
   // for the disk and the value checks between partitions.
   std::vector<partition_proof> proofs;
   const prove_call call{lease.key(), lease.on_device(), slot, index, info.circuit, &pinned_, &working_set};
-  // Partitions first .. first + count - 1, each one's witness checked against witness_dirs again
-  // (what a client's path names may have changed since the submit).
-  auto read_group = [this, j](uint32_t first, uint32_t count) -> result<std::vector<any_witness>> {
-    std::vector<any_witness> out;
-    out.reserve(count);
-    for (uint32_t q = first; q < first + count; ++q) {
-      const bool spooled = q < j->rec.spooled.size() && j->rec.spooled[q];
+  // Partition q's witness: from its input JSON (the circuit's generator runs here: a failed assert
+  // or a missing signal fails this job, with circom's message) or from its file, checked against
+  // witness_dirs again (what a client's path names may have changed since the submit).
+  auto read_one = [this, j](uint32_t q) -> result<any_witness> {
+    if (q < j->rec.input_json.size() && j->rec.input_json[q]) {
+      auto w = j->generator ? witness_from_input_json(*j->generator, j->rec.witness_paths[q], j->key, "input JSON")
+                            : result<any_witness>(status(errc::failed_precondition,
+                                                         "input JSON: the circuit's witness generator is not loaded"));
+      if (!w) return hide_path(w.error(), j->rec.witness_paths[q], "input JSON").with_context("partition " + std::to_string(q));
+      return w;
+    }
+    const bool spooled = q < j->rec.spooled.size() && j->rec.spooled[q];
+    auto file = open_witness(j->rec.witness_paths[q],
+                             spooled ? witness_origin::spooled : witness_origin::client_path, witness_dirs_, j->key);
+    auto w = file ? read_witness(*file, j->key) : result<any_witness>(file.error());
+    if (!w) return w.error().with_context("partition " + std::to_string(q));
+    return w;
+  };
+  // Partitions first .. first + count - 1. Witness files are read a few at a time: one read is a
+  // copy and a check of up to GiBs on one core, so a batch of ten read in turn kept the device
+  // waiting for seconds; each read holds the file's bytes beside its values until it returns, so
+  // more at once would hold more host memory than the batch reserved. Input JSON runs in turn, on
+  // this thread: the circuit's generator is not shared between threads.
+  auto read_group = [read_one, j](uint32_t first, uint32_t count) -> result<std::vector<any_witness>> {
+    constexpr uint32_t files_at_once = 4;
+    std::vector<std::optional<result<any_witness>>> got(count);
+    std::deque<std::pair<uint32_t, std::future<result<any_witness>>>> running;
+    auto finish_oldest = [&] {
+      got[running.front().first].emplace(running.front().second.get());
+      running.pop_front();
+    };
+    for (uint32_t i = 0; i < count; ++i) {
+      const uint32_t q = first + i;
       if (q < j->rec.input_json.size() && j->rec.input_json[q]) {
-        // The circuit runs here: a failed assert or a missing signal fails this job, with circom's message.
-        auto w = j->generator ? witness_from_input_json(*j->generator, j->rec.witness_paths[q], j->key, "input JSON")
-                              : result<any_witness>(status(errc::failed_precondition,
-                                                           "input JSON: the circuit's witness generator is not loaded"));
-        if (!w) return hide_path(w.error(), j->rec.witness_paths[q], "input JSON").with_context("partition " + std::to_string(q));
-        out.push_back(std::move(w).value());
+        got[i].emplace(read_one(q));
         continue;
       }
-      auto file = open_witness(j->rec.witness_paths[q],
-                               spooled ? witness_origin::spooled : witness_origin::client_path, witness_dirs_, j->key);
-      auto w = file ? read_witness(*file, j->key) : result<any_witness>(file.error());
-      if (!w) return w.error().with_context("partition " + std::to_string(q));
-      out.push_back(std::move(w).value());
+      if (running.size() == files_at_once) finish_oldest();
+      running.emplace_back(i, std::async(std::launch::async, read_one, q));
+    }
+    while (!running.empty()) finish_oldest();
+    std::vector<any_witness> out;
+    out.reserve(count);
+    for (auto& w : got) {  // the first failure in partition order
+      if (!*w) return w->error();
+      out.push_back(std::move(*w).value());
     }
     return out;
   };
