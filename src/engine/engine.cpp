@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "base/in_order_async.hpp"
 #include "engine/backends/backend_select.hpp"
 #include "engine/jobs/memory_job_store.hpp"
 #include "engine/jobs/pg_job_store.hpp"
@@ -360,6 +361,22 @@ void engine::discard_spooled(const job_record& rec) {
 
 status engine::spool_and_check(const job_request& req, const circuit_info& c, job_record& rec,
                                reject_reason& why) {
+  // The witnesses named by path, read and checked four at a time before the loop below takes the
+  // partitions in order: each is a read and a check of up to GiBs on one core, and a PoRep job's
+  // ten in turn kept its submit waiting for seconds. Each check holds its file's bytes until it
+  // returns, so four bound the memory one submit holds.
+  constexpr std::size_t files_at_once = 4;
+  const auto path_checks = in_order_async<status>(
+      req.partitions.size(), files_at_once,
+      [&](std::size_t k) {
+        const auto& p = req.partitions[k];
+        if (!p.inline_bytes().empty()) return status::ok();
+        const std::string what = "partition " + std::to_string(k);
+        auto w = open_witness(p.path, witness_origin::client_path, witness_dirs_, c.key);
+        if (!w) return w.error().with_context(what);
+        return check_witness(*w, c.key, what);
+      },
+      [&](std::size_t k) { return !req.partitions[k].inline_bytes().empty(); });
   for (std::size_t k = 0; k < req.partitions.size(); ++k) {
     const auto& p = req.partitions[k];
     const std::string what = "partition " + std::to_string(k);
@@ -369,9 +386,7 @@ status engine::spool_and_check(const job_request& req, const circuit_info& c, jo
       rec.spooled.push_back(false);
       rec.witness_digests.emplace_back();
       why = reject_reason::bad_witness;
-      auto w = open_witness(p.path, witness_origin::client_path, witness_dirs_, c.key);
-      if (!w) return w.error().with_context(what);
-      CUZK_TRY(check_witness(*w, c.key, what));
+      CUZK_TRY(path_checks[k]);
       continue;
     }
     // Checked in the request's bytes before a byte is written: what the spool holds is what was

@@ -167,6 +167,39 @@ TEST(engine_witness_path, the_next_partitions_witness_is_read_while_the_one_befo
   EXPECT_NE(r->error.message().find("witness_dirs"), std::string::npos) << r->error.to_string();
 }
 
+// A submit's witness files are checked a few at a time; of two that are refused, the submit names
+// the first in partition order, and nothing of the job is kept.
+TEST(engine_witness_path, of_two_refused_paths_in_one_submit_the_first_is_named) {
+  const std::string dir = temp_dir("witness-submit-many");
+  const std::string outside = temp_dir("witness-submit-many-outside");
+  fs::copy_file(small_wtns, outside + "/secret.wtns");
+  auto h = make({dir});
+  ASSERT_TRUE(h.eng);
+  job_request r;
+  r.circuit = "small";
+  for (int k = 0; k < 6; ++k) {
+    const std::string path = dir + "/p" + std::to_string(k) + ".wtns";
+    if (k == 2 || k == 4)
+      fs::create_symlink(outside + "/secret.wtns", path);
+    else
+      fs::copy_file(small_wtns, path);
+    r.partitions.push_back(witness_input::from_path(path));
+  }
+  auto id = h.eng->submit(r);
+  ASSERT_FALSE(id.is_ok());
+  EXPECT_EQ(id.error().message().rfind("partition 2: ", 0), 0u) << id.error().to_string();
+  fs::remove(dir + "/p2.wtns");
+  fs::copy_file(small_wtns, dir + "/p2.wtns");
+  fs::remove(dir + "/p4.wtns");
+  fs::copy_file(small_wtns, dir + "/p4.wtns");
+  id = h.eng->submit(r);
+  ASSERT_TRUE(id.is_ok()) << id.error().to_string();
+  auto done = h.eng->await(*id, 20s);
+  ASSERT_TRUE(done.is_ok());
+  EXPECT_EQ(done->state, job_state::done) << done->error.to_string();
+  EXPECT_EQ(done->proofs.size(), 6u);
+}
+
 TEST(engine_witness_path, a_witness_dir_that_is_not_a_directory_is_a_start_error) {
   engine_options o;
   o.spool_dir = temp_dir("witness-bad-dir-spool");

@@ -4,13 +4,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <deque>
 #include <future>
 #include <memory>
-#include <optional>
 #include <utility>
 #include <vector>
 
+#include "base/in_order_async.hpp"
 #include "engine/engine.hpp"
 #include "engine/jobs/proof_check.hpp"
 #include "engine/jobs/input_witness.hpp"
@@ -260,28 +259,18 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
   // more at once would hold more host memory than the batch reserved. Input JSON runs in turn, on
   // this thread: the circuit's generator is not shared between threads.
   auto read_group = [read_one, j](uint32_t first, uint32_t count) -> result<std::vector<any_witness>> {
-    constexpr uint32_t files_at_once = 4;
-    std::vector<std::optional<result<any_witness>>> got(count);
-    std::deque<std::pair<uint32_t, std::future<result<any_witness>>>> running;
-    auto finish_oldest = [&] {
-      got[running.front().first].emplace(running.front().second.get());
-      running.pop_front();
-    };
-    for (uint32_t i = 0; i < count; ++i) {
-      const uint32_t q = first + i;
-      if (q < j->rec.input_json.size() && j->rec.input_json[q]) {
-        got[i].emplace(read_one(q));
-        continue;
-      }
-      if (running.size() == files_at_once) finish_oldest();
-      running.emplace_back(i, std::async(std::launch::async, read_one, q));
-    }
-    while (!running.empty()) finish_oldest();
+    constexpr std::size_t files_at_once = 4;
+    auto got = in_order_async<result<any_witness>>(
+        count, files_at_once, [&](std::size_t i) { return read_one(first + static_cast<uint32_t>(i)); },
+        [&](std::size_t i) {
+          const std::size_t q = first + i;
+          return q < j->rec.input_json.size() && j->rec.input_json[q];
+        });
     std::vector<any_witness> out;
     out.reserve(count);
     for (auto& w : got) {  // the first failure in partition order
-      if (!*w) return w->error();
-      out.push_back(std::move(*w).value());
+      if (!w) return w.error();
+      out.push_back(std::move(w).value());
     }
     return out;
   };
