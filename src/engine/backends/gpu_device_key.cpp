@@ -22,11 +22,12 @@ uint64_t point_bytes(const key_material<C>& m, groth16::key_vector_set set) {
   return bytes;
 }
 
-// Where a key's points and twiddles go on a slot: the vectors it streams and how its NTT plan
-// keeps its twiddles.
+// Where a key's points and twiddles go on a slot: the vectors it streams, how its NTT plan keeps
+// its twiddles, and whether its workers run B2 beside A, B1 and C (one arena more each).
 struct placement {
   groth16::key_vector_set streamed;
   gpu::ntt_memory twiddles = gpu::ntt_memory::tables;
+  bool b2_beside = false;
 };
 
 // The points of the vectors not streamed, the NTT twiddles and the matrices A and B: a key's
@@ -39,21 +40,21 @@ uint64_t known_device_bytes(const key_material<C>& m, const placement& p) {
   return resident + twiddles + m.matrices->a.bytes() + m.matrices->b.bytes();
 }
 
-// Where a key goes on a slot with `budget` bytes for keys, counting one worker's buffers with it:
-// compact twiddles where the key and the buffers do not fit with the plan's tables
-// (groth16::choose_twiddles), then the vectors it always streams (gpu_options::streamed) where that
-// fits, otherwise what groth16::choose_streamed picks, or all of them where even that does not fit
-// (the upload is then refused on the estimate). The worker's buffers count because their MSM
-// arenas grow with a resident key (several GB each at 2^24): a key chosen on its own points could
-// fill the budget and leave its workers waiting for room that never comes. The buffers are
-// reserved in the device budget, not the key budget, when a proof runs.
+// Where a key goes on a slot with `budget` bytes for keys, counting one worker's buffers with it
+// (groth16::place_at_range): compact twiddles where the key and the buffers do not fit with the
+// plan's tables, the vectors it always streams (gpu_options::streamed) and what else must stream,
+// and B2 beside A, B1 and C only where its arena costs no resident vector and no table; all
+// vectors streamed and B2 in turn where even that does not fit (the upload is then refused on the
+// estimate). The worker's buffers count because their MSM arenas grow with a resident key
+// (several GB each at 2^24): a key chosen on its own points could fill the budget and leave its
+// workers waiting for room that never comes. The buffers are reserved in the device budget, not
+// the key budget, when a proof runs.
 template <class C>
 placement place_on(const key_material<C>& m, groth16::gpu_key_options o, uint64_t budget) {
   o.workspace = groth16::key_workspace::own;  // what estimate_device_bytes counts for one worker
-  o.twiddles = groth16::choose_twiddles<C>(m.view, o, budget);
-  if (groth16::estimate_device_bytes<C>(m.view, o, o.streamed) <= budget) return {o.streamed, o.twiddles};
-  auto chosen = groth16::choose_streamed<C>(m.view, o, budget);
-  return {chosen ? *chosen : groth16::key_vector_set::all(), o.twiddles};
+  auto placed = groth16::place_at_range<C>(m.view, o, budget);
+  if (!placed) return {groth16::key_vector_set::all(), groth16::choose_twiddles<C>(m.view, o, budget), false};
+  return {placed->streamed, placed->twiddles, placed->b2_beside};
 }
 
 template <class C>
@@ -98,6 +99,7 @@ result<std::shared_ptr<const device_key>> gpu_uploader::upload(const loaded_key&
     const placement p = place_on(m, o, where.budget);
     o.streamed = p.streamed;
     o.twiddles = p.twiddles;
+    o.b2_beside = p.b2_beside;
   };
   if (const auto* m = key.get<bn254>()) place(*m);
   else place(*key.get<bls12_381>());

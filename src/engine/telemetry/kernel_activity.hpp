@@ -2,9 +2,9 @@
 // lock was held, kept per slot, with the busy ratio since start and over a sliding window.
 //
 // What the ratio measures. A slot's workers run their kernels only while holding the slot's
-// kernel lock (gpu_prover.hpp says where it is taken: by the MSM thread around A, B1, B2, C, and
-// by the proving thread from synthesis on the device or the first NTT to the end of the H MSM; the
-// two sides of one proof share one turn, so their intervals may overlap, and the prover reports
+// kernel lock (gpu_prover.hpp says where it is taken: by the MSM thread around A, B1, C, by B2's
+// thread beside it, and by the proving thread from synthesis on the device or the first NTT to the
+// end of the H MSM; the sides of one proof share one turn, so their intervals may overlap, and the prover reports
 // their union as the proof's held spans, "gpu"). The lock makes one slot's held intervals
 // disjoint, so their union is simply their sum, and
 //     busy ratio over [t0, t1] = |union of held intervals, clipped to [t0, t1]| / (t1 - t0).

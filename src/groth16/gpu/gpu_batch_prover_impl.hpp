@@ -11,6 +11,7 @@
 #pragma once
 
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -56,19 +57,24 @@ status run_witness_msms_batch(gpu_key_state<Curve>& st, gpu_workspace<Curve>& ws
   using repr = typename Curve::fr::repr;
   using sums_t = msm_sums<Curve>;
   CUZK_CUDA_TRY(cudaSetDevice(st.device));
+  auto run_b2 = [&]() -> status {
+    CUZK_CUDA_TRY(cudaSetDevice(st.device));
+    const cudaStream_t bs = ws.b2_stream();
+    CUZK_CUDA_TRY(cudaStreamWaitEvent(bs, copied.get(), 0));
+    timed_kernel_lock lock(turn, "msm_abc", b2_side.lock_wait, b2_side.kernel_spans);
+    return timed_batch_msm<Curve>("msm_b2", st.msm_b2, w, st.n_vars, sums, &sums_t::b2, b2_side.msm_b2, b2_side, bs,
+                                  ws.b2_msm_scratch());
+  };
   status b2_status = status::ok();
   std::jthread b2_thread;
-  if (st.b2_beside)
-    b2_thread = std::jthread([&] {
-      b2_status = [&]() -> status {
-        CUZK_CUDA_TRY(cudaSetDevice(st.device));
-        const cudaStream_t bs = ws.b2_stream();
-        CUZK_CUDA_TRY(cudaStreamWaitEvent(bs, copied.get(), 0));
-        timed_kernel_lock lock(turn, "msm_abc", b2_side.lock_wait, b2_side.kernel_spans);
-        return timed_batch_msm<Curve>("msm_b2", st.msm_b2, w, st.n_vars, sums, &sums_t::b2, b2_side.msm_b2, b2_side,
-                                      bs, ws.b2_msm_scratch());
-      }();
-    });
+  bool b2_after = false;  // no thread to be had: B2 after the others, on this one, in its own arena
+  if (st.b2_beside) {
+    try {
+      b2_thread = std::jthread([&] { b2_status = run_b2(); });
+    } catch (const std::system_error&) {
+      b2_after = true;
+    }
+  }
   const status g1_status = [&]() -> status {
     const cudaStream_t ms = ws.msm_stream();
     CUZK_CUDA_TRY(cudaStreamWaitEvent(ms, copied.get(), 0));
@@ -88,6 +94,7 @@ status run_witness_msms_batch(gpu_key_state<Curve>& st, gpu_workspace<Curve>& ws
                                   sums, &sums_t::c, side.msm_c, side, ms, arena);
   }();
   if (b2_thread.joinable()) b2_thread.join();
+  if (b2_after && g1_status) b2_status = run_b2();
   CUZK_TRY(g1_status);
   return b2_status;
 }

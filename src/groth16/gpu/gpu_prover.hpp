@@ -22,9 +22,10 @@
 // h and the MSM sums, and hence the affine proof points, equal the CPU prover's exactly.
 //
 // Where the lock is held. The kernel lock (gpu_proving_key.hpp) covers the GPU work only: the MSM
-// thread takes its turn around A, B1, B2, C, and the proving thread from synthesis on the device
-// (or the first NTT) to the end of the H MSM; the two share one turn (kernel_gate.hpp), so one
-// side's copy-bound MSMs overlap the other's compute-bound ones. The witness copies, synthesis on the host,
+// thread takes its turn around A, B1, C (and B2, unless B2's own thread runs it beside them), and
+// the proving thread from synthesis on the device (or the first NTT) to the end of the H MSM; the
+// sides share one turn (kernel_gate.hpp), so one side's copy-bound MSMs overlap another's
+// compute-bound ones. The witness copies, synthesis on the host,
 // the copies to the device (issued before the lock, on the workspace's copy stream, so they
 // overlap another proof's kernels) and the assembly run outside it. How long each proof waited for
 // the lock and held it is timed. Host buffers a lender put in the workspace go back once the

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <span>
+#include <system_error>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -244,33 +245,42 @@ result<key_vector_set> choose_streamed(const proving_key_view<Curve>& pk, const 
 }
 
 template <class Curve>
+result<gpu_key_options> place_at_range(const proving_key_view<Curve>& pk, gpu_key_options options,
+                                       std::size_t budget) {
+  auto place = [&](bool beside) -> result<gpu_key_options> {
+    gpu_key_options o = options;
+    o.b2_beside = beside;
+    o.twiddles = choose_twiddles(pk, o, budget);
+    auto set = choose_streamed(pk, o, budget);
+    if (!set) return set.error();
+    o.streamed = *set;
+    return o;
+  };
+  auto in_turn = place(false);
+  if (!options.b2_beside) return in_turn;
+  auto beside = place(true);
+  if (!beside || !in_turn) return beside ? beside : in_turn;
+  const bool same = beside->streamed == in_turn->streamed && beside->twiddles == in_turn->twiddles;
+  return same ? beside : in_turn;
+}
+
+template <class Curve>
 result<gpu_key_options> fit_to_budget(const proving_key_view<Curve>& pk, gpu_key_options options,
                                       std::size_t budget) {
   options.device_budget_bytes.reset();
-  options.twiddles = choose_twiddles(pk, options, budget);
   // Where the caller left the range to the key, smaller ranges are tried before giving up: a
-  // streamed MSM's arena shrinks with its range (gpu/msm.hpp), at some cost in time. At each range
-  // B2 beside A, B1 and C first, then in their turn (one arena fewer): a smaller range costs more
-  // than B2 in turn does (B2 in ranges of 2^19 was most of a 2^25 budget proof, docs/gpu/msm.md).
+  // streamed MSM's arena shrinks with its range (gpu/msm.hpp), at some cost in time.
   std::vector<std::size_t> ranges = {options.stream_chunk_points};
   if (options.stream_chunk_points == 0)
     for (std::size_t r = gpu::msm_g1<Curve>::default_chunk_points / 2; r >= min_budget_chunk_points; r /= 2)
       ranges.push_back(r);
-  result<key_vector_set> chosen = key_vector_set{};
-  std::vector<bool> b2_places = {options.b2_beside};
-  if (options.b2_beside) b2_places.push_back(false);
+  result<gpu_key_options> placed = status(errc::internal, "fit_to_budget: no range tried");
   for (const std::size_t r : ranges) {
     options.stream_chunk_points = r;
-    for (const bool beside : b2_places) {
-      options.b2_beside = beside;
-      chosen = choose_streamed(pk, options, budget);
-      if (chosen) break;
-    }
-    if (chosen) break;
+    placed = place_at_range(pk, options, budget);
+    if (placed) break;
   }
-  if (!chosen) return chosen.error();
-  options.streamed = *chosen;
-  return options;
+  return placed;
 }
 
 template <class Curve>
@@ -451,7 +461,7 @@ status run_b2_beside(gpu_proof_run<Curve>& run) {
 }
 
 // A, B1, B2 and C, on the MSM stream under the kernel lock, once the witness is on the device;
-// where the key gave B2 an arena of its own (msm_scratch_sizes::b2_beside), B2 runs beside the
+// where the key gave B2 an arena of its own (gpu_key_state::b2_beside), B2 runs beside the
 // others on a thread of its own (run_b2_beside). It writes only its own fields of `run` (sums a,
 // b1, b2, c; msm_side, b2_side; msm_status), so it can run on a thread of its own beside synthesis.
 template <class Curve>
@@ -462,7 +472,14 @@ status run_witness_msms(gpu_proof_run<Curve>& run) {
   CUZK_CUDA_TRY(cudaSetDevice(st.device));
   status b2_status = status::ok();
   std::jthread b2_thread;
-  if (st.b2_beside) b2_thread = std::jthread([&run, &b2_status] { b2_status = run_b2_beside(run); });
+  bool b2_after = false;  // no thread to be had: B2 after the others, on this one, in its own arena
+  if (st.b2_beside) {
+    try {
+      b2_thread = std::jthread([&run, &b2_status] { b2_status = run_b2_beside(run); });
+    } catch (const std::system_error&) {
+      b2_after = true;
+    }
+  }
   const status g1_status = [&]() -> status {
     const cudaStream_t ms = run.ws.msm_stream();
     CUZK_CUDA_TRY(cudaStreamWaitEvent(ms, run.ws.event(ev::w_end).get(), 0));
@@ -481,6 +498,7 @@ status run_witness_msms(gpu_proof_run<Curve>& run) {
                              arena);
   }();
   if (b2_thread.joinable()) b2_thread.join();
+  if (b2_after && g1_status) b2_status = run_b2_beside(run);
   CUZK_TRY(g1_status);
   return b2_status;
 }
@@ -719,6 +737,7 @@ result<formats::proof<Curve>> prove(const proving_key_view<Curve>& pk,
                                                      std::size_t);                                      \
   template gpu::ntt_memory choose_twiddles<C>(const proving_key_view<C>&, const gpu_key_options&,          \
                                               std::size_t);                                             \
+  template result<gpu_key_options> place_at_range<C>(const proving_key_view<C>&, gpu_key_options, std::size_t); \
   template result<gpu_key_options> fit_to_budget<C>(const proving_key_view<C>&, gpu_key_options, std::size_t); \
   template result<formats::proof<C>> prove_with<C>(const proving_key_view<C>&, std::span<const C::fr::repr>, \
                                                    const C::fr&, const C::fr&, phase_timings*,          \

@@ -79,24 +79,28 @@ void expect_same_proofs_with(const proving_key_view<C>& pk, std::span<const type
   ASSERT_TRUE(gk.is_ok()) << gk.error().to_string();
   ASSERT_EQ(gk->synthesis(), place);
   if (options.device_budget_bytes) {
-    // The key keeps its twiddles as choose_twiddles says and streams what choose_streamed picks
-    // for its budget with them: not everything.
-    // B2 goes in turn only where beside does not fit (fit_to_budget); then every vector may stream.
-    gpu_key_options chosen_options = options;
-    chosen_options.twiddles = choose_twiddles<C>(pk, options, *options.device_budget_bytes);
-    EXPECT_EQ(gk->twiddles(), chosen_options.twiddles);
-    chosen_options.b2_beside = gk->b2_beside();
-    if (!gk->b2_beside()) {
-      EXPECT_TRUE(options.b2_beside);
-      gpu_key_options beside = chosen_options;
-      beside.b2_beside = true;
-      EXPECT_FALSE(choose_streamed<C>(pk, beside, *options.device_budget_bytes).is_ok());
-    }
-    auto chosen = choose_streamed<C>(pk, chosen_options, *options.device_budget_bytes);
-    ASSERT_TRUE(chosen.is_ok()) << chosen.error().to_string();
-    EXPECT_EQ(gk->streamed(), *chosen);
+    // The key is placed at the range it chose as B2 in turn would be (choose_twiddles, then
+    // choose_streamed), and runs B2 beside A, B1 and C only where that changes neither: never a
+    // vector streamed or the tables given up for B2's arena (place_at_range).
+    const std::size_t budget = *options.device_budget_bytes;
+    gpu_key_options in_turn = options;
+    in_turn.device_budget_bytes.reset();
+    in_turn.stream_chunk_points = gk->stream_chunk_points();
+    in_turn.b2_beside = false;
+    in_turn.twiddles = choose_twiddles<C>(pk, in_turn, budget);
+    auto in_turn_set = choose_streamed<C>(pk, in_turn, budget);
+    ASSERT_TRUE(in_turn_set.is_ok()) << in_turn_set.error().to_string();
+    EXPECT_EQ(gk->streamed(), *in_turn_set);
+    EXPECT_EQ(gk->twiddles(), in_turn.twiddles);
     if (gk->b2_beside()) {
-      EXPECT_NE(gk->streamed(), key_vector_set::all());
+      EXPECT_TRUE(options.b2_beside);
+    } else if (options.b2_beside) {
+      gpu_key_options beside = in_turn;
+      beside.b2_beside = true;
+      beside.twiddles = choose_twiddles<C>(pk, beside, budget);
+      auto beside_set = choose_streamed<C>(pk, beside, budget);
+      EXPECT_TRUE(!beside_set || *beside_set != *in_turn_set || beside.twiddles != in_turn.twiddles)
+          << "B2 went in turn where beside placed the key the same";
     }
   } else {
     EXPECT_EQ(gk->streamed(), options.streamed);
@@ -161,10 +165,19 @@ void expect_same_proofs_streamed(const proving_key_view<C>& pk, std::span<const 
   gpu_key_options o;
   o.stream_chunk_points = 256;
   const std::size_t resident = estimate_device_bytes<C>(pk, o, {});
-  // Just below the all-resident size the twiddles go compact first, and that is enough: the plan's
-  // tables are most of a small key.
+  // Just below the all-resident size with B2 beside, beside would make the twiddles compact (the
+  // plan's tables are most of a small key), and that would be enough.
   o.device_budget_bytes = resident - 1;
   EXPECT_EQ(choose_twiddles<C>(pk, o, resident - 1), gpu::ntt_memory::compact);
+  // There B2 beside would cost the tables; in turn the key stays whole with them, and that wins.
+  gpu_key_options whole_in_turn = o;
+  whole_in_turn.b2_beside = false;
+  ASSERT_LE(estimate_device_bytes<C>(pk, whole_in_turn, {}), resident - 1);
+  auto whole = fit_to_budget<C>(pk, o, resident - 1);
+  ASSERT_TRUE(whole.is_ok()) << whole.error().to_string();
+  EXPECT_FALSE(whole->b2_beside);
+  EXPECT_TRUE(whole->streamed.empty()) << whole->streamed.to_string();
+  EXPECT_EQ(whole->twiddles, gpu::ntt_memory::tables);
   {
     SCOPED_TRACE("budget just below all resident");
     expect_same_proofs_with<C>(pk, w, vk, seed, 2, synthesis_place::device, o);

@@ -16,8 +16,8 @@
 // key's, or one shared by every key of a device (gpu_key_options::kernel_lock), which is how a
 // daemon lets its workers take turns on a GPU. The prover (gpu_prover.hpp) holds it only while it
 // launches and waits for kernels (synthesis on the device among them), never while it copies the
-// witness or a, b, c to the device, synthesizes on the host or assembles; the two sides of one
-// proof (A, B1, B2, C; and synthesis, NTTs, H) hold it together.
+// witness or a, b, c to the device, synthesizes on the host or assembles; the sides of one proof
+// (A, B1, C; B2, beside them or in their turn; and synthesis, NTTs, H) hold it together.
 //
 // Memory: with P the G1 affine size (64 bytes on BN254, 96 on BLS12-381), about P (3 nVars + n) +
 // 2P nVars for the points (G2 affine points are twice as large), 192 n for the NTT plan
@@ -108,8 +108,8 @@ struct gpu_key_options {
   // B2's G2 MSM beside A, B1 and C (its own thread, stream and arena) rather than in their turn:
   // its affine rounds wait on the host between rounds, and streamed, the G1 MSMs wait on the copy
   // engine, so each fills the other's gaps (docs/gpu/msm.md, 'B2 beside A, B1 and C'). The arena
-  // costs device memory: with a budget, create() keeps B2 in turn where beside does not fit
-  // (fit_to_budget).
+  // costs device memory: with a budget, create() keeps B2 in turn where beside would stream a
+  // vector more or compact the twiddles (place_at_range).
   bool b2_beside = true;
   // The partitions one batch proves (groth16/gpu/gpu_batch_prover.hpp): with more than one,
   // estimate_device_bytes (and so a budget's fit) counts the batch's witnesses, h vectors and
@@ -158,10 +158,20 @@ template <class Curve>
 result<key_vector_set> choose_streamed(const proving_key_view<Curve>& pk, const gpu_key_options& options,
                                        std::size_t budget);
 
+// `options` placed in `budget` bytes at its own range (options.stream_chunk_points): the twiddles
+// (choose_twiddles) and the streamed vectors (choose_streamed), and B2 beside A, B1 and C only
+// where that keeps the same vectors resident and the same twiddles as B2 in turn does. Beside
+// gains a few percent (docs/gpu/msm.md, 'B2 beside A, B1 and C'); streaming one more vector or
+// compacting the twiddles for its arena would cost more. With options.b2_beside false, in turn.
+// An error when even every vector streamed does not fit.
+template <class Curve>
+result<gpu_key_options> place_at_range(const proving_key_view<Curve>& pk, gpu_key_options options,
+                                       std::size_t budget);
+
 // `options` placed in `budget` bytes as create() places a key with options.device_budget_bytes:
-// the twiddles (choose_twiddles), then the largest range of streamed points, from the option's own
-// (or the MSM's default and its halves down to min_budget_chunk_points where the option leaves it
-// to the key), with which choose_streamed fits; the result has no budget left in it. What is
+// place_at_range at the largest range of streamed points, from the option's own (or the MSM's
+// default and its halves down to min_budget_chunk_points where the option leaves it to the key),
+// at which it fits; the result has no budget left in it. What is
 // counted follows options.workspace: a caller that lends its own workspace asks with
 // key_workspace::own to count it, then makes the key with none. The error of the smallest range
 // where none fits.

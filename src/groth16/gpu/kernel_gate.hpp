@@ -1,5 +1,5 @@
 // kernel_gate: the device's kernel lock, which keeps two proofs' kernels apart (gpu_proving_key.hpp
-// says why); shared_turn: one proof's turn at it, shared by the proof's two sides.
+// says why); shared_turn: one proof's turn at it, shared by the proof's sides.
 //
 // A proof has two sides that use the GPU on their own threads: the witness MSMs (A, B1, C, and B2
 // on a third thread beside them) and the synthesis, NTTs and H MSM (gpu_prover.hpp). They touch
@@ -47,10 +47,10 @@ class shared_turn {
     std::unique_lock lk(m_);
     bool waited = false;
     for (;;) {
-      if (holders_ > 0) break;  // the other side has the turn: join it
+      if (holders_ > 0) break;  // another side of this proof has the turn: join it
       if (!taking_) {
         if (gate_.try_lock()) break;
-        // Wait for the gate without holding m_, so that the other side can run its own
+        // Wait for the gate without holding m_, so that the other sides can run their own
         // on_contended meanwhile (a lender's buffers go back while the proof waits).
         taking_ = true;
         lk.unlock();
