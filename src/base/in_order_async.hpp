@@ -9,6 +9,7 @@
 #include <functional>
 #include <future>
 #include <optional>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -16,8 +17,8 @@ namespace cuzk {
 
 // body(i) for every i in [0, n), at most `at_once` (>= 1) of them running on other threads at a
 // time; an i for which on_caller(i) is true runs on the calling thread instead, in its turn (for
-// work bound to one thread, such as a generator that is not shared between threads). Results in
-// index order. body must not throw.
+// work that gains nothing from another thread). Where no thread can be started, the calling thread
+// runs the task itself. Results in index order. body must not throw.
 template <class T>
 std::vector<T> in_order_async(std::size_t n, std::size_t at_once, const std::function<T(std::size_t)>& body,
                               const std::function<bool(std::size_t)>& on_caller = nullptr) {
@@ -34,7 +35,11 @@ std::vector<T> in_order_async(std::size_t n, std::size_t at_once, const std::fun
       continue;
     }
     if (running.size() == at_once) finish_oldest();
-    running.emplace_back(i, std::async(std::launch::async, body, i));
+    try {
+      running.emplace_back(i, std::async(std::launch::async, body, i));
+    } catch (const std::system_error&) {  // no thread to be had now: this one runs it
+      got[i].emplace(body(i));
+    }
   }
   while (!running.empty()) finish_oldest();
   std::vector<T> out;

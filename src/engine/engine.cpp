@@ -4,6 +4,8 @@
 
 #include <unistd.h>
 
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <set>
@@ -361,20 +363,31 @@ void engine::discard_spooled(const job_record& rec) {
 
 status engine::spool_and_check(const job_request& req, const circuit_info& c, job_record& rec,
                                reject_reason& why) {
-  // The witnesses named by path, read and checked four at a time before the loop below takes the
-  // partitions in order: each is a read and a check of up to GiBs on one core, and a PoRep job's
-  // ten in turn kept its submit waiting for seconds. Each check holds its file's bytes until it
-  // returns, so four bound the memory one submit holds.
-  constexpr std::size_t files_at_once = 4;
+  // The witnesses named by path, read and checked a few at a time (where the host budget has
+  // room for the files' bytes each check holds until it returns: witness_reads_at_once) before the
+  // loop below takes the partitions in order: each is a read and a check of up to GiBs, and a
+  // PoRep job's ten in turn kept its submit waiting for seconds. After a refusal, later files are
+  // not read: the first refused partition in order is the one named.
+  std::size_t by_path = 0;
+  for (const auto& p : req.partitions) by_path += p.inline_bytes().empty() ? 1 : 0;
+  reservation room;
+  const std::size_t at_once =
+      witness_reads_at_once(by_path, max_witness_bytes(c.key), nullptr, "a submit's witness checks", room);
+  std::atomic<std::size_t> refused_at{SIZE_MAX};
   const auto path_checks = in_order_async<status>(
-      req.partitions.size(), files_at_once,
+      req.partitions.size(), at_once,
       [&](std::size_t k) {
         const auto& p = req.partitions[k];
-        if (!p.inline_bytes().empty()) return status::ok();
+        if (!p.inline_bytes().empty() || k > refused_at.load()) return status::ok();
         const std::string what = "partition " + std::to_string(k);
         auto w = open_witness(p.path, witness_origin::client_path, witness_dirs_, c.key);
-        if (!w) return w.error().with_context(what);
-        return check_witness(*w, c.key, what);
+        status s = w ? check_witness(*w, c.key, what) : w.error().with_context(what);
+        if (!s) {
+          std::size_t seen = refused_at.load();
+          while (k < seen && !refused_at.compare_exchange_weak(seen, k)) {
+          }
+        }
+        return s;
       },
       [&](std::size_t k) { return !req.partitions[k].inline_bytes().empty(); });
   for (std::size_t k = 0; k < req.partitions.size(); ++k) {

@@ -247,6 +247,11 @@ class engine {
   // How many of j's partitions from `first` on to prove in one backend call: what the backend asks
   // for, cut to what the host budget holds of their witnesses now (reserved into `held`).
   uint32_t batch_size(const live_job& j, const prove_call& call, uint32_t first, reservation& held);
+  // How many of `files` witness files of up to `file_bytes` each one read may hold at once:
+  // parallel_witness_reads where the host budget has room now for the files beyond the one a
+  // read always holds (taken without waiting or evicting, into `room`), one otherwise.
+  std::size_t witness_reads_at_once(std::size_t files, uint64_t file_bytes, const cancel_token* cancel,
+                                    const std::string& purpose, reservation& room);
   void finish(const std::shared_ptr<live_job>& j, job_state end, status error);
   void requeue_in_store(const std::shared_ptr<live_job>& j);
   // Stores the outcomes the store refused before, oldest first, until one is refused again; each

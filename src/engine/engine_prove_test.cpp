@@ -140,13 +140,16 @@ class batching_backend final : public prover_backend {
   // With `gated` set before the first job, every call waits for open(); `calls` counts arrivals.
   std::atomic<bool> gated{false};
   std::atomic<unsigned> calls{0};
-  void open() { gate_.set_value(); }
+  void open() {
+    if (!opened_once_.exchange(true)) gate_.set_value();
+  }
 
  private:
   void wait_at_gate() {
     ++calls;
     if (gated) opened_.wait();
   }
+  std::atomic<bool> opened_once_{false};
   std::promise<void> gate_;
   std::shared_future<void> opened_ = gate_.get_future().share();
   unsigned most_;
@@ -191,6 +194,9 @@ TEST(engine_prove, of_two_witnesses_of_a_batch_that_fail_their_read_the_job_name
   backend->gated = true;
   parts.backend = std::move(b);
   auto e = engine::create(o, std::move(parts)).value();
+  // Opens the gate before the engine goes, should an assertion below return early.
+  const std::unique_ptr<batching_backend, void (*)(batching_backend*)> opener(backend,
+                                                                              [](batching_backend* gated) { gated->open(); });
   ASSERT_TRUE(e->register_circuit("small", small_zkey).is_ok());
   job_request first;  // holds the only worker at the gate while the batch's files change
   first.circuit = "small";

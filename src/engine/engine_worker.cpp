@@ -2,7 +2,9 @@
 // once for the whole batch, and runs each job through its phases, checking the job's cancel token
 // at every boundary (see engine.hpp).
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <future>
 #include <memory>
@@ -117,6 +119,17 @@ void engine::admit(work_batch& batch, const worker_ref& by) {
     else
       finish(j, job_state::failed, r.error().with_context("admission"));
   }
+}
+
+std::size_t engine::witness_reads_at_once(std::size_t files, uint64_t file_bytes, const cancel_token* cancel,
+                                          const std::string& purpose, reservation& room) {
+  constexpr std::size_t parallel_witness_reads = 4;
+  const std::size_t want = std::min(files, parallel_witness_reads);
+  if (want < 2) return 1;
+  auto r = memory_.host().acquire((want - 1) * file_bytes, {cancel, std::chrono::milliseconds(0), purpose, false, nullptr});
+  if (!r) return 1;
+  room = std::move(r).value();
+  return want;
 }
 
 uint32_t engine::batch_size(const live_job& j, const prove_call& call, uint32_t first, reservation& held) {
@@ -253,15 +266,31 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     if (!w) return w.error().with_context("partition " + std::to_string(q));
     return w;
   };
-  // Partitions first .. first + count - 1. Witness files are read a few at a time: one read is a
-  // copy and a check of up to GiBs on one core, so a batch of ten read in turn kept the device
-  // waiting for seconds; each read holds the file's bytes beside its values until it returns, so
-  // more at once would hold more host memory than the batch reserved. Input JSON runs in turn, on
-  // this thread: the circuit's generator is not shared between threads.
-  auto read_group = [read_one, j](uint32_t first, uint32_t count) -> result<std::vector<any_witness>> {
-    constexpr std::size_t files_at_once = 4;
+  // Partitions first .. first + count - 1. Witness files are read a few at a time where the host
+  // budget has room (witness_reads_at_once): one read is a copy and a check of up to GiBs, and a
+  // batch of ten read in turn kept the device waiting for seconds; each read holds its file's
+  // bytes beside its values until it returns, and that is what the room is for. Input JSON is
+  // computed in its turn on the reading thread: the circuit's generator runs one calculation at a
+  // time (circom_wasm.hpp), so more threads would only queue on it. After a failure, later
+  // partitions are not read: the first failure in partition order is the job's.
+  auto read_group = [this, read_one, j](uint32_t first, uint32_t count) -> result<std::vector<any_witness>> {
+    reservation room;
+    const std::size_t at_once =
+        witness_reads_at_once(count, max_witness_bytes(j->key), &j->cancel,
+                              "job " + std::to_string(j->rec.info.id) + ": witness files read at once", room);
+    std::atomic<std::size_t> failed_at{SIZE_MAX};
     auto got = in_order_async<result<any_witness>>(
-        count, files_at_once, [&](std::size_t i) { return read_one(first + static_cast<uint32_t>(i)); },
+        count, at_once,
+        [&](std::size_t i) -> result<any_witness> {
+          if (i > failed_at.load()) return status(errc::cancelled, "not read: an earlier partition failed");
+          auto w = read_one(first + static_cast<uint32_t>(i));
+          if (!w) {
+            std::size_t seen = failed_at.load();
+            while (i < seen && !failed_at.compare_exchange_weak(seen, i)) {
+            }
+          }
+          return w;
+        },
         [&](std::size_t i) {
           const std::size_t q = first + i;
           return q < j->rec.input_json.size() && j->rec.input_json[q];
