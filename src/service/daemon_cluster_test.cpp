@@ -120,24 +120,35 @@ TEST(daemon_cluster, three_daemons_one_killed_one_joining_deliver_every_job_once
 
   auto pg = engine::pg_connection::open(*db).value();
   // n2 is killed while it proves: once it holds a job that has started (the state the store keeps).
+  // A small proof takes milliseconds, so a job seen started may be done before a kill lands: n2 is
+  // frozen first (SIGSTOP), what it holds is read while nothing of it moves, and it is killed only
+  // when that is a started job; otherwise it goes on and the wait starts again.
   while (submitted < jobs / 5) std::this_thread::sleep_for(20ms);
   std::vector<std::string> held;
   steady::time_point killed_at;
   int64_t killed_ms = 0;
-  for (auto until = steady::now() + 60s; steady::now() < until; std::this_thread::sleep_for(5ms)) {
-    auto r = pg->exec("read", "SELECT count(*) FROM jobs WHERE lease_node = 'n2' AND state IN (1, 2, 3, 4)");
-    if (r && r->i64(0, 0) > 0) {
-      {
-        std::lock_guard lk(m);
-        alive[1] = false;
-      }
-      nodes[1]->kill9();
-      killed_at = steady::now();
-      killed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count();
-      break;
+  const char* started_by_n2 = "SELECT id FROM jobs WHERE lease_node = 'n2' AND state IN (1, 2, 3, 4)";
+  for (auto until = steady::now() + 60s; steady::now() < until && killed_ms == 0;
+       std::this_thread::sleep_for(5ms)) {
+    auto seen = pg->exec("read", started_by_n2);
+    if (!seen || seen->size() == 0) continue;
+    nodes[1]->pause();
+    // A commit n2 sent just before the stop reaches the server within this.
+    std::this_thread::sleep_for(200ms);
+    auto rows = pg->exec("read", started_by_n2);
+    if (!rows || rows->size() == 0) {
+      nodes[1]->resume();
+      continue;
     }
+    {
+      std::lock_guard lk(m);
+      alive[1] = false;
+    }
+    nodes[1]->kill9();
+    killed_at = steady::now();
+    killed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
   }
   ASSERT_NE(killed_ms, 0) << "n2 never held a started job";
   auto held_rows = pg->exec("read", "SELECT id FROM jobs WHERE lease_node = 'n2' AND state NOT IN (5, 6, 7)");

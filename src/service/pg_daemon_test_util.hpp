@@ -51,6 +51,14 @@ struct pg_daemon {
   pg_daemon(const pg_daemon&) = delete;
   pg_daemon& operator=(const pg_daemon&) = delete;
 
+  // SIGSTOP freezes the daemon where it is, so that what it holds can be read and then killed with
+  // it (a power cut at that instant); SIGCONT lets it go on when the moment was not the one wanted.
+  void pause() const {
+    if (pid > 0) ::kill(pid, SIGSTOP);
+  }
+  void resume() const {
+    if (pid > 0) ::kill(pid, SIGCONT);
+  }
   void kill9() {
     if (pid <= 0) return;
     ::kill(pid, SIGKILL);
