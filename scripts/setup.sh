@@ -19,6 +19,7 @@ APT_PACKAGES=(
   libcli11-dev                           # apps: the cuzk command line
   libsqlite3-dev                         # engine: the job store
   libpq-dev                              # engine: the shared job store on PostgreSQL (libpq)
+  libxxhash-dev                          # engine: the digest that tells a retried submit's witness from another (XXH3)
   postgresql                             # tests: throwaway PostgreSQL servers (initdb, pg_ctl) for that store
   xz-utils                               # tests: the large circuit's .r1cs is committed as .xz
   time                                   # scripts/bench_vs_rapidsnark.sh: wall time and peak memory (/usr/bin/time)

@@ -489,7 +489,7 @@ result<job_id> engine::submit(job_request req) {
       const bool same = p.inline_bytes().empty()
                             ? !spooled && s.witness_paths[k] == p.path
                             : spooled && input == p.input_json &&
-                                  (digest.empty() || digest == witness_digest(p.inline_bytes()));
+                                  witness_digest_matches(digest, p.inline_bytes());
       if (!same) return conflict("with another witness for partition " + std::to_string(k));
     }
     return existing;

@@ -1,6 +1,8 @@
 // Witness checks and reading (see witness.hpp).
 #include "engine/jobs/witness.hpp"
 
+#include <xxhash.h>
+
 #include "formats/binfile.hpp"
 #include "formats/file_io.hpp"
 #include "formats/wtns.hpp"
@@ -92,13 +94,33 @@ status hide_path(const status& s, const std::string& path, const std::string& st
   return status(s.code(), std::move(m));
 }
 
-std::string witness_digest(std::span<const uint8_t> bytes) {
+namespace {
+
+std::string hex_digits(uint64_t v, std::string out) {
+  static constexpr char hex[] = "0123456789abcdef";
+  for (int shift = 60; shift >= 0; shift -= 4) out += hex[(v >> shift) & 0xf];
+  return out;
+}
+
+// The digest of jobs stored before XXH3: 64-bit FNV-1a over the bytes.
+std::string fnv1a64_digest(std::span<const uint8_t> bytes) {
   uint64_t h = 0xcbf29ce484222325ull;  // the 64-bit FNV offset basis and prime
   for (const uint8_t b : bytes) h = (h ^ b) * 0x100000001b3ull;
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out = "fnv1a64:";
-  for (int shift = 60; shift >= 0; shift -= 4) out += hex[(h >> shift) & 0xf];
-  return out;
+  return hex_digits(h, "fnv1a64:");
+}
+
+}  // namespace
+
+std::string witness_digest(std::span<const uint8_t> bytes) {
+  const XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
+  return hex_digits(h.low64, hex_digits(h.high64, "xxh3-128:"));
+}
+
+bool witness_digest_matches(const std::string& stored, std::span<const uint8_t> bytes) {
+  if (stored.empty()) return true;
+  if (stored.rfind("xxh3-128:", 0) == 0) return stored == witness_digest(bytes);
+  if (stored.rfind("fnv1a64:", 0) == 0) return stored == fnv1a64_digest(bytes);
+  return false;
 }
 
 }  // namespace cuzk::engine

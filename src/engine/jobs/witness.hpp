@@ -67,10 +67,16 @@ result<any_witness> read_witness(const formats::wtns& w, const key_summary& key)
 // the daemon's log keeps the path.
 status hide_path(const status& s, const std::string& path, const std::string& stand_in);
 
-// "fnv1a64:<16 hex digits>" of a witness's bytes: what tells a retry (the same bytes) from another
-// request reusing its request id. FNV-1a, not a cryptographic hash: the request id is the client's
-// own key, so only an accidental reuse needs catching, and the value must not change between
-// builds (it is stored with the job).
+// "xxh3-128:<32 hex digits>" of a witness's bytes: what tells a retry (the same bytes) from another
+// request reusing its request id. Not a cryptographic hash: the request id is the client's own key,
+// so only an accidental reuse needs catching, and the value must not change between builds (it is
+// stored with the job). It is computed on every inline submit, on the path a client waits on: XXH3
+// reads a 128 MiB witness in ~10 ms where the byte-serial FNV-1a used before took ~280 ms.
 std::string witness_digest(std::span<const uint8_t> bytes);
+
+// Whether `bytes` are the bytes `stored` is the digest of, in the scheme `stored` names: jobs stored
+// before XXH3 carry "fnv1a64:" digests and are still compared as such. An empty `stored` (a job
+// stored before digests were kept) matches anything; a scheme not known here matches nothing.
+bool witness_digest_matches(const std::string& stored, std::span<const uint8_t> bytes);
 
 }  // namespace cuzk::engine
