@@ -220,8 +220,21 @@ status engine::recover() {
       log(log_level::info, "engine: orphan_witnesses_removed=" + std::to_string(orphans));
     return status::ok();
   }
-  std::size_t requeued = 0, failed = 0;
+  std::size_t requeued = 0, failed = 0, withdrawn = 0;
   for (auto& r : *jobs) {
+    // A submit that stopped while it stored the witnesses of a job it had queued (inline_arrival.hpp):
+    // it never returned, so nobody has the job's id, and a retry of it must make a new job. The job
+    // goes, and the sweep below takes its files.
+    bool interrupted_submit = false;
+    for (std::size_t k = 0; k < r.witness_paths.size(); ++k)
+      interrupted_submit = interrupted_submit || (r.spooled[k] && witness_spool::interrupted(r.witness_paths[k]));
+    if (interrupted_submit) {
+      CUZK_TRY(store_->remove(r.info.id));
+      log(log_level::info, "engine: job=" + std::to_string(r.info.id) +
+                               " removed: its submit stopped before its witnesses were stored");
+      ++withdrawn;
+      continue;
+    }
     for (std::size_t k = 0; k < r.witness_paths.size(); ++k)
       if (r.spooled[k]) keep.insert(r.witness_paths[k]);
     auto j = std::make_shared<live_job>();
@@ -261,9 +274,10 @@ status engine::recover() {
     ++requeued;
   }
   const std::size_t orphans = spool_.sweep(keep);
-  if (requeued || failed || orphans)
+  if (requeued || failed || withdrawn || orphans)
     log(log_level::info, "engine: recovered requeued=" + std::to_string(requeued) + " failed=" +
-                             std::to_string(failed) + " orphan_witnesses_removed=" + std::to_string(orphans));
+                             std::to_string(failed) + " withdrawn=" + std::to_string(withdrawn) +
+                             " orphan_witnesses_removed=" + std::to_string(orphans));
   return status::ok();
 }
 
@@ -362,7 +376,7 @@ void engine::discard_spooled(const job_record& rec) {
 }
 
 status engine::spool_and_check(const job_request& req, const circuit_info& c, job_record& rec,
-                               reject_reason& why) {
+                               reject_reason& why, begun_files* begun) {
   // The witnesses named by path, read and checked a few at a time (where the host budget has
   // room for the files' bytes each check holds until it returns: witness_reads_at_once) before the
   // loop below takes the partitions in order: each is a read and a check of up to GiBs, and a
@@ -421,6 +435,19 @@ status engine::spool_and_check(const job_request& req, const circuit_info& c, jo
       CUZK_TRY(check_inline_witness(bytes, c.key, what));
     }
     why = reject_reason::spool_failed;
+    if (begun && !p.input_json) {
+      auto b = spool_.begin();
+      if (!b) {
+        log(log_level::error, "engine: witness spool write failed error=\"" + b.error().to_string() + "\"");
+        return hide_path(b.error(), spool_.dir() + "/", "").with_context(what + ": inline witness");
+      }
+      begun->emplace_back(k, *b);
+      rec.witness_paths.push_back(b->path);
+      rec.spooled.push_back(true);
+      rec.witness_digests.push_back(witness_digest(bytes));
+      rec.input_json.resize(k + 1);
+      continue;
+    }
     auto path = spool_.write(bytes);
     if (!path) {
       // The client hears why, not where: the spool lies in the daemon's data directory. The log
@@ -459,6 +486,15 @@ result<job_id> engine::submit(job_request req) {
   // A request id names one request: a retry (the same request again) gets the first job; anything
   // else under the same id is refused rather than answered with a job it did not ask for.
   auto same_request = [&](job_id existing) -> result<job_id> {
+    // The first submit may still be storing its witnesses: its answer is this one's.
+    std::shared_ptr<inline_arrival> arriving;
+    {
+      std::lock_guard lk(m_);
+      if (auto it = live_.find(existing); it != live_.end()) arriving = it->second->arrival;
+    }
+    if (arriving && !arriving->wait_stored())
+      return status(errc::unavailable, "request id \"" + req.request_id +
+                                           "\": its first submit could not store the witnesses; submit it again");
     auto r = store_->get(existing);
     if (!r) return r.error();
     if (!*r) return existing;
@@ -510,18 +546,36 @@ result<job_id> engine::submit(job_request req) {
   rec.info.deadline = req.deadline;
   j->key = c->key;
   j->generator = c->generator;
-  reject_reason why = reject_reason::bad_witness;
-  if (status s = spool_and_check(req, *c, rec, why); !s) {
+  // Witnesses sent inline as .wtns bytes on a single node: the job is queued as soon as its row is
+  // committed, and its files are written while it proves (inline_arrival.hpp); the submit returns
+  // once they are on disk. The write of a 2^22 witness (128 MiB, with its fsync) and the worker's
+  // read of it back were otherwise on the path of every such proof. In a cluster the job waits in
+  // the database for whichever node claims it, which reads the files: they are written first.
+  bool prove_while_storing = !leases_;
+  bool any_inline = false;
+  for (const auto& p : req.partitions) {
+    if (p.inline_bytes().empty()) continue;
+    any_inline = true;
+    prove_while_storing = prove_while_storing && !p.input_json;
+  }
+  prove_while_storing = prove_while_storing && any_inline;
+  begun_files begun;
+  auto discard = [&] {
     discard_spooled(rec);
+    for (const auto& [k, f] : begun) spool_.abandon(f);
+  };
+  reject_reason why = reject_reason::bad_witness;
+  if (status s = spool_and_check(req, *c, rec, why, prove_while_storing ? &begun : nullptr); !s) {
+    discard();
     return reject(why, s);
   }
   auto ins = store_->insert(rec);
   if (!ins) {
-    discard_spooled(rec);
+    discard();
     return ins.error();
   }
   if (!ins->inserted) {  // a concurrent submit with the same request id won
-    discard_spooled(rec);
+    discard();
     return same_request(ins->id);
   }
   rec.info.id = ins->id;
@@ -536,6 +590,11 @@ result<job_id> engine::submit(job_request req) {
     wake_claimer();  // this node need not wait for its own announcement to come back
     return ins->id;
   }
+  if (!begun.empty()) {
+    std::vector<std::span<const uint8_t>> bytes;
+    for (const auto& p : req.partitions) bytes.push_back(p.inline_bytes());
+    j->arrival = std::make_shared<inline_arrival>(std::move(bytes));
+  }
   j->enqueued = steady_clock::now();
   {
     std::lock_guard lk(m_);
@@ -547,7 +606,43 @@ result<job_id> engine::submit(job_request req) {
                            " priority=" + priority_name(rec.info.prio) +
                            " partitions=" + std::to_string(rec.info.partitions) +
                            (req.request_id.empty() ? "" : " request_id=" + req.request_id));
+  if (j->arrival) {
+    status stored = status::ok();
+    std::size_t done = 0;
+    for (; done < begun.size() && stored.is_ok(); ++done) {
+      const auto& [k, f] = begun[done];
+      stored = spool_.complete(f, req.partitions[k].inline_bytes());
+    }
+    if (!stored) {
+      // complete() removed the failed one's temporary; those not reached still have theirs.
+      for (std::size_t i = done; i < begun.size(); ++i) spool_.abandon(begun[i].second);
+    }
+    j->arrival->settle(stored.is_ok());
+    if (!stored) {
+      log(log_level::error, "engine: job=" + std::to_string(ins->id) +
+                                " withdrawn: witness spool write failed error=\"" + stored.to_string() + "\"");
+      withdraw(j);
+      return reject(reject_reason::spool_failed,
+                    hide_path(stored, spool_.dir() + "/", "").with_context("inline witness"));
+    }
+  }
   return ins->id;
+}
+
+void engine::withdraw(const std::shared_ptr<live_job>& j) {
+  const job_id id = j->rec.info.id;
+  j->cancel.request(cancel_reason::caller);
+  memory_.host().wake_waiters();  // a job waiting for memory leaves now
+  // Still queued: it never reaches a worker. Otherwise its end finds the arrival failed and drops
+  // it (finish()).
+  if (sched_.remove(id)) {
+    std::lock_guard lk(m_);
+    live_.erase(id);
+  }
+  done_cv_.notify_all();
+  discard_spooled(j->rec);
+  if (const status s = store_->remove(id); !s)
+    log(log_level::error, "engine: job=" + std::to_string(id) + " not removed from the store: " + s.to_string());
 }
 
 result<job_result> engine::await(job_id id, std::chrono::milliseconds timeout) {

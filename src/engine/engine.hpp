@@ -55,6 +55,7 @@
 #include "engine/backends/prover_backend.hpp"
 #include "engine/engine_options.hpp"
 #include "engine/jobs/cancel_token.hpp"
+#include "engine/jobs/inline_arrival.hpp"
 #include "engine/jobs/job.hpp"
 #include "engine/jobs/job_store.hpp"
 #include "engine/jobs/pg_job_leases.hpp"
@@ -213,6 +214,8 @@ class engine {
     bool unstored = false;
     // In a cluster: this node's claim on the job, which its result is committed under.
     std::optional<job_lease> lease;
+    // While its submit is still storing the inline witnesses (inline_arrival.hpp); null otherwise.
+    std::shared_ptr<inline_arrival> arrival;
   };
   struct worker_slot {
     std::thread thread;
@@ -232,9 +235,16 @@ class engine {
   void event(live_job& j, event_kind k, uint32_t partition, int worker, int64_t unix_us = 0);
   void set_state(live_job& j, job_state s);
   // Checks each partition's witness against the key (an inline one in the request's bytes, before
-  // anything is written) and spools the inline ones; on an error, `why` says which kind.
-  status spool_and_check(const job_request& req, const circuit_info& c, job_record& rec, reject_reason& why);
+  // anything is written) and spools the inline ones; on an error, `why` says which kind. With
+  // `begun`, the inline .wtns files are only begun (witness_spool::begin; with their partitions'
+  // indexes) for the caller to complete once the job is queued.
+  using begun_files = std::vector<std::pair<std::size_t, witness_spool::pending>>;
+  status spool_and_check(const job_request& req, const circuit_info& c, job_record& rec, reject_reason& why,
+                         begun_files* begun = nullptr);
   void discard_spooled(const job_record& rec);
+  // A submit that queued its job before its inline witnesses were stored, and could not store
+  // them: the job is taken back (out of the queue, or dropped at its end) and out of the store.
+  void withdraw(const std::shared_ptr<live_job>& j);
   // How many jobs of `circuit` are queued or running, and the first one's id; under m_.
   std::size_t jobs_of_locked(const std::string& circuit, job_id* first = nullptr) const;
 

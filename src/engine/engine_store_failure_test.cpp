@@ -49,6 +49,7 @@ class refusing_store final : public job_store {
     return inner_->purge_finished_before(cutoff);
   }
   status put_circuit(const circuit_record& c) override { return inner_->put_circuit(c); }
+  status remove(job_id id) override { return inner_->remove(id); }
   status remove_circuit(const std::string& id) override { return inner_->remove_circuit(id); }
   result<std::vector<circuit_record>> circuits() override { return inner_->circuits(); }
 

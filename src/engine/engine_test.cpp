@@ -13,6 +13,8 @@
 #include "engine/engine_test_util.hpp"
 #include "engine/jobs/memory_job_store.hpp"
 #include "engine/jobs/sqlite_job_store.hpp"
+#include "engine/jobs/witness.hpp"
+#include "engine/jobs/witness_spool.hpp"
 
 namespace cuzk::engine {
 namespace {
@@ -487,6 +489,60 @@ TEST(engine, a_crash_image_of_the_store_resumes_every_job) {
   std::size_t spooled = 0;
   for (const auto& e : std::filesystem::directory_iterator(db + ".spool")) spooled += e.is_regular_file();
   EXPECT_EQ(spooled, 0u);
+}
+
+// A submit with an inline witness queues its job before the witness is on disk and returns once it
+// is (inline_arrival.hpp). Killed in between, it leaves the job's row and the spool file's begun
+// temporary: the submit never returned, so the job goes at the next start, and the client's retry
+// under the same request id makes a new one rather than finding a job with no witness.
+TEST(engine, a_submit_stopped_while_storing_its_witness_leaves_no_job) {
+  const std::string db = temp_dir("interrupted-submit") + "/jobs.db";
+  engine_options o;
+  o.store_path = db;
+  job_id id = 0;
+  witness_spool::pending begun;
+  {
+    auto store = sqlite_job_store::open(db).value();
+    auto spool = witness_spool::open(db + ".spool").value();
+    begun = spool.begin().value();
+    job_record r;
+    r.info.request_id = "retried";
+    r.info.circuit = "small";
+    r.info.partitions = 1;
+    r.info.submitted_at = wall_clock::now();
+    r.witness_paths = {begun.path};
+    r.spooled = {true};
+    r.witness_digests = {witness_digest(read_bytes(small_wtns))};
+    id = store->insert(r).value().id;
+  }
+  auto h = make(o, std::make_unique<gated_backend>());
+  const auto gone = h.eng->get(id);
+  ASSERT_FALSE(gone.is_ok());
+  EXPECT_EQ(gone.error().code(), errc::not_found) << gone.error().to_string();
+  EXPECT_FALSE(std::filesystem::exists(begun.tmp()));
+  auto retry = request("small");
+  retry.request_id = "retried";
+  const job_id again = h.eng->submit(retry).value();
+  EXPECT_GT(again, id);
+  EXPECT_EQ(await_end(*h.eng, again).state, job_state::done);
+  // Its witness was on disk when the submit returned, and is gone with the job's end.
+  EXPECT_TRUE(std::filesystem::is_empty(db + ".spool"));
+}
+
+// The same submit completed: its file is whole under its final name before submit() returns, while
+// the job may already be proving from the request's bytes (held at the backend's gate here).
+TEST(engine, an_inline_witness_is_on_disk_when_its_submit_returns) {
+  engine_options o;
+  o.spool_dir = temp_dir("on-disk-spool");
+  auto h = make(o, std::make_unique<gated_backend>(0ms, false));
+  const job_id id = h.eng->submit(request("small")).value();
+  std::vector<std::string> files;
+  for (const auto& f : std::filesystem::directory_iterator(o.spool_dir)) files.push_back(f.path().string());
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_FALSE(witness_spool::interrupted(files[0]));
+  EXPECT_EQ(read_bytes(files[0]), read_bytes(small_wtns));
+  h.backend->open();
+  EXPECT_EQ(await_end(*h.eng, id).state, job_state::done);
 }
 
 TEST(engine, a_job_that_keeps_crashing_the_daemon_fails_after_max_attempts) {

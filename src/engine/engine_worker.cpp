@@ -259,6 +259,9 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
       if (!w) return hide_path(w.error(), j->rec.witness_paths[q], "input JSON").with_context("partition " + std::to_string(q));
       return w;
     }
+    // Sent inline and its submit still storing it: the request's bytes, not the file being written.
+    if (j->arrival)
+      if (auto held = j->arrival->read(q, j->key)) return std::move(*held);
     const bool spooled = q < j->rec.spooled.size() && j->rec.spooled[q];
     auto file = open_witness(j->rec.witness_paths[q],
                              spooled ? witness_origin::spooled : witness_origin::client_path, witness_dirs_, j->key);
@@ -421,6 +424,16 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
 }
 
 void engine::finish(const std::shared_ptr<live_job>& j, job_state end, status error) {
+  // A job queued while its submit stored its witnesses ends only once they are stored; if they
+  // could not be, the submit refused the job (withdraw()) and there is nothing to record.
+  if (j->arrival && !j->arrival->wait_stored()) {
+    {
+      std::lock_guard lk(m_);
+      live_.erase(j->rec.info.id);
+    }
+    done_cv_.notify_all();
+    return;
+  }
   // The outcome is built on a copy and reaches the live job only once the store has answered, so
   // no awaiter sees `done` for a job that then fails because its result could not be stored.
   job_result snapshot;

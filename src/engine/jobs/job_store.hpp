@@ -71,6 +71,10 @@ class job_store {
   // Removes jobs that ended before `cutoff`; returns the witness paths they owned (spooled) so
   // the caller deletes any that remain.
   virtual result<std::vector<std::string>> purge_finished_before(wall_time cutoff) = 0;
+  // Deletes one job, whatever its state, and frees its request id: for a job whose submit did not
+  // complete (its inline witnesses were not all stored), whose id nobody was given. Ids are not
+  // reused. A job that is not there is not an error.
+  virtual status remove(job_id id) = 0;
 
   virtual status put_circuit(const circuit_record& c) = 0;  // insert or replace
   virtual status remove_circuit(const std::string& id) = 0;

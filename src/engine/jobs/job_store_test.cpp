@@ -172,6 +172,22 @@ TYPED_TEST(job_store_contract, states_results_unfinished_and_purge) {
   EXPECT_TRUE(s->get(c).value().has_value());
 }
 
+TYPED_TEST(job_store_contract, remove_deletes_one_job_frees_its_request_id_and_never_reuses_its_id) {
+  auto s = TypeParam::make("contract_remove");
+  if (!s) GTEST_SKIP() << pg_test_cluster::unavailable_reason();
+  const job_id a = s->insert(make_job("c", "r1")).value().id;
+  const job_id b = s->insert(make_job("c", "r2")).value().id;
+  ASSERT_TRUE(s->remove(b).is_ok());
+  EXPECT_FALSE(s->get(b).value().has_value());
+  EXPECT_TRUE(s->get(a).value().has_value());
+  EXPECT_FALSE(s->find_request("r2").value().has_value());
+  EXPECT_EQ(s->unfinished().value().size(), 1u);
+  EXPECT_TRUE(s->remove(b).is_ok());  // already gone
+  const auto again = s->insert(make_job("c", "r2")).value();
+  EXPECT_TRUE(again.inserted);
+  EXPECT_GT(again.id, b);
+}
+
 TYPED_TEST(job_store_contract, circuits) {
   auto s = TypeParam::make("contract3");
   if (!s) GTEST_SKIP() << pg_test_cluster::unavailable_reason();

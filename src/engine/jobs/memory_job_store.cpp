@@ -96,6 +96,15 @@ status memory_job_store::put_circuit(const circuit_record& c) {
   return status::ok();
 }
 
+status memory_job_store::remove(job_id id) {
+  std::lock_guard lk(m_);
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) return status::ok();
+  if (!it->second.info.request_id.empty()) requests_.erase(it->second.info.request_id);
+  jobs_.erase(it);
+  return status::ok();
+}
+
 status memory_job_store::remove_circuit(const std::string& id) {
   std::lock_guard lk(m_);
   circuits_.erase(id);

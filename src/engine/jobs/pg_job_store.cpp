@@ -194,6 +194,13 @@ status pg_job_store::put_circuit(const circuit_record& c) {
   return r ? status::ok() : r.error();
 }
 
+status pg_job_store::remove(job_id id) {
+  std::lock_guard lk(m_);
+  // Its partitions go with it (ON DELETE CASCADE).
+  auto r = c_->exec("remove job", "DELETE FROM jobs WHERE id = $1", {pg_text(static_cast<int64_t>(id))});
+  return r ? status::ok() : r.error();
+}
+
 status pg_job_store::remove_circuit(const std::string& id) {
   std::lock_guard lk(m_);
   auto r = c_->exec("remove circuit", "DELETE FROM circuits WHERE id = $1", {id});

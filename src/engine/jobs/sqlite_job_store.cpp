@@ -458,6 +458,15 @@ status sqlite_job_store::put_circuit(const circuit_record& c) {
   return status::ok();
 }
 
+status sqlite_job_store::remove(job_id id) {
+  std::lock_guard lk(m_);
+  stmt s(db_, "DELETE FROM jobs WHERE id = ?");
+  if (!s.ok()) return error("remove job");
+  s.bind(1, static_cast<int64_t>(id));
+  if (s.step() != SQLITE_DONE) return error("remove job");
+  return status::ok();
+}
+
 status sqlite_job_store::remove_circuit(const std::string& id) {
   std::lock_guard lk(m_);
   stmt s(db_, "DELETE FROM circuits WHERE id = ?");

@@ -51,6 +51,7 @@ class sqlite_job_store final : public job_store {
   result<std::vector<job_record>> unfinished() override;
   result<std::vector<std::string>> purge_finished_before(wall_time cutoff) override;
   status put_circuit(const circuit_record& c) override;
+  status remove(job_id id) override;
   status remove_circuit(const std::string& id) override;
   result<std::vector<circuit_record>> circuits() override;
 

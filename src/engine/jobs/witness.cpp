@@ -74,6 +74,15 @@ status check_inline_witness(std::span<const uint8_t> bytes, const key_summary& k
   return w->validate();
 }
 
+result<any_witness> read_inline_witness(std::span<const uint8_t> bytes, const key_summary& key,
+                                        const std::string& what) {
+  auto f = formats::binfile::borrow(bytes, what + ": inline witness", "wtns", 2);
+  if (!f) return f.error();
+  auto w = formats::wtns::from_binfile(std::move(f).value());
+  if (!w) return w.error();
+  return read_witness(*w, key);
+}
+
 status check_witness(const formats::wtns& w, const key_summary& key, const std::string& what) {
   CUZK_TRY(w.check_fits(key.curve, key.n_vars, "the circuit's key").with_context(what));
   CUZK_TRY(w.validate().with_context(what));

@@ -58,6 +58,9 @@ result<formats::wtns> open_witness(const std::string& path, witness_origin origi
                                    const key_summary& key);
 
 // `what` names the witness in messages ("partition 2").
+// The values of a witness sent inline, checked as check_inline_witness() does.
+result<any_witness> read_inline_witness(std::span<const uint8_t> bytes, const key_summary& key, const std::string& what);
+
 status check_witness(const formats::wtns& w, const key_summary& key, const std::string& what);
 result<any_witness> read_witness(const formats::wtns& w, const key_summary& key);
 

@@ -29,16 +29,45 @@ result<witness_spool> witness_spool::open(const std::string& dir) {
   return witness_spool(dir);
 }
 
-result<std::string> witness_spool::write(std::span<const uint8_t> bytes) {
+namespace {
+
+// The directory's entries (a creation, a rename) are durable only once the directory is synced.
+bool sync_dir(const std::string& dir) {
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return false;
+  const bool ok = ::fsync(dfd) == 0;
+  ::close(dfd);
+  return ok;
+}
+
+}  // namespace
+
+result<witness_spool::pending> witness_spool::create_temporary() {
   const auto now = std::chrono::system_clock::now().time_since_epoch();
-  const std::string name = std::string(prefix) +
-                           std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count()) +
-                           "-" + std::to_string(::getpid()) + "-" + std::to_string(counter_.fetch_add(1)) +
-                           suffix;
-  const std::string path = dir_ + "/" + name;
-  const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return sys_error(tmp, "cannot create the spool file");
+  pending p{dir_ + "/" + prefix +
+            std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count()) + "-" +
+            std::to_string(::getpid()) + "-" + std::to_string(counter_.fetch_add(1)) + suffix};
+  const int fd = ::open(p.tmp().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return sys_error(p.tmp(), "cannot create the spool file");
+  ::close(fd);
+  return p;
+}
+
+result<witness_spool::pending> witness_spool::begin() {
+  auto p = create_temporary();
+  if (!p) return p.error();
+  if (!sync_dir(dir_)) {
+    const status s = sys_error(dir_, "cannot sync the spool directory");
+    abandon(*p);
+    return s;
+  }
+  return p;
+}
+
+status witness_spool::complete(const pending& p, std::span<const uint8_t> bytes) {
+  const std::string tmp = p.tmp();
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0) return sys_error(tmp, "cannot open the spool file");
   const bool ok = write_all(fd, bytes.data(), bytes.size()) && ::fsync(fd) == 0;
   const int saved = errno;
   ::close(fd);
@@ -47,18 +76,31 @@ result<std::string> witness_spool::write(std::span<const uint8_t> bytes) {
     errno = saved;
     return sys_error(tmp, "cannot write the spool file");
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const status s = sys_error(path, "cannot rename the spool file into place");
+  if (::rename(tmp.c_str(), p.path.c_str()) != 0) {
+    const status s = sys_error(p.path, "cannot rename the spool file into place");
     ::unlink(tmp.c_str());
     return s;
   }
-  // The rename is durable only once the directory entry is on disk.
-  const int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
+  if (!sync_dir(dir_)) {
+    const status s = sys_error(dir_, "cannot sync the spool directory");
+    ::unlink(p.path.c_str());
+    return s;
   }
-  return path;
+  return status::ok();
+}
+
+void witness_spool::abandon(const pending& p) noexcept { ::unlink(p.tmp().c_str()); }
+
+bool witness_spool::interrupted(const std::string& path) noexcept {
+  return ::access(path.c_str(), F_OK) != 0 && ::access((path + ".tmp").c_str(), F_OK) == 0;
+}
+
+result<std::string> witness_spool::write(std::span<const uint8_t> bytes) {
+  // The temporary's name need not be durable on its own here: no row names it before the rename.
+  auto p = create_temporary();
+  if (!p) return p.error();
+  CUZK_TRY(complete(*p, bytes));
+  return p->path;
 }
 
 void witness_spool::remove(const std::string& path) noexcept { ::unlink(path.c_str()); }

@@ -5,6 +5,12 @@
 // name or absent, never half-written; a file whose job row never got committed is an orphan that
 // sweep() removes at the next start. Files are mode 0600: a witness is the prover's secret.
 //
+// A submit that proves while it stores (engine.cpp, 'submit') splits the write: begin() creates
+// the empty temporary (and makes its name durable) before the job's row is committed, complete()
+// fills it and renames it into place before the submit returns. A row whose final file is missing
+// while its temporary is there is then a submit that never returned (interrupted()): the engine
+// deletes that job at its next start rather than failing a job nobody was given.
+//
 // Thread safety: any thread (names are unique per process and call).
 #pragma once
 
@@ -29,6 +35,22 @@ class witness_spool {
 
   // Writes `bytes` under a new unique name; returns the full path.
   result<std::string> write(std::span<const uint8_t> bytes);
+
+  // A spool file being written: its final path, and the temporary it is written under.
+  struct pending {
+    std::string path;
+    std::string tmp() const { return path + ".tmp"; }
+  };
+  // Creates the empty temporary of a new unique name, durable on return.
+  result<pending> begin();
+  // Writes `bytes` into it, fsyncs it and renames it to its final path, durable on return. On an
+  // error the temporary is gone.
+  status complete(const pending& p, std::span<const uint8_t> bytes);
+  // Deletes a begun file that will not be completed.
+  void abandon(const pending& p) noexcept;
+  // Whether `path` names a file begun and never completed: the final name absent, the temporary
+  // there.
+  static bool interrupted(const std::string& path) noexcept;
   // Deletes a spooled file; a missing file is not an error (a purge may race a restart).
   void remove(const std::string& path) noexcept;
   // Deletes every spool file not in `keep` (full paths), including leftover temporaries; returns
@@ -36,6 +58,7 @@ class witness_spool {
   std::size_t sweep(const std::set<std::string>& keep) noexcept;
 
  private:
+  result<pending> create_temporary();
   explicit witness_spool(std::string dir) : dir_(std::move(dir)) {}
   std::string dir_;
   std::atomic<uint64_t> counter_{0};

@@ -1,0 +1,14 @@
+// The inline witnesses of a job that proves while its submit stores them (see inline_arrival.hpp).
+#include "engine/jobs/inline_arrival.hpp"
+
+#include <string>
+
+namespace cuzk::engine {
+
+std::optional<result<any_witness>> inline_arrival::read(std::size_t q, const key_summary& key) {
+  std::lock_guard lk(m_);
+  if (outcome_ != state::storing || q >= bytes_.size() || bytes_[q].empty()) return std::nullopt;
+  return read_inline_witness(bytes_[q], key, "partition " + std::to_string(q));
+}
+
+}  // namespace cuzk::engine

@@ -1,0 +1,62 @@
+// The inline witnesses of a job that proves while its submit stores them.
+//
+// A submit with witnesses sent inline commits the job and queues it before the witnesses are on
+// disk, and returns only once they are (engine.cpp, 'submit'): the proof and the write overlap,
+// and nothing the client was told about is lost. Until the submit returns it holds the request's
+// bytes, and a worker that reaches the job first reads them here instead of from the spool. The
+// job's end waits until the submit knows whether the bytes were stored: a job whose witnesses
+// could not be stored is removed, and its submit tells the client so.
+//
+// Thread safety: any thread. read() holds the lock while it reads, so settle() (the submit, about
+// to return and free the bytes) waits for a read in progress.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "base/result.hpp"
+#include "engine/jobs/witness.hpp"
+#include "engine/keys/key_summary.hpp"
+
+namespace cuzk::engine {
+
+class inline_arrival {
+ public:
+  // Per partition, the bytes sent inline (empty for a partition given by path).
+  explicit inline_arrival(std::vector<std::span<const uint8_t>> bytes) : bytes_(std::move(bytes)) {}
+
+  // Partition q's values, read from the request's bytes while the submit still holds them (and
+  // checked as at the submit); nullopt once it has settled, or for a partition not sent inline.
+  std::optional<result<any_witness>> read(std::size_t q, const key_summary& key);
+
+  // The submit's last word on the bytes: whether every one is stored. They are not read after.
+  void settle(bool stored) {
+    {
+      std::lock_guard lk(m_);
+      outcome_ = stored ? state::stored : state::failed;
+      bytes_.clear();
+    }
+    cv_.notify_all();
+  }
+
+  // Blocks until settle(); whether the witnesses were stored.
+  bool wait_stored() {
+    std::unique_lock lk(m_);
+    cv_.wait(lk, [&] { return outcome_ != state::storing; });
+    return outcome_ == state::stored;
+  }
+
+ private:
+  enum class state { storing, stored, failed };
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::vector<std::span<const uint8_t>> bytes_;
+  state outcome_ = state::storing;
+};
+
+}  // namespace cuzk::engine

@@ -1,0 +1,51 @@
+// inline_arrival: a worker reads the request's bytes only while the submit holds them, and a job's
+// end learns whether they were stored.
+#include "engine/jobs/inline_arrival.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "engine/engine_test_util.hpp"
+
+namespace cuzk::engine {
+namespace {
+
+using namespace std::chrono_literals;
+using test::read_bytes;
+using test::small_wtns;
+using test::small_zkey;
+
+TEST(inline_arrival, reads_the_held_bytes_checked_until_the_submit_settles) {
+  const auto key = read_key_summary(small_zkey).value();
+  const auto good = read_bytes(small_wtns);
+  auto bad = good;
+  bad.resize(bad.size() - 32);  // one value short
+  inline_arrival a({good, {}, bad});
+  const auto read = a.read(0, key);
+  ASSERT_TRUE(read.has_value());
+  ASSERT_TRUE(read->is_ok()) << read->error().to_string();
+  EXPECT_EQ(read->value().values, read_witness(formats::wtns::open(small_wtns).value(), key).value().values);
+  EXPECT_FALSE(a.read(1, key).has_value());  // given by path
+  EXPECT_FALSE(a.read(3, key).has_value());  // no such partition
+  const auto short_one = a.read(2, key);
+  ASSERT_TRUE(short_one.has_value());
+  ASSERT_FALSE(short_one->is_ok());
+  EXPECT_EQ(short_one->error().message().rfind("partition 2: inline witness", 0), 0u) << short_one->error().to_string();
+  a.settle(true);
+  EXPECT_FALSE(a.read(0, key).has_value());  // the submit returned: the bytes are not its to read
+  EXPECT_TRUE(a.wait_stored());
+}
+
+TEST(inline_arrival, the_end_waits_for_the_submit_and_hears_a_failure) {
+  inline_arrival a({});
+  auto ended = std::async(std::launch::async, [&] { return a.wait_stored(); });
+  EXPECT_EQ(ended.wait_for(50ms), std::future_status::timeout);
+  a.settle(false);
+  EXPECT_FALSE(ended.get());
+}
+
+}  // namespace
+}  // namespace cuzk::engine
