@@ -254,8 +254,9 @@ status engine::recover() {
       j->generator = c->generator;
       for (std::size_t k = 0; k < j->rec.witness_paths.size() && why.is_ok(); ++k)
         if (::access(j->rec.witness_paths[k].c_str(), R_OK) != 0)
-          why = status(errc::io_error, "partition " + std::to_string(k) + ": witness " +
-                                           j->rec.witness_paths[k] + " is gone after a restart");
+          why = status(errc::io_error, "partition " + std::to_string(k) + ": " +
+                                           (j->rec.spooled[k] ? "inline witness" : "witness " + j->rec.witness_paths[k]) +
+                                           " is gone after a restart");
     }
     {
       std::lock_guard lk(m_);
@@ -439,7 +440,7 @@ status engine::spool_and_check(const job_request& req, const circuit_info& c, jo
       auto b = spool_.begin();
       if (!b) {
         log(log_level::error, "engine: witness spool write failed error=\"" + b.error().to_string() + "\"");
-        return hide_path(b.error(), spool_.dir() + "/", "").with_context(what + ": inline witness");
+        return hide_spool(b.error()).with_context(what + ": inline witness");
       }
       begun->emplace_back(k, *b);
       rec.witness_paths.push_back(b->path);
@@ -453,7 +454,7 @@ status engine::spool_and_check(const job_request& req, const circuit_info& c, jo
       // The client hears why, not where: the spool lies in the daemon's data directory. The log
       // keeps the path for the operator.
       log(log_level::error, "engine: witness spool write failed error=\"" + path.error().to_string() + "\"");
-      return hide_path(path.error(), spool_.dir() + "/", "").with_context(what + ": inline witness");
+      return hide_spool(path.error()).with_context(what + ": inline witness");
     }
     rec.witness_paths.push_back(*path);
     rec.spooled.push_back(true);
@@ -497,7 +498,10 @@ result<job_id> engine::submit(job_request req) {
                                            "\": its first submit could not store the witnesses; submit it again");
     auto r = store_->get(existing);
     if (!r) return r.error();
-    if (!*r) return existing;
+    // Gone meanwhile: withdrawn (its submit could not store the witnesses) or purged.
+    if (!*r)
+      return status(errc::unavailable, "request id \"" + req.request_id + "\": job " + std::to_string(existing) +
+                                           " was withdrawn or purged meanwhile; submit it again");
     const job_record& s = **r;
     auto conflict = [&](const std::string& what) -> result<job_id> {
       return reject(reject_reason::request_id_conflict,
@@ -579,8 +583,8 @@ result<job_id> engine::submit(job_request req) {
     return same_request(ins->id);
   }
   rec.info.id = ins->id;
-  metrics_.add(req.circuit, metrics::counter::submitted);
   if (leases_) {
+    metrics_.add(req.circuit, metrics::counter::submitted);
     // In a cluster the job waits in the database for whichever node claims it first (this one
     // too): the insert announced it to every node.
     log(log_level::info, "engine: job queued id=" + std::to_string(ins->id) + " circuit=" + req.circuit +
@@ -607,42 +611,63 @@ result<job_id> engine::submit(job_request req) {
                            " partitions=" + std::to_string(rec.info.partitions) +
                            (req.request_id.empty() ? "" : " request_id=" + req.request_id));
   if (j->arrival) {
+    // Settled on every way out of here, an exception's too: a worker must not read the request's
+    // bytes once submit has returned, and the job's end must not wait for good.
+    struct settle_guard {
+      engine* e;
+      const std::shared_ptr<live_job>& job;
+      const begun_files& files;
+      bool armed = true;
+      ~settle_guard() {
+        if (armed) e->withdraw(job, files);
+      }
+    } guard{this, j, begun};
     status stored = status::ok();
-    std::size_t done = 0;
-    for (; done < begun.size() && stored.is_ok(); ++done) {
-      const auto& [k, f] = begun[done];
-      stored = spool_.complete(f, req.partitions[k].inline_bytes());
-    }
-    if (!stored) {
-      // complete() removed the failed one's temporary; those not reached still have theirs.
-      for (std::size_t i = done; i < begun.size(); ++i) spool_.abandon(begun[i].second);
-    }
-    j->arrival->settle(stored.is_ok());
+    for (std::size_t i = 0; i < begun.size() && stored.is_ok(); ++i)
+      stored = spool_.complete(begun[i].second, req.partitions[begun[i].first].inline_bytes());
     if (!stored) {
       log(log_level::error, "engine: job=" + std::to_string(ins->id) +
                                 " withdrawn: witness spool write failed error=\"" + stored.to_string() + "\"");
-      withdraw(j);
-      return reject(reject_reason::spool_failed,
-                    hide_path(stored, spool_.dir() + "/", "").with_context("inline witness"));
+      guard.armed = false;
+      withdraw(j, begun);
+      return reject(reject_reason::spool_failed, hide_spool(stored).with_context("inline witness"));
     }
+    guard.armed = false;
+    j->arrival->settle(true);
   }
+  metrics_.add(req.circuit, metrics::counter::submitted);
   return ins->id;
 }
 
-void engine::withdraw(const std::shared_ptr<live_job>& j) {
+void engine::withdraw(const std::shared_ptr<live_job>& j, const begun_files& files) noexcept {
   const job_id id = j->rec.info.id;
+  // The row goes first, while the begun files still mark it as a submit that did not complete:
+  // killed before the remove, the next start removes it (recover()); a retry waiting on the
+  // arrival hears of the failure only once the row it would be given is gone.
+  const status removed = store_->remove(id);
+  if (!removed)
+    log(log_level::error, "engine: job=" + std::to_string(id) +
+                              " not removed from the store (the next start removes it): " + removed.to_string());
+  j->arrival->settle(false);
   j->cancel.request(cancel_reason::caller);
   memory_.host().wake_waiters();  // a job waiting for memory leaves now
-  // Still queued: it never reaches a worker. Otherwise its end finds the arrival failed and drops
-  // it (finish()).
-  if (sched_.remove(id)) {
+  // Not on a worker (still queued, or handed back by a drain): nothing else ends it. On a worker,
+  // its end finds the arrival failed and drops it (finish()).
+  const bool queued = sched_.remove(id);
+  {
     std::lock_guard lk(m_);
-    live_.erase(id);
+    auto it = live_.find(id);
+    if (it != live_.end() && (queued || it->second->worker < 0)) live_.erase(it);
   }
   done_cv_.notify_all();
-  discard_spooled(j->rec);
-  if (const status s = store_->remove(id); !s)
-    log(log_level::error, "engine: job=" + std::to_string(id) + " not removed from the store: " + s.to_string());
+  if (removed) {
+    discard_spooled(j->rec);
+    for (const auto& [k, f] : files) spool_.abandon(f);
+  }
+}
+
+status engine::hide_spool(const status& s) const {
+  return hide_path(hide_path(s, spool_.dir() + "/", ""), spool_.dir(), "the witness spool");
 }
 
 result<job_result> engine::await(job_id id, std::chrono::milliseconds timeout) {

@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
 #include <algorithm>
+#include <csignal>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -538,11 +541,47 @@ TEST(engine, an_inline_witness_is_on_disk_when_its_submit_returns) {
   const job_id id = h.eng->submit(request("small")).value();
   std::vector<std::string> files;
   for (const auto& f : std::filesystem::directory_iterator(o.spool_dir)) files.push_back(f.path().string());
-  ASSERT_EQ(files.size(), 1u);
+  ASSERT_EQ(files.size(), 1u);  // the final file alone: no temporary left beside it
+  EXPECT_TRUE(files[0].ends_with(".wtns")) << files[0];
   EXPECT_FALSE(witness_spool::interrupted(files[0]));
   EXPECT_EQ(read_bytes(files[0]), read_bytes(small_wtns));
   h.backend->open();
   EXPECT_EQ(await_end(*h.eng, id).state, job_state::done);
+}
+
+// The write fails after the job was queued (a full disk; here the process's file size limit, which
+// binds root too): the submit fails without naming the spool, the job is gone from the store, the
+// queue and the spool, and a retry under its request id is told to submit again, then succeeds.
+TEST(engine, a_submit_whose_witness_cannot_be_stored_withdraws_its_queued_job) {
+  auto store = std::make_shared<memory_job_store>();  // no file of its own under the limit
+  engine_options o;
+  o.spool_dir = temp_dir("full-spool");
+  auto h = make(o, std::make_unique<gated_backend>(0ms, false), store);
+  const auto witness_bytes = read_bytes(small_wtns).size();
+  rlimit before{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &before), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = before;
+  small.rlim_cur = witness_bytes / 2;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  auto req = request("small");
+  req.request_id = "full";
+  const auto refused = h.eng->submit(req);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &before), 0);
+  std::signal(SIGXFSZ, old_handler);
+  ASSERT_FALSE(refused.is_ok());
+  const std::string m = refused.error().to_string();
+  EXPECT_NE(m.find("cannot write the spool file"), std::string::npos) << m;
+  EXPECT_EQ(m.find(o.spool_dir), std::string::npos) << m;
+  EXPECT_TRUE(store->unfinished().value().empty());
+  EXPECT_FALSE(store->find_request("full").value().has_value());
+  h.backend->open();  // a worker that took it up meanwhile drops it at its end
+  for (int i = 0; i < 200 && !h.eng->snapshot().jobs.empty(); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(h.eng->snapshot().jobs.empty());
+  EXPECT_TRUE(std::filesystem::is_empty(o.spool_dir));
+  const job_id again = h.eng->submit(req).value();
+  EXPECT_EQ(await_end(*h.eng, again).state, job_state::done);
+  EXPECT_EQ(h.eng->snapshot().counters.total.submitted, 1u);
 }
 
 TEST(engine, a_job_that_keeps_crashing_the_daemon_fails_after_max_attempts) {

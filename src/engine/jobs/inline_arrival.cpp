@@ -6,8 +6,8 @@
 namespace cuzk::engine {
 
 std::optional<result<any_witness>> inline_arrival::read(std::size_t q, const key_summary& key) {
-  std::lock_guard lk(m_);
-  if (outcome_ != state::storing || q >= bytes_.size() || bytes_[q].empty()) return std::nullopt;
+  std::shared_lock lk(bytes_m_);
+  if (q >= bytes_.size() || bytes_[q].empty()) return std::nullopt;
   return read_inline_witness(bytes_[q], key, "partition " + std::to_string(q));
 }
 

@@ -7,14 +7,15 @@
 // job's end waits until the submit knows whether the bytes were stored: a job whose witnesses
 // could not be stored is removed, and its submit tells the client so.
 //
-// Thread safety: any thread. read() holds the lock while it reads, so settle() (the submit, about
-// to return and free the bytes) waits for a read in progress.
+// Thread safety: any thread. Reads share a lock that settle() (the submit, about to return and free
+// the bytes) takes alone, so it waits for the reads in progress and none starts after it.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <span>
 #include <utility>
 #include <vector>
@@ -37,9 +38,12 @@ class inline_arrival {
   // The submit's last word on the bytes: whether every one is stored. They are not read after.
   void settle(bool stored) {
     {
+      std::unique_lock bytes_lk(bytes_m_);
+      bytes_.clear();
+    }
+    {
       std::lock_guard lk(m_);
       outcome_ = stored ? state::stored : state::failed;
-      bytes_.clear();
     }
     cv_.notify_all();
   }
@@ -53,9 +57,10 @@ class inline_arrival {
 
  private:
   enum class state { storing, stored, failed };
-  std::mutex m_;
+  std::shared_mutex bytes_m_;  // bytes_: shared by reads, alone by settle()
+  std::vector<std::span<const uint8_t>> bytes_;  // empty once settled
+  std::mutex m_;  // outcome_
   std::condition_variable cv_;
-  std::vector<std::span<const uint8_t>> bytes_;
   state outcome_ = state::storing;
 };
 

@@ -70,20 +70,20 @@ status witness_spool::complete(const pending& p, std::span<const uint8_t> bytes)
   if (fd < 0) return sys_error(tmp, "cannot open the spool file");
   const bool ok = write_all(fd, bytes.data(), bytes.size()) && ::fsync(fd) == 0;
   const int saved = errno;
-  ::close(fd);
   if (!ok) {
-    ::unlink(tmp.c_str());
+    // Emptied, not removed: it marks the row that names it as a submit that did not complete
+    // until the caller has removed that row (abandon()).
+    (void)::ftruncate(fd, 0);
+    ::close(fd);
     errno = saved;
     return sys_error(tmp, "cannot write the spool file");
   }
-  if (::rename(tmp.c_str(), p.path.c_str()) != 0) {
-    const status s = sys_error(p.path, "cannot rename the spool file into place");
-    ::unlink(tmp.c_str());
-    return s;
-  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), p.path.c_str()) != 0) return sys_error(p.path, "cannot rename the spool file into place");
   if (!sync_dir(dir_)) {
+    // The rename may not be durable: the file goes back under its temporary name.
     const status s = sys_error(dir_, "cannot sync the spool directory");
-    ::unlink(p.path.c_str());
+    (void)::rename(p.path.c_str(), tmp.c_str());
     return s;
   }
   return status::ok();
@@ -99,7 +99,10 @@ result<std::string> witness_spool::write(std::span<const uint8_t> bytes) {
   // The temporary's name need not be durable on its own here: no row names it before the rename.
   auto p = create_temporary();
   if (!p) return p.error();
-  CUZK_TRY(complete(*p, bytes));
+  if (status s = complete(*p, bytes); !s) {
+    abandon(*p);
+    return s;
+  }
   return p->path;
 }
 

@@ -44,7 +44,8 @@ class witness_spool {
   // Creates the empty temporary of a new unique name, durable on return.
   result<pending> begin();
   // Writes `bytes` into it, fsyncs it and renames it to its final path, durable on return. On an
-  // error the temporary is gone.
+  // error the temporary stays (emptied), still marking the file as begun: abandon() it once
+  // nothing names it.
   status complete(const pending& p, std::span<const uint8_t> bytes);
   // Deletes a begun file that will not be completed.
   void abandon(const pending& p) noexcept;
