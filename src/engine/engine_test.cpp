@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <atomic>
 #include <csignal>
 #include <chrono>
 #include <filesystem>
@@ -546,6 +547,32 @@ TEST(engine, an_inline_witness_is_on_disk_when_its_submit_returns) {
   EXPECT_FALSE(witness_spool::interrupted(files[0]));
   EXPECT_EQ(read_bytes(files[0]), read_bytes(small_wtns));
   h.backend->open();
+  EXPECT_EQ(await_end(*h.eng, id).state, job_state::done);
+}
+
+// The worker proves from the request's bytes while the submit has yet to write them: held at its
+// "job queued" log line (after the queue, before the write), the submit waits until the backend
+// has been called; the spool then holds only the begun, empty temporary, so the witness the
+// worker proved with came from memory (read from the file it would have failed the job).
+TEST(engine, a_queued_job_proves_from_the_request_bytes_before_they_are_written) {
+  engine_options o;
+  o.spool_dir = temp_dir("early-spool");
+  const std::string spool_dir = o.spool_dir;
+  auto backend = std::make_unique<gated_backend>();
+  gated_backend* b = backend.get();
+  std::atomic<bool> reached{false};
+  std::vector<std::string> at_call;
+  o.log = [&, spool_dir](log_level, const std::string& line) {
+    if (line.rfind("engine: job queued", 0) != 0 || reached.exchange(true)) return;
+    EXPECT_TRUE(b->wait_calls(1));
+    for (const auto& f : std::filesystem::directory_iterator(spool_dir))
+      at_call.push_back(f.path().filename().string() + " " + std::to_string(f.file_size()));
+  };
+  auto h = make(o, std::move(backend));
+  const job_id id = h.eng->submit(request("small")).value();
+  ASSERT_TRUE(reached.load());
+  ASSERT_EQ(at_call.size(), 1u);
+  EXPECT_TRUE(at_call[0].ends_with(".wtns.tmp 0")) << at_call[0];
   EXPECT_EQ(await_end(*h.eng, id).state, job_state::done);
 }
 
