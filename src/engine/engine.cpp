@@ -436,20 +436,14 @@ status engine::spool_and_check(const job_request& req, const circuit_info& c, jo
       CUZK_TRY(check_inline_witness(bytes, c.key, what));
     }
     why = reject_reason::spool_failed;
-    if (begun && !p.input_json) {
+    // Written now, or only begun for the caller to complete (begun files: a .wtns's bytes).
+    auto path = [&]() -> result<std::string> {
+      if (!begun || p.input_json) return spool_.write(bytes);
       auto b = spool_.begin();
-      if (!b) {
-        log(log_level::error, "engine: witness spool write failed error=\"" + b.error().to_string() + "\"");
-        return hide_spool(b.error()).with_context(what + ": inline witness");
-      }
+      if (!b) return b.error();
       begun->emplace_back(k, *b);
-      rec.witness_paths.push_back(b->path);
-      rec.spooled.push_back(true);
-      rec.witness_digests.push_back(witness_digest(bytes));
-      rec.input_json.resize(k + 1);
-      continue;
-    }
-    auto path = spool_.write(bytes);
+      return b->path;
+    }();
     if (!path) {
       // The client hears why, not where: the spool lies in the daemon's data directory. The log
       // keeps the path for the operator.

@@ -6,6 +6,7 @@
 #include "formats/binfile.hpp"
 #include "formats/file_io.hpp"
 #include "formats/wtns.hpp"
+#include "witness/fnv1a.hpp"
 
 namespace cuzk::engine {
 
@@ -111,13 +112,6 @@ std::string hex_digits(uint64_t v, std::string out) {
   return out;
 }
 
-// The digest of jobs stored before XXH3: 64-bit FNV-1a over the bytes.
-std::string fnv1a64_digest(std::span<const uint8_t> bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;  // the 64-bit FNV offset basis and prime
-  for (const uint8_t b : bytes) h = (h ^ b) * 0x100000001b3ull;
-  return hex_digits(h, "fnv1a64:");
-}
-
 }  // namespace
 
 std::string witness_digest(std::span<const uint8_t> bytes) {
@@ -128,7 +122,10 @@ std::string witness_digest(std::span<const uint8_t> bytes) {
 bool witness_digest_matches(const std::string& stored, std::span<const uint8_t> bytes) {
   if (stored.empty()) return true;
   if (stored.rfind("xxh3-128:", 0) == 0) return stored == witness_digest(bytes);
-  if (stored.rfind("fnv1a64:", 0) == 0) return stored == fnv1a64_digest(bytes);
+  // The digest of jobs stored before XXH3: 64-bit FNV-1a over the bytes.
+  if (stored.rfind("fnv1a64:", 0) == 0)
+    return stored == hex_digits(witness::fnv1a_64({reinterpret_cast<const char*>(bytes.data()), bytes.size()}),
+                                "fnv1a64:");
   return false;
 }
 
