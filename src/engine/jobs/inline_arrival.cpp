@@ -8,7 +8,7 @@ namespace cuzk::engine {
 std::optional<result<any_witness>> inline_arrival::read(std::size_t q, const key_summary& key) {
   std::shared_lock lk(bytes_m_);
   if (q >= bytes_.size() || bytes_[q].empty()) return std::nullopt;
-  return read_inline_witness(bytes_[q], key, "partition " + std::to_string(q));
+  return read_checked_inline_witness(bytes_[q], key, "partition " + std::to_string(q));
 }
 
 }  // namespace cuzk::engine

@@ -28,11 +28,13 @@ namespace cuzk::engine {
 
 class inline_arrival {
  public:
-  // Per partition, the bytes sent inline (empty for a partition given by path).
+  // Per partition, the bytes sent inline (empty for a partition given by path), each already
+  // passed by check_inline_witness().
   explicit inline_arrival(std::vector<std::span<const uint8_t>> bytes) : bytes_(std::move(bytes)) {}
 
-  // Partition q's values, read from the request's bytes while the submit still holds them (and
-  // checked as at the submit); nullopt once it has settled, or for a partition not sent inline.
+  // Partition q's values, read from the request's bytes while the submit still holds them (the
+  // header matched to the key again, the values not checked twice: read_checked_inline_witness);
+  // nullopt once it has settled, or for a partition not sent inline.
   std::optional<result<any_witness>> read(std::size_t q, const key_summary& key);
 
   // The submit's last word on the bytes: whether every one is stored. They are not read after.

@@ -12,15 +12,16 @@ namespace {
 template <class C>
 struct typed {
   const key_material<C>* key;
-  const std::vector<typename C::fr::repr>* w;
+  std::span<const typename C::fr::repr> w;
   const formats::proof<C>* p;
 };
 
 template <class C>
 result<typed<C>> unpack(const loaded_key& key, const any_witness& witness, const any_proof& proof) {
-  typed<C> t{key.get<C>(), witness.curve == formats::curve_id_of<C> ? &witness.values : nullptr,
+  const bool same_curve = witness.curve == formats::curve_id_of<C>;
+  typed<C> t{key.get<C>(), std::span<const typename C::fr::repr>(witness.values),
              std::get_if<formats::proof<C>>(&proof)};
-  if (!t.key || !t.w || !t.p)
+  if (!t.key || !same_curve || !t.p)
     return status(errc::internal, std::string("key, witness and proof are not all for ") + C::name);
   return t;
 }
@@ -29,7 +30,7 @@ template <class C>
 status verify_as(const loaded_key& key, const any_witness& witness, const any_proof& proof) {
   auto t = unpack<C>(key, witness, proof);
   if (!t) return t.error();
-  const auto pub = groth16::public_signals_of<C>(*t->w, t->key->view.n_public);
+  const auto pub = groth16::public_signals_of<C>(t->w, t->key->view.n_public);
   return groth16::verify<C>(*t->key->vk, pub, *t->p);
 }
 
@@ -37,7 +38,7 @@ template <class C>
 result<partition_proof> encode_as(const loaded_key& key, const any_witness& witness, const any_proof& proof) {
   auto t = unpack<C>(key, witness, proof);
   if (!t) return t.error();
-  const auto pub = groth16::public_signals_of<C>(*t->w, t->key->view.n_public);
+  const auto pub = groth16::public_signals_of<C>(t->w, t->key->view.n_public);
   return partition_proof{formats::proof_to_json<C>(*t->p), formats::public_to_json<C>(pub)};
 }
 

@@ -3,6 +3,9 @@
 
 #include <xxhash.h>
 
+#include <cstring>
+
+#include "base/thread_pool.hpp"
 #include "formats/binfile.hpp"
 #include "formats/file_io.hpp"
 #include "formats/wtns.hpp"
@@ -12,11 +15,23 @@ namespace cuzk::engine {
 
 namespace {
 
+// The values out of the file's bytes, split across the global pool: at 2^22 a single thread's copy,
+// first touch of the destination included, was most of a proof's host time on the GPU machine
+// (docs/gpu/proof.md, 'Witness values in memory').
 any_witness copy_values(const formats::wtns& w, formats::curve_id curve) {
+  using repr = bn254::fr::repr;
+  static_assert(sizeof(repr) == sizeof(formats::fr_bytes), "a value is its 32 stored bytes, little-endian");
   any_witness out;
   out.curve = curve;
-  out.values.resize(w.size());
-  for (std::size_t i = 0; i < out.values.size(); ++i) out.values[i] = w.value(i);
+  out.values = bulk_array<repr>(w.size());
+  const formats::fr_bytes* from = w.values().data();
+  repr* to = out.values.data();
+  thread_pool::global().parallel_for(
+      w.size(),
+      [&](std::size_t b, std::size_t e) {
+        std::memcpy(static_cast<void*>(to + b), from + b, (e - b) * sizeof(repr));
+      },
+      std::size_t{1} << 15);
   return out;
 }
 
@@ -75,13 +90,14 @@ status check_inline_witness(std::span<const uint8_t> bytes, const key_summary& k
   return w->validate();
 }
 
-result<any_witness> read_inline_witness(std::span<const uint8_t> bytes, const key_summary& key,
-                                        const std::string& what) {
+result<any_witness> read_checked_inline_witness(std::span<const uint8_t> bytes, const key_summary& key,
+                                                const std::string& what) {
   auto f = formats::binfile::borrow(bytes, what + ": inline witness", "wtns", 2);
   if (!f) return f.error();
   auto w = formats::wtns::from_binfile(std::move(f).value());
   if (!w) return w.error();
-  return read_witness(*w, key);
+  CUZK_TRY(w->check_fits(key.curve, key.n_vars, "the circuit's key"));
+  return copy_values(*w, key.curve);
 }
 
 status check_witness(const formats::wtns& w, const key_summary& key, const std::string& what) {

@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "base/bulk_array.hpp"
 #include "base/result.hpp"
 #include "curves/bls12_381.hpp"
 #include "curves/bn254.hpp"
@@ -33,7 +34,7 @@ namespace cuzk::engine {
 static_assert(std::is_same_v<bn254::fr::repr, bls12_381::fr::repr>);
 struct any_witness {
   formats::curve_id curve = formats::curve_id::bn254;
-  std::vector<bn254::fr::repr> values;  // plain integers < r, w[0] = 1
+  bulk_array<bn254::fr::repr> values;  // plain integers < r, w[0] = 1
 };
 
 // Where a partition's .wtns is: the engine's spool (its own file), or a path a client sent.
@@ -58,8 +59,11 @@ result<formats::wtns> open_witness(const std::string& path, witness_origin origi
                                    const key_summary& key);
 
 // `what` names the witness in messages ("partition 2").
-// The values of a witness sent inline, checked as check_inline_witness() does.
-result<any_witness> read_inline_witness(std::span<const uint8_t> bytes, const key_summary& key, const std::string& what);
+// The values of a witness sent inline whose submit passed check_inline_witness() on these very
+// bytes: the header is read and matched to the key again (a few bytes), the values are not checked
+// against r a second time (a pass over the whole witness, on the proof's path).
+result<any_witness> read_checked_inline_witness(std::span<const uint8_t> bytes, const key_summary& key,
+                                                const std::string& what);
 
 status check_witness(const formats::wtns& w, const key_summary& key, const std::string& what);
 result<any_witness> read_witness(const formats::wtns& w, const key_summary& key);

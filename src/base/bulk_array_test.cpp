@@ -1,0 +1,67 @@
+#include "base/bulk_array.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <numeric>
+#include <span>
+
+namespace cuzk {
+namespace {
+
+struct value32 {
+  uint64_t limb[4] = {};
+};
+
+TEST(bulk_array, holds_what_is_written_at_sizes_below_and_above_a_huge_page) {
+  for (const std::size_t n :
+       {std::size_t{1}, std::size_t{1000}, (bulk_huge_page / sizeof(value32)) - 1,
+        bulk_huge_page / sizeof(value32), (std::size_t{5} << 20) / sizeof(value32) + 3}) {
+    bulk_array<value32> a(n);
+    ASSERT_EQ(a.size(), n);
+    ASSERT_NE(a.data(), nullptr);
+    for (std::size_t i = 0; i < n; ++i) a[i] = value32{{i, ~i, i * 3, 7}};
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(a[i].limb[0], i);
+      ASSERT_EQ(a[i].limb[1], ~i);
+      ASSERT_EQ(a[i].limb[2], i * 3);
+    }
+    const auto addr = reinterpret_cast<std::uintptr_t>(a.data());
+    if (n * sizeof(value32) >= bulk_huge_page)
+      EXPECT_EQ(addr % bulk_huge_page, 0u) << "n=" << n;
+    else
+      EXPECT_EQ(addr % alignof(std::max_align_t), 0u) << "n=" << n;
+  }
+}
+
+TEST(bulk_array, an_empty_array_has_no_storage) {
+  bulk_array<value32> a;
+  EXPECT_TRUE(a.empty());
+  EXPECT_EQ(a.data(), nullptr);
+  bulk_array<value32> b(0);
+  EXPECT_TRUE(b.empty());
+  EXPECT_EQ(b.begin(), b.end());
+}
+
+TEST(bulk_array, moves_leave_the_source_empty) {
+  bulk_array<uint64_t> a(1 << 20);
+  std::iota(a.begin(), a.end(), uint64_t{5});
+  const uint64_t* p = a.data();
+  bulk_array<uint64_t> b(std::move(a));
+  EXPECT_EQ(b.data(), p);
+  EXPECT_EQ(b.size(), std::size_t{1} << 20);
+  EXPECT_EQ(b[100], 105u);
+  EXPECT_TRUE(a.empty());  // NOLINT(bugprone-use-after-move): the moved-from state is the point
+  EXPECT_EQ(a.data(), nullptr);
+  bulk_array<uint64_t> c(3);
+  c = std::move(b);
+  EXPECT_EQ(c.data(), p);
+  EXPECT_TRUE(b.empty());  // NOLINT(bugprone-use-after-move)
+  // A span over it, as the provers take their witness.
+  std::span<const uint64_t> s(c);
+  EXPECT_EQ(s.size(), c.size());
+  EXPECT_EQ(s.back(), 5u + (1u << 20) - 1);
+}
+
+}  // namespace
+}  // namespace cuzk
