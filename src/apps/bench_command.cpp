@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "apps/client_commands.hpp"
+#include "apps/upload_bench.hpp"
 #include "engine/jobs/job.hpp"
 #include "formats/curve_id.hpp"
 #include "formats/proof.hpp"
@@ -228,10 +229,14 @@ void bench_command::add_to(CLI::App& bench) {
                      "seconds at the start left out of the after-warm-up throughput and of the daemon's "
                      "GPU-busy and memory lines (part of --duration)")
       ->check(CLI::Range(0.0, 86400.0));
+  upload = opts(bench.add_subcommand("upload", "a running daemon: what sending a witness's bytes costs before a proof "
+                                               "(calls it refuses once it holds them; no job is made)"));
+  upload->add_option("--count,-n", count, "rounds (two calls each)")->check(CLI::Range(1, 10000));
 }
 
 bool bench_command::chosen() const {
-  return (single && single->parsed()) || (batch && batch->parsed()) || (stress && stress->parsed());
+  return (single && single->parsed()) || (batch && batch->parsed()) || (stress && stress->parsed()) ||
+         (upload && upload->parsed());
 }
 
 int bench_command::run(const global_options&) const {
@@ -250,10 +255,12 @@ int bench_command::run(const global_options&) const {
     else
       wtns.emplace_back(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
   }
+  if (upload->parsed() && by_path) return usage_error("--witness-by-path: bench upload measures sending the bytes");
   auto connected = service::connect(socket, addr, creds);
   if (!connected) return usage_error(connected.error());
   auto channel = std::move(connected).value();
   auto stub = service::make_stub(channel);
+  if (upload->parsed()) return run_upload_bench(*stub, circuit, wtns.front(), count);
   // A refused connection or call at a TCP address says what to change (client_credentials.hpp).
   const auto failure = [&](const grpc::Status& s) {
     const std::string explained = socket.empty() ? service::explain_call_failure(s, addr, creds) : std::string();

@@ -1,4 +1,5 @@
-// `cuzk bench single|batch|stress`: load a running daemon with proofs and report what it sustains.
+// `cuzk bench single|batch|stress|upload`: load a running daemon with proofs and report what it
+// sustains; upload times sending a witness's bytes alone (upload_bench.hpp).
 // (The same `bench` command holds the GPU benchmarks, gpu_bench_command.hpp.)
 //
 // single: one proof at a time (Prove), so latency is the daemon's unloaded round trip.
@@ -39,9 +40,9 @@ struct bench_command {
   double warmup_s = 0;
   bool no_verify = false;
   bool by_path = false;
-  CLI::App *single = nullptr, *batch = nullptr, *stress = nullptr;
+  CLI::App *single = nullptr, *batch = nullptr, *stress = nullptr, *upload = nullptr;
 
-  // Adds single, batch and stress under `bench`.
+  // Adds single, batch, stress and upload (upload_bench.hpp) under `bench`.
   void add_to(CLI::App& bench);
   bool chosen() const;
   int run(const global_options& g) const;

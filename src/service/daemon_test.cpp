@@ -5,7 +5,7 @@
 // idempotent resubmission, the HTTP endpoints, kill -9 with queued jobs followed by a restart that
 // delivers every proof, a CRITICAL job overtaking queued NORMAL ones, a partial batch flushed on
 // its timeout, a job failed past its deadline, preload/evict seen in the status key tier,
-// `cuzk bench batch` against the daemon, HTTP's /status without request ids or paths, and a
+// `cuzk bench batch` and `cuzk bench upload` against the daemon, HTTP's /status without request ids or paths, and a
 // message over the derived size limit refused before the engine sees it.
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -767,6 +767,25 @@ TEST(daemon, bench_batch_reports_twenty_verified_proofs) {
   // The hardware lines: a CPU daemon says it has no GPU instead of printing zeros.
   EXPECT_NE(out.find("\nmemory rss_peak="), std::string::npos) << out;
   EXPECT_NE(out.find("\ngpu: no GPU (backend cpu)\n"), std::string::npos) << out;
+}
+
+TEST(daemon, bench_upload_times_two_refused_calls_and_makes_no_job) {
+  daemon_proc d("upload", 1);
+  const auto [rc, out] = d.cli("bench upload --circuit poseidon --count 3 " + wtns);
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("upload bytes="), std::string::npos) << out;
+  EXPECT_NE(out.find("\nno such circuit "), std::string::npos) << out;
+  EXPECT_NE(out.find("\nlast value >= r "), std::string::npos) << out;
+  const auto st = d.status();
+  EXPECT_EQ(st["counters"]["submitted"], 0) << st["counters"].dump();
+  EXPECT_EQ(st["rejected_by_reason"]["unknown_circuit"], 3) << st["rejected_by_reason"].dump();
+  EXPECT_EQ(st["rejected_by_reason"]["bad_witness"], 3) << st["rejected_by_reason"].dump();
+  // A witness of another curve is refused on its header, not by the value check the call is for:
+  // the bench says so and fails rather than time the wrong thing.
+  const auto [rc2, out2] = d.cli("bench upload --circuit poseidon --count 1 " + data +
+                                 "/snarkjs/bls12381/poseidon/circuit.wtns");
+  EXPECT_EQ(rc2, 1) << out2;
+  EXPECT_NE(out2.find("is not below r"), std::string::npos) << out2;
 }
 
 }  // namespace
