@@ -5,8 +5,8 @@
 // idempotent resubmission, the HTTP endpoints, kill -9 with queued jobs followed by a restart that
 // delivers every proof, a CRITICAL job overtaking queued NORMAL ones, a partial batch flushed on
 // its timeout, a job failed past its deadline, preload/evict seen in the status key tier,
-// `cuzk bench batch` and `cuzk bench upload` against the daemon, HTTP's /status without request ids or paths, and a
-// message over the derived size limit refused before the engine sees it.
+// `cuzk bench batch` and `cuzk bench upload` against the daemon, HTTP's /status without request
+// ids or paths, and a message over the derived size limit refused before the engine sees it.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
