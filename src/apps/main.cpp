@@ -64,7 +64,8 @@ int run(int argc, char** argv) {
   // and the daemon load benchmarks where the service is built.
   auto* bench = app.add_subcommand("bench", "benchmarks: GPU NTT, MSM and proof on this machine (ntt, msm, prove)"
 #ifdef CUZK_HAVE_SERVICE
-                                            "; a running daemon under load (single, batch, stress)"
+                                            "; a running daemon under load (single, batch, stress) and the cost of "
+                                            "sending it a witness (upload)"
 #endif
   );
   bench->require_subcommand(1);
