@@ -2,9 +2,11 @@
 // two GPUs would be. Each proof reaches the backend on its worker's slot with the key's copy on
 // that slot; the key is uploaded once per slot; the GPU phase times flow into results, the log,
 // the histograms and the snapshot; a key that does not fit a slot's budget is proved without a
-// copy; preload/evict reach one slot by name. The oracle is the fake's record of every call.
+// copy; preload/evict reach one slot by name; a device preload makes the pinned staging of the
+// workers proving there. The oracle is the fake's record of every call.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <mutex>
 #include <set>
 
@@ -45,11 +47,24 @@ class fake_device_backend final : public prover_backend {
   };
   const char* name() const noexcept override { return "fake-gpu"; }
   std::vector<int> worker_slots() const override { return {0, 1, 0, 1}; }
+  // A proof's pinned staging, as the GPU backend's would be (its witness and a | b | c).
+  proof_memory memory_per_proof(const key_summary&) const override {
+    return {2 * staging_bytes, staging_bytes};
+  }
+  uint64_t staging_bytes = uint64_t{1} << 20;
+  bool lease_staging = false;
   result<any_proof> prove(const prove_call& c, const any_witness&, const cancel_token&,
                           prove_report& r) override {
     {
       std::lock_guard lk(m);
       calls.push_back({c.worker, c.slot, c.on_device ? static_cast<const slot_key*>(c.on_device)->slot : -1});
+    }
+    // Staging from the pool as the GPU backend takes it (take_staging), held while it proves.
+    pinned_lease staging;
+    if (lease_staging && c.pinned != nullptr) {
+      auto l = c.pinned->acquire(std::string(c.circuit), staging_bytes, c.working_set);
+      if (!l) return l.error();
+      staging = std::move(l).value();
     }
     std::this_thread::sleep_for(10ms);
     groth16::phase_timings& t = r.phases;
@@ -175,6 +190,16 @@ TEST(engine_device, jobs_go_to_the_workers_of_the_slot_that_holds_the_key) {
   device_harness h;
   ASSERT_TRUE(h.eng->preload("small", h.eng->parse_tier("device:1").value()).is_ok());
   for (int i = 0; i < 12; ++i) {
+    // A job's result can be awaited before its worker is back in the scheduler's wait; on a loaded
+    // machine both of slot 1's may still be on their way there, and the job would go to slot 0.
+    const auto until = std::chrono::steady_clock::now() + 10s;
+    for (;;) {
+      const auto workers = h.eng->snapshot().workers;
+      if (std::none_of(workers.begin(), workers.end(), [](const worker_status& w) { return w.busy; })) break;
+      ASSERT_LT(std::chrono::steady_clock::now(), until) << "a worker stayed busy";
+      std::this_thread::sleep_for(1ms);
+    }
+    std::this_thread::sleep_for(5ms);  // from the end of its job back into the wait
     const auto r = h.eng->await(h.eng->submit(request("small")).value(), 20s).value();
     ASSERT_EQ(r.state, job_state::done) << r.error.to_string();
     EXPECT_EQ(r.ran_on, "device:1") << "job " << i;
@@ -254,6 +279,44 @@ TEST(engine_backend, cpu_by_default_and_gpu_only_where_a_device_answers) {
     EXPECT_STREQ(a->backend->name(), "cpu");
     EXPECT_NE(a->note.find("no CUDA backend"), std::string::npos) << a->note;
   }
+}
+
+TEST(engine_device, a_device_preload_makes_the_pinned_staging_of_the_workers_proving_there) {
+  device_harness h;
+  ASSERT_TRUE(h.eng->preload("small", h.eng->parse_tier("device:0").value()).is_ok());
+  auto pool = h.eng->snapshot().pinned_pool;
+  EXPECT_EQ(pool.buffers, 2u);  // workers 0 and 2 prove on device:0
+  EXPECT_EQ(pool.idle, 2u);
+  EXPECT_EQ(pool.bytes, 2 * h.backend->staging_bytes);
+  EXPECT_NE(h.log_with("engine: pinned staging ready circuit=small buffers=2 bytes=1048576"), "");
+  // Every device: the buffers already made count, two more for device:1's workers.
+  ASSERT_TRUE(h.eng->preload("small", key_tier::device).is_ok());
+  pool = h.eng->snapshot().pinned_pool;
+  EXPECT_EQ(pool.buffers, 4u);
+  EXPECT_EQ(pool.allocations, 4u);
+  // The jobs take the buffers made: none is allocated on their path.
+  h.backend->lease_staging = true;
+  std::vector<job_id> ids;
+  for (int i = 0; i < 8; ++i) ids.push_back(h.eng->submit(request("small")).value());
+  for (job_id id : ids) ASSERT_EQ(h.eng->await(id, 20s).value().state, job_state::done);
+  pool = h.eng->snapshot().pinned_pool;
+  EXPECT_EQ(pool.acquires, 8u);
+  EXPECT_EQ(pool.hits, 8u);
+  EXPECT_EQ(pool.allocations, 4u);
+  // A preload short of the device makes none.
+  device_harness warm;
+  ASSERT_TRUE(warm.eng->preload("small", key_tier::warm).is_ok());
+  EXPECT_EQ(warm.eng->snapshot().pinned_pool.buffers, 0u);
+}
+
+TEST(engine_device, pinned_staging_that_does_not_fit_the_host_budget_is_left_to_the_first_proof) {
+  device_harness h;
+  h.backend->staging_bytes = uint64_t{1} << 50;  // beyond any machine's budget
+  ASSERT_TRUE(h.eng->preload("small", h.eng->parse_tier("device:1").value()).is_ok());
+  EXPECT_EQ(h.eng->snapshot().pinned_pool.buffers, 0u);
+  const std::string warn = h.log_with("engine: pinned staging not made at preload circuit=small buffers=2");
+  EXPECT_NE(warn, "");
+  EXPECT_NE(warn.find("pinned pool: prewarm of circuit small"), std::string::npos) << warn;
 }
 
 }  // namespace
