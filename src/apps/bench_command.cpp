@@ -256,6 +256,8 @@ int bench_command::run(const global_options&) const {
       wtns.emplace_back(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
   }
   if (upload->parsed() && by_path) return usage_error("--witness-by-path: bench upload measures sending the bytes");
+  if (upload->parsed() && wtns.size() != 1)
+    return usage_error("bench upload: expected one witness file, found " + std::to_string(wtns.size()));
   auto connected = service::connect(socket, addr, creds);
   if (!connected) return usage_error(connected.error());
   auto channel = std::move(connected).value();

@@ -59,7 +59,11 @@ int run_upload_bench(v1::ProvingEngine::Stub& stub, const std::string& circuit, 
       // What the stub does inside the call, timed on its own.
       auto t0 = clock_type::now();
       std::string wire;
-      k.request.SerializeToString(&wire);
+      if (!k.request.SerializeToString(&wire)) {
+        std::fprintf(stderr, "cuzk: bench upload: the request with %s could not be encoded (over 2 GiB?)\n",
+                     k.name);
+        return 1;
+      }
       k.serialize_ms.push_back(ms_since(t0));
       wire = std::string();
       v1::ProofResult result;

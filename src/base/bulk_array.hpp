@@ -11,7 +11,9 @@
 // Thread safety: none of its own; distinct elements may be written from distinct threads.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <memory>
 #include <new>
 #include <type_traits>
@@ -37,8 +39,10 @@ class bulk_array {
   // n elements, uninitialized: every one must be written before it is read.
   explicit bulk_array(std::size_t n) : n_(n) {
     if (n == 0) return;
+    if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw std::bad_array_new_length();
     const std::size_t bytes = n * sizeof(T);
-    const std::size_t align = bytes >= bulk_huge_page ? bulk_huge_page : alignof(std::max_align_t);
+    const std::size_t align =
+        bytes >= bulk_huge_page ? bulk_huge_page : std::max(alignof(T), alignof(std::max_align_t));
     p_.reset(static_cast<T*>(::operator new (bytes, std::align_val_t{align})));
     p_.get_deleter().align = align;
     if (align == bulk_huge_page) advise_huge_pages(p_.get(), bytes);

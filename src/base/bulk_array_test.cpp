@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
+#include <new>
 #include <numeric>
 #include <span>
 
@@ -32,6 +34,10 @@ TEST(bulk_array, holds_what_is_written_at_sizes_below_and_above_a_huge_page) {
     else
       EXPECT_EQ(addr % alignof(std::max_align_t), 0u) << "n=" << n;
   }
+}
+
+TEST(bulk_array, a_size_whose_bytes_overflow_is_refused_before_allocating) {
+  EXPECT_THROW(bulk_array<value32>(std::numeric_limits<std::size_t>::max() / 16), std::bad_array_new_length);
 }
 
 TEST(bulk_array, an_empty_array_has_no_storage) {

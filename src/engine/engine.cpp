@@ -739,17 +739,19 @@ status engine::preload(const std::string& circuit, tier_target target) {
   log(log_level::info,
       "engine: key preloaded circuit=" + circuit + " tier=" + tier +
           " seconds=" + std::to_string(std::chrono::duration<double>(steady_clock::now() - t0).count()));
-  if (target.tier == key_tier::device) prewarm_staging(circuit, target.slot);
+  if (target.tier == key_tier::device) prewarm_staging(circuit);
   return status::ok();
 }
 
-void engine::prewarm_staging(const std::string& circuit, int slot) {
+void engine::prewarm_staging(const std::string& circuit) {
   const auto c = circuits_.find(circuit);
   if (!c) return;
   const uint64_t bytes = backend_->memory_per_proof(c->key).pinned;
   if (bytes == 0) return;  // the backend stages nothing in pinned buffers
+  // Every worker on a slot that holds the key now, not only the preloaded one's: the pool counts
+  // idle buffers whichever slot they were made for, and those workers prove at the same time.
   uint32_t workers = 0;
-  for (int s : backend_->worker_slots()) workers += (s >= 0 && (slot < 0 || s == slot)) ? 1 : 0;
+  for (int s : backend_->worker_slots()) workers += (s >= 0 && srs_.resident_on(circuit, s)) ? 1 : 0;
   if (workers == 0) return;
   const auto t0 = steady_clock::now();
   pinned_.set_capacity_hint(circuit, bytes);
@@ -757,12 +759,13 @@ void engine::prewarm_staging(const std::string& circuit, int slot) {
   const std::string secs = std::to_string(std::chrono::duration<double>(steady_clock::now() - t0).count());
   // Not an error for the preload: a job's first proof allocates what is missing, as it did before.
   if (!s)
-    log(log_level::warn, "engine: pinned staging not made at preload circuit=" + circuit + " buffers=" +
-                             std::to_string(workers) + " bytes=" + std::to_string(bytes) + " error=\"" +
-                             s.to_string() + "\"");
+    log(log_level::warn, "engine: pinned staging not made at preload circuit=" + circuit +
+                             " buffers=" + std::to_string(workers) + " bytes=" + std::to_string(bytes) +
+                             " error=\"" + s.to_string() + "\"");
   else
-    log(log_level::info, "engine: pinned staging ready circuit=" + circuit + " buffers=" + std::to_string(workers) +
-                             " bytes=" + std::to_string(bytes) + " seconds=" + secs);
+    log(log_level::info, "engine: pinned staging ready circuit=" + circuit +
+                             " buffers=" + std::to_string(workers) + " bytes=" + std::to_string(bytes) +
+                             " seconds=" + secs);
 }
 
 status engine::evict(const std::string& circuit, tier_target target) {

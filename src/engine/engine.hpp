@@ -182,7 +182,7 @@ class engine {
   // Moves a circuit's key up or down (srs_manager::preload/evict say what each target means).
   // Errors: not_found (unknown circuit), resource_exhausted (the tier's budget cannot take the key),
   // failed_precondition (evicting a key in use), unsupported (the device tier without devices).
-  // A preload to the device tier also makes one pinned staging buffer per worker proving there
+  // A preload to the device tier also makes one pinned staging buffer per worker proving the key
   // (the backend's memory_per_proof().pinned, from free room in the host budget): pinning costs
   // ~0.5 s per GiB, which a job's first proof paid before (docs/gpu/proof.md, 'Pinned staging').
   status preload(const std::string& circuit, tier_target target = key_tier::hot);
@@ -237,8 +237,8 @@ class engine {
   void on_pool_event(const pool_event& e);
   void event(live_job& j, event_kind k, uint32_t partition, int worker, int64_t unix_us = 0);
   void set_state(live_job& j, job_state s);
-  // One pinned staging buffer per worker on `slot` (every device worker for -1), made at preload.
-  void prewarm_staging(const std::string& circuit, int slot);
+  // One pinned staging buffer per worker on a slot that holds the circuit's key, made at preload.
+  void prewarm_staging(const std::string& circuit);
   // Checks each partition's witness against the key (an inline one in the request's bytes, before
   // anything is written) and spools the inline ones; on an error, `why` says which kind. With
   // `begun`, the inline .wtns files are only begun (witness_spool::begin; with their partitions'

@@ -289,11 +289,16 @@ TEST(engine_device, a_device_preload_makes_the_pinned_staging_of_the_workers_pro
   EXPECT_EQ(pool.idle, 2u);
   EXPECT_EQ(pool.bytes, 2 * h.backend->staging_bytes);
   EXPECT_NE(h.log_with("engine: pinned staging ready circuit=small buffers=2 bytes=1048576"), "");
-  // Every device: the buffers already made count, two more for device:1's workers.
-  ASSERT_TRUE(h.eng->preload("small", key_tier::device).is_ok());
+  // Then device:1: the key is on both slots, so its four workers prove it at once; the two
+  // buffers already made count, two more are made.
+  ASSERT_TRUE(h.eng->preload("small", h.eng->parse_tier("device:1").value()).is_ok());
   pool = h.eng->snapshot().pinned_pool;
   EXPECT_EQ(pool.buffers, 4u);
   EXPECT_EQ(pool.allocations, 4u);
+  EXPECT_NE(h.log_with("engine: pinned staging ready circuit=small buffers=4"), "");
+  // Every device again: nothing more.
+  ASSERT_TRUE(h.eng->preload("small", key_tier::device).is_ok());
+  EXPECT_EQ(h.eng->snapshot().pinned_pool.allocations, 4u);
   // The jobs take the buffers made: none is allocated on their path.
   h.backend->lease_staging = true;
   std::vector<job_id> ids;

@@ -111,7 +111,9 @@ class gpu_backend final : public prover_backend {
     const staging_layout l = staging_for(k.n_vars, k.domain_size, place_);
     const uint64_t pageable_abc = place_ == groth16::synthesis_place::host_pageable ? 3 * uint64_t{k.domain_size} * scalar : 0;
     const uint64_t gpu_host = uint64_t{k.n_vars} * scalar + l.total() + pageable_abc;
-    return {std::max(gpu_host, cpu_.memory_per_proof(k).host), l.total()};
+    // Host synthesis into pageable memory takes nothing from the pinned pool (take_staging).
+    const uint64_t pinned = place_ == groth16::synthesis_place::host_pageable ? 0 : l.total();
+    return {std::max(gpu_host, cpu_.memory_per_proof(k).host), pinned};
   }
 
   std::vector<device_activity> activity() const override {
