@@ -15,7 +15,7 @@
 #include "gpu/device.hpp"
 #include "gpu/device_buffer.hpp"
 #include "gpu/msm.hpp"
-#include "gpu/pinned_buffer.hpp"
+#include "gpu/locked_host_memory.hpp"
 #include "msm/msm_inputs.hpp"
 
 namespace cuzk::apps::bench {
@@ -41,11 +41,11 @@ status bench(const msm_bench_options& o, std::FILE* out) {
   const unsigned max_k = *std::max_element(o.log_sizes.begin(), o.log_sizes.end());
   const std::size_t max_n = std::size_t{1} << max_k;
   // Streamed points stay in pinned host memory, as a streamed key's do, for the MSM's lifetime.
-  pinned_buffer<typename G::affine> host_points;
+  locked_buffer<typename G::affine> host_points;
   auto msm = [&]() -> result<device_msm<G>> {
     const auto pts = msm::testing::random_points<G>(max_n, 1);
     if (o.points == msm_points::resident) return device_msm<G>::create(pts.data(), max_n);
-    auto pinned = pinned_buffer<typename G::affine>::create(max_n);
+    auto pinned = locked_buffer<typename G::affine>::create(max_n);
     if (!pinned) return pinned.error();
     host_points = std::move(*pinned);
     thread_pool::global().parallel_for(
@@ -58,7 +58,7 @@ status bench(const msm_bench_options& o, std::FILE* out) {
     return device_msm<G>::create_streamed(host_points.data(), max_n, o.chunk_points);
   }();
   if (!msm) return msm.error();
-  auto scalars = pinned_buffer<repr>::create(max_n);
+  auto scalars = locked_buffer<repr>::create(max_n);
   if (!scalars) return scalars.error();
   repr* s = scalars->data();
   thread_pool::global().parallel_for(

@@ -16,7 +16,7 @@
 #include "apps/bench/bench_stats.hpp"
 #include "base/thread_pool.hpp"
 #include "gpu/device.hpp"
-#include "gpu/pinned_buffer.hpp"
+#include "gpu/locked_host_memory.hpp"
 #include "groth16/circuit_io.hpp"
 #include "groth16/gpu/gpu_batch_prover.hpp"
 #include "groth16/gpu/gpu_prover.hpp"
@@ -53,8 +53,8 @@ groth16::synthesis_place to_place(prove_synthesis s) {
 // with the public-input rows, as a zkey's coefficient section would give them.
 template <class C>
 struct random_key {
-  pinned_buffer<g1_affine<C>> a, b1, c, h;
-  pinned_buffer<g2_affine<C>> b2;
+  locked_buffer<g1_affine<C>> a, b1, c, h;
+  locked_buffer<g2_affine<C>> b2;
   std::unique_ptr<synth::constraint_matrices<typename C::fr>> matrices;
   groth16::proving_key_view<C> view;
 };
@@ -149,7 +149,7 @@ status bench(const prove_bench_options& o, unsigned log_size, const std::string&
   // where the prover's one copy to the device reads it: as a worker whose witness lands in its
   // pinned buffer, with one copy of it in host memory instead of two (so the "witness -> pinned"
   // row is 0: docs/BENCHMARKS.md, 'Host memory of the bench').
-  auto staged = pinned_buffer<typename Fr::repr>::create(circuit.witness.size());
+  auto staged = locked_buffer<typename Fr::repr>::create(circuit.witness.size());
   if (!staged) return staged.error();
   std::copy(circuit.witness.begin(), circuit.witness.end(), staged->data());
   std::vector<typename Fr::repr>().swap(circuit.witness);

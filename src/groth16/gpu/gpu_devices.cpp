@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "gpu/device.hpp"
-#include "gpu/pinned_buffer.hpp"
+#include "gpu/locked_host_memory.hpp"
 
 namespace cuzk::groth16 {
 
@@ -29,9 +29,9 @@ result<gpu_device_info> gpu_device(int ordinal) {
 }
 
 result<pinned_host_memory> allocate_pinned_host(std::size_t bytes) {
-  auto buf = gpu::pinned_buffer<std::byte>::create(bytes);
-  if (!buf) return buf.error();
-  auto owner = std::make_shared<gpu::pinned_buffer<std::byte>>(std::move(buf).value());
+  auto block = gpu::locked_host_memory::create(bytes);
+  if (!block) return block.error();
+  auto owner = std::make_shared<gpu::locked_host_memory>(std::move(block).value());
   void* data = owner->data();
   return pinned_host_memory{data, [owner](void*) mutable { owner.reset(); }};
 }
