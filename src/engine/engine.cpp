@@ -126,6 +126,18 @@ engine::engine(engine_options opt, engine_parts parts, witness_spool spool, witn
       kernels_(srs_.slots().size(), now_unix_us()),
       gpu_monitor_(std::move(parts.gpu_monitor)) {
   backend_->attach_memory(memory_);
+  // A key of tens of GiB takes seconds to copy even on every core: the operator sees it move.
+  srs_.set_load_progress([this](const std::string& id, const char* step, uint64_t done, uint64_t total, double seconds) {
+    char line[160];
+    if (done < total)
+      std::snprintf(line, sizeof line, " done_gib=%.1f of_gib=%.1f percent=%u seconds=%.1f",
+                    static_cast<double>(done) / (1u << 30), static_cast<double>(total) / (1u << 30),
+                    static_cast<unsigned>(done * 100 / total), seconds);
+    else
+      std::snprintf(line, sizeof line, " gib=%.2f seconds=%.3f", static_cast<double>(total) / (1u << 30), seconds);
+    log(log_level::info, std::string("engine: key ") + (done < total ? "loading" : "step done") + " circuit=" + id +
+                             " step=\"" + step + "\"" + line);
+  });
   sched_.set_admission([this](work_batch& b, const worker_ref& by) { admit(b, by); });
   // A worker with a device slot counts a key as resident when its slot has a copy; a CPU worker
   // when the host has it.

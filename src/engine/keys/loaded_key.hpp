@@ -28,6 +28,7 @@
 #include <string>
 #include <variant>
 
+#include "base/parallel_copy.hpp"
 #include "base/result.hpp"
 #include "curves/bls12_381_groups.hpp"
 #include "curves/bn254_groups.hpp"
@@ -62,8 +63,10 @@ class loaded_key {
   static result<std::shared_ptr<const loaded_key>> load_warm(const std::string& path,
                                                              const key_summary& expect, point_check check,
                                                              const std::string& copy_dir = {});
-  // The same key copied into memory from `alloc` (from either tier).
-  static result<std::shared_ptr<const loaded_key>> make_hot(const loaded_key& from, host_allocator& alloc);
+  // The same key copied into memory from `alloc` (from either tier), on every core
+  // (base/parallel_copy.hpp); `progress` hears of the copy's bytes every 2 s, on this thread.
+  static result<std::shared_ptr<const loaded_key>> make_hot(const loaded_key& from, host_allocator& alloc,
+                                                            const copy_progress& progress = {});
   // The same key mapped again (from hot, copied again into the same copy_dir), reusing the matrices.
   static result<std::shared_ptr<const loaded_key>> make_warm(const loaded_key& from);
 
@@ -94,7 +97,7 @@ class loaded_key {
   template <class C>
   static result<std::shared_ptr<const loaded_key>> make_hot_as(const loaded_key& from,
                                                                const key_material<C>& src,
-                                                               host_allocator& alloc);
+                                                               host_allocator& alloc, const copy_progress& progress);
   template <class C>
   static result<std::shared_ptr<const loaded_key>> make_warm_as(const loaded_key& from,
                                                                 const key_material<C>& src);

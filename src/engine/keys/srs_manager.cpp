@@ -273,7 +273,12 @@ status srs_manager::load_locked(std::unique_lock<std::mutex>& lk, const std::str
       res = std::move(r).value();
     }
   }
+  const auto t0 = std::chrono::steady_clock::now();
   auto k = loaded_key::load_warm(path, summary, check_, copy_dir_);
+  if (k && progress_) {
+    const uint64_t bytes = (*k)->resident_bytes();
+    progress_(id, "map and check", bytes, bytes, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
   lk.lock();
   e = &entries_.at(id);  // entries are not removed while loading
   e->loading = false;
@@ -323,7 +328,13 @@ status srs_manager::promote_hot_locked(entry& e, const std::string& id, bool req
     }
     extra = std::move(r).value();
   }
-  auto hot = loaded_key::make_hot(*e.key, alloc_);
+  copy_progress progress;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (progress_)
+    progress = [this, &id, t0](uint64_t done, uint64_t total) {
+      progress_(id, "hot copy", done, total, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    };
+  auto hot = loaded_key::make_hot(*e.key, alloc_, progress);
   if (!hot) return hot.error();
   e.key = std::move(hot).value();
   if (host_budget_ != nullptr) {

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <future>
+#include <vector>
 #include <thread>
 
 namespace cuzk::engine {
@@ -135,6 +137,50 @@ TEST(srs_manager, hot_tier_is_reported_as_pageable_and_demotes_to_warm) {
   EXPECT_EQ(tier_of(m, "a"), key_tier::warm);
   ASSERT_TRUE(m.evict("a").is_ok());
   EXPECT_EQ(tier_of(m, "a"), key_tier::cold);
+}
+
+TEST(srs_manager, a_hot_copy_holds_the_same_points_and_reports_its_progress) {
+  const auto sz = measure();
+  const auto warm = loaded_key::load_warm(small_bn, sz.summary, point_check::on_curve).value();
+  pageable_allocator alloc;
+  srs_manager m({.hot = sz.hot * 2}, alloc, point_check::on_curve);
+  struct report {
+    std::string id, step;
+    uint64_t done, total;
+    double seconds;
+  };
+  std::vector<report> reports;
+  m.set_load_progress([&](const std::string& id, const char* step, uint64_t done, uint64_t total, double seconds) {
+    reports.push_back({id, step, done, total, seconds});
+  });
+  ASSERT_TRUE(m.add("a", small_bn, sz.summary).is_ok());
+  ASSERT_TRUE(m.preload("a", key_tier::hot).is_ok());
+  auto l = m.acquire("a").value();
+  ASSERT_EQ(l.key().tier(), key_tier::hot);
+  const auto& want = warm->get<bn254>()->view;
+  const auto& got = l.key().get<bn254>()->view;
+  auto same = [](auto x, auto y) {
+    return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size_bytes()) == 0 && x.data() != y.data();
+  };
+  EXPECT_TRUE(same(want.a, got.a));
+  EXPECT_TRUE(same(want.b1, got.b1));
+  EXPECT_TRUE(same(want.b2, got.b2));
+  EXPECT_TRUE(same(want.c, got.c));
+  EXPECT_TRUE(same(want.h, got.h));
+  const uint64_t point_bytes =
+      want.a.size_bytes() + want.b1.size_bytes() + want.b2.size_bytes() + want.c.size_bytes() + want.h.size_bytes();
+  // A small key loads in well under 2 s: each step's end only, the mapping's first.
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports[0].id, "a");
+  EXPECT_EQ(reports[0].step, "map and check");
+  EXPECT_EQ(reports[0].done, warm->resident_bytes());
+  EXPECT_EQ(reports[0].total, warm->resident_bytes());
+  EXPECT_GE(reports[0].seconds, 0.0);
+  EXPECT_EQ(reports.back().id, "a");
+  EXPECT_EQ(reports.back().step, "hot copy");
+  EXPECT_EQ(reports.back().done, point_bytes);
+  EXPECT_EQ(reports.back().total, point_bytes);
+  EXPECT_GE(reports.back().seconds, 0.0);
 }
 
 TEST(srs_manager, no_device_tier_without_a_gpu_backend) {
