@@ -1,6 +1,7 @@
 // Loading a proving key into a tier (see loaded_key.hpp).
 #include "engine/keys/loaded_key.hpp"
 
+#include <chrono>
 #include <cstring>
 #include <vector>
 
@@ -68,9 +69,18 @@ template <class C>
 result<std::shared_ptr<const loaded_key>> loaded_key::load_warm_as(const std::string& path,
                                                                    const key_summary& expect,
                                                                    point_check check,
-                                                                   const std::string& copy_dir) {
+                                                                   const std::string& copy_dir,
+                                                                   const step_done& step) {
+  auto t0 = std::chrono::steady_clock::now();
+  // Each part's end, told to `step` with its seconds; the clock restarts for the next.
+  auto done = [&](const char* what, uint64_t bytes) {
+    const auto now = std::chrono::steady_clock::now();
+    if (step) step(what, bytes, std::chrono::duration<double>(now - t0).count());
+    t0 = now;
+  };
   auto zk = open_zkey<C>(path, copy_dir);
   if (!zk) return zk.error();
+  done(copy_dir.empty() ? "map" : "private copy", zk->file().bytes().size());
   if (zk->n_vars() != expect.n_vars || zk->n_public() != expect.n_public ||
       zk->domain_size() != expect.domain_size)
     return status(errc::format_error,
@@ -78,10 +88,14 @@ result<std::shared_ptr<const loaded_key>> loaded_key::load_warm_as(const std::st
                       std::to_string(expect.n_vars) + "/" + std::to_string(expect.n_public) + "/" +
                       std::to_string(expect.domain_size) + ", found " + std::to_string(zk->n_vars()) + "/" +
                       std::to_string(zk->n_public()) + "/" + std::to_string(zk->domain_size()) + ")");
-  if (check == point_check::on_curve) CUZK_TRY(zk->validate_points(formats::subgroup_check::skip));
+  if (check == point_check::on_curve) {
+    CUZK_TRY(zk->validate_points(formats::subgroup_check::skip));
+    done("point check", zk->file().bytes().size());
+  }
   auto m = synth::matrices_from_zkey<typename C::fr>(zk->section_bytes(formats::zkey_coefs), zk->n_vars(),
                                                      zk->domain_size());
   if (!m) return m.error().with_context(path);
+  done("matrices", m->a.bytes() + m->b.bytes());
 
   std::shared_ptr<loaded_key> k(new loaded_key());
   key_material<C> mat;
@@ -105,9 +119,9 @@ result<std::shared_ptr<const loaded_key>> loaded_key::load_warm_as(const std::st
 
 result<std::shared_ptr<const loaded_key>> loaded_key::load_warm(const std::string& path,
                                                                 const key_summary& expect, point_check check,
-                                                                const std::string& copy_dir) {
-  if (expect.curve == formats::curve_id::bn254) return load_warm_as<bn254>(path, expect, check, copy_dir);
-  return load_warm_as<bls12_381>(path, expect, check, copy_dir);
+                                                                const std::string& copy_dir, const step_done& step) {
+  if (expect.curve == formats::curve_id::bn254) return load_warm_as<bn254>(path, expect, check, copy_dir, step);
+  return load_warm_as<bls12_381>(path, expect, check, copy_dir, step);
 }
 
 template <class C>

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <variant>
@@ -60,9 +61,13 @@ class loaded_key {
  public:
   // Opens and checks the zkey and builds its matrices: the warm tier. With a copy_dir the key is
   // first copied there (see above); empty: the file is mapped in place.
+  // `step` hears of each part as it ends: "private copy" (with a copy_dir) or "map", "point
+  // check", "matrices", with the bytes it covered and its seconds.
+  using step_done = std::function<void(const char* step, uint64_t bytes, double seconds)>;
   static result<std::shared_ptr<const loaded_key>> load_warm(const std::string& path,
                                                              const key_summary& expect, point_check check,
-                                                             const std::string& copy_dir = {});
+                                                             const std::string& copy_dir = {},
+                                                             const step_done& step = {});
   // The same key copied into memory from `alloc` (from either tier), on every core
   // (base/parallel_copy.hpp); `progress` hears of the copy's bytes every 2 s, on this thread.
   static result<std::shared_ptr<const loaded_key>> make_hot(const loaded_key& from, host_allocator& alloc,
@@ -93,7 +98,7 @@ class loaded_key {
   template <class C>
   static result<std::shared_ptr<const loaded_key>> load_warm_as(const std::string& path,
                                                                 const key_summary& expect, point_check check,
-                                                                const std::string& copy_dir);
+                                                                const std::string& copy_dir, const step_done& step);
   template <class C>
   static result<std::shared_ptr<const loaded_key>> make_hot_as(const loaded_key& from,
                                                                const key_material<C>& src,

@@ -273,12 +273,9 @@ status srs_manager::load_locked(std::unique_lock<std::mutex>& lk, const std::str
       res = std::move(r).value();
     }
   }
-  const auto t0 = std::chrono::steady_clock::now();
-  auto k = loaded_key::load_warm(path, summary, check_, copy_dir_);
-  if (k && progress_) {
-    const uint64_t bytes = (*k)->resident_bytes();
-    progress_(id, "map and check", bytes, bytes, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
+  loaded_key::step_done step;
+  if (progress_) step = [this, &id](const char* what, uint64_t bytes, double seconds) { progress_(id, what, bytes, bytes, seconds); };
+  auto k = loaded_key::load_warm(path, summary, check_, copy_dir_, step);
   lk.lock();
   e = &entries_.at(id);  // entries are not removed while loading
   e->loading = false;

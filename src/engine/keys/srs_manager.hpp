@@ -203,11 +203,12 @@ class srs_manager {
   // accepted values.
   result<tier_target> parse_target(const std::string& name) const;
 
-  // Hears how far the long steps of a key's load have come: "map and check" (the zkey mapped, its
-  // points checked, its matrices built: once, at its end) and "hot copy" (the points copied into
-  // the hot tier's memory, its allocation included: every 2 s while it runs and once at its end).
-  // `seconds` since the step began. Called on the loading thread, for the hot copy with the
-  // manager's lock held: it must not call back into the manager. Set before the first load.
+  // Hears how far the long steps of a key's load have come: the warm load's parts at their ends
+  // (loaded_key::load_warm: "private copy" or "map", "point check", "matrices"), and "hot copy"
+  // (the points copied into the hot tier's memory, its allocation included) every 2 s while it
+  // runs and at its end. `seconds` since the step began. Called on the loading thread, for the
+  // hot copy with the manager's lock held: it must not call back into the manager. Set before the
+  // first load.
   using load_progress = std::function<void(const std::string& id, const char* step, uint64_t done, uint64_t total,
                                            double seconds)>;
   void set_load_progress(load_progress p) { progress_ = std::move(p); }

@@ -21,9 +21,10 @@
 #include <utility>
 #include <vector>
 
+#include "base/parallel_copy.hpp"
 #include "gpu/abc_device.hpp"
 #include "gpu/h_scalars.hpp"
-#include "gpu/pinned_buffer.hpp"
+#include "gpu/locked_host_memory.hpp"
 #include "groth16/assemble.hpp"
 #include "groth16/gpu/gpu_prover.hpp"
 #include "groth16/gpu/gpu_proving_key.hpp"
@@ -151,19 +152,18 @@ inline bool pinned_host(const void* p) {
 // pinned copy the key owns, filled by the pool's threads. Where the copy cannot be allocated (host
 // memory), the vector streams from where it is, at the pageable rate, and the key says so.
 template <class Point>
-std::span<const Point> pinned_source(std::span<const Point> points, gpu::pinned_buffer<Point>& copy,
+std::span<const Point> pinned_source(std::span<const Point> points, gpu::locked_buffer<Point>& copy,
                                      bool& pageable) {
   if (points.empty() || pinned_host(points.data())) return points;
-  auto made = gpu::pinned_buffer<Point>::create(points.size());
+  auto made = gpu::locked_buffer<Point>::create(points.size());
   if (!made) {
     pageable = true;
     return points;
   }
   copy = std::move(made).value();
-  thread_pool::global().parallel_for(
-      points.size(),
-      [&](std::size_t lo, std::size_t hi) { std::memcpy(copy.data() + lo, points.data() + lo, (hi - lo) * sizeof(Point)); },
-      1 << 16);
+  // On threads of its own, not the global pool's: an upload beside other keys' proofs.
+  const copy_range whole{copy.data(), points.data(), points.size_bytes()};
+  parallel_copy(std::span(&whole, 1));
   return {copy.data(), points.size()};
 }
 

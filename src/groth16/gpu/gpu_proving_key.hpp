@@ -36,8 +36,9 @@
 // make the key fit, in the order streaming costs least (streaming_order). A streamed vector
 // crosses from pinned memory: where the view's points are pinned already (the bench's random key)
 // they stream from there, and must stay unchanged while the key lives; otherwise (a mapped zkey,
-// a key in ordinary memory) create() copies them into pinned memory of its own, on the pool's
-// threads. Page-locking the view's memory in place (cudaHostRegister) is not used: a copy whose
+// a key in ordinary memory) create() copies them into page-locked memory of its own
+// (gpu/locked_host_memory.hpp), on threads of their own. Page-locking the view's memory in place
+// (cudaHostRegister of the mapping) is not used: a copy whose
 // source starts in pageable memory and runs into registered pages fails (cudaErrorInvalidValue,
 // seen on the H200 with the vectors of one mapped zkey), and the vectors of a zkey share pages at
 // their ends. If the pinned copy cannot be allocated, the vector streams from pageable memory at a
@@ -62,7 +63,7 @@
 #include "gpu/abc_device.hpp"
 #include "gpu/msm.hpp"
 #include "gpu/ntt.hpp"
-#include "gpu/pinned_buffer.hpp"
+#include "gpu/locked_host_memory.hpp"
 #include "groth16/gpu/gpu_workspace.hpp"
 #include "groth16/gpu/kernel_gate.hpp"
 #include "groth16/key_vectors.hpp"
@@ -194,8 +195,8 @@ struct gpu_key_state {
   std::shared_ptr<kernel_gate> kernel_lock;  // held while this key's kernels run
   // Pinned copies of streamed vectors that were not pinned where the view has them; declared
   // before the MSM objects that read them, so they go after them.
-  gpu::pinned_buffer<g1_affine<Curve>> pinned_a, pinned_b1, pinned_c, pinned_h;
-  gpu::pinned_buffer<g2_affine<Curve>> pinned_b2;
+  gpu::locked_buffer<g1_affine<Curve>> pinned_a, pinned_b1, pinned_c, pinned_h;
+  gpu::locked_buffer<g2_affine<Curve>> pinned_b2;
   gpu::msm_g1<Curve> msm_a, msm_b1, msm_c, msm_h;
   gpu::msm_g2<Curve> msm_b2;
   gpu::ntt_plan<fr> plan;
