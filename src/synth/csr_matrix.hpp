@@ -52,21 +52,29 @@ struct triplet {
   Fr value;
 };
 
-// Builds a rows x cols matrix from `count` triplets produced by get(i) (called twice per index,
-// so it must be cheap and deterministic). The caller has checked row < rows and col < cols.
-template <class Fr, class Get>
-csr_matrix<Fr> build_csr(std::size_t rows, std::size_t cols, std::size_t count, Get&& get) {
+struct keep_every_triplet {
+  bool operator()(std::size_t) const noexcept { return true; }
+};
+
+// Builds a rows x cols matrix from the triplets get(i), i < count, for which keep(i) (both called
+// twice per index, so they must be cheap and deterministic: a zkey's records of both matrices are
+// read in place, each builder keeping its own). The caller has checked row < rows and col < cols.
+template <class Fr, class Get, class Keep = keep_every_triplet>
+csr_matrix<Fr> build_csr(std::size_t rows, std::size_t cols, std::size_t count, Get&& get, Keep&& keep = {}) {
   csr_matrix<Fr> m;
   m.rows = rows;
   m.cols = cols;
   std::vector<uint64_t> fill(rows + 1, 0);
-  for (std::size_t i = 0; i < count; ++i) ++fill[get(i).row + 1];
+  for (std::size_t i = 0; i < count; ++i)
+    if (keep(i)) ++fill[get(i).row + 1];
   std::partial_sum(fill.begin(), fill.end(), fill.begin());
-  std::vector<uint32_t> col(count);
-  std::vector<Fr> value(count);
+  const std::size_t kept_count = fill[rows];
+  std::vector<uint32_t> col(kept_count);
+  std::vector<Fr> value(kept_count);
   {
     std::vector<uint64_t> next(fill.begin(), fill.end() - 1);
     for (std::size_t i = 0; i < count; ++i) {
+      if (!keep(i)) continue;
       const triplet<Fr> t = get(i);
       const uint64_t at = next[t.row]++;
       col[at] = t.col;
