@@ -184,7 +184,7 @@ class engine {
   // failed_precondition (evicting a key in use), unsupported (the device tier without devices).
   // A preload to the device tier also makes one pinned staging buffer per worker proving the key
   // (the backend's memory_per_proof().pinned, from free room in the host budget): pinning costs
-  // ~0.5 s per GiB, which a job's first proof paid before (docs/gpu/proof.md, 'Pinned staging').
+  // 0.06-0.3 s per GiB, which a job's first proof paid before (docs/gpu/proof.md, 'Pinned staging').
   status preload(const std::string& circuit, tier_target target = key_tier::hot);
   status evict(const std::string& circuit, tier_target target = key_tier::cold);
   // A tier as the API names it: "cold", "warm", "hot", "device" (every slot) or a slot's name.

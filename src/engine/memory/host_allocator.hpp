@@ -2,8 +2,8 @@
 //
 // The hot tier is a key fully copied into host memory, so that no page of it can be dropped from
 // the page cache and faulted back in mid-proof. On a GPU machine that memory should be pinned
-// (cudaHostAlloc), so uploads to the device run at full PCIe speed (55.5 GB/s pinned against
-// 8.2 GB/s pageable on the H200, docs/BENCHMARKS.md, 'Reference points'). The GPU backend brings
+// (page-locked: gpu/locked_host_memory.hpp), so uploads to the device run at full PCIe speed
+// (55.5 GB/s pinned against 8.2 GB/s pageable on the H200, docs/BENCHMARKS.md, 'Reference points'). The GPU backend brings
 // that allocator (backends/gpu_pinned_allocator.hpp, over the page-locked memory gpu/ owns) and
 // backend_select hands it to the engine; without the GPU prover the engine uses
 // pageable_allocator, and the SRS manager reports the tier as "hot(pageable)", never as pinned.

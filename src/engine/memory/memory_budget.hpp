@@ -66,7 +66,7 @@ enum class refusal { none, too_large, cancelled, timed_out };
 const char* refusal_name(refusal r) noexcept;
 
 // The order in which evictors are asked: lower first. Cheap-to-redo caches go first: an idle
-// pinned buffer costs ~0.5 s per GiB to pin again, an idle worker's device buffers a few
+// pinned buffer costs 0.06-0.3 s per GiB to pin again, an idle worker's device buffers a few
 // milliseconds of cudaMalloc, a proving key moved down a tier a reload or a re-upload.
 namespace evictor_rank {
 inline constexpr int idle_pinned_buffers = 100;

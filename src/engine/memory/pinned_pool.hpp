@@ -2,10 +2,10 @@
 //
 // Synthesis writes a, b and c straight into page-locked memory so the copies to the GPU run at the
 // line rate (55.5 GB/s pinned against 8.2 GB/s pageable on the H200, 39.9 against 3.4 GB/s while
-// synthesis loads the memory bus; docs/BENCHMARKS.md, 'Reference points'). Pinning costs ~0.5 s per
-// GiB, so buffers are kept when a proof is done and handed to the next one: after warm-up no
+// synthesis loads the memory bus; docs/BENCHMARKS.md, 'Reference points'). Pinning costs 0.06-0.3 s per
+// GiB even made on every core (gpu/locked_host_memory.hpp), so buffers are kept when a proof is done and handed to the next one: after warm-up no
 // allocation happens on the proving path. The allocator is injected (host_allocator: the GPU layer's
-// cudaHostAlloc one, or a fake in tests), and every pooled byte is held as a reservation of the host
+// page-locked one, or a fake in tests), and every pooled byte is held as a reservation of the host
 // memory_budget.
 //
 // acquire(circuit, bytes) hands out a lease on an idle buffer of at least `bytes` (the smallest that
