@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -36,31 +37,51 @@ void parallel_copy(std::span<const copy_range> ranges, unsigned threads, const c
   const unsigned helper_count = progress ? threads : threads - 1;
   std::mutex m;
   std::condition_variable cv;
-  unsigned running = helper_count;
+  unsigned running = 0;
   auto work = [&] {
     for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < slices.size();) {
       std::memcpy(slices[i].to, slices[i].from, slices[i].bytes);
       copied.fetch_add(slices[i].bytes, std::memory_order_relaxed);
     }
   };
+  // A helper counts itself in before it starts; one that cannot be started (the system is out of
+  // threads) leaves the work to the others, or to the caller when none started.
   std::vector<std::thread> helpers;
   helpers.reserve(helper_count);
-  for (unsigned t = 0; t < helper_count; ++t)
-    helpers.emplace_back([&] {
-      work();
+  for (unsigned t = 0; t < helper_count; ++t) {
+    {
       std::lock_guard lk(m);
-      if (--running == 0) cv.notify_one();
-    });
-  if (progress) {
+      ++running;
+    }
+    try {
+      helpers.emplace_back([&] {
+        work();
+        std::lock_guard lk(m);
+        if (--running == 0) cv.notify_one();
+      });
+    } catch (const std::system_error&) {
+      std::lock_guard lk(m);
+      --running;
+      break;
+    }
+  }
+  bool reporting = static_cast<bool>(progress) && !helpers.empty();
+  if (reporting) {
     std::unique_lock lk(m);
     while (!cv.wait_for(lk, interval, [&] { return running == 0; })) {
+      const std::uint64_t c = copied.load(std::memory_order_relaxed);
+      if (c >= total) continue;  // the end is reported once, below
       lk.unlock();
-      progress(copied.load(std::memory_order_relaxed), total);
+      try {
+        progress(c, total);
+      } catch (...) {
+        reporting = false;  // a report is not worth the copy: no more of them
+      }
       lk.lock();
+      if (!reporting) break;
     }
-  } else {
-    work();
   }
+  work();  // what no helper took: everything when none started, else nothing or a last slice
   for (auto& h : helpers) h.join();
   if (progress) progress(total, total);
 }

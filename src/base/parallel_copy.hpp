@@ -23,13 +23,15 @@ struct copy_range {
   std::size_t bytes = 0;
 };
 
-// progress(copied, total): every `interval` while the copy runs, and once at the end with
-// copied == total. Empty: no reports.
+// progress(copied, total): every `interval` while the copy runs (copied < total), and once at the
+// end with copied == total. Empty: no reports. One that throws during the copy is not called
+// again until the end's report, whose exception reaches the caller (every thread joined by then).
 using copy_progress = std::function<void(std::uint64_t copied, std::uint64_t total)>;
 
 // Copies every range (no destination may overlap another range) in slices of `slice_bytes` on
 // `threads` threads (0: one per hardware thread). Without progress the caller is one of them;
-// with it, the caller only reports.
+// with it, the caller reports while they copy. Threads the system refuses to start are done
+// without: the caller copies what is left.
 void parallel_copy(std::span<const copy_range> ranges, unsigned threads = 0, const copy_progress& progress = {},
                    std::chrono::milliseconds interval = std::chrono::seconds(2),
                    std::size_t slice_bytes = std::size_t{64} << 20);

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <random>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -51,8 +52,44 @@ TEST(parallel_copy, progress_is_reported_on_the_caller_rises_and_ends_at_the_tot
   EXPECT_TRUE(all_on_caller);
   ASSERT_FALSE(seen.empty());
   EXPECT_EQ(seen.back(), from.size());
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), from.size()), 1);
   EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
   EXPECT_EQ(to, from);
+}
+
+TEST(parallel_copy, one_thread_with_progress_copies_everything_and_ends_with_the_total_once) {
+  std::vector<std::uint8_t> from(std::size_t{8} << 20), to(from.size(), 0);
+  for (std::size_t i = 0; i < from.size(); ++i) from[i] = static_cast<std::uint8_t>(i * 7);
+  const copy_range r{to.data(), from.data(), from.size()};
+  std::vector<std::uint64_t> seen;
+  parallel_copy(
+      std::span(&r, 1), 1, [&](std::uint64_t copied, std::uint64_t) { seen.push_back(copied); },
+      std::chrono::milliseconds(0), 4096);
+  EXPECT_EQ(to, from);
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), from.size()), 1);
+  EXPECT_EQ(seen.back(), from.size());
+}
+
+TEST(parallel_copy, a_progress_report_that_throws_stops_the_reports_not_the_copy) {
+  std::vector<std::uint8_t> from(std::size_t{32} << 20, 9), to(from.size(), 0);
+  const copy_range r{to.data(), from.data(), from.size()};
+  int calls = 0;
+  bool ended = false;
+  parallel_copy(
+      std::span(&r, 1), 2,
+      [&](std::uint64_t copied, std::uint64_t total) {
+        ++calls;
+        if (copied == total) {
+          ended = true;
+          return;
+        }
+        throw std::runtime_error("a log that failed");
+      },
+      std::chrono::milliseconds(0), 4096);
+  EXPECT_EQ(to, from);
+  EXPECT_TRUE(ended);
+  EXPECT_LE(calls, 2);  // at most one report during the copy, then the end's
 }
 
 TEST(parallel_copy, nothing_to_copy_reports_zero_of_zero_once) {

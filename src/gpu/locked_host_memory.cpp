@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -29,7 +30,7 @@ std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to *
 // An anonymous private mapping of `len` bytes (a multiple of huge_page) starting on a huge_page
 // boundary: `len` + one huge page mapped, the ends that miss the boundary given back.
 void* map_aligned(std::size_t len) {
-  void* raw = mmap(nullptr, len + huge_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* raw = mmap(nullptr, len + huge_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED) return nullptr;
   const auto start = reinterpret_cast<std::uintptr_t>(raw);
   const auto aligned = round_up(start, huge_page);
@@ -47,9 +48,18 @@ void touch_pages(std::byte* p, std::size_t len, unsigned threads) {
     const std::size_t begin = pages * t / threads, end = pages * (t + 1) / threads;
     for (std::size_t i = begin; i < end; ++i) reinterpret_cast<volatile std::byte*>(p)[i * small_page] = std::byte{0};
   };
+  // A thread the system refuses to start leaves its slices to the caller.
   std::vector<std::thread> helpers;
   helpers.reserve(threads - 1);
-  for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(slice, t);
+  unsigned t = 1;
+  for (; t < threads; ++t) {
+    try {
+      helpers.emplace_back(slice, t);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
+  for (unsigned own = t; own < threads; ++own) slice(own);
   slice(0);
   for (auto& h : helpers) h.join();
 }
@@ -63,9 +73,11 @@ result<locked_host_memory> locked_host_memory::create(std::size_t bytes, unsigne
     return status(errc::invalid_argument, "locked host memory: " + std::to_string(bytes) + " bytes is more than can be mapped");
   const std::size_t len = round_up(bytes, huge_page);
   void* p = map_aligned(len);
-  if (p == nullptr)
+  if (p == nullptr) {
+    const int why = errno;
     return status(errc::resource_exhausted, "locked host memory: mapping " + std::to_string(bytes) +
-                                                " bytes failed: " + std::strerror(errno));
+                                                " bytes failed: " + std::strerror(why));
+  }
   (void)madvise(p, len, MADV_HUGEPAGE);  // advice: refused where THP is off, and then 4 KiB pages do
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::clamp<std::size_t>(len / bytes_per_thread, 1, threads));
@@ -85,8 +97,9 @@ result<locked_host_memory> locked_host_memory::create(std::size_t bytes, unsigne
 
 void locked_host_memory::release() noexcept {
   if (ptr_ == nullptr) return;
-  // A failure here can only be an earlier sticky error, already reported; the mapping goes anyway.
-  (void)cudaHostUnregister(ptr_);
+  // Nothing to report to from a destructor (the runtime may be gone at exit); the error is cleared
+  // so that the thread's next launch check does not take it for its own, and the mapping goes anyway.
+  if (cudaHostUnregister(ptr_) != cudaSuccess) (void)cudaGetLastError();
   munmap(ptr_, mapped_);
   ptr_ = nullptr;
   bytes_ = 0;

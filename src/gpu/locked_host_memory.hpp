@@ -9,8 +9,9 @@
 // registration: a copy that spans two registrations, even adjacent ones, fails with
 // cudaErrorInvalidValue, so a block is never pinned in pieces.
 //
-// pinned_buffer (cudaHostAlloc) stays the owner of small buffers (an MSM's plan words, a
-// workspace's staging), where a 2 MiB-aligned mapping would waste more than locking costs.
+// pinned_buffer (cudaHostAlloc) stays the owner of small buffers (an MSM's plan words), where a
+// 2 MiB-aligned mapping would waste more than locking costs, and of a workspace's own staging
+// (the daemon lends its workspaces staging from the pinned pool, which is locked here).
 // locked_buffer<T> below is the typed view of one block, with pinned_buffer's interface.
 //
 // Thread safety: create() and destruction from any thread, with the CUDA runtime initialised; the
@@ -48,7 +49,9 @@ class locked_host_memory {
 
   // `bytes` of page-locked memory, usable by every device, its contents zero. The first touch
   // runs on `threads` threads (0: one per hardware thread); errc::resource_exhausted when the
-  // mapping or the lock is refused, naming the size.
+  // mapping or the lock is refused, naming the size. The kernel refuses a mapping it cannot back
+  // only when it is grossly too large; below that, the host memory budget is what keeps the
+  // touch from running the machine out of memory.
   static result<locked_host_memory> create(std::size_t bytes, unsigned threads = 0);
 
   void* data() const noexcept { return ptr_; }

@@ -4,7 +4,8 @@
 // Why pinned: the copy engines read page-locked memory directly, at the PCIe/NVLink line rate
 // (~55 GB/s on the H200 machine, docs/BENCHMARKS.md, 'Reference points'), while pageable memory goes
 // through a driver staging buffer at a fraction of that, and cudaMemcpyAsync from pageable memory is not
-// even asynchronous. Pinning is expensive (~0.5 s per GiB, it maps and locks every page), so the
+// even asynchronous. Pinning is expensive (cudaHostAlloc: ~0.8 s per GiB, it makes and locks every
+// page on one thread; large blocks are locked faster by locked_host_memory.hpp), so the
 // prover allocates these once per key and reuses them for every proof (the MSM, its few plan words
 // once per object); nothing here is meant to be created per call.
 //

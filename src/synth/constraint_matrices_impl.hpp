@@ -26,12 +26,14 @@ std::string record_fault(const zkey_coefficient<Fr>& rec, std::size_t n_vars, st
   return {};
 }
 
-// Checks every record and builds both matrices. The check runs on the global pool (a PoRep-sized
-// key has ~10^8 records: one thread, with a message made per record, took most of a 36 s load);
-// each matrix's builder reads only its own records.
-template <class Fr, class Get>
+// Checks every record and builds both matrices: get(i) is record i, matrix_of(i) its matrix
+// alone (cheaper: each builder asks it of every record to keep its own). The check runs on the
+// global pool (a PoRep-sized key has ~10^8 records: one thread, with a message made per record,
+// took most of a 36 s load), so a key loading beside proofs holds their parallel loops for its
+// length (seconds), as the point check does.
+template <class Fr, class Get, class MatrixOf>
 result<constraint_matrices<Fr>> build_matrices(std::size_t count, std::size_t n_vars, std::size_t domain_size,
-                                               Get&& get) {
+                                               Get&& get, MatrixOf&& matrix_of) {
   auto valid = [&](const zkey_coefficient<Fr>& rec) {
     return rec.matrix <= 1 && rec.constraint < domain_size && rec.signal < n_vars && rec.value < Fr::modulus;
   };
@@ -69,7 +71,7 @@ result<constraint_matrices<Fr>> build_matrices(std::size_t count, std::size_t n_
           const zkey_coefficient<Fr> rec = get(i);
           return triplet<Fr>{rec.constraint, rec.signal, Fr::from_montgomery(rec.value)};
         },
-        [&](std::size_t i) { return get(i).matrix == which; });
+        [&](std::size_t i) { return matrix_of(i) == which; });
   };
   constraint_matrices<Fr> mats;
   mats.a = one_matrix(0);
@@ -99,18 +101,22 @@ result<constraint_matrices<Fr>> matrices_from_zkey(std::span<const uint8_t> coef
                                           std::to_string(count) +
                                           ") = " + std::to_string(4 + count * record_size) +
                                           " bytes, found " + std::to_string(coef_section.size()));
-  return detail::build_matrices<Fr>(count, n_vars, domain_size, [&](std::size_t i) {
-    const std::size_t off = 4 + i * record_size;
-    return zkey_coefficient<Fr>{u32_at(off), u32_at(off + 4), u32_at(off + 8),
-                                Fr::repr::from_bytes_le(coef_section.data() + off + 12)};
-  });
+  return detail::build_matrices<Fr>(
+      count, n_vars, domain_size,
+      [&](std::size_t i) {
+        const std::size_t off = 4 + i * record_size;
+        return zkey_coefficient<Fr>{u32_at(off), u32_at(off + 4), u32_at(off + 8),
+                                    Fr::repr::from_bytes_le(coef_section.data() + off + 12)};
+      },
+      [&](std::size_t i) { return u32_at(4 + i * record_size); });
 }
 
 template <class Fr>
 result<constraint_matrices<Fr>> matrices_from_records(std::span<const zkey_coefficient<Fr>> records,
                                                       std::size_t n_vars, std::size_t domain_size) {
-  return detail::build_matrices<Fr>(records.size(), n_vars, domain_size,
-                                    [&](std::size_t i) { return records[i]; });
+  return detail::build_matrices<Fr>(
+      records.size(), n_vars, domain_size, [&](std::size_t i) { return records[i]; },
+      [&](std::size_t i) { return records[i].matrix; });
 }
 
 }  // namespace cuzk::synth

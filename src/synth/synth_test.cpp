@@ -165,6 +165,39 @@ TYPED_TEST(synth_test, bad_records_are_named) {
   expect_error(matrices_from_zkey<Fr>(std::span<const uint8_t>(bytes.data(), 2), 4, 4), "nCoefs");
 }
 
+// The check runs in chunks on the pool: among many records, the error names the lowest bad one,
+// whichever chunk finds its own first; no records at all make two empty matrices.
+TYPED_TEST(synth_test, the_lowest_bad_record_of_many_is_named_and_none_is_empty) {
+  using Fr = typename TypeParam::fr;
+  const auto one = value_times_r(Fr::one()).montgomery();
+  std::vector<zkey_coefficient<Fr>> recs(100000);
+  for (std::size_t i = 0; i < recs.size(); ++i)
+    recs[i] = {static_cast<uint32_t>(i % 2), static_cast<uint32_t>(i % 64), static_cast<uint32_t>(i % 7), one};
+  recs[70001].signal = 9;  // later, and in another chunk
+  recs[30002].matrix = 5;
+  auto r = matrices_from_records<Fr>(recs, 8, 64);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_NE(r.error().message().find("record 30002: matrix"), std::string::npos) << r.error().to_string();
+  auto from_bytes = matrices_from_zkey<Fr>(encode_section(recs), 8, 64);
+  ASSERT_FALSE(from_bytes.is_ok());
+  EXPECT_EQ(from_bytes.error().message(), r.error().message());
+
+  recs[30002].matrix = 1;
+  recs[70001].signal = 6;
+  auto good = matrices_from_zkey<Fr>(encode_section(recs), 8, 64);
+  ASSERT_TRUE(good.is_ok()) << good.error().to_string();
+  EXPECT_EQ(good->a.rows, 64u);
+  EXPECT_EQ(good->b.rows, 64u);
+  EXPECT_GT(good->a.nnz(), 0u);
+  EXPECT_GT(good->b.nnz(), 0u);
+
+  auto none = matrices_from_records<Fr>(std::vector<zkey_coefficient<Fr>>{}, 4, 4);
+  ASSERT_TRUE(none.is_ok()) << none.error().to_string();
+  EXPECT_EQ(none->a.rows, 0u);
+  EXPECT_EQ(none->a.nnz(), 0u);
+  EXPECT_EQ(none->b.nnz(), 0u);
+}
+
 TYPED_TEST(synth_test, bad_buffers_and_witness_are_rejected) {
   using Fr = typename TypeParam::fr;
   std::vector<zkey_coefficient<Fr>> recs = {{0, 3, 1, value_times_r(Fr::one()).montgomery()}};

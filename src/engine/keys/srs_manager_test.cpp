@@ -169,15 +169,21 @@ TEST(srs_manager, a_hot_copy_holds_the_same_points_and_reports_its_progress) {
   EXPECT_TRUE(same(want.h, got.h));
   const uint64_t point_bytes =
       want.a.size_bytes() + want.b1.size_bytes() + want.b2.size_bytes() + want.c.size_bytes() + want.h.size_bytes();
-  // A small key loads in well under 2 s: each step's end only, in order.
-  ASSERT_EQ(reports.size(), 4u);
+  // Each step's end, in order; a hot copy slower than 2 s (a loaded machine, a sanitizer) may
+  // report its progress before its end.
+  std::vector<report> ends;
+  for (const auto& r : reports) {
+    EXPECT_EQ(r.id, "a");
+    EXPECT_LE(r.done, r.total);
+    EXPECT_GE(r.seconds, 0.0);
+    if (r.done == r.total) ends.push_back(r);
+    else EXPECT_EQ(r.step, "hot copy");
+  }
   const std::vector<std::string> steps = {"map", "point check", "matrices", "hot copy"};
+  ASSERT_EQ(ends.size(), steps.size());
   for (std::size_t i = 0; i < steps.size(); ++i) {
-    EXPECT_EQ(reports[i].id, "a");
-    EXPECT_EQ(reports[i].step, steps[i]);
-    EXPECT_EQ(reports[i].done, reports[i].total);
-    EXPECT_GT(reports[i].total, 0u);
-    EXPECT_GE(reports[i].seconds, 0.0);
+    EXPECT_EQ(ends[i].step, steps[i]);
+    EXPECT_GT(ends[i].total, 0u);
   }
   EXPECT_EQ(reports.back().id, "a");
   EXPECT_EQ(reports.back().step, "hot copy");

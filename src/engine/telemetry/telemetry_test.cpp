@@ -85,11 +85,12 @@ class spans_backend final : public prover_backend {
 };
 
 struct harness {
+  // Declared before the engine, so they outlive it: its destructor drains, and a drain logs.
+  std::vector<std::string> log;
+  std::mutex log_m;
   std::unique_ptr<engine> eng;
   spans_backend* backend = nullptr;
   gpu_utilization_monitor* monitor = nullptr;
-  std::vector<std::string> log;
-  std::mutex log_m;
 
   explicit harness(std::unique_ptr<gpu_utilization_monitor> m) {
     engine_options o;

@@ -149,8 +149,9 @@ inline bool pinned_host(const void* p) {
 }
 
 // The points a streamed vector streams from: `points` where they are pinned already, otherwise a
-// pinned copy the key owns, filled by the pool's threads. Where the copy cannot be allocated (host
-// memory), the vector streams from where it is, at the pageable rate, and the key says so.
+// pinned copy the key owns (locked memory), filled on threads of its own (base/parallel_copy.hpp).
+// Where the copy cannot be allocated (host memory), the vector streams from where it is, at the
+// pageable rate, and the key says so.
 template <class Point>
 std::span<const Point> pinned_source(std::span<const Point> points, gpu::locked_buffer<Point>& copy,
                                      bool& pageable) {

@@ -16,7 +16,7 @@
 // four streams (copies, NTTs, the G1 witness MSMs, B2) and the events that time them; and by
 // where synthesis runs (synthesis_place, the key's
 // choice): pinned a | b | c (3n) for synthesis on the host, or pageable a | b | c to measure the
-// difference. Pinned memory costs ~0.5 s per GiB to
+// difference. Pinned memory costs ~0.8 s per GiB to
 // allocate (pinned_buffer.hpp), so reserve() allocates only when a proof needs more than the
 // buffers hold (the first proof of a larger circuit, or of a key synthesizing elsewhere) and never
 // shrinks them; allocations() counts the times it did, which tests use to show the hot path
