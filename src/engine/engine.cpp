@@ -408,7 +408,7 @@ status engine::spool_and_check(const job_request& req, const circuit_info& c, jo
         if (!p.inline_bytes().empty() || k > refused_at.load()) return status::ok();
         const std::string what = "partition " + std::to_string(k);
         auto w = open_witness(p.path, witness_origin::client_path, witness_dirs_, c.key);
-        status s = w ? check_witness(*w, c.key, what) : w.error().with_context(what);
+        status s = w ? check_witness(w->wtns, c.key, what) : w.error().with_context(what);
         if (!s) {
           std::size_t seen = refused_at.load();
           while (k < seen && !refused_at.compare_exchange_weak(seen, k)) {

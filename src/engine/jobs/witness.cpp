@@ -47,23 +47,30 @@ namespace {
 
 // The engine's copy of an inline witness, named in messages as the submit named it (the spool's
 // path is the daemon's, witness_spool.hpp): "inline witness".
-result<formats::wtns> open_spooled(const std::string& path) {
+result<witness_file> open_spooled(const std::string& path) {
   const std::string name = "inline witness";
   auto m = formats::mapped_file::open(path);
   if (!m) return hide_path(m.error(), path, name);
   auto f = formats::binfile::from_mapping(std::move(m).value(), name, "wtns", 2);
   if (!f) return f.error();
-  return formats::wtns::from_binfile(std::move(f).value());
+  auto w = formats::wtns::from_binfile(std::move(f).value());
+  if (!w) return w.error();
+  return witness_file{{}, std::move(w).value()};
 }
 
 }  // namespace
 
-result<formats::wtns> open_witness(const std::string& path, witness_origin origin, const witness_dirs& dirs,
-                                   const key_summary& key) {
+result<witness_file> open_witness(const std::string& path, witness_origin origin, const witness_dirs& dirs,
+                                  const key_summary& key) {
   if (origin == witness_origin::spooled) return open_spooled(path);
   auto bytes = dirs.read(path, max_witness_bytes(key));
   if (!bytes) return bytes.error();
-  return witness_from_bytes(std::move(bytes).value(), path);
+  // The magic and version formats::wtns::open reads, over the bytes read.
+  auto f = formats::binfile::borrow({bytes->data(), bytes->size()}, path, "wtns", 2);
+  if (!f) return f.error();
+  auto w = formats::wtns::from_binfile(std::move(f).value());
+  if (!w) return w.error();
+  return witness_file{std::move(bytes).value(), std::move(w).value()};
 }
 
 result<formats::wtns> witness_from_bytes(std::vector<uint8_t> bytes, const std::string& name) {

@@ -54,9 +54,17 @@ result<formats::wtns> witness_from_bytes(std::vector<uint8_t> bytes, const std::
 // ("partition 2"): invalid_argument (size, header), format_error, out_of_range.
 status check_inline_witness(std::span<const uint8_t> bytes, const key_summary& key, const std::string& what);
 
+// A witness file open for reading: the .wtns over the engine's spool file's mapping, or over a
+// client's file read into memory of the engine's own (`bytes`, which `wtns` borrows: the two move
+// together; the bytes' address does not change when they do).
+struct witness_file {
+  bulk_array<uint8_t> bytes;
+  formats::wtns wtns;
+};
+
 // The .wtns at `path`; a client's path read through `dirs` (refused unless they allow it).
-result<formats::wtns> open_witness(const std::string& path, witness_origin origin, const witness_dirs& dirs,
-                                   const key_summary& key);
+result<witness_file> open_witness(const std::string& path, witness_origin origin, const witness_dirs& dirs,
+                                  const key_summary& key);
 
 // `what` names the witness in messages ("partition 2").
 // The values of a witness sent inline whose submit passed check_inline_witness() on these very

@@ -6,11 +6,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <system_error>
+#include <thread>
+#include <vector>
 
-#include "base/posix_io.hpp"
 
 namespace cuzk::engine {
 
@@ -30,6 +35,60 @@ struct fd_closer {
     if (fd >= 0) ::close(fd);
   }
 };
+
+// What a piece's read ran into: the first failure wins (the file shrank, or errno).
+constexpr int read_ok = 0, read_shrank = -1;
+
+// Bytes [begin, end) of `fd` into `to + begin`, retrying on EINTR and short reads.
+int read_piece(int fd, uint8_t* to, std::size_t begin, std::size_t end) {
+  for (std::size_t got = begin; got < end;) {
+    const ssize_t k = ::pread(fd, to + got, end - got, static_cast<off_t>(got));
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) return errno != 0 ? errno : EIO;
+    if (k == 0) return read_shrank;
+    got += static_cast<std::size_t>(k);
+  }
+  return read_ok;
+}
+
+// A file is read in pieces of this many bytes (the last one shorter), by up to
+// max_read_threads threads of the read's own: a GiB-sized witness on several cores, one of 8 MiB
+// or less on the caller's thread alone.
+constexpr std::size_t read_piece_bytes = std::size_t{8} << 20;
+constexpr unsigned max_read_threads = 8;
+
+// The whole of `fd` (`size` bytes) into `to`: read_ok, read_shrank, or the first errno. The
+// threads are the read's own, not the global pool's: that pool runs one loop at a time, and a
+// proof's synthesis and value copies would wait behind a read of GiBs (the engine reads the next
+// batch's witnesses while this one proves).
+int read_whole(int fd, uint8_t* to, std::size_t size) {
+  const std::size_t pieces = (size + read_piece_bytes - 1) / read_piece_bytes;
+  std::atomic<std::size_t> next{0};
+  std::atomic<int> failure{read_ok};
+  auto work = [&] {
+    for (std::size_t p = next.fetch_add(1); p < pieces && failure.load(std::memory_order_relaxed) == read_ok;
+         p = next.fetch_add(1)) {
+      const std::size_t begin = p * read_piece_bytes;
+      const int got = read_piece(fd, to, begin, std::min(size, begin + read_piece_bytes));
+      int none = read_ok;
+      if (got != read_ok) failure.compare_exchange_strong(none, got);
+    }
+  };
+  if (pieces == 0) return read_ok;
+  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  const auto helpers = static_cast<unsigned>(std::min<std::size_t>({max_read_threads, hardware, pieces}) - 1);
+  std::vector<std::jthread> threads;
+  for (unsigned i = 0; i < helpers; ++i) {
+    try {
+      threads.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // a thread the system refuses: the others, and this one, read its pieces
+    }
+  }
+  work();
+  threads.clear();  // joins
+  return failure.load();
+}
 
 }  // namespace
 
@@ -57,7 +116,7 @@ bool witness_dirs::allows(const std::string& p) const {
   return false;
 }
 
-result<std::vector<uint8_t>> witness_dirs::read(const std::string& path, uint64_t max_bytes) const {
+result<bulk_array<uint8_t>> witness_dirs::read(const std::string& path, uint64_t max_bytes) const {
   const std::string quoted = "witness path \"" + path + "\"";
   if (dirs_.empty())
     return status(errc::failed_precondition,
@@ -87,15 +146,12 @@ result<std::vector<uint8_t>> witness_dirs::read(const std::string& path, uint64_
     return status(errc::resource_exhausted, quoted + ": " + std::to_string(size) +
                                                 " bytes, more than a witness of this circuit can be (" +
                                                 std::to_string(max_bytes) + ")");
-  std::vector<uint8_t> out(static_cast<std::size_t>(size));
-  std::size_t got = 0;
-  while (got < out.size()) {
-    const ssize_t k = ::pread(fd, out.data() + got, out.size() - got, static_cast<off_t>(got));
-    if (k < 0 && errno == EINTR) continue;
-    if (k < 0) return sys_error(path, "read failed");
-    if (k == 0) return status(errc::io_error, quoted + ": the file shrank while it was read");
-    got += static_cast<std::size_t>(k);
-  }
+  // Into memory left uninitialized, in pieces on several threads: before, one pread into a
+  // zero-filled vector filled every page on one thread, then copied into it on one thread.
+  bulk_array<uint8_t> out(static_cast<std::size_t>(size));
+  const int failed = read_whole(fd, out.data(), out.size());
+  if (failed == read_shrank) return status(errc::io_error, quoted + ": the file shrank while it was read");
+  if (failed != read_ok) return status(errc::io_error, path + ": read failed: " + std::strerror(failed));
   return out;
 }
 

@@ -14,6 +14,8 @@
 //
 // The file is read into memory rather than mapped: a client who truncates a mapped file kills the
 // daemon with SIGBUS on the next page read (what engine_options::key_copy_dir avoids for keys).
+// It is read in pieces of 8 MiB on up to 8 threads of the read's own, into memory left
+// uninitialized.
 //
 // Thread safety: immutable after create(); any thread.
 #pragma once
@@ -22,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "base/bulk_array.hpp"
 #include "base/result.hpp"
 
 namespace cuzk::engine {
@@ -39,7 +42,7 @@ class witness_dirs {
   // `max_bytes`. Errors: failed_precondition with the one refusal message (or, with no directories,
   // one that says witness paths are off); resource_exhausted for a file larger than `max_bytes`
   // and io_error for a failed read, which name an allowed file only.
-  result<std::vector<uint8_t>> read(const std::string& path, uint64_t max_bytes) const;
+  result<bulk_array<uint8_t>> read(const std::string& path, uint64_t max_bytes) const;
 
  private:
   bool allows(const std::string& real_path) const;
