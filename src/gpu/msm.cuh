@@ -574,10 +574,15 @@ status device_msm<Group>::run_sets(std::span<const scalar_repr* const> sets, boo
   const unsigned ev_acc0 = 1 + 6 * chunks, ev_acc1 = ev_acc0 + 1, ev_red = ev_acc0 + 2, ev_end = ev_acc0 + 3;
   constexpr unsigned T = 256;
 
-  // The copy and prep streams start from the caller's stream as it is now.
+  // The prep stream starts from the caller's stream as it is now (device scalars may be written
+  // there), and so does the copy stream where it copies host scalars (work queued there may write
+  // them). Where it copies only streamed points it does not wait: they are the key's, unchanging,
+  // and go into this run's stage slices, which no earlier run still reads (every run on an arena
+  // returns only once its work has ended, below). So a proof's H MSM has its first two ranges of
+  // points cross while the NTTs ahead of it on its stream still run, rather than after them.
   CUZK_TRY(tm.mark(0, stream));
   CUZK_TRY(entry_.record(stream));
-  CUZK_CUDA_TRY(cudaStreamWaitEvent(cs, entry_.get(), 0));
+  if (!on_device) CUZK_CUDA_TRY(cudaStreamWaitEvent(cs, entry_.get(), 0));
   CUZK_CUDA_TRY(cudaStreamWaitEvent(ps, entry_.get(), 0));
 
   // Chunk k's points (streamed: with the first set of its range) and scalars (from the host) to

@@ -25,7 +25,11 @@
 // scratch. So a run's device memory is O(chunk_points), whatever n is (scratch_bytes).
 // G1 ranges add into the same XYZZ buckets, as the resident point ranges do; G2 ranges each run
 // the affine rounds into affine buckets, which one more addition per bucket adds into XYZZ
-// buckets, reduced once at the end. The result is the same as with resident points.
+// buckets, reduced once at the end. The result is the same as with resident points. With the
+// scalars on the device, the first two ranges' points start across at once, without waiting for
+// the work queued on the caller's stream (the H MSM's cross while the NTTs before it run): the
+// stage slices they land in are the arena's, which no earlier run still reads, since every run
+// ends only once all its work has (see Scratch).
 //
 // Scalars are canonical Fr integers (plain, not Montgomery: the .wtns layout), each < r; anything
 // at or above 2^bits(r) is outside the contract. For the full copy rate they should live in
@@ -33,7 +37,9 @@
 //
 // Scratch. A run lays its buffers out in a device_arena (device_arena.hpp): the caller's, when it
 // passes one (a proof's worker lends one arena to all the MSMs it runs in turn), otherwise the
-// object's own. scratch_bytes() is that layout's size, computed by the same code.
+// object's own. scratch_bytes() is that layout's size, computed by the same code. A run returns
+// only once its work on every stream has ended, so the next run, of any object, may write the
+// arena from its first operation.
 //
 // Thread: the thread that owns the device; the device must be current. One run at a time per
 // object (it owns the two internal streams the run uses) and per arena.
