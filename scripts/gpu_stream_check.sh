@@ -9,7 +9,9 @@
 #  3. the sizes that do not fit whole: 2^26 and 2^27 mostly-0/1 with every vector streamed,
 #     with the device's memory sampled by nvidia-smi meanwhile;
 #  4. (step "budget") 2^25 and 2^26 (BUDGET_LOGS) with a 16 GiB device budget (a 16 GB card's),
-#     synthesis on the host: the budget makes the NTT's twiddles compact and streams the points;
+#     synthesis on the host: the budget makes the NTT's twiddles compact and streams the points,
+#     and where three of a, b, c do not fit beside the witness, keeps two (2^27 needs it). BUDGET_ABC
+#     (default "chosen": the budget's choice; "two", "three") runs each size once per choice;
 #  5. (step "batch", run before "budget") a PoRep-shaped batch: 10 partitions of 2^26 mostly-0/1
 #     with every vector streamed.
 #  6. (step "twiddles") 2^24 resident with compact twiddles (docs/gpu/ntt.md, 'Compact plans'), to
@@ -132,8 +134,12 @@ fi
 if [[ $steps == *" budget "* ]]; then
   # Synthesis on the host: the matrices stay off the device.
   for k in ${BUDGET_LOGS:-25 26}; do
-    bench "p${k}_boolean_budget16g" --log-size "$k" --witness boolean --reps 2 --gpu-budget-mib 16384 \
-      --synthesis host-pinned
+    for abc in ${BUDGET_ABC:-chosen}; do
+      abc_args=()
+      [[ $abc == chosen ]] || abc_args=(--abc-on-device "$abc")
+      bench "p${k}_boolean_budget16g_abc${abc}" --log-size "$k" --witness boolean --reps 2 --gpu-budget-mib 16384 \
+        --synthesis host-pinned "${abc_args[@]}"
+    done
   done
 fi
 exit 0

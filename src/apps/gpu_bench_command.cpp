@@ -37,6 +37,7 @@ const names<gb::prove_synthesis> synthesis_names{{"device", gb::prove_synthesis:
 const names<gb::prove_twiddles> twiddle_names{{"tables", gb::prove_twiddles::tables},
                                               {"compact", gb::prove_twiddles::compact}};
 const names<gb::prove_b2> b2_names{{"beside", gb::prove_b2::beside}, {"in-turn", gb::prove_b2::in_turn}};
+const names<gb::prove_abc> abc_names{{"three", gb::prove_abc::three}, {"two", gb::prove_abc::two}};
 
 template <class E>
 CLI::IsMember one_of(const names<E>& n) {
@@ -137,6 +138,13 @@ void gpu_bench_command::add_to(CLI::App& bench) {
                    "arena fewer; what a budget picks when beside does not fit)")
       ->capture_default_str()
       ->transform(one_of(b2_names));
+  prove
+      ->add_option("--abc-on-device", abc,
+                   "how many of the vectors a, b, c a proof holds on the device at once: three (the witness "
+                   "beside them), or two (c and then the witness take b's place; needs synthesis on the host; "
+                   "what a budget picks when three do not fit)")
+      ->capture_default_str()
+      ->transform(one_of(abc_names));
   prove->add_option("--chunk-points", prove_opts.chunk_points,
                     "points per streamed range (default 0: 2^22)");
   prove->add_option("--partitions", prove_opts.partitions,
@@ -163,6 +171,7 @@ int gpu_bench_command::run(const global_options&) {
   prove_opts.synthesis = lookup(synthesis_names, synthesis);
   prove_opts.twiddles = lookup(twiddle_names, twiddles);
   prove_opts.b2 = lookup(b2_names, b2);
+  prove_opts.abc = lookup(abc_names, abc);
   if (prove->parsed()) {
     auto set = groth16::key_vector_set::parse(stream, "--stream");
     if (!set) return usage_error(set.error());

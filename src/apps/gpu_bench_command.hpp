@@ -27,7 +27,7 @@ struct gpu_bench_command {
   // the options above.
   std::string ntt_curve, msm_curve, prove_curve, group = "g1", points = "resident", witness = "dense", key = "real",
                                                  synthesis = "device", stream = "none", twiddles = "tables",
-                                                 b2 = "beside";
+                                                 b2 = "beside", abc = "three";
   std::vector<std::string> accumulations{"auto"}, scalars{"host"};
   CLI::App *ntt = nullptr, *msm = nullptr, *prove = nullptr;
 

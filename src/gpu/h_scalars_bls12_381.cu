@@ -1,7 +1,6 @@
-// Explicit instantiation of the H scalars kernel for BLS12-381's scalar field (h_scalars.cuh).
+// Explicit instantiation of the H scalars kernels for BLS12-381's scalar field (h_scalars.cuh).
 #include "gpu/h_scalars.cuh"
 
 namespace cuzk::gpu {
-template status h_scalars<bls12_381::fr>(const bls12_381::fr*, const bls12_381::fr*, const bls12_381::fr*,
-                                         bls12_381::fr::repr*, std::size_t, cudaStream_t);
+CUZK_H_SCALARS_INSTANTIATE(bls12_381::fr)
 }  // namespace cuzk::gpu

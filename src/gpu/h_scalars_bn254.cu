@@ -1,7 +1,6 @@
-// Explicit instantiation of the H scalars kernel for BN254's scalar field (h_scalars.cuh).
+// Explicit instantiation of the H scalars kernels for BN254's scalar field (h_scalars.cuh).
 #include "gpu/h_scalars.cuh"
 
 namespace cuzk::gpu {
-template status h_scalars<bn254::fr>(const bn254::fr*, const bn254::fr*, const bn254::fr*, bn254::fr::repr*,
-                                     std::size_t, cudaStream_t);
+CUZK_H_SCALARS_INSTANTIATE(bn254::fr)
 }  // namespace cuzk::gpu

@@ -29,6 +29,7 @@ enum class prove_key { real, random };
 enum class prove_synthesis { device, host_pinned, host_pageable };
 enum class prove_twiddles { tables, compact };  // gpu::ntt_memory
 enum class prove_b2 { beside, in_turn };        // gpu_key_options::b2_beside
+enum class prove_abc { three, two };            // gpu_key_options::abc (groth16::abc_on_device)
 
 inline constexpr unsigned max_reps = 1000;
 inline constexpr unsigned ntt_min_log = 1, ntt_max_log = 28;  // BN254's two-adicity is 28
@@ -75,6 +76,7 @@ struct prove_bench_options : common_options {
   unsigned partitions = 1;         // proofs per batch (groth16/gpu/gpu_batch_prover.hpp)
   prove_twiddles twiddles = prove_twiddles::tables;  // compact also where a budget would not need it
   prove_b2 b2 = prove_b2::beside;                     // in turn also where a budget has room beside
+  prove_abc abc = prove_abc::three;                   // two also where a budget has room for three
 };
 
 inline const char* curve_name(bench_curve c) { return c == bench_curve::bn254 ? "bn254" : "bls12-381"; }

@@ -190,6 +190,7 @@ status bench(const prove_bench_options& o, unsigned log_size, const std::string&
   key_options.stream_chunk_points = o.chunk_points;
   if (o.twiddles == prove_twiddles::compact) key_options.twiddles = gpu::ntt_memory::compact;
   key_options.b2_beside = o.b2 == prove_b2::beside;
+  key_options.abc = o.abc == prove_abc::two ? groth16::abc_on_device::two : groth16::abc_on_device::three;
   key_options.batch_partitions = o.partitions;  // a budget then holds the whole batch
   if (o.gpu_budget_mib != 0) {
     // The budget holds the key and the bench's workspace (made below, with the witness lent).
@@ -203,7 +204,7 @@ status bench(const prove_bench_options& o, unsigned log_size, const std::string&
   auto ws = groth16::gpu_workspace<C>::create(o.device);
   if (!ws) return ws.error();
   ws->lend_host(staged->data(), staged->size(), nullptr, 0);
-  CUZK_TRY(ws->reserve(view.n_vars, view.domain_size, place, gk->msm_scratch()));
+  CUZK_TRY(ws->reserve(view.n_vars, view.domain_size, place, gk->abc(), gk->msm_scratch()));
   const double upload_s = seconds_since(t0);
   groth16::gpu_key_options chosen_options = key_options;  // with the range a budget chose
   chosen_options.workspace = groth16::key_workspace::own;  // the estimate counts the workspace
@@ -219,12 +220,13 @@ status bench(const prove_bench_options& o, unsigned log_size, const std::string&
                static_cast<double>(gk->resident_bytes() + ws->device_bytes()) / (1 << 20));
   chosen_options.twiddles = gk->twiddles();
   chosen_options.b2_beside = gk->b2_beside();
+  chosen_options.abc = gk->abc();
   std::fprintf(out,
-               "# streamed vectors: %s%s (ranges of %zu points); twiddles %s; B2 %s; device budget %s; estimate "
-               "%.1f MiB\n",
+               "# streamed vectors: %s%s (ranges of %zu points); twiddles %s; B2 %s; a, b, c on the device: %s; "
+               "device budget %s; estimate %.1f MiB\n",
                gk->streamed().to_string().c_str(), gk->pageable_streamed() ? ", some from pageable memory" : "",
                gk->stream_chunk_points(), gk->twiddles() == gpu::ntt_memory::compact ? "compact" : "tables",
-               gk->b2_beside() ? "beside A, B1, C" : "in turn",
+               gk->b2_beside() ? "beside A, B1, C" : "in turn", groth16::abc_on_device_name(gk->abc()),
                o.gpu_budget_mib != 0 ? (std::to_string(o.gpu_budget_mib) + " MiB").c_str() : "none",
                static_cast<double>(groth16::estimate_device_bytes<C>(view, chosen_options, gk->streamed())) / (1 << 20));
   std::fprintf(out, "# MSM arenas (in the resident figure): A, B1, C%s %.1f MiB; B2 %.1f MiB; H %.1f MiB\n",

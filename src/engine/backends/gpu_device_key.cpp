@@ -28,6 +28,7 @@ struct placement {
   groth16::key_vector_set streamed;
   gpu::ntt_memory twiddles = gpu::ntt_memory::tables;
   bool b2_beside = false;
+  groth16::abc_on_device abc = groth16::abc_on_device::three;
 };
 
 // The points of the vectors not streamed, the NTT twiddles and the matrices A and B: a key's
@@ -53,8 +54,16 @@ template <class C>
 placement place_on(const key_material<C>& m, groth16::gpu_key_options o, uint64_t budget) {
   o.workspace = groth16::key_workspace::own;  // what estimate_device_bytes counts for one worker
   auto placed = groth16::place_at_range<C>(m.view, o, budget);
-  if (!placed) return {groth16::key_vector_set::all(), groth16::choose_twiddles<C>(m.view, o, budget), false};
-  return {placed->streamed, placed->twiddles, placed->b2_beside};
+  // Two of a, b, c on the device at a time where the key fits no other way at this range.
+  if (!placed && o.abc == groth16::abc_on_device::three && o.synthesis != groth16::synthesis_place::device) {
+    groth16::gpu_key_options two = o;
+    two.abc = groth16::abc_on_device::two;
+    placed = groth16::place_at_range<C>(m.view, two, budget);
+  }
+  if (!placed)
+    return {groth16::key_vector_set::all(), groth16::choose_twiddles<C>(m.view, o, budget), false,
+            groth16::abc_on_device::three};
+  return {placed->streamed, placed->twiddles, placed->b2_beside, placed->abc};
 }
 
 template <class C>
@@ -100,6 +109,7 @@ result<std::shared_ptr<const device_key>> gpu_uploader::upload(const loaded_key&
     o.streamed = p.streamed;
     o.twiddles = p.twiddles;
     o.b2_beside = p.b2_beside;
+    o.abc = p.abc;
   };
   if (const auto* m = key.get<bn254>()) place(*m);
   else place(*key.get<bls12_381>());

@@ -298,13 +298,13 @@ class gpu_backend final : public prover_backend {
   // allocated (waiting in the budget's line, at most device_memory_timeout).
   template <class C>
   status reserve_device_buffers(worker_state& w, gpu_slot_state& sl, std::size_t n_vars, std::size_t domain,
-                                groth16::msm_scratch_sizes scratch,
+                                groth16::abc_on_device abc, groth16::msm_scratch_sizes scratch,
                                 const cancel_token& cancel, prove_report& report) {
     memory_budget* b = budget_of(sl.slot.ordinal);
     if (b == nullptr) return status::ok();
     const auto& ws = w.workspace<C>();
     return reserve_device_bytes(
-        w, sl, w.workspace_device_bytes() - ws->device_bytes() + ws->device_bytes_after(n_vars, domain, scratch),
+        w, sl, w.workspace_device_bytes() - ws->device_bytes() + ws->device_bytes_after(n_vars, domain, abc, scratch),
         cancel, report);
   }
 
@@ -346,8 +346,8 @@ class gpu_backend final : public prover_backend {
     if (!staged) return staged.error();
     unlend<C> unlend_at_exit{ws};  // after the staging: the workspace lets go of it before it goes
     CUZK_TRY(ensure_workspace<C>(w, sl));
-    if (const status r = reserve_device_buffers<C>(w, sl, m.view.n_vars, m.view.domain_size, gk->msm_scratch(), cancel,
-                                                        report);
+    if (const status r = reserve_device_buffers<C>(w, sl, m.view.n_vars, m.view.domain_size, gk->abc(),
+                                                        gk->msm_scratch(), cancel, report);
         !r)
       return r.with_context(sl.slot.name + ": device memory");
     {
@@ -358,7 +358,7 @@ class gpu_backend final : public prover_backend {
       // next proof's synthesis can fill it while this one waits for the device.
       pinned_lease& lease = staged->lease;
       staged->lend_to(*ws, [&lease] { lease.reset(); });
-      const status grown = ws->reserve(m.view.n_vars, m.view.domain_size, place, gk->msm_scratch());
+      const status grown = ws->reserve(m.view.n_vars, m.view.domain_size, place, gk->abc(), gk->msm_scratch());
       // The reservation follows what the buffers hold (less than reserved when a growth failed).
       follow_holdings_of(w, sl);
       CUZK_TRY(grown);
@@ -377,8 +377,9 @@ class gpu_backend final : public prover_backend {
   static uint64_t batch_buffer_bytes(const key_material<C>& m, const groth16::gpu_proving_key<C>& gk,
                                      unsigned partitions) {
     constexpr uint64_t scalar = 32;
-    const uint64_t single =
-        (3 * uint64_t{m.view.domain_size} + m.view.n_vars) * scalar + gk.msm_scratch().total();
+    const uint64_t abc = groth16::gpu_workspace<C>::abc_elements(m.view.n_vars, m.view.domain_size, gk.abc());
+    const uint64_t witness = gk.abc() == groth16::abc_on_device::three ? m.view.n_vars : 0;
+    const uint64_t single = (abc + witness) * scalar + gk.msm_scratch().total();
     return single + groth16::batch_device_bytes<C>(m.view, gk, partitions);
   }
 
@@ -449,7 +450,7 @@ class gpu_backend final : public prover_backend {
       // the whole batch it would stall the other workers for seconds, and a key measured meanwhile
       // counts at least its estimate (gpu_proving_key::resident_bytes).
       std::lock_guard alloc(sh_->alloc_lock(sl.slot.ordinal));
-      CUZK_TRY(ws->reserve(m.view.n_vars, m.view.domain_size, place,
+      CUZK_TRY(ws->reserve(m.view.n_vars, m.view.domain_size, place, gk->abc(),
                            groth16::key_msm_scratch<C>(m.view, gk->streamed(), gk->stream_chunk_points(), parts,
                                                        gk->b2_beside())));
     }

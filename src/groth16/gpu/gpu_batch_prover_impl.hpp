@@ -143,7 +143,7 @@ result<std::vector<formats::proof<Curve>>> prove_batch_with(
   CUZK_CUDA_TRY(cudaSetDevice(st.device));
   // The arenas for the whole batch up front (bucket sets per partition), so that no MSM grows one
   // mid-batch and a caller's budget (batch_device_bytes) saw every byte.
-  CUZK_TRY(ws->reserve(st.n_vars, st.domain_size, st.synthesis,
+  CUZK_TRY(ws->reserve(st.n_vars, st.domain_size, st.synthesis, st.abc,
                        key_msm_scratch(pk, st.streamed, st.chunk_points, static_cast<unsigned>(parts),
                                        st.b2_beside)));
   detail::batch_vectors<Curve> v;

@@ -1,6 +1,7 @@
 // The batch prover (gpu_batch_prover.hpp) against the CPU prover: every partition's proof equals
 // the CPU's for its own witness, r and s, bit for bit, on both curves, with the key resident, with
-// every vector streamed in ranges that do not divide n, and with synthesis on the host; the one
+// every vector streamed in ranges that do not divide n, and with synthesis on the host (three of
+// a, b, c on the device, and two); the one
 // satisfying witness's proof verifies. The others are valid field elements that satisfy nothing
 // (the prover does not check, so each still has one right answer), among them a witness of zeros:
 // a batch that mixed up its partitions' scalars or buckets would give another partition's points.
@@ -79,6 +80,11 @@ TYPED_TEST(gpu_batch_prover_test, every_partition_equals_the_cpu_proof_of_its_wi
   configs.push_back({"synthesis on the host, H streamed", gpu_key_options(synthesis_place::host_pinned)});
   configs.back().options.streamed = key_vector_set().with(key_vector::h);
   configs.back().options.stream_chunk_points = 257;
+  configs.push_back({"synthesis on the host, two of a, b, c on the device, all streamed",
+                     gpu_key_options(synthesis_place::host_pinned)});
+  configs.back().options.abc = abc_on_device::two;
+  configs.back().options.streamed = key_vector_set::all();
+  configs.back().options.stream_chunk_points = 333;
   for (const auto& cfg : configs) {
     SCOPED_TRACE(cfg.name);
     auto gk = gpu_proving_key<C>::create(pk, 0, cfg.options);
@@ -101,6 +107,7 @@ TYPED_TEST(gpu_batch_prover_test, every_partition_equals_the_cpu_proof_of_its_wi
     as_made.stream_chunk_points = gk->stream_chunk_points();
     as_made.twiddles = gk->twiddles();
     as_made.b2_beside = gk->b2_beside();
+    EXPECT_EQ(gk->abc(), cfg.options.abc);
     const std::size_t one_proof = estimate_device_bytes<C>(pk, as_made, gk->streamed());
     as_made.batch_partitions = static_cast<unsigned>(ws.size());
     EXPECT_EQ(estimate_device_bytes<C>(pk, as_made, gk->streamed()),

@@ -17,6 +17,9 @@
 //         h = a b - c out of Montgomery form (gpu/h_scalars.hpp)
 //   GPU   msm_h, on the h the NTT stream left in device memory
 //   CPU   assemble (groth16/assemble.hpp), the CPU prover's own code
+// With two of a, b, c on the device (abc_on_device::two, gpu_workspace.hpp) the order differs: c
+// is copied into b's place once a b is made, and the witness into it once h is, so the witness
+// MSMs start after the transforms, beside msm_h; lent host buffers then go back at the end.
 // The domain points, the coset shift (omega_2n, or 25 at the largest domain) and every field
 // operation are those of poly::compute_h, and a field element's representation is unique, so
 // h and the MSM sums, and hence the affine proof points, equal the CPU prover's exactly.

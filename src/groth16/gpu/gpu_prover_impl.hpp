@@ -213,7 +213,9 @@ std::size_t estimate_device_bytes(const proving_key_view<Curve>& pk, const gpu_k
   if (options.workspace == key_workspace::own) {
     using repr = typename fr::repr;
     const unsigned parts = std::max(1u, options.batch_partitions);
-    bytes += 3 * pk.domain_size * sizeof(fr) + pk.n_vars * sizeof(repr);  // a | b | c, witness
+    // a | b | c and the witness (with two of a, b, c on the device, the witness in b's place).
+    bytes += gpu_workspace<Curve>::abc_elements(pk.n_vars, pk.domain_size, options.abc) * sizeof(fr);
+    if (options.abc == abc_on_device::three) bytes += pk.n_vars * sizeof(repr);
     // A batch's witnesses and h vectors (what batch_device_bytes adds beside the arenas).
     if (parts > 1) bytes += parts * (pk.n_vars + pk.domain_size) * sizeof(repr);
     bytes += key_msm_scratch(pk, streamed, options.stream_chunk_points, parts, options.b2_beside).total();
@@ -276,10 +278,20 @@ result<gpu_key_options> fit_to_budget(const proving_key_view<Curve>& pk, gpu_key
     for (std::size_t r = gpu::msm_g1<Curve>::default_chunk_points / 2; r >= min_budget_chunk_points; r /= 2)
       ranges.push_back(r);
   result<gpu_key_options> placed = status(errc::internal, "fit_to_budget: no range tried");
-  for (const std::size_t r : ranges) {
-    options.stream_chunk_points = r;
-    placed = place_at_range(pk, options, budget);
-    if (placed) break;
+  auto fit_at_some_range = [&] {
+    for (const std::size_t r : ranges) {
+      options.stream_chunk_points = r;
+      placed = place_at_range(pk, options, budget);
+      if (placed) return true;
+    }
+    return false;
+  };
+  if (fit_at_some_range()) return placed;
+  // Two of a, b, c on the device take a third of a proof's vectors off (a 2^27 domain's 4 GiB)
+  // and cost only the overlap of the witness MSMs with the transforms: the last thing tried.
+  if (options.abc == abc_on_device::three && options.synthesis != synthesis_place::device) {
+    options.abc = abc_on_device::two;
+    fit_at_some_range();
   }
   return placed;
 }
@@ -302,6 +314,10 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const proving_key_
   st->domain_size = pk.domain_size;
   st->kernel_lock = options.kernel_lock ? std::move(options.kernel_lock) : std::make_shared<kernel_gate>();
   const std::size_t n = pk.domain_size;
+  if (options.abc == abc_on_device::two && options.synthesis == synthesis_place::device)
+    return status(errc::invalid_argument,
+                  "gpu prover: two of a, b, c on the device (abc_on_device::two) needs synthesis on the host: the "
+                  "device synthesis writes all three at once");
   if (options.device_budget_bytes) {
     const std::size_t budget = *options.device_budget_bytes;
     auto fitted = fit_to_budget(pk, std::move(options), budget);
@@ -330,12 +346,13 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const proving_key_
     st->matrices.emplace(std::move(m).value());
   }
   st->b2_beside = options.b2_beside;
+  st->abc = options.abc;
   st->scratch = key_msm_scratch(pk, sv, chunk, 1, options.b2_beside);
   if (options.workspace == key_workspace::own) {
     auto ws = gpu_workspace<Curve>::create(device);
     if (!ws) return ws.error();
     st->own = std::make_unique<gpu_workspace<Curve>>(std::move(ws).value());
-    CUZK_TRY(st->own->reserve(pk.n_vars, n, options.synthesis, st->scratch));
+    CUZK_TRY(st->own->reserve(pk.n_vars, n, options.synthesis, options.abc, st->scratch));
   }
   CUZK_CUDA_TRY(cudaDeviceSynchronize());
   CUZK_CUDA_TRY(cudaMemGetInfo(&free_after, &total));
@@ -383,7 +400,14 @@ struct gpu_proof_run {
   repr* device_h() const noexcept { return h_vector != nullptr ? h_vector : reinterpret_cast<repr*>(ws.abc()); }
 
   bool on_device() const noexcept { return key.synthesis == synthesis_place::device; }
+  // Two of a, b, c on the device at a time (abc_on_device::two): c's copy and the witness's wait
+  // for room.
+  bool two_on_device() const noexcept { return key.abc == abc_on_device::two; }
   std::size_t n() const noexcept { return key.domain_size; }
+  // Where synthesis on the host writes a | b | c (pinned, or pageable to measure the difference).
+  typename Curve::fr* host_abc() noexcept {
+    return key.synthesis == synthesis_place::host_pinned ? ws.host_abc() : ws.pageable_abc();
+  }
 };
 
 template <class Curve>
@@ -506,13 +530,14 @@ status run_witness_msms(gpu_proof_run<Curve>& run) {
 
 // a, b, c by CPU threads into the host buffer (pinned, or pageable to measure the difference),
 // then the copy stream moves one vector at a time (outside the lock, so the copy engine runs while
-// another proof's kernels do); each vector's transforms start as soon as it is there.
+// another proof's kernels do); each vector's transforms start as soon as it is there. With two on
+// the device, c waits on the host until b's place is free (transform copies it).
 template <class Curve>
 status synthesize_on_host(gpu_proof_run<Curve>& run) {
   using ev = typename gpu_proof_run<Curve>::ev;
   using fr = typename Curve::fr;
   const std::size_t n = run.n();
-  fr* host_a = run.key.synthesis == synthesis_place::host_pinned ? run.ws.host_abc() : run.ws.pageable_abc();
+  fr* host_a = run.host_abc();
   {
     phase_timer timer(&run.t.synthesis);
     CUZK_TRY(synth::evaluate_abc<fr>(*run.pk.matrices, run.witness, {host_a, n}, {host_a + n, n},
@@ -521,7 +546,7 @@ status synthesize_on_host(gpu_proof_run<Curve>& run) {
   const cudaStream_t cs = run.ws.copy_stream();
   fr* d = run.ws.abc();
   CUZK_TRY(run.ws.event(ev::copy_begin).record(cs));
-  for (unsigned k = 0; k < 3; ++k) {
+  for (unsigned k = 0; k < (run.two_on_device() ? 2u : 3u); ++k) {
     CUZK_CUDA_TRY(cudaMemcpyAsync(d + k * n, host_a + k * n, n * sizeof(fr), cudaMemcpyHostToDevice, cs));
     CUZK_TRY(run.ws.event(static_cast<ev>(ev::copy_a + k)).record(cs));
   }
@@ -532,6 +557,8 @@ status synthesize_on_host(gpu_proof_run<Curve>& run) {
 // device witness, writing a | b | c in place); then per vector the inverse NTT natural ->
 // bit-reversed with 1/n and the forward on the odd coset bit-reversed -> natural (evaluations at
 // shift * omega^j in natural order, as poly::compute_h leaves them); then h = ab - c, over a.
+// With two on the device: a and b so, then a b into a; c, copied into b's place once the product
+// has read b, so; then h = ab - c over a (the same values, gpu/h_scalars.hpp).
 template <class Curve>
 status transform(gpu_proof_run<Curve>& run) {
   using ev = typename gpu_proof_run<Curve>::ev;
@@ -548,17 +575,34 @@ status transform(gpu_proof_run<Curve>& run) {
     CUZK_TRY(ws.event(ev::synth_end).record(ns));
     CUZK_TRY(ws.event(ev::ntt_begin).record(ns));
   }
-  for (unsigned k = 0; k < 3; ++k) {
+  auto to_coset = [&](fr* v) -> status {
+    CUZK_TRY(st.plan.run(v, gpu::ntt_direction::inverse, gpu::ntt_order::natural_to_bitrev, gpu::ntt_domain::plain,
+                         ns));
+    return st.plan.run(v, gpu::ntt_direction::forward, gpu::ntt_order::bitrev_to_natural, gpu::ntt_domain::coset,
+                       ns);
+  };
+  const unsigned together = run.two_on_device() ? 2 : 3;
+  for (unsigned k = 0; k < together; ++k) {
     if (!run.on_device()) {
       CUZK_CUDA_TRY(cudaStreamWaitEvent(ns, ws.event(static_cast<ev>(ev::copy_a + k)).get(), 0));
       if (k == 0) CUZK_TRY(ws.event(ev::ntt_begin).record(ns));
     }
-    CUZK_TRY(st.plan.run(d + k * n, gpu::ntt_direction::inverse, gpu::ntt_order::natural_to_bitrev,
-                         gpu::ntt_domain::plain, ns));
-    CUZK_TRY(st.plan.run(d + k * n, gpu::ntt_direction::forward, gpu::ntt_order::bitrev_to_natural,
-                         gpu::ntt_domain::coset, ns));
+    CUZK_TRY(to_coset(d + k * n));
   }
-  CUZK_TRY(gpu::h_scalars<fr>(d, d + n, d + 2 * n, run.device_h(), n, ns));  // by default over a
+  if (!run.two_on_device()) {
+    CUZK_TRY(gpu::h_scalars<fr>(d, d + n, d + 2 * n, run.device_h(), n, ns));  // by default over a
+    return ws.event(ev::ntt_end).record(ns);
+  }
+  CUZK_TRY(gpu::ab_product<fr>(d, d + n, n, ns));
+  CUZK_TRY(ws.event(ev::ab_made).record(ns));
+  const cudaStream_t cs = ws.copy_stream();
+  CUZK_CUDA_TRY(cudaStreamWaitEvent(cs, ws.event(ev::ab_made).get(), 0));
+  CUZK_TRY(ws.event(ev::copy_c_begin).record(cs));
+  CUZK_CUDA_TRY(cudaMemcpyAsync(d + n, run.host_abc() + 2 * n, n * sizeof(fr), cudaMemcpyHostToDevice, cs));
+  CUZK_TRY(ws.event(ev::copy_c).record(cs));
+  CUZK_CUDA_TRY(cudaStreamWaitEvent(ns, ws.event(ev::copy_c).get(), 0));
+  CUZK_TRY(to_coset(d + n));
+  CUZK_TRY(gpu::h_scalars_from_product<fr>(d, d + n, run.device_h(), n, ns));
   return ws.event(ev::ntt_end).record(ns);
 }
 
@@ -573,19 +617,22 @@ status msm_h(gpu_proof_run<Curve>& run) {
   return status::ok();
 }
 
-// The synthesis (on the host), the transforms and the H MSM; the lock is taken after the copies
-// were queued, and when another holds it, lent host buffers go back first (the copies end while
-// this proof waits, so the next proof's synthesis can fill them).
-template <class Curve>
-status synthesize_and_transform(gpu_proof_run<Curve>& run) {
+// The synthesis (on the host), the transforms, `after_h` (queued work that needs h made) and the
+// H MSM; the lock is taken after the copies were queued, and when another holds it, lent host
+// buffers go back first (the copies end while this proof waits, so the next proof's synthesis can
+// fill them), except with two of a, b, c on the device, whose c and witness are copied later.
+template <class Curve, class AfterH>
+status synthesize_and_transform(gpu_proof_run<Curve>& run, AfterH&& after_h) {
   if (!run.on_device()) CUZK_TRY(synthesize_on_host(run));
   auto& ws = run.ws;
   timed_kernel_lock lock(run.turn, "ntt_h", run.t.lock_wait, run.t.kernel_spans, [&] {
+    if (run.two_on_device()) return;
     if (ws.has_lent_host() && cudaStreamSynchronize(ws.copy_stream()) == cudaSuccess) ws.give_back_host();
   });
   run.ntt_h_begin = lock.acquired();
   const status done = [&]() -> status {
     CUZK_TRY(transform(run));
+    CUZK_TRY(after_h());
     return msm_h(run);
   }();
   lock.release();
@@ -630,9 +677,16 @@ status read_device_times(gpu_proof_run<Curve>& run) {
     t.h2d_bytes = static_cast<double>(run.key.n_vars * sizeof(typename Curve::fr::repr));
     t.h2d = t.witness_h2d;
     CUZK_TRY(span(ev::synth_begin, ev::synth_end, t.synthesis));
-  } else {
+  } else if (!run.two_on_device()) {
     t.h2d_bytes = static_cast<double>(3 * run.n() * sizeof(typename Curve::fr));
     CUZK_TRY(span(ev::copy_begin, ev::copy_c, t.h2d));
+  } else {
+    // a and b together, c once b's place was free: the two copies, not the transforms between.
+    t.h2d_bytes = static_cast<double>(3 * run.n() * sizeof(typename Curve::fr));
+    double c_copy = 0;
+    CUZK_TRY(span(ev::copy_begin, ev::copy_b, t.h2d));
+    CUZK_TRY(span(ev::copy_c_begin, ev::copy_c, c_copy));
+    t.h2d += c_copy;
   }
   CUZK_TRY(span(ev::ntt_begin, ev::ntt_end, t.ntt));
   auto at = [&](double seconds) {
@@ -664,25 +718,41 @@ result<formats::proof<Curve>> prove_in(gpu_proof_run<Curve>& run, const typename
   phase_timings& t = run.t;
   auto& ws = run.ws;
   CUZK_CUDA_TRY(cudaSetDevice(run.key.device));
-  CUZK_TRY(ws.reserve(run.key.n_vars, run.key.domain_size, run.key.synthesis, run.key.scratch));
+  CUZK_TRY(ws.reserve(run.key.n_vars, run.key.domain_size, run.key.synthesis, run.key.abc, run.key.scratch));
   {
     phase_timer timer(&t.witness);
     stage_witness(run);
   }
-  CUZK_TRY(copy_witness(run));
-  // A, B1, B2 and C need only the witness: they run while a, b, c are synthesized. Each run waits
-  // for its own result, hence the thread.
-  std::jthread msm_thread([&run] { run.msm_status = run_witness_msms(run); });
-  const status main_path = synthesize_and_transform(run);
+  // A, B1, B2 and C need only the witness: they run while a, b, c are synthesized (with two of a,
+  // b, c on the device, once h is made and the witness has taken b's place). Each run waits for
+  // its own result, hence the thread.
+  std::jthread msm_thread;
+  auto start_witness_msms = [&]() -> status {
+    CUZK_TRY(copy_witness(run));
+    try {
+      msm_thread = std::jthread([&run] { run.msm_status = run_witness_msms(run); });
+    } catch (const std::system_error&) {
+      run.msm_status = run_witness_msms(run);  // no thread to be had: here, in turn
+    }
+    return status::ok();
+  };
+  if (!run.two_on_device()) CUZK_TRY(start_witness_msms());
+  const status main_path = synthesize_and_transform(run, [&]() -> status {
+    if (!run.two_on_device()) return status::ok();
+    // c is in b's place until the h kernel has read it.
+    CUZK_CUDA_TRY(cudaStreamWaitEvent(ws.copy_stream(), ws.event(gpu_workspace<Curve>::ntt_end).get(), 0));
+    return start_witness_msms();
+  });
   // After a failure the copies may still be reading the pinned buffers: let them end before the
   // workspace serves another proof or gives them back. (After success they ended before the NTTs
-  // began.)
+  // began, except, with two of a, b, c on the device, c's, between them, and the witness's, beside
+  // H.)
   (void)cudaStreamSynchronize(ws.copy_stream());
   ws.give_back_host();
   {
     // The MSM thread must end before anything returns: it reads `ws` and writes `run`.
     phase_timer timer(&t.msm_wait);
-    msm_thread.join();
+    if (msm_thread.joinable()) msm_thread.join();
   }
   CUZK_TRY(main_path);
   CUZK_TRY(run.msm_status);

@@ -87,6 +87,7 @@ void expect_same_proofs_with(const proving_key_view<C>& pk, std::span<const type
     in_turn.device_budget_bytes.reset();
     in_turn.stream_chunk_points = gk->stream_chunk_points();
     in_turn.b2_beside = false;
+    in_turn.abc = gk->abc();  // three, or two where three fit at no range (fit_to_budget)
     in_turn.twiddles = choose_twiddles<C>(pk, in_turn, budget);
     auto in_turn_set = choose_streamed<C>(pk, in_turn, budget);
     ASSERT_TRUE(in_turn_set.is_ok()) << in_turn_set.error().to_string();
@@ -105,6 +106,7 @@ void expect_same_proofs_with(const proving_key_view<C>& pk, std::span<const type
   } else {
     EXPECT_EQ(gk->streamed(), options.streamed);
     EXPECT_EQ(gk->twiddles(), options.twiddles);
+    EXPECT_EQ(gk->abc(), options.abc);
   }
   EXPECT_FALSE(gk->pageable_streamed());
   const auto publics = public_signals_of<C>(w, pk.n_public);
@@ -341,6 +343,103 @@ TYPED_TEST(gpu_prover_test, streamed_keys_match_cpu_and_verify) {
     auto key = make_dev_key<TypeParam>(cs);
     ASSERT_TRUE(key.has_value());
     expect_same_proofs_streamed<TypeParam>(key->pk.view(), circuit.witness, key->dk.vk, 22);
+  }
+}
+
+// Two of a, b, c on the device at a time (abc_on_device::two: c, then the witness, take b's place):
+// the same proofs as the CPU prover with synthesis on the host (pinned and pageable), resident and
+// with every vector streamed in ranges of 333 points, for a circuit whose nVars is one more than
+// its domain and its first 1000 constraints, whose nVars is four times its domain (the witness
+// then needs far more room than b had). The device
+// synthesis is refused with it; a budget with room for two but not for three at any range picks it.
+TYPED_TEST(gpu_prover_test, two_of_abc_on_the_device_match_cpu_and_verify) {
+  CUZK_REQUIRE_GPU();
+  using Fr = typename TypeParam::fr;
+  const auto circuit = synth::make_synthetic_circuit<Fr>(12, synth::witness_kind::mostly_boolean, 41);
+  for (const std::size_t m : {circuit.cs.n_constraints, std::size_t{1000}}) {
+    const auto cs = first_constraints(circuit.cs, m);
+    ASSERT_TRUE(cs.is_satisfied(circuit.witness));
+    auto key = make_dev_key<TypeParam>(cs);
+    ASSERT_TRUE(key.has_value());
+    const auto& pk = key->pk.view();
+    SCOPED_TRACE(std::to_string(m) + " constraints: nVars " + std::to_string(pk.n_vars) + ", domain " +
+                 std::to_string(pk.domain_size));
+    ASSERT_GT(pk.n_vars, pk.domain_size);
+    if (m == 1000) {
+      ASSERT_GT(pk.n_vars, 3 * pk.domain_size);
+    }
+    for (const synthesis_place place : {synthesis_place::host_pinned, synthesis_place::host_pageable}) {
+      for (const auto& set : {key_vector_set{}, key_vector_set::all()}) {
+        SCOPED_TRACE(std::string(synthesis_place_name(place)) + ", streamed " + set.to_string());
+        gpu_key_options o;
+        o.abc = abc_on_device::two;
+        o.streamed = set;
+        o.stream_chunk_points = 333;
+        expect_same_proofs_with<TypeParam>(pk, circuit.witness, key->dk.vk, m, 2, place, o);
+      }
+    }
+    gpu_key_options on_device;
+    on_device.abc = abc_on_device::two;
+    auto refused = gpu_proving_key<TypeParam>::create(pk, 0, on_device);
+    ASSERT_FALSE(refused.is_ok());
+    EXPECT_NE(refused.error().to_string().find("needs synthesis on the host"), std::string::npos)
+        << refused.error().to_string();
+
+    // What the device holds: a and b's place, no witness buffer of its own. One workspace then
+    // proves with a key of three, one of two and one of three again (the witness's place moves).
+    gpu_key_options two(synthesis_place::host_pinned), three(synthesis_place::host_pinned);
+    two.abc = abc_on_device::two;
+    auto k2 = gpu_proving_key<TypeParam>::create(pk, 0, two);
+    ASSERT_TRUE(k2.is_ok()) << k2.error().to_string();
+    const auto& own = *k2->state().own;
+    EXPECT_EQ(own.device_bytes(),
+              (pk.domain_size + std::max(pk.domain_size, pk.n_vars)) * sizeof(Fr) + k2->msm_scratch().total());
+    auto k3 = gpu_proving_key<TypeParam>::create(pk, 0, three);
+    ASSERT_TRUE(k3.is_ok()) << k3.error().to_string();
+    auto ws = gpu_workspace<TypeParam>::create(0);
+    ASSERT_TRUE(ws.is_ok()) << ws.error().to_string();
+    std::mt19937_64 rng(m);
+    for (const auto* k : {&*k3, &*k2, &*k3}) {
+      SCOPED_TRACE(std::string("one workspace, ") + abc_on_device_name(k->abc()));
+      const Fr r = Fr::random(rng), s = Fr::random(rng);
+      auto cpu = prove_with<TypeParam>(pk, circuit.witness, r, s);
+      ASSERT_TRUE(cpu.is_ok()) << cpu.error().to_string();
+      auto gpu = prove_with<TypeParam>(pk, circuit.witness, r, s, nullptr, gpu_context<TypeParam>{*k, &*ws});
+      ASSERT_TRUE(gpu.is_ok()) << gpu.error().to_string();
+      EXPECT_EQ(*gpu, *cpu);
+    }
+
+    // The smallest budget each way fits in (fit_to_budget succeeds from some size on): a caller's
+    // choice of two fits with less than three needs, by the n + min(n, nVars) elements three hold
+    // more at every placement; at two's smallest budget a caller who left it to the key gets two,
+    // and its proofs are the CPU's. The device synthesis never takes two.
+    auto smallest_budget = [&](const gpu_key_options& o) {
+      std::size_t lo = 0, hi = std::size_t{1} << 40;  // fits at hi, not at lo
+      while (hi - lo > 1) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        (fit_to_budget<TypeParam>(pk, o, mid).is_ok() ? hi : lo) = mid;
+      }
+      return hi;
+    };
+    gpu_key_options asked(synthesis_place::host_pinned), asked_two(synthesis_place::host_pinned);
+    asked_two.abc = abc_on_device::two;
+    const std::size_t budget = smallest_budget(asked_two);
+    auto fitted = fit_to_budget<TypeParam>(pk, asked, budget);
+    ASSERT_TRUE(fitted.is_ok()) << fitted.error().to_string();
+    EXPECT_EQ(fitted->abc, abc_on_device::two);
+    gpu_key_options as_three = *fitted;
+    as_three.abc = abc_on_device::three;
+    EXPECT_EQ(estimate_device_bytes<TypeParam>(pk, as_three, fitted->streamed),
+              estimate_device_bytes<TypeParam>(pk, *fitted, fitted->streamed) +
+                  (pk.domain_size + std::min(pk.n_vars, pk.domain_size)) * sizeof(Fr));
+    asked.device_budget_bytes = budget;
+    expect_same_proofs_with<TypeParam>(pk, circuit.witness, key->dk.vk, m + 1, 2, synthesis_place::host_pinned,
+                                       asked);
+    gpu_key_options device_asked;
+    const std::size_t device_budget = smallest_budget(device_asked);
+    auto device_fitted = fit_to_budget<TypeParam>(pk, device_asked, device_budget);
+    ASSERT_TRUE(device_fitted.is_ok()) << device_fitted.error().to_string();
+    EXPECT_EQ(device_fitted->abc, abc_on_device::three);
   }
 }
 

@@ -16,7 +16,8 @@
 // key's, or one shared by every key of a device (gpu_key_options::kernel_lock), which is how a
 // daemon lets its workers take turns on a GPU. The prover (gpu_prover.hpp) holds it only while it
 // launches and waits for kernels (synthesis on the device among them), never while it copies the
-// witness or a, b, c to the device, synthesizes on the host or assembles; the sides of one proof
+// witness or a, b, c to the device (except, with two of a, b, c on the device, c and the witness,
+// which wait for room), synthesizes on the host or assembles; the sides of one proof
 // (A, B1, C; B2, beside them or in their turn; and synthesis, NTTs, H) hold it together.
 //
 // Memory: with P the G1 affine size (64 bytes on BN254, 96 on BLS12-381), about P (3 nVars + n) +
@@ -26,7 +27,8 @@
 // of keys (msm_scratch(): the largest G1 witness MSM's, B2's where it runs beside them, and H's; a
 // few GiB each at 2^24 resident, O(chunk) when streamed). A key in a budget too small for the plan's 192 n keeps its twiddles compact (tens of
 // MiB; choose_twiddles). A key_workspace::own adds its workspace (96 n of device a | b | c, 32 nVars of device
-// witness, the arenas), allocated by create(). resident_bytes() reports what cudaMemGetInfo
+// witness, the arenas; 32 n + 32 max(n, nVars) for a and b's place with two of a, b, c on the
+// device, the witness then in b's place), allocated by create(). resident_bytes() reports what cudaMemGetInfo
 // saw the creation take (other allocations on the device at the same moment would count too: a
 // daemon serializes them, engine/backends/gpu_prover_backend.cpp).
 //
@@ -116,6 +118,11 @@ struct gpu_key_options {
   // estimate_device_bytes (and so a budget's fit) counts the batch's witnesses, h vectors and
   // bucket sets too (batch_device_bytes), for a caller that proves batches of this size.
   unsigned batch_partitions = 1;
+  // How many of a, b, c a proof keeps on the device at once (gpu_workspace.hpp, abc_on_device);
+  // two needs synthesis on the host. With a budget, create() keeps three wherever the key fits
+  // with them at some range, and takes two only where it fits no other way (fit_to_budget): two
+  // costs the witness MSMs' overlap with the transforms.
+  abc_on_device abc = abc_on_device::three;
 };
 
 // The smallest range a budget makes create() try: below it the per-range costs (a carry per
@@ -172,7 +179,8 @@ result<gpu_key_options> place_at_range(const proving_key_view<Curve>& pk, gpu_ke
 // `options` placed in `budget` bytes as create() places a key with options.device_budget_bytes:
 // place_at_range at the largest range of streamed points, from the option's own (or the MSM's
 // default and its halves down to min_budget_chunk_points where the option leaves it to the key),
-// at which it fits; the result has no budget left in it. What is
+// at which it fits; where none fits and synthesis is on the host, the same again with two of a,
+// b, c on the device (abc_on_device::two); the result has no budget left in it. What is
 // counted follows options.workspace: a caller that lends its own workspace asks with
 // key_workspace::own to count it, then makes the key with none. The error of the smallest range
 // where none fits.
@@ -208,6 +216,7 @@ struct gpu_key_state {
   msm_scratch_sizes scratch;                                // a proof's MSM arenas (key_msm_scratch)
   std::size_t chunk_points = 0;                             // points per streamed range
   bool b2_beside = true;                                    // gpu_key_options::b2_beside, as chosen
+  abc_on_device abc = abc_on_device::three;                 // gpu_key_options::abc, as chosen
 
   gpu_key_state() = default;
   gpu_key_state(const gpu_key_state&) = delete;
@@ -254,6 +263,9 @@ class gpu_proving_key {
   std::size_t stream_chunk_points() const noexcept { return state_->chunk_points; }
   // Whether B2 runs beside A, B1 and C (the option's, or what a budget chose).
   bool b2_beside() const noexcept { return state_->b2_beside; }
+  // How many of a, b, c a proof keeps on the device at once (the option's, or what a budget
+  // chose): what a workspace is reserved with (gpu_workspace::reserve).
+  abc_on_device abc() const noexcept { return state_->abc; }
   // The lock the prover holds around this key's kernels.
   kernel_gate& kernel_lock() const noexcept { return *state_->kernel_lock; }
 

@@ -9,8 +9,9 @@
 //
 // What it holds, for a domain of n and nVars signals: the witness in pinned memory and on the
 // device (nVars each; copied once, the MSMs and the synthesis kernel read it there), the device
-// a | b | c (3n; h overwrites a, and the H MSM reads it there), the MSMs' scratch (up to three
-// arenas: one for A, B1 and C, which run in turn on the MSM thread, one for B2, which runs beside
+// a | b | c (3n; h overwrites a, and the H MSM reads it there; or, for a key that holds two of
+// them at a time, abc_on_device::two, a | b with c and then the witness in b's place), the MSMs'
+// scratch (up to three arenas: one for A, B1 and C, which run in turn on the MSM thread, one for B2, which runs beside
 // them on a thread and stream of its own where the key gave it an arena, and in their turn
 // otherwise, and one for H, which runs beside them all; sized by the key, msm_scratch_sizes),
 // four streams (copies, NTTs, the G1 witness MSMs, B2) and the events that time them; and by
@@ -60,6 +61,20 @@ struct msm_scratch_sizes {
   bool b2_beside() const noexcept { return b2_side != 0; }
 };
 
+// How many of a, b and c a proof keeps on the device at once (the key's choice,
+// gpu_key_options::abc). Three, with the witness beside them: the witness MSMs start as soon as it
+// is copied, beside synthesis and the transforms. Two, for a device that cannot hold 3n + nVars
+// elements (a 2^27 domain is 4 GiB per vector: 16 GiB that way, 8 GiB this one): a and b are
+// transformed and multiplied into a, then c, copied into b's place, is transformed and h made over
+// a, and only then does the witness take b's place (it needs max(n, nVars)), so the witness MSMs
+// wait for the transforms; with synthesis on the host only (the device synthesis writes all
+// three at once). gpu_prover_impl.hpp, 'transform'.
+enum class abc_on_device { three, two };
+
+inline const char* abc_on_device_name(abc_on_device a) noexcept {
+  return a == abc_on_device::two ? "two" : "three";
+}
+
 template <class Curve>
 class gpu_workspace {
  public:
@@ -67,16 +82,19 @@ class gpu_workspace {
   using repr = typename fr::repr;
 
   // Events: the witness copy (w_begin, w_end: the MSMs and the device synthesis wait on it); with
-  // synthesis on the host, the a, b, c copies' ends (the NTTs wait on them); with synthesis on the
-  // device, synth_begin and synth_end bound the synthesis kernel; and the bounds of the timed
-  // spans.
+  // synthesis on the host, the a, b, c copies' ends (the NTTs wait on them), and with two of them
+  // on the device, the start of c's copy (copy_c_begin) and the product a b it waits for
+  // (ab_made); with synthesis on the device, synth_begin and synth_end bound the synthesis kernel;
+  // and the bounds of the timed spans.
   enum event_id : unsigned {
     w_begin,
     w_end,
     copy_begin,
-    copy_a,
+    copy_a,  // copy_a, copy_b, copy_c in this order: the copies index them from copy_a
     copy_b,
     copy_c,
+    ab_made,
+    copy_c_begin,
     synth_begin,
     synth_end,
     ntt_begin,
@@ -130,10 +148,16 @@ class gpu_workspace {
   }
 
   // Buffers for a proof with `n_vars` signals over a domain of `domain_size`, synthesizing at
-  // `place`, with MSM arenas of `scratch`; allocates only what is larger than before. A buffer that grows is freed before its
+  // `place`, with `abc` of a, b, c on the device at once and MSM arenas of `scratch`; allocates
+  // only what is larger than before. A buffer that grows is freed before its
   // larger replacement is allocated, so the device never holds both (what device_bytes_after()
   // says is the most it holds); on an error that buffer stays empty until the next reserve().
-  status reserve(std::size_t n_vars, std::size_t domain_size, synthesis_place place, msm_scratch_sizes scratch) {
+  status reserve(std::size_t n_vars, std::size_t domain_size, synthesis_place place, abc_on_device abc,
+                 msm_scratch_sizes scratch) {
+    if (abc == abc_on_device::two && place == synthesis_place::device)
+      return status(errc::invalid_argument,
+                    "gpu workspace: two of a, b, c on the device needs synthesis on the host (the device "
+                    "synthesis writes all three at once)");
     CUZK_CUDA_TRY(cudaSetDevice(device_));
     if (lent_w_ != nullptr && lent_w_count_ < n_vars)
       return status(errc::invalid_argument, "gpu workspace: the lent witness buffer holds " +
@@ -155,8 +179,16 @@ class gpu_workspace {
       return status::ok();
     };
     if (lent_w_ == nullptr) CUZK_TRY(grow(host_w_, n_vars));
-    CUZK_TRY(grow(w_, n_vars));
-    CUZK_TRY(grow(abc_, 3 * domain_size));
+    // With two on the device the witness lives in b's place, which must hold it (repr and fr are
+    // the same size: a canonical integer and a Montgomery element share a layout).
+    static_assert(sizeof(repr) == sizeof(fr));
+    if (abc == abc_on_device::three)
+      CUZK_TRY(grow(w_, n_vars));
+    else
+      w_ = {};  // a buffer of an earlier key's: b's place holds the witness now
+    CUZK_TRY(grow(abc_, abc_elements(n_vars, domain_size, abc)));
+    layout_ = abc;
+    domain_size_ = domain_size;
     const std::size_t arena_allocations = arena_allocation_count();
     CUZK_TRY(msm_scratch_[0].reserve(scratch.witness_side));
     CUZK_TRY(msm_scratch_[1].reserve(scratch.h_side));
@@ -184,8 +216,9 @@ class gpu_workspace {
   // a | b | c (`abc_count`, at least 3n; null: the workspace's own). The lender keeps them alive
   // until they are given back: `give_back` is called once, on the proving thread, as soon as the
   // device has read them (the prover calls give_back_host() when its copies have ended: before it
-  // waits for another proof's kernels, or at its end), or by unlend_host() at the latest, which
-  // must come after the proof returned.
+  // waits for another proof's kernels, or at its end; with two of a, b, c on the device, whose c
+  // and witness are copied after the transforms, at its end), or by unlend_host() at the latest,
+  // which must come after the proof returned.
   void lend_host(repr* witness, std::size_t witness_count, fr* abc, std::size_t abc_count,
                  std::function<void()> give_back = {}) {
     give_back_host();
@@ -213,11 +246,12 @@ class gpu_workspace {
     return abc_.bytes() + w_.bytes() + msm_scratch_[0].capacity() + msm_scratch_[1].capacity() +
            msm_scratch_[2].capacity();
   }
-  // Device bytes the buffers hold after reserve(n_vars, domain_size, any place, scratch): what a
-  // caller reserves in a device memory budget before it calls reserve().
-  std::size_t device_bytes_after(std::size_t n_vars, std::size_t domain_size,
+  // Device bytes the buffers hold after reserve(n_vars, domain_size, any place, abc, scratch): what
+  // a caller reserves in a device memory budget before it calls reserve().
+  std::size_t device_bytes_after(std::size_t n_vars, std::size_t domain_size, abc_on_device abc,
                                  msm_scratch_sizes scratch) const noexcept {
-    return std::max(abc_.size(), 3 * domain_size) * sizeof(fr) + std::max(w_.size(), n_vars) * sizeof(repr) +
+    const std::size_t w = abc == abc_on_device::three ? std::max(w_.size(), n_vars) : 0;
+    return std::max(abc_.size(), abc_elements(n_vars, domain_size, abc)) * sizeof(fr) + w * sizeof(repr) +
            std::max(msm_scratch_[0].capacity(), scratch.witness_side) +
            std::max(msm_scratch_[1].capacity(), scratch.h_side) +
            std::max(msm_scratch_[2].capacity(), scratch.b2_side);
@@ -231,7 +265,16 @@ class gpu_workspace {
   fr* pageable_abc() noexcept { return pageable_abc_.data(); }
   repr* host_w() noexcept { return lent_w_ != nullptr ? lent_w_ : host_w_.data(); }
   fr* abc() noexcept { return abc_.data(); }
-  repr* w() noexcept { return w_.data(); }
+  // The device witness: its own buffer, or with two of a, b, c on the device b's place (which it
+  // takes once h is made).
+  repr* w() noexcept {
+    return layout_ == abc_on_device::two ? reinterpret_cast<repr*>(abc_.data() + domain_size_) : w_.data();
+  }
+  // Elements of the device a | b | c for a proof of that shape: 3n, or with two on the device n
+  // for a (and h) and the larger of n and nVars for b, then c, then the witness.
+  static std::size_t abc_elements(std::size_t n_vars, std::size_t domain_size, abc_on_device abc) noexcept {
+    return abc == abc_on_device::three ? 3 * domain_size : domain_size + std::max(domain_size, n_vars);
+  }
   // The arena of the A, B1 and C MSMs (and B2's in their turn), H's, and B2's beside them.
   gpu::device_arena& witness_msm_scratch() noexcept { return msm_scratch_[0]; }
   gpu::device_arena& h_msm_scratch() noexcept { return msm_scratch_[1]; }
@@ -264,8 +307,10 @@ class gpu_workspace {
   gpu::pinned_buffer<fr> host_abc_;    // synthesis_place::host_pinned writes here
   std::vector<fr> pageable_abc_;  // synthesis_place::host_pageable writes here
   gpu::pinned_buffer<repr> host_w_;    // the witness, staged for its one copy to the device
-  gpu::device_buffer<fr> abc_;         // a | b | c, domain_size each
-  gpu::device_buffer<repr> w_;         // the witness the MSMs (and the device synthesis) read
+  gpu::device_buffer<fr> abc_;         // a | b | c, domain_size each (abc_elements)
+  gpu::device_buffer<repr> w_;         // the witness the MSMs (and the device synthesis) read; none with two
+  abc_on_device layout_ = abc_on_device::three;  // the last reserve()'s
+  std::size_t domain_size_ = 0;                  // the last reserve()'s
   gpu::device_arena msm_scratch_[3];   // the witness MSMs', H's and B2's (beside them) scratch
   repr* lent_w_ = nullptr;        // lend_host()'s, used instead of host_w_ / host_abc_
   std::size_t lent_w_count_ = 0;
