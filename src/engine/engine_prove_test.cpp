@@ -124,13 +124,15 @@ class batching_backend final : public prover_backend {
     wait_at_gate();
     return cpu_.prove(call, w, c, r);
   }
-  result<std::vector<any_proof>> prove_batch(const prove_call& call, std::span<const any_witness* const> ws,
-                                             const cancel_token& c, prove_report& r) override {
+  result<std::vector<any_proof>> prove_batch(const prove_call& call, batch_witnesses& ws, const cancel_token& c,
+                                             prove_report& r) override {
     sizes.push_back(static_cast<unsigned>(ws.size()));
     wait_at_gate();
     std::vector<any_proof> out;
-    for (const any_witness* w : ws) {
-      auto p = cpu_.prove(call, *w, c, r);
+    for (std::size_t q = 0; q < ws.size(); ++q) {
+      auto w = ws.wait(q);
+      if (!w) return w.error();
+      auto p = cpu_.prove(call, **w, c, r);
       if (!p) return p.error();
       out.push_back(std::move(p).value());
     }

@@ -2,20 +2,18 @@
 // once for the whole batch, and runs each job through its phases, checking the job's cancel token
 // at every boundary (see engine.hpp).
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <future>
 #include <memory>
 #include <utility>
 #include <vector>
 
-#include "base/in_order_async.hpp"
 #include "engine/engine.hpp"
 #include "engine/jobs/proof_check.hpp"
 #include "engine/jobs/input_witness.hpp"
 #include "engine/jobs/witness.hpp"
+#include "engine/jobs/witness_stream.hpp"
 
 namespace cuzk::engine {
 
@@ -269,48 +267,32 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     if (!w) return w.error().with_context("partition " + std::to_string(q));
     return w;
   };
-  // Partitions first .. first + count - 1. Witness files are read a few at a time where the host
-  // budget has room (witness_reads_at_once): one read is a copy and a check of up to GiBs, and a
-  // batch of ten read in turn kept the device waiting for seconds; each read holds its file's
-  // bytes beside its values until it returns, and that is what the room is for. Input JSON is
-  // computed in its turn on the reading thread: the circuit's generator runs one calculation at a
-  // time (circom_wasm.hpp), so more threads would only queue on it. After a failure, later
-  // partitions are not read: the first failure in partition order is the job's.
-  auto read_group = [this, read_one, j](uint32_t first, uint32_t count) -> result<std::vector<any_witness>> {
-    reservation room;
+  // Partitions first .. first + count - 1, read on threads of their own from now on, a few files at
+  // once where the host budget has room (witness_reads_at_once): one read is a copy and a check of
+  // up to GiBs, and a batch of ten read in turn kept the device waiting for seconds; each read
+  // holds its file's bytes beside its values until it returns, and that is what the room is for.
+  // The backend takes each witness when it is ready for it (witness_stream.hpp): a batch starts on
+  // its first partitions while the last are read. Input JSON is computed in its turn on the
+  // stream's own thread: the circuit's generator runs one calculation at a time (circom_wasm.hpp),
+  // so more threads would only queue on it. After a failure, later partitions are not read: the
+  // first failure in partition order is the job's.
+  auto read_group = [this, read_one, j](uint32_t first, uint32_t count) {
+    auto room = std::make_shared<reservation>();
     const std::size_t at_once =
         witness_reads_at_once(count, max_witness_bytes(j->key), &j->cancel,
-                              "job " + std::to_string(j->rec.info.id) + ": witness files read at once", room);
-    std::atomic<std::size_t> failed_at{SIZE_MAX};
-    auto got = in_order_async<result<any_witness>>(
-        count, at_once,
-        [&](std::size_t i) -> result<any_witness> {
-          if (i > failed_at.load()) return status(errc::cancelled, "not read: an earlier partition failed");
-          auto w = read_one(first + static_cast<uint32_t>(i));
-          if (!w) {
-            std::size_t seen = failed_at.load();
-            while (i < seen && !failed_at.compare_exchange_weak(seen, i)) {
-            }
-          }
-          return w;
-        },
-        [&](std::size_t i) {
+                              "job " + std::to_string(j->rec.info.id) + ": witness files read at once", *room);
+    return std::make_unique<witness_stream>(
+        count, at_once, [read_one, first, room](std::size_t i) { return read_one(first + static_cast<uint32_t>(i)); },
+        [j, first](std::size_t i) {
           const std::size_t q = first + i;
           return q < j->rec.input_json.size() && j->rec.input_json[q];
         });
-    std::vector<any_witness> out;
-    out.reserve(count);
-    for (auto& w : got) {  // the first failure in partition order
-      if (!w) return w.error();
-      out.push_back(std::move(w).value());
-    }
-    return out;
   };
   struct group {
     uint32_t first = 0, count = 0;
     reservation extra;     // batch_size()'s: the batch's witnesses beyond one
     reservation prefetch;  // one more, while the group before still holds its own
-    std::future<result<std::vector<any_witness>>> read;  // last: joined before the reservations go
+    std::unique_ptr<witness_stream> read;  // last: its reads end before the reservations go
   };
   auto plan = [&](uint32_t first) {
     auto g = std::make_unique<group>();
@@ -331,11 +313,14 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     }
     set_state(*j, job_state::synthesizing);
     const auto ts = steady_clock::now();
-    if (!cur->read.valid())
+    if (!cur->read) {
       for (uint32_t q = p; q < p + batch; ++q) event(*j, event_kind::synth_start, q, index);
-    auto got = cur->read.valid() ? cur->read.get() : read_group(p, batch);
-    if (!got) return fail_unless_stopped(got.error());
-    const std::vector<any_witness>& witnesses = *got;
+      cur->read = read_group(p, batch);
+    }
+    witness_stream& witnesses = *cur->read;
+    // One partition's proof needs its witness first; a batch's backend waits for each in its turn.
+    if (batch == 1)
+      if (auto w = witnesses.wait(0); !w) return fail_unless_stopped(w.error());
     const double read_s = seconds_since(ts);
 
     std::unique_ptr<group> next;
@@ -349,7 +334,7 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
         next->prefetch = std::move(room).value();
         for (uint32_t q = next->first; q < next->first + next->count; ++q)
           event(*j, event_kind::synth_start, q, index);
-        next->read = std::async(std::launch::async, read_group, next->first, next->count);
+        next->read = read_group(next->first, next->count);
       }
     }
 
@@ -360,18 +345,20 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     const int64_t call_us = now_unix_us();
     result<std::vector<any_proof>> made = std::vector<any_proof>{};
     if (batch == 1) {
-      auto one = backend_->prove(call, witnesses[0], j->cancel, report);
+      auto one = backend_->prove(call, *witnesses.wait(0).value(), j->cancel, report);
       if (one)
         made->push_back(std::move(one).value());
       else
         made = one.error();
     } else {
-      std::vector<const any_witness*> each;
-      for (const auto& w : witnesses) each.push_back(&w);
-      made = backend_->prove_batch(call, each, j->cancel, report);
+      made = backend_->prove_batch(call, witnesses, j->cancel, report);
       if (made && made->size() != batch)
         made = status(errc::internal, "the batch gave " + std::to_string(made->size()) + " proofs for " +
                                           std::to_string(batch) + " witnesses");
+      // A witness whose read failed ended the batch: the job fails with that read's error (the
+      // first in partition order), as it would have before the batch began.
+      if (!made)
+        if (status read = witnesses.wait_all(); !read) return fail_unless_stopped(read);
     }
     kernels_.record(slot, index, info.id, p, on_wall_clock(report.phases.kernel_spans));
     const double synthesis_s = report.phases.witness + report.phases.synthesis;
@@ -389,7 +376,9 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     if (!made) return fail_unless_stopped(made.error().with_context(which + ": " + backend_->name() + " prover"));
 
     for (uint32_t q = 0; q < batch; ++q) {
-      const any_witness& w = witnesses[q];
+      auto read = witnesses.wait(q);  // every read has ended: the backend took each witness
+      if (!read) return fail_unless_stopped(read.error());
+      const any_witness& w = **read;
       const any_proof& proof = (*made)[q];
       const std::string name = "partition " + std::to_string(p + q);
       if (opt_.verify_proofs) {

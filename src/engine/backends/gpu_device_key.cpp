@@ -22,10 +22,12 @@ uint64_t point_bytes(const key_material<C>& m, groth16::key_vector_set set) {
   return bytes;
 }
 
-// Where a key's points and twiddles go on a slot: the vectors it streams, how its NTT plan keeps
-// its twiddles, and whether its workers run B2 beside A, B1 and C (one arena more each).
+// Where a key's points and twiddles go on a slot: the vectors it streams and the range they cross
+// in, how its NTT plan keeps its twiddles, whether its workers run B2 beside A, B1 and C (one
+// arena more each), and how many of a, b, c a proof keeps on the device at once.
 struct placement {
   groth16::key_vector_set streamed;
+  std::size_t chunk_points = 0;  // 0: the MSM's default range
   gpu::ntt_memory twiddles = gpu::ntt_memory::tables;
   bool b2_beside = false;
   groth16::abc_on_device abc = groth16::abc_on_device::three;
@@ -41,29 +43,26 @@ uint64_t known_device_bytes(const key_material<C>& m, const placement& p) {
   return resident + twiddles + m.matrices->a.bytes() + m.matrices->b.bytes();
 }
 
-// Where a key goes on a slot with `budget` bytes for keys, counting one worker's buffers with it
-// (groth16::place_at_range): compact twiddles where the key and the buffers do not fit with the
-// plan's tables, the vectors it always streams (gpu_options::streamed) and what else must stream,
-// and B2 beside A, B1 and C only where its arena costs no resident vector and no table; all
-// vectors streamed and B2 in turn where even that does not fit (the upload is then refused on the
-// estimate). The worker's buffers count because their MSM arenas grow with a resident key
-// (several GB each at 2^24): a key chosen on its own points could fill the budget and leave its
-// workers waiting for room that never comes. The buffers are reserved in the device budget, not
-// the key budget, when a proof runs.
+// Where a key goes on a slot with `budget` bytes for keys, counting one worker's buffers with it:
+// groth16::fit_to_budget, the bench's own choice, so that what `cuzk bench prove --gpu-budget-mib`
+// proves the daemon proves in a slot of that size. Compact twiddles where the key and the buffers
+// do not fit with the plan's tables, the vectors it always streams (gpu_options::streamed) and
+// what else must stream, B2 beside A, B1 and C only where its arena costs no resident vector and
+// no table; then smaller ranges of streamed points (a streamed MSM's arena shrinks with its range),
+// and two of a, b, c on the device only where nothing else fits. Where even that does not fit, all
+// vectors streamed at the default range (the upload is then refused on the estimate). The worker's
+// buffers count because their MSM arenas grow with a resident key (several GB each at 2^24): a key
+// chosen on its own points could fill the budget and leave its workers waiting for room that
+// never comes. The buffers are reserved in the device budget, not the key budget, when a proof
+// runs (gpu_prover_backend.cpp, at the key's range).
 template <class C>
 placement place_on(const key_material<C>& m, groth16::gpu_key_options o, uint64_t budget) {
   o.workspace = groth16::key_workspace::own;  // what estimate_device_bytes counts for one worker
-  auto placed = groth16::place_at_range<C>(m.view, o, budget);
-  // Two of a, b, c on the device at a time where the key fits no other way at this range.
-  if (!placed && o.abc == groth16::abc_on_device::three && o.synthesis != groth16::synthesis_place::device) {
-    groth16::gpu_key_options two = o;
-    two.abc = groth16::abc_on_device::two;
-    placed = groth16::place_at_range<C>(m.view, two, budget);
-  }
+  const auto placed = groth16::fit_to_budget<C>(m.view, o, budget);
   if (!placed)
-    return {groth16::key_vector_set::all(), groth16::choose_twiddles<C>(m.view, o, budget), false,
+    return {groth16::key_vector_set::all(), 0, groth16::choose_twiddles<C>(m.view, o, budget), false,
             groth16::abc_on_device::three};
-  return {placed->streamed, placed->twiddles, placed->b2_beside, placed->abc};
+  return {placed->streamed, placed->stream_chunk_points, placed->twiddles, placed->b2_beside, placed->abc};
 }
 
 template <class C>
@@ -107,6 +106,7 @@ result<std::shared_ptr<const device_key>> gpu_uploader::upload(const loaded_key&
   auto place = [&](const auto& m) {
     const placement p = place_on(m, o, where.budget);
     o.streamed = p.streamed;
+    o.stream_chunk_points = p.chunk_points;
     o.twiddles = p.twiddles;
     o.b2_beside = p.b2_beside;
     o.abc = p.abc;

@@ -88,7 +88,7 @@ class gpu_backend final : public prover_backend {
     return batch_on<bls12_381>(call, *call.key.get<bls12_381>(), dk, remaining);
   }
 
-  result<std::vector<any_proof>> prove_batch(const prove_call& call, std::span<const any_witness* const> witnesses,
+  result<std::vector<any_proof>> prove_batch(const prove_call& call, batch_witnesses& witnesses,
                                              const cancel_token& cancel, prove_report& report) override {
     if (witnesses.size() < 2 || call.on_device == nullptr)
       return prover_backend::prove_batch(call, witnesses, cancel, report);
@@ -408,14 +408,10 @@ class gpu_backend final : public prover_backend {
   template <class C>
   result<std::vector<any_proof>> prove_batch_on(const prove_call& call, worker_state& w, gpu_slot_state& sl,
                                                 const key_material<C>& m, const gpu_device_key& dk,
-                                                std::span<const any_witness* const> witnesses,
-                                                const cancel_token& cancel, prove_report& report) {
+                                                batch_witnesses& witnesses, const cancel_token& cancel,
+                                                prove_report& report) {
     using fr = typename C::fr;
     using repr = typename fr::repr;
-    for (std::size_t p = 0; p < witnesses.size(); ++p)
-      if (witnesses[p]->curve != formats::curve_id_of<C>)
-        return status(errc::invalid_argument, "partition " + std::to_string(p) + " of the batch: witness: expected " +
-                                                  C::name + " values for a " + C::name + " key");
     const auto* gk = std::get_if<groth16::gpu_proving_key<C>>(&dk.key);
     if (gk == nullptr) return status(errc::internal, "gpu backend: the device copy is of the other curve");
     const auto parts = static_cast<unsigned>(witnesses.size());
@@ -454,15 +450,26 @@ class gpu_backend final : public prover_backend {
                            groth16::key_msm_scratch<C>(m.view, gk->streamed(), gk->stream_chunk_points(), parts,
                                                        gk->b2_beside())));
     }
-    std::vector<std::span<const repr>> each(parts);
+    // Each witness as the engine's read of it ends: the prover starts on the first partitions
+    // (their copies, synthesis and transforms) while the last are read.
+    groth16::batch_witness_source<C> source;
+    source.count = parts;
+    source.ready = [&witnesses](std::size_t p) { return witnesses.ready(p); };
+    source.wait = [&witnesses](std::size_t p) -> result<std::span<const repr>> {
+      auto read = witnesses.wait(p);
+      if (!read) return read.error();
+      if ((*read)->curve != formats::curve_id_of<C>)
+        return status(errc::invalid_argument, "partition " + std::to_string(p) + " of the batch: witness: expected " +
+                                                  C::name + " values for a " + C::name + " key");
+      return std::span<const repr>((*read)->values);
+    };
     std::vector<fr> r(parts), s(parts);
     for (unsigned p = 0; p < parts; ++p) {
-      each[p] = std::span<const repr>(witnesses[p]->values);
       r[p] = groth16::os_random_scalar<fr>();
       s[p] = groth16::os_random_scalar<fr>();
     }
     const groth16::gpu_context<C> where{*gk, ws.get()};
-    auto proofs = groth16::prove_batch_with<C>(m.view, each, r, s, &report.phases, where);
+    auto proofs = groth16::prove_batch_from<C>(m.view, source, r, s, &report.phases, where);
     report.ran_on = sl.slot.name;
     if (!proofs) return proofs.error().with_context(sl.slot.name);
     count_proofs(sl, report, parts, parts);

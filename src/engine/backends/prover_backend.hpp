@@ -10,7 +10,9 @@
 //
 // Batches. A backend may prove several partitions of one job in one call (batch_partitions(), then
 // prove_batch()), where that saves work: the GPU backend's streamed keys, whose points then cross
-// PCIe once for the batch. The engine reads the batch's witnesses together and checks each proof.
+// PCIe once for the batch. The engine reads the batch's witnesses on threads of its own and hands
+// the backend each as its read ends (batch_witnesses.hpp), so a backend can start on the first
+// partitions while the last are read; it checks each proof.
 //
 // Workers and slots. A backend says how many workers it wants and which device slot each serves
 // (worker_slots(); a CPU backend says nothing and the engine runs engine_options::workers). The
@@ -31,6 +33,7 @@
 #include "base/result.hpp"
 #include "curves/bls12_381_groups.hpp"
 #include "curves/bn254_groups.hpp"
+#include "engine/jobs/batch_witnesses.hpp"
 #include "engine/jobs/cancel_token.hpp"
 #include "engine/jobs/witness.hpp"
 #include "engine/keys/device_tier.hpp"
@@ -135,15 +138,17 @@ class prover_backend {
   // point vectors from host memory (each range then crosses PCIe once for the batch, not once per
   // partition), as many as its device budget has room for now.
   virtual unsigned batch_partitions(const prove_call& /*call*/, unsigned /*remaining*/) { return 1; }
-  // One proof per witness, in order, all of call.key, with fresh random r, s each. The report is
-  // the batch's: its phases summed over the partitions. The default proves them one after another.
-  virtual result<std::vector<any_proof>> prove_batch(const prove_call& call,
-                                                     std::span<const any_witness* const> witnesses,
+  // One proof per witness, in order, all of call.key, with fresh random r, s each; a witness whose
+  // read failed ends the batch with that error. The report is the batch's: its phases summed over
+  // the partitions. The default proves them one after another, each as soon as it is read.
+  virtual result<std::vector<any_proof>> prove_batch(const prove_call& call, batch_witnesses& witnesses,
                                                      const cancel_token& cancel, prove_report& report) {
     std::vector<any_proof> out;
-    for (const any_witness* w : witnesses) {
+    for (std::size_t q = 0; q < witnesses.size(); ++q) {
+      auto w = witnesses.wait(q);
+      if (!w) return w.error();
       prove_report one;
-      auto p = prove(call, *w, cancel, one);
+      auto p = prove(call, **w, cancel, one);
       add_report(report, one);
       if (!p) return p.error().with_context("partition " + std::to_string(out.size()) + " of the batch");
       out.push_back(std::move(p).value());

@@ -12,10 +12,18 @@
 // (gpu_batch_prover_test.cpp checks this against the CPU prover). The phase timings are the
 // batch's: the MSMs' and NTTs' sums over the partitions, the total the whole batch's.
 //
+// Witnesses as they arrive. A caller that reads the witnesses from disk (the daemon: 10 files of
+// up to 4 GiB for a PoRep job) hands prove_batch_from() a source instead of the spans: the batch
+// asks for each partition's witness in order when it stages it, so the first partitions'
+// synthesis, NTTs and h run while the last are still being read, and only the MSMs' one pass over
+// the points waits for every witness. A witness that is late is waited for without the device's
+// kernel gate (another proof on the slot runs meanwhile); the wait counts in timings->witness.
+//
 // Thread: as prove_with(): one batch per workspace at a time.
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -29,8 +37,28 @@ template <class Curve>
 std::size_t batch_device_bytes(const proving_key_view<Curve>& pk, const gpu_proving_key<Curve>& key,
                                std::size_t partitions);
 
+// A batch's witnesses, each there once the caller has it.
+template <class Curve>
+struct batch_witness_source {
+  std::size_t count = 0;
+  // Partition p's values, waiting until they are there; called once per partition, in order. The
+  // values stay valid until prove_batch_from() returns. An error ends the batch with it.
+  std::function<result<std::span<const typename Curve::fr::repr>>(std::size_t p)> wait;
+  // Whether wait(p) would return without waiting; null: always.
+  std::function<bool(std::size_t p)> ready;
+};
+
 // One proof per witness, in order, with blinding factors r[i], s[i].
-// Errors: those of prove_with() for any witness (naming the partition), r or s of another length.
+// Errors: those of prove_with() for any witness (naming the partition), r or s of another length,
+// and a source's own (as it gave them).
+template <class Curve>
+result<std::vector<formats::proof<Curve>>> prove_batch_from(const proving_key_view<Curve>& pk,
+                                                            const batch_witness_source<Curve>& witnesses,
+                                                            std::span<const typename Curve::fr> r,
+                                                            std::span<const typename Curve::fr> s,
+                                                            phase_timings* timings, const gpu_context<Curve>& where);
+
+// prove_batch_from() with every witness in memory already.
 template <class Curve>
 result<std::vector<formats::proof<Curve>>> prove_batch_with(
     const proving_key_view<Curve>& pk, std::span<const std::span<const typename Curve::fr::repr>> witnesses,
@@ -40,6 +68,9 @@ result<std::vector<formats::proof<Curve>>> prove_batch_with(
 #define CUZK_GPU_BATCH_PROVER_EXTERN(C)                                                                   \
   extern template std::size_t batch_device_bytes<C>(const proving_key_view<C>&, const gpu_proving_key<C>&, \
                                                     std::size_t);                                        \
+  extern template result<std::vector<formats::proof<C>>> prove_batch_from<C>(                             \
+      const proving_key_view<C>&, const batch_witness_source<C>&, std::span<const C::fr>,                 \
+      std::span<const C::fr>, phase_timings*, const gpu_context<C>&);                                     \
   extern template result<std::vector<formats::proof<C>>> prove_batch_with<C>(                             \
       const proving_key_view<C>&, std::span<const std::span<const C::fr::repr>>, std::span<const C::fr>,  \
       std::span<const C::fr>, phase_timings*, const gpu_context<C>&)

@@ -4,7 +4,9 @@
 // The order. Per partition, on the proving thread under the proof's turn: its witness staged into
 // pinned memory and copied into its own device vector, then its synthesis on the device (or on
 // the host, copied in), NTTs and h into its own h vector. The next witness is staged on the host
-// while the device transforms this one. Once every witness is on the device, the MSM thread runs
+// while the device transforms this one, if it has arrived (batch_witness_source::ready); if not,
+// the proof lets go of the kernel gate once the transforms have ended and then waits for it.
+// Once every witness is on the device, the MSM thread runs
 // A, B1 and C once for all of them, beside the remaining transforms, and B2 beside them on a thread
 // of its own where the key gave it an arena (or in their turn); the H MSM then runs once for every
 // h. Then the proofs are assembled in order.
@@ -114,25 +116,27 @@ std::size_t batch_device_bytes(const proving_key_view<Curve>& pk, const gpu_prov
 }
 
 template <class Curve>
-result<std::vector<formats::proof<Curve>>> prove_batch_with(
-    const proving_key_view<Curve>& pk, std::span<const std::span<const typename Curve::fr::repr>> witnesses,
-    std::span<const typename Curve::fr> r, std::span<const typename Curve::fr> s, phase_timings* timings,
-    const gpu_context<Curve>& where) {
+result<std::vector<formats::proof<Curve>>> prove_batch_from(const proving_key_view<Curve>& pk,
+                                                            const batch_witness_source<Curve>& witnesses,
+                                                            std::span<const typename Curve::fr> r,
+                                                            std::span<const typename Curve::fr> s,
+                                                            phase_timings* timings, const gpu_context<Curve>& where) {
   using repr = typename Curve::fr::repr;
   using ev = typename gpu_workspace<Curve>::event_id;
   auto& st = where.key.state();
-  const std::size_t parts = witnesses.size();
+  const std::size_t parts = witnesses.count;
   if (r.size() != parts || s.size() != parts)
     return status(errc::invalid_argument, "gpu batch prover: r and s: expected one each per partition (" +
                                               std::to_string(parts) + "), found " + std::to_string(r.size()) +
                                               " and " + std::to_string(s.size()));
+  if (parts > 0 && !witnesses.wait)
+    return status(errc::invalid_argument, "gpu batch prover: the witness source has no wait()");
   std::unique_lock<std::mutex> own_lock;
   auto found = detail::workspace_of(where, own_lock);
   if (!found) return found.error();
   gpu_workspace<Curve>* ws = *found;
-  for (std::size_t p = 0; p < parts; ++p)
-    if (status ok = detail::check_inputs(st, *ws, pk, witnesses[p].size()); !ok)
-      return ok.with_context("partition " + std::to_string(p));
+  // The key and the workspace now; each witness's length when it arrives.
+  CUZK_TRY(detail::check_inputs(st, *ws, pk, pk.n_vars));
   phase_timings local;
   phase_timings& t = timings != nullptr ? *timings : local;
   t = {};
@@ -157,6 +161,20 @@ result<std::vector<formats::proof<Curve>>> prove_batch_with(
   auto copied = gpu::cuda_event::create();
   if (!copied) return copied.error();
 
+  // Partition p's witness from the source (waiting for it where it is late), its length checked.
+  std::vector<std::span<const repr>> arrived(parts);
+  auto arrive = [&](std::size_t p) -> status {
+    auto w = witnesses.wait(p);
+    if (!w) return w.error();
+    if (w->size() != pk.n_vars)
+      return status(errc::invalid_argument, "witness: length: expected the key's nVars = " +
+                                                std::to_string(pk.n_vars) + ", found " + std::to_string(w->size()))
+          .with_context("partition " + std::to_string(p));
+    arrived[p] = *w;
+    return status::ok();
+  };
+  auto has_arrived = [&](std::size_t p) { return !witnesses.ready || witnesses.ready(p); };
+
   shared_turn turn(*st.kernel_lock);
   std::vector<msm_sums<Curve>> sums(parts);
   phase_timings side{}, b2_side{};
@@ -164,17 +182,20 @@ result<std::vector<formats::proof<Curve>>> prove_batch_with(
   std::jthread msm_thread;
   status main_path = [&]() -> status {
     auto run_of = [&](std::size_t p, phase_timings& tp) {
-      detail::gpu_proof_run<Curve> run{st, *ws, turn, pk, witnesses[p], *where.pool, tp};
+      detail::gpu_proof_run<Curve> run{st, *ws, turn, pk, arrived[p], *where.pool, tp};
       run.witness_vector = v.witnesses.data() + p * st.n_vars;
       run.h_vector = v.h.data() + p * st.domain_size;
       return run;
     };
     std::vector<phase_timings> tp(parts);
-    {
-      auto first = run_of(0, tp[0]);
+    auto arrive_and_stage = [&](std::size_t p) -> status {
       phase_timer timer(&t.witness);
-      detail::stage_witness(first);
-    }
+      CUZK_TRY(arrive(p));
+      auto run = run_of(p, tp[p]);
+      detail::stage_witness(run);
+      return status::ok();
+    };
+    CUZK_TRY(arrive_and_stage(0));
     for (std::size_t p = 0; p < parts; ++p) {
       auto run = run_of(p, tp[p]);
       CUZK_TRY(detail::copy_witness(run));
@@ -188,16 +209,21 @@ result<std::vector<formats::proof<Curve>>> prove_batch_with(
         });
       }
       if (!run.on_device()) CUZK_TRY(detail::synthesize_on_host(run));
-      detail::timed_kernel_lock lock(turn, "ntt_h", t.lock_wait, t.kernel_spans);
-      CUZK_TRY(detail::transform(run));
-      // The next witness is staged while the device transforms this one; the workspace's a | b | c
-      // and events are the next partition's once the transforms have ended.
-      if (p + 1 < parts) {
-        auto next = run_of(p + 1, tp[p + 1]);
-        phase_timer timer(&t.witness);
-        detail::stage_witness(next);
+      const bool next = p + 1 < parts;
+      bool next_staged = false;
+      {
+        detail::timed_kernel_lock lock(turn, "ntt_h", t.lock_wait, t.kernel_spans);
+        CUZK_TRY(detail::transform(run));
+        // The next witness, if it is there, is staged while the device transforms this one; the
+        // workspace's a | b | c and events are the next partition's once the transforms have ended.
+        if (next && has_arrived(p + 1)) {
+          CUZK_TRY(arrive_and_stage(p + 1));
+          next_staged = true;
+        }
+        CUZK_CUDA_TRY(cudaStreamSynchronize(ws->ntt_stream()));
       }
-      CUZK_CUDA_TRY(cudaStreamSynchronize(ws->ntt_stream()));
+      // A late witness is waited for without the gate.
+      if (next && !next_staged) CUZK_TRY(arrive_and_stage(p + 1));
       t.synthesis += tp[p].synthesis;
       if (auto span = detail::event_seconds(ws->event(ev::ntt_begin), ws->event(ev::ntt_end))) t.ntt += *span;
     }
@@ -222,6 +248,18 @@ result<std::vector<formats::proof<Curve>>> prove_batch_with(
   return proofs;
 }
 
+template <class Curve>
+result<std::vector<formats::proof<Curve>>> prove_batch_with(
+    const proving_key_view<Curve>& pk, std::span<const std::span<const typename Curve::fr::repr>> witnesses,
+    std::span<const typename Curve::fr> r, std::span<const typename Curve::fr> s, phase_timings* timings,
+    const gpu_context<Curve>& where) {
+  using repr = typename Curve::fr::repr;
+  batch_witness_source<Curve> source;
+  source.count = witnesses.size();
+  source.wait = [witnesses](std::size_t p) -> result<std::span<const repr>> { return witnesses[p]; };
+  return prove_batch_from<Curve>(pk, source, r, s, timings, where);
+}
+
 }  // namespace cuzk::groth16
 
 // The explicit instantiations for one curve (gpu_batch_prover_<curve>.cpp expand it).
@@ -229,6 +267,9 @@ result<std::vector<formats::proof<Curve>>> prove_batch_with(
   namespace cuzk::groth16 {                                                                                   \
   template std::size_t batch_device_bytes<C>(const proving_key_view<C>&, const gpu_proving_key<C>&,           \
                                              std::size_t);                                                    \
+  template result<std::vector<formats::proof<C>>> prove_batch_from<C>(                                        \
+      const proving_key_view<C>&, const batch_witness_source<C>&, std::span<const C::fr>,                     \
+      std::span<const C::fr>, phase_timings*, const gpu_context<C>&);                                         \
   template result<std::vector<formats::proof<C>>> prove_batch_with<C>(                                        \
       const proving_key_view<C>&, std::span<const std::span<const C::fr::repr>>, std::span<const C::fr>,      \
       std::span<const C::fr>, phase_timings*, const gpu_context<C>&);                                         \

@@ -5,12 +5,17 @@
 // satisfying witness's proof verifies. The others are valid field elements that satisfy nothing
 // (the prover does not check, so each still has one right answer), among them a witness of zeros:
 // a batch that mixed up its partitions' scalars or buckets would give another partition's points.
+// Witnesses that arrive while the batch runs (prove_batch_from): the same proofs, streamed and
+// resident; a source that fails at a partition mid-batch ends the batch with its error.
 #include "groth16/gpu/gpu_batch_prover.hpp"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "groth16/circuit_io.hpp"
@@ -133,6 +138,111 @@ TYPED_TEST(gpu_batch_prover_test, every_partition_equals_the_cpu_proof_of_its_wi
                                  std::span<const Fr>(s).first(1), nullptr, gpu_context<C>{*gk});
   ASSERT_TRUE(one.is_ok()) << one.error().to_string();
   EXPECT_EQ((*one)[0], want[0]);
+}
+
+// Witnesses arriving one by one from another thread, later than the batch asks for them: each
+// partition's proof is still the CPU's, with the key resident and streamed, with synthesis on the
+// device and on the host; a source that fails at partition 2 ends the batch with that error, and
+// the key proves again afterwards.
+TYPED_TEST(gpu_batch_prover_test, witnesses_that_arrive_during_the_batch_give_the_same_proofs) {
+  CUZK_REQUIRE_GPU();
+  using C = TypeParam;
+  using Fr = typename C::fr;
+  using repr = typename Fr::repr;
+  const auto circuit = synth::make_synthetic_circuit<Fr>(9, synth::witness_kind::mostly_boolean, 43);
+  auto dk = development_setup<C>(circuit.cs);
+  ASSERT_TRUE(dk.is_ok()) << dk.error().to_string();
+  auto pk_owned = proving_key<C>::from_key_data(dk->key);
+  ASSERT_TRUE(pk_owned.is_ok()) << pk_owned.error().to_string();
+  const auto& pk = pk_owned->view();
+  std::mt19937_64 rng(4343);
+  constexpr std::size_t parts = 5;
+  std::vector<std::vector<repr>> ws(parts, circuit.witness);
+  for (std::size_t p = 1; p < parts; ++p)
+    for (std::size_t i = 1 + pk.n_public; i < ws[p].size(); ++i)
+      ws[p][i] = (rng() % 4 == 0 ? Fr::random(rng) : Fr::from_uint(rng() % 2)).to_canonical();
+  std::vector<Fr> r(parts), s(parts);
+  std::vector<formats::proof<C>> want;
+  for (std::size_t p = 0; p < parts; ++p) {
+    r[p] = Fr::random(rng);
+    s[p] = Fr::random(rng);
+    auto cpu = prove_with<C>(pk, ws[p], r[p], s[p]);
+    ASSERT_TRUE(cpu.is_ok()) << cpu.error().to_string();
+    want.push_back(*cpu);
+  }
+
+  // A reader thread that makes partition p available 20 ms after p - 1; `fail_at` fails instead.
+  struct late_source {
+    std::vector<std::atomic<bool>> there;
+    std::jthread reader;
+    explicit late_source(std::size_t n) : there(n) {
+      reader = std::jthread([this] {
+        for (auto& t : there) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          t.store(true);
+        }
+      });
+    }
+  };
+  std::size_t asked_late = 0;
+  auto source_of = [&](late_source& ls, std::size_t fail_at) {
+    batch_witness_source<C> src;
+    src.count = parts;
+    src.ready = [&ls](std::size_t p) { return ls.there[p].load(); };
+    src.wait = [&, fail_at](std::size_t p) -> result<std::span<const repr>> {
+      if (!ls.there[p].load()) ++asked_late;
+      while (!ls.there[p].load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      if (p == fail_at) return status(errc::io_error, "partition " + std::to_string(p) + ": the file was cut short");
+      return std::span<const repr>(ws[p]);
+    };
+    return src;
+  };
+
+  std::vector<gpu_key_options> configs(3);
+  configs[1].streamed = key_vector_set::all();
+  configs[1].stream_chunk_points = 100;
+  configs[2] = gpu_key_options(synthesis_place::host_pinned);
+  configs[2].streamed = key_vector_set().with(key_vector::h).with(key_vector::b2);
+  configs[2].stream_chunk_points = 77;
+  for (std::size_t k = 0; k < configs.size(); ++k) {
+    SCOPED_TRACE("configuration " + std::to_string(k));
+    auto gk = gpu_proving_key<C>::create(pk, 0, configs[k]);
+    ASSERT_TRUE(gk.is_ok()) << gk.error().to_string();
+    {
+      late_source ls(parts);
+      phase_timings t;
+      auto got = prove_batch_from<C>(pk, source_of(ls, parts), r, s, &t, gpu_context<C>{*gk});
+      ASSERT_TRUE(got.is_ok()) << got.error().to_string();
+      ASSERT_EQ(got->size(), parts);
+      for (std::size_t p = 0; p < parts; ++p) EXPECT_EQ((*got)[p], want[p]) << "partition " << p;
+      // The batch waited for witnesses that were not there yet: it did run ahead of them.
+      EXPECT_GT(t.witness, 0.0);
+    }
+    {
+      late_source ls(parts);
+      auto failed = prove_batch_from<C>(pk, source_of(ls, 2), r, s, nullptr, gpu_context<C>{*gk});
+      ASSERT_FALSE(failed.is_ok());
+      EXPECT_EQ(failed.error().code(), errc::io_error);
+      EXPECT_NE(failed.error().to_string().find("partition 2: the file was cut short"), std::string::npos)
+          << failed.error().to_string();
+    }
+    // A witness of the wrong length, arriving third, names its partition.
+    std::vector<repr> cut(ws[0].begin(), ws[0].end() - 1);
+    batch_witness_source<C> short_one;
+    short_one.count = parts;
+    short_one.wait = [&](std::size_t p) -> result<std::span<const repr>> {
+      return p == 2 ? std::span<const repr>(cut) : std::span<const repr>(ws[p]);
+    };
+    auto wrong = prove_batch_from<C>(pk, short_one, r, s, nullptr, gpu_context<C>{*gk});
+    ASSERT_FALSE(wrong.is_ok());
+    EXPECT_NE(wrong.error().to_string().find("partition 2"), std::string::npos) << wrong.error().to_string();
+    // And the key proves again, from spans.
+    std::vector<std::span<const repr>> spans(ws.begin(), ws.end());
+    auto again = prove_batch_with<C>(pk, spans, r, s, nullptr, gpu_context<C>{*gk});
+    ASSERT_TRUE(again.is_ok()) << again.error().to_string();
+    for (std::size_t p = 0; p < parts; ++p) EXPECT_EQ((*again)[p], want[p]) << "partition " << p;
+  }
+  EXPECT_GT(asked_late, 0u) << "no witness was ever asked for before it arrived";
 }
 
 }  // namespace

@@ -1,0 +1,84 @@
+// The threads behind witness_stream.hpp.
+#include "engine/jobs/witness_stream.hpp"
+
+#include <string>
+#include <utility>
+
+#include "base/in_order_async.hpp"
+
+namespace cuzk::engine {
+
+witness_stream::witness_stream(std::size_t count, std::size_t at_once, read_fn read, on_driver_fn on_driver)
+    : read_(std::move(read)), slots_(count) {
+  if (count == 0) return;
+  try {
+    driver_ = std::jthread([this, at_once, on_driver = std::move(on_driver)] { drive(at_once, on_driver); });
+  } catch (const std::system_error&) {  // no thread to be had: read them here, in turn
+    drive(1, [](std::size_t) { return true; });
+  }
+}
+
+witness_stream::~witness_stream() {
+  {
+    std::lock_guard lk(m_);
+    stopping_ = true;
+  }
+  if (driver_.joinable()) driver_.join();
+}
+
+void witness_stream::drive(std::size_t at_once, const on_driver_fn& on_driver) {
+  in_order_async<bool>(
+      slots_.size(), at_once,
+      [this](std::size_t p) {
+        bool skip = false;
+        {
+          std::lock_guard lk(m_);
+          skip = stopping_ || failed_at_ < p;
+        }
+        publish(p, skip ? result<any_witness>(status(errc::cancelled, "partition " + std::to_string(p) +
+                                                                          ": not read: an earlier partition failed or "
+                                                                          "the batch ended"))
+                        : read_(p));
+        return true;
+      },
+      on_driver);
+  // The read function's captures (a host memory reservation for the reads) go with the reads.
+  read_ = nullptr;
+}
+
+void witness_stream::publish(std::size_t p, result<any_witness> got) {
+  std::lock_guard lk(m_);
+  if (!got && p < failed_at_) failed_at_ = p;
+  slots_[p].emplace(std::move(got));
+  done_.notify_all();
+}
+
+result<const any_witness*> witness_stream::wait(std::size_t p) {
+  if (p >= slots_.size())
+    return status(errc::out_of_range, "witness stream: no partition " + std::to_string(p) + " in a batch of " +
+                                          std::to_string(slots_.size()));
+  std::unique_lock lk(m_);
+  done_.wait(lk, [&] { return slots_[p].has_value(); });
+  const auto& got = *slots_[p];
+  if (!got) return got.error();
+  return &*got;
+}
+
+bool witness_stream::ready(std::size_t p) const {
+  std::lock_guard lk(m_);
+  return p < slots_.size() && slots_[p].has_value();
+}
+
+status witness_stream::first_failure() const {
+  std::lock_guard lk(m_);
+  if (failed_at_ == SIZE_MAX) return status::ok();
+  return slots_[failed_at_]->error();
+}
+
+status witness_stream::wait_all() {
+  for (std::size_t p = 0; p < slots_.size(); ++p)
+    if (auto w = wait(p); !w) return first_failure();
+  return status::ok();
+}
+
+}  // namespace cuzk::engine
