@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <memory>
 #include <new>
@@ -48,6 +49,24 @@ class bulk_array {
     if (align == bulk_huge_page) advise_huge_pages(p_.get(), bytes);
   }
 
+  // The n elements at byte `offset` of `bytes`, in place: the array takes over the whole block (and
+  // frees it whole), without a copy. For values at a known place inside a file read whole into
+  // memory (a .wtns's, engine/jobs/witness.cpp). Empty where they would not fit inside `bytes` or
+  // would not be aligned for T; `bytes` is then left as it was.
+  static bulk_array adopt(bulk_array<uint8_t>& bytes, std::size_t offset, std::size_t n) {
+    bulk_array out;
+    if (n == 0 || offset > bytes.size() || n > (bytes.size() - offset) / sizeof(T)) return out;
+    uint8_t* first = bytes.data() + offset;
+    if (reinterpret_cast<std::uintptr_t>(first) % alignof(T) != 0) return out;
+    const std::size_t align = bytes.p_.get_deleter().align;
+    bytes.p_.release();
+    bytes.n_ = 0;
+    out.p_.reset(reinterpret_cast<T*>(first));
+    out.p_.get_deleter() = aligned_delete{align, offset};
+    out.n_ = n;
+    return out;
+  }
+
   bulk_array(bulk_array&& o) noexcept : p_(std::move(o.p_)), n_(std::exchange(o.n_, 0)) {}
   bulk_array& operator=(bulk_array&& o) noexcept {
     p_ = std::move(o.p_);
@@ -67,9 +86,14 @@ class bulk_array {
   const T& operator[](std::size_t i) const noexcept { return p_.get()[i]; }
 
  private:
+  template <class>
+  friend class bulk_array;  // adopt() takes another's block
   struct aligned_delete {
     std::size_t align = alignof(std::max_align_t);
-    void operator()(T* p) const noexcept { ::operator delete (p, std::align_val_t{align}); }
+    std::size_t lead = 0;  // bytes of the block before the first element (adopt())
+    void operator()(T* p) const noexcept {
+      ::operator delete (reinterpret_cast<unsigned char*>(p) - lead, std::align_val_t{align});
+    }
   };
   std::unique_ptr<T[], aligned_delete> p_;
   std::size_t n_ = 0;

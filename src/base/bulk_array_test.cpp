@@ -69,5 +69,35 @@ TEST(bulk_array, moves_leave_the_source_empty) {
   EXPECT_EQ(s.back(), 5u + (1u << 20) - 1);
 }
 
+// adopt(): values inside a block of bytes become an array of their own without a copy, and the
+// block is freed whole when that array goes (the sanitizer builds would see a wrong free); a
+// range that does not fit or is misaligned is refused and the bytes stay with their owner.
+TEST(bulk_array, adopts_aligned_values_inside_a_block_of_bytes_without_a_copy) {
+  for (const std::size_t total : {std::size_t{100}, std::size_t{3} << 20}) {  // small, and huge-page aligned
+    SCOPED_TRACE(total);
+    bulk_array<uint8_t> bytes(total);
+    for (std::size_t i = 0; i < total; ++i) bytes[i] = static_cast<uint8_t>(i * 7);
+    const uint8_t* block = bytes.data();
+    // Misaligned, and past the end: refused, the bytes untouched.
+    EXPECT_TRUE(bulk_array<uint64_t>::adopt(bytes, 3, 2).empty());
+    EXPECT_TRUE(bulk_array<uint64_t>::adopt(bytes, 8, total / 8).empty());
+    EXPECT_TRUE(bulk_array<uint64_t>::adopt(bytes, total + 8, 1).empty());
+    EXPECT_TRUE(bulk_array<uint64_t>::adopt(bytes, 8, 0).empty());
+    ASSERT_EQ(bytes.data(), block);
+    ASSERT_EQ(bytes.size(), total);
+    const std::size_t n = (total - 16) / 8;
+    auto values = bulk_array<uint64_t>::adopt(bytes, 16, n);
+    ASSERT_EQ(values.size(), n);
+    EXPECT_EQ(static_cast<const void*>(values.data()), static_cast<const void*>(block + 16));
+    EXPECT_TRUE(bytes.empty());
+    EXPECT_EQ(bytes.data(), nullptr);
+    uint64_t want = 0;
+    for (int k = 7; k >= 0; --k) want = (want << 8) | static_cast<uint8_t>((16 + k) * 7);
+    EXPECT_EQ(values[0], want);  // little-endian, as the files' values are
+    bulk_array<uint64_t> moved(std::move(values));
+    EXPECT_EQ(moved.size(), n);
+  }  // freed here, from the block's start
+}
+
 }  // namespace
 }  // namespace cuzk

@@ -263,7 +263,7 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     const bool spooled = q < j->rec.spooled.size() && j->rec.spooled[q];
     auto file = open_witness(j->rec.witness_paths[q],
                              spooled ? witness_origin::spooled : witness_origin::client_path, witness_dirs_, j->key);
-    auto w = file ? read_witness(file->wtns, j->key) : result<any_witness>(file.error());
+    auto w = file ? read_witness(std::move(file).value(), j->key) : result<any_witness>(file.error());
     if (!w) return w.error().with_context("partition " + std::to_string(q));
     return w;
   };

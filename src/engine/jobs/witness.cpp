@@ -63,10 +63,11 @@ result<witness_file> open_spooled(const std::string& path) {
 result<witness_file> open_witness(const std::string& path, witness_origin origin, const witness_dirs& dirs,
                                   const key_summary& key) {
   if (origin == witness_origin::spooled) return open_spooled(path);
-  auto bytes = dirs.read(path, max_witness_bytes(key));
+  auto bytes = dirs.read(path, max_witness_bytes(key), witness_file_lead);
   if (!bytes) return bytes.error();
   // The magic and version formats::wtns::open reads, over the bytes read.
-  auto f = formats::binfile::borrow({bytes->data(), bytes->size()}, path, "wtns", 2);
+  auto f = formats::binfile::borrow({bytes->data() + witness_file_lead, bytes->size() - witness_file_lead}, path,
+                                    "wtns", 2);
   if (!f) return f.error();
   auto w = formats::wtns::from_binfile(std::move(f).value());
   if (!w) return w.error();
@@ -116,6 +117,21 @@ status check_witness(const formats::wtns& w, const key_summary& key, const std::
 result<any_witness> read_witness(const formats::wtns& w, const key_summary& key) {
   CUZK_TRY(w.check_fits(key.curve, key.n_vars, "the circuit's key"));
   CUZK_TRY(w.validate());
+  return copy_values(w, key.curve);
+}
+
+result<any_witness> read_witness(witness_file&& file, const key_summary& key) {
+  const formats::wtns& w = file.wtns;
+  CUZK_TRY(w.check_fits(key.curve, key.n_vars, "the circuit's key"));
+  CUZK_TRY(w.validate());
+  const auto* values = reinterpret_cast<const uint8_t*>(w.values().data());
+  const uint8_t* block = file.bytes.data();
+  if (block != nullptr && values >= block && values < block + file.bytes.size()) {
+    any_witness out;
+    out.curve = key.curve;
+    out.values = bulk_array<bn254::fr::repr>::adopt(file.bytes, static_cast<std::size_t>(values - block), w.size());
+    if (out.values.size() == w.size()) return out;  // else misaligned: the bytes are still the file's
+  }
   return copy_values(w, key.curve);
 }
 

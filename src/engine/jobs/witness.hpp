@@ -4,7 +4,10 @@
 // before it is spooled, and a path's file once read (open_witness, check_witness): the header
 // (curve and nVars against the key's header) and every value against r, so a malformed or
 // mismatched witness is rejected before it is queued, with the first bad field named. At run time
-// read_witness() copies the values (at offset 76 in a .wtns) into 8-byte-aligned integers for the MSMs.
+// read_witness() gives the values (at offset 76 in a .wtns) as 8-byte-aligned integers for the
+// MSMs: a client's file, read into memory 4 bytes in, is used where it lies (no second buffer and
+// no copy: at 2^25 two fresh GiBs per partition were most of a read's time); a spooled file's
+// mapping, and a file whose values lie elsewhere, are copied.
 //
 // Both open the file through open_witness(): the engine's own spooled file as it is, named
 // "inline witness" in messages as at submit (never by its path in the daemon's data directory), a
@@ -55,12 +58,16 @@ result<formats::wtns> witness_from_bytes(std::vector<uint8_t> bytes, const std::
 status check_inline_witness(std::span<const uint8_t> bytes, const key_summary& key, const std::string& what);
 
 // A witness file open for reading: the .wtns over the engine's spool file's mapping, or over a
-// client's file read into memory of the engine's own (`bytes`, which `wtns` borrows: the two move
-// together; the bytes' address does not change when they do).
+// client's file read into memory of the engine's own (`bytes`, which `wtns` borrows from
+// witness_file_lead on: the two move together; the bytes' address does not change when they do).
 struct witness_file {
   bulk_array<uint8_t> bytes;
   formats::wtns wtns;
 };
+
+// Where in witness_file::bytes a client's file starts: the 76-byte header of every .wtns circom
+// and snarkjs write then ends on an 8-byte boundary, and the values after it are aligned.
+inline constexpr std::size_t witness_file_lead = 4;
 
 // The .wtns at `path`; a client's path read through `dirs` (refused unless they allow it).
 result<witness_file> open_witness(const std::string& path, witness_origin origin, const witness_dirs& dirs,
@@ -75,6 +82,9 @@ result<any_witness> read_checked_inline_witness(std::span<const uint8_t> bytes, 
 
 status check_witness(const formats::wtns& w, const key_summary& key, const std::string& what);
 result<any_witness> read_witness(const formats::wtns& w, const key_summary& key);
+// As above, and the values in place where the file's bytes hold them aligned (they then move into
+// the witness; `file` is left without them).
+result<any_witness> read_witness(witness_file&& file, const key_summary& key);
 
 // `s` with every mention of `path` replaced by `stand_in`. A spooled file (witness_spool.hpp) holds a client's inline
 // witness, and its path (under the daemon's data directory) is none of the client's business

@@ -116,7 +116,7 @@ bool witness_dirs::allows(const std::string& p) const {
   return false;
 }
 
-result<bulk_array<uint8_t>> witness_dirs::read(const std::string& path, uint64_t max_bytes) const {
+result<bulk_array<uint8_t>> witness_dirs::read(const std::string& path, uint64_t max_bytes, std::size_t lead) const {
   const std::string quoted = "witness path \"" + path + "\"";
   if (dirs_.empty())
     return status(errc::failed_precondition,
@@ -148,8 +148,8 @@ result<bulk_array<uint8_t>> witness_dirs::read(const std::string& path, uint64_t
                                                 std::to_string(max_bytes) + ")");
   // Into memory left uninitialized, in pieces on several threads: before, one pread into a
   // zero-filled vector filled every page on one thread, then copied into it on one thread.
-  bulk_array<uint8_t> out(static_cast<std::size_t>(size));
-  const int failed = read_whole(fd, out.data(), out.size());
+  bulk_array<uint8_t> out(lead + static_cast<std::size_t>(size));
+  const int failed = read_whole(fd, out.data() + lead, static_cast<std::size_t>(size));
   if (failed == read_shrank) return status(errc::io_error, quoted + ": the file shrank while it was read");
   if (failed != read_ok) return status(errc::io_error, path + ": read failed: " + std::strerror(failed));
   return out;

@@ -41,8 +41,10 @@ class witness_dirs {
   // The bytes of the file at `path` when the rule above allows it and it holds at most
   // `max_bytes`. Errors: failed_precondition with the one refusal message (or, with no directories,
   // one that says witness paths are off); resource_exhausted for a file larger than `max_bytes`
-  // and io_error for a failed read, which name an allowed file only.
-  result<bulk_array<uint8_t>> read(const std::string& path, uint64_t max_bytes) const;
+  // and io_error for a failed read, which name an allowed file only. The file's bytes start at
+  // `lead` in the array (the bytes before are the caller's, uninitialized): a .wtns read with lead 4
+  // has its values 8-byte aligned, to be used in place (witness.cpp).
+  result<bulk_array<uint8_t>> read(const std::string& path, uint64_t max_bytes, std::size_t lead = 0) const;
 
  private:
   bool allows(const std::string& real_path) const;

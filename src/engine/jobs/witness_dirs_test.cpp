@@ -47,6 +47,11 @@ TEST(witness_dirs, reads_a_file_whole_and_exact_at_every_size_against_a_piece) {
     ASSERT_TRUE(got.is_ok()) << got.error().to_string();
     ASSERT_EQ(got->size(), n);
     EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), got->begin()));
+    // With room before the file's bytes (a .wtns's values then aligned): the same bytes, 4 in.
+    auto led = dirs.read(path, n, 4);
+    ASSERT_TRUE(led.is_ok()) << led.error().to_string();
+    ASSERT_EQ(led->size(), n + 4);
+    EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), led->begin() + 4));
   }
 }
 
