@@ -358,7 +358,7 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
       // A witness whose read failed ended the batch: the job fails with that read's error (the
       // first in partition order), as it would have before the batch began.
       if (!made)
-        if (status read = witnesses.wait_all(); !read) return fail_unless_stopped(read);
+        if (status read = witnesses.wait_all(); !read) made = read;
     }
     kernels_.record(slot, index, info.id, p, on_wall_clock(report.phases.kernel_spans));
     const double synthesis_s = report.phases.witness + report.phases.synthesis;
@@ -373,6 +373,7 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
       info.times[phase::synthesis] += read_s;
       add_proof_times(info, report);
     }
+    if (!made && !witnesses.first_failure().is_ok()) return fail_unless_stopped(made.error());
     if (!made) return fail_unless_stopped(made.error().with_context(which + ": " + backend_->name() + " prover"));
 
     for (uint32_t q = 0; q < batch; ++q) {
