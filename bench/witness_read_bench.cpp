@@ -53,9 +53,15 @@ void witness_read(benchmark::State& state) {
   const auto dirs = witness_dirs::create({w.dir}).value();
   for (auto _ : state) {
     auto file = open_witness(w.path, witness_origin::client_path, dirs, w.key);
-    if (!file) state.SkipWithError(file.error().to_string().c_str());
+    if (!file) {
+      state.SkipWithError(file.error().to_string().c_str());
+      break;
+    }
     auto values = InPlace ? read_witness(std::move(file).value(), w.key) : read_witness(file->wtns, w.key);
-    if (!values) state.SkipWithError(values.error().to_string().c_str());
+    if (!values) {
+      state.SkipWithError(values.error().to_string().c_str());
+      break;
+    }
     benchmark::DoNotOptimize(values->values.data());
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 32 * (int64_t{1} << state.range(0)));

@@ -58,11 +58,12 @@ class bulk_array {
     if (n == 0 || offset > bytes.size() || n > (bytes.size() - offset) / sizeof(T)) return out;
     uint8_t* first = bytes.data() + offset;
     if (reinterpret_cast<std::uintptr_t>(first) % alignof(T) != 0) return out;
-    const std::size_t align = bytes.p_.get_deleter().align;
+    const auto& from = bytes.p_.get_deleter();
+    const aligned_delete whole{from.align, from.lead + offset};  // frees the block from its start
     bytes.p_.release();
     bytes.n_ = 0;
     out.p_.reset(reinterpret_cast<T*>(first));
-    out.p_.get_deleter() = aligned_delete{align, offset};
+    out.p_.get_deleter() = whole;
     out.n_ = n;
     return out;
   }

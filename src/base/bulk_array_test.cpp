@@ -97,6 +97,15 @@ TEST(bulk_array, adopts_aligned_values_inside_a_block_of_bytes_without_a_copy) {
     bulk_array<uint64_t> moved(std::move(values));
     EXPECT_EQ(moved.size(), n);
   }  // freed here, from the block's start
+
+  // Adopted twice (bytes 4 in, then their values 4 further): still freed from the block's start.
+  bulk_array<uint8_t> bytes(1 << 12);
+  const uint8_t* block = bytes.data();
+  auto inner = bulk_array<uint8_t>::adopt(bytes, 4, (1 << 12) - 4);
+  ASSERT_EQ(inner.data(), block + 4);
+  auto values = bulk_array<uint64_t>::adopt(inner, 4, 100);
+  ASSERT_EQ(static_cast<const void*>(values.data()), static_cast<const void*>(block + 8));
+  EXPECT_TRUE(inner.empty());
 }
 
 }  // namespace

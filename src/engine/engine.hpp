@@ -9,8 +9,9 @@
 //             device slot too with the GPU backend, its copy reserved in that device's memory
 //             budget) -> per batch of partitions (one, unless the backend batches: a GPU key
 //             streamed from host memory; the batch's witnesses reserved in the host budget):
-//             read the witnesses (input JSON: computed by the circuit's generator, input_witness.hpp),
-//             backend prove (a GPU worker reserves its device buffers in the
+//             the witnesses read on threads of their own (witness_stream.hpp; input JSON:
+//             computed by the circuit's generator, input_witness.hpp) while the backend proves,
+//             taking each as its read ends (a GPU worker reserves its device buffers in the
 //             same budget before it allocates them), verify each -> result stored -> await()
 //             returns
 // with a cancel check at every phase boundary.
@@ -74,6 +75,9 @@
 #include "engine/telemetry/timeline.hpp"
 
 namespace cuzk::engine {
+
+// How many witness files one batch, or one submit's checks, reads at once.
+inline constexpr std::size_t parallel_witness_reads = 4;
 
 struct worker_status {
   int index = 0;
@@ -264,9 +268,11 @@ class engine {
   // How many of j's partitions from `first` on to prove in one backend call: what the backend asks
   // for, cut to what the host budget holds of their witnesses now (reserved into `held`).
   uint32_t batch_size(const live_job& j, const prove_call& call, uint32_t first, reservation& held);
-  // How many of `files` witness files of up to `file_bytes` each one read may hold at once:
-  // parallel_witness_reads where the host budget has room now for the files beyond the one a
-  // read always holds (taken without waiting or evicting, into `room`), one otherwise.
+  // How many of `files` witness files of up to `file_bytes` each a submit's checks may read at
+  // once: parallel_witness_reads where the host budget has room now for the files beyond the one
+  // a read always holds (taken without waiting or evicting, into `room`), one otherwise. (A
+  // worker's reads need no room of their own: the files are the batch's witnesses, which it has
+  // reserved, proven where they were read.)
   std::size_t witness_reads_at_once(std::size_t files, uint64_t file_bytes, const cancel_token* cancel,
                                     const std::string& purpose, reservation& room);
   void finish(const std::shared_ptr<live_job>& j, job_state end, status error);

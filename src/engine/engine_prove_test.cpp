@@ -128,6 +128,10 @@ class batching_backend final : public prover_backend {
                                              prove_report& r) override {
     sizes.push_back(static_cast<unsigned>(ws.size()));
     wait_at_gate();
+    if (!fail_batches_with.is_ok()) {  // a device fault after the first witness
+      if (auto w = ws.wait(0); !w) return w.error();
+      return fail_batches_with;
+    }
     std::vector<any_proof> out;
     for (std::size_t q = 0; q < ws.size(); ++q) {
       auto w = ws.wait(q);
@@ -139,6 +143,7 @@ class batching_backend final : public prover_backend {
     return out;
   }
   std::vector<unsigned> sizes;  // one worker: written by it alone, read after the job ended
+  status fail_batches_with = status::ok();  // set before the first job: every batch fails so
   // With `gated` set before the first job, every call waits for open(); `calls` counts arrivals.
   std::atomic<bool> gated{false};
   std::atomic<unsigned> calls{0};
@@ -225,6 +230,51 @@ TEST(engine_prove, of_two_witnesses_of_a_batch_that_fail_their_read_the_job_name
   EXPECT_NE(r.error.message().find("partition 2"), std::string::npos) << r.error.to_string();
   EXPECT_EQ(r.error.message().find("partition 4"), std::string::npos) << r.error.to_string();
   EXPECT_NE(r.error.message().find("witness_dirs"), std::string::npos) << r.error.to_string();
+}
+
+// A batch the backend gives up on for a reason of its own, before it asks for a witness whose read
+// fails (one that changed after the submit): the job fails with the backend's error, not the read's.
+TEST(engine_prove, a_batch_the_backend_fails_reports_the_backends_error_not_a_later_failed_read) {
+  namespace fs = std::filesystem;
+  const std::string dir = temp_dir("batch-fault");
+  const std::string outside = temp_dir("batch-fault-outside");
+  fs::copy_file(small_wtns, outside + "/secret.wtns");
+  engine_options o;
+  o.spool_dir = temp_dir("batch-fault-spool");
+  o.witness_dirs = {dir};
+  engine_parts parts;
+  auto b = std::make_unique<batching_backend>(6);
+  batching_backend* backend = b.get();
+  backend->gated = true;
+  backend->fail_batches_with = status(errc::cuda_error, "device fault");
+  parts.backend = std::move(b);
+  auto e = engine::create(o, std::move(parts)).value();
+  const std::unique_ptr<batching_backend, void (*)(batching_backend*)> opener(backend,
+                                                                              [](batching_backend* gated) { gated->open(); });
+  ASSERT_TRUE(e->register_circuit("small", small_zkey).is_ok());
+  job_request first;  // holds the only worker at the gate while a file of the batch changes
+  first.circuit = "small";
+  first.partitions.push_back(witness_input::from_bytes(multiplier_witness(small_wtns, 0)));
+  const job_id held = e->submit(std::move(first)).value();
+  for (int i = 0; i < 2000 && backend->calls == 0; ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(backend->calls, 1u);
+  job_request batch;
+  batch.circuit = "small";
+  for (unsigned k = 0; k < 6; ++k) {
+    const std::string path = dir + "/p" + std::to_string(k) + ".wtns";
+    fs::copy_file(small_wtns, path);
+    batch.partitions.push_back(witness_input::from_path(path));
+  }
+  const job_id bad = e->submit(std::move(batch)).value();
+  fs::remove(dir + "/p4.wtns");
+  fs::create_symlink(outside + "/secret.wtns", dir + "/p4.wtns");
+  backend->open();
+  EXPECT_EQ(e->await(held, 20s).value().state, job_state::done);
+  const auto r = e->await(bad, 20s).value();
+  EXPECT_EQ(r.state, job_state::failed);
+  EXPECT_EQ(r.error.code(), errc::cuda_error) << r.error.to_string();
+  EXPECT_NE(r.error.message().find("device fault"), std::string::npos) << r.error.to_string();
+  EXPECT_EQ(r.error.message().find("partition 4"), std::string::npos) << r.error.to_string();
 }
 
 // Returns a valid-looking but wrong proof: the engine's verification must catch it.

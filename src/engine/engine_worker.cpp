@@ -121,7 +121,6 @@ void engine::admit(work_batch& batch, const worker_ref& by) {
 
 std::size_t engine::witness_reads_at_once(std::size_t files, uint64_t file_bytes, const cancel_token* cancel,
                                           const std::string& purpose, reservation& room) {
-  constexpr std::size_t parallel_witness_reads = 4;
   const std::size_t want = std::min(files, parallel_witness_reads);
   if (want < 2) return 1;
   auto r = memory_.host().acquire((want - 1) * file_bytes, {cancel, std::chrono::milliseconds(0), purpose, false, nullptr});
@@ -267,26 +266,29 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     if (!w) return w.error().with_context("partition " + std::to_string(q));
     return w;
   };
-  // Partitions first .. first + count - 1, read on threads of their own from now on, a few files at
-  // once where the host budget has room (witness_reads_at_once): one read is a copy and a check of
-  // up to GiBs, and a batch of ten read in turn kept the device waiting for seconds; each read
-  // holds its file's bytes beside its values until it returns, and that is what the room is for.
-  // The backend takes each witness when it is ready for it (witness_stream.hpp): a batch starts on
-  // its first partitions while the last are read. Input JSON is computed in its turn on the
-  // stream's own thread: the circuit's generator runs one calculation at a time (circom_wasm.hpp),
-  // so more threads would only queue on it. After a failure, later partitions are not read: the
-  // first failure in partition order is the job's.
-  auto read_group = [this, read_one, j](uint32_t first, uint32_t count) {
-    auto room = std::make_shared<reservation>();
-    const std::size_t at_once =
-        witness_reads_at_once(count, max_witness_bytes(j->key), &j->cancel,
-                              "job " + std::to_string(j->rec.info.id) + ": witness files read at once", *room);
+  // Partitions first .. first + count - 1, read on threads of their own, parallel_witness_reads
+  // files at once (one read is a copy and a check of up to GiBs, and a batch of ten read in turn
+  // kept the device waiting for seconds), from now on or, reading ahead, once the batch before has
+  // all of its witnesses (`after`). The memory is the witnesses' own, which the batch reserved: a
+  // client's file is proven where it was read (witness.hpp). The backend takes each witness when it
+  // is ready for it (witness_stream.hpp): a batch starts on its first partitions while the last are
+  // read. Input JSON is computed in its turn on the stream's own thread: the circuit's generator
+  // runs one calculation at a time (circom_wasm.hpp), so more threads would only queue on it. After
+  // a failure, or once the job is stopping, later partitions are not read.
+  auto read_group = [read_one, j](uint32_t first, uint32_t count, std::shared_ptr<reads_ended> after) {
     return std::make_unique<witness_stream>(
-        count, at_once, [read_one, first, room](std::size_t i) { return read_one(first + static_cast<uint32_t>(i)); },
+        count, std::min<std::size_t>(count, parallel_witness_reads),
+        [read_one, first, j](std::size_t i) -> result<any_witness> {
+          const uint32_t q = first + static_cast<uint32_t>(i);
+          if (j->cancel.cancelled())
+            return status(errc::cancelled, "partition " + std::to_string(q) + ": not read: the job is stopping");
+          return read_one(q);
+        },
         [j, first](std::size_t i) {
           const std::size_t q = first + i;
           return q < j->rec.input_json.size() && j->rec.input_json[q];
-        });
+        },
+        std::move(after));
   };
   struct group {
     uint32_t first = 0, count = 0;
@@ -315,7 +317,7 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     const auto ts = steady_clock::now();
     if (!cur->read) {
       for (uint32_t q = p; q < p + batch; ++q) event(*j, event_kind::synth_start, q, index);
-      cur->read = read_group(p, batch);
+      cur->read = read_group(p, batch, nullptr);
     }
     witness_stream& witnesses = *cur->read;
     // One partition's proof needs its witness first; a batch's backend waits for each in its turn.
@@ -334,7 +336,7 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
         next->prefetch = std::move(room).value();
         for (uint32_t q = next->first; q < next->first + next->count; ++q)
           event(*j, event_kind::synth_start, q, index);
-        next->read = read_group(next->first, next->count);
+        next->read = read_group(next->first, next->count, witnesses.ended());
       }
     }
 
@@ -355,10 +357,15 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
       if (made && made->size() != batch)
         made = status(errc::internal, "the batch gave " + std::to_string(made->size()) + " proofs for " +
                                           std::to_string(batch) + " witnesses");
-      // A witness whose read failed ended the batch: the job fails with that read's error (the
-      // first in partition order), as it would have before the batch began.
-      if (!made)
-        if (status read = witnesses.wait_all(); !read) made = read;
+    }
+    // A witness whose read failed ended the batch (the backend asks for them in order, so the
+    // first it was handed is the first in partition order): the job fails with that read's error,
+    // as it would have before the batch began; the backend's own words go to the log.
+    const status read_failure = made ? status::ok() : witnesses.handed_out_failure();
+    if (!read_failure) {
+      log(log_level::info, "engine: job=" + std::to_string(info.id) + " " + which + ": the " + backend_->name() +
+                               " prover stopped: " + made.error().to_string());
+      made = read_failure;
     }
     kernels_.record(slot, index, info.id, p, on_wall_clock(report.phases.kernel_spans));
     const double synthesis_s = report.phases.witness + report.phases.synthesis;
@@ -373,7 +380,7 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
       info.times[phase::synthesis] += read_s;
       add_proof_times(info, report);
     }
-    if (!made && !witnesses.first_failure().is_ok()) return fail_unless_stopped(made.error());
+    if (!read_failure) return fail_unless_stopped(read_failure);
     if (!made) return fail_unless_stopped(made.error().with_context(which + ": " + backend_->name() + " prover"));
 
     for (uint32_t q = 0; q < batch; ++q) {

@@ -145,7 +145,16 @@ class prover_backend {
                                                      const cancel_token& cancel, prove_report& report) {
     std::vector<any_proof> out;
     for (std::size_t q = 0; q < witnesses.size(); ++q) {
-      auto w = witnesses.wait(q);
+      // The wait for a witness still being read counts as its staging (the job's synthesis, as
+      // the read did when it came first), within the batch's total.
+      double waited = 0;
+      result<const any_witness*> w = nullptr;
+      {
+        groth16::phase_timer timer(&waited);
+        w = witnesses.wait(q);
+      }
+      report.phases.witness += waited;
+      report.phases.total += waited;
       if (!w) return w.error();
       prove_report one;
       auto p = prove(call, **w, cancel, one);

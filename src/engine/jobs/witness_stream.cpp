@@ -1,6 +1,9 @@
 // The threads behind witness_stream.hpp.
 #include "engine/jobs/witness_stream.hpp"
 
+#include <algorithm>
+#include <exception>
+#include <new>
 #include <string>
 #include <utility>
 
@@ -8,13 +11,19 @@
 
 namespace cuzk::engine {
 
-witness_stream::witness_stream(std::size_t count, std::size_t at_once, read_fn read, on_driver_fn on_driver)
+witness_stream::witness_stream(std::size_t count, std::size_t at_once, read_fn read, on_driver_fn on_driver,
+                               std::shared_ptr<reads_ended> after)
     : read_(std::move(read)), slots_(count) {
-  if (count == 0) return;
+  if (count == 0) {
+    ended_->set();
+    return;
+  }
   try {
-    driver_ = std::jthread([this, at_once, on_driver = std::move(on_driver)] { drive(at_once, on_driver); });
+    driver_ = std::jthread([this, at_once, on_driver = std::move(on_driver), after = std::move(after)] {
+      drive(at_once, on_driver, after);
+    });
   } catch (const std::system_error&) {  // no thread to be had: read them here, in turn
-    drive(1, [](std::size_t) { return true; });
+    drive(1, [](std::size_t) { return true; }, after);
   }
 }
 
@@ -26,24 +35,35 @@ witness_stream::~witness_stream() {
   if (driver_.joinable()) driver_.join();
 }
 
-void witness_stream::drive(std::size_t at_once, const on_driver_fn& on_driver) {
+result<any_witness> witness_stream::read_or_skip(std::size_t p) {
+  {
+    std::lock_guard lk(m_);
+    if (stopping_ || failed_at_ < p)
+      return status(errc::cancelled, "witness " + std::to_string(p) +
+                                         " of the batch: not read: an earlier one failed or the batch ended");
+  }
+  try {
+    return read_(p);
+  } catch (const std::bad_alloc&) {
+    return status(errc::resource_exhausted, "witness " + std::to_string(p) + " of the batch: out of memory");
+  } catch (const std::exception& e) {
+    return status(errc::internal, "witness " + std::to_string(p) + " of the batch: " + e.what());
+  }
+}
+
+void witness_stream::drive(std::size_t at_once, const on_driver_fn& on_driver,
+                           const std::shared_ptr<reads_ended>& after) {
+  if (after) after->wait();
   in_order_async<bool>(
       slots_.size(), at_once,
       [this](std::size_t p) {
-        bool skip = false;
-        {
-          std::lock_guard lk(m_);
-          skip = stopping_ || failed_at_ < p;
-        }
-        publish(p, skip ? result<any_witness>(status(errc::cancelled, "partition " + std::to_string(p) +
-                                                                          ": not read: an earlier partition failed or "
-                                                                          "the batch ended"))
-                        : read_(p));
+        publish(p, read_or_skip(p));
         return true;
       },
       on_driver);
-  // The read function's captures (a host memory reservation for the reads) go with the reads.
+  // The read function's captures (the job's state) go with the reads.
   read_ = nullptr;
+  ended_->set();
 }
 
 void witness_stream::publish(std::size_t p, result<any_witness> got) {
@@ -60,7 +80,10 @@ result<const any_witness*> witness_stream::wait(std::size_t p) {
   std::unique_lock lk(m_);
   done_.wait(lk, [&] { return slots_[p].has_value(); });
   const auto& got = *slots_[p];
-  if (!got) return got.error();
+  if (!got) {
+    handed_out_ = std::min(handed_out_, p);
+    return got.error();
+  }
   return &*got;
 }
 
@@ -73,6 +96,12 @@ status witness_stream::first_failure() const {
   std::lock_guard lk(m_);
   if (failed_at_ == SIZE_MAX) return status::ok();
   return slots_[failed_at_]->error();
+}
+
+status witness_stream::handed_out_failure() const {
+  std::lock_guard lk(m_);
+  if (handed_out_ == SIZE_MAX) return status::ok();
+  return slots_[handed_out_]->error();
 }
 
 status witness_stream::wait_all() {

@@ -1,7 +1,9 @@
 // witness_stream: each witness is handed out as soon as its own read ends, in partition order
 // whatever order the reads end in; no more than `at_once` reads run together; partitions named
 // for the stream's own thread read there; after a failure later partitions are not read and the
-// first failure in partition order is the batch's; a stream dropped early reads nothing more.
+// first failure in partition order is the batch's, and the first a wait() handed out is known; a
+// read that throws is a failed read; a stream made after another reads only once that one's reads
+// have ended; a stream dropped early reads nothing more.
 #include "engine/jobs/witness_stream.hpp"
 
 #include <gtest/gtest.h>
@@ -12,6 +14,7 @@
 #include <future>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -34,7 +37,7 @@ TEST(witness_stream, a_witness_is_there_once_its_own_read_ends_while_a_later_one
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
   witness_stream s(5, 2, [&](std::size_t p) -> result<any_witness> {
-    if (p == 1) released.wait();  // partition 1 is slow: 0, 2, 3, 4 end first
+    if (p == 1) released.wait();  // partition 1 is slow: 0 and 2 end while it is read
     return tagged(p);
   });
   ASSERT_EQ(s.size(), 5u);
@@ -163,6 +166,53 @@ TEST(ready_witnesses, hands_out_what_it_holds) {
   EXPECT_TRUE(r.ready(1));
   EXPECT_EQ(tag_of(*r.wait(1).value()), 9u);
   EXPECT_EQ(r.wait(2).error().code(), errc::out_of_range);
+}
+
+TEST(witness_stream, the_failure_a_wait_handed_out_is_known_and_a_read_that_throws_is_a_failed_read) {
+  witness_stream s(4, 2, [](std::size_t p) -> result<any_witness> {
+    if (p == 1) throw std::bad_alloc();
+    if (p == 2) throw std::runtime_error("disk on fire");
+    return tagged(p);
+  });
+  EXPECT_TRUE(s.handed_out_failure().is_ok());
+  EXPECT_TRUE(s.wait(0).is_ok());
+  EXPECT_TRUE(s.handed_out_failure().is_ok());
+  auto one = s.wait(1);
+  ASSERT_FALSE(one.is_ok());
+  EXPECT_EQ(one.error().code(), errc::resource_exhausted);
+  EXPECT_EQ(s.handed_out_failure().code(), errc::resource_exhausted);
+  EXPECT_EQ(s.wait_all().code(), errc::resource_exhausted);
+}
+
+TEST(witness_stream, a_stream_made_after_another_reads_only_once_that_ones_reads_have_ended) {
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<bool> first_ended{false};
+  std::atomic<bool> second_read_early{false};
+  witness_stream first(2, 2, [&](std::size_t p) -> result<any_witness> {
+    if (p == 1) {
+      released.wait();
+      first_ended = true;  // the last of the first stream's reads, about to end
+    }
+    return tagged(p);
+  });
+  std::atomic<int> second_reads{0};
+  witness_stream second(
+      3, 2,
+      [&](std::size_t p) -> result<any_witness> {
+        if (!first_ended) second_read_early = true;
+        ++second_reads;
+        return tagged(10 + p);
+      },
+      nullptr, first.ended());
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(second_reads.load(), 0);
+  EXPECT_FALSE(second.ready(0));
+  release.set_value();
+  ASSERT_TRUE(second.wait_all().is_ok());
+  EXPECT_EQ(tag_of(*second.wait(2).value()), 12u);
+  EXPECT_FALSE(second_read_early.load());
+  EXPECT_TRUE(first.wait_all().is_ok());
 }
 
 }  // namespace

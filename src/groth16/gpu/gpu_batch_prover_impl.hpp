@@ -211,17 +211,20 @@ result<std::vector<formats::proof<Curve>>> prove_batch_from(const proving_key_vi
       if (!run.on_device()) CUZK_TRY(detail::synthesize_on_host(run));
       const bool next = p + 1 < parts;
       bool next_staged = false;
+      status staged = status::ok();
       {
         detail::timed_kernel_lock lock(turn, "ntt_h", t.lock_wait, t.kernel_spans);
         CUZK_TRY(detail::transform(run));
         // The next witness, if it is there, is staged while the device transforms this one; the
         // workspace's a | b | c and events are the next partition's once the transforms have ended.
+        // A witness whose read failed ends the batch only after that.
         if (next && has_arrived(p + 1)) {
-          CUZK_TRY(arrive_and_stage(p + 1));
+          staged = arrive_and_stage(p + 1);
           next_staged = true;
         }
         CUZK_CUDA_TRY(cudaStreamSynchronize(ws->ntt_stream()));
       }
+      CUZK_TRY(staged);
       // A late witness is waited for without the gate.
       if (next && !next_staged) CUZK_TRY(arrive_and_stage(p + 1));
       t.synthesis += tp[p].synthesis;
