@@ -17,12 +17,17 @@
 # budget, default 24576: below the 2^25 key's resident size, so some vectors stream, and above its
 # size with every vector streamed), DEVICE_BUDGET_MIB (default 100000: room for a batch of 10), BATCHES (the
 # gpu_batch_partitions values to run, default "P 1"; a later one is skipped once SKIP_AFTER_S,
-# default 420, have passed). Results: $OUT/summary.log, logs.tar.xz, vk.json, proof.json, public.json.
+# default 420, have passed), ZKEY_DIR (where the zkey is made, default the work directory; /dev/shm
+# keeps a 2^26 key's 44 GB off the 64 GB disk, where the daemon's private copy of it goes: the zkey
+# is then deleted once the key is on the device, before the job, to give its memory back).
+# Results: $OUT/summary.log, logs.tar.xz, vk.json, proof.json, public.json.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bundle=${1:-build-dev}
 dest=${OUT:-build-gpu/logs}
 work=$(mktemp -d /tmp/cuzk-porep.XXXXXX)
+zkey_dir=${ZKEY_DIR:-$work}
+zkey=$zkey_dir/cuzk-porep-$$.zkey
 out=$work/logs
 mkdir -p "$out" "$dest"
 summary=$out/summary.log
@@ -36,6 +41,7 @@ parts=${PARTITIONS:-10}
 sock=$work/d.sock
 daemon_pid=""
 cleanup() {
+  if [[ $zkey_dir != "$work" ]]; then rm -f "$zkey"; fi
   if [[ -n $daemon_pid ]] && kill -0 "$daemon_pid" 2>/dev/null; then
     kill -TERM "$daemon_pid"
     wait "$daemon_pid" 2>/dev/null
@@ -47,12 +53,12 @@ say "== $(date -u +%FT%TZ) $(nproc) cores; 2^$k BLS12-381 boolean, $parts partit
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >>"$summary" 2>&1
 t0=$(date +%s)
 "$cuzk" setup -v --synthetic --log-size "$k" --curve bls12-381 --witness boolean --vk "$work/vk.json" \
-  "$work/key.zkey" "$work/w.wtns" >"$out/setup.log" 2>&1 || {
+  "$zkey" "$work/w.wtns" >"$out/setup.log" 2>&1 || {
   say "setup failed"
   pack
   exit 1
 }
-say "setup: $(($(date +%s) - t0)) s, zkey $(du -h "$work/key.zkey" | cut -f1)"
+say "setup: $(($(date +%s) - t0)) s, zkey $(du -h "$zkey" | cut -f1) in $zkey_dir"
 pack
 
 run_job() {  # $1: gpu_batch_partitions
@@ -70,12 +76,16 @@ log_level = "info"
 witness_dirs = ["$work"]
 [[circuit]]
 id = "porep"
-zkey = "$work/key.zkey"
+zkey = "$zkey"
 EOF
   "$cuzk" daemon --config "$work/$name.toml" >"$out/$name.daemon.log" 2>&1 &
   daemon_pid=$!
   for i in $(seq 1 100); do [[ -S $sock ]] && break; sleep 0.2; done
-  "$cuzk" preload porep --tier device --socket "$sock" >>"$out/$name.client.log" 2>&1
+  local preloaded=0
+  "$cuzk" preload porep --tier device --socket "$sock" >>"$out/$name.client.log" 2>&1 && preloaded=1
+  # A zkey made outside the work directory (ZKEY_DIR) is memory: once the last daemon of the script
+  # has the key loaded from its own copy, it goes.
+  if [[ $zkey_dir != "$work" && $batch == "$last_batch" && $preloaded == 1 ]]; then rm -f "$zkey"; fi
   for i in $(seq 1 "$parts"); do ws+=("$work/w.wtns"); done
   mkdir -p "$work/$name.out"
   nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader,nounits -lms 100 >"$out/$name.smi" 2>/dev/null &
@@ -108,7 +118,9 @@ EOF
   rm -f "$sock"
   pack
 }
-for b in ${BATCHES:-$parts 1}; do
+batches=(${BATCHES:-$parts 1})
+last_batch=${batches[-1]}
+for b in "${batches[@]}"; do
   if (($(date +%s) - start > ${SKIP_AFTER_S:-420})); then
     say "batch$b: skipped, $(($(date +%s) - start)) s have passed"
     continue
