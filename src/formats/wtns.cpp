@@ -1,6 +1,7 @@
 // The .wtns reader; see wtns.hpp.
 #include "formats/wtns.hpp"
 
+#include <algorithm>
 #include <atomic>
 
 #include "base/thread_pool.hpp"
@@ -42,27 +43,33 @@ result<wtns> wtns::from_binfile(binfile file) {
   return w;
 }
 
+std::size_t wtns::first_value_not_below_r(std::size_t begin, std::size_t end) const noexcept {
+  for (std::size_t i = begin; i < end; ++i)
+    if (values_[i].integer() >= header_.prime) return i;
+  return end;
+}
+
+status wtns::value_not_below_r(std::size_t i) const {
+  return {errc::out_of_range, file_.name() + ": witness value w[" + std::to_string(i) +
+                                  "] = " + values_[i].integer().to_decimal() +
+                                  " is not below r = " + header_.prime.to_decimal()};
+}
+
 status wtns::validate() const {
   // The lowest bad index, whichever thread finds it.
   std::atomic<std::size_t> first_bad{values_.size()};
   thread_pool::global().parallel_for(
       values_.size(),
       [&](std::size_t b, std::size_t e) {
-        for (std::size_t i = b; i < e && i < first_bad.load(std::memory_order_relaxed); ++i) {
-          if (values_[i].integer() >= header_.prime) {
-            std::size_t cur = first_bad.load();
-            while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {
-            }
-            return;
-          }
+        const std::size_t i = first_value_not_below_r(b, std::min(e, first_bad.load(std::memory_order_relaxed)));
+        std::size_t cur = first_bad.load();
+        while (i < std::min(e, cur) && !first_bad.compare_exchange_weak(cur, i)) {
         }
       },
       1 << 14);
   const std::size_t i = first_bad.load();
   if (i == values_.size()) return status::ok();
-  return {errc::out_of_range, file_.name() + ": witness value w[" + std::to_string(i) +
-                                  "] = " + values_[i].integer().to_decimal() +
-                                  " is not below r = " + header_.prime.to_decimal()};
+  return value_not_below_r(i);
 }
 
 status wtns::check_fits(curve_id curve, uint32_t n_vars, const std::string& key_name) const {

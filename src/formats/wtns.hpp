@@ -43,7 +43,13 @@ class wtns {
   ff::bigint<4> value(std::size_t i) const { return values_[i].integer(); }
 
   // Every value below r; out_of_range naming the file and the index of the first that is not.
+  // Split across thread_pool::global().
   status validate() const;
+  // The index of the first value in [begin, end) that is not below r; end where all are. For a
+  // caller that splits the check across threads of its own.
+  std::size_t first_value_not_below_r(std::size_t begin, std::size_t end) const noexcept;
+  // The out_of_range validate() gives for w[i].
+  status value_not_below_r(std::size_t i) const;
 
   // The witness is for this curve and has n_vars values (a zkey's nVars); `key_name` names the
   // key in the message.

@@ -12,9 +12,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <system_error>
-#include <thread>
 #include <vector>
+
+#include "base/own_threads.hpp"
 
 
 namespace cuzk::engine {
@@ -62,31 +62,13 @@ constexpr unsigned max_read_threads = 8;
 // proof's synthesis and value copies would wait behind a read of GiBs (the engine reads the next
 // batch's witnesses while this one proves).
 int read_whole(int fd, uint8_t* to, std::size_t size) {
-  const std::size_t pieces = (size + read_piece_bytes - 1) / read_piece_bytes;
-  std::atomic<std::size_t> next{0};
   std::atomic<int> failure{read_ok};
-  auto work = [&] {
-    for (std::size_t p = next.fetch_add(1); p < pieces && failure.load(std::memory_order_relaxed) == read_ok;
-         p = next.fetch_add(1)) {
-      const std::size_t begin = p * read_piece_bytes;
-      const int got = read_piece(fd, to, begin, std::min(size, begin + read_piece_bytes));
-      int none = read_ok;
-      if (got != read_ok) failure.compare_exchange_strong(none, got);
-    }
-  };
-  if (pieces == 0) return read_ok;
-  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
-  const auto helpers = static_cast<unsigned>(std::min<std::size_t>({max_read_threads, hardware, pieces}) - 1);
-  std::vector<std::jthread> threads;
-  for (unsigned i = 0; i < helpers; ++i) {
-    try {
-      threads.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;  // a thread the system refuses: the others, and this one, read its pieces
-    }
-  }
-  work();
-  threads.clear();  // joins
+  run_chunks_on_own_threads(size, read_piece_bytes, max_read_threads, [&](std::size_t begin, std::size_t end) {
+    if (failure.load(std::memory_order_relaxed) != read_ok) return;
+    const int got = read_piece(fd, to, begin, end);
+    int none = read_ok;
+    if (got != read_ok) failure.compare_exchange_strong(none, got);
+  });
   return failure.load();
 }
 

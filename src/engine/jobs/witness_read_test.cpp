@@ -1,7 +1,8 @@
 // read_witness() over a client's file: the values are used where open_witness() read them (the file
 // read 4 bytes into its buffer puts them on an 8-byte boundary), with no second buffer, and are the
 // very values the copying path gives; a file whose values lie elsewhere (a section before them) is
-// copied and reads the same. A spooled file's mapping is copied.
+// copied and reads the same. A spooled file's mapping is copied. A value >= r is named by its index,
+// the lowest of several, however the check is split.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -11,6 +12,7 @@
 
 #include "engine/engine_test_util.hpp"
 #include "engine/jobs/witness.hpp"
+#include "formats/wtns_writer.hpp"
 
 namespace cuzk::engine {
 namespace {
@@ -99,6 +101,39 @@ TEST(witness_read, a_value_not_below_r_is_refused_before_the_values_are_taken) {
   ASSERT_FALSE(got.is_ok());
   EXPECT_EQ(got.error().code(), errc::out_of_range);
   EXPECT_NE(got.error().message().find("w[8]"), std::string::npos) << got.error().to_string();
+}
+
+// A witness of 2^18 values (four of the check's chunks) with two values >= r, the lower one in the
+// second chunk and the higher in the fourth: at submit (inline and by path) and at run, the error
+// names the lower, whichever thread saw which first.
+TEST(witness_read, the_first_value_not_below_r_is_named_across_the_checks_threads) {
+  constexpr std::size_t n = std::size_t{1} << 18;
+  std::vector<uint8_t> values(32 * n, 0);
+  values[0] = 1;
+  for (std::size_t i = 1; i < n; ++i) values[32 * i] = static_cast<uint8_t>(i % 2);
+  for (const std::size_t bad : {std::size_t{70001}, std::size_t{200003}}) std::memset(&values[32 * bad], 0xff, 32);
+  std::vector<uint8_t> prime(32);
+  for (std::size_t i = 0; i < 32; ++i) prime[i] = static_cast<uint8_t>(bn254::fr::modulus.limb[i / 8] >> (8 * (i % 8)));
+  const auto bytes = formats::encode_wtns(prime, values);
+  ASSERT_TRUE(bytes.is_ok()) << bytes.error().to_string();
+  key_summary key;
+  key.curve = formats::curve_id::bn254;
+  key.n_vars = static_cast<uint32_t>(n);
+
+  const status inline_check = check_inline_witness(*bytes, key, "partition 0");
+  EXPECT_EQ(inline_check.code(), errc::out_of_range);
+  EXPECT_NE(inline_check.message().find("w[70001]"), std::string::npos) << inline_check.to_string();
+
+  const std::string dir = temp_dir("witness-read-big");
+  write_file(dir + "/w.wtns", *bytes);
+  const auto dirs = witness_dirs::create({dir}).value();
+  auto file = open_witness(dir + "/w.wtns", witness_origin::client_path, dirs, key);
+  ASSERT_TRUE(file.is_ok()) << file.error().to_string();
+  const status at_submit = check_witness(file->wtns, key, "partition 0");
+  EXPECT_NE(at_submit.message().find("w[70001]"), std::string::npos) << at_submit.to_string();
+  auto at_run = read_witness(std::move(file).value(), key);
+  ASSERT_FALSE(at_run.is_ok());
+  EXPECT_NE(at_run.error().message().find("w[70001]"), std::string::npos) << at_run.error().to_string();
 }
 
 }  // namespace
