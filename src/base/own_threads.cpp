@@ -23,6 +23,7 @@ void run_chunks_on_own_threads(std::size_t n, std::size_t chunk, unsigned thread
   const auto helpers =
       static_cast<unsigned>(std::min<std::size_t>({std::max(threads, 1u), hardware, chunks}) - 1);
   std::vector<std::jthread> started;
+  started.reserve(helpers);
   for (unsigned i = 0; i < helpers; ++i) {
     try {
       started.emplace_back(work);

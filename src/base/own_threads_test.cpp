@@ -39,8 +39,14 @@ TEST(own_threads, chunks_run_on_threads_of_their_own_beside_the_caller) {
   if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one hardware thread: the caller runs every chunk";
   std::mutex m;
   std::set<std::thread::id> ids;
-  std::atomic<int> running{0}, most{0};
-  run_chunks_on_own_threads(64, 1, 2, [&](std::size_t, std::size_t) {
+  std::atomic<int> running{0}, most{0}, entered{0};
+  run_chunks_on_own_threads(64, 1, 2, [&](std::size_t b, std::size_t) {
+    ++entered;
+    // The first chunk waits for the other thread to take one (it is started; on a loaded machine
+    // it may be scheduled late), so that both are seen however the chunks would otherwise fall.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (b == 0 && entered.load() < 2 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     const int now = ++running;
     int seen = most.load();
     while (now > seen && !most.compare_exchange_weak(seen, now)) {

@@ -143,7 +143,7 @@ class batching_backend final : public prover_backend {
     return out;
   }
   std::vector<unsigned> sizes;  // one worker: written by it alone, read after the job ended
-  status fail_batches_with = status::ok();  // set before the first job: every batch fails so
+  status fail_batches_with = status::ok();  // set before the first job: every batch fails with it
   // With `gated` set before the first job, every call waits for open(); `calls` counts arrivals.
   std::atomic<bool> gated{false};
   std::atomic<unsigned> calls{0};

@@ -270,7 +270,8 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
   // files at once (one read is a copy and a check of up to GiBs, and a batch of ten read in turn
   // kept the device waiting for seconds), from now on or, reading ahead, once the batch before has
   // all of its witnesses (`after`). The memory is the witnesses' own, which the batch reserved: a
-  // client's file is proven where it was read (witness.hpp). The backend takes each witness when it
+  // client's file from circom or snarkjs is proven where it was read (witness.hpp); one whose
+  // values lie elsewhere holds its bytes beside their copy while it is read, uncounted. The backend takes each witness when it
   // is ready for it (witness_stream.hpp): a batch starts on its first partitions while the last are
   // read. Input JSON is computed in its turn on the stream's own thread: the circuit's generator
   // runs one calculation at a time (circom_wasm.hpp), so more threads would only queue on it. After
@@ -303,6 +304,9 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     return g;
   };
   const uint64_t witness_bytes = witness_bytes_of(j->key);
+  // Declared before the current batch's group so that, on an early return, the current batch's
+  // stream goes first (its unstarted reads skipped) and the next one's, which waits for it, after.
+  std::unique_ptr<group> next;
   for (auto cur = plan(0); cur;) {
     if (auto r = stop_reason(j->cancel)) return stop(*r);
     const uint32_t p = cur->first, batch = cur->count;
@@ -325,7 +329,6 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
       if (auto w = witnesses.wait(0); !w) return fail_unless_stopped(w.error());
     const double read_s = seconds_since(ts);
 
-    std::unique_ptr<group> next;
     if (p + batch < info.partitions) {
       next = plan(p + batch);
       auto room = memory_.host().acquire(
@@ -363,7 +366,7 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     // as it would have before the batch began; the backend's own words go to the log.
     const status read_failure = made ? status::ok() : witnesses.handed_out_failure();
     if (!read_failure) {
-      log(log_level::info, "engine: job=" + std::to_string(info.id) + " " + which + ": the " + backend_->name() +
+      log(log_level::warn, "engine: job=" + std::to_string(info.id) + " " + which + ": the " + backend_->name() +
                                " prover stopped: " + made.error().to_string());
       made = read_failure;
     }

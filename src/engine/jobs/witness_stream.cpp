@@ -19,9 +19,8 @@ witness_stream::witness_stream(std::size_t count, std::size_t at_once, read_fn r
     return;
   }
   try {
-    driver_ = std::jthread([this, at_once, on_driver = std::move(on_driver), after = std::move(after)] {
-      drive(at_once, on_driver, after);
-    });
+    // `after` copied, not moved: the fallback below still needs it if no thread can be started.
+    driver_ = std::jthread([this, at_once, on_driver = std::move(on_driver), after] { drive(at_once, on_driver, after); });
   } catch (const std::system_error&) {  // no thread to be had: read them here, in turn
     drive(1, [](std::size_t) { return true; }, after);
   }

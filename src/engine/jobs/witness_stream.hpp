@@ -13,7 +13,7 @@
 // (bad_alloc for a GiB buffer) is a failed read. The destructor stops reads not started and waits
 // for those running, so the read function's captures must outlive the stream only until then.
 //
-// Thread safety: wait(), ready() and first_failure() from any thread.
+// Thread safety: every method from any thread.
 #pragma once
 
 #include <condition_variable>
