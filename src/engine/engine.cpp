@@ -665,6 +665,7 @@ void engine::withdraw(const std::shared_ptr<live_job>& j, const begun_files& fil
     auto it = live_.find(id);
     if (it != live_.end() && (queued || it->second->worker < 0)) live_.erase(it);
   }
+  timeline_.forget(id);  // its queued event (a worker that has it forgets what it adds: finish())
   done_cv_.notify_all();
   if (removed) {
     discard_spooled(j->rec);

@@ -606,9 +606,13 @@ TEST(engine, a_submit_whose_witness_cannot_be_stored_withdraws_its_queued_job) {
   for (int i = 0; i < 200 && !h.eng->snapshot().jobs.empty(); ++i) std::this_thread::sleep_for(10ms);
   EXPECT_TRUE(h.eng->snapshot().jobs.empty());
   EXPECT_TRUE(std::filesystem::is_empty(o.spool_dir));
+  // Nor is it in the trace: not its queued event, nor what a worker that had it recorded.
+  for (const auto& e : h.eng->recent_events())
+    ADD_FAILURE() << "an event of the withdrawn job " << e.job << ": " << event_kind_name(e.kind);
   const job_id again = h.eng->submit(req).value();
   EXPECT_EQ(await_end(*h.eng, again).state, job_state::done);
   EXPECT_EQ(h.eng->snapshot().counters.total.submitted, 1u);
+  for (const auto& e : h.eng->recent_events()) EXPECT_EQ(e.job, again) << event_kind_name(e.kind);
 }
 
 TEST(engine, a_job_that_keeps_crashing_the_daemon_fails_after_max_attempts) {

@@ -431,6 +431,7 @@ void engine::finish(const std::shared_ptr<live_job>& j, job_state end, status er
       std::lock_guard lk(m_);
       live_.erase(j->rec.info.id);
     }
+    timeline_.forget(j->rec.info.id);  // the events this worker added after the withdrawal
     done_cv_.notify_all();
     return;
   }

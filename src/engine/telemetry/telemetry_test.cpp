@@ -129,6 +129,18 @@ std::unique_ptr<gpu_utilization_monitor> manual_monitor() {
   return std::make_unique<gpu_utilization_monitor>(std::make_unique<fake_nvml>(), o);
 }
 
+TEST(telemetry, a_forgotten_job_leaves_the_timeline_and_the_others_stay_in_order) {
+  timeline t;
+  for (const job_id j : {job_id{1}, job_id{2}, job_id{1}, job_id{3}}) t.record({j, 0, event_kind::queued, -1, 0});
+  t.forget(1);
+  const auto left = t.recent();
+  ASSERT_EQ(left.size(), 2u);
+  EXPECT_EQ(left[0].job, 2u);
+  EXPECT_EQ(left[1].job, 3u);
+  t.forget(42);  // none of its events: nothing changes
+  EXPECT_EQ(t.recent().size(), 2u);
+}
+
 TEST(telemetry, kernel_intervals_reach_their_slots_and_nvml_matches_by_bus_id) {
   harness h(manual_monitor());
   h.prove(8);

@@ -34,6 +34,11 @@ std::vector<timeline_event> timeline::recent() const {
   return {ring_.begin(), ring_.end()};
 }
 
+void timeline::forget(job_id job) {
+  std::lock_guard lk(m_);
+  std::erase_if(ring_, [job](const timeline_event& e) { return e.job == job; });
+}
+
 namespace {
 
 nlohmann::json metadata(const char* what, int pid, int tid, const std::string& name) {

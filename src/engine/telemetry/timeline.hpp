@@ -56,6 +56,9 @@ class timeline {
   explicit timeline(std::size_t capacity = 65536) : capacity_(capacity) {}
   void record(const timeline_event& e);
   std::vector<timeline_event> recent() const;
+  // Drops every event of `job`: one that was never accepted (its submit withdrew it) has no place
+  // in the trace.
+  void forget(job_id job);
 
  private:
   std::size_t capacity_;
