@@ -9,6 +9,7 @@
 #include <atomic>
 #include <filesystem>
 #include <future>
+#include <initializer_list>
 #include <thread>
 
 #include "engine/backends/cpu_prover_backend.hpp"
@@ -185,32 +186,36 @@ TEST(engine_prove, a_backend_that_batches_gets_the_partitions_in_batches_and_the
   EXPECT_EQ(e->snapshot().counters.total.partitions_proved, partitions);
 }
 
-// A batch's witness files are read a few at once. Of two that changed after the submit (each now a
-// link out of witness_dirs), the job names the first in partition order, whichever read ended first.
-TEST(engine_prove, of_two_witnesses_of_a_batch_that_fail_their_read_the_job_names_the_first) {
+// A batch of six witness files by path, some of which change after the submit (each becomes a link
+// out of witness_dirs), proven on a batching backend of one worker (failing every batch with
+// `backend_error` where it is set, after the first witness). A first job holds the worker at the
+// backend's gate while the files change. Returns the batch job's result.
+job_result batch_whose_files_change(const std::string& name, std::initializer_list<const char*> changed,
+                                    status backend_error = status::ok()) {
   namespace fs = std::filesystem;
-  const std::string dir = temp_dir("batch-reads");
-  const std::string outside = temp_dir("batch-reads-outside");
+  const std::string dir = temp_dir(name);
+  const std::string outside = temp_dir(name + "-outside");
   fs::copy_file(small_wtns, outside + "/secret.wtns");
   engine_options o;
-  o.spool_dir = temp_dir("batch-reads-spool");
+  o.spool_dir = temp_dir(name + "-spool");
   o.witness_dirs = {dir};
   engine_parts parts;
   auto b = std::make_unique<batching_backend>(6);
   batching_backend* backend = b.get();
   backend->gated = true;
+  backend->fail_batches_with = std::move(backend_error);
   parts.backend = std::move(b);
   auto e = engine::create(o, std::move(parts)).value();
   // Opens the gate before the engine goes, should an assertion below return early.
   const std::unique_ptr<batching_backend, void (*)(batching_backend*)> opener(backend,
                                                                               [](batching_backend* gated) { gated->open(); });
-  ASSERT_TRUE(e->register_circuit("small", small_zkey).is_ok());
+  EXPECT_TRUE(e->register_circuit("small", small_zkey).is_ok());
   job_request first;  // holds the only worker at the gate while the batch's files change
   first.circuit = "small";
   first.partitions.push_back(witness_input::from_bytes(multiplier_witness(small_wtns, 0)));
   const job_id held = e->submit(std::move(first)).value();
   for (int i = 0; i < 2000 && backend->calls == 0; ++i) std::this_thread::sleep_for(10ms);
-  ASSERT_EQ(backend->calls, 1u);
+  EXPECT_EQ(backend->calls, 1u);
   job_request batch;
   batch.circuit = "small";
   for (unsigned k = 0; k < 6; ++k) {
@@ -219,13 +224,19 @@ TEST(engine_prove, of_two_witnesses_of_a_batch_that_fail_their_read_the_job_name
     batch.partitions.push_back(witness_input::from_path(path));
   }
   const job_id bad = e->submit(std::move(batch)).value();
-  for (const char* name : {"/p4.wtns", "/p2.wtns"}) {
-    fs::remove(dir + name);
-    fs::create_symlink(outside + "/secret.wtns", dir + name);
+  for (const char* file : changed) {
+    fs::remove(dir + file);
+    fs::create_symlink(outside + "/secret.wtns", dir + file);
   }
   backend->open();
   EXPECT_EQ(e->await(held, 20s).value().state, job_state::done);
-  const auto r = e->await(bad, 20s).value();
+  return e->await(bad, 20s).value();
+}
+
+// A batch's witness files are read a few at once. Of two that changed after the submit, the job
+// names the first in partition order, whichever read ended first.
+TEST(engine_prove, of_two_witnesses_of_a_batch_that_fail_their_read_the_job_names_the_first) {
+  const auto r = batch_whose_files_change("batch-reads", {"/p4.wtns", "/p2.wtns"});
   EXPECT_EQ(r.state, job_state::failed);
   EXPECT_NE(r.error.message().find("partition 2"), std::string::npos) << r.error.to_string();
   EXPECT_EQ(r.error.message().find("partition 4"), std::string::npos) << r.error.to_string();
@@ -235,42 +246,7 @@ TEST(engine_prove, of_two_witnesses_of_a_batch_that_fail_their_read_the_job_name
 // A batch the backend gives up on for a reason of its own, before it asks for a witness whose read
 // fails (one that changed after the submit): the job fails with the backend's error, not the read's.
 TEST(engine_prove, a_batch_the_backend_fails_reports_the_backends_error_not_a_later_failed_read) {
-  namespace fs = std::filesystem;
-  const std::string dir = temp_dir("batch-fault");
-  const std::string outside = temp_dir("batch-fault-outside");
-  fs::copy_file(small_wtns, outside + "/secret.wtns");
-  engine_options o;
-  o.spool_dir = temp_dir("batch-fault-spool");
-  o.witness_dirs = {dir};
-  engine_parts parts;
-  auto b = std::make_unique<batching_backend>(6);
-  batching_backend* backend = b.get();
-  backend->gated = true;
-  backend->fail_batches_with = status(errc::cuda_error, "device fault");
-  parts.backend = std::move(b);
-  auto e = engine::create(o, std::move(parts)).value();
-  const std::unique_ptr<batching_backend, void (*)(batching_backend*)> opener(backend,
-                                                                              [](batching_backend* gated) { gated->open(); });
-  ASSERT_TRUE(e->register_circuit("small", small_zkey).is_ok());
-  job_request first;  // holds the only worker at the gate while a file of the batch changes
-  first.circuit = "small";
-  first.partitions.push_back(witness_input::from_bytes(multiplier_witness(small_wtns, 0)));
-  const job_id held = e->submit(std::move(first)).value();
-  for (int i = 0; i < 2000 && backend->calls == 0; ++i) std::this_thread::sleep_for(10ms);
-  ASSERT_EQ(backend->calls, 1u);
-  job_request batch;
-  batch.circuit = "small";
-  for (unsigned k = 0; k < 6; ++k) {
-    const std::string path = dir + "/p" + std::to_string(k) + ".wtns";
-    fs::copy_file(small_wtns, path);
-    batch.partitions.push_back(witness_input::from_path(path));
-  }
-  const job_id bad = e->submit(std::move(batch)).value();
-  fs::remove(dir + "/p4.wtns");
-  fs::create_symlink(outside + "/secret.wtns", dir + "/p4.wtns");
-  backend->open();
-  EXPECT_EQ(e->await(held, 20s).value().state, job_state::done);
-  const auto r = e->await(bad, 20s).value();
+  const auto r = batch_whose_files_change("batch-fault", {"/p4.wtns"}, status(errc::cuda_error, "device fault"));
   EXPECT_EQ(r.state, job_state::failed);
   EXPECT_EQ(r.error.code(), errc::cuda_error) << r.error.to_string();
   EXPECT_NE(r.error.message().find("device fault"), std::string::npos) << r.error.to_string();

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <atomic>
 
-#include "base/thread_pool.hpp"
+#include "base/own_threads.hpp"
 #include "formats/byte_reader.hpp"
 #include "formats/scalar_field_prefix.hpp"
 
@@ -49,27 +49,20 @@ std::size_t wtns::first_value_not_below_r(std::size_t begin, std::size_t end) co
   return end;
 }
 
-status wtns::value_not_below_r(std::size_t i) const {
-  return {errc::out_of_range, file_.name() + ": witness value w[" + std::to_string(i) +
-                                  "] = " + values_[i].integer().to_decimal() +
-                                  " is not below r = " + header_.prime.to_decimal()};
-}
-
 status wtns::validate() const {
   // The lowest bad index, whichever thread finds it.
   std::atomic<std::size_t> first_bad{values_.size()};
-  thread_pool::global().parallel_for(
-      values_.size(),
-      [&](std::size_t b, std::size_t e) {
-        const std::size_t i = first_value_not_below_r(b, std::min(e, first_bad.load(std::memory_order_relaxed)));
-        std::size_t cur = first_bad.load();
-        while (i < std::min(e, cur) && !first_bad.compare_exchange_weak(cur, i)) {
-        }
-      },
-      1 << 14);
+  run_chunks_on_own_threads(values_.size(), std::size_t{1} << 16, 8, [&](std::size_t b, std::size_t e) {
+    const std::size_t i = first_value_not_below_r(b, std::min(e, first_bad.load(std::memory_order_relaxed)));
+    std::size_t seen = first_bad.load();
+    while (i < std::min(e, seen) && !first_bad.compare_exchange_weak(seen, i)) {
+    }
+  });
   const std::size_t i = first_bad.load();
   if (i == values_.size()) return status::ok();
-  return value_not_below_r(i);
+  return {errc::out_of_range, file_.name() + ": witness value w[" + std::to_string(i) +
+                                  "] = " + values_[i].integer().to_decimal() +
+                                  " is not below r = " + header_.prime.to_decimal()};
 }
 
 status wtns::check_fits(curve_id curve, uint32_t n_vars, const std::string& key_name) const {

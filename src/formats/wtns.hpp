@@ -43,13 +43,11 @@ class wtns {
   ff::bigint<4> value(std::size_t i) const { return values_[i].integer(); }
 
   // Every value below r; out_of_range naming the file and the index of the first that is not.
-  // Split across thread_pool::global().
+  // Split across up to 8 threads of the check's own (base/own_threads.hpp), not the global pool:
+  // a daemon checks witnesses of GiBs at submit and in a batch's reads while proofs run, and on
+  // the global pool, which runs one loop at a time, the checks queued on each other and held up
+  // the GPU prover's witness staging behind them.
   status validate() const;
-  // The index of the first value in [begin, end) that is not below r; end where all are. For a
-  // caller that splits the check across threads of its own.
-  std::size_t first_value_not_below_r(std::size_t begin, std::size_t end) const noexcept;
-  // The out_of_range validate() gives for w[i].
-  status value_not_below_r(std::size_t i) const;
 
   // The witness is for this curve and has n_vars values (a zkey's nVars); `key_name` names the
   // key in the message.
@@ -59,6 +57,8 @@ class wtns {
 
  private:
   explicit wtns(binfile f) : file_(std::move(f)) {}
+  // The index of the first value in [begin, end) that is not below r; end where all are.
+  std::size_t first_value_not_below_r(std::size_t begin, std::size_t end) const noexcept;
   binfile file_;
   wtns_header header_;
   std::span<const fr_bytes> values_;

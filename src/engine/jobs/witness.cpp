@@ -3,11 +3,8 @@
 
 #include <xxhash.h>
 
-#include <algorithm>
-#include <atomic>
 #include <cstring>
 
-#include "base/own_threads.hpp"
 #include "base/thread_pool.hpp"
 #include "formats/binfile.hpp"
 #include "formats/file_io.hpp"
@@ -36,24 +33,6 @@ any_witness copy_values(const formats::wtns& w, formats::curve_id curve) {
       },
       std::size_t{1} << 15);
   return out;
-}
-
-// Every value below r (formats::wtns::validate's check and message), split across threads of the
-// check's own, not the global pool's: the engine checks witnesses of GiBs at submit and in a
-// batch's reads while proofs run, and on the global pool, which runs one loop at a time, the
-// checks queued on each other and held up the GPU prover's witness staging behind them.
-status check_values(const formats::wtns& w) {
-  constexpr std::size_t chunk = std::size_t{1} << 16;  // 2 MiB of values
-  constexpr unsigned threads = 8;
-  std::atomic<std::size_t> first_bad{w.size()};
-  run_chunks_on_own_threads(w.size(), chunk, threads, [&](std::size_t b, std::size_t e) {
-    const std::size_t i = w.first_value_not_below_r(b, std::min(e, first_bad.load(std::memory_order_relaxed)));
-    std::size_t seen = first_bad.load();
-    while (i < std::min(e, seen) && !first_bad.compare_exchange_weak(seen, i)) {
-    }
-  });
-  const std::size_t i = first_bad.load();
-  return i == w.size() ? status::ok() : w.value_not_below_r(i);
 }
 
 }  // namespace
@@ -116,7 +95,7 @@ status check_inline_witness(std::span<const uint8_t> bytes, const key_summary& k
   auto w = formats::wtns::from_binfile(std::move(f).value());
   if (!w) return w.error();
   CUZK_TRY(w->check_fits(key.curve, key.n_vars, "the circuit's key"));
-  return check_values(*w);
+  return w->validate();
 }
 
 result<any_witness> read_checked_inline_witness(std::span<const uint8_t> bytes, const key_summary& key,
@@ -131,20 +110,20 @@ result<any_witness> read_checked_inline_witness(std::span<const uint8_t> bytes, 
 
 status check_witness(const formats::wtns& w, const key_summary& key, const std::string& what) {
   CUZK_TRY(w.check_fits(key.curve, key.n_vars, "the circuit's key").with_context(what));
-  CUZK_TRY(check_values(w).with_context(what));
+  CUZK_TRY(w.validate().with_context(what));
   return status::ok();
 }
 
 result<any_witness> read_witness(const formats::wtns& w, const key_summary& key) {
   CUZK_TRY(w.check_fits(key.curve, key.n_vars, "the circuit's key"));
-  CUZK_TRY(check_values(w));
+  CUZK_TRY(w.validate());
   return copy_values(w, key.curve);
 }
 
 result<any_witness> read_witness(witness_file&& file, const key_summary& key) {
   const formats::wtns& w = file.wtns;
   CUZK_TRY(w.check_fits(key.curve, key.n_vars, "the circuit's key"));
-  CUZK_TRY(check_values(w));
+  CUZK_TRY(w.validate());
   const auto* values = reinterpret_cast<const uint8_t*>(w.values().data());
   const uint8_t* block = file.bytes.data();
   if (block != nullptr && values >= block && values < block + file.bytes.size()) {

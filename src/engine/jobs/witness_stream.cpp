@@ -15,7 +15,7 @@ witness_stream::witness_stream(std::size_t count, std::size_t at_once, read_fn r
                                std::shared_ptr<reads_ended> after)
     : read_(std::move(read)), slots_(count) {
   if (count == 0) {
-    ended_->set();
+    ended_->count_down();
     return;
   }
   try {
@@ -62,7 +62,7 @@ void witness_stream::drive(std::size_t at_once, const on_driver_fn& on_driver,
       on_driver);
   // The read function's captures (the job's state) go with the reads.
   read_ = nullptr;
-  ended_->set();
+  ended_->count_down();
 }
 
 void witness_stream::publish(std::size_t p, result<any_witness> got) {

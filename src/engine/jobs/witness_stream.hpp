@@ -19,6 +19,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
+#include <latch>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -29,27 +30,9 @@
 
 namespace cuzk::engine {
 
-// Set once a stream's reads have all ended (read, failed or skipped); outlives the stream for a
-// stream made after it.
-class reads_ended {
- public:
-  void set() {
-    {
-      std::lock_guard lk(m_);
-      ended_ = true;
-    }
-    cv_.notify_all();
-  }
-  void wait() {
-    std::unique_lock lk(m_);
-    cv_.wait(lk, [&] { return ended_; });
-  }
-
- private:
-  std::mutex m_;
-  std::condition_variable cv_;
-  bool ended_ = false;
-};
+// Counted down once a stream's reads have all ended (read, failed or skipped); outlives the stream
+// for a stream made after it.
+using reads_ended = std::latch;
 
 class witness_stream final : public batch_witnesses {
  public:
@@ -83,7 +66,7 @@ class witness_stream final : public batch_witnesses {
   result<any_witness> read_or_skip(std::size_t p);
 
   read_fn read_;
-  std::shared_ptr<reads_ended> ended_ = std::make_shared<reads_ended>();
+  std::shared_ptr<reads_ended> ended_ = std::make_shared<reads_ended>(1);
   mutable std::mutex m_;
   std::condition_variable done_;
   std::vector<std::optional<result<any_witness>>> slots_;
