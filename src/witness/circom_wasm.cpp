@@ -3,20 +3,61 @@
 
 #include <dlfcn.h>
 
+#include <condition_variable>
+#include <functional>
 #include <mutex>
+#include <thread>
+
+#include "witness/native_field.hpp"
 
 namespace cuzk::witness {
 
 namespace {
 
 // The glue's interface version this code speaks (CUZK_WITNESS_GLUE_VERSION in circom_wasm_glue.c).
-constexpr int glue_version = 1;
+constexpr int glue_version = 2;
 
-// One calculation at a time in the process: see the header.
-std::mutex& run_lock() {
-  static std::mutex m;
-  return m;
-}
+// The glue's code for a calculation stopped from outside (CUZK_WITNESS_STOPPED).
+constexpr uint32_t stopped_code = 0xfffffffeu;
+
+// Raises a calculation's stop flag at its deadline or on its stop token, whichever comes first;
+// nothing where neither is set. The flag is read by the compiled code without a lock.
+class stop_watch {
+ public:
+  explicit stop_watch(const calculation_limits& limits) {
+    if (limits.stop.stop_possible())
+      on_stop_ = std::make_unique<std::stop_callback<std::function<void()>>>(limits.stop, [this] { raise(false); });
+    if (limits.deadline) {
+      timer_ = std::jthread([this, deadline = *limits.deadline](std::stop_token done) {
+        std::mutex m;
+        std::condition_variable_any cv;
+        std::unique_lock lock(m);
+        if (!cv.wait_until(lock, done, deadline, [] { return false; }) && !done.stop_requested()) raise(true);
+      });
+    }
+  }
+  ~stop_watch() {
+    on_stop_.reset();
+    if (timer_.joinable()) {
+      timer_.request_stop();
+      timer_.join();
+    }
+  }
+  stop_watch(const stop_watch&) = delete;
+  stop_watch& operator=(const stop_watch&) = delete;
+
+  const int* flag() const noexcept { return &flag_; }
+  bool timed_out() const noexcept { return __atomic_load_n(&timed_out_, __ATOMIC_ACQUIRE) != 0; }
+
+ private:
+  void raise(bool deadline) {
+    if (deadline) __atomic_store_n(&timed_out_, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&flag_, 1, __ATOMIC_RELEASE);
+  }
+  int flag_ = 0, timed_out_ = 0;
+  std::unique_ptr<std::stop_callback<std::function<void()>>> on_stop_;  // (not std::optional: GCC 12 warns)
+  std::jthread timer_;
+};
 
 }  // namespace
 
@@ -35,6 +76,7 @@ struct glue_api {
   int (*input_size)(instance, uint32_t, uint32_t, int32_t*);
   int (*set_input)(instance, uint32_t, uint32_t, uint32_t, const uint32_t*, uint32_t);
   int (*values)(instance, uint32_t*, uint32_t, uint32_t);
+  void (*configure)(instance, const native_field_ops*, const int*);
 };
 
 namespace {
@@ -78,6 +120,7 @@ result<std::shared_ptr<const witness_generator>> witness_generator::load(const s
                                                                          const std::string& source) {
   std::shared_ptr<witness_generator> g(new witness_generator());
   g->source_ = source;
+  g->library_ = library;
   g->handle_ = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!g->handle_) return status(errc::io_error, source + ": cannot load its compiled witness code " + library + ": " + dlerror());
   auto a = std::make_unique<glue_api>();
@@ -93,13 +136,13 @@ result<std::shared_ptr<const witness_generator>> witness_generator::load(const s
                    resolve(g->handle_, "cuzk_witness_init", a->init) &&
                    resolve(g->handle_, "cuzk_witness_input_size", a->input_size) &&
                    resolve(g->handle_, "cuzk_witness_set_input", a->set_input) &&
-                   resolve(g->handle_, "cuzk_witness_values", a->values);
+                   resolve(g->handle_, "cuzk_witness_values", a->values) &&
+                   resolve(g->handle_, "cuzk_witness_configure", a->configure);
   if (!all || a->glue_version() != glue_version)
     return status(errc::format_error, source + ": " + library + " is not a witness generator this cuzk built (remove it from the cache)");
   g->api_ = std::move(a);
 
   // The field and the sizes, from an instance made for the purpose.
-  std::lock_guard lock(run_lock());
   instance_guard w(*g->api_);
   if (!w.get()) return status(errc::resource_exhausted, source + ": out of memory making an instance");
   const auto failed = [&](const char* what) {
@@ -115,21 +158,29 @@ result<std::shared_ptr<const witness_generator>> witness_generator::load(const s
                                          " 32-bit words: not circom 2 witness code for a known prime");
   prime.resize(n32);
   g->prime_ = std::move(prime);
+  g->native_ = native_field_for(g->prime_);
   if (g->api_->sizes(w.get(), &g->witness_size_, &g->input_size_) != 0) return failed("reading its sizes");
   return std::shared_ptr<const witness_generator>(std::move(g));
 }
 
 result<calculated_witness> witness_generator::calculate(std::span<const input_signal> inputs,
-                                                        const std::string& input_source) const {
+                                                        const std::string& input_source,
+                                                        const calculation_limits& limits) const {
   const glue_api& a = *api_;
   const auto n32 = static_cast<uint32_t>(prime_.size());
-  std::lock_guard lock(run_lock());
   instance_guard w(a);
   if (!w.get()) return status(errc::resource_exhausted, source_ + ": out of memory making an instance");
+  stop_watch watch(limits);
+  a.configure(w.get(), limits.native_field ? static_cast<const native_field_ops*>(native_) : nullptr, watch.flag());
   calculated_witness out;
   out.n32 = n32;
   // A failure inside the wasm: circom's message, and what the circuit logged before it.
   const auto failed = [&](const std::string& during) {
+    if (a.error_code(w.get()) == stopped_code) {
+      if (watch.timed_out())
+        return status(errc::deadline_exceeded, source_ + ": the witness calculation ran past its time limit and was stopped " + during);
+      return status(errc::cancelled, source_ + ": the witness calculation was cancelled " + during);
+    }
     std::string msg = a.error(w.get());
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();
     std::string log = take_log(a, w.get());

@@ -8,12 +8,19 @@
 // failure inside the wasm (a failed assert, a signal set twice) comes back as circom words it:
 // the error code's sentence and the template and line the wasm printed (circom_wasm_glue.c).
 //
-// Thread safety: a generator may be shared; calculate() runs one calculation at a time in the
-// process (wabt's runtime keeps its trap target in a global of each loaded object), so callers
-// on several threads take turns.
+// The field arithmetic runs natively where cuzk has the circuit's field (native_field.hpp), the
+// wasm's own otherwise.
+//
+// Thread safety: a generator may be shared, and calculations on several threads run at once, each
+// in an instance of its own (the compiled runtime keeps its state per thread: generated_c.hpp).
+// A calculation stops at its deadline or when its stop token is asked to stop: circom's code
+// looks at the stop flag in every branch, loop test and field operation.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
+#include <stop_token>
 #include <memory>
 #include <span>
 #include <string>
@@ -34,6 +41,13 @@ struct calculated_witness {
   std::size_t wire_count() const noexcept { return n32 ? words.size() / n32 : 0; }
 };
 
+// What bounds one calculation.
+struct calculation_limits {
+  std::optional<std::chrono::steady_clock::time_point> deadline;  // deadline_exceeded after it
+  std::stop_token stop;                                          // cancelled once stop is requested
+  bool native_field = true;  // false: the wasm's own arithmetic (to compare the two)
+};
+
 class witness_generator {
  public:
   // Loads a compiled generator; `source` (the .wasm's name) prefixes every message.
@@ -52,13 +66,20 @@ class witness_generator {
   // file in messages. invalid_argument for an input the circuit does not have or one with the
   // wrong number of values, failed_precondition for inputs left unset or a failure inside the
   // circuit (circom's message).
-  result<calculated_witness> calculate(std::span<const input_signal> inputs, const std::string& input_source) const;
+  // deadline_exceeded or cancelled where `limits` stopped it.
+  result<calculated_witness> calculate(std::span<const input_signal> inputs, const std::string& input_source,
+                                       const calculation_limits& limits = {}) const;
+
+  // True where the circuit's arithmetic runs natively (bn254's and bls12-381's scalar fields).
+  bool native_field() const noexcept { return native_ != nullptr; }
+  const std::string& library() const noexcept { return library_; }
 
  private:
   witness_generator() = default;
   void* handle_ = nullptr;
   std::unique_ptr<glue_api> api_;
-  std::string source_;
+  const void* native_ = nullptr;  // the native_field_ops of the prime, or null
+  std::string source_, library_;
   std::vector<uint32_t> prime_;
   uint32_t witness_size_ = 0, input_size_ = 0;
 };

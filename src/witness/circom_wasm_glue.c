@@ -1,4 +1,5 @@
-/* The C side of a compiled circom witness generator. cuzk writes this file next to the C that
+/* SPDX-License-Identifier: MIT OR Apache-2.0
+ * The C side of a compiled circom witness generator. cuzk writes this file next to the C that
  * wasm2c makes from a circuit's .wasm (module name "circuit") and compiles the two, with wabt's
  * runtime, into one shared object (src/witness/wasm_compiler.cpp); circom_wasm.cpp then loads it
  * with dlopen and calls only the cuzk_witness_* functions below.
@@ -10,19 +11,22 @@
  * text circom's witness_calculator.js would have thrown: the error code's sentence, then what
  * the wasm wrote through printErrorMessage (the template and line of a failed assert).
  *
- * wabt's runtime keeps its unwind target in a global, so one object runs one calculation at a
- * time; the caller holds a lock (circom_wasm.hpp). Every instance has its own linear memory.
+ * Every instance has its own linear memory, and wabt's runtime, as cuzk compiles it, keeps its
+ * unwind target per thread and the call depth per instance (generated_c.hpp): calculations
+ * on several threads run at once, each instance used by one thread at a time.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "circom_wasm_glue_abi.h"
 #include "circuit.h"
 #include "wasm-rt-impl.h"
 
 #define CUZK_EXPORT __attribute__((visibility("default")))
 
 /* The glue's interface version: circom_wasm.cpp refuses an object built from another one. */
-#define CUZK_WITNESS_GLUE_VERSION 1
+#define CUZK_WITNESS_GLUE_VERSION 2
 
 /* A growable text buffer, always NUL-terminated. */
 typedef struct {
@@ -52,6 +56,7 @@ static void text_clear(text_buffer* b) {
 /* One instance of the circuit: its wasm state and what its imports recorded. wasm2c passes it to
  * every import as the "runtime" module's instance. */
 struct Z_runtime_instance_t {
+  struct cuzk_runtime_head head; /* first: the appended stubs read it (circom_wasm_glue_abi.h) */
   Z_circuit_instance_t wasm;
   int instantiated;
   uint32_t error_code; /* the code given to exceptionHandler; 0 when none */
@@ -143,6 +148,15 @@ void Z_runtimeZ_showSharedRWMemory(struct Z_runtime_instance_t* w) {
   for (size_t i = nd; i-- > 0;) text_append(&w->line, &digits[i], 1);
 }
 
+void cuzk_witness_stopped(struct cuzk_runtime_head* head) {
+  cuzk_witness* w = (cuzk_witness*)head;
+  w->error_code = CUZK_WITNESS_STOPPED;
+  text_clear(&w->error);
+  static const char s[] = "the calculation was stopped";
+  text_append(&w->error, s, sizeof s - 1);
+  wasm_rt_trap(WASM_RT_TRAP_UNREACHABLE);
+}
+
 /* A trap that no import explained: wabt's name for it. */
 static int trapped(cuzk_witness* w, wasm_rt_trap_t trap) {
   if (w->error_code == 0) {
@@ -159,6 +173,7 @@ static int trapped(cuzk_witness* w, wasm_rt_trap_t trap) {
 #define GUARDED(w, ...)                                        \
   do {                                                          \
     (w)->error_code = 0;                                        \
+    (w)->head.depth = 0;                                        \
     text_clear(&(w)->pending);                                  \
     wasm_rt_trap_t trap_ = (wasm_rt_trap_t)wasm_rt_impl_try();  \
     if (trap_ != WASM_RT_TRAP_NONE) return trapped((w), trap_); \
@@ -167,17 +182,26 @@ static int trapped(cuzk_witness* w, wasm_rt_trap_t trap) {
 
 CUZK_EXPORT int cuzk_witness_glue_version(void) { return CUZK_WITNESS_GLUE_VERSION; }
 
-static int g_module_ready = 0;
+static pthread_once_t g_module_once = PTHREAD_ONCE_INIT;
+
+static void init_module(void) {
+  wasm_rt_init();
+  Z_circuit_init_module();
+}
 
 CUZK_EXPORT cuzk_witness* cuzk_witness_new(void) {
   cuzk_witness* w = calloc(1, sizeof *w);
   if (!w) return NULL;
-  if (!g_module_ready) {
-    wasm_rt_init();
-    Z_circuit_init_module();
-    g_module_ready = 1;
-  }
+  pthread_once(&g_module_once, init_module);
+  w->head.circuit = &w->wasm;
   return w;
+}
+
+/* The native field to compute with (NULL: the wasm's own arithmetic) and the flag that stops the
+ * calculation once nonzero (NULL: none). Before instantiate. */
+CUZK_EXPORT void cuzk_witness_configure(cuzk_witness* w, const struct cuzk_native_field* native, const int* stop) {
+  w->head.native = native;
+  w->head.stop = stop;
 }
 
 /* Instantiates the module (allocating its memory and running its start function, which may trap). */
@@ -260,4 +284,11 @@ CUZK_EXPORT int cuzk_witness_values(cuzk_witness* w, uint32_t* out, uint32_t cou
     }
   });
   return 0;
+}
+
+/* For tests: the instance's linear memory (circom_wasm_test.cpp writes field elements into it and
+ * calls the test hook that generated_c.cpp appends to the circuit's C). */
+CUZK_EXPORT uint8_t* cuzk_witness_test_memory(cuzk_witness* w, uint64_t* size) {
+  *size = w->wasm.w2c_memory.size;
+  return w->wasm.w2c_memory.data;
 }

@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "formats/file_io.hpp"
+#include "witness/circom_wasm_glue_abi_h.hpp"
 #include "witness/circom_wasm_glue_c.hpp"
+#include "witness/generated_c.hpp"
 
 extern char** environ;
 
@@ -26,6 +28,9 @@ namespace cuzk::witness {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The version of what generated_c.cpp does to wasm2c's C, part of the cache's key.
+constexpr std::string_view generated_c_version = "native field stubs, data blob, per-thread runtime: 1";
 
 // -O1: on the 1M-constraint benchmark circuit (docs/witness.md) its witness runs as fast as -O2's
 // (1.7-2.1 s both) and it compiles in 70% of the time (86 s against 121 s, on a loaded 2-core
@@ -153,7 +158,10 @@ result<compiled_generator> compile_witness_generator(std::span<const uint8_t> wa
                                                      const std::string& cache_dir) {
   std::string flags;
   for (const char* f : c_flags) (flags += f) += ' ';
-  const std::span<const uint8_t> parts[] = {bytes_of(circom_wasm_glue_c), bytes_of(flags), wasm};
+  // What the compiled object depends on besides the wasm: the glue, the rewriting of wasm2c's C
+  // (its version below: raise it with every change to generated_c.cpp) and the flags.
+  const std::span<const uint8_t> parts[] = {bytes_of(circom_wasm_glue_c), bytes_of(circom_wasm_glue_abi_h),
+                                            bytes_of(generated_c_version), bytes_of(flags), wasm};
   const std::string library = cache_dir + "/" + sha256_hex(parts) + ".so";
   if (access(library.c_str(), R_OK) == 0) return compiled_generator{library, true, 0};
 
@@ -163,12 +171,20 @@ result<compiled_generator> compile_witness_generator(std::span<const uint8_t> wa
   const std::string d = dir->path();
   CUZK_TRY(write_file(d + "/circuit.wasm", wasm));
   CUZK_TRY(write_file(d + "/circom_wasm_glue.c", bytes_of(circom_wasm_glue_c)));
+  CUZK_TRY(write_file(d + "/circom_wasm_glue_abi.h", bytes_of(circom_wasm_glue_abi_h)));
   CUZK_TRY(step({"wasm2c", d + "/circuit.wasm", "-n", "circuit", "-o", d + "/circuit.c"}, d + "/wasm2c.log", source,
                 "wabt (apt-get install wabt)"));
+  {
+    auto c = formats::read_text_file(d + "/circuit.c");
+    if (!c) return status(errc::io_error, source + ": cannot read the C that wasm2c made: " + c.error().message());
+    auto rewritten = rewrite_generated_c(*c, d);
+    if (!rewritten) return rewritten.error().with_context(source);
+    CUZK_TRY(write_file(d + "/circuit.c", bytes_of(*rewritten)));
+  }
+  CUZK_TRY(write_thread_local_runtime(CUZK_WASM2C_RUNTIME_DIR, CUZK_WASM2C_HEADER_DIR, d));
   std::vector<std::string> cc = {compiler()};
   cc.insert(cc.end(), std::begin(c_flags), std::end(c_flags));
-  for (const std::string& s : {"-I" + d, std::string("-I" CUZK_WASM2C_RUNTIME_DIR), d + "/circuit.c",
-                                d + "/circom_wasm_glue.c", std::string(CUZK_WASM2C_RUNTIME_DIR "/wasm-rt-impl.c"),
+  for (const std::string& s : {"-I" + d, d + "/circuit.c", d + "/circom_wasm_glue.c", d + "/wasm-rt-impl.c",
                                 std::string("-o"), d + "/circuit.so"})
     cc.push_back(s);
   CUZK_TRY(step(cc, d + "/cc.log", source, "a C compiler (apt-get install gcc)"));
