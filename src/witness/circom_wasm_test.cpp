@@ -7,8 +7,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
+#include <stop_token>
+#include <thread>
 #include <fstream>
 #include <iterator>
 
@@ -58,10 +62,11 @@ class CircomWasm : public ::testing::TestWithParam<const char*> {
     return g ? *g : nullptr;
   }
 
-  result<calculated_witness> calculate(const witness_generator& g, std::string_view input_json) {
+  result<calculated_witness> calculate(const witness_generator& g, std::string_view input_json,
+                                       const calculation_limits& limits = {}) {
     auto inputs = parse_circom_input(input_json, "input.json", g.prime());
     if (!inputs) return inputs.error();
-    return g.calculate(*inputs, "input.json");
+    return g.calculate(*inputs, "input.json", limits);
   }
 
   std::string error_of(const witness_generator& g, std::string_view input_json) {
@@ -72,7 +77,10 @@ class CircomWasm : public ::testing::TestWithParam<const char*> {
 
   // The witness written as a .wtns, then its bytes.
   std::vector<uint8_t> wtns_bytes(const witness_generator& g, const calculated_witness& w) {
-    const std::string path = cache_dir() + "/out.wtns";
+    return wtns_bytes_at(g, w, "out.wtns");
+  }
+  std::vector<uint8_t> wtns_bytes_at(const witness_generator& g, const calculated_witness& w, const std::string& name) {
+    const std::string path = cache_dir() + "/" + name;
     const auto* prime = reinterpret_cast<const uint8_t*>(g.prime().data());
     const auto* values = reinterpret_cast<const uint8_t*>(w.words.data());
     const status s = formats::write_wtns_bytes(path, {prime, g.prime().size() * 4}, {values, w.words.size() * 4});
@@ -126,6 +134,80 @@ TEST_P(CircomWasm, InputsTheCircuitDoesNotTakeAreNamed) {
             "input.json: not all inputs are given: 10 of the circuit's 18 input values (the circuit's .sym file lists "
             "its input signals)");
   EXPECT_TRUE(calculate(*g, "{" + full + "}").is_ok());
+}
+
+TEST_P(CircomWasm, TheWasmsOwnArithmeticGivesTheSameBytes) {
+  auto g = load("matrix");
+  ASSERT_TRUE(g);
+  EXPECT_TRUE(g->native_field());
+  const auto input = formats::read_text_file(CUZK_TEST_DATA_DIR "/witness/circuits/matrix.input.json");
+  ASSERT_TRUE(input.is_ok());
+  calculation_limits own;
+  own.native_field = false;
+  auto w = calculate(*g, *input, own);
+  ASSERT_TRUE(w.is_ok()) << w.error().message();
+  EXPECT_EQ(wtns_bytes(*g, *w), read_bytes(data_dir + "/" + GetParam() + "/matrix.wtns"));
+}
+
+// walk(x) in never_ending.circom ends for an even x and runs on for an odd one.
+TEST_P(CircomWasm, WitnessCodeThatNeverEndsStopsAtItsTimeLimit) {
+  auto g = load("never_ending");
+  ASSERT_TRUE(g);
+  auto ok = calculate(*g, R"({"x": "4"})");
+  ASSERT_TRUE(ok.is_ok()) << ok.error().message();
+  EXPECT_EQ(wtns_bytes(*g, *ok), read_bytes(data_dir + "/" + GetParam() + "/never_ending.wtns"));
+
+  calculation_limits limits;
+  const auto start = std::chrono::steady_clock::now();
+  limits.deadline = start + std::chrono::milliseconds(300);
+  auto hung = calculate(*g, R"({"x": "3"})", limits);
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(hung.is_ok());
+  EXPECT_EQ(hung.error().code(), errc::deadline_exceeded) << hung.error().message();
+  EXPECT_EQ(hung.error().message(), data_dir + "/" + GetParam() +
+                                        "/never_ending.wasm: the witness calculation ran past its time limit and was "
+                                        "stopped after input x");
+  EXPECT_LT(took, std::chrono::seconds(5));
+  // The generator computes again after a stop.
+  EXPECT_TRUE(calculate(*g, R"({"x": "8"})").is_ok());
+}
+
+TEST_P(CircomWasm, WitnessCodeThatNeverEndsStopsOnCancelWhileOthersRun) {
+  auto g = load("never_ending");
+  ASSERT_TRUE(g);
+  auto matrix = load("matrix");
+  ASSERT_TRUE(matrix);
+  const auto input = formats::read_text_file(CUZK_TEST_DATA_DIR "/witness/circuits/matrix.input.json");
+  ASSERT_TRUE(input.is_ok());
+  const auto expected = read_bytes(data_dir + "/" + GetParam() + "/matrix.wtns");
+
+  std::stop_source cancel;
+  calculation_limits limits;
+  limits.stop = cancel.get_token();
+  std::promise<result<calculated_witness>> hung;
+  std::thread runner([&] { hung.set_value(calculate(*g, R"({"x": "3"})", limits)); });
+  // Other calculations go on beside it, on several threads at once: no lock between them.
+  std::vector<std::thread> others;
+  std::vector<std::vector<uint8_t>> results(4);
+  for (std::size_t t = 0; t < results.size(); ++t) {
+    others.emplace_back([&, t] {
+      for (int i = 0; i < 5; ++i) {
+        auto w = calculate(*matrix, *input);
+        if (!w) return;
+        results[t] = wtns_bytes_at(*matrix, *w, "out" + std::to_string(t) + ".wtns");
+      }
+    });
+  }
+  for (auto& t : others) t.join();
+  for (const auto& r : results) EXPECT_EQ(r, expected);
+  auto future = hung.get_future();
+  EXPECT_EQ(future.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout) << "the odd input ended";
+  cancel.request_stop();
+  ASSERT_EQ(future.wait_for(std::chrono::seconds(10)), std::future_status::ready) << "cancel did not stop it";
+  runner.join();
+  auto stopped = future.get();
+  ASSERT_FALSE(stopped.is_ok());
+  EXPECT_EQ(stopped.error().code(), errc::cancelled) << stopped.error().message();
 }
 
 INSTANTIATE_TEST_SUITE_P(Curves, CircomWasm, ::testing::Values("bn128", "bls12381"));
