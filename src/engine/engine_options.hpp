@@ -93,6 +93,10 @@ struct engine_options {
   bool verify_proofs = true;
   // How long a finished job's result stays retrievable.
   std::chrono::seconds result_retention{24 * 3600};
+  // The longest a witness from input JSON may compute (the circuit's wasm, natively) before its job
+  // fails with deadline_exceeded: witness code that never ends for some input must not hold a
+  // worker for good. Generous: the largest circom circuits take minutes.
+  std::chrono::seconds witness_time_limit{600};
   // A job interrupted this many times (the daemon died while proving it) fails instead of being
   // retried: a witness that crashes the prover must not crash it forever.
   uint32_t max_attempts = 3;

@@ -250,9 +250,16 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
   // witness_dirs again (what a client's path names may have changed since the submit).
   auto read_one = [this, j](uint32_t q) -> result<any_witness> {
     if (q < j->rec.input_json.size() && j->rec.input_json[q]) {
-      auto w = j->generator ? witness_from_input_json(*j->generator, j->rec.witness_paths[q], j->key, "input JSON")
+      // Bounded: the job's cancel (and the drain's) stops it, and so does witness_time_limit_s.
+      witness::calculation_limits limits;
+      limits.deadline = steady_clock::now() + opt_.witness_time_limit;
+      limits.stop_polled = [cancel = j->cancel] { return cancel.cancelled(); };
+      auto w = j->generator ? witness_from_input_json(*j->generator, j->rec.witness_paths[q], j->key, "input JSON", limits)
                             : result<any_witness>(status(errc::failed_precondition,
                                                          "input JSON: the circuit's witness generator is not loaded"));
+      if (!w && w.error().code() == errc::deadline_exceeded)
+        w = status(errc::deadline_exceeded, w.error().message() + " (witness_time_limit_s = " +
+                                                std::to_string(opt_.witness_time_limit.count()) + ")");
       if (!w) return hide_path(w.error(), j->rec.witness_paths[q], "input JSON").with_context("partition " + std::to_string(q));
       return w;
     }
@@ -273,8 +280,8 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
   // client's file from circom or snarkjs is proven where it was read (witness.hpp); one whose
   // values lie elsewhere holds its bytes beside their copy while it is read, uncounted. The backend takes each witness when it
   // is ready for it (witness_stream.hpp): a batch starts on its first partitions while the last are
-  // read. Input JSON is computed in its turn on the stream's own thread: the circuit's generator
-  // runs one calculation at a time (circom_wasm.hpp), so more threads would only queue on it. After
+  // read. Input JSON is computed there too, as many partitions at once as files are read: calculations
+  // of one circuit run side by side (circom_wasm.hpp), each on one thread. After
   // a failure, or once the job is stopping, later partitions are not read.
   auto read_group = [read_one, j](uint32_t first, uint32_t count, std::shared_ptr<reads_ended> after) {
     return std::make_unique<witness_stream>(
@@ -285,11 +292,7 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
             return status(errc::cancelled, "partition " + std::to_string(q) + ": not read: the job is stopping");
           return read_one(q);
         },
-        [j, first](std::size_t i) {
-          const std::size_t q = first + i;
-          return q < j->rec.input_json.size() && j->rec.input_json[q];
-        },
-        std::move(after));
+        nullptr, std::move(after));
   };
   struct group {
     uint32_t first = 0, count = 0;

@@ -160,6 +160,9 @@ std::vector<config_key> make_table() {
       BOOL(verify_proofs, false, "verify every proof before returning it"),
       INT(result_retention_s, 1, 365 * 24 * 3600, false,
           "how long a finished job's result stays retrievable, s"),
+      INT(witness_time_limit_s, 1, 7 * 24 * 3600, false,
+          "the longest a witness from input JSON may compute before its job fails, s (witness code that never "
+          "ends is stopped there)"),
       INT(max_attempts, 1, 100, false,
           "a job interrupted this many times by a crash fails instead of retrying"),
       BOOL(fail_expired_jobs, false, "fail a queued job whose deadline passed instead of running it late"),
@@ -364,6 +367,7 @@ engine::engine_options daemon_config::to_engine_options() const {
   o.gpu.synthesis = groth16::parse_synthesis_place(gpu_synthesis).value_or(groth16::synthesis_place::device);
   o.verify_proofs = verify_proofs;
   o.result_retention = std::chrono::seconds(result_retention_s);
+  o.witness_time_limit = std::chrono::seconds(witness_time_limit_s);
   o.max_attempts = static_cast<uint32_t>(max_attempts);
   o.fail_expired_jobs = fail_expired_jobs;
   o.scheduling.max_batch_size = static_cast<std::size_t>(max_batch_size);

@@ -20,6 +20,9 @@ constexpr int glue_version = 2;
 // The glue's code for a calculation stopped from outside (CUZK_WITNESS_STOPPED).
 constexpr uint32_t stopped_code = 0xfffffffeu;
 
+// How often a calculation's stop_polled is asked: a cancel takes effect within about this long.
+constexpr auto poll_interval = std::chrono::milliseconds(10);
+
 // Raises a calculation's stop flag at its deadline or on its stop token, whichever comes first;
 // nothing where neither is set. The flag is read by the compiled code without a lock.
 class stop_watch {
@@ -27,12 +30,19 @@ class stop_watch {
   explicit stop_watch(const calculation_limits& limits) {
     if (limits.stop.stop_possible())
       on_stop_ = std::make_unique<std::stop_callback<std::function<void()>>>(limits.stop, [this] { raise(false); });
-    if (limits.deadline) {
-      timer_ = std::jthread([this, deadline = *limits.deadline](std::stop_token done) {
+    if (limits.deadline || limits.stop_polled) {
+      timer_ = std::jthread([this, deadline = limits.deadline, poll = limits.stop_polled](std::stop_token done) {
         std::mutex m;
         std::condition_variable_any cv;
         std::unique_lock lock(m);
-        if (!cv.wait_until(lock, done, deadline, [] { return false; }) && !done.stop_requested()) raise(true);
+        for (;;) {
+          auto wake = poll ? std::chrono::steady_clock::now() + poll_interval : *deadline;
+          if (deadline && *deadline < wake) wake = *deadline;
+          cv.wait_until(lock, done, wake, [] { return false; });
+          if (done.stop_requested()) return;
+          if (deadline && std::chrono::steady_clock::now() >= *deadline) return raise(true);
+          if (poll && poll()) return raise(false);
+        }
       });
     }
   }

@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stop_token>
 #include <memory>
@@ -45,6 +46,9 @@ struct calculated_witness {
 struct calculation_limits {
   std::optional<std::chrono::steady_clock::time_point> deadline;  // deadline_exceeded after it
   std::stop_token stop;                                          // cancelled once stop is requested
+  // Asked every few milliseconds while the calculation runs; true: cancelled. For callers whose
+  // stop is a flag of their own (a job's cancel token).
+  std::function<bool()> stop_polled;
   bool native_field = true;  // false: the wasm's own arithmetic (to compare the two)
 };
 

@@ -46,12 +46,13 @@ status check_input_json(const witness::witness_generator& gen, std::string_view 
 }
 
 result<any_witness> witness_from_input_json(const witness::witness_generator& gen, const std::string& path,
-                                            const key_summary& key, const std::string& what) {
+                                            const key_summary& key, const std::string& what,
+                                            const witness::calculation_limits& limits) {
   auto text = formats::read_text_file(path, max_input_json_bytes, "a circuit's input JSON");
   if (!text) return text.error();
   auto inputs = witness::parse_circom_input(*text, what, gen.prime());
   if (!inputs) return inputs.error();
-  auto w = gen.calculate(*inputs, what);
+  auto w = gen.calculate(*inputs, what, limits);
   if (!w) return w.error();
   auto bytes = formats::encode_wtns(as_bytes(gen.prime()), as_bytes(w->words));
   if (!bytes) return bytes.error();

@@ -9,8 +9,8 @@
 // at once) and again when the job runs, where the circuit itself runs: a failed assert or a missing
 // signal fails that job with circom's message.
 //
-// Thread safety: free functions; a generator runs one calculation at a time in the process
-// (circom_wasm.hpp), so jobs on several workers take turns there.
+// Thread safety: free functions; calculations of one generator run at once on several threads
+// (circom_wasm.hpp).
 #pragma once
 
 #include <cstdint>
@@ -40,8 +40,10 @@ result<generator_ptr> load_circuit_generator(const std::string& wasm_path, const
 status check_input_json(const witness::witness_generator& gen, std::string_view json, const std::string& what);
 
 // The witness of the input JSON in the file at `path` (the engine's spool), checked against the key
-// as a client's .wtns is. failed_precondition with circom's message for a failure inside the circuit.
+// as a client's .wtns is. failed_precondition with circom's message for a failure inside the circuit;
+// deadline_exceeded or cancelled where `limits` stopped it.
 result<any_witness> witness_from_input_json(const witness::witness_generator& gen, const std::string& path,
-                                            const key_summary& key, const std::string& what);
+                                            const key_summary& key, const std::string& what,
+                                            const witness::calculation_limits& limits = {});
 
 }  // namespace cuzk::engine

@@ -5,8 +5,8 @@
 //
 // Reads run `at_once` at a time on threads the stream starts (a read is a GiB of copying and
 // checking: the global pool would hold a proof's loops behind it), in partition order, each
-// published when it ends; a partition `on_driver` names (input JSON: the circuit's generator runs
-// one calculation at a time) is read in its turn on the stream's own thread. A stream made with
+// published when it ends; a partition `on_driver` names (a read that must not run beside the
+// others) is read in its turn on the stream's own thread. A stream made with
 // `after` (the batch before's, reading ahead) starts its reads only once that one's have ended,
 // so the two never share the disk and the batch before gets its last witness first. After a
 // failed read, later partitions are not read; wait() on them says so. A read that throws
