@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-/* The native field's functions: src/witness/native_field.hpp, struct native_field_ops, version 1.
+/* The native field's functions: src/witness/native_field.hpp, struct native_field_ops, version 2.
  * Each returns nonzero where an element lies outside the memory. */
 struct cuzk_native_field {
   uint32_t abi;
@@ -21,6 +21,7 @@ struct cuzk_native_field {
   int (*sub)(uint8_t* mem, uint64_t mem_size, uint32_t r, uint32_t a, uint32_t b);
   int (*mul)(uint8_t* mem, uint64_t mem_size, uint32_t r, uint32_t a, uint32_t b);
   int (*neg)(uint8_t* mem, uint64_t mem_size, uint32_t r, uint32_t a);
+  int (*to_long_normal)(uint8_t* mem, uint64_t mem_size, uint32_t a);
 };
 
 struct cuzk_runtime_head {

@@ -24,7 +24,7 @@ struct replaced_function {
 };
 constexpr replaced_function replaced[] = {
     {"Fr_add", "void", 3}, {"Fr_sub", "void", 3},    {"Fr_mul", "void", 3},
-    {"Fr_neg", "void", 2}, {"Fr_copy", "void", 2},   {"Fr_isTrue", "u32", 1},
+    {"Fr_neg", "void", 2}, {"Fr_copy", "void", 2},   {"Fr_isTrue", "u32", 1}, {"Fr_toLongNormal", "void", 1},
 };
 
 // The stub of each function: see generated_c.hpp. `head` is the runtime's cuzk_runtime_head.
@@ -47,6 +47,7 @@ std::string stub_of(const replaced_function& f) {
   if (n == "Fr_sub") native("sub");
   if (n == "Fr_mul") native("mul");
   if (n == "Fr_neg") native("neg");
+  if (n == "Fr_toLongNormal") native("to_long_normal");
   if (n == "Fr_copy") {
     // An element is the header's 8 bytes and the value's limbs.
     s << "  if (head->native) {\n"
@@ -65,6 +66,8 @@ std::string stub_of(const replaced_function& f) {
 // and the wasm's own Fr_toLongNormal, which a test reads values through. -1 for a trap, -2 for a
 // function the wasm does not have.
 std::string test_hooks(const std::vector<const replaced_function*>& done) {
+  bool has_own_to_long_normal = false;
+  for (const auto* d : done) has_own_to_long_normal |= std::strcmp(d->name, "Fr_toLongNormal") == 0;
   std::ostringstream s;
   s << "__attribute__((visibility(\"default\"))) int cuzk_witness_test_field_op(struct cuzk_runtime_head* head, "
        "uint32_t op, int own, uint32_t r, uint32_t a, uint32_t b, uint32_t* result) {\n"

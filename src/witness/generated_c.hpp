@@ -2,8 +2,8 @@
 // What cuzk changes in the C that wasm2c makes of a circuit's .wasm, and in wabt's runtime, before
 // the C compiler sees them (wasm_compiler.cpp runs both):
 //
-// - native_stubs: circom's Fr_add, Fr_sub, Fr_mul and Fr_neg call cuzk's field code
-//   (native_field.hpp) and Fr_copy is a bounds-checked memmove, where the calculation was given a
+// - native_stubs: circom's Fr_add, Fr_sub, Fr_mul, Fr_neg and Fr_toLongNormal call cuzk's field
+//   code (native_field.hpp) and Fr_copy is a bounds-checked memmove, where the calculation was given a
 //   native field; otherwise they run the wasm's own code, kept under the name `<name>_wasm`. The
 //   stubs and Fr_isTrue, which every loop and branch of circom's code calls, first look at the
 //   calculation's stop flag. Two exported test hooks reach the wasm's own functions, so that a

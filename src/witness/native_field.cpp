@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// circom's Fr_add, Fr_sub, Fr_mul and Fr_neg on cuzk's field code; see native_field.hpp.
+// circom's Fr_add, Fr_sub, Fr_mul, Fr_neg and Fr_toLongNormal on cuzk's field code; see native_field.hpp.
 #include "witness/native_field.hpp"
 
 #include <cstring>
@@ -127,7 +127,20 @@ struct ops {
     return 0;
   }
 
-  static constexpr native_field_ops table{native_field_abi, static_cast<uint32_t>(F::N), add, sub, mul, neg};
+  // The wasm's Fr_toLongNormal: type "long", limbs the plain value (a short one's field element).
+  static int to_long_normal(uint8_t* m, uint64_t size, uint32_t a) {
+    if (!E::inside(size, a)) return 1;
+    const uint32_t t = E::type(m + a);
+    if ((t & long_bit) && !(t & montgomery_bit)) return 0;  // already so
+    const typename F::repr plain = E::load(m + a).to_canonical();
+    const uint32_t type = long_bit;
+    std::memcpy(m + a + 4, &type, 4);
+    std::memcpy(m + a + 8, plain.limb, F::num_bytes);
+    return 0;
+  }
+
+  static constexpr native_field_ops table{native_field_abi, static_cast<uint32_t>(F::N), add, sub, mul, neg,
+                                          to_long_normal};
 };
 
 // True when the wasm's prime (n32 little-endian words) is F's modulus.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // circom's field arithmetic, native: the functions a compiled witness generator calls in place of
-// the wasm's own Fr_add, Fr_sub, Fr_mul and Fr_neg (docs/witness.md, 'Native field arithmetic').
+// the wasm's own Fr_add, Fr_sub, Fr_mul, Fr_neg and Fr_toLongNormal (docs/witness.md, 'Native field arithmetic').
 //
 // circom's wasm keeps each field element in its linear memory as 8 bytes of header and the value's
 // n64 64-bit limbs: a signed 32-bit "short" value at offset 0, a type word at offset 4 (bit 31: the
@@ -26,7 +26,7 @@
 namespace cuzk::witness {
 
 extern "C" {
-// Version 1. The layout is repeated in circom_wasm_glue.c (struct cuzk_native_field).
+// The layout is repeated in circom_wasm_glue_abi.h (struct cuzk_native_field).
 struct native_field_ops {
   uint32_t abi;  // native_field_abi
   uint32_t n64;  // limbs of the field this table computes in
@@ -34,10 +34,12 @@ struct native_field_ops {
   int (*sub)(uint8_t* mem, uint64_t mem_size, uint32_t r, uint32_t a, uint32_t b);
   int (*mul)(uint8_t* mem, uint64_t mem_size, uint32_t r, uint32_t a, uint32_t b);
   int (*neg)(uint8_t* mem, uint64_t mem_size, uint32_t r, uint32_t a);
+  // In place: the element as a long plain value (what getWitness hands out, once per wire).
+  int (*to_long_normal)(uint8_t* mem, uint64_t mem_size, uint32_t a);
 };
 }
 
-inline constexpr uint32_t native_field_abi = 1;
+inline constexpr uint32_t native_field_abi = 2;
 
 // The table for the field of this prime (n32 little-endian 32-bit words, as the wasm's
 // getRawPrime gives it), or nullptr where cuzk has no native field for it: circom's other primes
