@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include "engine/engine.hpp"
 #include "engine/engine_test_util.hpp"
@@ -27,6 +28,8 @@ using namespace cuzk::engine::test;
 const std::string witness_data = data_dir + "/witness";
 const std::string matrix_wasm = witness_data + "/bn128/matrix.wasm";
 const std::string range_wasm = witness_data + "/bn128/range_check.wasm";
+// walk(x) ends for an even x and runs on for an odd one (tests/data/witness/README.md).
+const std::string never_ending_wasm = witness_data + "/bn128/never_ending.wasm";
 
 struct dev_key {
   std::string zkey, vk;
@@ -127,6 +130,83 @@ TEST_F(engine_input_json, a_failed_assert_or_a_missing_signal_fails_that_job_and
       << missing.error.message();
   const auto again = e->await(e->submit(input_request("matrix", file_text(witness_data + "/circuits/matrix.input.json"))).value(), 0ms).value();
   EXPECT_EQ(again.state, job_state::done) << again.error.to_string();
+}
+
+// Witness code that never ends: the job fails at witness_time_limit_s, and a second worker proves
+// other jobs meanwhile (nothing is locked behind the calculation).
+TEST_F(engine_input_json, witness_code_that_never_ends_fails_at_its_time_limit_while_others_prove) {
+  engine_options o;
+  o.spool_dir = temp_dir("input-json-spool");
+  o.workers = 2;
+  o.witness_time_limit = 2s;
+  auto e = make(std::move(o));
+  const auto& walk = key_of("never_ending");
+  const auto& range = key_of("range_check");
+  ASSERT_TRUE(e->register_circuit("walk", walk.zkey, priority::normal, key_change::refuse, never_ending_wasm).is_ok());
+  ASSERT_TRUE(e->register_circuit("range", range.zkey, priority::normal, key_change::refuse, range_wasm).is_ok());
+  const auto start = steady_clock::now();
+  const job_id hung = e->submit(input_request("walk", R"({"x": "3"})")).value();
+  for (int i = 0; i < 3; ++i) {
+    const auto other = e->await(e->submit(input_request("range", R"({"x": "5"})")).value(), 0ms).value();
+    EXPECT_EQ(other.state, job_state::done) << other.error.to_string();
+  }
+  EXPECT_EQ(e->get(hung).value().state, job_state::synthesizing) << "the odd input's witness ended";
+  const auto r = e->await(hung, 0ms).value();
+  const auto took = steady_clock::now() - start;
+  ASSERT_EQ(r.state, job_state::failed);
+  EXPECT_EQ(r.error.code(), errc::deadline_exceeded) << r.error.to_string();
+  EXPECT_NE(r.error.message().find("the witness calculation ran past its time limit and was stopped"), std::string::npos)
+      << r.error.message();
+  EXPECT_NE(r.error.message().find("(witness_time_limit_s = 2)"), std::string::npos) << r.error.message();
+  EXPECT_GE(took, 2s);
+  EXPECT_LT(took, 30s);
+  // The worker goes on: an even input of the same circuit proves.
+  const auto even = e->await(e->submit(input_request("walk", R"({"x": "8"})")).value(), 0ms).value();
+  ASSERT_EQ(even.state, job_state::done) << even.error.to_string();
+  expect_valid_proof<bn254>(even.proofs.at(0), walk.vk, even.proofs.at(0).public_json);
+}
+
+TEST_F(engine_input_json, cancel_stops_witness_code_that_never_ends_at_once) {
+  auto e = make();
+  const auto& walk = key_of("never_ending");
+  ASSERT_TRUE(e->register_circuit("walk", walk.zkey, priority::normal, key_change::refuse, never_ending_wasm).is_ok());
+  const job_id hung = e->submit(input_request("walk", R"({"x": "3"})")).value();
+  for (int i = 0; i < 200 && e->get(hung).value().state != job_state::synthesizing; ++i) std::this_thread::sleep_for(20ms);
+  ASSERT_EQ(e->get(hung).value().state, job_state::synthesizing);
+  std::this_thread::sleep_for(200ms);  // well inside the calculation
+  const auto asked = steady_clock::now();
+  ASSERT_TRUE(e->cancel(hung).is_ok());
+  const auto r = e->await(hung, 0ms).value();
+  EXPECT_EQ(r.state, job_state::cancelled) << r.error.to_string();
+  EXPECT_LT(steady_clock::now() - asked, 5s);
+}
+
+// A drain (SIGTERM) stops the calculation and puts the job back in the store; the next start
+// listens at once (its submit works) and fails the job at its time limit.
+TEST_F(engine_input_json, a_drain_stops_witness_code_that_never_ends_and_the_next_start_fails_it) {
+  const std::string store = temp_dir("input-json-hang-store") + "/jobs.db";
+  const auto& walk = key_of("never_ending");
+  job_id hung = 0;
+  {
+    auto e = make(store);
+    ASSERT_TRUE(e->register_circuit("walk", walk.zkey, priority::normal, key_change::refuse, never_ending_wasm).is_ok());
+    hung = e->submit(input_request("walk", R"({"x": "3"})")).value();
+    for (int i = 0; i < 200 && e->get(hung).value().state != job_state::synthesizing; ++i) std::this_thread::sleep_for(20ms);
+    ASSERT_EQ(e->get(hung).value().state, job_state::synthesizing);
+    const auto asked = steady_clock::now();
+    e->drain(100ms);
+    EXPECT_LT(steady_clock::now() - asked, 5s) << "the drain waited on the calculation";
+  }
+  engine_options o;
+  o.store_path = store;
+  o.witness_time_limit = 1s;
+  auto e = make(std::move(o));
+  const auto even = e->submit(input_request("walk", R"({"x": "2"})"));
+  ASSERT_TRUE(even.is_ok()) << even.error().to_string();
+  const auto r = e->await(hung, 0ms).value();
+  ASSERT_EQ(r.state, job_state::failed);
+  EXPECT_EQ(r.error.code(), errc::deadline_exceeded) << r.error.to_string();
+  EXPECT_EQ(e->await(*even, 0ms).value().state, job_state::done);
 }
 
 TEST_F(engine_input_json, submit_refuses_what_it_can_tell_at_once) {

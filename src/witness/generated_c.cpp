@@ -50,10 +50,19 @@ std::string stub_of(const replaced_function& f) {
   if (n == "Fr_toLongNormal") native("to_long_normal");
   if (n == "Fr_copy") {
     // An element is the header's 8 bytes and the value's limbs.
+    // Four limbs (both native fields) as one fixed-size copy the compiler inlines: circom copies
+    // every constant of an array it indexes, element by element, so this is the hottest stub.
     s << "  if (head->native) {\n"
       << "    const uint64_t n = 8 + 8 * (uint64_t)head->native->n64, size = instance->w2c_memory.size;\n"
       << "    if ((uint64_t)r + n > size || (uint64_t)a + n > size) wasm_rt_trap(WASM_RT_TRAP_OOB);\n"
-      << "    memmove(instance->w2c_memory.data + r, instance->w2c_memory.data + a, n);\n"
+      << "    uint8_t* m = instance->w2c_memory.data;\n"
+      << "    if (n == 40) {\n"
+      << "      uint8_t t[40];\n"
+      << "      memcpy(t, m + a, 40);\n"
+      << "      memcpy(m + r, t, 40);\n"
+      << "    } else {\n"
+      << "      memmove(m + r, m + a, n);\n"
+      << "    }\n"
       << "    return;\n"
       << "  }\n";
   }
