@@ -35,11 +35,12 @@ json counters_json(const engine::job_counters& c) {
           {"partitions_proved", c.partitions_proved}};
 }
 
-// The summary phases always; the GPU ones only when a device ran some of the job.
+// Every job's phases (the summary ones, reservation_wait, witness) always; the GPU ones only when
+// a device ran some of the job.
 json times_json(const engine::phase_times& t) {
   json j = json::object();
   bool gpu = false;
-  for (int p = engine::summary_phase_count; p < engine::phase_count; ++p) gpu = gpu || t.seconds[p] > 0;
+  for (int p = 0; p < engine::phase_count; ++p) gpu = gpu || (engine::is_gpu_phase(engine::phase(p)) && t.seconds[p] > 0);
   for (int p = 0; p < engine::phase_count; ++p)
     if (gpu || !engine::is_gpu_phase(engine::phase(p))) j[engine::phase_name(engine::phase(p))] = t.seconds[p];
   return j;

@@ -286,6 +286,22 @@ TEST(status_json, recent_jobs_carry_phase_times_and_the_public_view_no_error_tex
   EXPECT_NE(full["recent_jobs"][0]["error"].get<std::string>().find("/srv/witness-dir"), std::string::npos);
 }
 
+// The witness phase is a histogram of its own on /metrics, for every job (not only GPU ones).
+TEST(status_json, metrics_have_the_witness_phase) {
+  engine::engine_snapshot s;
+  auto& h = s.counters.circuits["poseidon"].phases[static_cast<int>(engine::phase::witness)];
+  h.count = 1;
+  h.sum = 2.5;
+  const std::string text = prometheus_text(s);
+  EXPECT_NE(text.find("cuzk_phase_seconds_sum{circuit=\"poseidon\",phase=\"witness\"} 2.5\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("cuzk_phase_seconds_count{circuit=\"poseidon\",phase=\"synthesis\"} 0\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("phase=\"msm_a\""), std::string::npos) << text;  // no GPU proof: no GPU phases
+}
+
 // Issue 21: /status nested config values as JSON strings ("workers": "1", "data_dir":
 // "\"/var/lib/cuzk\""), showed an unlimited budget as 18446744073709551615 and had no version.
 TEST(status_json, config_values_keep_their_types_unlimited_is_null_and_the_version_is_there) {
