@@ -125,6 +125,7 @@ struct tally {
     const auto& t = r.timings();
     auto& s = server;
     s.set_queue_wait(s.queue_wait() + t.queue_wait());
+    s.set_witness(s.witness() + t.witness());
     s.set_synthesis(s.synthesis() + t.synthesis());
     s.set_prove(s.prove() + t.prove());
     s.set_verify(s.verify() + t.verify());
@@ -181,8 +182,8 @@ void print_report(const char* mode, tally& t, double wall_s, bool verify) {
     // device did (busy = kernel lock held; busy x throughput is the device's busy fraction).
     const auto& s = t.server;
     const double n = static_cast<double>(done);
-    std::printf("server_mean_s queue_wait=%.4f synthesis=%.4f prove=%.4f verify=%.4f total=%.4f", s.queue_wait() / n,
-                s.synthesis() / n, s.prove() / n, s.verify() / n, s.total() / n);
+    std::printf("server_mean_s queue_wait=%.4f witness=%.4f synthesis=%.4f prove=%.4f verify=%.4f total=%.4f",
+                s.queue_wait() / n, s.witness() / n, s.synthesis() / n, s.prove() / n, s.verify() / n, s.total() / n);
     if (s.h2d() > 0)
       std::printf(" h2d=%.4f h2d_gb_per_s=%.1f ntt=%.4f msm_a=%.4f msm_b1=%.4f msm_b2=%.4f msm_c=%.4f msm_h=%.4f "
                   "assembly=%.4f gpu_wait=%.4f gpu_busy=%.4f",

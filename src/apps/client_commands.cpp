@@ -63,10 +63,10 @@ int print_result(const v1::ProofResult& r, const std::string& out_dir) {
   const auto& t = r.timings();
   std::fprintf(stderr,
                "job %llu circuit=%s state=%s partitions=%u attempts=%u%s%s queue_wait=%.3fs key_load=%.3fs "
-               "synthesis=%.3fs prove=%.3fs verify=%.3fs total=%.3fs%s%s%s\n",
+               "witness=%.3fs synthesis=%.3fs prove=%.3fs verify=%.3fs total=%.3fs%s%s%s\n",
                static_cast<unsigned long long>(r.job_id()), r.circuit().c_str(), state_name(r.state()),
                r.partitions(), r.attempts(), r.ran_on().empty() ? "" : " ran_on=", r.ran_on().c_str(),
-               t.queue_wait(), t.key_load(), t.synthesis(), t.prove(), t.verify(), t.total(),
+               t.queue_wait(), t.key_load(), t.witness(), t.synthesis(), t.prove(), t.verify(), t.total(),
                r.deadline_missed() ? " deadline_missed" : "", r.error().empty() ? "" : " error=", r.error().c_str());
   if (t.h2d() > 0)
     std::fprintf(stderr,

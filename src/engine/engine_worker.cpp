@@ -283,14 +283,25 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
   // read. Input JSON is computed there too, as many partitions at once as files are read: calculations
   // of one circuit run side by side (circom_wasm.hpp), each on one thread. After
   // a failure, or once the job is stopping, later partitions are not read.
-  auto read_group = [read_one, j](uint32_t first, uint32_t count, std::shared_ptr<reads_ended> after) {
+  // Each read is timed where it runs, as the job's witness phase and a witness span in the
+  // timeline; a read the job's stop interrupted adds nothing (a requeued job starts its times anew).
+  auto read_group = [this, read_one, j, index](uint32_t first, uint32_t count, std::shared_ptr<reads_ended> after) {
     return std::make_unique<witness_stream>(
         count, std::min<std::size_t>(count, parallel_witness_reads),
-        [read_one, first, j](std::size_t i) -> result<any_witness> {
+        [this, read_one, first, j, index](std::size_t i) -> result<any_witness> {
           const uint32_t q = first + static_cast<uint32_t>(i);
           if (j->cancel.cancelled())
             return status(errc::cancelled, "partition " + std::to_string(q) + ": not read: the job is stopping");
-          return read_one(q);
+          event(*j, event_kind::witness_start, q, index);
+          const auto tw = steady_clock::now();
+          auto w = read_one(q);
+          const double witness_s = seconds_since(tw);
+          event(*j, event_kind::witness_end, q, index);
+          if (!j->cancel.cancelled()) {
+            std::lock_guard lk(m_);
+            j->rec.info.times[phase::witness] += witness_s;
+          }
+          return w;
         },
         nullptr, std::move(after));
   };
@@ -321,16 +332,11 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
       workers_[index].partition = p;
     }
     set_state(*j, job_state::synthesizing);
-    const auto ts = steady_clock::now();
-    if (!cur->read) {
-      for (uint32_t q = p; q < p + batch; ++q) event(*j, event_kind::synth_start, q, index);
-      cur->read = read_group(p, batch, nullptr);
-    }
+    if (!cur->read) cur->read = read_group(p, batch, nullptr);
     witness_stream& witnesses = *cur->read;
     // One partition's proof needs its witness first; a batch's backend waits for each in its turn.
     if (batch == 1)
       if (auto w = witnesses.wait(0); !w) return fail_unless_stopped(w.error());
-    const double read_s = seconds_since(ts);
 
     if (p + batch < info.partitions) {
       next = plan(p + batch);
@@ -340,8 +346,6 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
                           nullptr});
       if (room) {
         next->prefetch = std::move(room).value();
-        for (uint32_t q = next->first; q < next->first + next->count; ++q)
-          event(*j, event_kind::synth_start, q, index);
         next->read = read_group(next->first, next->count, witnesses.ended());
       }
     }
@@ -351,6 +355,8 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     set_state(*j, job_state::proving);
     prove_report report;
     const int64_t call_us = now_unix_us();
+    // Synthesis starts with the prove call; the witness reads before it have spans of their own.
+    for (uint32_t q = p; q < p + batch; ++q) event(*j, event_kind::synth_start, q, index, call_us);
     result<std::vector<any_proof>> made = std::vector<any_proof>{};
     if (batch == 1) {
       auto one = backend_->prove(call, *witnesses.wait(0).value(), j->cancel, report);
@@ -383,7 +389,6 @@ void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& l
     }
     {
       std::lock_guard lk(m_);
-      info.times[phase::synthesis] += read_s;
       add_proof_times(info, report);
     }
     if (!read_failure) return fail_unless_stopped(read_failure);

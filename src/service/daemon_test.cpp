@@ -205,6 +205,7 @@ TEST(daemon, proves_and_the_proof_verifies_and_http_answers) {
   expect_valid(r);
   EXPECT_GT(r.timings().total(), 0);
   EXPECT_GT(r.timings().prove(), 0);
+  EXPECT_GT(r.timings().witness(), 0);  // the file's read, a phase of its own
 
   httplib::Client http("127.0.0.1", d.http_port);
   auto h = http.Get("/healthz");
@@ -219,9 +220,13 @@ TEST(daemon, proves_and_the_proof_verifies_and_http_answers) {
   EXPECT_NE(m->body.find("cuzk_jobs_completed_total{circuit=\"poseidon\"} 1"), std::string::npos);
   EXPECT_NE(m->body.find("cuzk_phase_seconds_bucket{circuit=\"poseidon\",phase=\"total\",le=\"+Inf\"} 1"),
             std::string::npos);
+  EXPECT_NE(m->body.find("cuzk_phase_seconds_bucket{circuit=\"poseidon\",phase=\"witness\",le=\"+Inf\"} 1"),
+            std::string::npos);
+  EXPECT_NE(st->body.find("\"witness\""), std::string::npos);
   auto t = http.Get("/trace");
   ASSERT_TRUE(t);
   EXPECT_NE(t->body.find("traceEvents"), std::string::npos);
+  EXPECT_NE(t->body.find("\"cat\":\"witness\""), std::string::npos) << t->body;
   EXPECT_EQ(d.term(), 0);  // SIGTERM drains and exits 0
 }
 
@@ -350,6 +355,8 @@ TEST(daemon, client_verbs_print_the_engine_code_and_exit_1_on_errors) {
   std::tie(rc, out) = d.cli("await " + job + " -o " + d.dir + "/out");
   EXPECT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("state=done"), std::string::npos) << out;
+  EXPECT_NE(out.find("s witness="), std::string::npos) << out;  // after key_load, before synthesis
+  EXPECT_LT(out.find(" witness="), out.find(" synthesis="));
   EXPECT_TRUE(fs::exists(d.dir + "/out/proof.json"));
   std::tie(rc, out) = d.cli("cancel " + job);
   EXPECT_EQ(rc, 1) << out;

@@ -107,5 +107,24 @@ TEST(wire_requests, input_json_is_lent_and_marked) {
   EXPECT_FALSE(r.partitions[1].input_json);
 }
 
+// Every phase the engine times reaches the Timings message under its own name (found through the
+// message's descriptor, not the conversion's code), so a phase added to job.hpp without its field
+// fails here.
+TEST(wire_results, every_phase_travels_in_the_timings_field_of_its_name) {
+  engine::job_result r;
+  for (int p = 0; p < engine::phase_count; ++p) r.times.seconds[p] = 0.5 + p;
+  v1::ProofResult out;
+  to_wire(r, &out);
+  const auto& t = out.timings();
+  const auto* desc = t.GetDescriptor();
+  for (int p = 0; p < engine::phase_count; ++p) {
+    const char* name = engine::phase_name(engine::phase(p));
+    const auto* field = desc->FindFieldByName(name);
+    ASSERT_NE(field, nullptr) << name << " is not a field of Timings";
+    EXPECT_DOUBLE_EQ(t.GetReflection()->GetDouble(t, field), 0.5 + p) << name;
+  }
+  EXPECT_DOUBLE_EQ(t.witness(), 0.5 + static_cast<int>(engine::phase::witness));
+}
+
 }  // namespace
 }  // namespace cuzk::service

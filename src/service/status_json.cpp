@@ -1,6 +1,9 @@
 #include "service/status_json.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <string_view>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -35,11 +38,12 @@ json counters_json(const engine::job_counters& c) {
           {"partitions_proved", c.partitions_proved}};
 }
 
-// The summary phases always; the GPU ones only when a device ran some of the job.
+// Every job's phases (the summary ones, reservation_wait, witness) always; the GPU ones only when
+// a device ran some of the job.
 json times_json(const engine::phase_times& t) {
   json j = json::object();
   bool gpu = false;
-  for (int p = engine::summary_phase_count; p < engine::phase_count; ++p) gpu = gpu || t.seconds[p] > 0;
+  for (int p = 0; p < engine::phase_count; ++p) gpu = gpu || (engine::is_gpu_phase(engine::phase(p)) && t.seconds[p] > 0);
   for (int p = 0; p < engine::phase_count; ++p)
     if (gpu || !engine::is_gpu_phase(engine::phase(p))) j[engine::phase_name(engine::phase(p))] = t.seconds[p];
   return j;
@@ -155,15 +159,49 @@ json job_json(const engine::job_result& i, bool full) {
   return job;
 }
 
-// The jobs that ended last, newest first, with their phase times. An error's text can name a
-// witness path, so only the full view carries it.
+// `text` with every word that holds a '/' (a witness, key or spool path, absolute or relative)
+// replaced by "<path>", its surrounding quotes, brackets and punctuation kept. An operator who
+// reads a failed job's reason on the public view needs the why (circom's assert and line, a value
+// out of range, a deadline), not the layout of a client's or the daemon's disk.
+std::string without_paths(const std::string& text) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (std::isspace(static_cast<unsigned char>(text[i]))) {
+      out += text[i++];
+      continue;
+    }
+    std::size_t end = text.find_first_of(" \t\n\r", i);
+    if (end == std::string::npos) end = text.size();
+    std::size_t b = i, e = end;
+    while (b < e && std::string_view("(\"'[<").find(text[b]) != std::string_view::npos) ++b;
+    while (e > b && std::string_view(")\"'],.:;>").find(text[e - 1]) != std::string_view::npos) --e;
+    const std::string_view core(text.data() + b, e - b);
+    if (core.find('/') != std::string_view::npos)
+      out.append(text, i, b - i).append("<path>").append(text, e, end - e);
+    else
+      out.append(text, i, end - i);
+    i = end;
+  }
+  return out;
+}
+
+// Why a job ended as it did: its code, and its text (the public view's without paths).
+void error_json(json& job, const status& error, bool full) {
+  if (error.is_ok()) return;
+  job["error_code"] = errc_name(error.code());
+  job["error"] = full ? error.to_string() : without_paths(error.to_string());
+}
+
+// The jobs that ended last, newest first, with their phase times and, for a failed or cancelled
+// one, why.
 json recent_jobs_json(const engine::engine_snapshot& s, bool full) {
   json out = json::array();
   for (const auto& i : s.recent_jobs) {
     json job = job_json(i, full);
     job["finished_unix_ms"] = i.finished_at ? engine::to_unix_ms(*i.finished_at) : 0;
     job["deadline_missed"] = i.deadline_missed;
-    if (full && !i.error.is_ok()) job["error"] = i.error.to_string();
+    error_json(job, i.error, full);
     out.push_back(std::move(job));
   }
   return out;
@@ -362,16 +400,29 @@ std::string status_json(const engine::engine_snapshot& s, const daemon_config& c
   j["routed_to_key_slot"] = s.routed_to_key_slot;
   j["memory_budgets"] = budgets_json(s);
   j["pinned_pool"] = pinned_pool_json(s.pinned_pool);
+  // A live job's age and, once a worker took it, how long it has run and which partition the
+  // worker is on: a job stuck in one phase shows as a growing number, not only as a count. "Now"
+  // is the snapshot's own (its start plus its uptime), so the document stays a function of it.
+  const int64_t now_us = engine::to_unix_ms(s.started_at) * 1000 + static_cast<int64_t>(s.uptime_s * 1e6);
   json jobs = json::array();
   for (const auto& lj : s.jobs) {
     const auto& i = lj.info;
     json e = json::array();
-    for (const auto& ev : lj.events)
+    int64_t dispatched_us = 0;
+    for (const auto& ev : lj.events) {
       e.push_back({{"event", engine::event_kind_name(ev.kind)},
                    {"partition", ev.partition},
                    {"unix_us", ev.unix_us}});
+      if (ev.kind == engine::event_kind::dispatched) dispatched_us = ev.unix_us;
+    }
     json job = job_json(i, full);
     job["worker"] = lj.worker;
+    job["elapsed_s"] = std::max(0.0, (now_us - engine::to_unix_ms(i.submitted_at) * 1000) / 1e6);
+    if (dispatched_us != 0 && !engine::is_terminal(i.state) && i.state != engine::job_state::queued)
+      job["running_s"] = std::max(0.0, (now_us - dispatched_us) / 1e6);
+    for (const auto& w : s.workers)
+      if (w.busy && w.job == i.id) job["partition"] = w.partition;
+    error_json(job, i.error, full);
     job["events"] = std::move(e);
     jobs.push_back(std::move(job));
   }

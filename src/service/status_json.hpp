@@ -12,7 +12,11 @@
 // /trace name nothing of either kind (circuit ids, job numbers, phases, devices).
 //
 // /status lists the jobs that ended last (recent_jobs, newest first, with their phase times), as the
-// store takes an ended job out of `jobs` at once; the public view leaves out their error text.
+// store takes an ended job out of `jobs` at once. A failed or cancelled job carries why
+// (error_code, error): the public view's text has every path replaced by "<path>", so an operator
+// sees the reason (circom's assert, a deadline) without the disk's layout. Each live job carries
+// elapsed_s since its submit and, on a worker, running_s since its dispatch and the partition the
+// worker is on, so a job stuck in one phase is visible on its own.
 //
 // With the job store on PostgreSQL, /status carries the cluster (cluster_status.hpp): every node
 // on the database with its report and heartbeat, and the shared queue by priority.

@@ -250,10 +250,11 @@ TEST(status_json, the_public_view_names_no_request_id_and_no_path) {
   EXPECT_EQ(full["config"]["witness_dirs"], nlohmann::json::array({"/srv/witness-dir"}));
 }
 
-// Issue 21: the status page shows recent proofs with their phase times, and the store takes an
-// ended job out of `jobs` at once, so /status lists the last ones that ended on their own. The
-// error's text can name a witness path: only the full view carries it, with the request id.
-TEST(status_json, recent_jobs_carry_phase_times_and_the_public_view_no_error_text) {
+// The status page shows recent proofs with their phase times, and the store takes an ended job
+// out of `jobs` at once, so /status lists the last ones that ended on their own. A failed job's
+// reason is there in both views; the error's text can name a witness path, which only the full
+// view keeps (with the request id): the public one says <path> in its place.
+TEST(status_json, recent_jobs_carry_phase_times_and_the_public_view_the_reason_without_paths) {
   engine::engine_snapshot s;
   engine::job_result r;
   r.id = 12;
@@ -262,8 +263,10 @@ TEST(status_json, recent_jobs_carry_phase_times_and_the_public_view_no_error_tex
   r.state = engine::job_state::failed;
   r.partitions = 2;
   r.ran_on = "cpu";
-  r.error = status(errc::io_error, "cannot read /srv/witness-dir/w.wtns");
+  r.error =
+      status(errc::io_error, "cannot read /srv/witness-dir/w.wtns: (partition 1, \"spool/3.wtns\") is short");
   r.times.seconds[static_cast<int>(engine::phase::queue_wait)] = 0.25;
+  r.times.seconds[static_cast<int>(engine::phase::witness)] = 1.5;
   s.recent_jobs.push_back(r);
   daemon_config c;
 
@@ -279,11 +282,66 @@ TEST(status_json, recent_jobs_carry_phase_times_and_the_public_view_no_error_tex
   EXPECT_EQ(job["partitions"], 2);
   EXPECT_EQ(job["ran_on"], "cpu");
   EXPECT_EQ(job["times"]["queue_wait"], 0.25);
-  EXPECT_FALSE(job.contains("error"));
+  EXPECT_EQ(job["times"]["witness"], 1.5);
+  EXPECT_FALSE(job["times"].contains("msm_a")) << job["times"];  // a CPU job: no GPU phases
+  EXPECT_EQ(job["error_code"], "io_error");
+  EXPECT_EQ(job["error"], "io_error: cannot read <path>: (partition 1, \"<path>\") is short");
 
   auto full = nlohmann::json::parse(status_json(s, c, status_view::full));
   EXPECT_EQ(full["recent_jobs"][0]["request_id"], "client-secret-request");
   EXPECT_NE(full["recent_jobs"][0]["error"].get<std::string>().find("/srv/witness-dir"), std::string::npos);
+}
+
+// A live job says how long it has existed and, on a worker, how long it has run and on which
+// partition: a job stuck in one phase is visible as itself, not only in a count by state.
+TEST(status_json, live_jobs_carry_their_age_time_running_and_partition) {
+  engine::engine_snapshot s;
+  s.started_at = engine::from_unix_ms(1'000'000);
+  s.uptime_s = 100;  // now: 1'100'000 ms
+  engine::live_job_status running;
+  running.info.id = 3;
+  running.info.circuit = "poseidon";
+  running.info.state = engine::job_state::synthesizing;
+  running.info.submitted_at = engine::from_unix_ms(1'040'000);
+  running.worker = 0;
+  running.events.push_back({3, 0, engine::event_kind::queued, -1, 1'040'000'000});
+  running.events.push_back({3, 0, engine::event_kind::dispatched, 0, 1'070'000'000});
+  s.jobs.push_back(running);
+  engine::live_job_status queued;
+  queued.info.id = 4;
+  queued.info.submitted_at = engine::from_unix_ms(1'090'000);
+  s.jobs.push_back(queued);
+  engine::worker_status w;
+  w.busy = true;
+  w.job = 3;
+  w.partition = 2;
+  s.workers.push_back(w);
+
+  auto j = nlohmann::json::parse(status_json(s, daemon_config{}, status_view::public_view));
+  ASSERT_EQ(j["jobs"].size(), 2u);
+  EXPECT_DOUBLE_EQ(j["jobs"][0]["elapsed_s"].get<double>(), 60.0);
+  EXPECT_DOUBLE_EQ(j["jobs"][0]["running_s"].get<double>(), 30.0);
+  EXPECT_EQ(j["jobs"][0]["partition"], 2);
+  EXPECT_EQ(j["jobs"][0]["worker"], 0);
+  EXPECT_DOUBLE_EQ(j["jobs"][1]["elapsed_s"].get<double>(), 10.0);
+  EXPECT_FALSE(j["jobs"][1].contains("running_s"));
+  EXPECT_FALSE(j["jobs"][1].contains("partition"));
+}
+
+// The witness phase is a histogram of its own on /metrics, for every job (not only GPU ones).
+TEST(status_json, metrics_have_the_witness_phase) {
+  engine::engine_snapshot s;
+  auto& h = s.counters.circuits["poseidon"].phases[static_cast<int>(engine::phase::witness)];
+  h.count = 1;
+  h.sum = 2.5;
+  const std::string text = prometheus_text(s);
+  EXPECT_NE(text.find("cuzk_phase_seconds_sum{circuit=\"poseidon\",phase=\"witness\"} 2.5\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("cuzk_phase_seconds_count{circuit=\"poseidon\",phase=\"synthesis\"} 0\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("phase=\"msm_a\""), std::string::npos) << text;  // no GPU proof: no GPU phases
 }
 
 // Issue 21: /status nested config values as JSON strings ("workers": "1", "data_dir":

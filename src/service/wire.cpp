@@ -100,6 +100,7 @@ void to_wire(const engine::job_result& r, v1::ProofResult* out) {
   using engine::phase;
   t->set_queue_wait(r.times[phase::queue_wait]);
   t->set_key_load(r.times[phase::key_load]);
+  t->set_witness(r.times[phase::witness]);
   t->set_synthesis(r.times[phase::synthesis]);
   t->set_prove(r.times[phase::prove]);
   t->set_verify(r.times[phase::verify]);

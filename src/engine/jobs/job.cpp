@@ -30,9 +30,10 @@ const char* job_state_name(job_state s) noexcept {
 }
 
 const char* phase_name(phase p) noexcept {
-  static constexpr auto words = words_of<phase::reservation_wait>({
+  static constexpr auto words = words_of<phase::witness>({
       "queue_wait", "key_load", "synthesis", "prove", "verify", "total", "h2d", "ntt", "msm_a", "msm_b1",
-      "msm_b2", "msm_c", "msm_h", "assembly", "gpu_wait", "gpu_busy", "reservation_wait"});
+      "msm_b2", "msm_c", "msm_h", "assembly", "gpu_wait", "gpu_busy", "reservation_wait",
+      "witness"});
   return words.name(p);
 }
 

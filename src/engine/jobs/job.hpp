@@ -63,7 +63,12 @@ constexpr bool is_terminal(job_state s) noexcept {
 // (gpu_prover.hpp), so they do not add up to prove. Then, for every job, the time it waited for
 // memory budgets (reservation_wait; inside the phases it interrupted, not beside them): the host
 // budget's admission, part of queue_wait, and on a GPU the device budget's grant of the worker's
-// buffers, part of prove. Persisted by position: only ever append.
+// buffers, part of prove. Last, for every job, the time spent obtaining the partitions' witnesses
+// (witness): a .wtns read and checked, or computed from input JSON by the circuit's wasm. It is its
+// own phase because a witness computation can cost more than the proof, and folded into synthesis
+// (a = A w, b = B w, c = a∘b) it hid where the time went. It is the reads' own durations summed
+// over partitions; reads run beside each other and beside the previous batch's proof, so it is not
+// among the phases that total bounds. Persisted by position: only ever append.
 enum class phase : uint8_t {
   queue_wait = 0,
   key_load,
@@ -82,13 +87,15 @@ enum class phase : uint8_t {
   gpu_wait,
   gpu_busy,
   reservation_wait,
+  witness,
 };
-inline constexpr int phase_count = 17;
+inline constexpr int phase_count = 18;
+static_assert(phase_count == static_cast<int>(phase::witness) + 1, "phase_count counts every phase");
 inline constexpr int summary_phase_count = 6;  // queue_wait .. total
 constexpr bool is_gpu_phase(phase p) noexcept {
-  return static_cast<int>(p) >= summary_phase_count && p != phase::reservation_wait;
+  return static_cast<int>(p) >= summary_phase_count && p != phase::reservation_wait && p != phase::witness;
 }
-const char* phase_name(phase p) noexcept;  // "queue_wait", "key_load", ..., "msm_h", "gpu_busy"
+const char* phase_name(phase p) noexcept;  // "queue_wait", "key_load", ..., "reservation_wait", "witness"
 
 struct phase_times {
   std::array<double, phase_count> seconds{};

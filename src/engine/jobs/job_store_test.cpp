@@ -134,6 +134,7 @@ TYPED_TEST(job_store_contract, states_results_unfinished_and_purge) {
   done.times[phase::prove] = 1.5;
   done.times[phase::total] = 2.25;
   done.times[phase::msm_h] = 0.125;  // a GPU detail phase, after total
+  done.times[phase::witness] = 0.375;  // the last phase: every one is stored
   done.ran_on = "device:0";
   done.h2d_bytes = 100663296;
   done.proofs = {{"{\"pi_a\":1}", "[\"7\"]"}, {"{\"pi_a\":2}", "[\"8\"]"}};
@@ -151,6 +152,7 @@ TYPED_TEST(job_store_contract, states_results_unfinished_and_purge) {
   EXPECT_DOUBLE_EQ(r.times[phase::prove], 1.5);
   EXPECT_DOUBLE_EQ(r.times[phase::total], 2.25);
   EXPECT_DOUBLE_EQ(r.times[phase::msm_h], 0.125);
+  EXPECT_DOUBLE_EQ(r.times[phase::witness], 0.375);
   EXPECT_EQ(r.ran_on, "device:0");
   EXPECT_DOUBLE_EQ(r.h2d_bytes, 100663296);
   ASSERT_EQ(r.proofs.size(), 2u);
@@ -294,6 +296,33 @@ TEST(sqlite_job_store, reads_times_stored_as_a_bare_array) {
   EXPECT_DOUBLE_EQ(r.times[phase::total], 3.75);
   EXPECT_DOUBLE_EQ(r.times[phase::msm_h], 0);
   EXPECT_EQ(r.ran_on, "");
+}
+
+// A result stored before the witness phase existed: the 17 phases up to reservation_wait, the
+// witness's time then folded into synthesis. It reads as it was, with no witness time.
+TEST(sqlite_job_store, reads_times_stored_before_the_witness_phase) {
+  const std::string db = temp_dir("prewitness") + "/jobs.db";
+  job_id a;
+  {
+    auto s = sqlite_job_store::open(db).value();
+    a = s->insert(make_job("c")).value().id;
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+  const std::string sql =
+      "UPDATE jobs SET state = 5, times_json = '{\"seconds\": "
+      "[0.5,0,1.25,2,0.25,4.5,0,0,0,0,0,0,0,0,0,0,0.125], "
+      "\"ran_on\": \"cpu\", \"h2d_bytes\": 0}' WHERE id = " +
+      std::to_string(a);
+  EXPECT_EQ(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(raw);
+  auto s = sqlite_job_store::open(db).value();
+  const auto r = s->get(a).value().value().info;
+  EXPECT_DOUBLE_EQ(r.times[phase::synthesis], 1.25);
+  EXPECT_DOUBLE_EQ(r.times[phase::total], 4.5);
+  EXPECT_DOUBLE_EQ(r.times[phase::reservation_wait], 0.125);
+  EXPECT_DOUBLE_EQ(r.times[phase::witness], 0);
+  EXPECT_EQ(r.ran_on, "cpu");
 }
 
 TEST(sqlite_job_store, refuses_what_is_not_a_database) {

@@ -244,6 +244,48 @@ TEST(telemetry, the_trace_has_a_process_per_device_and_a_thread_per_worker) {
     EXPECT_TRUE(inside) << p.dump();
     EXPECT_EQ(p["name"], "msm_a");
   }
+  // Each partition's witness read is an async span of its own ("b" then "e", one id), on its
+  // worker's row, and ends before that job's synthesis begins: the synthesis span no longer holds
+  // the read.
+  std::map<std::string, int64_t> witness_begin, witness_end;
+  std::map<uint64_t, int64_t> synthesis_begin;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["pid"] != 1) continue;
+    if (e["name"] == "witness") {
+      EXPECT_EQ(e["cat"], "witness");
+      EXPECT_GE(e["tid"].get<int>(), 1) << e.dump();
+      const std::string id = e["id"];
+      EXPECT_EQ(id, std::to_string(e["args"]["job"].get<uint64_t>()) + "." +
+                        std::to_string(e["args"]["partition"].get<uint32_t>()));
+      (e["ph"] == "b" ? witness_begin : witness_end)[id] = e["ts"].get<int64_t>();
+      EXPECT_TRUE(e["ph"] == "b" || e["ph"] == "e") << e.dump();
+    } else if (e["name"] == "synthesis" && e["ph"] == "B") {
+      synthesis_begin[e["args"]["job"].get<uint64_t>()] = e["ts"].get<int64_t>();
+    }
+  }
+  EXPECT_EQ(witness_begin.size(), 6u);
+  EXPECT_EQ(synthesis_begin.size(), 6u);
+  for (const auto& [id, b] : witness_begin) {
+    ASSERT_TRUE(witness_end.count(id)) << id;
+    EXPECT_LE(b, witness_end[id]) << id;
+    const uint64_t job = std::stoull(id.substr(0, id.find('.')));
+    ASSERT_TRUE(synthesis_begin.count(job)) << id;
+    EXPECT_LE(witness_end[id], synthesis_begin[job]) << id;
+  }
+}
+
+// The witness phase is each partition's read, timed where it ran, and not part of synthesis: a
+// job's witness time is positive and the same job's synthesis time is what the backend measured.
+TEST(telemetry, a_jobs_witness_read_is_its_own_phase) {
+  harness h(manual_monitor());
+  h.prove(2);
+  const auto snap = h.eng->snapshot();
+  ASSERT_EQ(snap.recent_jobs.size(), 2u);
+  for (const auto& r : snap.recent_jobs) {
+    EXPECT_GT(r.times[phase::witness], 0) << r.id;
+    EXPECT_LE(r.times[phase::witness], r.times[phase::total]) << r.id;
+  }
+  EXPECT_EQ(snap.counters.circuits.at("small").phases[static_cast<int>(phase::witness)].count, 2u);
 }
 
 }  // namespace

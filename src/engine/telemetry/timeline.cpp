@@ -11,9 +11,9 @@
 namespace cuzk::engine {
 
 const char* event_kind_name(event_kind k) noexcept {
-  static constexpr auto words = words_of<event_kind::requeued>({
+  static constexpr auto words = words_of<event_kind::witness_end>({
       "queued", "dispatched", "key_ready", "synth_start", "synth_end", "prove_start", "prove_end",
-      "verify_start", "verify_end", "done", "failed", "cancelled", "requeued"});
+      "verify_start", "verify_end", "done", "failed", "cancelled", "requeued", "witness_start", "witness_end"});
   return words.name(k);
 }
 
@@ -55,6 +55,18 @@ std::string chrome_trace_json(std::span<const timeline_event> events, std::span<
   out.push_back(metadata("process_name", 1, 0, "workers"));
   out.push_back(metadata("thread_name", 1, 0, "queue"));
   for (const auto& e : events) {
+    if (e.kind == event_kind::witness_start || e.kind == event_kind::witness_end) {
+      out.push_back({{"name", "witness"},
+                     {"cat", "witness"},
+                     {"ph", e.kind == event_kind::witness_start ? "b" : "e"},
+                     {"id", std::to_string(e.job) + "." + std::to_string(e.partition)},
+                     {"ts", e.unix_us},
+                     {"pid", 1},
+                     {"tid", e.worker < 0 ? 0 : e.worker + 1},
+                     {"args", {{"job", e.job}, {"partition", e.partition}}}});
+      if (e.worker >= 0) workers.insert(e.worker);
+      continue;
+    }
     const char* span = nullptr;
     char ph = 'i';
     switch (e.kind) {

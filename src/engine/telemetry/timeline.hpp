@@ -38,6 +38,10 @@ enum class event_kind : uint8_t {
   failed,
   cancelled,
   requeued,
+  // A partition's witness read from its file or computed from its input JSON, on a reading thread
+  // (several at once, and beside the previous batch's proof).
+  witness_start,
+  witness_end,
 };
 const char* event_kind_name(event_kind k) noexcept;
 
@@ -68,7 +72,9 @@ class timeline {
 
 // The Chrome trace event format (JSON object with "traceEvents", as chrome://tracing and
 // Perfetto load it). Process 1, "workers": one row per worker, a span per synthesis, prove and
-// verification, instant events for the rest. Then one process per device slot (pid
+// verification, instant events for the rest. Witness reads overlap each other (several partitions
+// at once), which spans on one row cannot show, so each is an async span ("b"/"e", category
+// "witness", id "job.partition") beside its worker's row. Then one process per device slot (pid
 // device_trace_pid + slot, named by `device_names[slot]`, else "device:<slot>") with one row per
 // worker (tid = worker + 1, as in process 1) holding that worker's kernel-lock intervals as
 // complete events, and their named parts nested inside: where the device idled is the gap between

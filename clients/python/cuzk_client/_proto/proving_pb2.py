@@ -13,17 +13,17 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x63uzk/v1/proving.proto\x12\x07\x63uzk.v1\"\x88\x01\n\x16RegisterCircuitRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x11\n\tzkey_path\x18\x02 \x01(\t\x12+\n\x10\x64\x65\x66\x61ult_priority\x18\x03 \x01(\x0e\x32\x11.cuzk.v1.Priority\x12\x0f\n\x07replace\x18\x04 \x01(\x08\x12\x11\n\twasm_path\x18\x05 \x01(\t\"\x19\n\x17RegisterCircuitResponse\"\x15\n\x13ListCircuitsRequest\"\xd8\x01\n\x07\x43ircuit\x12\n\n\x02id\x18\x01 \x01(\t\x12\x11\n\tzkey_path\x18\x02 \x01(\t\x12+\n\x10\x64\x65\x66\x61ult_priority\x18\x03 \x01(\x0e\x32\x11.cuzk.v1.Priority\x12\r\n\x05\x63urve\x18\x04 \x01(\t\x12\x13\n\x0b\x64omain_size\x18\x05 \x01(\x04\x12\x11\n\tvariables\x18\x06 \x01(\x04\x12\x15\n\rpublic_inputs\x18\x07 \x01(\x04\x12\x12\n\nfile_bytes\x18\x08 \x01(\x04\x12\x0c\n\x04tier\x18\t \x01(\t\x12\x11\n\twasm_path\x18\n \x01(\t\":\n\x14ListCircuitsResponse\x12\"\n\x08\x63ircuits\x18\x01 \x03(\x0b\x32\x10.cuzk.v1.Circuit\"I\n\x07Witness\x12\x0e\n\x04wtns\x18\x01 \x01(\x0cH\x00\x12\x0e\n\x04path\x18\x02 \x01(\tH\x00\x12\x14\n\ninput_json\x18\x03 \x01(\tH\x00\x42\x08\n\x06source\"\x9e\x01\n\x12SubmitProofRequest\x12\x0f\n\x07\x63ircuit\x18\x01 \x01(\t\x12$\n\npartitions\x18\x02 \x03(\x0b\x32\x10.cuzk.v1.Witness\x12#\n\x08priority\x18\x03 \x01(\x0e\x32\x11.cuzk.v1.Priority\x12\x12\n\nrequest_id\x18\x04 \x01(\t\x12\x18\n\x10\x64\x65\x61\x64line_unix_ms\x18\x05 \x01(\x03\"%\n\x13SubmitProofResponse\x12\x0e\n\x06job_id\x18\x01 \x01(\x04\"7\n\x11\x41waitProofRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\x04\x12\x12\n\ntimeout_ms\x18\x02 \x01(\x04\"\xbd\x02\n\x07Timings\x12\x12\n\nqueue_wait\x18\x01 \x01(\x01\x12\x10\n\x08key_load\x18\x02 \x01(\x01\x12\x11\n\tsynthesis\x18\x03 \x01(\x01\x12\r\n\x05prove\x18\x04 \x01(\x01\x12\x0e\n\x06verify\x18\x05 \x01(\x01\x12\r\n\x05total\x18\x06 \x01(\x01\x12\x0b\n\x03h2d\x18\x07 \x01(\x01\x12\x14\n\x0ch2d_gb_per_s\x18\x08 \x01(\x01\x12\x0b\n\x03ntt\x18\t \x01(\x01\x12\r\n\x05msm_a\x18\n \x01(\x01\x12\x0e\n\x06msm_b1\x18\x0b \x01(\x01\x12\x0e\n\x06msm_b2\x18\x0c \x01(\x01\x12\r\n\x05msm_c\x18\r \x01(\x01\x12\r\n\x05msm_h\x18\x0e \x01(\x01\x12\x10\n\x08\x61ssembly\x18\x0f \x01(\x01\x12\x10\n\x08gpu_wait\x18\x10 \x01(\x01\x12\x10\n\x08gpu_busy\x18\x11 \x01(\x01\x12\x18\n\x10reservation_wait\x18\x12 \x01(\x01\"9\n\x0ePartitionProof\x12\x12\n\nproof_json\x18\x01 \x01(\t\x12\x13\n\x0bpublic_json\x18\x02 \x01(\t\"\xe8\x02\n\x0bProofResult\x12\x0e\n\x06job_id\x18\x01 \x01(\x04\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x0f\n\x07\x63ircuit\x18\x03 \x01(\t\x12#\n\x08priority\x18\x04 \x01(\x0e\x32\x11.cuzk.v1.Priority\x12 \n\x05state\x18\x05 \x01(\x0e\x32\x11.cuzk.v1.JobState\x12\x12\n\npartitions\x18\x06 \x01(\r\x12\r\n\x05\x65rror\x18\x07 \x01(\t\x12\'\n\x06proofs\x18\x08 \x03(\x0b\x32\x17.cuzk.v1.PartitionProof\x12!\n\x07timings\x18\t \x01(\x0b\x32\x10.cuzk.v1.Timings\x12\x17\n\x0f\x64\x65\x61\x64line_missed\x18\n \x01(\x08\x12\x10\n\x08\x61ttempts\x18\x0b \x01(\r\x12\x19\n\x11submitted_unix_ms\x18\x0c \x01(\x03\x12\x18\n\x10\x66inished_unix_ms\x18\r \x01(\x03\x12\x0e\n\x06ran_on\x18\x0e \x01(\t\"$\n\x12\x43\x61ncelProofRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\x04\"\x15\n\x13\x43\x61ncelProofResponse\"\x12\n\x10GetStatusRequest\"!\n\x11GetStatusResponse\x12\x0c\n\x04json\x18\x01 \x01(\t\"\x13\n\x11GetMetricsRequest\"\"\n\x12GetMetricsResponse\x12\x0c\n\x04text\x18\x01 \x01(\t\"+\n\nKeyRequest\x12\x0f\n\x07\x63ircuit\x18\x01 \x01(\t\x12\x0c\n\x04tier\x18\x02 \x01(\t\"\r\n\x0bKeyResponse*Q\n\x08Priority\x12\x18\n\x14PRIORITY_UNSPECIFIED\x10\x00\x12\x07\n\x03LOW\x10\x01\x12\n\n\x06NORMAL\x10\x02\x12\x08\n\x04HIGH\x10\x03\x12\x0c\n\x08\x43RITICAL\x10\x04*\x95\x01\n\x08JobState\x12\x19\n\x15JOB_STATE_UNSPECIFIED\x10\x00\x12\n\n\x06QUEUED\x10\x01\x12\x0f\n\x0bLOADING_KEY\x10\x02\x12\x10\n\x0cSYNTHESIZING\x10\x03\x12\x0b\n\x07PROVING\x10\x04\x12\r\n\tVERIFYING\x10\x05\x12\x08\n\x04\x44ONE\x10\x06\x12\n\n\x06\x46\x41ILED\x10\x07\x12\r\n\tCANCELLED\x10\x08\x32\xbd\x05\n\rProvingEngine\x12T\n\x0fRegisterCircuit\x12\x1f.cuzk.v1.RegisterCircuitRequest\x1a .cuzk.v1.RegisterCircuitResponse\x12K\n\x0cListCircuits\x12\x1c.cuzk.v1.ListCircuitsRequest\x1a\x1d.cuzk.v1.ListCircuitsResponse\x12H\n\x0bSubmitProof\x12\x1b.cuzk.v1.SubmitProofRequest\x1a\x1c.cuzk.v1.SubmitProofResponse\x12>\n\nAwaitProof\x12\x1a.cuzk.v1.AwaitProofRequest\x1a\x14.cuzk.v1.ProofResult\x12:\n\x05Prove\x12\x1b.cuzk.v1.SubmitProofRequest\x1a\x14.cuzk.v1.ProofResult\x12H\n\x0b\x43\x61ncelProof\x12\x1b.cuzk.v1.CancelProofRequest\x1a\x1c.cuzk.v1.CancelProofResponse\x12\x42\n\tGetStatus\x12\x19.cuzk.v1.GetStatusRequest\x1a\x1a.cuzk.v1.GetStatusResponse\x12\x45\n\nGetMetrics\x12\x1a.cuzk.v1.GetMetricsRequest\x1a\x1b.cuzk.v1.GetMetricsResponse\x12\x37\n\nPreloadKey\x12\x13.cuzk.v1.KeyRequest\x1a\x14.cuzk.v1.KeyResponse\x12\x35\n\x08\x45victKey\x12\x13.cuzk.v1.KeyRequest\x1a\x14.cuzk.v1.KeyResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x63uzk/v1/proving.proto\x12\x07\x63uzk.v1\"\x88\x01\n\x16RegisterCircuitRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x11\n\tzkey_path\x18\x02 \x01(\t\x12+\n\x10\x64\x65\x66\x61ult_priority\x18\x03 \x01(\x0e\x32\x11.cuzk.v1.Priority\x12\x0f\n\x07replace\x18\x04 \x01(\x08\x12\x11\n\twasm_path\x18\x05 \x01(\t\"\x19\n\x17RegisterCircuitResponse\"\x15\n\x13ListCircuitsRequest\"\xd8\x01\n\x07\x43ircuit\x12\n\n\x02id\x18\x01 \x01(\t\x12\x11\n\tzkey_path\x18\x02 \x01(\t\x12+\n\x10\x64\x65\x66\x61ult_priority\x18\x03 \x01(\x0e\x32\x11.cuzk.v1.Priority\x12\r\n\x05\x63urve\x18\x04 \x01(\t\x12\x13\n\x0b\x64omain_size\x18\x05 \x01(\x04\x12\x11\n\tvariables\x18\x06 \x01(\x04\x12\x15\n\rpublic_inputs\x18\x07 \x01(\x04\x12\x12\n\nfile_bytes\x18\x08 \x01(\x04\x12\x0c\n\x04tier\x18\t \x01(\t\x12\x11\n\twasm_path\x18\n \x01(\t\":\n\x14ListCircuitsResponse\x12\"\n\x08\x63ircuits\x18\x01 \x03(\x0b\x32\x10.cuzk.v1.Circuit\"I\n\x07Witness\x12\x0e\n\x04wtns\x18\x01 \x01(\x0cH\x00\x12\x0e\n\x04path\x18\x02 \x01(\tH\x00\x12\x14\n\ninput_json\x18\x03 \x01(\tH\x00\x42\x08\n\x06source\"\x9e\x01\n\x12SubmitProofRequest\x12\x0f\n\x07\x63ircuit\x18\x01 \x01(\t\x12$\n\npartitions\x18\x02 \x03(\x0b\x32\x10.cuzk.v1.Witness\x12#\n\x08priority\x18\x03 \x01(\x0e\x32\x11.cuzk.v1.Priority\x12\x12\n\nrequest_id\x18\x04 \x01(\t\x12\x18\n\x10\x64\x65\x61\x64line_unix_ms\x18\x05 \x01(\x03\"%\n\x13SubmitProofResponse\x12\x0e\n\x06job_id\x18\x01 \x01(\x04\"7\n\x11\x41waitProofRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\x04\x12\x12\n\ntimeout_ms\x18\x02 \x01(\x04\"\xce\x02\n\x07Timings\x12\x12\n\nqueue_wait\x18\x01 \x01(\x01\x12\x10\n\x08key_load\x18\x02 \x01(\x01\x12\x11\n\tsynthesis\x18\x03 \x01(\x01\x12\r\n\x05prove\x18\x04 \x01(\x01\x12\x0e\n\x06verify\x18\x05 \x01(\x01\x12\r\n\x05total\x18\x06 \x01(\x01\x12\x0b\n\x03h2d\x18\x07 \x01(\x01\x12\x14\n\x0ch2d_gb_per_s\x18\x08 \x01(\x01\x12\x0b\n\x03ntt\x18\t \x01(\x01\x12\r\n\x05msm_a\x18\n \x01(\x01\x12\x0e\n\x06msm_b1\x18\x0b \x01(\x01\x12\x0e\n\x06msm_b2\x18\x0c \x01(\x01\x12\r\n\x05msm_c\x18\r \x01(\x01\x12\r\n\x05msm_h\x18\x0e \x01(\x01\x12\x10\n\x08\x61ssembly\x18\x0f \x01(\x01\x12\x10\n\x08gpu_wait\x18\x10 \x01(\x01\x12\x10\n\x08gpu_busy\x18\x11 \x01(\x01\x12\x18\n\x10reservation_wait\x18\x12 \x01(\x01\x12\x0f\n\x07witness\x18\x13 \x01(\x01\"9\n\x0ePartitionProof\x12\x12\n\nproof_json\x18\x01 \x01(\t\x12\x13\n\x0bpublic_json\x18\x02 \x01(\t\"\xe8\x02\n\x0bProofResult\x12\x0e\n\x06job_id\x18\x01 \x01(\x04\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x0f\n\x07\x63ircuit\x18\x03 \x01(\t\x12#\n\x08priority\x18\x04 \x01(\x0e\x32\x11.cuzk.v1.Priority\x12 \n\x05state\x18\x05 \x01(\x0e\x32\x11.cuzk.v1.JobState\x12\x12\n\npartitions\x18\x06 \x01(\r\x12\r\n\x05\x65rror\x18\x07 \x01(\t\x12\'\n\x06proofs\x18\x08 \x03(\x0b\x32\x17.cuzk.v1.PartitionProof\x12!\n\x07timings\x18\t \x01(\x0b\x32\x10.cuzk.v1.Timings\x12\x17\n\x0f\x64\x65\x61\x64line_missed\x18\n \x01(\x08\x12\x10\n\x08\x61ttempts\x18\x0b \x01(\r\x12\x19\n\x11submitted_unix_ms\x18\x0c \x01(\x03\x12\x18\n\x10\x66inished_unix_ms\x18\r \x01(\x03\x12\x0e\n\x06ran_on\x18\x0e \x01(\t\"$\n\x12\x43\x61ncelProofRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\x04\"\x15\n\x13\x43\x61ncelProofResponse\"\x12\n\x10GetStatusRequest\"!\n\x11GetStatusResponse\x12\x0c\n\x04json\x18\x01 \x01(\t\"\x13\n\x11GetMetricsRequest\"\"\n\x12GetMetricsResponse\x12\x0c\n\x04text\x18\x01 \x01(\t\"+\n\nKeyRequest\x12\x0f\n\x07\x63ircuit\x18\x01 \x01(\t\x12\x0c\n\x04tier\x18\x02 \x01(\t\"\r\n\x0bKeyResponse*Q\n\x08Priority\x12\x18\n\x14PRIORITY_UNSPECIFIED\x10\x00\x12\x07\n\x03LOW\x10\x01\x12\n\n\x06NORMAL\x10\x02\x12\x08\n\x04HIGH\x10\x03\x12\x0c\n\x08\x43RITICAL\x10\x04*\x95\x01\n\x08JobState\x12\x19\n\x15JOB_STATE_UNSPECIFIED\x10\x00\x12\n\n\x06QUEUED\x10\x01\x12\x0f\n\x0bLOADING_KEY\x10\x02\x12\x10\n\x0cSYNTHESIZING\x10\x03\x12\x0b\n\x07PROVING\x10\x04\x12\r\n\tVERIFYING\x10\x05\x12\x08\n\x04\x44ONE\x10\x06\x12\n\n\x06\x46\x41ILED\x10\x07\x12\r\n\tCANCELLED\x10\x08\x32\xbd\x05\n\rProvingEngine\x12T\n\x0fRegisterCircuit\x12\x1f.cuzk.v1.RegisterCircuitRequest\x1a .cuzk.v1.RegisterCircuitResponse\x12K\n\x0cListCircuits\x12\x1c.cuzk.v1.ListCircuitsRequest\x1a\x1d.cuzk.v1.ListCircuitsResponse\x12H\n\x0bSubmitProof\x12\x1b.cuzk.v1.SubmitProofRequest\x1a\x1c.cuzk.v1.SubmitProofResponse\x12>\n\nAwaitProof\x12\x1a.cuzk.v1.AwaitProofRequest\x1a\x14.cuzk.v1.ProofResult\x12:\n\x05Prove\x12\x1b.cuzk.v1.SubmitProofRequest\x1a\x14.cuzk.v1.ProofResult\x12H\n\x0b\x43\x61ncelProof\x12\x1b.cuzk.v1.CancelProofRequest\x1a\x1c.cuzk.v1.CancelProofResponse\x12\x42\n\tGetStatus\x12\x19.cuzk.v1.GetStatusRequest\x1a\x1a.cuzk.v1.GetStatusResponse\x12\x45\n\nGetMetrics\x12\x1a.cuzk.v1.GetMetricsRequest\x1a\x1b.cuzk.v1.GetMetricsResponse\x12\x37\n\nPreloadKey\x12\x13.cuzk.v1.KeyRequest\x1a\x14.cuzk.v1.KeyResponse\x12\x35\n\x08\x45victKey\x12\x13.cuzk.v1.KeyRequest\x1a\x14.cuzk.v1.KeyResponseb\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cuzk.v1.proving_pb2', globals())
 if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
-  _PRIORITY._serialized_start=1809
-  _PRIORITY._serialized_end=1890
-  _JOBSTATE._serialized_start=1893
-  _JOBSTATE._serialized_end=2042
+  _PRIORITY._serialized_start=1826
+  _PRIORITY._serialized_end=1907
+  _JOBSTATE._serialized_start=1910
+  _JOBSTATE._serialized_end=2059
   _REGISTERCIRCUITREQUEST._serialized_start=35
   _REGISTERCIRCUITREQUEST._serialized_end=171
   _REGISTERCIRCUITRESPONSE._serialized_start=173
@@ -43,27 +43,27 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _AWAITPROOFREQUEST._serialized_start=777
   _AWAITPROOFREQUEST._serialized_end=832
   _TIMINGS._serialized_start=835
-  _TIMINGS._serialized_end=1152
-  _PARTITIONPROOF._serialized_start=1154
-  _PARTITIONPROOF._serialized_end=1211
-  _PROOFRESULT._serialized_start=1214
-  _PROOFRESULT._serialized_end=1574
-  _CANCELPROOFREQUEST._serialized_start=1576
-  _CANCELPROOFREQUEST._serialized_end=1612
-  _CANCELPROOFRESPONSE._serialized_start=1614
-  _CANCELPROOFRESPONSE._serialized_end=1635
-  _GETSTATUSREQUEST._serialized_start=1637
-  _GETSTATUSREQUEST._serialized_end=1655
-  _GETSTATUSRESPONSE._serialized_start=1657
-  _GETSTATUSRESPONSE._serialized_end=1690
-  _GETMETRICSREQUEST._serialized_start=1692
-  _GETMETRICSREQUEST._serialized_end=1711
-  _GETMETRICSRESPONSE._serialized_start=1713
-  _GETMETRICSRESPONSE._serialized_end=1747
-  _KEYREQUEST._serialized_start=1749
-  _KEYREQUEST._serialized_end=1792
-  _KEYRESPONSE._serialized_start=1794
-  _KEYRESPONSE._serialized_end=1807
-  _PROVINGENGINE._serialized_start=2045
-  _PROVINGENGINE._serialized_end=2746
+  _TIMINGS._serialized_end=1169
+  _PARTITIONPROOF._serialized_start=1171
+  _PARTITIONPROOF._serialized_end=1228
+  _PROOFRESULT._serialized_start=1231
+  _PROOFRESULT._serialized_end=1591
+  _CANCELPROOFREQUEST._serialized_start=1593
+  _CANCELPROOFREQUEST._serialized_end=1629
+  _CANCELPROOFRESPONSE._serialized_start=1631
+  _CANCELPROOFRESPONSE._serialized_end=1652
+  _GETSTATUSREQUEST._serialized_start=1654
+  _GETSTATUSREQUEST._serialized_end=1672
+  _GETSTATUSRESPONSE._serialized_start=1674
+  _GETSTATUSRESPONSE._serialized_end=1707
+  _GETMETRICSREQUEST._serialized_start=1709
+  _GETMETRICSREQUEST._serialized_end=1728
+  _GETMETRICSRESPONSE._serialized_start=1730
+  _GETMETRICSRESPONSE._serialized_end=1764
+  _KEYREQUEST._serialized_start=1766
+  _KEYREQUEST._serialized_end=1809
+  _KEYRESPONSE._serialized_start=1811
+  _KEYRESPONSE._serialized_end=1824
+  _PROVINGENGINE._serialized_start=2062
+  _PROVINGENGINE._serialized_end=2763
 # @@protoc_insertion_point(module_scope)
