@@ -203,9 +203,9 @@ TEST(status_json, nvml_that_does_not_answer_and_a_cpu_daemon) {
   EXPECT_EQ(text.find("cuzk_gpu_"), std::string::npos) << text;
 }
 
-// Issue 20, fault 15: /status over HTTP showed request ids and zkey paths to whoever reached the
-// port. The public view has the job, its circuit and state, the key and its tier, and no request
-// id, key path or path from the config; the full view (gRPC's) has them all.
+// docs/HARDENING.md, finding 15: /status over HTTP showed request ids and zkey paths to whoever
+// reached the port. The public view has the job, its circuit and state, the key and its tier, and
+// no request id, key path or path from the config; the full view (gRPC's) has them all.
 TEST(status_json, the_public_view_names_no_request_id_and_no_path) {
   engine::engine_snapshot s;
   engine::live_job_status lj;
@@ -250,7 +250,7 @@ TEST(status_json, the_public_view_names_no_request_id_and_no_path) {
   EXPECT_EQ(full["config"]["witness_dirs"], nlohmann::json::array({"/srv/witness-dir"}));
 }
 
-// Issue 21: the status page shows recent proofs with their phase times, and the store takes an
+// The status page shows recent proofs with their phase times, and the store takes an
 // ended job out of `jobs` at once, so /status lists the last ones that ended on their own. The
 // error's text can name a witness path: only the full view carries it, with the request id.
 TEST(status_json, recent_jobs_carry_phase_times_and_the_public_view_no_error_text) {
@@ -286,7 +286,7 @@ TEST(status_json, recent_jobs_carry_phase_times_and_the_public_view_no_error_tex
   EXPECT_NE(full["recent_jobs"][0]["error"].get<std::string>().find("/srv/witness-dir"), std::string::npos);
 }
 
-// Issue 21: /status nested config values as JSON strings ("workers": "1", "data_dir":
+// /status once nested config values as JSON strings ("workers": "1", "data_dir":
 // "\"/var/lib/cuzk\""), showed an unlimited budget as 18446744073709551615 and had no version.
 TEST(status_json, config_values_keep_their_types_unlimited_is_null_and_the_version_is_there) {
   engine::engine_snapshot s;

@@ -8,7 +8,7 @@
 // prover contract with a gpu_context on the key's device copy with buffers that belong to the
 // calling worker.
 //
-// Batches. A backend may prove several partitions of one job in one call (batch_partitions(), then
+// Batches. A backend may prove several partitions of one job at once (batch_partitions(), then
 // prove_batch()), where that saves work: the GPU backend's streamed keys, whose points then cross
 // PCIe once for the batch. The engine reads the batch's witnesses on threads of its own and hands
 // the backend each as its read ends (batch_witnesses.hpp), so a backend can start on the first
