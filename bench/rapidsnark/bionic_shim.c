@@ -1,7 +1,7 @@
 // A thin bionic-to-glibc adapter, so that rapidsnark's prebuilt prover library can run on Debian
 // for benchmarks.
 //
-// Why: rapidsnark (iden3's C++/assembly Groth16 prover, the speed bar in issue 3) cannot be built
+// Why: rapidsnark (iden3's C++/assembly Groth16 prover, the speed cuzk must beat) cannot be built
 // here (its sources are not reachable from this machine) and no npm package ships a Linux build.
 // The npm package @iden3/react-native-rapidsnark does ship an Android x86_64 build of its library
 // (librapidsnark.so, with ffiasm's x86_64 assembly field arithmetic). Android libraries link

@@ -254,7 +254,7 @@ class engine {
   // A submit that queued its job before its inline witnesses were stored, and could not store
   // them: the job is taken out of the store, the queue (or dropped at its end) and the spool.
   void withdraw(const std::shared_ptr<live_job>& j, const begun_files& files) noexcept;
-  // `s` without the spool's paths: the client hears why, not where (issue 20, fault 15).
+  // `s` without the spool's paths: the client hears why, not where (docs/HARDENING.md, finding 15).
   status hide_spool(const status& s) const;
   // How many jobs of `circuit` are queued or running, and the first one's id; under m_.
   std::size_t jobs_of_locked(const std::string& circuit, job_id* first = nullptr) const;

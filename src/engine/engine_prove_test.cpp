@@ -82,9 +82,9 @@ TEST(engine_prove, bls12_381_from_the_hot_tier) {
   expect_valid_proof<bls12_381>(r.proofs.at(0), bls_vk, file_text(data_dir + "/snarkjs/bls12381/public.json"));
 }
 
-// The daemon's case (issue #1): a key it serves is truncated, then overwritten, in place after it was
-// loaded. The engine proves from its private copy and the proofs still verify; a key mapped in
-// place would have killed the process with SIGBUS on the second prove.
+// The daemon's case (docs/HARDENING.md, finding 1): a key it serves is truncated, then overwritten,
+// in place after it was loaded. The engine proves from its private copy and the proofs still
+// verify; a key mapped in place would have killed the process with SIGBUS on the second prove.
 TEST(engine_prove, a_key_truncated_or_overwritten_after_loading_still_proves) {
   const std::string dir = temp_dir("key-copy");
   const std::string zkey = dir + "/circuit.zkey";

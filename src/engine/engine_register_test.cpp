@@ -1,6 +1,6 @@
 // Re-registering a circuit id: the same key is a no-op, another key is refused unless replaced,
-// and a replacement is refused while jobs of the id wait (issue 20, fault 5: queued jobs ran
-// under the new key and their proofs failed the old key's verification).
+// and a replacement is refused while jobs of the id wait (docs/HARDENING.md, finding 5: queued jobs
+// ran under the new key and their proofs failed the old key's verification).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -66,7 +66,7 @@ TEST(engine_register, another_key_for_a_registered_id_is_refused_unless_replaced
   EXPECT_EQ(path_of(*h.eng, "m"), poseidon_zkey);
 }
 
-// register m A.zkey; submit; register m B.zkey (the issue's reproduction).
+// register m A.zkey; submit; register m B.zkey (the finding's reproduction).
 TEST(engine_register, a_key_is_not_replaced_while_jobs_of_its_id_wait) {
   auto h = make(false);
   ASSERT_TRUE(h.eng->register_circuit("m", small_zkey).is_ok());

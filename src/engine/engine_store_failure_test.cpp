@@ -1,7 +1,7 @@
 // A job store that refuses to store a job's end (a full disk): the job fails visibly in memory and
 // await() returns, its witnesses stay, and housekeeping stores the outcome once the store takes
-// writes again; a restart before that proves the job again (issue 20, fault 8: the result was not
-// stored and await hung until a restart).
+// writes again; a restart before that proves the job again (docs/HARDENING.md, finding 8: the
+// result was not stored and await hung until a restart).
 //
 // The store is the real SQLite one behind a thin wrapper that refuses finish() on demand: the
 // engine's seam is the job_store interface, so nothing of SQLite itself is faked.

@@ -97,9 +97,9 @@ TEST(engine, idempotent_resubmission_returns_the_existing_job) {
   EXPECT_EQ(m.rejected[static_cast<int>(reject_reason::request_id_conflict)], 1u);
 }
 
-// Issue #16: a request id reused for another request was answered with the first job. Each change
-// below is refused with the id named; the same request again, also once its spooled witness is
-// gone, still gets the first job.
+// docs/HARDENING.md, finding 16: a request id reused for another request was answered with the
+// first job. Each change below is refused with the id named; the same request again, also once its
+// spooled witness is gone, still gets the first job.
 TEST(engine, a_request_id_reused_for_another_request_is_refused) {
   auto h = make({}, std::make_unique<gated_backend>());
   auto r = request("small");
@@ -137,7 +137,7 @@ TEST(engine, a_request_id_reused_for_another_request_is_refused) {
   EXPECT_EQ(h.eng->snapshot().counters.total.submitted, 1u);
 }
 
-// Issue #16: 4 MB request ids and paths with NUL bytes were accepted.
+// docs/HARDENING.md, finding 16: 4 MB request ids and paths with NUL bytes were accepted.
 TEST(engine, request_ids_and_paths_are_limited) {
   auto h = make({}, std::make_unique<gated_backend>());
   auto r = request("small");
@@ -308,10 +308,11 @@ TEST(engine, bad_requests_get_clear_errors_while_other_jobs_run) {
   EXPECT_EQ(m.circuits.size(), 1u);  // "small" only
 }
 
-// Issue #14: an inline witness was written to the spool and fsync'd before its header was
-// read. It is checked in the request's bytes first now. With the spool unwritable (its directory
-// replaced by a file), a witness of another circuit, of another curve, larger than the key's
-// witness can be, or with a value >= r is refused for what it is; only a good one reaches the spool.
+// docs/HARDENING.md, finding 14: an inline witness was written to the spool and fsync'd before its
+// header was read. It is checked in the request's bytes first now. With the spool unwritable (its
+// directory replaced by a file), a witness of another circuit, of another curve, larger than the
+// key's witness can be, or with a value >= r is refused for what it is; only a good one reaches the
+// spool.
 TEST(engine, an_inline_witness_is_checked_against_the_key_before_it_is_spooled) {
   engine_options o;
   o.spool_dir = temp_dir("unwritable-spool");
@@ -336,7 +337,7 @@ TEST(engine, an_inline_witness_is_checked_against_the_key_before_it_is_spooled) 
   refused(std::move(high), errc::out_of_range, "is not below r");
 
   // A good witness passes the checks and fails at the spool, so the ones above never got there;
-  // the client is told why, not where the spool is (issue 20, fault 15).
+  // the client is told why, not where the spool is (docs/HARDENING.md, finding 15).
   refused(request("small"), errc::io_error, "partition 0: inline witness: ");
   auto spool_fail = h.eng->submit(request("small"));
   ASSERT_FALSE(spool_fail.is_ok());
@@ -347,10 +348,10 @@ TEST(engine, an_inline_witness_is_checked_against_the_key_before_it_is_spooled) 
   std::filesystem::remove(o.spool_dir);
 }
 
-// Issue 20, fault 15: a spooled witness that failed when its job ran was named by its spool path,
-// which lies in the daemon's data directory. It is named as at submit now: "partition N: inline
-// witness". Partition 0 is held in the backend while the spooled files change underneath: replaced
-// by another circuit's witness (its header fails), or deleted (its open fails).
+// docs/HARDENING.md, finding 15: a spooled witness that failed when its job ran was named by its
+// spool path, which lies in the daemon's data directory. It is named as at submit now: "partition
+// N: inline witness". Partition 0 is held in the backend while the spooled files change underneath:
+// replaced by another circuit's witness (its header fails), or deleted (its open fails).
 TEST(engine, a_spooled_witness_that_fails_at_run_time_is_not_named_by_its_path) {
   const std::string other = temp_dir("spool-other") + "/other.wtns";
   for (const bool remove : {false, true}) {

@@ -23,7 +23,7 @@
 
 namespace cuzk::engine::test {
 
-// The fixtures: CUZK_TEST_DATA_DIR from the environment (binaries carried to the GPU machine run
+// The fixtures: CUZK_TEST_DATA_DIR from the environment (binaries copied to another machine run
 // where the compiled-in path does not exist), else the build's.
 inline std::string test_data_dir() {
   const char* env = std::getenv("CUZK_TEST_DATA_DIR");

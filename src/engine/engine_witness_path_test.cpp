@@ -1,6 +1,7 @@
 // Witness paths: refused unless they lie under the configured witness_dirs, and then only for
-// regular files, with one message for every refusal (issue 20, fault 2: a path was opened with the
-// daemon's rights, so a local user could read any file through it or test whether it exists).
+// regular files, with one message for every refusal (docs/HARDENING.md, finding 2: a path was
+// opened with the daemon's rights, so a local user could read any file through it or test whether
+// it exists).
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>

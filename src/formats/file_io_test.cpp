@@ -67,8 +67,8 @@ TEST(mapped_file, a_private_copy_names_the_file_when_it_cannot_be_made) {
   std::filesystem::remove_all(dir);
 }
 
-// Issue #6: a FIFO blocked every reader forever (the open itself, with no writer). alarm() turns
-// such a hang into a failed test instead of a stuck one.
+// docs/HARDENING.md, finding 6: a FIFO blocked every reader forever (the open itself, with no
+// writer). alarm() turns such a hang into a failed test instead of a stuck one.
 TEST(file_io, readers_refuse_a_fifo_and_a_directory_without_blocking) {
   const std::string dir = temp_dir("fifo");
   const std::string fifo = dir + "/f";

@@ -149,8 +149,9 @@ TYPED_TEST(JsonFilesTest, VerificationKeyRejections) {
             this->edited(this->vk_path(), [](ojson& j) { j.erase("vk_alphabeta_12"); }));
 }
 
-// Issue #3: 70,000 nested arrays overflowed the stack. Every reader refuses nesting past max_depth
-// with the file named, counted before parsing; brackets inside strings do not count.
+// docs/HARDENING.md, finding 3: 70,000 nested arrays overflowed the stack. Every reader refuses
+// nesting past max_depth with the file named, counted before parsing; brackets inside strings do
+// not count.
 TEST(snarkjs_json, refuses_deep_nesting_before_parsing) {
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
   const std::string just_over =
@@ -172,9 +173,10 @@ TEST(snarkjs_json, refuses_deep_nesting_before_parsing) {
   EXPECT_TRUE(j.is_ok()) << j.error().to_string();
 }
 
-// Issue #14: a 2 GiB proof.json was read whole (4.2 GB resident) before it failed at
-// column 1. Every reader, and the curve detection `cuzk verify` starts with, checks the size first:
-// the files are sparse, so a refusal costs nothing and a regression reads (and fails) visibly.
+// docs/HARDENING.md, finding 14: a 2 GiB proof.json was read whole (4.2 GB resident) before it
+// failed at column 1. Every reader, and the curve detection `cuzk verify` starts with, checks the
+// size first: the files are sparse, so a refusal costs nothing and a regression reads (and fails)
+// visibly.
 TEST(snarkjs_json, refuses_files_over_the_size_limit_before_reading_them) {
   const auto sparse = [](const std::string& name, uint64_t size) {
     const std::string path = temp_path(name);

@@ -14,5 +14,5 @@
     if (!count_.is_ok() || *count_ == 0)                                                           \
       GTEST_SKIP() << "no usable CUDA device ("                                                    \
                    << (count_.is_ok() ? std::string("none found") : count_.error().to_string())    \
-                   << "); the gpu tests run on a GPU machine via scripts/gpu_check.sh";            \
+                   << "); the gpu tests need an NVIDIA GPU (scripts/gpu/check.sh)";            \
   } while (0)

@@ -114,7 +114,7 @@ TEST(config, runtime_keys_are_marked) {
   EXPECT_TRUE(d[1].runtime);
 }
 
-// Issue 21: `cuzk daemon` with no config must run as an ordinary user: state in the user's state
+// `cuzk daemon` with no config must run as an ordinary user: state in the user's state
 // folder (state_dir.hpp) rather than /var/lib/cuzk, the socket inside it, HTTP on loopback.
 TEST(config, defaults_are_user_writable_with_loopback_http) {
   const daemon_config c;
@@ -133,7 +133,7 @@ TEST(config, defaults_are_user_writable_with_loopback_http) {
   EXPECT_TRUE(f->http.empty());
 }
 
-// Issue 19: the job store is SQLite in data_dir unless `database` names a PostgreSQL server; the
+// The job store is SQLite in data_dir unless `database` names a PostgreSQL server; the
 // string can carry credentials, so HTTP's public /status leaves it out (local_only).
 TEST(config, database_selects_postgresql_and_is_not_public) {
   EXPECT_TRUE(daemon_config().to_engine_options().database.empty());

@@ -1,4 +1,5 @@
-// The cluster of issue #19's bars, with real daemons on the throwaway PostgreSQL server
+// The cluster as it must behave (every job delivered once, a dead node's jobs finished elsewhere
+// within its lease), with real daemons on the throwaway PostgreSQL server
 // (engine/jobs/pg_test_cluster.hpp), CPU backend: three daemons share one queue; 8 clients submit
 // 300 small proofs to random nodes (inline witnesses, spooled under a root the daemons share) and
 // await each on a random node; one daemon is killed with SIGKILL while it proves, and a fourth joins

@@ -1,7 +1,7 @@
-// `cuzk daemon` with no arguments (issue 21): state under $XDG_STATE_HOME/cuzk, the socket inside
-// it, HTTP on 127.0.0.1:9745 (and, when another process holds that port, a daemon that starts anyway
-// and says HTTP is off), and the client verbs given no --socket finding it: register, circuits,
-// prove-remote printing one JSON document, status with the version.
+// `cuzk daemon` with no arguments, run as an ordinary user: state under $XDG_STATE_HOME/cuzk, the
+// socket inside it, HTTP on 127.0.0.1:9745 (and, when another process holds that port, a daemon
+// that starts anyway and says HTTP is off), and the client verbs given no --socket finding it:
+// register, circuits, prove-remote printing one JSON document, status with the version.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>

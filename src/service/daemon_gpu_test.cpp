@@ -7,8 +7,8 @@
 // the gauges in /metrics, a lane per device in /trace, and `cuzk bench`'s memory and GPU lines.
 // Where there is none, the daemon refuses to start with backend = "gpu" and says why.
 //
-// The binaries may run away from their build tree (the GPU machine): CUZK_BIN and
-// CUZK_TEST_DATA_DIR in the environment override the compiled-in paths.
+// The binaries may run away from their build tree (copied to a machine with an NVIDIA GPU):
+// CUZK_BIN and CUZK_TEST_DATA_DIR in the environment override the compiled-in paths.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -172,7 +172,7 @@ void expect_verifies(const v1::ProofResult& r, const circuit& c) {
 }
 
 TEST(daemon_gpu, proves_on_the_device_and_reports_where_and_how_long) {
-  if (!gpu_present()) GTEST_SKIP() << "no NVIDIA device nodes (/dev/nvidiactl): the gpu tests run on a GPU machine";
+  if (!gpu_present()) GTEST_SKIP() << "no NVIDIA device nodes (/dev/nvidiactl): the gpu tests need an NVIDIA GPU";
   gpu_daemon d("prove");
   ASSERT_TRUE(d.connect_within(60s)) << "daemon did not come up:\n" << read_file(d.log);
   auto st = d.status();
@@ -221,7 +221,7 @@ TEST(daemon_gpu, proves_on_the_device_and_reports_where_and_how_long) {
 }
 
 TEST(daemon_gpu, sees_kernel_busy_nvml_device_lanes_and_bench_lines) {
-  if (!gpu_present()) GTEST_SKIP() << "no NVIDIA device nodes (/dev/nvidiactl): the gpu tests run on a GPU machine";
+  if (!gpu_present()) GTEST_SKIP() << "no NVIDIA device nodes (/dev/nvidiactl): the gpu tests need an NVIDIA GPU";
   gpu_daemon d("observe");
   ASSERT_TRUE(d.connect_within(60s)) << "daemon did not come up:\n" << read_file(d.log);
   ASSERT_TRUE(d.key_op(true, bn.id, "device:0").ok());

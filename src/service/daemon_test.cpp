@@ -230,8 +230,8 @@ TEST(daemon, proves_and_the_proof_verifies_and_http_answers) {
   EXPECT_EQ(d.term(), 0);  // SIGTERM drains and exits 0
 }
 
-// Issue 20, fault 13: connections that open and send nothing held every HTTP thread, so 8 or 16
-// of them delayed /healthz by 8.7 s or 19.8 s.
+// docs/HARDENING.md, finding 13: connections that open and send nothing held every HTTP thread, so
+// 8 or 16 of them delayed /healthz by 8.7 s or 19.8 s.
 TEST(daemon, idle_http_connections_do_not_delay_healthz) {
   daemon_proc d("http-idle");
   std::vector<int> idle;
@@ -365,7 +365,8 @@ TEST(daemon, client_verbs_print_the_engine_code_and_exit_1_on_errors) {
   EXPECT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("\"rejected_by_reason\""), std::string::npos) << out;
 
-  // An id re-pointed at another key only with --replace (issue 20, fault 5); the same key is fine.
+  // An id re-pointed at another key only with --replace (docs/HARDENING.md, finding 5); the same
+  // key is fine.
   const std::string small_zkey = data + "/snarkjs/bn128/circuit.zkey";
   std::tie(rc, out) = d.cli("register poseidon " + zkey);
   EXPECT_EQ(rc, 0) << out;
@@ -497,9 +498,9 @@ TEST(daemon, kill_9_with_queued_jobs_then_restart_delivers_every_proof) {
   EXPECT_EQ(d.term(), 0);
 }
 
-// Issue #4: a second daemon on the same data directory, or on the same HTTP or gRPC TCP port, stops
-// at start-up with the reason (`timeout` turns one that wrongly keeps running into a failure), and
-// the first one keeps proving.
+// docs/HARDENING.md, finding 4: a second daemon on the same data directory, or on the same HTTP or
+// gRPC TCP port, stops at start-up with the reason (`timeout` turns one that wrongly keeps running
+// into a failure), and the first one keeps proving.
 TEST(daemon, a_second_daemon_on_the_same_data_dir_or_port_refuses_to_start) {
   const int grpc_port = free_port();
   daemon_proc d("lock", 1, "listen = \"127.0.0.1:" + std::to_string(grpc_port) + "\"\n");
@@ -526,9 +527,9 @@ TEST(daemon, a_second_daemon_on_the_same_data_dir_or_port_refuses_to_start) {
   EXPECT_EQ(d.term(), 0);
 }
 
-// Issue #6: a witness path naming a FIFO parked a request thread for good, and SIGTERM then never
-// finished. Now it is refused at once (with the one message every refused path gets, witness_dirs.hpp
-// in engine/jobs) and the drain exits 0.
+// docs/HARDENING.md, finding 6: a witness path naming a FIFO parked a request thread for good, and
+// SIGTERM then never finished. Now it is refused at once (with the one message every refused path
+// gets, witness_dirs.hpp in engine/jobs) and the drain exits 0.
 TEST(daemon, a_fifo_as_witness_path_is_refused_and_sigterm_still_exits) {
   daemon_proc d("fifo");
   const std::string fifo = d.dir + "/w.fifo";
@@ -553,9 +554,9 @@ TEST(daemon, a_fifo_as_witness_path_is_refused_and_sigterm_still_exits) {
   EXPECT_EQ(d.term(), 0);
 }
 
-// Issue #12: timeout_ms = 2^64 - 1 wrapped to a deadline in the past and AwaitProof returned at once
-// with the job still queued; and `cuzk await --timeout-ms` exited 0 for a job not finished. Five
-// jobs queue ahead, so the last cannot finish within a millisecond.
+// docs/HARDENING.md, finding 12: timeout_ms = 2^64 - 1 wrapped to a deadline in the past and
+// AwaitProof returned at once with the job still queued; and `cuzk await --timeout-ms` exited 0 for
+// a job not finished. Five jobs queue ahead, so the last cannot finish within a millisecond.
 TEST(daemon, await_timeouts_saturate_and_an_unfinished_job_is_exit_1) {
   daemon_proc d("await-timeout");
   const std::string w = read_file(wtns);
@@ -572,8 +573,8 @@ TEST(daemon, await_timeouts_saturate_and_an_unfinished_job_is_exit_1) {
   EXPECT_EQ(d.term(), 0);
 }
 
-// Issue #11: `-o` into a folder that cannot be made exited 0 and wrote nothing. (A folder under a
-// regular file: a read-only folder does not stop root, who runs some CI.)
+// docs/HARDENING.md, finding 11: `-o` into a folder that cannot be made exited 0 and wrote nothing.
+// (A folder under a regular file: a read-only folder does not stop root, who runs some CI.)
 TEST(daemon, await_and_prove_remote_out_into_an_unwritable_folder_exit_1) {
   daemon_proc d("out-dir");
   std::ofstream(d.dir + "/a-file") << "x";
@@ -592,8 +593,8 @@ TEST(daemon, await_and_prove_remote_out_into_an_unwritable_folder_exit_1) {
   EXPECT_EQ(d.term(), 0);
 }
 
-// Issue #15: the job database (with its -wal and -shm while the daemon runs) is mode 0600 and the
-// data directory 0700.
+// docs/HARDENING.md, finding 15: the job database (with its -wal and -shm while the daemon runs) is
+// mode 0600 and the data directory 0700.
 TEST(daemon, state_files_are_private_to_the_daemons_user) {
   daemon_proc d("modes");
   uint64_t id = 0;
@@ -611,8 +612,9 @@ TEST(daemon, state_files_are_private_to_the_daemons_user) {
   EXPECT_EQ(d.term(), 0);
 }
 
-// Issue 20, fault 15: /status over HTTP showed request ids and zkey paths to whoever reached the
-// port. HTTP serves the public view now; `cuzk status` (gRPC over the 0600 socket) the full one.
+// docs/HARDENING.md, finding 15: /status over HTTP showed request ids and zkey paths to whoever
+// reached the port. HTTP serves the public view now; `cuzk status` (gRPC over the 0600 socket) the
+// full one.
 TEST(daemon, http_status_names_no_request_id_or_path_and_the_socket_status_does) {
   daemon_proc d("private-status");
   const std::string w = read_file(wtns);
@@ -644,9 +646,9 @@ TEST(daemon, http_status_names_no_request_id_or_path_and_the_socket_status_does)
   EXPECT_EQ(d.term(), 0);
 }
 
-// Issue 20, fault 14: a 200 MB inline witness cost the daemon 586 MB before its size was checked.
-// The message limit is derived from the registered keys now (4 MiB here: the Poseidon key's
-// witness is 17 kB), and gRPC refuses a larger message before the engine sees it: no job, no
+// docs/HARDENING.md, finding 14: a 200 MB inline witness cost the daemon 586 MB before its size was
+// checked. The message limit is derived from the registered keys now (4 MiB here: the Poseidon
+// key's witness is 17 kB), and gRPC refuses a larger message before the engine sees it: no job, no
 // refusal counted by the engine, and the client names the limit; one far larger is cut off while it
 // arrives, the daemon's peak growing by less than the message. Under the limit the engine checks
 // the witness against its key, as before.

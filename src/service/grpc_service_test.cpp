@@ -74,9 +74,9 @@ TEST(wire_requests, a_deadline_past_the_clock_range_saturates) {
   EXPECT_FALSE(r.prio.has_value());
 }
 
-// Issue #14: an inline witness reached the engine as a copy of the request's bytes, one
-// more witness-sized buffer per request (200 MB for a 200 MB witness). The engine's request now
-// points into the gRPC message, which outlives submit().
+// docs/HARDENING.md, finding 14: an inline witness reached the engine as a copy of the request's
+// bytes, one more witness-sized buffer per request (200 MB for a 200 MB witness). The engine's
+// request now points into the gRPC message, which outlives submit().
 TEST(wire_requests, an_inline_witness_is_lent_from_the_request_not_copied) {
   v1::SubmitProofRequest wire;
   wire.set_circuit("c");

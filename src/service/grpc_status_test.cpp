@@ -72,8 +72,8 @@ TEST(grpc_status, statuses_from_elsewhere_map_by_their_grpc_code) {
   EXPECT_EQ(from_grpc(grpc::Status(StatusCode::DATA_LOSS, "?")).code(), errc::internal);
 }
 
-// Issue 20, fault 14: a message over the daemon's max_message_mib is refused by gRPC in its own
-// words; the client says which limit, both sizes and the way round it.
+// docs/HARDENING.md, finding 14: a message over the daemon's max_message_mib is refused by gRPC in
+// its own words; the client says which limit, both sizes and the way round it.
 TEST(grpc_status, a_message_over_the_limit_names_the_limit_and_the_way_round) {
   const status big = from_grpc(grpc::Status(StatusCode::RESOURCE_EXHAUSTED,
                                             "Received message larger than max (200000096 vs. 4194304)"));

@@ -94,13 +94,13 @@ result<std::unique_ptr<http_service>> http_service::start(const std::string& hos
   s.Get("/trace", [&e](const httplib::Request&, httplib::Response& res) {
     res.set_content(e.chrome_trace(), "application/json");
   });
-  // Connections that open and send nothing (or send slowly) must not starve /healthz (issue 20,
-  // fault 13: 8 idle sockets delayed it 8.7 s, 16 by 19.8 s). cpp-httplib gives each connection a
-  // pool thread for as long as it waits: 5 s for a first or next request (keep-alive) and 5 s per
-  // read by default, with max(8, cores - 1) threads. Waiting 1 s for a request bounds what an idle
-  // socket holds; 5 s to write leaves room for a large /trace to a slow reader; 64 threads serve
-  // a probe at once beside 32 idle sockets, and beyond that each idle one frees its thread within
-  // a second. An idle thread costs its stack's address space, not memory.
+  // Connections that open and send nothing (or send slowly) must not starve /healthz
+  // (docs/HARDENING.md, finding 13: 8 idle sockets delayed it 8.7 s, 16 by 19.8 s). cpp-httplib
+  // gives each connection a pool thread for as long as it waits: 5 s for a first or next request
+  // (keep-alive) and 5 s per read by default, with max(8, cores - 1) threads. Waiting 1 s for a
+  // request bounds what an idle socket holds; 5 s to write leaves room for a large /trace to a slow
+  // reader; 64 threads serve a probe at once beside 32 idle sockets, and beyond that each idle one
+  // frees its thread within a second. An idle thread costs its stack's address space, not memory.
   constexpr std::size_t http_threads = 64;
   s.new_task_queue = [] { return new httplib::ThreadPool(http_threads); };
   s.set_keep_alive_timeout(1);

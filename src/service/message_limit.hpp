@@ -1,5 +1,5 @@
 // The largest gRPC message the daemon takes, and the memory gRPC may hold for requests while they
-// arrive (issue 20, fault 14).
+// arrive (docs/HARDENING.md, finding 14).
 //
 // Why both: gRPC (1.51) reads a whole message into its buffer before it checks the size, and
 // protobuf then copies an inline witness into a string that grows by doubling, so a message under

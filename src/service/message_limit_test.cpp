@@ -22,8 +22,9 @@ TEST(message_limit, an_explicit_value_wins) {
   EXPECT_EQ(message_limit_bytes(8, {circuit(1u << 22)}), 8 * mib);
 }
 
-// Issue 20, fault 14: with a 1024 MiB default a 200 MB witness for a 520-variable key cost the
-// daemon 586 MB before it was refused. Derived, the limit is what that key's witness can be.
+// docs/HARDENING.md, finding 14: with a 1024 MiB default a 200 MB witness for a 520-variable key
+// cost the daemon 586 MB before it was refused. Derived, the limit is what that key's witness can
+// be.
 TEST(message_limit, derived_from_the_largest_key_registered) {
   EXPECT_EQ(message_limit_bytes(0, {}), 4 * mib);               // no keys: gRPC's default
   EXPECT_EQ(message_limit_bytes(0, {circuit(520)}), 4 * mib);   // a small key: the floor

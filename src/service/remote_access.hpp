@@ -1,4 +1,4 @@
-// Who may use the daemon from another machine (issue 19, part 4): TLS on the TCP listener, and
+// Who may use the daemon from another machine: TLS on the TCP listener, and
 // client authentication by certificate (mutual TLS), by bearer token, or both.
 //
 // The Unix socket is not touched: it is mode 0600 in a 0700 directory, so the file system already

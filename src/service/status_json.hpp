@@ -3,11 +3,11 @@
 // Both are pure functions of an engine_snapshot (plus the config for /status), so the HTTP and
 // gRPC endpoints return the same documents and tests can check them without a daemon.
 //
-// /status comes in two views (issue 20, fault 15). The full one, with each job's request id, each
-// key's zkey path and the config's paths (data_dir, socket, witness_dirs), goes only to gRPC's
-// GetStatus (`cuzk status`): its callers may already register keys by path and submit, and its
-// socket is mode 0600. HTTP serves the public view to whoever reaches its port: the same document
-// without those, so circuit ids, job numbers, states, counts and timings stay visible to
+// /status comes in two views (docs/HARDENING.md, finding 15). The full one, with each job's request
+// id, each key's zkey path and the config's paths (data_dir, socket, witness_dirs), goes only to
+// gRPC's GetStatus (`cuzk status`): its callers may already register keys by path and submit, and
+// its socket is mode 0600. HTTP serves the public view to whoever reaches its port: the same
+// document without those, so circuit ids, job numbers, states, counts and timings stay visible to
 // monitoring while the names clients chose and the layout of the daemon's disk do not. /metrics and
 // /trace name nothing of either kind (circuit ids, job numbers, phases, devices).
 //

@@ -203,9 +203,9 @@ TEST(status_json, nvml_that_does_not_answer_and_a_cpu_daemon) {
   EXPECT_EQ(text.find("cuzk_gpu_"), std::string::npos) << text;
 }
 
-// Issue 20, fault 15: /status over HTTP showed request ids and zkey paths to whoever reached the
-// port. The public view has the job, its circuit and state, the key and its tier, and no request
-// id, key path or path from the config; the full view (gRPC's) has them all.
+// docs/HARDENING.md, finding 15: /status over HTTP showed request ids and zkey paths to whoever
+// reached the port. The public view has the job, its circuit and state, the key and its tier, and
+// no request id, key path or path from the config; the full view (gRPC's) has them all.
 TEST(status_json, the_public_view_names_no_request_id_and_no_path) {
   engine::engine_snapshot s;
   engine::live_job_status lj;

@@ -41,7 +41,7 @@ bool gpu_available() {
   do {                                                                                       \
     if (!gpu_available())                                                                    \
       GTEST_SKIP() << "no usable CUDA device (" << groth16::choose_prover(groth16::prover_kind::automatic)->reason \
-                   << "); the gpu tests run on a GPU machine via scripts/gpu_daemon_check.sh"; \
+                   << "); the gpu tests need an NVIDIA GPU (scripts/gpu/daemon_check.sh)"; \
   } while (0)
 
 struct fixture_files {

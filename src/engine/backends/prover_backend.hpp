@@ -8,7 +8,7 @@
 // prover contract with a gpu_context on the key's device copy with buffers that belong to the
 // calling worker.
 //
-// Batches. A backend may prove several partitions of one job in one call (batch_partitions(), then
+// Batches. A backend may prove several partitions of one job at once (batch_partitions(), then
 // prove_batch()), where that saves work: the GPU backend's streamed keys, whose points then cross
 // PCIe once for the batch. The engine reads the batch's witnesses on threads of its own and hands
 // the backend each as its read ends (batch_witnesses.hpp), so a backend can start on the first
@@ -41,6 +41,7 @@
 #include "engine/keys/loaded_key.hpp"
 #include "engine/memory/memory_budget.hpp"
 #include "engine/memory/pinned_pool.hpp"
+#include "engine/telemetry/device_activity.hpp"
 #include "engine/telemetry/kernel_activity.hpp"
 #include "formats/proof.hpp"
 #include "groth16/phase_timings.hpp"
@@ -77,24 +78,6 @@ struct prove_call {
 struct proof_memory {
   uint64_t host = 0;    // everything, pinned included
   uint64_t pinned = 0;  // of which staged in pinned buffers (taken from the pinned pool)
-};
-
-// A device slot's work since start, for status and metrics.
-struct device_activity {
-  std::string name;  // the slot's, "device:0"
-  int ordinal = 0;
-  std::string description;  // "NVIDIA H200 (sm_90, 132 SMs)"
-  uint64_t proofs = 0;
-  uint64_t cpu_fallbacks = 0;  // proofs of its workers that ran on the CPU (no device copy)
-  double busy_s = 0;           // kernel lock held
-  double wait_s = 0;           // kernel lock waited for
-  double h2d_bytes = 0, h2d_s = 0;
-  uint64_t workspace_pinned_bytes = 0;  // its workers' buffers now
-  uint64_t workspace_device_bytes = 0;
-  uint64_t workspace_allocations = 0;  // times those buffers were allocated or grown
-  uint64_t workspace_evictions = 0;    // times an idle worker's device buffers were freed for room
-  std::string pci_bus_id;  // "0000:65:00.0" (cudaDeviceGetPCIBusId): how NVML finds the device
-  uint64_t batched_proofs = 0;  // of `proofs`, those proven in batches of several partitions
 };
 
 // `one`'s times added to `into`'s (a batch's report of proofs made one after another).

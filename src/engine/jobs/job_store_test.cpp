@@ -338,8 +338,8 @@ TEST(sqlite_job_store, refuses_what_is_not_a_database) {
   EXPECT_FALSE(sqlite_job_store::open(dir + "/missing/dir/jobs.db").is_ok());
 }
 
-// Issue #7: a store that exists but cannot be read whole is refused, and left as it was; only a
-// missing file is a fresh database.
+// docs/HARDENING.md, finding 7: a store that exists but cannot be read whole is refused, and left
+// as it was; only a missing file is a fresh database.
 TEST(sqlite_job_store, refuses_an_empty_file_and_leaves_it) {
   const std::string db = temp_dir("empty") + "/jobs.db";
   { std::ofstream f(db); }
@@ -392,7 +392,8 @@ TEST(sqlite_job_store, refuses_a_damaged_or_truncated_log_that_holds_committed_j
   expect_refused("a damaged first frame");
 }
 
-// Issue #15: the database and its -wal and -shm are 0600, also one made before with 0644.
+// docs/HARDENING.md, finding 15: the database and its -wal and -shm are 0600, also one made before
+// with 0644.
 TEST(sqlite_job_store, files_are_mode_0600) {
   const std::string db = temp_dir("modes") + "/jobs.db";
   auto mode = [](const std::string& p) {

@@ -16,7 +16,7 @@ namespace cuzk::engine {
 namespace {
 
 // The values out of the file's bytes, split across the global pool: at 2^22 a single thread's copy,
-// first touch of the destination included, was most of a proof's host time on the GPU machine
+// first touch of the destination included, was most of a proof's host time on an H200's host
 // (docs/gpu/proof.md, 'Witness values in memory').
 any_witness copy_values(const formats::wtns& w, formats::curve_id curve) {
   using repr = bn254::fr::repr;

@@ -88,7 +88,7 @@ result<any_witness> read_witness(witness_file&& file, const key_summary& key);
 
 // `s` with every mention of `path` replaced by `stand_in`. A spooled file (witness_spool.hpp) holds a client's inline
 // witness, and its path (under the daemon's data directory) is none of the client's business
-// (issue 20, fault 15): errors that reach a client name it as the submit does ("inline witness");
+// (docs/HARDENING.md, finding 15): errors that reach a client name it as the submit does ("inline witness");
 // the daemon's log keeps the path.
 status hide_path(const status& s, const std::string& path, const std::string& stand_in);
 

@@ -2,15 +2,15 @@
 //
 // A path is opened with the daemon's rights, not the client's, so an open path option lets any
 // local user who can reach the socket prove a witness they cannot read, learn the first bytes of
-// any file from the format error, or test whether a path exists (issue 20, fault 2). So a path is
-// read only when its real path (symlinks and ".." resolved) lies under one of the directories the
-// operator listed (config key witness_dirs; none by default, and then every path is refused while
-// inline witnesses still work), and only when it is a regular file: opened with O_NOFOLLOW (the
-// last component cannot be swapped for a symlink after the check) and O_NONBLOCK (a FIFO cannot
-// park the thread), checked with fstat, and its descriptor's own path (/proc/self/fd) checked
-// again, so a directory swapped for a symlink between realpath and open leads nowhere. Every
-// refusal (missing, outside, not a regular file, unreadable) is one message that names only the
-// client's own path and the rule, so it tells nothing about what exists.
+// any file from the format error, or test whether a path exists (docs/HARDENING.md, finding 2). So
+// a path is read only when its real path (symlinks and ".." resolved) lies under one of the
+// directories the operator listed (config key witness_dirs; none by default, and then every path is
+// refused while inline witnesses still work), and only when it is a regular file: opened with
+// O_NOFOLLOW (the last component cannot be swapped for a symlink after the check) and O_NONBLOCK (a
+// FIFO cannot park the thread), checked with fstat, and its descriptor's own path (/proc/self/fd)
+// checked again, so a directory swapped for a symlink between realpath and open leads nowhere.
+// Every refusal (missing, outside, not a regular file, unreadable) is one message that names only
+// the client's own path and the rule, so it tells nothing about what exists.
 //
 // The file is read into memory rather than mapped: a client who truncates a mapped file kills the
 // daemon with SIGBUS on the next page read (what engine_options::key_copy_dir avoids for keys).

@@ -1,7 +1,7 @@
 // Where a proving key's "hot" copy lives: the allocator interface of the hot tier.
 //
 // The hot tier is a key fully copied into host memory, so that no page of it can be dropped from
-// the page cache and faulted back in mid-proof. On a GPU machine that memory should be pinned
+// the page cache and faulted back in mid-proof. Where there is a GPU that memory should be pinned
 // (page-locked: gpu/locked_host_memory.hpp), so uploads to the device run at full PCIe speed
 // (55.5 GB/s pinned against 8.2 GB/s pageable on the H200, docs/BENCHMARKS.md, 'Reference points'). The GPU backend brings
 // that allocator (backends/gpu_pinned_allocator.hpp, over the page-locked memory gpu/ owns) and

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/backends/prover_backend.hpp"
+#include "engine/telemetry/device_activity.hpp"
 #include "engine/telemetry/gpu_utilization.hpp"
 #include "engine/telemetry/kernel_activity.hpp"
 

@@ -1,7 +1,7 @@
 // The GPU's own view of how busy it is, sampled through NVML (the library behind nvidia-smi), so
 // that the daemon reports utilization like nvtop does, from inside: SM busy (the share of the
 // driver's last sample period in which a kernel ran), memory-controller busy, memory used, and
-// PCIe throughput each way. Issue #6 measures "GPU busy" this way and cross-checks it against
+// PCIe throughput each way. "GPU busy" is measured this way and cross-checked against
 // `nvidia-smi dmon`, which reads the same counters, and against the daemon's own kernel time
 // (kernel_activity.hpp).
 //

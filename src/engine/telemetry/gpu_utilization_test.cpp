@@ -2,7 +2,7 @@
 // since start and over the window (a sample exactly one window old has left it), the peaks, a
 // failed sample counting nothing, no samples at all, a source without devices or none at all, and
 // the PCI bus id lookup. The oracle is arithmetic on the values fed in. Then the real NVML: where
-// a driver answers (the GPU machine), samples must appear within a second with the card's name,
+// a driver answers (an NVIDIA GPU), samples must appear within a second with the card's name,
 // its memory size and percentages in [0, 100]; where none does (CI), the monitor must say why and
 // stay empty rather than fail the daemon's start.
 #include "engine/telemetry/gpu_utilization.hpp"
@@ -151,7 +151,7 @@ TEST(gpu_utilization, samples_nvml_or_says_why_not) {
   if (!monitor.available()) {
     EXPECT_NE(monitor.unavailable_reason().find("nvml"), std::string::npos) << monitor.unavailable_reason();
     EXPECT_TRUE(monitor.status().devices.empty());
-    GTEST_SKIP() << "no NVML here (" << monitor.unavailable_reason() << "); the sampling half runs on a GPU machine";
+    GTEST_SKIP() << "no NVML here (" << monitor.unavailable_reason() << "); the sampling half needs an NVIDIA GPU";
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   while (std::chrono::steady_clock::now() < deadline && monitor.status().devices.front().samples < 3)

@@ -53,8 +53,8 @@ template <class C>
 class gpu_prover_test : public ::testing::Test {};
 TYPED_TEST_SUITE(gpu_prover_test, test::both_curves);
 
-// The fixtures' folder: CUZK_TEST_DATA_DIR from the environment (the GPU machine runs binaries
-// built elsewhere, whose compiled-in path does not exist there), else the build's.
+// The fixtures' folder: CUZK_TEST_DATA_DIR from the environment (binaries built on one machine
+// may run on another, whose compiled-in path does not exist there), else the build's.
 std::string data_dir() {
   const char* env = std::getenv("CUZK_TEST_DATA_DIR");
   return env != nullptr && *env != '\0' ? std::string(env) : std::string(CUZK_TEST_DATA_DIR);

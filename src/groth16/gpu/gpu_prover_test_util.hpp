@@ -13,7 +13,7 @@
     if (const auto c = ::cuzk::groth16::choose_prover(::cuzk::groth16::prover_kind::automatic); \
         c->kind != ::cuzk::groth16::prover_kind::gpu)                                         \
       GTEST_SKIP() << "no usable CUDA device (" << c->reason                                  \
-                   << "); the gpu tests run on a GPU machine via scripts/gpu_prove_check.sh"; \
+                   << "); the gpu tests need an NVIDIA GPU (scripts/gpu/prove_check.sh)"; \
   } while (0)
 
 namespace cuzk::groth16::test {

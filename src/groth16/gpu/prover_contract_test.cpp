@@ -70,7 +70,7 @@ void expect_cpu_and_gpu_agree() {
   }
   if (!gpu)
     GTEST_SKIP() << "the GPU half: no usable CUDA device (" << choice->reason
-                 << "); the gpu tests run on a GPU machine via scripts/gpu_prove_check.sh";
+                 << "); the gpu tests need an NVIDIA GPU (scripts/gpu/prove_check.sh)";
 }
 
 TEST(prover_contract, cpu_and_gpu_give_the_same_bn254_proof_through_one_interface) {

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# The GPU prover's check on the GPU machine, in one call: the `gpu_groth16_tests` (GPU proof ==
-# CPU proof, verification, 1000-proof memory check), then `cuzk bench prove`'s per-phase tables.
-# Logs go to $OUT (the device tool's output folder) or, without it, build-g16/logs.
+# The GPU prover's check: the `gpu_groth16_tests` (GPU proof == CPU proof, verification,
+# 1000-proof memory check), then `cuzk bench prove`'s per-phase tables. Logs go to $OUT or, without
+# it, build-g16/logs.
 #
 # Binaries: CUZK_G16_BIN (default build-g16) holding gpu_groth16_tests and cuzk (a CUDA build),
-# built elsewhere and carried along (they link the CUDA runtime statically; `ldd` should list only
-# system libraries); if they do not run there, everything is built here into build-gpu-g16, which
-# needs GoogleTest's sources as scripts/gpu_check.sh describes.
+# built on another machine (they link the CUDA runtime statically; `ldd` should list only system
+# libraries); where they do not run, everything is built into build-gpu-g16, which needs
+# GoogleTest's sources as scripts/gpu/check.sh describes.
 #
 # CUZK_PROVE_BENCH: the bench cases, "curve:log_size:witness:key" separated by spaces.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out="${OUT:-build-g16/logs}"
 mkdir -p "$out"
 bin="${CUZK_G16_BIN:-build-g16}"
@@ -24,7 +24,7 @@ cases="${CUZK_PROVE_BENCH:-bls12-381:20:dense:real bn254:20:dense:real bls12-381
 t0=$(date +%s)
 cuzk="$bin/cuzk"
 if ! "$bin/gpu_groth16_tests" --gtest_list_tests >/dev/null 2>&1 || [[ ! -x "$cuzk" ]]; then
-  echo "== building (carried binaries missing or not runnable here)" | tee "$out/build.log"
+  echo "== building (the prebuilt binaries are missing or do not run here)" | tee "$out/build.log"
   gen=()
   if command -v ninja >/dev/null; then gen=(-G Ninja); fi
   cmake -S . -B build-gpu-g16 "${gen[@]}" -DCUZK_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCUZK_BUILD_BENCH=OFF \

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# The GPU machine's check, in one call: configure and build the CUDA targets, run the tests
-# labelled `gpu`, keep the logs. Run from anywhere inside the repository; logs go to $OUT (the
-# device tool's output folder) or, without it, build-gpu/logs.
+# The GPU kernels' check: configure and build the CUDA targets (or use prebuilt ones), run the
+# tests labelled `gpu`, keep the logs. Run from anywhere inside the repository; logs go to $OUT or,
+# without it, build-gpu/logs.
 #
-# The GPU machine has no GoogleTest package: copy Debian's /usr/src/googletest to
-# .deps/googletest beforehand (.deps/ is git-ignored) and carry it along, or point
-# CUZK_GTEST_SOURCE_DIR elsewhere. GMP is missing there too, so the GMP-checked CPU field tests are
-# not built (CMake skips them); only the gpu targets are built, to spend device time on running.
+# Where GoogleTest is not installed, copy Debian's /usr/src/googletest to .deps/googletest
+# beforehand (.deps/ is git-ignored) or point CUZK_GTEST_SOURCE_DIR elsewhere. Where GMP is not
+# installed, the GMP-checked CPU field tests are not built (CMake skips them); only the gpu targets
+# are built, so that the machine's time goes on running them. CUZK_GPU_PREBUILT=1 runs the binaries
+# already in build-gpu instead of building.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out="${OUT:-build-gpu/logs}"
 mkdir -p "$out"
 gtest_src="${CUZK_GTEST_SOURCE_DIR:-$PWD/.deps/googletest}"
@@ -27,7 +28,7 @@ bin=build-gpu/src/gpu
 cuzk=build-gpu/src/apps/cuzk
 if [[ "${CUZK_GPU_PREBUILT:-0}" == 1 ]] && "$bin/gpu_tests" --gtest_list_tests >/dev/null 2>&1 &&
   [[ -x "$cuzk" ]]; then
-  echo "== using the carried binaries" | tee "$out/build.log"
+  echo "== using the prebuilt binaries" | tee "$out/build.log"
   direct=1
 else
   cmake -S . -B build-gpu "${gen[@]}" -DCUZK_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCUZK_BUILD_BENCH=OFF \
@@ -51,7 +52,7 @@ if [[ $rc != 0 ]] && command -v compute-sanitizer >/dev/null; then
     tail -n 80 >"$out/sanitizer.log"
 fi
 # CUZK_GPU_BENCH_WHAT picks the benchmarks (default: all; msm-g2 is `cuzk bench msm --group g2`);
-# G2 stops at 2^22, as the issue asks.
+# G2 stops at 2^22, the largest size its benchmark table has.
 if [[ "${CUZK_GPU_BENCH:-1}" == 1 ]]; then
   for what in ${CUZK_GPU_BENCH_WHAT:-ntt msm msm-g2}; do
     sizes=16,18,20,22,24

@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# The MSM accumulation comparison through `cuzk bench msm`, on the GPU machine after
-# scripts/gpu_check.sh has built (or been given, CUZK_GPU_PREBUILT=1) build-gpu/src/apps/cuzk: G1 of
-# both curves with the affine rounds and with XYZZ runs in 1, 2 and 4 point ranges (chunks) at
-# 2^16..2^24, scalars from pinned host memory and from device memory, then (if ncu is there) the
-# hardware counters of the affine round kernels and the XYZZ accumulation at 2^22. Logs go to $OUT
-# (or build-gpu/logs).
+# The MSM accumulation comparison through `cuzk bench msm`, after scripts/gpu/check.sh has built
+# (or been given, CUZK_GPU_PREBUILT=1) build-gpu/src/apps/cuzk: G1 of both curves with the affine
+# rounds and with XYZZ runs in 1, 2 and 4 point ranges (chunks) at 2^16..2^24, scalars from pinned
+# host memory and from device memory, then (where ncu is installed) the hardware counters of the
+# affine round kernels and the XYZZ accumulation at 2^22. Logs go to $OUT (or build-gpu/logs).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out="${OUT:-build-gpu/logs}"
 mkdir -p "$out"
 cuzk=build-gpu/src/apps/cuzk

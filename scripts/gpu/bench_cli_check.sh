@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The GPU benchmarks through the `cuzk` command, on the GPU machine, in one device call of under
-# ~4 minutes on an H200: `cuzk bench ntt` (2^20 and 2^24, both curves), `cuzk bench msm` (G1 at 2^24
-# with scalars streamed from pinned memory and resident, both curves; G2 at 2^22, both curves) and
-# `cuzk bench prove` (BLS12-381: 2^20 dense with a real key, so the proof is verified; 2^24 dense and
-# 2^24 mostly 0/1 with a random key, whose setup would take minutes).
+# The GPU benchmarks through the `cuzk` command, under ~4 minutes on an H200: `cuzk bench ntt`
+# (2^20 and 2^24, both curves), `cuzk bench msm` (G1 at 2^24 with scalars streamed from pinned
+# memory and resident, both curves; G2 at 2^22, both curves) and `cuzk bench prove` (BLS12-381: 2^20
+# dense with a real key, so the proof is verified; 2^24 dense and 2^24 mostly 0/1 with a random key,
+# whose setup would take minutes).
 #
-#   scripts/gpu_bench_cli_check.sh DIR     DIR holds the `cuzk` binary (a CUDA build; it links the
+#   scripts/gpu/bench_cli_check.sh DIR     DIR holds the `cuzk` binary (a CUDA build; it links the
 #                                          CUDA runtime statically, so nothing else is needed there)
 #
 # Needs nothing from the repository: copy it next to the binary (with tests/interop/cli_bench.sh,
@@ -15,7 +15,7 @@
 # step cannot eat the others' time; the exit status is non-zero when any step failed.
 set -uo pipefail
 
-dir=$(cd "${1:?usage: gpu_bench_cli_check.sh DIR (holding the cuzk binary)}" && pwd)
+dir=$(cd "${1:?usage: bench_cli_check.sh DIR (holding the cuzk binary)}" && pwd)
 cuzk=$dir/cuzk
 out=${OUT:-$dir/logs}
 mkdir -p "$out"

@@ -1,26 +1,27 @@
 #!/usr/bin/env bash
-# Builds, on this machine, the full daemon for the GPU machine (which has no gRPC, SQLite or other
-# Debian packages): `cuzk` with the CUDA backend (sm_90) and the service layer, and the gpu-labelled
-# test binaries (gpu_groth16_tests, engine_gpu_tests, service_gpu_tests). Copies them, stripped,
-# into DEST/bin with every shared library they need that is not part of the C/C++ runtime every
-# Linux has (libc, libm, libstdc++, libgcc_s, the loader, libpthread/libdl/librt) into DEST/lib, and
-# scripts/gpu_daemon_check.sh as DEST/run.sh. DEST must sit in a repository working tree (run.sh
-# finds tests/data one level up); default /work/main/build-dev-daemon, which the device tool carries.
+# Builds, on a machine with the build tools and Debian's packages, the full daemon for a machine
+# with an NVIDIA GPU and none of them (no gRPC, SQLite or other Debian packages): `cuzk` with the
+# CUDA backend (sm_90) and the service layer, and the gpu-labelled test binaries
+# (gpu_groth16_tests, engine_gpu_tests, service_gpu_tests). Copies them, stripped, into DEST/bin
+# with every shared library they need that is not part of the C/C++ runtime every Linux has (libc,
+# libm, libstdc++, libgcc_s, the loader, libpthread/libdl/librt) into DEST/lib, and
+# scripts/gpu/daemon_check.sh as DEST/run.sh. DEST must sit in a repository working tree (run.sh
+# finds tests/data one level up); default build-dev-daemon in this one.
 #
-#   scripts/gpu_daemon_bundle.sh [DEST]
-#   then: run(carry ["build-dev-daemon"], command "bash build-dev-daemon/run.sh")
+#   scripts/gpu/daemon_bundle.sh [DEST]
+#   then, with the working tree and DEST copied to the GPU's machine: bash build-dev-daemon/run.sh
 #
-# Size: the device tool carries at most 64 MiB. The kernels are built for the H200 only as machine
-# code (sm_90 "real": no PTX beside it) with fatbins compressed for size (nvcc --compress-mode=size),
-# which took ntt_bn254.cu's fatbin from 131 KB to 21 KB; the system libraries are stripped. The
-# script fails above CUZK_BUNDLE_MAX_MIB (60).
+# Size: the bundle is kept small enough to copy quickly. The kernels are built for the H200 only as
+# machine code (sm_90 "real": no PTX beside it) with fatbins compressed for size
+# (nvcc --compress-mode=size), which took ntt_bn254.cu's fatbin from 131 KB to 21 KB; the system
+# libraries are stripped. The script fails above CUZK_BUNDLE_MAX_MIB (60).
 # Environment: CUZK_BUNDLE_BUILD (build folder, default build-dgpu), JOBS (default 2),
-# CUZK_BUNDLE_EXTRA (more targets to build and carry, e.g. "gpu_tests" for the MSM and NTT suites:
-# scripts/gpu_stream_check.sh runs them).
+# CUZK_BUNDLE_EXTRA (more targets to build and bundle, e.g. "gpu_tests" for the MSM and NTT suites:
+# scripts/gpu/stream_check.sh runs them).
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 build=${CUZK_BUNDLE_BUILD:-build-dgpu}
-dest=${1:-/work/main/build-dev-daemon}
+dest=${1:-build-dev-daemon}
 max_mib=${CUZK_BUNDLE_MAX_MIB:-60}
 
 launcher=()
@@ -41,7 +42,7 @@ bins=("$build/src/apps/cuzk" "$build/src/groth16/gpu/gpu_groth16_tests" "$build/
   "$build/src/service/service_gpu_tests")
 for t in "${extra[@]}"; do
   found=$(find "$build/src" -maxdepth 3 -type f -name "$t" -perm -u+x | head -1)
-  [[ -n $found ]] || { echo "gpu_daemon_bundle: no binary for target $t" >&2; exit 1; }
+  [[ -n $found ]] || { echo "daemon_bundle: no binary for target $t" >&2; exit 1; }
   bins+=("$found")
 done
 rm -rf "$dest"
@@ -62,16 +63,16 @@ ldd "${bins[@]}" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | sort -u |
   done
 missing=$(ldd "${bins[@]}" | grep "not found" || true)
 if [[ -n $missing ]]; then
-  echo "gpu_daemon_bundle: unresolved libraries here: $missing" >&2
+  echo "daemon_bundle: unresolved libraries here: $missing" >&2
   exit 1
 fi
-cp scripts/gpu_daemon_check.sh "$dest/run.sh"
+cp scripts/gpu/daemon_check.sh "$dest/run.sh"
 
 mib=$(($(du -sb "$dest" | cut -f1) / 1048576))
 echo "bundle: $dest, ${mib} MiB ($(ls "$dest/lib" | wc -l) libraries)"
 du -sh "$dest"/bin/* | sed 's/^/  /'
 echo "  $(du -sh "$dest/lib" | cut -f1) lib/"
 if ((mib > max_mib)); then
-  echo "gpu_daemon_bundle: ${mib} MiB is over the ${max_mib} MiB limit" >&2
+  echo "daemon_bundle: ${mib} MiB is over the ${max_mib} MiB limit" >&2
   exit 1
 fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The daemon on the GPU machine, in one call: the gpu-labelled tests, then `cuzk daemon` with the
-# GPU backend under `cuzk bench`, every proof verified. scripts/gpu_daemon_bundle.sh copies this
+# The daemon on a machine with an NVIDIA GPU: the gpu-labelled tests, then `cuzk daemon` with the
+# GPU backend under `cuzk bench`, every proof verified. scripts/gpu/daemon_bundle.sh copies this
 # file as run.sh into the bundle (bin/ and lib/ beside it, inside the repository's working tree);
 # on the machine:   bash build-dev-daemon/run.sh
 #
@@ -25,7 +25,7 @@
 # "1 device;2 host-pinned;2 host-pageable"); CUZK_HOST_BUDGET_MIB (host_memory_budget_mib, default
 # 0: 80% of the machine's memory); CUZK_GPU_DEVICES (gpu_devices, default [] = every device);
 # CUZK_DAEMON_CPUS (a taskset list the daemon is pinned to, e.g. 0-15: one GPU's share of a
-# several-GPU machine); CUZK_BIG_KEY_DIR (where the large key and witness are kept and reused
+# machine with several GPUs); CUZK_BIG_KEY_DIR (where the large key and witness are kept and reused
 # across runs; default: made fresh in the run's temporary folder); CUZK_N_BIG (proofs of bench
 # single on the large key, default 20); CUZK_STRESS_J (the main stress's concurrency, default 4);
 # CUZK_STRESS_ARGS (more arguments for it, e.g. "--warmup 5 --witness-by-path"); CUZK_VARIANT_S and

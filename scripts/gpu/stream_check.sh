@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The streamed-key check on the GPU machine, in one call, from binaries built here and carried
-# (BUNDLE/bin: cuzk, gpu_tests, gpu_groth16_tests, optionally engine_gpu_tests; BUNDLE/lib: their
+# The streamed-key check on a machine with an NVIDIA GPU, from binaries built on another machine
+# and copied beside the working tree (BUNDLE/bin: cuzk, gpu_tests, gpu_groth16_tests, optionally engine_gpu_tests; BUNDLE/lib: their
 # libraries):
 #  1. the MSM tests (resident and streamed points against the CPU) and the GPU prover's tests
 #     (streamed keys' proofs equal to the CPU prover's, bit for bit);
@@ -23,14 +23,14 @@
 # MSM (`--b2`), the rows named with it.
 # WITNESSES (default "boolean dense"), SMALL_REPS and LARGE_REPS narrow steps 2, 3 and 6; PLACES
 # (default "streamed"; "chosen" lets the device budget pick what streams) steps 3 and 5.
-# The logs are packed after every step into $OUT/logs.tar.xz (the device tool brings back only a
-# few files), with summary.log beside it. Steps are chosen by STEPS (default "tests small twiddles large budget
+# The logs are packed after every step into $OUT/logs.tar.xz (a few files to copy back rather than
+# dozens), with summary.log beside it. Steps are chosen by STEPS (default "tests small twiddles large budget
 # batch"),
 # the large sizes by LARGE (default "26 27").
 #
-#   run(carry ["build-dev"], command "bash scripts/gpu_stream_check.sh build-dev")
+#   bash scripts/gpu/stream_check.sh build-dev
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 bundle=${1:-build-dev}
 dest=${OUT:-build-gpu/logs}
 out=$(mktemp -d)/logs

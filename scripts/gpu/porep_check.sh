@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A PoRep-shaped job through the daemon on the GPU machine, in one call: one job of P partitions of
+# A PoRep-shaped job through the daemon on a machine with an NVIDIA GPU: one job of P partitions of
 # a BLS12-381 mostly-0/1 circuit whose key does not fit the device budget (so its points stream
 # from pinned host memory), proven with the partitions batched (gpu_batch_partitions = P) and one
 # at a time (= 1), each job timed from the client, every proof verified by the daemon and by
@@ -8,10 +8,11 @@
 # The key comes from `cuzk setup --synthetic` (a real setup, its points made on the GPU:
 # docs/BENCHMARKS.md, 'Setup on the GPU') and the partitions share its one witness file, sent by
 # path. The verification key and the
-# first partition's proof come back under $OUT, for snarkjs to verify here. Binaries built here and
-# carried (BUNDLE/bin: cuzk; BUNDLE/lib: its libraries):
+# first partition's proof are written under $OUT, for snarkjs to verify on a machine with the npm
+# tools. Binaries built on another machine and copied beside the working tree (BUNDLE/bin: cuzk;
+# BUNDLE/lib: its libraries):
 #
-#   run(carry ["build-dev"], command "bash scripts/gpu_porep_check.sh build-dev")
+#   bash scripts/gpu/porep_check.sh build-dev
 #
 # Environment: BACKEND (default gpu; cpu to try the script without a GPU), LOG_SIZE (default 25), PARTITIONS (default 10), KEY_BUDGET_MIB (the slot's key
 # budget, default 24576: below the 2^25 key's resident size, so some vectors stream, and above its
@@ -22,7 +23,7 @@
 # is then deleted once the key is on the device, before the job, to give its memory back).
 # Results: $OUT/summary.log, logs.tar.xz, vk.json, proof.json, public.json.
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 bundle=${1:-build-dev}
 dest=${OUT:-build-gpu/logs}
 work=$(mktemp -d /tmp/cuzk-porep.XXXXXX)
