@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The Python and JavaScript clients' tests against a real daemon: starts `cuzk daemon` (CPU backend)
 # with a config and socket in a temporary folder, then runs clients/python/tests (unittest: the
 # stubs match the proto; prove by bytes and by path, submit/await/cancel/status, errors) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The example config that packages install (packaging/cuzk.toml, /etc/cuzk/cuzk.toml) against the
 // daemon's own parser and config table, so it cannot fall behind the daemon: it parses as shipped,
 // it names every key of the table exactly once, each key left commented shows the daemon's default,

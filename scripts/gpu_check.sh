@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The GPU machine's check, in one call: configure and build the CUDA targets, run the tests
 # labelled `gpu`, keep the logs. Run from anywhere inside the repository; logs go to $OUT (the
 # device tool's output folder) or, without it, build-gpu/logs.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Builds, on this machine, the full daemon for the GPU machine (which has no gRPC, SQLite or other
 # Debian packages): `cuzk` with the CUDA backend (sm_90) and the service layer, and the gpu-labelled
 # test binaries (gpu_groth16_tests, engine_gpu_tests, service_gpu_tests). Copies them, stripped,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The Debian package of a finished build, and (with --check) the package installed and tried.
 #   scripts/package.sh           cpack -G DEB in $BUILD_DIR: $BUILD_DIR/packages/cuzk_<version>_<arch>.deb
 #   scripts/package.sh --check   then install it with dpkg (apt-get install -f where dependencies are
@@ -40,7 +41,7 @@ make_package() {
   files=$(dpkg-deb --contents "$deb" | awk '$1 !~ /^d/ {print $NF}') || return 1
   printf '%s\n' "$files"
   for want in ./usr/bin/cuzk ./etc/cuzk/cuzk.toml ./usr/lib/systemd/system/cuzk.service \
-              ./usr/share/doc/cuzk/README.md; do
+              ./usr/share/doc/cuzk/README.md ./usr/share/doc/cuzk/copyright; do
     grep -qx -- "$want" <<<"$files" || fail "the package lacks $want" || return 1
   done
   extra=$(grep -v -x -e ./usr/bin/cuzk -e './usr/lib/systemd/system/cuzk.service' -e './etc/cuzk/cuzk.toml' \

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Installs everything cuzk needs to build and test on a fresh Debian 12 machine: the Debian
 # packages below, Node.js/npm if missing, the pinned npm test tools in tools/node and the JavaScript
 # client's dependencies in clients/js.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The `cuzk` command: one binary, one subcommand per task. Each subcommand's options and work live
 // in its own file (<name>_command.cpp); this file wires them to CLI11, applies the global options
 // (--threads sizes the shared thread pool before anything uses it), and turns anything thrown by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 #include "apps/witness_from_input.hpp"
 
 #include <CLI/CLI.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The config table, the TOML loader built on it, and --print-config.
 #include "service/config.hpp"
 

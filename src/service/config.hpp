@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The daemon's configuration: one TOML file, every key described once in a table.
 //
 // The table (config_table()) is the single source of truth: each key's name, type, default,

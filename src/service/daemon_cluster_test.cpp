@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The cluster of issue #19's bars, with real daemons on the throwaway PostgreSQL server
 // (engine/jobs/pg_test_cluster.hpp), CPU backend: three daemons share one queue; 8 clients submit
 // 300 small proofs to random nodes (inline witnesses, spooled under a root the daemons share) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk daemon` with no arguments (issue 21): state under $XDG_STATE_HOME/cuzk, the socket inside
 // it, HTTP on 127.0.0.1:9745 (and, when another process holds that port, a daemon that starts anyway
 // and says HTTP is off), and the client verbs given no --socket finding it: register, circuits,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The real daemon binary (`cuzk daemon`) on a temporary socket and data dir, driven through the
 // generated gRPC stub: a proof that verifies, bad requests answered with clear errors and the
 // matching gRPC codes while another job completes (and counted by reason, not by the made-up

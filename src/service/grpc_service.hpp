@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The gRPC adapter: cuzk.v1.ProvingEngine (proto/cuzk/v1/proving.proto) onto the engine.
 //
 // Thin on purpose: each handler translates the request into engine types (wire.hpp), calls one

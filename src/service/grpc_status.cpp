@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // errc <-> gRPC status codes (see grpc_status.hpp).
 #include "service/grpc_status.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // errc <-> gRPC codes: the table each engine code travels as (written out here, independently of the
 // switch in grpc_status.cpp), the lossless round trip daemon -> wire -> client for every code, and
 // statuses that did not come from the daemon.

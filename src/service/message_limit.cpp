@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The gRPC message limit (see message_limit.hpp).
 #include "service/message_limit.hpp"
 

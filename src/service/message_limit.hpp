@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The largest gRPC message the daemon takes, and the memory gRPC may hold for requests while they
 // arrive (issue 20, fault 14).
 //

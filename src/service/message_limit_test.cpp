@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The gRPC message limit: an explicit max_message_mib as given, else the largest witness of the
 // keys registered at start with room for the other fields, never below 4 MiB nor above 2047 MiB;
 // and the transport's memory quota that follows from it.

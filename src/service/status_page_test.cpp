@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The status page (GET /) in a real browser: a CPU daemon proves two jobs of the small bn128
 // fixture, headless Chromium from Debian loads the page and runs its script, and the DOM it
 // leaves shows the numbers /status reports (version, completed count, the circuit id, the

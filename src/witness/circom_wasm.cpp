@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Loading a compiled circom witness generator and running it; see circom_wasm.hpp.
 #include "witness/circom_wasm.hpp"
 

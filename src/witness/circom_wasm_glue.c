@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /* The C side of a compiled circom witness generator. cuzk writes this file next to the C that
  * wasm2c makes from a circuit's .wasm (module name "circuit") and compiles the two, with wabt's
  * runtime, into one shared object (src/witness/wasm_compiler.cpp); circom_wasm.cpp then loads it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // circom's witness code compiled by wasm2c and run (wasm_compiler.hpp, circom_wasm.hpp), against
 // the .wtns files snarkjs made from the same .wasm (tests/data/witness/README.md): the same bytes
 // on both curves, circom's message for a failed assert, and the input errors. Skipped where wasm2c

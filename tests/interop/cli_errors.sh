@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Bad input to the `cuzk` command gives a clear message and a non-zero exit, never a crash:
 # missing and truncated files, garbage, a witness for another circuit or curve, malformed JSON,
 # files of the two curves mixed, an unwritable output. Needs no npm tools.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # `cuzk wtns calculate` and `cuzk fullprove` on circom circuits new to the rest of the tests
 # (tests/data/witness), one curve:
 #
