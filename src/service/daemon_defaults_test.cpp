@@ -155,6 +155,10 @@ TEST(daemon_defaults, runs_with_no_arguments_and_the_client_verbs_find_its_socke
   EXPECT_NE(out.find("no circuits registered"), std::string::npos) << out;
   std::tie(rc, out) = u.cli("register poseidon " + zkey);
   ASSERT_EQ(rc, 0) << out;
+  // What was registered, as the daemon read the key; it once printed nothing.
+  EXPECT_EQ(out.rfind("registered poseidon: bn128, ", 0), 0u) << out;
+  EXPECT_NE(out.find(" variables, "), std::string::npos) << out;
+  EXPECT_NE(out.find("zkey " + zkey), std::string::npos) << out;
   std::tie(rc, out) = u.cli("register poseidon " + zkey);  // the same key again: a success
   EXPECT_EQ(rc, 0) << out;
   std::tie(rc, out) = u.cli("register poseidon " + data + "/snarkjs/bn128/circuit.zkey");

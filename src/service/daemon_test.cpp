@@ -370,6 +370,8 @@ TEST(daemon, client_verbs_print_the_engine_code_and_exit_1_on_errors) {
       << out;
   std::tie(rc, out) = d.cli("register poseidon --replace " + small_zkey);
   EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("registered poseidon (replacing its key): bn128, "), std::string::npos) << out;
+  EXPECT_NE(out.find("zkey " + small_zkey), std::string::npos) << out;
 
   // No daemon on the socket: gRPC's own UNAVAILABLE, still a clear message and exit 1.
   std::tie(rc, out) =

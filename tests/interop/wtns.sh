@@ -94,8 +94,12 @@ expect_error "input: missing file" "$WORK/none.json" "$CUZK" wtns calculate "${C
 expect_error "wasm: missing file" "$WORK/none.wasm" "$CUZK" wtns calculate "${CACHE[@]}" "$WORK/none.wasm" \
   "$CIRCUITS/matrix.input.json" "$WORK/x.wtns"
 printf 'not wasm' >"$WORK/junk.wasm"
-expect_error "wasm: not wasm" "junk.wasm: wasm2c failed" "$CUZK" wtns calculate "${CACHE[@]}" "$WORK/junk.wasm" \
-  "$CIRCUITS/matrix.input.json" "$WORK/x.wtns"
+expect_error "wasm: not wasm" "junk.wasm: expected the circuit's witness code" "$CUZK" wtns calculate "${CACHE[@]}" \
+  "$WORK/junk.wasm" "$CIRCUITS/matrix.input.json" "$WORK/x.wtns"
+# The wasm where the input JSON belongs (the two commands take them in opposite orders): named as a
+# wasm file, not wabt's "bad magic value" about the JSON.
+expect_error "input: a wasm, arguments swapped" "$M: expected the circuit's input JSON, found a wasm file" \
+  "$CUZK" wtns calculate "${CACHE[@]}" "$CIRCUITS/matrix.input.json" "$M" "$WORK/x.wtns"
 
 # ---- fullprove -------------------------------------------------------------------------------
 "$CUZK" setup "$DATA/$CURVE/matrix.r1cs" "$WORK/matrix.zkey" --vk "$WORK/vk.json" >/dev/null
@@ -106,6 +110,8 @@ expect_error "fullprove: failed assert" "Assert Failed." "$CUZK" fullprove "${CA
   "$WORK/matrix.zkey" "$WORK/p2.json" "$WORK/pub2.json"
 expect_error "fullprove: witness of another circuit" "witness length mismatch" "$CUZK" fullprove "${CACHE[@]}" \
   "$CIRCUITS/range_check.input.json" "$W" "$WORK/matrix.zkey" "$WORK/p2.json" "$WORK/pub2.json"
+expect_error "fullprove: a wasm, arguments swapped" "$M: expected the circuit's input JSON, found a wasm file" \
+  "$CUZK" fullprove "${CACHE[@]}" "$M" "$CIRCUITS/matrix.input.json" "$WORK/matrix.zkey" "$WORK/p2.json" "$WORK/pub2.json"
 if [[ -x $SNARKJS ]] && command -v node >/dev/null; then
   "$SNARKJS" groth16 verify "$WORK/vk.json" "$WORK/public.json" "$WORK/proof.json" | grep -q 'OK!' ||
     fail "snarkjs groth16 verify refused fullprove's proof"
