@@ -30,6 +30,8 @@ APT_PACKAGES=(
   libspdlog-dev                          # service: the daemon's log
   clang libclang-rt-dev                  # scripts/fuzz.sh: libFuzzer with ASan and UBSan (fuzz/)
   dpkg-dev                               # scripts/package.sh: dpkg-shlibdeps computes the .deb's Depends
+  help2man                               # packaging: the manual page from cuzk --help
+  lintian                                # scripts/package.sh --check: Debian's checks on the .deb
   chromium-headless-shell                # service: the status page rendered in a real browser (status_page_test)
   python3-grpcio python3-protobuf        # clients/python and its tests (clients/test.sh)
   wabt                                   # witness: wasm2c turns circom's witness .wasm into C (docs/witness.md)

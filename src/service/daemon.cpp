@@ -24,6 +24,7 @@
 #include "service/message_limit.hpp"
 #include "service/process_metrics.hpp"
 #include "service/remote_access.hpp"
+#include "service/sd_notify.hpp"
 #include "service/status_json.hpp"
 
 namespace cuzk::service {
@@ -245,6 +246,10 @@ int run_daemon(const std::string& config_path) {
                (limit.derived() ? " (derived, ceiling " + std::to_string(limit.transport_bytes()) + ")" : "") +
                " request_memory_bytes=" + std::to_string(limit.request_memory()));
 
+  // Type=notify (packaging/systemd): `systemctl start` returns once clients can connect.
+  if (auto st = sd_notify("READY=1\nSTATUS=listening on " + sock); !st)
+    log_line(log_level::warn, "service: " + st.to_string());
+
   for (;;) {
     int sig = 0;
     if (sigwait(&sigs, &sig) != 0) continue;
@@ -286,6 +291,7 @@ int run_daemon(const std::string& config_path) {
     grace = cfg.drain_grace_s;
   }
   log_line(log_level::info, "service: draining grace_s=" + std::to_string(grace));
+  (void)sd_notify("STOPPING=1\nSTATUS=draining");
   eng->drain(std::chrono::seconds(grace));
   svc.stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
