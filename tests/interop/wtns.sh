@@ -87,6 +87,16 @@ bad "input: too few values" "bad.json: m: expected 6 values" '{"m": [[1,2,3],[4,
 bad "input: too many values" "bad.json: x: expected 3 values (the circuit's size of this input), found 4" \
   '{"m": [[1,2,3],[4,5,6]], "x": [1,2,3,4]}'
 bad "input: missing signals" "not all inputs are given: 10 of the circuit's 18" '{"m": [[1,2,3],[4,5,6]], "x": [1,2,3], "k": 1}'
+# With circom's .sym beside the wasm's folder (circom writes <name>.sym beside <name>_js/), the
+# missing input is named. A .sym as circom writes it: labelIdx,varIdx,componentIdx,name.
+mkdir -p "$WORK/sym/matrix_js"
+cp "$M" "$WORK/sym/matrix_js/matrix.wasm"
+printf '%s\n' "1,1,0,main.out[0]" "2,-1,0,main.m[0][0]" "3,-1,0,main.m[1][2]" "4,-1,0,main.x[0]" "5,-1,0,main.k" \
+  "6,-1,0,main.cube[0][0][0]" "7,-1,0,main.cube[1][1][1]" "8,-1,1,main.sub.cube" >"$WORK/sym/matrix.sym"
+printf '%s\n' '{"m": [[1,2,3],[4,5,6]], "x": [1,2,3], "k": 1}' >"$WORK/bad.json"
+expect_error "input: missing signals named from the .sym" \
+  "not all inputs are given: 10 of the circuit's 18 input values; missing: cube (from $WORK/sym/matrix.sym)" \
+  "$CUZK" wtns calculate "${CACHE[@]}" "$WORK/sym/matrix_js/matrix.wasm" "$WORK/bad.json" "$WORK/x.wtns"
 bad "input: bad value" 'bad.json: m[1][1]: expected a decimal string' '{"m": [[1,2,3],[4,"five",6]]}'
 bad "input: fraction" "bad.json: k: expected an integer, found 1.5" "{\"k\": 1.5}"
 bad "input: past 2^53" "write it as a decimal string" "{\"k\": 123456789012345678901}"
