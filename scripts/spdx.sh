@@ -24,15 +24,17 @@ esac
 
 id="SPDX-License-Identifier: MIT OR Apache-2.0"
 
-# The comment that carries the line in `file`, or nothing where the file is not source.
+# The comment that carries the line in file $1, into $c; empty where the file is not source. Sets a
+# variable rather than printing: a $(...) per file would fork once for each.
 comment_for() {
+  c=""
   case "$1" in
     packaging/debian/conffiles.in | packaging/debian/copyright | packaging/debian/changelog) ;;
-    *.cpp | *.hpp | *.cu | *.cuh | *.c | *.h | *.js | *.proto | *.circom | *.cpp.in) echo "// $id" ;;
+    *.cpp | *.hpp | *.cu | *.cuh | *.c | *.h | *.js | *.proto | *.circom | *.cpp.in) c="// $id" ;;
     *.sh | *.py | *.toml | *.cmake | */CMakeLists.txt | CMakeLists.txt | *.dict | *.dockerignore \
-      | */Dockerfile | *.service.in | packaging/debian/p*) echo "# $id" ;;
-    *.map) echo "/* $id */" ;;
-    *.html) echo "<!-- $id -->" ;;
+      | */Dockerfile | *.service.in | packaging/debian/p*) c="# $id" ;;
+    *.map) c="/* $id */" ;;
+    *.html) c="<!-- $id -->" ;;
   esac
 }
 
@@ -50,17 +52,31 @@ files() {
   fi
 }
 
-missing=0
+# The source files, by their comment syntax (a bash case per file: no process each).
+sources=()
 while IFS= read -r f; do
   [[ -f $f ]] || continue  # deleted in the work tree, not yet in the index
-  c=$(comment_for "$f")
-  [[ -n $c ]] || continue
-  head -n 5 -- "$f" | grep -qF -- "$id" && continue
+  comment_for "$f"
+  [[ -n $c ]] && sources+=("$f")
+done < <(files)
+
+# Those without the line in their first five lines, read by one awk for all of them.
+lacking=()
+if ((${#sources[@]})); then
+  mapfile -t lacking < <(awk -v id="$id" '
+    FNR == 1 { if (f != "" && !ok) print f; f = FILENAME; ok = 0 }
+    FNR <= 5 && index($0, id) { ok = 1; nextfile }
+    FNR > 5 { nextfile }
+    END { if (f != "" && !ok) print f }' "${sources[@]}")
+fi
+
+missing=${#lacking[@]}
+for f in "${lacking[@]}"; do
   if ((check)); then
     echo "$f"
-    missing=$((missing + 1))
     continue
   fi
+  comment_for "$f"
   # After a first line that must stay first: a shebang, a Python coding line, a Dockerfile parser
   # directive, an HTML doctype.
   first=$(head -n 1 -- "$f")
@@ -74,7 +90,7 @@ while IFS= read -r f; do
   chmod --reference="$f" "$tmp"
   mv -- "$tmp" "$f"
   echo "added: $f"
-done < <(files)
+done
 
 if ((check && missing)); then
   echo "spdx.sh: $missing file(s) above lack the line \"$id\" in their first five lines;" \
