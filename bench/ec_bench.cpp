@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Point-arithmetic micro-benchmarks for G1 and G2 of both curves: the group operations the MSM
 // and the prover spend their time in. One line per case (Google Benchmark's console or
 // --benchmark_format=json output).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Field arithmetic micro-benchmarks for the four fields of the two curves.
 //
 // Each case runs a dependent chain (x = x op y), so the figure is latency, the number that

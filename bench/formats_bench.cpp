@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Costs of using a proving key in place: open (map, size checks, header and IC decoding, copies of
 // misaligned sections), the linear scans validate_coefs and validate_points (on-curve only, and
 // with the subgroup check that `cuzk info --check` asks for), and the zkey writer. The key is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Prove time per phase on the CPU: a snarkjs fixture (zkey + wtns) or a synthetic circuit made
 // in memory by the development setup. Prints one line per run, key=value, seconds.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // CPU MSM benchmarks: G1 of both curves at 2^12..2^20 points with uniform scalars and with a
 // witness-like vector (90% of the scalars 0 or 1), G2 at 2^16, plus a window-width sweep (the
 // measurement window_choice.hpp's cost model is checked against) and the 0/1 split switched off.

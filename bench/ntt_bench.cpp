@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // CPU NTT benchmarks for the scalar fields of both curves.
 //
 // Arguments are {log2 n, threads}. Cases:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Pairing micro-benchmarks for both curves: the field operations the pairing is made of, the
 // Miller loop, the final exponentiation, a full pairing and the Groth16 verifier's four-term
 // check. Run: build/bench/pairing_bench (add --benchmark_format=csv for one line per case).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A client's witness file read for proving, as a daemon worker reads one (engine/jobs/witness.hpp):
 // the file read whole (witness_dirs), its header and every value checked, and its values taken for
 // the prover, either where they were read (in place, the engine's path) or copied into a buffer of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The Python and JavaScript clients' tests against a real daemon: starts `cuzk daemon` (CPU backend)
 # with a config and socket in a temporary folder, then runs clients/python/tests (unittest: the
 # stubs match the proto; prove by bytes and by path, submit/await/cancel/status, errors) and
@@ -9,7 +10,8 @@
 # input.json's inputs and checks the public signals against snarkjs's witness of them; an input
 # the circuit refuses fails that job with circom's message. The daemon also listens on TCP with TLS,
 # a client certificate and a token (certificates made here with openssl, CUZK_TEST_PKI, at
-# CUZK_TEST_ADDR): each client proves there with them and is refused without the token.
+# CUZK_TEST_ADDR): each client proves there with them and is refused without the token. Last,
+# clients/README.md's Python and JavaScript snippets run as they stand.
 #
 #   clients/test.sh [CUZK]     CUZK defaults to ${BUILD_DIR:-build}/src/apps/cuzk
 #
@@ -69,6 +71,10 @@ trap cleanup EXIT
 
 mkdir -p "$tmp/witnesses"
 cp "$DATA/circuit.wtns" "$tmp/witnesses/"
+# The README's snippets run from a folder of their own holding the files they name (readme_snippets
+# below); their by-path witnesses are under it, so it is a witness_dirs entry too.
+snip=$tmp/readme
+mkdir -p "$snip/witnesses"
 # Remote access (docs/cluster.md): a CA, a server certificate for 127.0.0.1, a client certificate and
 # a token, for a TCP listener that asks for all of them beside the plain socket.
 pki=$tmp/pki
@@ -97,7 +103,7 @@ backend = "cpu"
 threads = 2
 drain_grace_s = 0
 log_level = "warn"
-witness_dirs = ["$tmp/witnesses"]
+witness_dirs = ["$tmp/witnesses", "$snip/witnesses"]
 TOML
 
 # The circuit with a witness generator: a development key for the matrix circuit, and the public
@@ -135,6 +141,37 @@ log "python ($("$PYTHON" --version 2>&1), grpcio $("$PYTHON" -c 'import grpc; pr
   timeout "$TEST_TIMEOUT" "$PYTHON" -m unittest -v tests.test_stubs tests.test_daemon) || rc=1
 log "javascript (node $(node --version))"
 (cd "$ROOT/clients/js" && timeout "$TEST_TIMEOUT" node --test test/) || rc=1
+
+# clients/README.md's Python and JavaScript snippets, verbatim: from a folder holding the files
+# they name, against this daemon on the default socket ($XDG_STATE_HOME/cuzk/cuzk.sock, a link to
+# it), with cuzk-client resolved to clients/js. Python's registers the circuits JavaScript's uses.
+readme_snippet() {  # LANG: the first ```LANG block of clients/README.md
+  awk -v fence="\`\`\`$1" '$0 == fence { on = 1; next } on && $0 == "```" { exit } on' "$ROOT/clients/README.md"
+}
+readme_snippets() {
+  mkdir -p "$snip/xdg/cuzk" "$snip/node_modules"
+  ln -sf "$tmp/cuzk.sock" "$snip/xdg/cuzk/cuzk.sock"
+  ln -sfn "$ROOT/clients/js" "$snip/node_modules/cuzk-client"
+  cp "$DATA/circuit.zkey" "$snip/multiplier.zkey"
+  cp "$DATA/circuit.wtns" "$snip/circuit.wtns"
+  cp "$DATA/circuit.wtns" "$snip/witnesses/p0.wtns"
+  cp "$DATA/circuit.wtns" "$snip/witnesses/p1.wtns"
+  cp "$tmp/matrix.zkey" "$snip/matrix.zkey"
+  cp "$WITNESS_DATA/bn128/matrix.wasm" "$snip/matrix.wasm"
+  readme_snippet python >"$snip/snippet.py"
+  readme_snippet js >"$snip/snippet.js"
+  [[ -s $snip/snippet.py && -s $snip/snippet.js ]] || { log "clients/README.md: a snippet was not found" >&2; return 1; }
+  (cd "$snip" && XDG_STATE_HOME=$snip/xdg PYTHONPATH=$ROOT/clients/python \
+    timeout "$TEST_TIMEOUT" "$PYTHON" snippet.py >"$snip/python.out") ||
+    { log "clients/README.md's Python snippet failed" >&2; return 1; }
+  grep -q "publicSignals\|pi_a" "$snip/python.out" || { log "the Python snippet printed no proof" >&2; return 1; }
+  (cd "$snip" && XDG_STATE_HOME=$snip/xdg timeout "$TEST_TIMEOUT" node snippet.js >"$snip/js.out") ||
+    { log "clients/README.md's JavaScript snippet failed" >&2; return 1; }
+  grep -q "pi_a" "$snip/js.out" || { log "the JavaScript snippet printed no proof" >&2; return 1; }
+  log "clients/README.md's Python and JavaScript snippets ran"
+}
+log "clients/README.md's snippets"
+readme_snippets || rc=1
 
 if ! kill -0 "$daemon_pid" 2>/dev/null; then
   log "the daemon exited during the tests; its log:" >&2

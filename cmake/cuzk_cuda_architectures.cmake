@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # cuzk_default_cuda_architectures(<nvcc> <out_var>)
 #
 # The default CMAKE_CUDA_ARCHITECTURES: machine code for sm_80, 86, 89, 90 and 120 and PTX for the

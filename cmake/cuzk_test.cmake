@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # cuzk_test(NAME name SOURCES ... LIBS ... LABELS ...)
 #
 # One GoogleTest executable per layer; each TEST becomes its own CTest entry carrying the labels

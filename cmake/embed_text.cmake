@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Turns a text file into a C++ header with one string constant, so that a file served by the
 # binary (the status page) stays editable as itself. Run as a script at build time:
 #   cmake -DINPUT=page.html -DOUTPUT=page.hpp -DNAME=status_page_html -P embed_text.cmake

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // libFuzzer target: a circuit's input.json read by circom's rules (witness/circom_input.hpp) on
 // arbitrary text, with each curve's prime. What it accepts must be what the witness code can take:
 // each signal named and hashed, n32 words per value, every value below the prime.

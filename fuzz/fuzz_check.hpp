@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What the fuzz targets share: turning a violated property into a crash libFuzzer reports.
 //
 // A reader that refuses an input is the expected outcome; what the targets look for is a reader

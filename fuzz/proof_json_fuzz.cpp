@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // libFuzzer target: the proof.json reader (formats/proof.hpp) on arbitrary text, as each curve
 // reads it. A proof it accepts must survive the writer: reading proof_to_json's text gives the same
 // proof back.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // libFuzzer target: the public.json reader (formats/public_signals.hpp) on arbitrary text, as each
 // curve reads it. Signals it accepts must survive the writer: reading public_to_json's text gives
 // the same values back.

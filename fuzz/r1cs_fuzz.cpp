@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // libFuzzer target: the .r1cs reader (formats/r1cs.hpp) on arbitrary bytes.
 //
 // binfile::from_bytes with r1cs::open's magic and version, r1cs::from_binfile, then a walk over

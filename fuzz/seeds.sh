@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The seed corpus of a fuzz target (fuzz/CMakeLists.txt), made from the fixtures in tests/data:
 #   fuzz/seeds.sh TARGET DIR     fills DIR (emptied first) with TARGET's seeds
 # The fixtures are named here by path and copied into DIR (a build folder), never into the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // libFuzzer target: the daemon's validation of a submit request, without a server or an engine.
 //
 // The input is a serialized cuzk.v1.SubmitProofRequest, the bytes a gRPC client sends. It goes the

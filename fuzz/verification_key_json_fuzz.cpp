@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // libFuzzer target: the verification_key.json reader (formats/verification_key.hpp) on arbitrary
 // text, as each curve reads it. A key it accepts must survive the writer: its text, read again and
 // written again, is the same text (the key has no operator==; its JSON is its whole content,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // libFuzzer target: the .wtns reader (formats/wtns.hpp) on arbitrary bytes.
 //
 // binfile::from_bytes with wtns::open's magic and version, wtns::from_binfile, then what the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // libFuzzer target: the .zkey reader (formats/zkey.hpp) on arbitrary bytes, as each curve reads it.
 //
 // The bytes go through binfile::from_bytes with the magic and version zkey<C>::open uses, then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The example config that packages install (packaging/cuzk.toml, /etc/cuzk/cuzk.toml) against the
 // daemon's own parser and config table, so it cannot fall behind the daemon: it parses as shipped,
 // it names every key of the table exactly once, each key left commented shows the daemon's default,
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "service/config.hpp"
+#include "service/http_service.hpp"
 #include "service/state_dir.hpp"
 
 namespace cuzk::service {
@@ -26,6 +28,7 @@ std::string read_file(const std::string& path) {
 
 const std::string example_path = CUZK_EXAMPLE_CONFIG;
 const std::string unit_path = CUZK_EXAMPLE_UNIT;
+const std::string docker_path = CUZK_EXAMPLE_DOCKERFILE;
 
 const config_key* row(const std::string& name) {
   for (const auto& k : config_table())
@@ -78,6 +81,33 @@ TEST(example_config, parses_as_shipped_with_the_units_directories) {
   EXPECT_NE(unit.find("\nStateDirectory=cuzk\n"), std::string::npos) << unit_path;
   EXPECT_NE(unit.find("\nReadWritePaths=" + c->data_dir + "\n"), std::string::npos) << unit_path;
   EXPECT_TRUE(c->circuits.empty());
+}
+
+// The container publishes the port the packaged config serves HTTP on, and checks /healthz there.
+TEST(example_config, the_container_exposes_and_checks_the_configs_http_port) {
+  auto c = parse_config(read_file(example_path), example_path);
+  ASSERT_TRUE(c) << c.error().to_string();
+  const auto hp = split_host_port(c->http, "http");
+  ASSERT_TRUE(hp) << c->http;
+  const std::string port = std::to_string(hp->second);
+  const std::string docker = read_file(docker_path);
+  ASSERT_FALSE(docker.empty()) << docker_path;
+  EXPECT_NE(docker.find("\nEXPOSE " + port + "\n"), std::string::npos) << docker_path << ": EXPOSE " << port;
+  const auto health = docker.find("\nHEALTHCHECK ");
+  ASSERT_NE(health, std::string::npos) << docker_path << ": no HEALTHCHECK";
+  EXPECT_NE(docker.find("/" + port + " ", health), std::string::npos) << docker_path << ": HEALTHCHECK not on " << port;
+  EXPECT_NE(docker.find("/healthz", health), std::string::npos) << docker_path;
+}
+
+// The unit waits for the daemon's READY=1 (sd_notify.hpp) and keeps the hardening it documents.
+TEST(example_config, the_unit_is_type_notify_and_hardened) {
+  const std::string unit = read_file(unit_path);
+  for (const char* line : {"\nType=notify\n", "\nNotifyAccess=main\n", "\nSystemCallFilter=@system-service\n",
+                           "\nProtectProc=invisible\n", "\nNoNewPrivileges=yes\n", "\nProtectSystem=strict\n"})
+    EXPECT_NE(unit.find(line), std::string::npos) << unit_path << ": lacks" << line;
+  // Left out on purpose (the driver reads /proc/driver/nvidia), with the reason in a comment.
+  EXPECT_EQ(unit.find("\nProcSubset="), std::string::npos) << unit_path;
+  EXPECT_NE(unit.find("# - ProcSubset=pid: "), std::string::npos) << unit_path;
 }
 
 TEST(example_config, names_every_key_once_and_commented_keys_show_the_default) {

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # cuzk against rapidsnark (and, with --snarkjs, snarkjs) on the same BN254 circuits, the same
 # machine and the same thread count: wall time and peak resident memory of one whole proof
 # (key loading included) and its CPU time, best of --reps runs each, interleaved so that

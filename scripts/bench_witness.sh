@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The witness of a circom circuit of over a million constraints (bench/witness/, 2,000 chained
 # Poseidon(2) hashes, 1,034,000 constraints) computed by `snarkjs wtns calculate` (Node) and by
 # `cuzk wtns calculate` (the wasm compiled by wasm2c, docs/witness.md): wall time and peak resident

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The demonstration scripts/run.sh runs after building: real proofs of bundled circuits with the
 # `cuzk` command, each verified by `cuzk verify` (and by snarkjs too where the npm tools are
 # installed), then `cuzk selfcheck`.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Builds the libFuzzer targets (fuzz/, CUZK_FUZZ=ON with clang: ASan + UBSan) and runs each for a
 # bounded time from its seed corpus (fuzz/seeds.sh: the fixtures in tests/data). Exits non-zero
 # when any target finds a crash, a leak, undefined behaviour, a timeout or runs out of memory; the

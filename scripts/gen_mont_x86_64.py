@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Generates src/ff/mont_x86_64.hpp: Montgomery multiplication, addition and subtraction for
 4- and 6-limb moduli in x86-64 inline assembly (BMI2 mulx, ADX adcx/adox).
 

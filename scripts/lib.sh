@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Shared by scripts/run.sh, scripts/test.sh and .ci/run (sourced, not run).
 # Sets ROOT, BUILD_DIR and the cmake arguments; `phase` runs one step under a banner with its time.
 #

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The Debian package of a finished build, and (with --check) the package installed and tried.
 #   scripts/package.sh           cpack -G DEB in $BUILD_DIR: $BUILD_DIR/packages/cuzk_<version>_<arch>.deb
-#   scripts/package.sh --check   then install it with dpkg (apt-get install -f where dependencies are
-#                                missing), run the installed /usr/bin/cuzk selfcheck, load the installed
+#   scripts/package.sh --check   then lintian on it (any error fails), install it with dpkg (apt-get
+#                                install -f where dependencies are missing), run the installed /usr/bin/cuzk selfcheck, load the installed
 #                                /etc/cuzk/cuzk.toml with it, `systemd-analyze verify` the unit (where
 #                                systemd-analyze is installed), start the installed daemon as the user
 #                                cuzk and ask it `cuzk status`, and remove the package again
@@ -40,15 +41,24 @@ make_package() {
   files=$(dpkg-deb --contents "$deb" | awk '$1 !~ /^d/ {print $NF}') || return 1
   printf '%s\n' "$files"
   for want in ./usr/bin/cuzk ./etc/cuzk/cuzk.toml ./usr/lib/systemd/system/cuzk.service \
-              ./usr/share/doc/cuzk/README.md; do
+              ./usr/share/doc/cuzk/README.md ./usr/share/doc/cuzk/copyright ./usr/share/doc/cuzk/changelog.gz \
+              ./usr/share/man/man1/cuzk.1.gz; do
     grep -qx -- "$want" <<<"$files" || fail "the package lacks $want" || return 1
   done
   extra=$(grep -v -x -e ./usr/bin/cuzk -e './usr/lib/systemd/system/cuzk.service' -e './etc/cuzk/cuzk.toml' \
-    -e './usr/share/doc/cuzk/.*' -e './usr/share/cuzk/proto/.*\.proto' <<<"$files")
+    -e './usr/share/doc/cuzk/.*' -e './usr/share/cuzk/proto/.*\.proto' -e './usr/share/man/man1/cuzk\.1\.gz' <<<"$files")
   [[ -z $extra ]] || fail "the package holds more than it should:" "$extra" || return 1
   dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles | grep -qx /etc/cuzk/cuzk.toml ||
     fail "/etc/cuzk/cuzk.toml is not a conffile of the package" || return 1
   echo "package: $deb ($(du -h "$deb" | cut -f1))"
+}
+
+# Debian's own checks on the package (Policy, file modes, maintainer scripts, the unit): any error
+# fails; warnings and notes are printed for whoever reads the log.
+run_lintian() {
+  command -v lintian >/dev/null || fail "lintian missing: apt-get install lintian (scripts/setup.sh)" || return 1
+  lintian --fail-on error --info --display-level ">=warning" "$deb" || fail "lintian found errors in $deb" || return 1
+  echo "lintian: no errors"
 }
 
 SUDO=()
@@ -120,6 +130,7 @@ remove_package() {
 
 phase "package (cpack -G DEB)" make_package
 ((check)) || exit 0
+phase "package: lintian" run_lintian
 if [[ $(id -u) != 0 ]]; then
   if ! command -v sudo >/dev/null; then
     echo "not root and no sudo: the package is made but not installed or checked"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Sets up the machine, builds cuzk (Release) and runs the main job, scripts/demo.sh: proofs of the
 # bundled circuits with `cuzk prove`, checked by `cuzk verify` (and snarkjs), on both curves, then
 # `cuzk selfcheck` (pairing checks and timings).

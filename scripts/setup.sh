@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Installs everything cuzk needs to build and test on a fresh Debian 12 machine: the Debian
 # packages below, Node.js/npm if missing, the pinned npm test tools in tools/node and the JavaScript
 # client's dependencies in clients/js.
@@ -29,6 +30,8 @@ APT_PACKAGES=(
   libspdlog-dev                          # service: the daemon's log
   clang libclang-rt-dev                  # scripts/fuzz.sh: libFuzzer with ASan and UBSan (fuzz/)
   dpkg-dev                               # scripts/package.sh: dpkg-shlibdeps computes the .deb's Depends
+  help2man                               # packaging: the manual page from cuzk --help
+  lintian                                # scripts/package.sh --check: Debian's checks on the .deb
   chromium-headless-shell                # service: the status page rendered in a real browser (status_page_test)
   python3-grpcio python3-protobuf        # clients/python and its tests (clients/test.sh)
   wabt                                   # witness: wasm2c turns circom's witness .wasm into C (docs/witness.md)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The soak that docs/HARDENING.md requires (5 minutes, 0 failures, RSS flat): `cuzk daemon` on the
 # CPU backend with the bn128 Poseidon fixture registered, `cuzk bench stress` keeping proofs in
 # flight for a few minutes (every proof checked by the client with the groth16 verifier), and the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Sets up the machine, builds cuzk (Release), runs every test with CTest, then the Python and
 # JavaScript clients' tests against a daemon of the cuzk just built (clients/test.sh).
 #   scripts/test.sh              all tests (GPU tests skip themselves where there is no GPU)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A thin bionic-to-glibc adapter, so that rapidsnark's prebuilt prover library can run on Debian
 // for benchmarks.
 //

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Builds the bionic adapter libraries (libc.so, libdl.so, libm.so; see bionic_shim.c) and the
 # driver (rapidsnark_prover.c) into OUT.   build_shim.sh OUT
 set -euo pipefail

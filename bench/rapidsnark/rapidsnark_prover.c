@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // rapidsnark's `prover` command line over its library's C API: loads librapidsnark.so (the
 // Android x86_64 build shipped in an npm package, through the adapters of bionic_shim.c), reads
 // the witness, calls groth16_prover_zkey_file() and writes proof.json and public.json.

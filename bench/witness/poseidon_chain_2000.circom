@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 pragma circom 2.0.0;
 
 // The witness benchmark's circuit (scripts/bench_witness.sh, docs/witness.md): a chain of 2,000

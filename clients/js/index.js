@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 'use strict';
 // A client for the cuzk daemon's gRPC API (proto/cuzk/v1/proving.proto, loaded at run time).
 //

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The GPU benchmarks through the `cuzk` command, under ~4 minutes on an H200: `cuzk bench ntt`
 # (2^20 and 2^24, both curves), `cuzk bench msm` (G1 at 2^24 with scalars streamed from pinned
 # memory and resident, both curves; G2 at 2^22, both curves) and `cuzk bench prove` (BLS12-381: 2^20

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The GPU kernels' check: configure and build the CUDA targets (or use prebuilt ones), run the
 # tests labelled `gpu`, keep the logs. Run from anywhere inside the repository; logs go to $OUT or,
 # without it, build-gpu/logs.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Builds, on a machine with the build tools and Debian's packages, the full daemon for a machine
 # with an NVIDIA GPU and none of them (no gRPC, SQLite or other Debian packages): `cuzk` with the
 # CUDA backend (sm_90) and the service layer, and the gpu-labelled test binaries

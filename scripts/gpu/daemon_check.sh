@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The daemon on a machine with an NVIDIA GPU: the gpu-labelled tests, then `cuzk daemon` with the
 # GPU backend under `cuzk bench`, every proof verified. scripts/gpu/daemon_bundle.sh copies this
 # file as run.sh into the bundle (bin/ and lib/ beside it, inside the repository's working tree);

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The MSM accumulation comparison through `cuzk bench msm`, after scripts/gpu/check.sh has built
 # (or been given, CUZK_GPU_PREBUILT=1) build-gpu/src/apps/cuzk: G1 of both curves with the affine
 # rounds and with XYZZ runs in 1, 2 and 4 point ranges (chunks) at 2^16..2^24, scalars from pinned

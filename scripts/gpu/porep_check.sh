@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # A PoRep-shaped job through the daemon on a machine with an NVIDIA GPU: one job of P partitions of
 # a BLS12-381 mostly-0/1 circuit whose key does not fit the device budget (so its points stream
 # from pinned host memory), proven with the partitions batched (gpu_batch_partitions = P) and one

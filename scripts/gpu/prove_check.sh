@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The GPU prover's check: the `gpu_groth16_tests` (GPU proof == CPU proof, verification,
 # 1000-proof memory check), then `cuzk bench prove`'s per-phase tables. Logs go to $OUT or, without
 # it, build-g16/logs.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The streamed-key check on a machine with an NVIDIA GPU, from binaries built on another machine
 # and copied beside the working tree (BUNDLE/bin: cuzk, gpu_tests, gpu_groth16_tests, optionally engine_gpu_tests; BUNDLE/lib: their
 # libraries):

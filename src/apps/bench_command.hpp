@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk bench single|batch|stress|upload`: load a running daemon with proofs and report what it
 // sustains; upload times sending a witness's bytes alone (upload_bench.hpp).
 // (The same `bench` command holds the GPU benchmarks, gpu_bench_command.hpp.)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What every `cuzk` subcommand shares: the global options, how an error becomes a message and an
 // exit status, and the step from a file's curve (known only at run time, from its primes) to the
 // code compiled for that curve.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 #include "apps/client_commands.hpp"
 
 #include <CLI/CLI.hpp>
@@ -370,7 +371,20 @@ int client_commands::run(const global_options&) const {
     if (s.error_code() == grpc::StatusCode::ALREADY_EXISTS)
       return report_error("daemon: " + service::from_grpc(s).to_string() + " (cuzk register --replace " +
                           circuit + " " + zkey + ")");
-    return s.ok() ? exit_ok : fail(s);
+    if (!s.ok()) return fail(s);
+    // What the daemon now holds under the id, as it read the key (a user who registered by a
+    // relative path or a symlink sees what was meant); the request's own fields where the list fails.
+    std::string what = "zkey " + req.zkey_path();
+    grpc::ClientContext list_ctx;
+    v1::ListCircuitsResponse list;
+    if (stub->ListCircuits(&list_ctx, {}, &list).ok())
+      for (const auto& c : list.circuits())
+        if (c.id() == circuit)
+          what = c.curve() + ", " + std::to_string(c.variables()) + " variables, " +
+                 std::to_string(c.public_inputs()) + " public, domain " + std::to_string(c.domain_size()) +
+                 ", zkey " + c.zkey_path() + (c.wasm_path().empty() ? "" : ", wasm " + c.wasm_path());
+    std::printf("registered %s%s: %s\n", circuit.c_str(), replace ? " (replacing its key)" : "", what.c_str());
+    return exit_ok;
   }
   return report_error("no client verb");
 }

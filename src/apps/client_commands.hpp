@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The client verbs: `cuzk submit|await|cancel|status|metrics|circuits|preload|evict|register|prove-remote`
 // against a running daemon, over gRPC (--socket PATH, or --addr host:port, with TLS and a token
 // when the daemon asks for them; neither: the socket of a daemon started with the defaults,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk daemon [--config F] [--print-config]`: the proving daemon (service/daemon.hpp; without a
 // config it runs with every key at its default, state under the user's state folder), and the
 // client verbs that talk to a running one over gRPC (client_commands.hpp). Built only when the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk fullprove <input.json> <circuit.wasm> <circuit.zkey> <proof.json> <public.json>`: the
 // witness of an input and its proof in one step, as `snarkjs groth16 fullprove` makes them, with
 // the same arguments in the same order and the same output files. The witness is computed as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk bench ntt|msm|prove`: the GPU benchmarks (src/apps/bench) on this machine, as tables.
 //
 // The subcommands exist in every build, so that a script gets the same answer everywhere: the

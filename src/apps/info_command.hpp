@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk info [--check] <file>`: what is in a .zkey, .r1cs, .wtns, or a snarkjs JSON file
 // (proof, public signals, verification key): the curve (both spellings, "bn254 (snarkjs: bn128)"),
 // the sizes that matter (nVars, nPublic, domain, constraints, non-zero coefficients, witness

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Long steps of a subcommand, shown while they run and timed for --verbose.
 //
 // On a terminal (stderr is a TTY and TERM is not "dumb") a running step shows one live line,

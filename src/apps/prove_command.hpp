@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json>`: a Groth16 proof, as
 // rapidsnark's `prover` and `snarkjs groth16 prove` make it, with the same arguments in the same
 // order and the same output files (byte-compatible with snarkjs's layout), for BN254 and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk selfcheck`: proves to the person running it that this build's arithmetic is right on this
 // machine, and shows how fast it is. For each curve it checks the generators, bilinearity of the
 // pairing on fresh random scalars, and a Groth16-shaped product of pairings; it times the field

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk setup`: a development proving key (.zkey, snarkjs format) and verification key.
 //
 //   cuzk setup <circuit.r1cs> <out.zkey> [--vk verification_key.json]

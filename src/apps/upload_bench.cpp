@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk bench upload` (see upload_bench.hpp).
 #include "apps/upload_bench.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk bench upload`: what sending a witness's bytes costs a client before any proof runs.
 //
 // Each round makes two Prove calls that a daemon refuses only once it holds the whole request:

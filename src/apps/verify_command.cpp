@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 #include "apps/verify_command.hpp"
 
 #include <CLI/CLI.hpp>
@@ -5,6 +6,7 @@
 #include <cstdio>
 
 #include "apps/progress.hpp"
+#include "formats/curve_id.hpp"
 #include "formats/proof.hpp"
 #include "formats/public_signals.hpp"
 #include "formats/verification_key.hpp"
@@ -53,6 +55,13 @@ int verify_command::run(const global_options& g) const {
   rep.note("cuzk verify " + vk + " " + public_json + " " + proof);
   auto curve = formats::detect_json_curve(vk);
   if (!curve) return report_error(curve.error());
+  // snarkjs writes the curve into proof.json too. A proof of the other curve would otherwise fail
+  // as a coordinate out of the key's field's range, which does not say what is wrong. A proof.json
+  // without the field is read as the key's curve.
+  if (auto pc = formats::detect_json_curve(proof); pc && *pc != *curve)
+    return report_error(proof + ": curve: expected " + formats::snarkjs_curve_name(*curve) + " (the curve of " + vk +
+                        "), found " + formats::snarkjs_curve_name(*pc) + ": the proof and the verification key are "
+                        "for different curves");
   return with_curve(*curve, [&]<class C>() { return verify_on<C>(*this, rep); });
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk verify <verification_key.json> <public.json> <proof.json>`, like `snarkjs groth16 verify`
 // (same arguments, same order): prints "OK!" and exits 0 for a valid proof, prints
 // "Invalid proof" and exits 1 for a well-formed proof that fails the pairing equation. A file that

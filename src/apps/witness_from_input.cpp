@@ -1,8 +1,12 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 #include "apps/witness_from_input.hpp"
 
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 
 #include "formats/file_io.hpp"
 #include "formats/wtns_writer.hpp"
@@ -26,8 +30,31 @@ void witness_options::add_to(CLI::App& sub) {
                  "$XDG_CACHE_HOME/cuzk/witness or ~/.cache/cuzk/witness)");
 }
 
+namespace {
+
+// Whether `path` begins with wasm's magic, "\0asm". An unreadable file is not: its reader names it.
+bool starts_as_wasm(const std::string& path) {
+  char head[4] = {};
+  std::ifstream f(path, std::ios::binary);
+  return f.read(head, sizeof head) && std::memcmp(head, "\0asm", 4) == 0;
+}
+
+constexpr const char* argument_order =
+    "(cuzk wtns calculate <circuit.wasm> <input.json> <out.wtns>; cuzk fullprove <input.json> <circuit.wasm> "
+    "<circuit.zkey> <proof.json> <public.json>)";
+
+}  // namespace
+
 result<std::vector<uint8_t>> witness_from_input(const std::string& wasm, const std::string& input,
                                                 const witness_options& opts, step_reporter& rep) {
+  // The two are easily swapped, and wabt would then say only "bad magic value" about the JSON.
+  if (starts_as_wasm(input))
+    return status(errc::invalid_argument, input + ": expected the circuit's input JSON, found a wasm file (circom's "
+                                                  "witness code) " + argument_order);
+  if (!starts_as_wasm(wasm) && std::filesystem::is_regular_file(wasm))
+    return status(errc::invalid_argument, wasm + ": expected the circuit's witness code (circuit.wasm from circom "
+                                                 "--wasm, which starts with \"\\0asm\"), found another file " +
+                                              argument_order);
   const std::string cache = opts.cache_dir.empty() ? witness::default_witness_cache_dir() : opts.cache_dir;
   auto code = formats::mapped_file::open(wasm);
   if (!code) return code.error();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // circuit.wasm + input.json -> a .wtns in memory, for `cuzk wtns calculate` and `cuzk fullprove`:
 // the wasm compiled to native code once (witness/wasm_compiler.hpp, cached), loaded, the input
 // read by circom's rules and the witness computed as snarkjs computes it. What the circuit's

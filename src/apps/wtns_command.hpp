@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk wtns calculate <circuit.wasm> <input.json> <witness.wtns>`: the witness of an input, as
 // `snarkjs wtns calculate` makes it, with the same arguments and a byte-identical .wtns, for
 // circom 2 circuits on BN254 and BLS12-381 (the prime is the wasm's own). The wasm runs as native

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk zkey export verificationkey <circuit.zkey> <verification_key.json>`: the verification key
 // of a proving key, byte-identical to what `snarkjs zkey export verificationkey` writes (the same
 // subcommand names, so scripts switch by changing the program name). The key's header points are

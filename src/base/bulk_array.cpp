@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Huge-page advice for bulk_array (see bulk_array.hpp).
 #include "base/bulk_array.hpp"
 

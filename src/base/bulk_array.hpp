@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // An owned array of trivially copyable values, left uninitialized, for buffers of hundreds of MiB
 // that are written once, in full, by the caller (a witness's values copied out of its file).
 //

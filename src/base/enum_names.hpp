@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The words of an enum's values, in the enum's order, read both ways: a value's name for messages
 // and configs, and the value a word stands for (nullopt for any other word). The enum's values
 // must be 0..N-1; words_of<last>() checks at compile time that there is a word for each.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // enum_names: a value's word, the value of a word, and what lies outside the enum.
 #include "base/enum_names.hpp"
 

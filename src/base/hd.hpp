@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Execution-space annotations shared by host and device code.
 //
 // Headers that hold formulas written once for both the CPU and the GPU (point arithmetic, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Runs a few long tasks at once on threads of their own and hands back their results in index
 // order. For work that is long and heavy on memory per task (reading and checking a witness file of
 // GiBs), where thread_pool's parallel_for (one call at a time, over short CPU-bound chunks) does not

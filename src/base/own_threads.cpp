@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // run_chunks_on_own_threads (see own_threads.hpp).
 #include "base/own_threads.hpp"
 

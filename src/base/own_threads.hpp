@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Chunks of one loop run on threads started for it, not on thread_pool::global().
 //
 // For loops over GiBs that run beside a proof (a witness file's read and the check of its values,

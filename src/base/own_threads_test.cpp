@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // run_chunks_on_own_threads: every chunk once, the last one short, on as many threads as asked
 // where there are chunks enough; nothing for an empty loop.
 #include "base/own_threads.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // parallel_copy: copies a few large ranges on threads of its own, reporting progress.
 //
 // For copies of many GiB that happen once, off any proof's path: a key's hot copy at preload

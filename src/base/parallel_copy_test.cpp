@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // parallel_copy: ranges of odd sizes (none, one byte, a slice and a byte, many slices) arrive
 // exactly, on one thread and on many; progress is reported on the caller, never goes back, never
 // passes the total, and ends with the total once.

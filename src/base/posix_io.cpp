@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // POSIX implementations of posix_io.hpp.
 #include "base/posix_io.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The two pieces every file writer in cuzk needs around POSIX calls: a write that finishes, and
 // an io_error that carries the system's reason.
 //

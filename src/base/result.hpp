@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Errors as values.
 //
 // Every fallible operation in cuzk returns a `status` or a `result<T>`: a code plus a message

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A fixed pool of worker threads with a blocking parallel_for.
 //
 // NTT, MSM and synthesis all split one large loop over the cores; they share this pool rather

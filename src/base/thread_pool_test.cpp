@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 #include "base/thread_pool.hpp"
 
 #include <gtest/gtest.h>

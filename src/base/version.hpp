@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What this build of cuzk is: the project's version from CMakeLists.txt and, when the source tree
 // was a git checkout at configure time, `git describe` of it. A source tarball has no .git, so its
 // build reports the version alone. The revision is taken when CMake configures the build, not at

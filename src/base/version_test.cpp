@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The version the build reports: the project's (major.minor.patch) and the line `cuzk --version`
 // prints, with the git revision in it when the build had one.
 #include "base/version.hpp"

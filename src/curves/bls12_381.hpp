@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // BLS12-381: every constant of the curve lives here.
 //
 // Fq and Fr are declared by their moduli; all Montgomery constants derive from them (ff/fp.hpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // BLS12-381's groups G1 (over Fq) and G2 (over Fq2, on the M-type twist).
 //
 // Neither group is the whole curve: E(Fq) has order h1 * r and the twist h2 * r, so both need a

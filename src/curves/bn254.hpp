@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // BN254 ("bn128" in snarkjs, alt_bn128 in Ethereum): every constant of the curve lives here.
 //
 // Fq and Fr are declared by their moduli; all Montgomery constants derive from them (ff/fp.hpp).

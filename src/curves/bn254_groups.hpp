@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // BN254's groups G1 (over Fq) and G2 (over Fq2, on the D-type twist).
 //
 // G1 has cofactor 1: every point of y^2 = x^3 + 3 over Fq has order r, so being on the curve is

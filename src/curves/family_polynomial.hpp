@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Evaluating a pairing-friendly family's polynomials at its parameter, at compile time.
 //
 // BN and BLS12 curves are families: q, r and the cofactors are fixed polynomials in one 64-bit

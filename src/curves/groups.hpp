@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Naming the groups of a curve from generic code: groups<C>::g1_group is the description of G1
 // (field, b, generator, cofactor, subgroup check; see ec/group.hpp) and g1<C>, g1_affine<C>,
 // g1_xyzz<C> are its point types; likewise for G2.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The curve groups of both curves: generators, cofactors, and the fast subgroup checks against
 // the definition [r]P = O on points inside and outside the subgroup.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Affine points (x, y) on a short-Weierstrass curve y^2 = x^3 + b over a field F.
 //
 // The point at infinity is encoded as (0, 0), exactly as snarkjs writes it in .zkey files. That

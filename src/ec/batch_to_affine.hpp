@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Converting many projective points (jacobian or xyzz) to affine with a single field inversion.
 //
 // Montgomery's trick: with prefix products a_i = d_0 d_1 ... d_{i-1} of the denominators and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Point arithmetic tests, written once and run for G1 and G2 of both curves: the projective
 // formulas against the affine group law, group axioms, every special case of the incomplete
 // formulas, scalar multiplication, the naive MSM and batch conversion to affine.

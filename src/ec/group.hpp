@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The checks every curve group gets from its description: on the curve, in the prime-order
 // subgroup, cofactor clearing.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Jacobian coordinates (X, Y, Z) for y^2 = x^3 + b (a = 0): the affine point is (X/Z^2, Y/Z^3).
 //
 // This is the working representation for everything that is not an MSM bucket: scalar

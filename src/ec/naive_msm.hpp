@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The reference multi-scalar multiplication: sum_i [s_i] P_i, one scalar multiplication at a time.
 //
 // Deliberately the obviously-correct version, with no bucket or window logic shared with the real

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Scalar multiplication [k]P by a plain integer k (any number of limbs) or by a scalar-field
 // element (through its canonical integer).
 //

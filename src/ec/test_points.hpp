@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Test-only helpers shared by the point and encoding tests: random points on the curve (in the
 // subgroup or, when the cofactor is not 1, usually not), and the textbook affine chord-and-tangent
 // addition as an oracle that shares no code with the projective formulas.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Extended Jacobian coordinates (X, Y, ZZ, ZZZ) for y^2 = x^3 + b (a = 0): the affine point is
 // (X/ZZ, Y/ZZZ), with ZZ^3 = ZZZ^2 (think ZZ = Z^2, ZZZ = Z^3).
 //

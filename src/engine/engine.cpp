@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The engine's API side: construction, recovery, submit, await, cancel, status, drain (see
 // engine.hpp). The worker side is engine_worker.cpp.
 #include "engine/engine.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The proving engine: the daemon's core, without networking.
 //
 // A request's path reads straight through:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The engine's cluster side: many daemons, one PostgreSQL queue (docs/cluster.md).
 //
 // With a PostgreSQL store the engine does not queue every unfinished job at start: the jobs stay in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Several engines on one PostgreSQL queue (engine_cluster.cpp), on the throwaway server
 // (jobs/pg_test_cluster.hpp), each engine a node of its own name: every job is proved once by
 // whichever node claims it and awaited from any node; a CRITICAL job goes before the NORMAL ones

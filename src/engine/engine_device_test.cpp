@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The engine with a device backend stood in by a fake (no GPU): two slots of two workers each, as
 // two GPUs would be. Each proof reaches the backend on its worker's slot with the key's copy on
 // that slot; the key is uploaded once per slot; the GPU phase times flow into results, the log,

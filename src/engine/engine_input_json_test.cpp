@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Jobs given as circom input JSON, end to end with the real CPU prover: a circuit registered with
 // its witness generator (the witness tests' circuits and wasm, with a development key made here
 // from their .r1cs), proofs that verify and carry the public signals snarkjs's witness gives, a

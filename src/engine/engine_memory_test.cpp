@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The engine under a host memory budget: each job reserves its proof's working set (and its key's
 // load) in dispatch order before it runs, so how many proofs run at once follows from the budget
 // and not from the worker count; a job larger than the whole budget fails with a message naming

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Everything an engine is built from, with defaults. The service's config table maps its TOML keys
 // onto these fields; the engine itself reads no files and no environment.
 #pragma once

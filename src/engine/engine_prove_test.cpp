@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The engine end to end with the real CPU prover: snarkjs fixtures in, proofs out that verify
 // against snarkjs's verification_key.json (an oracle independent of the engine's own check), on
 // both curves, from the warm and the hot tier; a backend that batches partitions gets them in

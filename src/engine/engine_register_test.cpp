@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Re-registering a circuit id: the same key is a no-op, another key is refused unless replaced,
 // and a replacement is refused while jobs of the id wait (docs/HARDENING.md, finding 5: queued jobs
 // ran under the new key and their proofs failed the old key's verification).

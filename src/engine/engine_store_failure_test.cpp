@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A job store that refuses to store a job's end (a full disk): the job fails visibly in memory and
 // await() returns, its witnesses stay, and housekeeping stores the outcome once the store takes
 // writes again; a restart before that proves the job again (docs/HARDENING.md, finding 8: the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The engine with a backend that only waits: priority order, FIFO, idempotent submit, cancel,
 // batching, deadlines, bad requests, drain, and recovery of a crash image of the SQLite store.
 #include "engine/engine.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Test helpers for the engine: a prover backend that only waits (so scheduling can be observed
 // without proving), the fixture files, and temporary directories. Tests only: the engine itself
 // always runs a real prover.

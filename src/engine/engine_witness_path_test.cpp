@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Witness paths: refused unless they lie under the configured witness_dirs, and then only for
 // regular files, with one message for every refusal (docs/HARDENING.md, finding 2: a path was
 // opened with the daemon's rights, so a local user could read any file through it or test whether

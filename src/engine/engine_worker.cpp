@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The engine's worker side: a worker takes a batch from the scheduler, leases the circuit's key
 // once for the whole batch, and runs each job through its phases, checking the job's cancel token
 // at every boundary (see engine.hpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Fixed-width unsigned integers of N 64-bit limbs, little-endian.
 //
 // These are the plain (non-Montgomery) integers that field constants are written in and that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Modular inverse by the binary extended Euclidean algorithm, on little-endian 32-bit words, for
 // the host and the GPU (CUZK_HD).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // ff::binary_inverse (binary_inverse.hpp) against the field's own inverse (Fermat, ff/fp.hpp), on
 // all four fields of the two curves: random values, and edge values where the binary steps run
 // longest or stop at once (1, 2, p - 1, p - 2, (p - 1)/2, (p + 1)/2, powers of two and their

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A prime field in Montgomery form on the CPU: N 64-bit limbs, value stored as a*R mod p with
 // R = 2^(64N).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The quadratic extension Fq12 = Fq6[w] / (w^2 - v), the target group's field.
 //
 // Elements are c0 + c1 w with ci in Fq6; as a polynomial in w over Fq2 the six coefficients of

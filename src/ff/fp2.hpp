@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The quadratic extension Fq2 = Fq[u] / (u^2 + 1), the G2 coordinate field of both curves.
 //
 // Both BN254 and BLS12-381 have q = 3 mod 4, so -1 is a non-residue and u^2 = -1 on each; the

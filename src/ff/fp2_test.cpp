@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Fq2 tests for both curves: axioms, Karatsuba against schoolbook, inverse, sqrt, Frobenius.
 #include "ff/fp2.hpp"
 

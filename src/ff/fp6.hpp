@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The cubic extension Fq6 = Fq2[v] / (v^3 - xi), the middle floor of the pairing tower.
 //
 // Elements are c0 + c1 v + c2 v^2 with ci in Fq2, the order snarkjs prints them in. Formulas

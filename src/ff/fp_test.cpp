@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Prime-field tests, written once and run for all four fields of the two curves: field axioms on
 // random and edge values, and every operation against GMP as an independent oracle.
 #include "ff/fp.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Test-only: GMP as an independent oracle for field arithmetic. Converts between our canonical
 // integers and mpz_class so every fast path can be checked against plain big-integer arithmetic.
 #pragma once

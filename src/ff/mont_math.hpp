@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Limb-level Montgomery kernels for the CPU field (fp.hpp), and the constexpr helpers that derive
 // a field's constants from its modulus.
 //

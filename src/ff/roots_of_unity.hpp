@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Roots of unity in a scalar field, defined exactly as snarkjs/ffjavascript define them:
 // omega_{2^k} = g^((r - 1) / 2^k) for the curve's fixed generator g (5 on both curves). Any other
 // primitive root would give a valid NTT but different evaluation points, and then proofs would

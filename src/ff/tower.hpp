@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What the Fq6/Fq12 towers need from a curve, and the constants derived from it.
 //
 // Both curves build Fq12 the same way: Fq6 = Fq2[v]/(v^3 - xi), Fq12 = Fq6[w]/(w^2 - v), so

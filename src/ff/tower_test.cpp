@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Fq6 and Fq12 tests for both curves. Every fast formula is checked against a slow one that is
 // obviously right: products against schoolbook multiplication of polynomials in v (Fq6) and in w
 // with w^6 = xi (Fq12), squarings against products, Frobenius maps against x^(q^k) by plain

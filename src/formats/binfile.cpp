@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The iden3 container reader; see binfile.hpp.
 #include "formats/binfile.hpp"
 

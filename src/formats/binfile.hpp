@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The iden3 binary container shared by .r1cs, .wtns and .zkey (and .ptau):
 //
 //   magic (4 ASCII bytes) | u32 version | u32 section count | (u32 type, u64 size, payload)*

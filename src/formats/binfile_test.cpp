@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The iden3 container: the section table of every fixture, out-of-order sections, and each
 // structural error (magic, version, truncations, duplicates, missing, trailing bytes) with the
 // file named in its message; the streaming writer round-trips and leaves nothing behind on failure.

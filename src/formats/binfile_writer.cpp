@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The iden3 container writer; see binfile_writer.hpp.
 #include "formats/binfile_writer.hpp"
 

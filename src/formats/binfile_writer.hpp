@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Writes an iden3 container (see binfile.hpp) section by section, streaming: a section's size is
 // patched into its header when the section ends, and the section count when the file is
 // committed, so a multi-gigabyte section never has to be held in memory whole.

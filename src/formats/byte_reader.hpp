@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A bounds-checked cursor over a section's bytes, for the small structured parts of the binary
 // formats (headers, length prefixes). The large arrays are not read through it: they are used in
 // place.

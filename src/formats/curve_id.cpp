@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Curve detection from primes and names; see curve_id.hpp.
 #include "formats/curve_id.hpp"
 

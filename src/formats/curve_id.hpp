@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Which curve a file belongs to, decided from the primes it carries.
 //
 // Files name their curve only through a prime: an .r1cs or .wtns carries the scalar field r, a

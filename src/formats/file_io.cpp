@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // POSIX implementations of file_io.hpp.
 #include "formats/file_io.hpp"
 

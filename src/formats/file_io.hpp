@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The three ways the formats layer touches the file system: map a file read-only, read a small
 // text file, and replace a file atomically.
 //

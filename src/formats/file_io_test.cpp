@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // file_io.hpp against the file system: a private copy survives its source being truncated or
 // overwritten (a mapping of the source would die of SIGBUS on the first page past the new end), and
 // what is not a regular file is refused before it is read.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Random corruption of the binary fixtures (flipped bytes, overwritten words, truncation) must
 // never crash a reader or read out of bounds: every corrupted file either opens and validates or
 // is refused with a status. 200 cases per file kind on the small fixtures; fast enough for every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Test helpers for the binary formats: fixture paths, file bytes, taking a container apart into
 // its sections and putting it back together (to build malformed files from good ones), temporary
 // paths, and the error assertion every malformed-input test uses.

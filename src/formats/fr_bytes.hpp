@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A scalar-field element as the iden3 files store it: 32 little-endian bytes, alignment 1.
 //
 // Both curves' scalar fields fit 32 bytes (n8r = 32), so witness values, r1cs coefficients and

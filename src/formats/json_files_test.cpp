@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // proof.json, public.json and verification_key.json: the snarkjs fixtures of both curves read and
 // write back byte for byte, and malformed files (wrong shapes, values out of range, wrong curve or
 // protocol) are refused with the file and the field in the message.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Output files checked and written together (see output_files.hpp).
 #include "formats/output_files.hpp"
 

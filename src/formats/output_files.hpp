@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The output files of one command, checked before any work is done and written together.
 //
 // A command with two outputs (prove: proof.json and public.json; setup: the zkey and the

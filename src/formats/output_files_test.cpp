@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // output_files.hpp: outputs renamed into place only together, and the paths it refuses (a symbolic
 // link, a FIFO standing in for any node that is not a regular file, one file given twice, an output
 // that is an input), each left as it was.

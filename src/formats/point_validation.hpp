@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What every point decoder checks, and how it words a failure.
 //
 // Decoders (snarkjs binary and JSON, ZCash) differ in layout but not in what makes a point

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // proof.json; see proof.hpp.
 #include "formats/proof.hpp"
 

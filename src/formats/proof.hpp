@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A Groth16 proof (πA ∈ G1, πB ∈ G2, πC ∈ G1) and its proof.json, as snarkjs writes it:
 //
 //   {"pi_a": [x, y, "1"], "pi_b": [[x.c0, x.c1], [y.c0, y.c1], ["1", "0"]], "pi_c": [x, y, "1"],

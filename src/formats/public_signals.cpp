@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // public.json; see public_signals.hpp.
 #include "formats/public_signals.hpp"
 

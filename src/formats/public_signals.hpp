@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // public.json: the public signals w[1..nPublic] (outputs first, then public inputs) as a JSON
 // array of decimal strings, in snarkjs's layout (snarkjs_json.hpp). Reading requires an array of
 // decimal strings, each below r (snarkjs rejects a public value >= r too); the error names the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The .r1cs reader; see r1cs.hpp.
 #include "formats/r1cs.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // circom's .r1cs: the constraint system A·w ∘ B·w = C·w over the scalar field r.
 //
 // Layout (iden3 r1cs_bin_format, version 1; sections in any order, circom writes 2, 1, 3):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // .r1cs and .wtns on the snarkjs fixtures of both curves: headers as `snarkjs r1cs info` and
 // `snarkjs wtns export json` report them, and, as an independent check of both readers, every
 // constraint of each circuit holds for its witness (A·w ∘ B·w = C·w in Fr). Then every malformed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The opening of the .r1cs and .wtns header sections: u32 n8, then the scalar field's prime r in
 // n8 little-endian bytes. Both files name their curve this way, so both read it here: the curve
 // is the one whose r it is, and n8 must be 32 (r is 254/255 bits on both curves).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Shared JSON helpers; see snarkjs_json.hpp.
 #include "formats/snarkjs_json.hpp"
 

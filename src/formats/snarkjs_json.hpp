@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What proof.json, public.json and verification_key.json share: snarkjs's exact text layout, and
 // strict field access whose errors name the file and the field.
 //

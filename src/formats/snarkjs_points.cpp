@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // snarkjs point encodings; see snarkjs_points.hpp for the layouts.
 #include "formats/snarkjs_points.hpp"
 

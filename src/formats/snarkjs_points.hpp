@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Points as snarkjs writes them: the binary form inside .zkey files and the JSON form in
 // proof.json and verification_key.json.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The points in proof.json and verification_key.json files written by snarkjs (tests/data/snarkjs,
 // both curves): every one decodes with the subgroup check on, and encodes back to the same JSON.
 #include <gtest/gtest.h>

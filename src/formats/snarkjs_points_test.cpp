@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // snarkjs point encodings for G1 and G2 of both curves: known answers printed by snarkjs 0.7.6
 // (ffjavascript), round trips, and every rejection with the field it must name.
 #include "formats/snarkjs_points.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // verification_key.json; see verification_key.hpp.
 #include "formats/verification_key.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The Groth16 verification key and its verification_key.json, as `snarkjs zkey export
 // verificationkey` writes it:
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The .wtns reader; see wtns.hpp.
 #include "formats/wtns.hpp"
 

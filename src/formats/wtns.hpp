@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A witness file (.wtns, version 2): every wire's value, in wire order, w[0] = 1.
 //
 // Layout: section 1, header: u32 n8, prime r (n8 bytes LE), u32 nWitness; section 2: nWitness

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The .wtns encoder for values held as bytes; see wtns_writer.hpp.
 #include "formats/wtns_writer.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A witness file (.wtns, version 2; layout in wtns.hpp) made from values that are already bytes:
 // for witness generators, whose field is whatever prime their code declares. Byte for byte what
 // snarkjs's `wtns calculate` writes (circom_runtime's calculateWTNSBin): the same header, the

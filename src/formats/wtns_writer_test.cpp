@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The .wtns encoder (wtns_writer.hpp) against snarkjs: the values and prime of every committed
 // snarkjs witness, encoded again, give the file's bytes exactly; and sizes that do not divide are
 // refused.

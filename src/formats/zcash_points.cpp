@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // ZCash BLS12-381 point encodings; see zcash_points.hpp for the layout and the flags.
 #include "formats/zcash_points.hpp"
 

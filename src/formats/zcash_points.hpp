@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The ZCash encoding of BLS12-381 points, used by Filecoin parameters, Ethereum's consensus layer
 // and most BLS12-381 libraries (https://github.com/zkcrypto/pairing, "Serialization").
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // ZCash BLS12-381 encodings for G1 and G2: the standard generator encodings, round trips in both
 // forms, the sign flag, and every rejection with the field it must name.
 #include "formats/zcash_points.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The Groth16 .zkey reader; see zkey.hpp.
 #include "formats/zkey.hpp"
 

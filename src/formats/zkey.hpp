@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // snarkjs's Groth16 proving key (.zkey, protocol 1), used in place.
 //
 // Sections (any order in the file; as snarkjs's zkey reader and writer reads them):

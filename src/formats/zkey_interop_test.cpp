@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // snarkjs 0.7.6 accepts the zkeys write_zkey makes: a fixture key rewritten with a zero csHash
 // and no contributions (what a development setup writes) exports the same verification key as
 // the original, and proves the fixture witness into a proof that `snarkjs groth16 verify`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The Groth16 .zkey reader and writer on the snarkjs fixtures of both curves: header facts,
 // section sizes, in-place point spans, coefficients checked against the .r1cs they were made from
 // (which also pins the "double Montgomery" decoding), the verification key matching snarkjs's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The Groth16 .zkey writer; see zkey_writer.hpp.
 #include "formats/zkey_writer.hpp"
 

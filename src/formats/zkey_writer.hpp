@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Writing a Groth16 .zkey that snarkjs reads: the key `cuzk setup` makes, in snarkjs's layout.
 //
 // groth16_key_data<C> is the key in memory, filled by a setup (or taken from a zkey with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Definitions for abc_device.hpp, included only by abc_device_<curve>.cu (the explicit
 // instantiations).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Synthesis on the device: a = A w, b = B w and c = a∘b computed by the GPU from constraint
 // matrices kept resident beside the key's points.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Explicit instantiation of synthesis on the device for BN254's scalar field (abc_device.cuh).
 #include "gpu/abc_device.cuh"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Synthesis on the device (abc_device.hpp) against the CPU's synth::evaluate_abc, for both curves:
 // a, b and c must be equal element for element. Random matrices with the shapes real keys have
 // and the edges the kernel must get right: empty rows, one-entry rows, a row of 3000 entries,

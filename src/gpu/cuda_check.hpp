@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // CUDA errors as cuzk status values.
 //
 // Every CUDA runtime call in cuzk goes through CUZK_CUDA_TRY, which turns a failure into a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // cuda_event: the owner of one CUDA event, for timing device work.
 //
 // Move-only with a noexcept destructor, like device_buffer. Events time work as the GPU sees it

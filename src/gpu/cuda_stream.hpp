@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // cuda_stream: the owner of one CUDA stream, created non-blocking.
 //
 // Non-blocking because the prover runs its copies, transforms and MSMs on streams of their own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Device discovery (see device.hpp).
 #include "gpu/device.hpp"
 

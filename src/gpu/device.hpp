@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Device discovery: how many CUDA devices there are, what each is, how much memory it has free,
 // where it sits on the PCI bus, and making one current. Every answer is a status value, so that
 // a machine without a GPU (or without a driver) gets a message, never a crash.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // device_arena: one device allocation that a sequence of runs carves into typed views, each run
 // laying out its own buffers from the start; device_view<T>: such a view (pointer and count, no
 // ownership).

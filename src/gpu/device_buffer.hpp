@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // device_buffer<T>: the owner of one cudaMalloc allocation of `count` elements of T.
 //
 // Move-only, with a noexcept destructor that frees the memory; creation and copies return status

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The GPU tests' guard: a test that needs a device skips, with the runtime's reason, where no CUDA
 // device answers (CI builds the GPU tests on a machine without one and runs only their listing).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Kernels and host wrappers behind field_batch.hpp, as templates over the CPU field type.
 //
 // Included only by the per-curve translation units (field_bn254.cu, field_bls12_381.cu), which

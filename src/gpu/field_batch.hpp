@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Element-wise field operations over arrays on the GPU, called from host code.
 //
 // This is the thinnest host entry into the device field (fp_device.cuh): copy the inputs to the

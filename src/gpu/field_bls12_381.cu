@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Explicit instantiations of the batch field operations for BLS12-381 (field_batch.cuh).
 #include "gpu/field_batch.cuh"
 

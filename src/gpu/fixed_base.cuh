@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The kernel and host code behind fixed_base.hpp, as templates over the host group; included only by
 // fixed_base_<curve>.cu, which hold the explicit instantiations.
 #pragma once

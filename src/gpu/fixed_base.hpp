@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Many multiples [k_i]P of one fixed point P on the GPU: a development setup's fixed-base products.
 //
 // The comb of groth16/fixed_base.hpp on the device: its table T[t][d] = [d 2^(w t)]P is made on the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Explicit instantiation of the GPU fixed-base products for BLS12-381's G1 and G2 (fixed_base.cuh).
 #include "gpu/fixed_base.cuh"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // fp2_device<F>: the quadratic extension F[u] / (u^2 + 1) on the GPU, the G2 coordinate field.
 //
 // The device twin of ff::fp2 (ff/fp2.hpp): the same element order (c0, c1) = c0 + c1 u, the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // fp_device<P>: a prime field in Montgomery form on the GPU, 2N 32-bit limbs.
 //
 // The device twin of ff::fp<P> (ff/fp.hpp), fed by the same parameter struct: the modulus and every

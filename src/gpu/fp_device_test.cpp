@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The device field (fp_device.cuh) against the CPU field (ff/fp.hpp), for all four fields of the
 // two curves: a million random products, sums and differences (and squares, negations, doublings;
 // inverses on fewer values, the CPU's Fermat inverse being slow)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The kernels behind h_scalars.hpp, a template over the CPU field type; included only by
 // h_scalars_<curve>.cu, which hold the explicit instantiations.
 //

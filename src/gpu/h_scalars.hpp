@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The last step of the Groth16 H computation on the device: h_j = a_j b_j - c_j, taken out of
 // Montgomery form, as the scalars of the H MSM.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Explicit instantiation of the H scalars kernels for BLS12-381's scalar field (h_scalars.cuh).
 #include "gpu/h_scalars.cuh"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Explicit instantiation of the H scalars kernels for BN254's scalar field (h_scalars.cuh).
 #include "gpu/h_scalars.cuh"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 #include "gpu/locked_host_memory.hpp"
 
 #include <cuda_runtime_api.h>

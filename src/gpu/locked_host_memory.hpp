@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // locked_host_memory: a large block of page-locked host memory, made by locking ordinary pages
 // (mmap, first touch on many threads, one cudaHostRegister) rather than by cudaHostAlloc.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // locked_host_memory on a device: the block is page-locked as one registration the runtime knows,
 // zero-filled, 2 MiB aligned, and a copy of all of it to the device and back is exact, for sizes
 // that are not a multiple of any page and sizes too small for a second thread. Without a CUDA

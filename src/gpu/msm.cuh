@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Kernels and host code behind msm.hpp, as templates over the group; included (through
 // msm_impl.cuh, with the accumulation's host drivers) only by msm_<group>_<curve>.cu, which hold
 // the explicit instantiations.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Multi-scalar multiplication on the GPU, in G1 or G2: sum_i [s_i] P_i with the points either
 // resident on the device (copied once, as a proving key's are: `create`) or streamed from host
 // memory during every run (`create_streamed`: for keys larger than the device), and the scalars

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Bucket accumulation for the GPU MSM (msm.cuh): every bucket's points summed by rounds of
 // pairwise affine additions whose slopes share one batched inversion.
 //

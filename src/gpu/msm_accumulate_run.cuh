@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Host drivers of the GPU MSM's bucket accumulation (msm.cuh step 4), members of device_msm
 // defined after the class (msm_impl.cuh puts the two together): the affine rounds (kernels in
 // msm_accumulate.cuh) over window groups, and the XYZZ runs (kernels in msm_xyzz.cuh) split into a

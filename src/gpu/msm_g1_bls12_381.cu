@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Explicit instantiation of the GPU G1 MSM for BLS12-381 (msm.cuh). One file per group and curve,
 // so that the four compile in parallel.
 #include "gpu/msm_impl.cuh"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Bucket reduction for the GPU MSM (msm.cuh): per window, sum_{b=1}^{B} b S_b from the bucket
 // sums S_b (B = 2^(c-1)), without any scalar multiplication.
 //

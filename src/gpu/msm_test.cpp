@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The GPU MSM (msm.hpp) against oracles that share none of its bucket logic, for G1 and G2 of
 // both curves:
 //  - ec::naive_msm (one scalar multiplication per point) at 0, 1, 2, 3, 100, 255, 256, 257, 1000,

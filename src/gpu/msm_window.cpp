@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The MSM window width (msm.hpp): a cost model in units of field products.
 //
 // Per window, n additions into buckets (affine, with batched inversion: ~7 products each, see

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Bucket accumulation in XYZZ coordinates for the GPU MSM (msm.cuh), the alternative to the
 // batched affine rounds of msm_accumulate.cuh.
 //

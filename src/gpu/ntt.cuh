@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Kernels and host code behind ntt.hpp, as templates over the CPU field type; included only by
 // ntt_<curve>.cu, which hold the explicit instantiations.
 //

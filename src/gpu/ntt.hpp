@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Number-theoretic transforms over a scalar field Fr on the GPU, in place on device-resident data.
 //
 // A `ntt_plan<Fr>` owns the twiddles of one power-of-two domain, computed once on the device:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Explicit instantiation of the GPU NTT for BN254's scalar field (ntt.cuh).
 #include "gpu/ntt.cuh"
 

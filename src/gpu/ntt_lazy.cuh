@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Lazy reduction for the NTT butterflies: values in [0, 2p) between stages, canonical at the end.
 //
 // Why. The NTT kernels are bound by the instructions each butterfly issues and by the length of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Host entry to the NTT's lazy butterfly arithmetic (ntt_lazy.cuh), for tests.
 //
 // The NTT keeps values in [0, 2p) between stages with its own sum, difference and product (the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The NTT butterflies' product by a fixed twiddle in Shoup's form: fewer multiplies than CIOS.
 //
 // Why. The transform is bound by the integer multiply pipe (docs/gpu/ntt.md, "What bounds

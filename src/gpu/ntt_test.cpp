@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The GPU NTT (ntt.hpp) against an O(n^2) DFT written here from the definition
 // X_k = sum_i x_i omega_n^(ik), for both scalar fields: every direction x order x domain
 // combination at sizes 2^1 .. 2^12 on fresh random inputs, and inverse(forward(x)) == x at 2^20

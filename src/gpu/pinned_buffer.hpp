@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // pinned_buffer<T>: the owner of one page-locked host allocation (cudaHostAlloc) of `count`
 // elements of T.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // 32-bit carry-chain instructions (PTX) for the device field arithmetic.
 //
 // C++ has no carry flag, and a compiler rebuilding carries from comparisons spends two or three

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // vk_alphabeta_12: the pairing e(alpha1, beta2) that snarkjs writes into verification_key.json.
 //
 // No verifier needs it (each recomputes the pairing), but users compare these files and tools

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Our vk_alphabeta_12 reproduces the one snarkjs wrote into the committed verification keys, byte
 // for byte once serialized; and development setup's keys carry it.
 #include "groth16/alphabeta.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The last step of every Groth16 prover, CPU or GPU: the proof from the five MSM sums, with the
 // blinding factors r and s. This is the one place the blinding formulas are written.
 //

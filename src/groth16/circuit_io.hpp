@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Between files and the prover's inputs: an .r1cs as a constraint system (for setup), a .wtns as
 // the witness's integers (for prove), and a witness written as a .wtns (synthetic circuits).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Definitions for circuit_io.hpp, compiled once per curve in groth16_<curve>.cpp.
 #pragma once
 

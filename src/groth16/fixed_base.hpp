@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Many multiples [k_i]P of one fixed point P (the setup's generators), with a precomputed table.
 //
 // A development setup multiplies the G1 generator by ~4 nVars + domainSize scalars and the G2

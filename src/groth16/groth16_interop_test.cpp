@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Interop with snarkjs 0.7.6 (tools/node): snarkjs verifies our proofs, and snarkjs proves with a
 // key from our development setup, which both verifiers then accept. Skipped, with a message,
 // where the npm tools are not installed (scripts/setup.sh installs them).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The prover and verifier on snarkjs's fixtures and on keys from our own setup, both curves:
 // proofs verify; with r = s = 0 the proof equals an independent slow computation; snarkjs's own
 // proof verifies and stops verifying when a coordinate or a public signal changes; the proof does

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The explicit instantiations of the groth16 layer for one curve, written once: each
 // groth16_<curve>.cpp expands CUZK_GROTH16_INSTANTIATE for its curve, so that the two curves
 // compile in parallel and every other file sees only the `extern template` declarations.

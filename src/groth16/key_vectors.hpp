@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A set of a Groth16 proving key's five point vectors (A, B1, B2, C, H): which of them a GPU key
 // keeps resident on the device and which it streams from host memory in every proof
 // (groth16/gpu/gpu_proving_key.hpp). Plain C++, so the command line reads the set the same way in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // key_vector_set: the words both ways, and the error for a word that is not a vector.
 #include "groth16/key_vectors.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Lagrange basis polynomials evaluated at one point τ, in O(n): what a setup multiplies the
 // generators by.
 //

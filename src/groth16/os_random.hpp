@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Random field elements from the operating system's CSPRNG (getrandom(2)), for the prover's
 // blinding factors r, s and the development setup's toxic waste.
 //

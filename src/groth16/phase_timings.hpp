@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The time one proof spent in each phase, in seconds: the one shape every layer above the prover
 // uses (the CPU and GPU provers fill it, the engine adds it to a job's times, the CLI and the
 // benchmark print it).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The Groth16 prover on the CPU, step by step as snarkjs and rapidsnark compute it, so that a
 // proof from a snarkjs .zkey verifies with snarkjs.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The prover chooser (see prover_choice.hpp).
 #include "groth16/prover_choice.hpp"
 

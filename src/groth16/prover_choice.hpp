@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Which prover runs a proof: the one chooser the CLI and the engine share.
 //
 // prover_kind is what a user asks for (`backend = "auto"` in the daemon's config, the CLI's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The prover chooser's answers on this machine, and its reasons in plain words: a machine without a
 // usable GPU is told why in a sentence, never with the CUDA call, its source file and line.
 #include "groth16/prover_choice.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A Groth16 proving key as the prover uses it: the snarkjs .zkey's header points and point
 // sections, plus the constraint matrices built once from its coefficient section.
 //

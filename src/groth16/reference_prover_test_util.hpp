@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Test-only: the Groth16 proof with r = s = 0 computed the slow, obviously-correct way, sharing
 // no code with the prover: coefficients decoded as plain values (not the double-Montgomery
 // trick), a, b, c as dense sums, the coset values by evaluating the Lagrange interpolant of the

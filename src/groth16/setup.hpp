@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Development setup: a Groth16 proving key and verification key for a constraint system, from
 // fresh random toxic waste.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The development setup against slow, obviously-correct versions: Lagrange values by the product
 // formula, the coset basis by the interpolation identity it must satisfy, fixed-base
 // multiplication against ec::scalar_mul, and every key section against per-point scalar

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Where a GPU proof computes a = A w, b = B w and c = a∘b: a prover setting that the daemon's
 // configuration and the benchmarks name, so it lives here, beside the prover contract, in a header
 // that needs no CUDA.

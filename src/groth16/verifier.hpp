@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The Groth16 verifier: does a proof check against a verification key and public signals?
 //
 // In order, each with its own error:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // MSM buckets kept in affine form and accumulated in batches that share one field inversion.
 //
 // The affine sum B + P = (x3, y3) with lambda = (yP - yB) / (xP - xB), x3 = lambda^2 - xB - xP,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The MSM instantiations for bls12_381's G1 and G2 (pippenger.hpp declares them extern).
 #include "msm/pippenger.hpp"
 

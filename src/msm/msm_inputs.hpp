@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // MSM inputs for tests and benchmarks: many random subgroup points, cheaply.
 //
 // A fresh [k]G per point costs a full scalar multiplication (~100 us for BLS12-381 G1), so 2^20

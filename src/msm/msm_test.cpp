@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The CPU MSM against the obviously-correct one (ec::naive_msm) and against a closed form, for
 // G1 and G2 of both curves.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // CPU multi-scalar multiplication sum_i [s_i] P_i by the bucket method (Pippenger), for G1 and G2
 // of both curves.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Signed-digit recoding of MSM scalars: s = sum_w d_w 2^(c w) with every d_w in [-2^(c-1), 2^(c-1)).
 //
 // With digits of both signs a window of c bits needs only 2^(c-1) buckets (a negative digit adds

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // How the bucket method is cut up: window width c and how many point chunks each window is split
 // into, chosen by a cost model in units of one bucket addition (an XYZZ mixed addition).
 //

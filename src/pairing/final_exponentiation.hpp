@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The final exponentiation f -> f^((q^12 - 1)/r * c), which turns a Miller loop value into an
 // element of GT.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Which element of GT the pairing produces, pinned down two ways for both curves:
 //
 //  1. Against a slow oracle: final_exponentiation(f) equals f raised to (q^12 - 1)/r * c, with the

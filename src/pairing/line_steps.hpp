@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The two steps of the Miller loop on the twist: T <- 2T and T <- T + Q, each returning the line
 // through the points involved, to be evaluated at the G1 point P.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The Miller loop of the optimal ate pairing, for any number of (P, Q) pairs at once.
 //
 // Every pair keeps its own running point T on the twist, but all pairs share one accumulator f:

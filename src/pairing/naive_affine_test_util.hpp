@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Test-only: a deliberately naive affine double-and-add with one inversion per step. Slow, but
 // too simple to share a bug with the projective formulas the pairing tests check, so the tests
 // make their points with it.

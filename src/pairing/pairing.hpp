@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The optimal ate pairing e: G1 x G2 -> GT for BN254 and BLS12-381, and the product of pairings
 // that a Groth16 verifier checks.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The pairing for BLS12-381, compiled once: explicit instantiations of the generic templates.
 #include "curves/bls12_381.hpp"
 #include "pairing/final_exponentiation.hpp"

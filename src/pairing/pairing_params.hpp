@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What the optimal ate pairing needs to know about a curve, derived from the curve's own header.
 //
 // Nothing here is declared twice: the family follows from which loop parameter the curve names

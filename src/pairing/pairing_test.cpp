@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Pairing properties for both curves: the Miller-loop steps against affine point formulas,
 // non-degeneracy, order r, bilinearity on random scalars, inverses, points at infinity, the
 // multi-pairing against single pairings, and a Groth16-shaped four-term check.

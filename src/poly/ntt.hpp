@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The number-theoretic transform over a curve's scalar field, on the CPU, in place and
 // multithreaded: forward a_j <- sum_i a_i omega^(ij), inverse a_j <- (1/n) sum_i a_i omega^(-ij),
 // over an ntt_domain. This is the CPU backend's NTT and the reference the GPU NTT is tested

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Explicit instantiations of the NTT, the coset evaluation and the H computation for bls12_381.
 #include "curves/bls12_381.hpp"
 #include "poly/ntt.hpp"

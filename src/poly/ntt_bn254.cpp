@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Explicit instantiations of the NTT, the coset evaluation and the H computation for bn254.
 #include "curves/bn254.hpp"
 #include "poly/ntt.hpp"

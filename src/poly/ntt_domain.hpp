@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A radix-2 evaluation domain {omega^j : j < n}, n = 2^k, in a curve's scalar field Fr, with the
 // tables every NTT over it reads.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The radix-2 NTT passes behind ntt.hpp: decimation in frequency (Gentleman-Sande, natural order
 // in, bit-reversed out) and decimation in time (Cooley-Tukey, bit-reversed in, natural out), each
 // scheduled so that every pass works on cache-sized pieces.

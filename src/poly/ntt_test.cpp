@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // NTT and odd-coset tests, written once and run for the scalar fields of both curves.
 //
 // Oracles: the O(n^2) DFT out_j = sum_i a_i w^(ij) with w taken to powers directly, Horner

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Evaluation on a coset of the NTT domain, and the Groth16 H computation exactly as snarkjs and
 // rapidsnark do it (snarkjs's Groth16 prover, rapidsnark's prover).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 #include "service/client.hpp"
 
 #include "service/state_dir.hpp"

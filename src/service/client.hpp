@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Connecting to a daemon: a channel to its Unix socket or TCP address, with the same message-size
 // limit the daemon uses, so inline witnesses of any size it accepts can be sent.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A client's TLS and token options as gRPC channel credentials, and what a refused call means
 // (see client_credentials.hpp).
 #include "service/client_credentials.hpp"

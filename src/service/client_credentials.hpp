@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What a client brings to a daemon's TCP listener when it has remote access configured
 // (remote_access.hpp): the CA that signed the daemon's certificate, a client certificate and key
 // (mutual TLS), a bearer token file. The client verbs and `cuzk bench` take them as --tls-ca,

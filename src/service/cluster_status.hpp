@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The cluster in /status (docs/cluster.md, 'The cluster view'): what this node publishes about
 // itself, and the object /status and `cuzk status` carry when the job store is PostgreSQL.
 //

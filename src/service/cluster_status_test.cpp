@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The cluster in /status from hand-made reads: absent without a PostgreSQL store, every node with
 // its report, heartbeat and whether it is this one, the queue by priority, the read's error text
 // only in the full view; a node's report from a snapshot (devices, resident keys, workers); and

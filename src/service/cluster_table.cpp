@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 #include "service/cluster_table.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk status --cluster`: the cluster of a /status document (cluster_status.hpp) for a person, as
 // two tables (the nodes; the queue by priority), or its JSON object alone with --json.
 #pragma once

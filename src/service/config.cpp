@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The config table, the TOML loader built on it, and --print-config.
 #include "service/config.hpp"
 
@@ -127,9 +128,12 @@ std::vector<config_key> make_table() {
           "is skipped with a warning when its port is taken, any other address that cannot be bound "
           "stops the start"),
       INT(max_message_mib, 0, 2047, false,
-          "largest gRPC message (inline witnesses), MiB; 0: the largest witness of the circuits registered "
-          "at start, at least 4; a message costs up to 3x its size while gRPC reads it: send larger "
-          "witnesses by path"),
+          "largest gRPC message (inline witnesses), MiB; 0: the largest witness of the circuits registered, "
+          "derived again as circuits are registered or replaced, at least 4, at most max_message_ceiling_mib; "
+          "a message costs up to 3x its size while gRPC reads it: send larger witnesses by path"),
+      INT(max_message_ceiling_mib, 4, 2047, false,
+          "the most a derived max_message_mib grows to, MiB; a message under it but over the derived limit "
+          "is read before it is refused"),
       INT(request_memory_mib, 0, int64_t(1) << 20, false,
           "memory gRPC may hold for requests while they arrive, MiB (a message that would take more is "
           "reset); 0: 8 messages of max_message_mib plus 32, at least 256"),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The daemon's configuration: one TOML file, every key described once in a table.
 //
 // The table (config_table()) is the single source of truth: each key's name, type, default,
@@ -58,7 +59,8 @@ struct daemon_config {
   // client certificates (mutual TLS), and a file holding the bearer token. Empty: off.
   std::string tls_cert, tls_key, tls_client_ca, auth_token_file;
   std::string http = default_http_address;  // host:port for HTTP; empty: none
-  int64_t max_message_mib = 0;     // 0: from the keys registered at start (message_limit.hpp)
+  int64_t max_message_mib = 0;     // 0: from the keys registered, as they change (message_limit.hpp)
+  int64_t max_message_ceiling_mib = 256;  // the most a derived limit grows to (message_limit.hpp)
   int64_t request_memory_mib = 0;  // 0: from the message limit (message_limit.hpp)
   int64_t workers = 1;
   std::string backend = "auto";

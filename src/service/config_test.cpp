@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The config table and loader: defaults, every key printed, errors naming key, expected and found.
 #include "service/config.hpp"
 

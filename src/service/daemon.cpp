@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 #include "service/daemon.hpp"
 
 #include <grpcpp/grpcpp.h>
@@ -23,6 +24,7 @@
 #include "service/message_limit.hpp"
 #include "service/process_metrics.hpp"
 #include "service/remote_access.hpp"
+#include "service/sd_notify.hpp"
 #include "service/status_json.hpp"
 
 namespace cuzk::service {
@@ -149,18 +151,30 @@ int run_daemon(const std::string& config_path) {
     return prometheus_text(eng->snapshot()) + build_info_text() + process_metrics_text(read_process_stats());
   };
 
-  grpc_service svc(*eng, full_status_doc, metrics_doc);
-  grpc::ServerBuilder b;
-  // What bounds the memory one request costs (message_limit.hpp): gRPC refuses a larger message
-  // before a handler runs. Replies are the daemon's own (proofs, status) and keep a wide limit.
-  const int64_t max_msg = message_limit_bytes(cfg.max_message_mib, eng->list_circuits());
-  b.SetMaxReceiveMessageSize(static_cast<int>(max_msg));
-  b.SetMaxSendMessageSize(1024 << 20);
-  // gRPC checks that limit only once a message is whole: the quota on its transport's memory is
-  // what stops a larger one while it arrives (message_limit.hpp).
-  const int64_t request_memory = request_memory_bytes(cfg.request_memory_mib, max_msg);
+  // What bounds the memory one request costs (message_limit.hpp). gRPC refuses a message over its
+  // own limit before a handler runs; while the limit is derived, that is the ceiling and the
+  // handlers refuse what is over the limit the registered keys give, which follows registrations.
+  // gRPC checks a limit only once a message is whole: the quota on its transport's memory is what
+  // stops a larger one while it arrives, and it follows the limit.
   grpc::ResourceQuota quota("cuzk-requests");
-  quota.Resize(static_cast<std::size_t>(request_memory));
+  message_limit::options lo;
+  lo.max_message_mib = cfg.max_message_mib;
+  lo.ceiling_mib = cfg.max_message_ceiling_mib;
+  lo.request_memory_mib = cfg.request_memory_mib;
+  lo.by_path = !cfg.witness_dirs.empty();
+  lo.on_change = [&quota](int64_t bytes, int64_t request_memory) {
+    quota.Resize(static_cast<std::size_t>(request_memory));
+    log_line(log_level::info, "service: message limit derived again max_message_bytes=" + std::to_string(bytes) +
+                                  " request_memory_bytes=" + std::to_string(request_memory));
+  };
+  message_limit limit(std::move(lo), eng->list_circuits());
+  quota.Resize(static_cast<std::size_t>(limit.request_memory()));
+
+  grpc_service svc(*eng, full_status_doc, metrics_doc, &limit);
+  grpc::ServerBuilder b;
+  b.SetMaxReceiveMessageSize(static_cast<int>(limit.transport_bytes()));
+  // Replies are the daemon's own (proofs, status) and keep a wide limit.
+  b.SetMaxSendMessageSize(1024 << 20);
   b.SetResourceQuota(quota);
   // gRPC sets SO_REUSEPORT on its TCP listeners by default, so a second daemon on the same port
   // would bind without an error and the kernel would split the connections between the two. Off:
@@ -228,9 +242,13 @@ int run_daemon(const std::string& config_path) {
                            split_host_port(cfg.http, "http")->first + ":" +
                            std::to_string(http->port()) + "/status"
                      : " http=off") +
-               " data_dir=" + cfg.data_dir + " max_message_bytes=" + std::to_string(max_msg) +
-               (cfg.max_message_mib == 0 ? " (derived)" : "") +
-               " request_memory_bytes=" + std::to_string(request_memory));
+               " data_dir=" + cfg.data_dir + " max_message_bytes=" + std::to_string(limit.bytes()) +
+               (limit.derived() ? " (derived, ceiling " + std::to_string(limit.transport_bytes()) + ")" : "") +
+               " request_memory_bytes=" + std::to_string(limit.request_memory()));
+
+  // Type=notify (packaging/systemd): `systemctl start` returns once clients can connect.
+  if (auto st = sd_notify("READY=1\nSTATUS=listening on " + sock); !st)
+    log_line(log_level::warn, "service: " + st.to_string());
 
   for (;;) {
     int sig = 0;
@@ -260,6 +278,7 @@ int run_daemon(const std::string& config_path) {
       cfg = std::move(merged);
       set_log_level(cfg.log_level);
       register_circuits(*eng, cfg);
+      limit.follow(eng->list_circuits());
       log_line(log_level::info, "service: reloaded config=" + config_path);
       continue;
     }
@@ -272,6 +291,7 @@ int run_daemon(const std::string& config_path) {
     grace = cfg.drain_grace_s;
   }
   log_line(log_level::info, "service: draining grace_s=" + std::to_string(grace));
+  (void)sd_notify("STOPPING=1\nSTATUS=draining");
   eng->drain(std::chrono::seconds(grace));
   svc.stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The daemon's life: config -> engine -> gRPC (Unix socket, optional TCP) -> HTTP -> signals.
 //
 // Signals are handled synchronously: they are blocked in every thread (before any thread starts)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The cluster as it must behave (every job delivered once, a dead node's jobs finished elsewhere
 // within its lease), with real daemons on the throwaway PostgreSQL server
 // (engine/jobs/pg_test_cluster.hpp), CPU backend: three daemons share one queue; 8 clients submit

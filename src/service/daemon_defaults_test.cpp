@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk daemon` with no arguments, run as an ordinary user: state under $XDG_STATE_HOME/cuzk, the
 // socket inside it, HTTP on 127.0.0.1:9745 (and, when another process holds that port, a daemon
 // that starts anyway and says HTTP is off), and the client verbs given no --socket finding it:
@@ -154,6 +155,10 @@ TEST(daemon_defaults, runs_with_no_arguments_and_the_client_verbs_find_its_socke
   EXPECT_NE(out.find("no circuits registered"), std::string::npos) << out;
   std::tie(rc, out) = u.cli("register poseidon " + zkey);
   ASSERT_EQ(rc, 0) << out;
+  // What was registered, as the daemon read the key; it once printed nothing.
+  EXPECT_EQ(out.rfind("registered poseidon: bn128, ", 0), 0u) << out;
+  EXPECT_NE(out.find(" variables, "), std::string::npos) << out;
+  EXPECT_NE(out.find("zkey " + zkey), std::string::npos) << out;
   std::tie(rc, out) = u.cli("register poseidon " + zkey);  // the same key again: a success
   EXPECT_EQ(rc, 0) << out;
   std::tie(rc, out) = u.cli("register poseidon " + data + "/snarkjs/bn128/circuit.zkey");
@@ -211,6 +216,49 @@ TEST(daemon_defaults, runs_with_no_arguments_and_the_client_verbs_find_its_socke
   EXPECT_NE(log.find("HTTP is off: http: cannot bind " + std::string(default_http_address)),
             std::string::npos)
       << log;
+}
+
+// A daemon started with no config derives its message limit from no keys: 4 MiB. A circuit
+// registered afterwards whose witness is 8 MB (2^18 variables, the size of a .wtns a user sent
+// inline) takes that witness inline without a restart: the limit follows the registration. Before,
+// it was refused until the daemon restarted, and the refusal offered --path, which is off without
+// witness_dirs.
+TEST(daemon_defaults, a_key_registered_after_the_start_takes_its_8_mb_witness_inline) {
+  user_env u;
+  const fs::path key = u.root / "big.zkey", witness = u.root / "big.wtns", vkey = u.root / "big.vk.json";
+  auto [rc, out] = u.cli("setup --synthetic --cpu --log-size 18 --vk " + vkey.string() + " " + key.string() + " " +
+                         witness.string());
+  ASSERT_EQ(rc, 0) << out;
+  ASSERT_GT(fs::file_size(witness), std::uintmax_t{8} << 20);
+  u.start_daemon();
+  if (HasFatalFailure()) return;
+  std::tie(rc, out) = u.cli("register big " + key.string());
+  ASSERT_EQ(rc, 0) << out;
+  std::tie(rc, out) = u.cli_stdout("prove-remote -c big " + witness.string());
+  ASSERT_EQ(rc, 0) << out << read_file((u.root / "daemon.log").string());
+  const auto doc = nlohmann::json::parse(out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << "not one JSON document:\n" << out;
+  auto vk_doc = formats::verification_key_from_json<bn254>(read_file(vkey.string()), "big.vk.json");
+  auto proof = formats::proof_from_json<bn254>(doc["proof"].dump(), "proof");
+  auto pub = formats::public_from_json<bn254>(doc["publicSignals"].dump(), "publicSignals");
+  ASSERT_TRUE(vk_doc && proof && pub);
+  EXPECT_TRUE(groth16::verify<bn254>(*vk_doc, *pub, *proof).is_ok());
+
+  // Past the derived limit (10 MiB now), the refusal names the key that admits it and offers no
+  // path: this daemon has no witness_dirs.
+  const fs::path over = u.root / "over.wtns";
+  std::string bytes = read_file(witness.string());
+  bytes.resize(std::size_t{12} << 20);
+  std::ofstream(over, std::ios::binary) << bytes;
+  std::tie(rc, out) = u.cli("submit -c big " + over.string());
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("expected at most 10485760 bytes (the daemon's message limit), found 12582"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("set max_message_mib = 13 in the daemon's config to admit it"), std::string::npos) << out;
+  EXPECT_EQ(out.find("--path"), std::string::npos) << out;
+  EXPECT_EQ(u.stop_daemon(), 0);
+  const std::string log = read_file((u.root / "daemon.log").string());
+  EXPECT_NE(log.find("message limit derived again max_message_bytes=10485760"), std::string::npos) << log;
 }
 
 // A data_dir deep enough that <data_dir>/cuzk.sock no longer fits a Unix socket's address: gRPC

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The real daemon binary with backend = "gpu": where a CUDA device exists, the snarkjs Poseidon
 // fixtures of both curves preloaded onto the device over the API, proved there by two workers,
 // every proof checked against snarkjs's verification_key.json, results carrying where they ran and

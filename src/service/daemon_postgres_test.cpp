@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The daemon with its job store on PostgreSQL (`database` in its config), on a throwaway server
 // (engine/jobs/pg_test_cluster.hpp): a job submitted with an inline witness is proved and its result
 // is in the database; after a kill -9, a daemon on another data_dir and the same database still

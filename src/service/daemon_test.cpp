@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The real daemon binary (`cuzk daemon`) on a temporary socket and data dir, driven through the
 // generated gRPC stub: a proof that verifies, bad requests answered with clear errors and the
 // matching gRPC codes while another job completes (and counted by reason, not by the made-up
@@ -377,6 +378,8 @@ TEST(daemon, client_verbs_print_the_engine_code_and_exit_1_on_errors) {
       << out;
   std::tie(rc, out) = d.cli("register poseidon --replace " + small_zkey);
   EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("registered poseidon (replacing its key): bn128, "), std::string::npos) << out;
+  EXPECT_NE(out.find("zkey " + small_zkey), std::string::npos) << out;
 
   // No daemon on the socket: gRPC's own UNAVAILABLE, still a clear message and exit 1.
   std::tie(rc, out) =
@@ -646,12 +649,12 @@ TEST(daemon, http_status_names_no_request_id_or_path_and_the_socket_status_does)
   EXPECT_EQ(d.term(), 0);
 }
 
-// docs/HARDENING.md, finding 14: a 200 MB inline witness cost the daemon 586 MB before its size was
-// checked. The message limit is derived from the registered keys now (4 MiB here: the Poseidon
-// key's witness is 17 kB), and gRPC refuses a larger message before the engine sees it: no job, no
-// refusal counted by the engine, and the client names the limit; one far larger is cut off while it
-// arrives, the daemon's peak growing by less than the message. Under the limit the engine checks
-// the witness against its key, as before.
+// A 200 MB inline witness once cost the daemon 586 MB before its size was checked. The message
+// limit is derived from the registered keys (4 MiB here: the Poseidon key's witness is 17 kB), and
+// a larger message is refused before the engine sees it: no job, no refusal counted by the engine,
+// and the client names the limit and the key that admits it (this daemon has witness_dirs, so a
+// path is offered too); one far larger is cut off while it arrives, the daemon's peak growing by
+// less than the message. Under the limit the engine checks the witness against its key, as before.
 TEST(daemon, an_inline_witness_over_the_derived_message_limit_is_refused_before_the_engine) {
   daemon_proc d("message-limit", 1, "request_memory_mib = 40\n");
   std::string big = read_file(wtns);
@@ -659,7 +662,7 @@ TEST(daemon, an_inline_witness_over_the_derived_message_limit_is_refused_before_
   uint64_t id = 0;
   auto s = d.submit(big, id);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
-  EXPECT_NE(s.error_message().find("larger than max"), std::string::npos) << s.error_message();
+  EXPECT_NE(s.error_message().find("the daemon's message limit"), std::string::npos) << s.error_message();
   auto st = d.status();
   EXPECT_EQ(st["counters"]["submitted"], 0);
   EXPECT_EQ(st["counters"]["rejected"], 0);  // the engine never saw it
@@ -668,7 +671,11 @@ TEST(daemon, an_inline_witness_over_the_derived_message_limit_is_refused_before_
   const auto [rc, out] = d.cli("submit -c poseidon " + d.dir + "/big.wtns");
   EXPECT_EQ(rc, 1) << out;
   EXPECT_NE(out.find("resource_exhausted: message: expected at most 4194304 bytes (the daemon's "
-                     "max_message_mib for a request), found 5242"),
+                     "message limit), found 5242"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("set max_message_mib = 6 in the daemon's config to admit it, or send the witness by path "
+                     "(--path) from one of its witness_dirs"),
             std::string::npos)
       << out;
 

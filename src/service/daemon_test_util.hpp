@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Test helpers shared by the daemon tests that start `cuzk daemon` as a process: reading a file,
 // running a shell command, a free TCP port for the daemon's HTTP listener (the kernel picks it;
 // another process could still take it before the daemon binds, which the tests accept), and a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The data directory lock (see data_dir_lock.hpp).
 #include "service/data_dir_lock.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // One daemon per data directory: an exclusive flock(2) on <data_dir>/cuzk.lock, held for the
 // daemon's life.
 //

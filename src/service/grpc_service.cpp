@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 #include "service/grpc_service.hpp"
 
 #include <algorithm>
@@ -40,9 +41,12 @@ result<engine::tier_target> tier_from(const engine::engine& e, const std::string
 grpc::Status grpc_service::RegisterCircuit(grpc::ServerContext*, const v1::RegisterCircuitRequest* req,
                                            v1::RegisterCircuitResponse*) {
   return guarded([&] {
-    return to_grpc(e_.register_circuit(
+    auto st = e_.register_circuit(
         req->id(), req->zkey_path(), from_wire(req->default_priority(), engine::priority::normal),
-        req->replace() ? engine::key_change::replace : engine::key_change::refuse, req->wasm_path()));
+        req->replace() ? engine::key_change::replace : engine::key_change::refuse, req->wasm_path());
+    // The new key's witness may be the largest now, or a replaced one no longer is.
+    if (st && limit_) limit_->follow(e_.list_circuits());
+    return to_grpc(st);
   });
 }
 
@@ -70,6 +74,10 @@ grpc::Status grpc_service::ListCircuits(grpc::ServerContext*, const v1::ListCirc
 }
 
 result<engine::job_id> grpc_service::submit(const v1::SubmitProofRequest& req) {
+  // gRPC's own limit is the ceiling while the limit is derived (message_limit.hpp): the engine never
+  // sees a request over the limit the registered keys give.
+  if (limit_)
+    if (auto st = limit_->admit(req.ByteSizeLong()); !st) return st;
   return e_.submit(to_job_request(req));
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The gRPC adapter: cuzk.v1.ProvingEngine (proto/cuzk/v1/proving.proto) onto the engine.
 //
 // Thin on purpose: each handler translates the request into engine types (wire.hpp), calls one
@@ -20,6 +21,7 @@
 #include "cuzk/v1/proving.grpc.pb.h"
 #include "engine/engine.hpp"
 #include "service/grpc_status.hpp"
+#include "service/message_limit.hpp"
 #include "service/wire.hpp"
 
 namespace cuzk::service {
@@ -29,9 +31,11 @@ class grpc_service final : public cuzk::v1::ProvingEngine::Service {
   // `status_json` and `metrics_text` render the documents the HTTP endpoints also serve, the status
   // in its full view: whoever reaches the gRPC API may already register keys by path, submit and
   // cancel (the Unix socket is mode 0600; `listen` is for private addresses only).
+  // `limit`, when given, is the daemon's message limit: SubmitProof and Prove refuse a request over
+  // it, and RegisterCircuit derives it again from the registry (message_limit.hpp).
   grpc_service(engine::engine& e, std::function<std::string()> status_json,
-               std::function<std::string()> metrics_text)
-      : e_(e), status_json_(std::move(status_json)), metrics_text_(std::move(metrics_text)) {}
+               std::function<std::string()> metrics_text, message_limit* limit = nullptr)
+      : e_(e), status_json_(std::move(status_json)), metrics_text_(std::move(metrics_text)), limit_(limit) {}
 
   grpc::Status RegisterCircuit(grpc::ServerContext*, const cuzk::v1::RegisterCircuitRequest*,
                                cuzk::v1::RegisterCircuitResponse*) override;
@@ -63,6 +67,7 @@ class grpc_service final : public cuzk::v1::ProvingEngine::Service {
   engine::engine& e_;
   std::function<std::string()> status_json_;
   std::function<std::string()> metrics_text_;
+  message_limit* limit_;
   std::atomic<bool> stopping_{false};
 };
 

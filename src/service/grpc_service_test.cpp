@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The wire <-> engine conversions of wire.hpp: every engine value goes to the proto value of the
 // same name (checked against the names protoc generates, independently of the switches), comes
 // back unchanged, and a wire number the proto does not define maps to nothing; a submit request

@@ -1,6 +1,10 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // errc <-> gRPC status codes (see grpc_status.hpp).
 #include "service/grpc_status.hpp"
 
+#include "service/message_limit.hpp"
+
+#include <charconv>
 #include <optional>
 #include <string_view>
 
@@ -80,20 +84,25 @@ grpc::Status to_grpc(const status& s) {
 namespace {
 
 // gRPC's refusal of a message over the receiver's limit, "Received message larger than max (<size>
-// vs. <limit>)", in cuzk's words: what was expected, what was found, and the way round it. For a
-// request, the receiver is the daemon and the limit its max_message_mib (message_limit.hpp).
-std::optional<status> message_too_large(const grpc::Status& s) {
+// vs. <limit>)", in cuzk's words: what was expected, what was found, and the config key that admits
+// it. For a request, the receiver is the daemon and the limit its own (message_limit.hpp): an
+// explicit max_message_mib, or the ceiling of a derived one; max_message_mib set to the size admits
+// the message either way. Whether the daemon reads witnesses by path is its config's business
+// (witness_dirs), unknown here, so sending by path is not offered.
+std::optional<status> grpc_message_too_large(const grpc::Status& s) {
   constexpr std::string_view head = "Received message larger than max (";
   const std::string& msg = s.error_message();
   if (s.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED || msg.rfind(head, 0) != 0) return std::nullopt;
   const auto vs = msg.find(" vs. ", head.size());
   const auto close = msg.find(')', head.size());
   if (vs == std::string::npos || close == std::string::npos || close < vs) return std::nullopt;
-  const std::string found = msg.substr(head.size(), vs - head.size());
-  const std::string limit = msg.substr(vs + 5, close - vs - 5);
-  return status(errc::resource_exhausted,
-                "message: expected at most " + limit + " bytes (the daemon's max_message_mib for a request), found " +
-                    found + ": send a witness this large by path (--path), or raise max_message_mib");
+  const std::string_view found = std::string_view(msg).substr(head.size(), vs - head.size());
+  const std::string_view limit = std::string_view(msg).substr(vs + 5, close - vs - 5);
+  int64_t f = 0, l = 0;
+  if (std::from_chars(found.data(), found.data() + found.size(), f).ec != std::errc{} ||
+      std::from_chars(limit.data(), limit.data() + limit.size(), l).ec != std::errc{})
+    return std::nullopt;
+  return message_too_large(l, f, false);
 }
 
 // The daemon's transport reset the stream while the message arrived (ENHANCE_YOUR_CALM, HTTP/2
@@ -104,15 +113,15 @@ std::optional<status> stream_cut_off(const grpc::Status& s) {
     return std::nullopt;
   return status(errc::resource_exhausted,
                 "message: refused while it arrived: the daemon's memory for requests in flight is full (a "
-                "message over its max_message_mib, or many large ones at once): send a large witness by "
-                "path (--path), or retry");
+                "message over its message limit, or many large ones at once): retry, or raise "
+                "request_memory_mib in the daemon's config");
 }
 
 }  // namespace
 
 status from_grpc(const grpc::Status& s) {
   if (s.ok()) return status::ok();
-  if (auto big = message_too_large(s)) return *big;
+  if (auto big = grpc_message_too_large(s)) return *big;
   if (auto cut = stream_cut_off(s)) return *cut;
   const std::string& msg = s.error_message();
   // "<errc name>: <message>", where the name is a code that travels as this gRPC code.

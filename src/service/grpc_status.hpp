@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Engine statuses on the wire: errc <-> grpc::StatusCode, both ways.
 //
 // The daemon answers an RPC that fails with the gRPC code that matches the engine's (NOT_FOUND for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // errc <-> gRPC codes: the table each engine code travels as (written out here, independently of the
 // switch in grpc_status.cpp), the lossless round trip daemon -> wire -> client for every code, and
 // statuses that did not come from the daemon.
@@ -72,15 +73,21 @@ TEST(grpc_status, statuses_from_elsewhere_map_by_their_grpc_code) {
   EXPECT_EQ(from_grpc(grpc::Status(StatusCode::DATA_LOSS, "?")).code(), errc::internal);
 }
 
-// docs/HARDENING.md, finding 14: a message over the daemon's max_message_mib is refused by gRPC in
-// its own words; the client says which limit, both sizes and the way round it.
-TEST(grpc_status, a_message_over_the_limit_names_the_limit_and_the_way_round) {
+// A message over the daemon's gRPC limit is refused by gRPC in its own words; the client says
+// which limit, both sizes and the config key that admits it (max_message_mib at the size, in MiB
+// rounded up), not a path option the daemon may have off.
+TEST(grpc_status, a_message_over_the_limit_names_the_limit_and_the_key_that_admits_it) {
   const status big = from_grpc(grpc::Status(StatusCode::RESOURCE_EXHAUSTED,
                                             "Received message larger than max (200000096 vs. 4194304)"));
   EXPECT_EQ(big.code(), errc::resource_exhausted);
   EXPECT_EQ(big.message(),
-            "message: expected at most 4194304 bytes (the daemon's max_message_mib for a request), found "
-            "200000096: send a witness this large by path (--path), or raise max_message_mib");
+            "message: expected at most 4194304 bytes (the daemon's message limit), found 200000096: set "
+            "max_message_mib = 191 in the daemon's config to admit it");
+  // Past what gRPC's int holds nothing admits it inline.
+  const status huge = from_grpc(grpc::Status(StatusCode::RESOURCE_EXHAUSTED,
+                                             "Received message larger than max (3000000000 vs. 268435456)"));
+  EXPECT_NE(huge.message().find("found 3000000000: a message over 2047 MiB cannot go inline"), std::string::npos)
+      << huge.message();
   // Cut off while it arrived: the daemon's transport quota.
   const status cut =
       from_grpc(grpc::Status(StatusCode::RESOURCE_EXHAUSTED, "Received RST_STREAM with error code 11"));

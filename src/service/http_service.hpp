@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // HTTP for monitoring and people: GET / (a status page, status_page.hpp), /healthz (200 "ok",
 // 503 "draining"), /status (JSON, the public view: no request ids or paths, status_json.hpp),
 // /metrics (Prometheus text), /trace (the engine's Chrome trace); any other path gets a 404 page

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The daemon's log: spdlog to stderr, one line per event, "<component>: <what> key=value ...".
 //
 // The engine already writes its lines in that shape (job queued, job ended with each phase's

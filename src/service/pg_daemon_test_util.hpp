@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A `cuzk daemon` process with its jobs in a PostgreSQL database, for the tests of daemons sharing
 // one queue (daemon_postgres_test.cpp, daemon_cluster_test.cpp): its own data_dir and socket, its
 // node name, HTTP on a port when the test gives one, and whatever further config lines it gives.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 #include "service/process_metrics.hpp"
 
 #include <sys/resource.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // /metrics lines about the process itself rather than the engine: what build it is
 // (cuzk_build_info) and the standard process_* families every Prometheus client library exports,
 // read from /proc, so that the usual dashboards and alerts (CPU, memory, file descriptors,

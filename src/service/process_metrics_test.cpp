@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The process's own /metrics lines: /proc parsed (a command name with spaces and parentheses
 // included), this process read live with plausible numbers, and the whole /metrics document (the
 // engine's families, cuzk_build_info, process_*) in the Prometheus text format: every sample's

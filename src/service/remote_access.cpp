@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // TLS and client authentication on the TCP listener (see remote_access.hpp).
 #include "service/remote_access.hpp"
 

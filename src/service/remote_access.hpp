@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Who may use the daemon from another machine: TLS on the TCP listener, and
 // client authentication by certificate (mutual TLS), by bearer token, or both.
 //

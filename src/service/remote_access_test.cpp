@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Remote access (remote_access.hpp, client_credentials.hpp) against the real daemon: certificates
 // made here with the openssl command (a CA, a server certificate for localhost and 127.0.0.1, a
 // client certificate, and a client certificate from another CA), one daemon that asks for TLS, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Where the daemon keeps its state when its config names no data_dir, and so where every client
 // verb looks for the daemon's socket when it is given no --socket.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The default state folder: XDG_STATE_HOME first, then HOME, then the current folder; a candidate
 // that cannot be made or written is passed over, and resolving it creates nothing.
 #include "service/state_dir.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The engine's state for people and monitoring: /status JSON and Prometheus /metrics text.
 //
 // Both are pure functions of an engine_snapshot (plus the config for /status), so the HTTP and

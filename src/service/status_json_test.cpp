@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The /metrics and /status documents from a hand-made snapshot: refusals appear by reason, every
 // reason always, and a circuit label only for circuits the snapshot counts jobs of; the memory
 // budgets and the pinned pool with their numbers; the GPU's kernel busy time per slot and NVML's

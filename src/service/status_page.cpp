@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 #include "service/status_page.hpp"
 
 #include "service/status_page_html.hpp"  // generated from status_page.html

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The pages a person reaches with a browser: `/` (status_page.html, embedded at build time), a
 // small status page that reads /status every 2 s, and the 404 page, which lists the endpoints
 // instead of answering with nothing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The status page (GET /) in a real browser: a CPU daemon proves two jobs of the small bn128
 // fixture, fails one from input JSON that the circuit's assert refuses, runs one whose witness
 // code never ends (it stays in its witness phase) and holds one queued behind it; headless

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Two status documents to the bench's hardware lines (see status_summary.hpp).
 #include "service/status_summary.hpp"
 

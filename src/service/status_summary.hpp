@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A client's reading of two /status documents (status_json.hpp): what the daemon's memory and GPUs
 // did between them, as the lines `cuzk bench` prints after its table.
 //

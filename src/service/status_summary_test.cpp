@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The bench's hardware lines (status_summary.hpp) from /status documents rendered by status_json
 // from hand-made snapshots, so the writer and the reader are checked against each other: the GPU
 // busy ratio and NVML's mean are the run's differences, peaks are labelled since start, a host

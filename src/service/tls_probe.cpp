@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // One TLS handshake against a port (see tls_probe.hpp), with OpenSSL.
 #include "service/tls_probe.hpp"
 

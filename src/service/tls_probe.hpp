@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Whether a TCP port speaks TLS, asked with one TLS handshake that checks nothing (no certificate
 // is verified and nothing is sent after it). gRPC reports a plaintext client at a TLS port, and a
 // TLS client at a plaintext one, as an unreachable daemon; this tells the two apart so the client

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The wire's messages and enums to and from the engine's types (see wire.hpp).
 #include "service/wire.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Conversions between the wire (proto/cuzk/v1/proving.proto) and the engine's types, shared by the
 // gRPC handlers (grpc_service.hpp) and the client verbs. They need the messages only, not gRPC, so
 // they live in the service's wire library (cuzk_wire), which the request fuzz target

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The A and B matrices of a Groth16 proving key, in the form a proof evaluates them.
 //
 // A snarkjs .zkey stores the QAP's A and B as loose coefficient records (section 4; see

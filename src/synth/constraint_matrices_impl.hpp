@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Definitions for constraint_matrices.hpp, compiled once per curve in synth_<curve>.cpp.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A rank-1 constraint system in memory: A w ∘ B w = C w, with the wire layout circom uses.
 //
 // This is what a development setup consumes (an .r1cs read by formats/, or a synthetic circuit

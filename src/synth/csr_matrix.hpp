@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A sparse matrix over a field in compressed-sparse-row form, built once from unsorted
 // (row, column, value) triplets.
 //

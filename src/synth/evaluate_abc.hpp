@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Per-proof synthesis: a = A*w, b = B*w, c = a∘b over the proving key's constraint matrices.
 //
 // These are the evaluations of the QAP polynomials A(x), B(x), C(x) on the n-point domain, the

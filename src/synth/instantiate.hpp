@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The explicit instantiations of the synth layer for one scalar field, written once: each
 // synth_<curve>.cpp expands CUZK_SYNTH_INSTANTIATE for its field.
 #pragma once

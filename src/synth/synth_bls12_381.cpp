@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Synthesis compiled for BLS12-381's scalar field.
 #include "curves/bls12_381.hpp"
 #include "synth/instantiate.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Synthesis against a dense, obviously-correct evaluation: random sparse matrices given as
 // unsorted records with repeats and empty rows, read both from memory and from the zkey's byte
 // layout; error cases name the bad record; results do not depend on the thread count.

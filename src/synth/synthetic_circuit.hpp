@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Synthetic circuits of any power-of-two size with a satisfying witness, for benchmarks at sizes
 // circom cannot reach quickly (2^20 to 2^24 constraints).
 //

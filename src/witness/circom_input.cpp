@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Reading input.json by circom's rules; see circom_input.hpp.
 #include "witness/circom_input.hpp"
 

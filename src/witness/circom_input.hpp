@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A circuit's input JSON (snarkjs's input.json) read by circom's rules, ready for its witness code.
 //
 // The rules are those of circom's witness_calculator.js and snarkjs's `wtns calculate`:

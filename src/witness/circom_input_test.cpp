@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // input.json by circom's rules (circom_input.hpp): names and their hashes, flattening, every
 // accepted spelling of a value and its reduction modulo p, and the refusals with their messages.
 #include "witness/circom_input.hpp"

@@ -1,13 +1,20 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Loading a compiled circom witness generator and running it; see circom_wasm.hpp.
 #include "witness/circom_wasm.hpp"
 
 #include <dlfcn.h>
 
 #include <condition_variable>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <mutex>
+#include <string_view>
 #include <thread>
+#include <unordered_set>
+#include <vector>
 
+#include "witness/fnv1a.hpp"
 #include "witness/native_field.hpp"
 
 namespace cuzk::witness {
@@ -68,6 +75,39 @@ class stop_watch {
   std::unique_ptr<std::stop_callback<std::function<void()>>> on_stop_;  // (not std::optional: GCC 12 warns)
   std::jthread timer_;
 };
+
+// circom writes <name>.sym beside its output folder's <name>_js/<name>.wasm; a copy may sit beside
+// the wasm itself. The first that exists, or "".
+std::string sym_file_for(const std::string& wasm) {
+  namespace fs = std::filesystem;
+  const fs::path w(wasm);
+  const fs::path name = w.stem().string() + ".sym";
+  for (const fs::path& p : {w.parent_path() / name, w.parent_path().parent_path() / name}) {
+    std::error_code ec;
+    if (!p.empty() && fs::is_regular_file(p, ec)) return p.string();
+  }
+  return {};
+}
+
+// The signals of the main component a .sym lists ("labelIdx,varIdx,componentIdx,main.x[0][1]"):
+// the names without "main." and without indices, each once, in the file's order. Signals of
+// subcomponents ("main.c.x") are not the circuit's inputs.
+std::vector<std::string> main_signals(const std::string& sym) {
+  std::vector<std::string> names;
+  std::unordered_set<std::string> seen;
+  std::ifstream in(sym);
+  for (std::string line; std::getline(in, line);) {
+    const auto comma = line.rfind(',');
+    if (comma == std::string::npos) continue;
+    std::string_view full = std::string_view(line).substr(comma + 1);
+    if (!full.starts_with("main.")) continue;
+    full.remove_prefix(5);
+    const std::string_view base = full.substr(0, full.find('['));
+    if (base.empty() || base.find('.') != std::string_view::npos) continue;
+    if (seen.emplace(base).second) names.emplace_back(base);
+  }
+  return names;
+}
 
 }  // namespace
 
@@ -224,10 +264,34 @@ result<calculated_witness> witness_generator::calculate(std::span<const input_si
       ++set;
     }
   }
-  if (set < input_size_)
-    return status(errc::failed_precondition, input_source + ": not all inputs are given: " + std::to_string(set) +
-                                                 " of the circuit's " + std::to_string(input_size_) +
-                                                 " input values (the circuit's .sym file lists its input signals)");
+  if (set < input_size_) {
+    std::string msg = input_source + ": not all inputs are given: " + std::to_string(set) + " of the circuit's " +
+                      std::to_string(input_size_) + " input values";
+    // The wasm answers by a name's hash only; circom's .sym names the main component's signals, and
+    // the wasm says which of those are inputs.
+    const std::string sym = sym_file_for(source_);
+    std::vector<std::string> missing;
+    if (!sym.empty()) {
+      std::unordered_set<std::string> given;
+      for (const input_signal& s : inputs) given.insert(s.name);
+      for (const std::string& name : main_signals(sym)) {
+        if (given.contains(name)) continue;
+        const uint64_t h = fnv1a_64(name);
+        int32_t size = 0;
+        if (a.input_size(w.get(), static_cast<uint32_t>(h >> 32), static_cast<uint32_t>(h), &size) == 0 && size > 0)
+          missing.push_back(name);
+      }
+    }
+    if (!missing.empty()) {
+      msg += "; missing:";
+      for (std::size_t i = 0; i < missing.size(); ++i) msg += (i ? ", " : " ") + missing[i];
+      msg += " (from " + sym + ")";
+    } else {
+      msg += sym.empty() ? " (circom's .sym file beside the wasm, or beside its _js folder, would name the missing ones)"
+                         : " (the circuit's .sym file lists its input signals: " + sym + ")";
+    }
+    return status(errc::failed_precondition, std::move(msg));
+  }
   out.words.resize(std::size_t{witness_size_} * n32);
   if (a.values(w.get(), out.words.data(), witness_size_, n32) != 0) return failed("reading the witness");
   out.log = take_log(a, w.get());

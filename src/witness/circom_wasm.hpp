@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // circom's witness code, compiled (wasm_compiler.hpp) and loaded: the witness of an input, exactly
 // as circom's witness_calculator.js and `snarkjs wtns calculate` compute it.
 //

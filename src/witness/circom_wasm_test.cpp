@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // circom's witness code compiled by wasm2c and run (wasm_compiler.hpp, circom_wasm.hpp), against
 // the .wtns files snarkjs made from the same .wasm (tests/data/witness/README.md): the same bytes
 // on both curves, circom's message for a failed assert, and the input errors. Skipped where wasm2c
@@ -131,8 +132,8 @@ TEST_P(CircomWasm, InputsTheCircuitDoesNotTakeAreNamed) {
   EXPECT_EQ(error_of(*g, R"({"m": [[1,2,3],[4,5]]})"),
             "input.json: m: expected 6 values (the circuit's size of this input), found 5");
   EXPECT_EQ(error_of(*g, R"({"m": [[1,2,3],[4,5,6]], "x": [1,2,3], "k": 1})"),
-            "input.json: not all inputs are given: 10 of the circuit's 18 input values (the circuit's .sym file lists "
-            "its input signals)");
+            "input.json: not all inputs are given: 10 of the circuit's 18 input values (circom's .sym file beside "
+            "the wasm, or beside its _js folder, would name the missing ones)");
   EXPECT_TRUE(calculate(*g, "{" + full + "}").is_ok());
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The 64-bit FNV-1a hash of a signal name, as circom's witness code looks inputs up.
 //
 // circom's wasm finds an input signal by the FNV-1a hash of its name (offset basis

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // wasm -> C -> shared object, cached; see wasm_compiler.hpp.
 #include "witness/wasm_compiler.hpp"
 

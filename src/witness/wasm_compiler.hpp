@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // circom's witness .wasm made into native code once, and kept: wabt's wasm2c translates the wasm
 // to C, the system's C compiler builds that C, wabt's runtime and circom_wasm_glue.c into a shared
 // object, and the object is kept in a cache folder under the SHA-256 of everything that went into

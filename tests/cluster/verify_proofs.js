@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Verifies every proof in a directory with snarkjs's library, in one process: the cluster test's
 // check (src/service/daemon_cluster_test.cpp) that what the daemons returned verifies under snarkjs.
 //

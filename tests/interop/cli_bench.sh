@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # `cuzk bench ntt|msm|prove` (src/apps/gpu_bench_command.hpp), end to end through the binary.
 #
 #   cli_bench.sh CUZK args   the arguments are checked the same way in every build: a bad curve, a

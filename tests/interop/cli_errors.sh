@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Bad input to the `cuzk` command gives a clear message and a non-zero exit, never a crash:
 # missing and truncated files, garbage, a witness for another circuit or curve, malformed JSON,
 # files of the two curves mixed, an unwritable output. Needs no npm tools.
@@ -37,9 +38,14 @@ echo '{"pi_a": 1}' >"$WORK/bad_proof.json"
 : >"$WORK/empty.json"
 
 expect_error "no subcommand" "subcommand" "$CUZK"
+# A misspelt subcommand is named, with the closest one; not "A subcommand is required".
+expect_error "misspelt subcommand" 'unknown subcommand "provee"; did you mean "prove"?' "$CUZK" provee a b
+expect_error "misspelt subcommand after a global option" 'unknown subcommand "verfy"; did you mean "verify"?' \
+  "$CUZK" --threads 2 verfy a b c
+expect_error "unknown subcommand, nothing close" 'unknown subcommand "zzzzzzzz"' "$CUZK" zzzzzzzz
 # Usage errors exit 2, as most Unix tools do (CLI11's own codes, 105, 106, 109, ..., are mapped),
 # whether CLI11 finds them or a check after parsing does; --help and --version exit 0.
-usage_cases=("prove --bogus" "nosuchverb" "prove" "prove a b c d e" "--threads 0 info x" "--threads many info x"
+usage_cases=("prove --bogus" "nosuchverb" "prove" "prove a b c d e" "--threads -1 info x" "--threads many info x"
   "setup --synthetic x.zkey" "setup --log-size 10 a.r1cs b.zkey" "bench ntt --curve bn254 --log-size 0"
   "bench ntt --curve secp256k1 --log-size 10")
 if "$CUZK" --help 2>/dev/null | grep -q prove-remote; then  # a build with the daemon and its clients
@@ -94,8 +100,11 @@ expect_error "verify: proof without pi_b" "bad_proof.json" \
   "$CUZK" verify "$BN/verification_key.json" "$BN/public.json" "$WORK/bad_proof.json"
 expect_error "verify: empty public.json" "empty.json" \
   "$CUZK" verify "$BN/verification_key.json" "$WORK/empty.json" "$BN/proof.json"
-expect_error "verify: bls12381 proof, bn128 key" "proof.json" \
+# Both curves named, not a coordinate out of range.
+expect_error "verify: bls12381 proof, bn128 key" "proof.json: curve: expected bn128 (the curve of $BN/verification_key.json), found bls12381" \
   "$CUZK" verify "$BN/verification_key.json" "$BN/public.json" "$BLS/proof.json"
+expect_error "verify: bn128 proof, bls12381 key" "curve: expected bls12381" \
+  "$CUZK" verify "$BLS/verification_key.json" "$BLS/public.json" "$BN/proof.json"
 expect_error "verify: too many public signals" "public" \
   "$CUZK" verify "$BN/verification_key.json" "$BN/wide/public.json" "$BN/proof.json"
 expect_error "verify: too few public signals" "public" \
@@ -103,7 +112,8 @@ expect_error "verify: too few public signals" "public" \
 expect_error "info: garbage" "garbage.bin" "$CUZK" info "$WORK/garbage.bin"
 expect_error "info: missing" "$WORK/missing.r1cs" "$CUZK" info "$WORK/missing.r1cs"
 expect_error "setup: zkey given as r1cs" "circuit.zkey" "$CUZK" setup "$BN/circuit.zkey" "$WORK/x.zkey"
-expect_error "threads: zero" "threads" "$CUZK" --threads 0 info "$BN/circuit.r1cs"
+# 0 is all cores, as `threads = 0` is in the daemon's config.
+expect_ok "threads: zero is all cores" "bn128" "$CUZK" --threads 0 info "$BN/circuit.zkey"
 # A FIFO as input is refused before it is read (it used to block forever); `timeout` turns a hang
 # into exit 124 without the expected message.
 mkfifo "$WORK/fifo"

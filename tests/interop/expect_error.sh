@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Sourced by the CLI checks (cli_errors.sh, cli_bench.sh): one way to assert that a command fails
 # cleanly, and the counters the caller reports at its end.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Interop between the `cuzk` command and snarkjs on one circuit of tests/data/snarkjs, one curve:
 #
 #   interop.sh CUZK CURVE CIRCUIT [WORK]

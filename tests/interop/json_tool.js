@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Small JSON edits and checks for the interop tests, in node because node is what the tests
 // already need (snarkjs). One verb per call:
 //

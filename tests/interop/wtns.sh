@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # `cuzk wtns calculate` and `cuzk fullprove` on circom circuits new to the rest of the tests
 # (tests/data/witness), one curve:
 #
@@ -86,6 +87,16 @@ bad "input: too few values" "bad.json: m: expected 6 values" '{"m": [[1,2,3],[4,
 bad "input: too many values" "bad.json: x: expected 3 values (the circuit's size of this input), found 4" \
   '{"m": [[1,2,3],[4,5,6]], "x": [1,2,3,4]}'
 bad "input: missing signals" "not all inputs are given: 10 of the circuit's 18" '{"m": [[1,2,3],[4,5,6]], "x": [1,2,3], "k": 1}'
+# With circom's .sym beside the wasm's folder (circom writes <name>.sym beside <name>_js/), the
+# missing input is named. A .sym as circom writes it: labelIdx,varIdx,componentIdx,name.
+mkdir -p "$WORK/sym/matrix_js"
+cp "$M" "$WORK/sym/matrix_js/matrix.wasm"
+printf '%s\n' "1,1,0,main.out[0]" "2,-1,0,main.m[0][0]" "3,-1,0,main.m[1][2]" "4,-1,0,main.x[0]" "5,-1,0,main.k" \
+  "6,-1,0,main.cube[0][0][0]" "7,-1,0,main.cube[1][1][1]" "8,-1,1,main.sub.cube" >"$WORK/sym/matrix.sym"
+printf '%s\n' '{"m": [[1,2,3],[4,5,6]], "x": [1,2,3], "k": 1}' >"$WORK/bad.json"
+expect_error "input: missing signals named from the .sym" \
+  "not all inputs are given: 10 of the circuit's 18 input values; missing: cube (from $WORK/sym/matrix.sym)" \
+  "$CUZK" wtns calculate "${CACHE[@]}" "$WORK/sym/matrix_js/matrix.wasm" "$WORK/bad.json" "$WORK/x.wtns"
 bad "input: bad value" 'bad.json: m[1][1]: expected a decimal string' '{"m": [[1,2,3],[4,"five",6]]}'
 bad "input: fraction" "bad.json: k: expected an integer, found 1.5" "{\"k\": 1.5}"
 bad "input: past 2^53" "write it as a decimal string" "{\"k\": 123456789012345678901}"
@@ -93,8 +104,12 @@ expect_error "input: missing file" "$WORK/none.json" "$CUZK" wtns calculate "${C
 expect_error "wasm: missing file" "$WORK/none.wasm" "$CUZK" wtns calculate "${CACHE[@]}" "$WORK/none.wasm" \
   "$CIRCUITS/matrix.input.json" "$WORK/x.wtns"
 printf 'not wasm' >"$WORK/junk.wasm"
-expect_error "wasm: not wasm" "junk.wasm: wasm2c failed" "$CUZK" wtns calculate "${CACHE[@]}" "$WORK/junk.wasm" \
-  "$CIRCUITS/matrix.input.json" "$WORK/x.wtns"
+expect_error "wasm: not wasm" "junk.wasm: expected the circuit's witness code" "$CUZK" wtns calculate "${CACHE[@]}" \
+  "$WORK/junk.wasm" "$CIRCUITS/matrix.input.json" "$WORK/x.wtns"
+# The wasm where the input JSON belongs (the two commands take them in opposite orders): named as a
+# wasm file, not wabt's "bad magic value" about the JSON.
+expect_error "input: a wasm, arguments swapped" "$M: expected the circuit's input JSON, found a wasm file" \
+  "$CUZK" wtns calculate "${CACHE[@]}" "$CIRCUITS/matrix.input.json" "$M" "$WORK/x.wtns"
 
 # ---- fullprove -------------------------------------------------------------------------------
 "$CUZK" setup "$DATA/$CURVE/matrix.r1cs" "$WORK/matrix.zkey" --vk "$WORK/vk.json" >/dev/null
@@ -105,6 +120,8 @@ expect_error "fullprove: failed assert" "Assert Failed." "$CUZK" fullprove "${CA
   "$WORK/matrix.zkey" "$WORK/p2.json" "$WORK/pub2.json"
 expect_error "fullprove: witness of another circuit" "witness length mismatch" "$CUZK" fullprove "${CACHE[@]}" \
   "$CIRCUITS/range_check.input.json" "$W" "$WORK/matrix.zkey" "$WORK/p2.json" "$WORK/pub2.json"
+expect_error "fullprove: a wasm, arguments swapped" "$M: expected the circuit's input JSON, found a wasm file" \
+  "$CUZK" fullprove "${CACHE[@]}" "$M" "$CIRCUITS/matrix.input.json" "$WORK/matrix.zkey" "$WORK/p2.json" "$WORK/pub2.json"
 if [[ -x $SNARKJS ]] && command -v node >/dev/null; then
   "$SNARKJS" groth16 verify "$WORK/vk.json" "$WORK/public.json" "$WORK/proof.json" | grep -q 'OK!' ||
     fail "snarkjs groth16 verify refused fullprove's proof"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Python client for the cuzk proving daemon (gRPC, proto/cuzk/v1/proving.proto).
 
     from cuzk_client import Client

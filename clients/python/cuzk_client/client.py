@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """A client for the cuzk daemon's gRPC API (proto/cuzk/v1/proving.proto)."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """cuzk_client against a running daemon: clients/test.sh starts one and sets
 CUZK_TEST_SOCKET (its socket), CUZK_TEST_DATA (tests/data/snarkjs/bn128), CUZK_TEST_WITNESS_DIR (one
 of its witness_dirs, holding circuit.wtns), CUZK_TEST_TMP (a scratch folder) and SNARKJS; for input

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The committed stubs (cuzk_client/_proto, made by gen_stubs.sh) describe proto/cuzk/v1/proving.proto
 as it is now: its descriptor, compiled here by protoc, equals the one in proving_pb2.py, and the
 grpc stub has every method of the service. Needs protoc (protobuf-compiler)."""

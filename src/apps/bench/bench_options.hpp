@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What a GPU benchmark run is asked to do (`cuzk bench ntt|msm|prove`), and the checks on it.
 //
 // Plain C++ with no CUDA in it, so the command line validates its arguments the same way in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The benchmarks' option checks (bench_options.hpp) at the edges of every range, and the row
 // summary (bench_stats.hpp) against a sort done here. No GPU needed.
 #include "apps/bench/bench_options.hpp"

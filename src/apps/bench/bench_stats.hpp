@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The summary a benchmark row reports for its repeated runs: the median, with the minimum and the
 // maximum beside it so that a noisy row shows itself (a median alone hides a bimodal device).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The MSM benchmark (msm_bench.hpp): one device_msm over the largest size's points, reconfigured
 // (accumulation, chunks) between rows, so every row runs the same points and scalars.
 #include "apps/bench/msm_bench.hpp"

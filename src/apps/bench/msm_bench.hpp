@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk bench msm`: the GPU MSM (gpu/msm.hpp) in G1 or G2, as a table, one row per combination of
 // size, accumulation, chunk count and scalar place.
 //

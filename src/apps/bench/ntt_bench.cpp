@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The NTT benchmark (ntt_bench.hpp): a plan and a resident buffer per size, each transform timed
 // by CUDA events on the default stream, which is where ntt_plan::run queues its kernels.
 #include "apps/bench/ntt_bench.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk bench ntt`: the GPU NTT's time per transform over data resident on the device, as a table.
 //
 // Seven transforms, each in place over 2^K random Fr: forward natural -> bit-reversed (fwd_nr),

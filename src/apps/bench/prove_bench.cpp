@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The proof benchmark (prove_bench.hpp): circuit, key and upload per size, then the timed proofs.
 #include "apps/bench/prove_bench.hpp"
 

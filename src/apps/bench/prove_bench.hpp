@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk bench prove`: the whole Groth16 proof on the GPU (groth16/gpu/gpu_prover.hpp), per phase,
 // as a table.
 //

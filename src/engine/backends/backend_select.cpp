@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The backend choice (see backend_select.hpp).
 #include "engine/backends/backend_select.hpp"
 

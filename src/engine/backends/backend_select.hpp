@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Choosing the prover an engine runs, as engine_options::backend asks.
 //
 // The decision is the one the CLI makes too (groth16::choose_prover, groth16/prover_choice.hpp):

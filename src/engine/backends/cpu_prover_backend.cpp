@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The CPU backend (see cpu_prover_backend.hpp).
 #include "engine/backends/cpu_prover_backend.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The CPU prover as an engine backend: groth16::prove over the key's view, on the shared thread
 // pool. Synthesis runs inside that call, so a job on this backend goes from loading_key straight
 // to proving; the split between synthesis and the rest comes from groth16's own phase timings.

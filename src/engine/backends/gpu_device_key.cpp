@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The device tier's GPU uploader (see gpu_device_key.hpp).
 #include "engine/backends/gpu_device_key.hpp"
 

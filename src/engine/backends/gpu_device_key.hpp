@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The GPU backend's half of the device tier (device_tier.hpp): what a key on a device is (a
 // gpu_proving_key of either curve) and the uploader that makes one on a slot. Built only with the
 // GPU prover.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Page-locked host blocks for the hot tier and the staging pool where there is a GPU, so that a hot
 // key's upload and a proof's copies run at the line rate. The memory and its CUDA calls belong to
 // gpu/locked_host_memory.hpp (through groth16/gpu/gpu_devices.hpp); this adapts it to the engine's

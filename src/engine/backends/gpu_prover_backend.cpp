@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The GPU backend: worker slots, device budgets and eviction (see gpu_prover_backend.hpp). It
 // holds policy only: the proof is the GPU prover's (groth16/gpu/gpu_prover.hpp), a key on a device
 // is gpu_device_key.hpp's, and the CUDA runtime is behind groth16/gpu/.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The GPU prover as an engine backend, with the device tier it brings.
 //
 // Built only where the GPU prover is (CUZK_HAVE_GPU_PROVER); backend_select.cpp is the one caller.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The GPU backend in the engine on a real device: the snarkjs fixtures of both curves proved on the
 // device by two workers sharing one key copy (synthesis on the device, and on the host into pinned
 // buffers), each proof checked against snarkjs's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What the GPU backend's parts share about the device slots (device_tier.hpp): each slot's kernel
 // lock and counters, and one allocation lock per physical device. Built only with the GPU prover.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The pinned staging of one GPU proof, as the GPU backend takes it from the pinned pool: the
 // witness first, then (synthesis on the host into pinned memory) a | b | c at a page boundary.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The prover behind the engine's workers: one interface, one implementation per kind of hardware.
 //
 // A worker hands a backend a resident key (and, for a GPU backend, the key's copy on the worker's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A batch's witnesses as a backend takes them (prover_backend::prove_batch): one partition at a
 // time, in order, each when the backend is ready for it. The engine's implementation
 // (witness_stream.hpp) reads them on threads of its own, so that a backend proving a batch starts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Cancellation that travels with a job.
 //
 // The engine keeps a cancel_source per running job; the worker proving it holds a cancel_token

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A daemon's name in a cluster (see cluster_node.hpp).
 #include "engine/jobs/cluster_node.hpp"
 

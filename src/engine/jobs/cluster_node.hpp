@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A daemon's name in a cluster, and the spool directory that name gives it.
 //
 // Every daemon on one PostgreSQL queue is a node with a name unique among them: its leases are held

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The inline witnesses of a job that proves while its submit stores them (see inline_arrival.hpp).
 #include "engine/jobs/inline_arrival.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The inline witnesses of a job that proves while its submit stores them.
 //
 // A submit with witnesses sent inline commits the job and queues it before the witnesses are on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // inline_arrival: a worker reads the request's bytes only while the submit holds them, and a job's
 // end learns whether they were stored.
 #include "engine/jobs/inline_arrival.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Witnesses from circom input JSON (see input_witness.hpp).
 #include "engine/jobs/input_witness.hpp"
 

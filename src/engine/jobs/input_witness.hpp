@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A partition given as circom input JSON: its witness computed by the circuit's witness generator
 // (witness/, circom's .wasm compiled once to native code) when the job runs, then read like any
 // .wtns.

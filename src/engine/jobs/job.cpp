@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Names of the job enums, as logs, status JSON and the wire show them.
 #include "engine/jobs/job.hpp"
 

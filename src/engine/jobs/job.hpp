@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What a proof job is: its id, priority, state machine, per-phase timings and result.
 //
 // A job is one circuit and one or more partitions: witnesses for the same circuit that are proved

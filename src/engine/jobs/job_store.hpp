@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Where jobs live so that none is lost: the job store interface.
 //
 // The engine writes a job here before submit() returns, every state change as it happens, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Every job store against one contract (typed: in memory, SQLite, PostgreSQL on a throwaway server),
 // and the SQLite store across a reopen (pg_job_store_test.cpp has PostgreSQL's own).
 #include <gtest/gtest.h>

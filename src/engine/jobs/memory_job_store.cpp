@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The in-memory job store (see memory_job_store.hpp).
 #include "engine/jobs/memory_job_store.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A job store in memory: the same contract as the SQLite store without durability, for tests and
 // for a daemon run that opts out of persistence. A "restart" is simulated by handing the same
 // store to a new engine.

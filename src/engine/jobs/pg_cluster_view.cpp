@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The cluster's nodes and queue (see pg_cluster_view.hpp).
 #include "engine/jobs/pg_cluster_view.hpp"
 

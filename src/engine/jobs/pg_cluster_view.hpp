@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The cluster as the daemons on one PostgreSQL database see it: every node with what it published
 // about itself and how long ago it was last heard from, and the shared queue counted by priority.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The cluster view on one real PostgreSQL (pg_test_cluster.hpp): two nodes publishing and seeing
 // each other, one that stops turning stale, the queue counted by priority and state across the
 // database, and a database of schema version 4 migrated in place.

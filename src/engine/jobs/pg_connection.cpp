@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The libpq connection (see pg_connection.hpp).
 #include "engine/jobs/pg_connection.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // One libpq connection to PostgreSQL, as the job store uses it: statements with text parameters,
 // text results, errors as values.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Job ends announced through LISTEN/NOTIFY (see pg_job_events.hpp).
 #include "engine/jobs/pg_job_events.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Waiting for a job to end on any node, woken by the database rather than by polling it.
 //
 // Every stored end of a job (pg_job_result.hpp: the store's finish() and a lease holder's fenced

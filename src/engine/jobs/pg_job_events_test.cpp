@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Awaiting a job's end across nodes through LISTEN/NOTIFY, on the throwaway server
 // (pg_test_cluster.hpp): the waiter wakes when another node commits, and a refused commit wakes
 // nobody.

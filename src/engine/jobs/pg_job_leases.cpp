@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Leases on the shared queue (see pg_job_leases.hpp).
 #include "engine/jobs/pg_job_leases.hpp"
 

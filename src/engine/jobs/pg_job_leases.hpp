@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Claiming work across daemons: leases on the shared queue's jobs, with a heartbeat and a fencing
 // generation, so that each job's result is committed exactly once.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Claims across daemons on one real PostgreSQL (pg_test_cluster.hpp): the claim order, many
 // consumers taking each job once, a dead node's job taken up after its lease with its late commit
 // refused, a cancel reaching another node's job, and a version-1 queue migrated in place.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A job's end as PostgreSQL rows (see pg_job_result.hpp).
 #include "engine/jobs/pg_job_result.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A job's end written to its PostgreSQL rows: the job's state, error, times and where it ran, and each
 // partition's proof, announced to every listening node. One function, so that the store's finish()
 // and a lease holder's fenced commit (pg_job_leases.hpp) cannot write a result two ways.

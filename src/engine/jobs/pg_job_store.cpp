@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The PostgreSQL job store (see pg_job_store.hpp). A job is read with its partitions in one
 // statement (one snapshot: a job is never seen with half of a finish() applied); a job and its
 // partitions are written in one transaction.

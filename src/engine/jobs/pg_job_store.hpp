@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The shared job store: jobs, their partitions and results, and registered circuits in PostgreSQL.
 //
 // Chosen by the daemon's `database` key (a libpq connection string) instead of the embedded SQLite

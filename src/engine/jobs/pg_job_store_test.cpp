@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The PostgreSQL job store's own behaviour, on a throwaway server (pg_test_cluster.hpp): what the
 // shared contract (job_store_test.cpp) does not cover: two stores on one database, the schema's
 // versions, an unreachable server and a lost connection.

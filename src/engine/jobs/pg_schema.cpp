@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The PostgreSQL schema's migrations (see pg_schema.hpp).
 #include "engine/jobs/pg_schema.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The PostgreSQL job store's schema and its versioned migrations.
 //
 // The daemon owns the schema: at start it brings the database to the newest version this build

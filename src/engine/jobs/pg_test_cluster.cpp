@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The throwaway PostgreSQL server (see pg_test_cluster.hpp).
 #include "engine/jobs/pg_test_cluster.hpp"
 

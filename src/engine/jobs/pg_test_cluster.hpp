@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A throwaway PostgreSQL server for tests: the real server, never a stand-in.
 //
 // initdb makes a cluster in a fresh directory under /tmp and pg_ctl starts it listening only on a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Verification and encoding of a partition's proof (see proof_check.hpp).
 #include "engine/jobs/proof_check.hpp"
 

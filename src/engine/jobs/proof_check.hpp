@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // After a backend returns a proof: verify it against the key's verification key and the witness's
 // public signals, and encode it as snarkjs's proof.json and public.json.
 //

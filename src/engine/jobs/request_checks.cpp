@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The request text limits (see request_checks.hpp).
 #include "engine/jobs/request_checks.hpp"
 

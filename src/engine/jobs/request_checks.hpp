@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The checks a submit request passes before the engine looks anything up for it: the limits on the
 // text a client puts in it (request ids and file paths) and its shape (partitions, each with either
 // witness bytes or a path).

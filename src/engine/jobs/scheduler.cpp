@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The dispatcher (see scheduler.hpp).
 #include "engine/jobs/scheduler.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Which queued job runs next: priority classes, FIFO within a class, same-circuit batching.
 //
 // Four classes, CRITICAL > HIGH > NORMAL > LOW; within a class jobs leave in job-id order, which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The scheduler alone: priority order, FIFO within a class, batch flush on size, on timeout and on
 // a higher-priority arrival, removal, close, grouping by resident key, and routing a batch to the
 // idle worker whose device slot holds its key.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The SQLite job store (see sqlite_job_store.hpp). Variable-size parts of a job (its timings, its
 // proofs, its witness paths) are JSON text columns: they are written once and read back whole.
 #include "engine/jobs/sqlite_job_store.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The embedded job store: one SQLite database file in WAL mode.
 //
 // WAL lets status readers run while a worker writes, and with synchronous=FULL a committed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The WAL check (see sqlite_wal_check.hpp). Offsets and the checksum are those of the file format
 // document cited there: a 32-byte header, then frames of a 24-byte header and one page each.
 #include "engine/jobs/sqlite_wal_check.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A check of an SQLite write-ahead log before SQLite itself reads it.
 //
 // SQLite's recovery reads the WAL (format: https://www.sqlite.org/fileformat2.html#walformat, the

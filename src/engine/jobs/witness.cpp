@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Witness checks and reading (see witness.hpp).
 #include "engine/jobs/witness.hpp"
 

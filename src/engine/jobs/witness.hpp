@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A partition's witness: checked against its key at submit, read into the prover's form at run.
 //
 // At submit, an inline witness is checked in the request's own bytes (check_inline_witness)

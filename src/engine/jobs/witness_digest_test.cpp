@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // witness_digest: its value is stored with every job, so it must not change between builds; the
 // expected values are xxhsum -H2's (the xxHash project's command) and FNV-1a's published "abc".
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The witness directories (see witness_dirs.hpp).
 #include "engine/jobs/witness_dirs.hpp"
 

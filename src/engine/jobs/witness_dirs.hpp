@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Where the daemon may read a witness that a client names by path, and how it reads one.
 //
 // A path is opened with the daemon's rights, not the client's, so an open path option lets any

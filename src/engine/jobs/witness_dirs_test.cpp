@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // witness_dirs::read: a client's file whole and exact, read in pieces on the pool, whatever its
 // size against a piece; refusals as witness_dirs.hpp states them.
 #include "engine/jobs/witness_dirs.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // read_witness() over a client's file: the values are used where open_witness() read them (the file
 // read 4 bytes into its buffer puts them on an 8-byte boundary), with no second buffer, and are the
 // very values the copying path gives; a file whose values lie elsewhere (a section before them) is

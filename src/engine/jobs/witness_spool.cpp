@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Spooled witness files (see witness_spool.hpp).
 #include "engine/jobs/witness_spool.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Witness files kept beside the job store, so a queued job's input survives a restart.
 //
 // An inline witness is written before the job's row is committed: temporary file, write, fsync,

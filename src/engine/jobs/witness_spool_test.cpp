@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // witness_spool: whole files under their final names, and a begun file that a crash interrupted
 // told apart from one that was completed.
 #include "engine/jobs/witness_spool.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The threads behind witness_stream.hpp.
 #include "engine/jobs/witness_stream.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A batch's witnesses read on threads of their own and handed out as each read ends
 // (batch_witnesses.hpp), so that the backend proves the first partitions while the last are read.
 // At 2^25 a PoRep job's ten witness files are 1 GiB each and took 1.8 s to read, four at a time,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // witness_stream: each witness is handed out as soon as its own read ends, in partition order
 // whatever order the reads end in; no more than `at_once` reads run together; partitions named
 // for the stream's own thread read there; after a failure later partitions are not read and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The circuit registry (see circuit_registry.hpp).
 #include "engine/keys/circuit_registry.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The circuits a daemon proves: an id, the zkey on the daemon's disk, a default priority, the
 // key's header (read once at registration, see key_summary.hpp) and, for a circuit registered with
 // its witness generator (circom's .wasm), that generator compiled and loaded (input_witness.hpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The SRS manager's device tier (see device_key_tier.hpp).
 #include "engine/keys/device_key_tier.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The SRS manager's device tier: every key's copies on the device slots (device_tier.hpp), each
 // slot's byte budget, the copies' reservations in the device memory budgets, uploads, and least
 // recently used eviction of copies no proof uses. The host tiers stay in srs_manager.hpp.

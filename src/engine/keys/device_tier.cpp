@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Slot names for the device tier (see device_tier.hpp).
 #include "engine/keys/device_tier.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The device tier's seam: what the SRS manager needs from a GPU backend, without CUDA.
 //
 // The SRS manager's device tier (device_key_tier.hpp) decides which key is on which device and when

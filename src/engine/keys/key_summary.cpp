@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Reading a zkey's header only (see key_summary.hpp). The layout is snarkjs's zkey reader and
 // writer's: section 1 holds the protocol (1 = Groth16); section 2 starts n8q, q, n8r, r,
 // nVars, nPublic, domainSize. formats::detect_curve checks the magic, the container and both primes.

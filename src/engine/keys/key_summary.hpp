@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What the engine needs to know about a proving key without loading it: its curve and sizes.
 //
 // Registering a circuit reads only the zkey's protocol and header sections (a few hundred bytes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Loading a proving key into a tier (see loaded_key.hpp).
 #include "engine/keys/loaded_key.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A proving key in memory, in one residency tier, ready for a prover backend.
 //
 // Tiers, fastest first (docs/ARCHITECTURE.md, 'Glossary'): device (VRAM) > hot (host memory) > warm

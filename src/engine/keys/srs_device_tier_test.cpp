@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The SRS manager's device tier with a fake uploader (no GPU): one upload per key and slot, reuse,
 // per-slot budgets with least-recently-used demotion of copies no proof uses, reference counts
 // that pin a copy, waiting for room, keys too large for a slot, failed uploads, preload/evict

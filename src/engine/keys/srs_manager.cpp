@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Residency of proving keys (see srs_manager.hpp).
 #include "engine/keys/srs_manager.hpp"
 

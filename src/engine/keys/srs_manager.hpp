@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The SRS manager: which proving keys are resident in which tier, within a byte budget per tier.
 //
 // Keys start cold (registered, nothing mapped). acquire() makes a key resident for a proof, loading

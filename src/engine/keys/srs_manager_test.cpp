@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The SRS manager on real (small) snarkjs keys: loading, LRU eviction within a budget, reference
 // counts that pin a key, the hot tier's honest name, and the refusals.
 #include "engine/keys/srs_manager.hpp"

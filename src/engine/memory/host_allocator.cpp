@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The pageable allocator (see host_allocator.hpp).
 #include "engine/memory/host_allocator.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Where a proving key's "hot" copy lives: the allocator interface of the hot tier.
 //
 // The hot tier is a key fully copied into host memory, so that no page of it can be dropped from

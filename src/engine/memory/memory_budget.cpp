@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The memory budget (see memory_budget.hpp).
 //
 // One mutex per budget guards the count, the line and the counters; a condition variable wakes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The memory budget: admission control in bytes, one budget per kind of memory (the host's, and
 // each GPU's by ordinal).
 //

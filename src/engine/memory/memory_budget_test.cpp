@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Tests of the memory budget: strict arrival order, partial release, eviction order and amounts,
 // cancellation and timeouts that leave the line, the oversize error, and a many-thread stress run
 // whose oracle is an independent count of the bytes every thread holds.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The pinned pool (see pinned_pool.hpp).
 //
 // The pool's state lives in a shared object that leases point to, so a lease that ends after the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The pinned pool: page-locked host buffers for a/b/c, allocated once and reused.
 //
 // Synthesis writes a, b and c straight into page-locked memory so the copies to the GPU run at the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Tests of the pinned pool against a fake allocator that counts its calls and can be told to fail:
 // reuse after warm-up (no allocation), best fit, capacity hints and prewarm, the pageable fallback
 // when the allocator fails or the budget is full, shrinking when the budget's evictor asks, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The engine's hardware view for status (see device_telemetry.hpp).
 #include "engine/telemetry/device_telemetry.hpp"
 

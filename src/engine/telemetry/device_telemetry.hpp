@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What the engine's status says about the hardware besides its jobs: each device slot's kernel
 // busy time (kernel_activity.hpp), NVML's view of each GPU (gpu_utilization.hpp) and which NVML
 // device a slot is, and the process's peak resident set.

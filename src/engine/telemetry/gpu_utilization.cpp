@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 #include "engine/telemetry/gpu_utilization.hpp"
 
 #include <dlfcn.h>

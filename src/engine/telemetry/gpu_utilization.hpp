@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The GPU's own view of how busy it is, sampled through NVML (the library behind nvidia-smi), so
 // that the daemon reports utilization like nvtop does, from inside: SM busy (the share of the
 // driver's last sample period in which a kernel ran), memory-controller busy, memory used, and

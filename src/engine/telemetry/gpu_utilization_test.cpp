@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The NVML monitor (gpu_utilization.hpp). With a fake device and the test's own clock: the means
 // since start and over the window (a sample exactly one window old has left it), the peaks, a
 // failed sample counting nothing, no samples at all, a source without devices or none at all, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Kernel-lock intervals per device slot and the busy ratios they give (see kernel_activity.hpp).
 #include "engine/telemetry/kernel_activity.hpp"
 

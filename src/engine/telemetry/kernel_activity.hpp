@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // How busy each GPU is by the daemon's own clock: the intervals in which a device slot's kernel
 // lock was held, kept per slot, with the busy ratio since start and over a sliding window.
 //

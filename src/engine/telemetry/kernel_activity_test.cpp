@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Kernel-lock intervals and busy ratios (kernel_activity.hpp): hand-made intervals with known
 // answers (since start, a window shorter than the configured one right after start, intervals cut
 // by the window's edges and by now, parts not counted twice, slots out of range, nothing at all),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Counters and histograms (see metrics.hpp).
 #include "engine/telemetry/metrics.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Counters and latency histograms, per circuit and phase, as data.
 //
 // The service renders these as Prometheus text (cumulative `_bucket{le=...}` lines from the

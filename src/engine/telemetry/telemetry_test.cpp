@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The engine's hardware view (device_telemetry.hpp) and its Chrome trace with device lanes, with a
 // device backend and NVML stood in by fakes: every proof's kernel intervals reach its slot's busy
 // totals, a slot is matched to its NVML device by PCI bus id (and a slot NVML does not know gets

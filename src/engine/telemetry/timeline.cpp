@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Job timelines and their Chrome trace form (see timeline.hpp).
 #include "engine/telemetry/timeline.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Every job's events with timestamps, for status and for a Chrome trace (chrome://tracing,
 // Perfetto) that shows each worker's proofs as a waterfall: the gaps between one proof's end and
 // the next one's start are where the hardware idled, which is what the Rust cuzk's TIMELINE CSV

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Proofs of several partitions of one circuit on one key at once, the way a Filecoin PoRep job (10
 // partitions) or SnapDeals job (16) is proven: each partition's synthesis, NTTs and h run in turn,
 // and then each of the five MSMs runs once for all of them (gpu::device_msm::run_device_batch),

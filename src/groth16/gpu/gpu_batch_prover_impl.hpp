@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Definitions for gpu_batch_prover.hpp, compiled once per curve in gpu_batch_prover_<curve>.cpp,
 // from the steps of one proof (gpu_prover_impl.hpp) and the MSMs' batches.
 //

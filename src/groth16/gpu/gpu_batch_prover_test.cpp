@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The batch prover (gpu_batch_prover.hpp) against the CPU prover: every partition's proof equals
 // the CPU's for its own witness, r and s, bit for bit, on both curves, with the key resident, with
 // every vector streamed in ranges that do not divide n, and with synthesis on the host (three of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The daemon's questions to the GPUs (see gpu_devices.hpp).
 #include "groth16/gpu/gpu_devices.hpp"
 

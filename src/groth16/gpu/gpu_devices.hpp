@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What a daemon asks of the GPUs it schedules on, without the CUDA runtime in its own code: the
 // devices there are, their memory and bus ids, and page-locked host memory for staging and for
 // keys' hot copies. Thin answers over gpu/device.hpp and gpu/locked_host_memory.hpp, which own the

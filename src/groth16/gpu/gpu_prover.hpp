@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The Groth16 prover on the GPU: the prover contract of groth16/prover.hpp with a device context,
 // and the same proof as the CPU prover, bit for bit, for the same witness, r and s.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Explicit instantiations of the GPU prover and its resident key for BN254.
 #include "groth16/gpu/gpu_prover_impl.hpp"
 

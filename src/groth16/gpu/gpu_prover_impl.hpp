@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Definitions for gpu_proving_key.hpp and gpu_prover.hpp, compiled once per curve in
 // gpu_prover_<curve>.cpp (host code: the kernels it launches live in the cuzk_gpu library).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The GPU prover (gpu_prover.hpp) against the CPU prover, for both curves: for the same witness,
 // r and s the two proofs are equal bit for bit, and the GPU proof verifies with groth16::verify.
 // The oracle shares no GPU code: the CPU prove_with runs synthesis, compute_h and every MSM on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What the GPU prover's test files share: the skip where no GPU answers (CI has none), and the two
 // curves every typed suite runs on.
 #pragma once

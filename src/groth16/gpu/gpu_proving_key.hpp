@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A Groth16 proving key resident on one GPU, made once and reused for every proof.
 //
 // What lives on the device: the zkey's A, B1, C and H points, each behind its own G1 MSM object,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The GPU fixed-base engine of a development setup (see gpu_setup.hpp).
 #include "groth16/gpu/gpu_setup.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A development setup's fixed-base products on a GPU: the fixed_base_engine (groth16/setup.hpp)
 // that `cuzk setup` passes where a device is present.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A development setup's fixed-base products on the GPU (gpu/fixed_base.hpp, gpu_setup.hpp) against
 // the CPU comb (groth16/fixed_base.hpp), for both curves' G1 and G2: the same points bit for bit,
 // for scalars 0, 1, 2, r - 1 and random ones, in counts that are not multiples of a thread's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The per-proof buffers of the GPU prover, owned by whoever runs proofs one after another (a
 // daemon worker, or a gpu_proving_key that proves on its own), apart from the resident key.
 //

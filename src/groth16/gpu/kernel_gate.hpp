@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // kernel_gate: the device's kernel lock, which keeps two proofs' kernels apart (gpu_proving_key.hpp
 // says why); shared_turn: one proof's turn at it, shared by the proof's sides.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // shared_turn: the sides of a proof (two, or three with B2 beside A, B1 and C) share one turn at
 // the gate, and a side whose contended work throws leaves nothing behind (host code only: runs
 // without a GPU).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The prover contract (groth16/prover.hpp): prove_with(pk, witness, r, s, timings, context) is
 // one call whichever context it is given. One function below proves through it for any context;
 // the test runs it with the CPU context and, where a CUDA device answers, with the GPU context on

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Makes the snarkjs test fixtures in tests/data/snarkjs/<curve>/ for both curves (bn128, bls12381)
 # with the pinned npm tools in tools/node (scripts/setup.sh installs them).
 #

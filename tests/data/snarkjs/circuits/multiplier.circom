@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 pragma circom 2.0.0;
 
 // A small circuit with several public inputs, for prover and verifier tests that want every kind

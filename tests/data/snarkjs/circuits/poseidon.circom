@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 pragma circom 2.0.0;
 
 // circomlib's Poseidon(2): a few hundred constraints with dense linear combinations, so the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 pragma circom 2.0.0;
 
 // A chain of 127 circomlib Poseidon(2) hashes, h[i] = Poseidon(h[i-1], in[1]): 65,659 constraints

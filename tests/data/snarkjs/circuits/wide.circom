@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 pragma circom 2.0.0;
 
 // Ten public signals, and private signals that appear only on the C side of the constraint system.

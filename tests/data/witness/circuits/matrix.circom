@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 pragma circom 2.0.0;
 
 // Multi-dimensional inputs for the witness generator's tests (tests/data/witness/README.md):

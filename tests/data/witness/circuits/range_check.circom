@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 pragma circom 2.0.0;
 
 // A failing assert for the witness generator's tests: circom's witness code stops with error code
