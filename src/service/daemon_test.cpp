@@ -585,8 +585,8 @@ TEST(daemon, await_and_prove_remote_out_into_an_unwritable_folder_exit_1) {
   EXPECT_EQ(d.term(), 0);
 }
 
-// Issue #15: the job database (with its -wal and -shm while the daemon runs) is mode 0600 and the
-// data directory 0700.
+// Issue #15: the job database (with its -wal while the daemon runs, and its mark) is mode 0600 and
+// the data directory 0700. There is no -shm: the store keeps its WAL index in memory (finding 20).
 TEST(daemon, state_files_are_private_to_the_daemons_user) {
   daemon_proc d("modes");
   uint64_t id = 0;
@@ -599,8 +599,9 @@ TEST(daemon, state_files_are_private_to_the_daemons_user) {
   };
   EXPECT_EQ(mode(d.dir + "/data"), 0700u);
   for (const char* f :
-       {"/data/jobs.sqlite", "/data/jobs.sqlite-wal", "/data/jobs.sqlite-shm", "/data/cuzk.lock"})
+       {"/data/jobs.sqlite", "/data/jobs.sqlite-wal", "/data/jobs.sqlite.mark", "/data/cuzk.lock"})
     EXPECT_EQ(mode(d.dir + f), 0600u) << f;
+  EXPECT_FALSE(fs::exists(d.dir + "/data/jobs.sqlite-shm"));
   EXPECT_EQ(d.term(), 0);
 }
 
