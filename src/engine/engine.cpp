@@ -538,12 +538,28 @@ result<job_id> engine::submit(job_request req) {
                                   witness_digest_matches(digest, p.inline_bytes());
       if (!same) return conflict("with another witness for partition " + std::to_string(k));
     }
+    if (failed_for_store_fault(s.info)) {
+      // The job failed because the store refused its result, not because of the request: the
+      // retry is proved again as a new job, which takes the request id over (docs/cluster.md,
+      // "When the database is out of reach"). 0 tells the caller to submit it anew.
+      {
+        std::lock_guard lk(m_);
+        if (live_.count(existing)) return existing;  // its failure is not stored yet: as it stands
+      }
+      CUZK_TRY(store_->remove(existing));
+      log(log_level::info, "engine: job=" + std::to_string(existing) + " removed: request id " + req.request_id +
+                               " submitted again after its result could not be stored");
+      return job_id{0};
+    }
     return existing;
   };
   if (!req.request_id.empty()) {
     auto found = store_->find_request(req.request_id);
     if (!found) return found.error();
-    if (*found) return same_request(**found);
+    if (*found) {
+      auto again = same_request(**found);
+      if (!again || *again != 0) return again;
+    }
   }
 
   auto j = std::make_shared<live_job>();
@@ -586,7 +602,10 @@ result<job_id> engine::submit(job_request req) {
   }
   if (!ins->inserted) {  // a concurrent submit with the same request id won
     discard();
-    return same_request(ins->id);
+    auto first = same_request(ins->id);
+    if (first && *first == 0)
+      return status(errc::unavailable, "request id \"" + req.request_id + "\": submitted twice at once; submit it again");
+    return first;
   }
   rec.info.id = ins->id;
   if (leases_) {
@@ -687,8 +706,17 @@ result<job_result> engine::await(job_id id, std::chrono::milliseconds timeout) {
       // After a drain nothing will run a job that is not on a worker: report it as it stands. An
       // ended job still here is one whose outcome the store has yet to take (finish()).
       const bool stalled = !accepting_ && it->second->worker < 0;
-      if (stalled || is_terminal(it->second->rec.info.state) || timeout.count() < 0 ||
-          (timeout.count() > 0 && steady_clock::now() >= until)) {
+      const bool timed_out = timeout.count() < 0 || (timeout.count() > 0 && steady_clock::now() >= until);
+      if (timed_out && it->second->parked) {
+        // Ended, but its result waits for the store: not an answer a client may take as final.
+        const live_job& j = *it->second;
+        return status(errc::unavailable, "job " + std::to_string(id) + ": ended " +
+                                             job_state_name(j.parked->state) +
+                                             ", and its result waits for the job store (" +
+                                             j.store_fault.to_string() +
+                                             "); the daemon keeps trying to store it: await again");
+      }
+      if (stalled || is_terminal(it->second->rec.info.state) || timed_out) {
         job_result r = it->second->rec.info;
         return r;
       }
@@ -724,6 +752,10 @@ status engine::cancel(job_id id) {
       if (is_terminal(it->second->rec.info.state))
         return status(errc::failed_precondition, "job " + std::to_string(id) + ": already " +
                                                      job_state_name(it->second->rec.info.state));
+      if (it->second->parked)
+        return status(errc::failed_precondition, "job " + std::to_string(id) + ": already " +
+                                                     job_state_name(it->second->parked->state) +
+                                                     " (its result waits for the job store)");
       j = it->second;
     }
   }

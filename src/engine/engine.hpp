@@ -216,9 +216,15 @@ class engine {
     std::vector<timeline_event> events;
     int worker = -1;
     reservation working_set;  // from admission until its batch ends (the worker takes it over)
-    // Ended, but the store refused its outcome (finish()): it stays in live_, failed, until
-    // retry_unstored() stores it.
+    // Ended, but the store refused its outcome for good (finish()): it stays in live_, failed,
+    // until retry_unstored() stores that failure.
     bool unstored = false;
+    // Ended, but the store was out of reach (errc::unavailable: a server restarting, a full disk):
+    // the outcome, proofs and all, waits here until retry_unstored() stores it, and only then is
+    // it published. Meanwhile the job shows its last running state, and an await that runs out of
+    // time is told to await again (docs/HARDENING.md, finding 17). `store_fault` is the last refusal.
+    std::optional<job_result> parked;
+    status store_fault;
     // In a cluster: this node's claim on the job, which its result is committed under.
     std::optional<job_lease> lease;
     // While its submit is still storing the inline witnesses (inline_arrival.hpp); null otherwise.
@@ -276,10 +282,17 @@ class engine {
   std::size_t witness_reads_at_once(std::size_t files, uint64_t file_bytes, const cancel_token* cancel,
                                     const std::string& purpose, reservation& room);
   void finish(const std::shared_ptr<live_job>& j, job_state end, status error);
+  // Commits `ended` (a terminal outcome of j) and publishes it; parks it when the store is out of
+  // reach (live_job::parked). For finish() and retry_unstored().
+  void store_end(const std::shared_ptr<live_job>& j, job_result ended);
+  // Makes `ended` j's visible outcome: metrics, the log line, awaiters woken, and j out of live_
+  // when `stored` (else it stays, failed, for retry_unstored()).
+  void publish_end(const std::shared_ptr<live_job>& j, job_result ended, bool stored);
   void requeue_in_store(const std::shared_ptr<live_job>& j);
   // Stores the outcomes the store refused before, oldest first, until one is refused again; each
-  // stored one leaves live_ and its spooled witnesses are deleted. Housekeeping and drain() call it.
-  void retry_unstored();
+  // stored one leaves live_ and its spooled witnesses are deleted. Housekeeping and drain() call it;
+  // false while the store still refuses.
+  bool retry_unstored();
   void housekeeping_loop();
 
   // Cluster side (engine_cluster.cpp), with a PostgreSQL store only.
@@ -332,7 +345,7 @@ class engine {
   std::deque<job_result> recent_jobs_;  // newest at the front, at most recent_jobs_kept
   std::vector<worker_slot> workers_;
   std::atomic<bool> accepting_{true};
-  std::atomic<std::size_t> unstored_{0};  // live jobs with `unstored` set
+  std::atomic<std::size_t> unstored_{0};  // live jobs with `unstored` set or `parked`
   bool drained_ = false;
   std::mutex drain_m_;
 

@@ -68,7 +68,7 @@ void engine::stop_cluster_threads() {
 std::size_t engine::claimed_locked() const {
   std::size_t n = 0;
   for (const auto& [id, j] : live_)
-    if (j->lease && !is_terminal(j->rec.info.state)) ++n;
+    if (j->lease && !is_terminal(j->rec.info.state) && !j->parked) ++n;
   return n;
 }
 
@@ -281,7 +281,7 @@ void engine::release_unstarted() {
   {
     std::lock_guard lk(m_);
     for (const auto& [id, j] : live_)
-      if (j->lease && j->worker < 0 && !is_terminal(j->rec.info.state)) back.push_back(j);
+      if (j->lease && j->worker < 0 && !is_terminal(j->rec.info.state) && !j->parked) back.push_back(j);
   }
   for (const auto& j : back) {
     sched_.remove(j->rec.info.id);

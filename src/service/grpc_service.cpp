@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 #include <new>
+#include <thread>
 
 #include "formats/curve_id.hpp"
 
@@ -88,7 +89,16 @@ grpc::Status grpc_service::await(grpc::ServerContext* ctx, engine::job_id id, ui
     auto wait = slice;
     if (timeout_ms > 0)
       wait = std::clamp(duration_cast<milliseconds>(until - steady_clock::now()), 1ms, slice);
+    const auto asked = steady_clock::now();
     auto r = e_.await(id, wait);
+    if (!r && r.error().code() == errc::unavailable && (timeout_ms == 0 || steady_clock::now() < until)) {
+      // The job store is out of reach (its server restarting, a full disk), or the job's result
+      // waits for it: the job is not lost, so this await waits on; only a deadline that passes
+      // meanwhile is answered UNAVAILABLE, which a client retries (docs/HARDENING.md, finding 17).
+      // A store that refuses at once would otherwise be asked again without a pause.
+      std::this_thread::sleep_until(asked + wait);
+      continue;
+    }
     if (!r) return to_grpc(r.error());
     if (engine::is_terminal(r->state) || (timeout_ms > 0 && steady_clock::now() >= until)) {
       to_wire(*r, out);

@@ -10,6 +10,12 @@
 // a PostgreSQL server that several daemons can reach; memory_job_store.hpp keeps everything in
 // memory for tests and for a daemon run without persistence.
 //
+// Errors: errc::unavailable is a fault that may pass (the database server restarting or out of
+// reach, a lock held elsewhere, a full disk, a file system gone read-only): the same call may
+// succeed later, and a write that failed so may or may not have been applied. Any other code is
+// permanent: the same call fails the same way again. The engine retries the first kind and fails
+// a job only for the second (docs/HARDENING.md, finding 17).
+//
 // Thread safety: every method may be called from any thread; implementations serialize.
 #pragma once
 
