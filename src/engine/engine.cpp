@@ -100,8 +100,10 @@ result<std::unique_ptr<engine>> engine::create(engine_options opt, engine_parts 
   if (!spool) return spool.error();
   auto dirs = witness_dirs::create(opt.witness_dirs);
   if (!dirs) return dirs.error().with_context("engine");
-  std::unique_ptr<engine> e(
-      new engine(std::move(opt), std::move(parts), std::move(spool).value(), std::move(dirs).value()));
+  auto key_dirs = witness_dirs::create(opt.key_dirs, "key_dirs");
+  if (!key_dirs) return key_dirs.error().with_context("engine");
+  std::unique_ptr<engine> e(new engine(std::move(opt), std::move(parts), std::move(spool).value(),
+                                       std::move(dirs).value(), std::move(key_dirs).value()));
   if (!backend_note.empty()) e->log(log_level::info, "engine: " + backend_note);
   if (const auto& m = e->gpu_monitor_; m && !m->available())
     e->log(log_level::warn, "engine: GPU utilization not sampled: " + m->unavailable_reason());
@@ -111,13 +113,15 @@ result<std::unique_ptr<engine>> engine::create(engine_options opt, engine_parts 
   return e;
 }
 
-engine::engine(engine_options opt, engine_parts parts, witness_spool spool, witness_dirs dirs)
+engine::engine(engine_options opt, engine_parts parts, witness_spool spool, witness_dirs dirs,
+               witness_dirs key_dirs)
     : opt_(std::move(opt)),
       backend_(std::move(parts.backend)),
       store_(std::move(parts.store)),
       hot_alloc_(std::move(parts.hot_allocator)),
       spool_(std::move(spool)),
       witness_dirs_(std::move(dirs)),
+      key_dirs_(std::move(key_dirs)),
       memory_(host_budget_bytes(opt_), parts.devices.memory_limits),
       srs_(opt_.budgets, *hot_alloc_, opt_.key_check, std::move(parts.devices), &memory_, opt_.key_copy_dir),
       sched_(opt_.scheduling),
@@ -314,11 +318,38 @@ std::size_t engine::jobs_of_locked(const std::string& circuit, job_id* first) co
 }
 
 status engine::register_circuit(const std::string& id, const std::string& zkey_path,
-                                priority default_priority, key_change change, const std::string& wasm_path) {
+                                priority default_priority, key_change change, const std::string& wasm_path,
+                                key_origin origin) {
   CUZK_TRY(circuit_registry::check_id(id));
   CUZK_TRY(check_path_text("circuit " + id + ": zkey path", zkey_path));
   CUZK_TRY(check_path_text("circuit " + id + ": wasm path", wasm_path));
+  const bool client = origin == key_origin::client;
+  if (client) {
+    // A path a client names is opened with the daemon's rights: only under key_dirs, and refused
+    // in one message whether it is missing, elsewhere or not a regular file, so that a refusal
+    // tells nothing about what exists (docs/HARDENING.md, finding 19).
+    for (const auto& [what, path] : {std::pair<const char*, const std::string&>{"zkey", zkey_path},
+                                     std::pair<const char*, const std::string&>{"wasm", wasm_path}}) {
+      if (path.empty()) continue;
+      const std::string quoted = "circuit " + id + ": " + what + " path \"" + path + "\"";
+      if (key_dirs_.empty())
+        return status(errc::failed_precondition,
+                      quoted + ": refused: registering key files by path over the API is off (key_dirs is "
+                               "empty in the daemon's config); list the circuit in the daemon's config");
+      if (!key_dirs_.allows_file(path))
+        return status(errc::failed_precondition,
+                      quoted + ": refused: the daemon registers a path sent over its API only when it names a "
+                               "readable regular file under one of its key_dirs");
+    }
+  }
   auto sum = read_key_summary(zkey_path);
+  if (!sum && client) {
+    // Under key_dirs, but not a key: said without quoting any of the file's bytes.
+    log(log_level::warn, "engine: circuit " + id + " not registered: " + sum.error().to_string());
+    return status(sum.error().code() == errc::unsupported ? errc::unsupported : errc::format_error,
+                  "circuit " + id + ": zkey path \"" + zkey_path +
+                      "\": not a Groth16 zkey of a supported curve (the daemon's log says why)");
+  }
   if (!sum) return sum.error().with_context("circuit " + id);
   // Compiled outside the registration lock: the first compile of a large circuit takes a minute,
   // and submits of other circuits must not wait for it.

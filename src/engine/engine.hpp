@@ -137,6 +137,9 @@ struct engine_parts {
 
 // What register_circuit() does when the id is registered with another key.
 enum class key_change : uint8_t { refuse, replace };
+// Who names a key's paths: the operator (the config, the store's own record), whose paths are
+// opened wherever they are, or a client over the API, whose paths must lie under key_dirs.
+enum class key_origin : uint8_t { operator_config, client };
 
 class engine {
  public:
@@ -157,9 +160,13 @@ class engine {
   // With `wasm_path` (circom's witness .wasm) the circuit also takes input JSON: the wasm is
   // compiled now (or found in the witness cache), before any lock is taken, and checked against the
   // key (input_witness.hpp); a registration without one leaves the circuit taking witnesses only.
+  // A client's paths (`origin` client) are registered only as regular files under key_dirs, and
+  // every refusal, a missing file's too, is one failed_precondition message; a file there that is
+  // not a zkey is named without any of its bytes (docs/HARDENING.md, finding 19).
   status register_circuit(const std::string& id, const std::string& zkey_path,
                           priority default_priority = priority::normal,
-                          key_change change = key_change::refuse, const std::string& wasm_path = {});
+                          key_change change = key_change::refuse, const std::string& wasm_path = {},
+                          key_origin origin = key_origin::operator_config);
   // Refused (failed_precondition) while jobs of the circuit are queued or running.
   status unregister_circuit(const std::string& id);
   std::vector<circuit_info> list_circuits() const;
@@ -240,7 +247,7 @@ class engine {
     uint64_t jobs = 0;
   };
 
-  engine(engine_options opt, engine_parts parts, witness_spool spool, witness_dirs dirs);
+  engine(engine_options opt, engine_parts parts, witness_spool spool, witness_dirs dirs, witness_dirs key_dirs);
   status recover();
   void start_threads();
   void log(log_level lv, const std::string& line) const;
@@ -323,6 +330,7 @@ class engine {
   std::shared_ptr<host_allocator> hot_alloc_;
   witness_spool spool_;
   const witness_dirs witness_dirs_;
+  const witness_dirs key_dirs_;  // where a client may register key and wasm paths
   circuit_registry circuits_;
   memory_budgets memory_;  // before srs_ and pinned_, which hold reservations of it
   srs_manager srs_;

@@ -82,7 +82,7 @@ struct daemon_proc {
     std::ofstream(config) << "data_dir = \"" << dir << "/data\"\nsocket = \"" << sock
                           << "\"\nhttp = \"127.0.0.1:" << http_port << "\"\nworkers = " << workers
                           << "\nlog_level = \"warn\"\nwitness_dirs = [\"" << data << "\", \"" << dir
-                          << "\"]\n"
+                          << "\"]\nkey_dirs = [\"" << data << "\", \"" << dir << "\"]\n"
                           << extra << "[[circuit]]\nid = \"poseidon\"\nzkey = \"" << zkey << "\"\n";
     start();
   }

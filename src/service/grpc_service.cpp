@@ -43,7 +43,8 @@ grpc::Status grpc_service::RegisterCircuit(grpc::ServerContext*, const v1::Regis
   return guarded([&] {
     return to_grpc(e_.register_circuit(
         req->id(), req->zkey_path(), from_wire(req->default_priority(), engine::priority::normal),
-        req->replace() ? engine::key_change::replace : engine::key_change::refuse, req->wasm_path()));
+        req->replace() ? engine::key_change::replace : engine::key_change::refuse, req->wasm_path(),
+        engine::key_origin::client));
   });
 }
 
