@@ -585,8 +585,9 @@ TEST(daemon, await_and_prove_remote_out_into_an_unwritable_folder_exit_1) {
   EXPECT_EQ(d.term(), 0);
 }
 
-// Issue #15: the job database (with its -wal while the daemon runs, and its mark) is mode 0600 and
-// the data directory 0700. There is no -shm: the store keeps its WAL index in memory (finding 20).
+// docs/HARDENING.md, finding 15: the job database (with its -wal while the daemon runs, and its
+// mark) is mode 0600 and the data directory 0700. There is no -shm: the store keeps its WAL index
+// in memory (finding 20).
 TEST(daemon, state_files_are_private_to_the_daemons_user) {
   daemon_proc d("modes");
   uint64_t id = 0;
