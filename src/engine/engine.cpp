@@ -323,19 +323,22 @@ status engine::register_circuit(const std::string& id, const std::string& zkey_p
   CUZK_TRY(circuit_registry::check_id(id));
   CUZK_TRY(check_path_text("circuit " + id + ": zkey path", zkey_path));
   CUZK_TRY(check_path_text("circuit " + id + ": wasm path", wasm_path));
-  const bool client = origin == key_origin::client;
-  if (client) {
-    // A path a client names is opened with the daemon's rights: only under key_dirs, and refused
-    // in one message whether it is missing, elsewhere or not a regular file, so that a refusal
-    // tells nothing about what exists (docs/HARDENING.md, finding 19).
+  // A path a client names is opened with the daemon's rights. The daemon's own user (on its Unix
+  // socket) could open it anyway, so without key_dirs its paths go anywhere; every other client's,
+  // and everyone's once key_dirs is set, only under key_dirs, refused in one message whether the
+  // file is missing, elsewhere or not a regular file, so that a refusal tells nothing about what
+  // exists (docs/HARDENING.md, finding 19).
+  const bool confined = origin == key_origin::client || (origin == key_origin::local_owner && !key_dirs_.empty());
+  if (confined) {
     for (const auto& [what, path] : {std::pair<const char*, const std::string&>{"zkey", zkey_path},
                                      std::pair<const char*, const std::string&>{"wasm", wasm_path}}) {
       if (path.empty()) continue;
       const std::string quoted = "circuit " + id + ": " + what + " path \"" + path + "\"";
       if (key_dirs_.empty())
         return status(errc::failed_precondition,
-                      quoted + ": refused: registering key files by path over the API is off (key_dirs is "
-                               "empty in the daemon's config); list the circuit in the daemon's config");
+                      quoted + ": refused: key_dirs is empty in the daemon's config, so it registers a path "
+                               "only from its own user on its Unix socket; set key_dirs to the folders of the "
+                               "keys, or register over the socket as the daemon's user");
       if (!key_dirs_.allows_file(path))
         return status(errc::failed_precondition,
                       quoted + ": refused: the daemon registers a path sent over its API only when it names a "
@@ -343,7 +346,7 @@ status engine::register_circuit(const std::string& id, const std::string& zkey_p
     }
   }
   auto sum = read_key_summary(zkey_path);
-  if (!sum && client) {
+  if (!sum && confined) {
     // Under key_dirs, but not a key: said without quoting any of the file's bytes.
     log(log_level::warn, "engine: circuit " + id + " not registered: " + sum.error().to_string());
     return status(sum.error().code() == errc::unsupported ? errc::unsupported : errc::format_error,

@@ -138,8 +138,11 @@ struct engine_parts {
 // What register_circuit() does when the id is registered with another key.
 enum class key_change : uint8_t { refuse, replace };
 // Who names a key's paths: the operator (the config, the store's own record), whose paths are
-// opened wherever they are, or a client over the API, whose paths must lie under key_dirs.
-enum class key_origin : uint8_t { operator_config, client };
+// opened wherever they are; a client on the daemon's Unix socket, which only the daemon's own user
+// and root can connect to (`local_owner`); or any other client (TCP `listen`). With key_dirs set,
+// both kinds of client must name paths under it; with key_dirs empty, only `local_owner` may name
+// paths, wherever they are (docs/HARDENING.md, finding 19).
+enum class key_origin : uint8_t { operator_config, local_owner, client };
 
 class engine {
  public:
@@ -160,9 +163,10 @@ class engine {
   // With `wasm_path` (circom's witness .wasm) the circuit also takes input JSON: the wasm is
   // compiled now (or found in the witness cache), before any lock is taken, and checked against the
   // key (input_witness.hpp); a registration without one leaves the circuit taking witnesses only.
-  // A client's paths (`origin` client) are registered only as regular files under key_dirs, and
-  // every refusal, a missing file's too, is one failed_precondition message; a file there that is
-  // not a zkey is named without any of its bytes (docs/HARDENING.md, finding 19).
+  // A client's paths are confined by key_origin's rule: a confined path is registered only as a
+  // regular file under key_dirs, every refusal, a missing file's too, is one failed_precondition
+  // message naming key_dirs, and a file there that is not a zkey is named without any of its bytes
+  // (docs/HARDENING.md, finding 19).
   status register_circuit(const std::string& id, const std::string& zkey_path,
                           priority default_priority = priority::normal,
                           key_change change = key_change::refuse, const std::string& wasm_path = {},

@@ -130,28 +130,43 @@ TEST(engine_register, a_clients_key_paths_are_confined_to_key_dirs_and_refused_a
     EXPECT_TRUE(e.is_ok()) << e.error().to_string();
     return std::move(e).value();
   };
-  constexpr auto client = key_origin::client;
+  constexpr auto client = key_origin::client, owner = key_origin::local_owner;
   {
+    // Without key_dirs: any path of the daemon's own user on its socket (the zero-config flow), none
+    // of another client's, refused alike whether the file exists or not.
     auto off = start({});
-    const status s = off->register_circuit("a", keys + "/k.zkey", priority::normal, key_change::refuse, "", client);
-    EXPECT_EQ(s.code(), errc::failed_precondition) << s.to_string();
-    EXPECT_NE(s.message().find("key_dirs is empty"), std::string::npos) << s.to_string();
+    EXPECT_TRUE(off->register_circuit("o", outside + "/k.zkey", priority::normal, key_change::refuse, "", owner).is_ok());
+    std::string refusal;
+    for (const std::string& p : {keys + "/k.zkey", outside + "/missing.zkey", outside + "/secret"}) {
+      const status s = off->register_circuit("a", p, priority::normal, key_change::refuse, "", client);
+      EXPECT_EQ(s.code(), errc::failed_precondition) << s.to_string();
+      std::string m = s.message();
+      m.replace(m.find(p), p.size(), "P");
+      if (refusal.empty()) refusal = m;
+      EXPECT_EQ(m, refusal) << s.to_string();
+      EXPECT_EQ(m.find("SECRET"), std::string::npos);
+    }
+    EXPECT_NE(refusal.find("key_dirs is empty"), std::string::npos) << refusal;
     // The config's keys (the operator's) are registered wherever they are.
     EXPECT_TRUE(off->register_circuit("b", outside + "/k.zkey").is_ok());
   }
   auto e = start({keys});
   EXPECT_TRUE(e->register_circuit("a", keys + "/k.zkey", priority::normal, key_change::refuse, "", client).is_ok());
+  EXPECT_TRUE(e->register_circuit("a2", keys + "/k.zkey", priority::normal, key_change::refuse, "", owner).is_ok());
   std::string refusal;
   for (const std::string& p : {outside + "/k.zkey", outside + "/secret", outside + "/missing.zkey",
                                keys + "/missing.zkey", keys + "/link.zkey", keys + "/dir.zkey",
                                keys + "/../" + std::filesystem::path(outside).filename().string() + "/k.zkey"}) {
-    const status s = e->register_circuit("c", p, priority::normal, key_change::refuse, "", client);
-    EXPECT_EQ(s.code(), errc::failed_precondition) << p << ": " << s.to_string();
-    std::string m = s.message();
-    m.replace(m.find(p), p.size(), "P");  // the same words for every refusal, whatever the path
-    if (refusal.empty()) refusal = m;
-    EXPECT_EQ(m, refusal) << s.to_string();
-    EXPECT_EQ(m.find("SECRET"), std::string::npos);
+    // With key_dirs set, the daemon's own user is held to it too.
+    for (const key_origin who : {client, owner}) {
+      const status s = e->register_circuit("c", p, priority::normal, key_change::refuse, "", who);
+      EXPECT_EQ(s.code(), errc::failed_precondition) << p << ": " << s.to_string();
+      std::string m = s.message();
+      m.replace(m.find(p), p.size(), "P");  // the same words for every refusal, whatever the path
+      if (refusal.empty()) refusal = m;
+      EXPECT_EQ(m, refusal) << s.to_string();
+      EXPECT_EQ(m.find("SECRET"), std::string::npos);
+    }
   }
   EXPECT_NE(refusal.find("key_dirs"), std::string::npos) << refusal;
   // A wasm path by the same rule.

@@ -182,9 +182,11 @@ std::vector<config_key> make_table() {
                           "them and names a regular file; [] = witness paths refused (inline witnesses still "
                           "work)")),
       local_only(STR_LIST(key_dirs, false,
-                          "directories under which a client may register a zkey or wasm by path (cuzk "
-                          "register), by the rule of witness_dirs; [] = registration of paths over the API "
-                          "refused (circuits listed in this config are registered wherever they are)")),
+                          "directories under which clients may register a zkey or wasm by path (cuzk "
+                          "register), by the rule of witness_dirs; set, it holds every client, the daemon's "
+                          "own user too; [] = only the daemon's own user on its Unix socket (mode 0600) "
+                          "registers paths, anywhere, and TCP clients are refused (circuits listed in this "
+                          "config are registered wherever they are)")),
   };
 }
 

@@ -149,7 +149,7 @@ int run_daemon(const std::string& config_path) {
     return prometheus_text(eng->snapshot()) + build_info_text() + process_metrics_text(read_process_stats());
   };
 
-  grpc_service svc(*eng, full_status_doc, metrics_doc);
+  grpc_service svc(*eng, full_status_doc, metrics_doc, sock);
   grpc::ServerBuilder b;
   // What bounds the memory one request costs (message_limit.hpp): gRPC refuses a larger message
   // before a handler runs. Replies are the daemon's own (proofs, status) and keep a wide limit.

@@ -1,5 +1,8 @@
 #include "service/grpc_service.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <exception>
 #include <new>
@@ -38,13 +41,25 @@ result<engine::tier_target> tier_from(const engine::engine& e, const std::string
 
 }  // namespace
 
-grpc::Status grpc_service::RegisterCircuit(grpc::ServerContext*, const v1::RegisterCircuitRequest* req,
+engine::key_origin grpc_service::origin_of(const grpc::ServerContext* ctx) const {
+  // gRPC names a Unix socket's peer "unix:<the socket's path>", a TCP peer "ipv4:..." or "ipv6:...".
+  if (socket_path_.empty() || ctx == nullptr || ctx->peer().rfind("unix:", 0) != 0) return engine::key_origin::client;
+  // The socket is made mode 0600 (daemon.cpp): connect() then needs the daemon's user or root. A
+  // socket whose mode was opened to others since, or replaced by another user's, proves neither.
+  struct stat st {};
+  if (::lstat(socket_path_.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode) || st.st_uid != ::geteuid() ||
+      (st.st_mode & 077) != 0)
+    return engine::key_origin::client;
+  return engine::key_origin::local_owner;
+}
+
+grpc::Status grpc_service::RegisterCircuit(grpc::ServerContext* ctx, const v1::RegisterCircuitRequest* req,
                                            v1::RegisterCircuitResponse*) {
   return guarded([&] {
     return to_grpc(e_.register_circuit(
         req->id(), req->zkey_path(), from_wire(req->default_priority(), engine::priority::normal),
         req->replace() ? engine::key_change::replace : engine::key_change::refuse, req->wasm_path(),
-        engine::key_origin::client));
+        origin_of(ctx)));
   });
 }
 
