@@ -198,12 +198,31 @@ void engine::set_state(live_job& j, job_state s) {
   if (!st) log(log_level::warn, "engine: job=" + std::to_string(j.rec.info.id) + " store: " + st.to_string());
 }
 
+result<key_summary> engine::summary_as_registered(const circuit_record& c) {
+  auto sum = read_key_summary(c.zkey_path);
+  if (!sum) return sum;
+  if (c.key_digest.empty()) {
+    // A row stored before digests were kept: the file's key is taken as the one registered.
+    circuit_record with = c;
+    with.key_digest = sum->digest;
+    if (const status st = store_->put_circuit(with); !st)
+      log(log_level::warn, "engine: circuit=" + c.id + " key digest not stored: " + st.to_string());
+  } else if (c.key_digest != sum->digest) {
+    log(log_level::error, "engine: circuit=" + c.id + " zkey=" + c.zkey_path +
+                              " changed since it was registered: digest " + c.key_digest + " registered, " +
+                              sum->digest + " in the file now; its jobs fail until it is registered again "
+                              "with --replace");
+    sum->digest = c.key_digest;  // every load compares the file with this one, and fails
+  }
+  return sum;
+}
+
 status engine::recover() {
   // Circuits first, so that re-queued jobs find them.
   auto cs = store_->circuits();
   if (!cs) return cs.error();
   for (const auto& c : *cs) {
-    auto sum = read_key_summary(c.zkey_path);
+    auto sum = summary_as_registered(c);
     if (!sum) {
       log(log_level::error, "engine: circuit=" + c.id + " not restored: " + sum.error().to_string());
       continue;
@@ -386,7 +405,7 @@ status engine::register_circuit(const std::string& id, const std::string& zkey_p
                                                    "against the current key");
   }
   if (!same_key || old->zkey_path != zkey_path) CUZK_TRY(srs_.add(id, zkey_path, *sum));
-  CUZK_TRY(store_->put_circuit({id, zkey_path, default_priority, wasm_path}));
+  CUZK_TRY(store_->put_circuit({id, zkey_path, default_priority, wasm_path, sum->digest}));
   circuits_.put({id, zkey_path, default_priority, *sum, wasm_path, generator});
   if (old && !same_key)
     log(log_level::warn, "engine: circuit key replaced id=" + id + " old_zkey=" + old->zkey_path +

@@ -253,6 +253,10 @@ class engine {
 
   engine(engine_options opt, engine_parts parts, witness_spool spool, witness_dirs dirs, witness_dirs key_dirs);
   status recover();
+  // The key summary of a circuit the store holds, as it was registered: the file's sizes with the
+  // digest stored then, so that a file overwritten since fails every load naming both digests
+  // (docs/HARDENING.md, finding 21). A row from before digests were kept takes the file's, stored.
+  result<key_summary> summary_as_registered(const circuit_record& c);
   void start_threads();
   void log(log_level lv, const std::string& line) const;
   void on_pool_event(const pool_event& e);

@@ -145,7 +145,7 @@ bool engine::adopt(const job_lease& l) {
       if (auto stored = store_->circuits())
         for (const auto& cr : *stored)
           if (cr.id == i.circuit)
-            if (auto sum = read_key_summary(cr.zkey_path)) {
+            if (auto sum = summary_as_registered(cr)) {
               (void)srs_.add(cr.id, cr.zkey_path, *sum);
               circuits_.put({cr.id, cr.zkey_path, cr.default_priority, *sum, {}, {}});
             }

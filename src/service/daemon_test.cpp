@@ -758,6 +758,50 @@ TEST(daemon, preload_and_evict_show_in_the_status_key_tier) {
   EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND) << s.error_message();
 }
 
+// docs/HARDENING.md, finding 21: a zkey overwritten in place with another key of the same circuit
+// (the same sizes) was loaded again under its id after an evict or a restart, and its proofs passed
+// the daemon's own check but verified only under the new key. Now every load checks the file
+// against the digest registered, and the id's jobs fail naming the file and both digests until the
+// file is registered again with --replace.
+TEST(daemon, a_key_overwritten_under_its_id_fails_its_jobs_until_registered_again) {
+  daemon_proc d("key-changed", 1);
+  const std::string key = d.dir + "/k.zkey", other = d.dir + "/other.zkey";
+  fs::copy_file(zkey, key);
+  // Another key of the same circuit: the same nVars, nPublic and domain, other points.
+  auto [rc, out] = run_command(std::string(CUZK_BIN) + " setup --cpu " + data +
+                               "/snarkjs/bn128/poseidon/circuit.r1cs " + other);
+  ASSERT_EQ(rc, 0) << out;
+  std::tie(rc, out) = d.cli("register k " + key);
+  ASSERT_EQ(rc, 0) << out;
+  std::tie(rc, out) = d.cli("prove-remote -c k " + wtns);
+  ASSERT_EQ(rc, 0) << out;
+  fs::copy_file(other, key, fs::copy_options::overwrite_existing);  // in place: the same inode
+  ASSERT_TRUE(d.key_op(false, "cold", "k").ok());
+  const auto changed = [&](const std::string& what) {
+    const auto [prc, pout] = d.cli("prove-remote -c k " + wtns);
+    EXPECT_EQ(prc, 1) << what << ": " << pout;
+    EXPECT_NE(pout.find(key + ": the key changed since it was registered (digest fnv1a64:"), std::string::npos)
+        << what << ": " << pout;
+    const auto first = pout.find("fnv1a64:"), second = pout.find("fnv1a64:", first + 1);
+    ASSERT_NE(second, std::string::npos) << what << ": " << pout;
+    EXPECT_NE(pout.substr(first, 24), pout.substr(second, 24)) << what << ": " << pout;
+    EXPECT_NE(pout.find("--replace"), std::string::npos) << what << ": " << pout;
+  };
+  changed("after an evict");
+  // A restart restores the id with the digest registered, not the file's.
+  EXPECT_EQ(d.term(), 0);
+  d.start();
+  changed("after a restart");
+  // The same file again without --replace is another key; with it, the id proves with the new key.
+  std::tie(rc, out) = d.cli("register k " + key);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("already registered with another key"), std::string::npos) << out;
+  std::tie(rc, out) = d.cli("register k " + key + " --replace");
+  ASSERT_EQ(rc, 0) << out;
+  std::tie(rc, out) = d.cli("prove-remote -c k " + wtns);
+  EXPECT_EQ(rc, 0) << out;
+}
+
 TEST(daemon, bench_batch_reports_twenty_verified_proofs) {
   daemon_proc d("bench", 1, "max_batch_size = 4\nmax_batch_wait_ms = 20\n");
   const auto [rc, out] = d.cli(

@@ -50,6 +50,9 @@ struct circuit_record {
   std::string zkey_path;
   priority default_priority = priority::normal;
   std::string wasm_path;  // the circuit's witness generator (circom's .wasm); empty: none
+  // key_summary::digest of the key registered: every later load, a restart's too, must find it in
+  // the file (docs/HARDENING.md, finding 21). Empty in rows stored before digests were kept.
+  std::string key_digest;
 };
 
 struct insert_outcome {

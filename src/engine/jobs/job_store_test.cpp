@@ -227,8 +227,9 @@ TEST(sqlite_job_store, survives_reopen) {
   EXPECT_GT(s->insert(make_job("c")).value().id, b);
 }
 
-// A database of schema version 1 (before circuits had a witness generator) is upgraded in place:
-// its jobs and circuits are kept, and the new column is there for the next registration.
+// A database of schema version 1 (before circuits had a witness generator or a key digest) is
+// upgraded in place: its jobs and circuits are kept, and the new columns are there for the next
+// registration (the digest: docs/HARDENING.md, finding 21).
 TEST(sqlite_job_store, upgrades_a_version_1_database) {
   const std::string db = temp_dir("v1") + "/jobs.db";
   {
@@ -257,22 +258,24 @@ TEST(sqlite_job_store, upgrades_a_version_1_database) {
     EXPECT_EQ(cs[0].zkey_path, "/k/c.zkey");
     EXPECT_EQ(cs[0].default_priority, priority::high);
     EXPECT_EQ(cs[0].wasm_path, "");
+    EXPECT_EQ(cs[0].key_digest, "");
     auto un = (*s)->unfinished().value();
     ASSERT_EQ(un.size(), 1u);
     EXPECT_EQ(un[0].witness_paths[0], "/w/a.wtns");
     EXPECT_FALSE(un[0].input_json[0]);
-    ASSERT_TRUE((*s)->put_circuit({"c", "/k/c.zkey", priority::high, "/k/c.wasm"}).is_ok());
+    ASSERT_TRUE((*s)->put_circuit({"c", "/k/c.zkey", priority::high, "/k/c.wasm", "fnv1a64:0123"}).is_ok());
   }
   {
     auto s = sqlite_job_store::open(db).value();  // now of the current version
     EXPECT_EQ(s->circuits().value()[0].wasm_path, "/k/c.wasm");
+    EXPECT_EQ(s->circuits().value()[0].key_digest, "fnv1a64:0123");
   }  // closed: the store holds the database exclusively while open
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
   sqlite3_stmt* v = nullptr;
   ASSERT_EQ(sqlite3_prepare_v2(raw, "PRAGMA user_version", -1, &v, nullptr), SQLITE_OK);
   ASSERT_EQ(sqlite3_step(v), SQLITE_ROW);
-  EXPECT_EQ(sqlite3_column_int(v, 0), 2);
+  EXPECT_EQ(sqlite3_column_int(v, 0), 3);
   sqlite3_finalize(v);
   sqlite3_close(raw);
 }

@@ -20,9 +20,10 @@ namespace cuzk::engine {
 
 namespace {
 
-// 1: the first; 2: circuits.wasm_path (a circuit's witness generator). An older database is
-// upgraded in place at open (migrations), in one transaction, after it was checked as whole.
-constexpr int schema_version = 2;
+// 1: the first; 2: circuits.wasm_path (a circuit's witness generator); 3: circuits.key_digest (the
+// key registered, checked at every load; '' in rows from before). An older database is upgraded in
+// place at open (migrations), in one transaction, after it was checked as whole.
+constexpr int schema_version = 3;
 
 const char* const schema_sql = R"sql(
 CREATE TABLE IF NOT EXISTS jobs (
@@ -49,13 +50,15 @@ CREATE TABLE IF NOT EXISTS circuits (
   id TEXT PRIMARY KEY,
   zkey_path TEXT NOT NULL,
   priority INTEGER NOT NULL,
-  wasm_path TEXT NOT NULL DEFAULT ''
+  wasm_path TEXT NOT NULL DEFAULT '',
+  key_digest TEXT NOT NULL DEFAULT ''
 );
 )sql";
 
 // migrations[v - 1] brings a database of version v to v + 1.
 const char* const migrations[] = {
     "ALTER TABLE circuits ADD COLUMN wasm_path TEXT NOT NULL DEFAULT '';",
+    "ALTER TABLE circuits ADD COLUMN key_digest TEXT NOT NULL DEFAULT '';",
 };
 static_assert(std::size(migrations) == schema_version - 1);
 
@@ -577,12 +580,14 @@ result<std::vector<std::string>> sqlite_job_store::purge_finished_before(wall_ti
 
 status sqlite_job_store::put_circuit(const circuit_record& c) {
   std::lock_guard lk(m_);
-  stmt s(db_, "INSERT OR REPLACE INTO circuits (id, zkey_path, priority, wasm_path) VALUES (?, ?, ?, ?)");
+  stmt s(db_,
+         "INSERT OR REPLACE INTO circuits (id, zkey_path, priority, wasm_path, key_digest) VALUES (?, ?, ?, ?, ?)");
   if (!s.ok()) return error("store circuit");
   s.bind(1, c.id);
   s.bind(2, c.zkey_path);
   s.bind(3, static_cast<int64_t>(c.default_priority));
   s.bind(4, c.wasm_path);
+  s.bind(5, c.key_digest);
   if (s.step() != SQLITE_DONE) return error("store circuit");
   return status::ok();
 }
@@ -609,12 +614,12 @@ status sqlite_job_store::remove_circuit(const std::string& id) {
 
 result<std::vector<circuit_record>> sqlite_job_store::circuits() {
   std::lock_guard lk(m_);
-  stmt s(db_, "SELECT id, zkey_path, priority, wasm_path FROM circuits ORDER BY id");
+  stmt s(db_, "SELECT id, zkey_path, priority, wasm_path, key_digest FROM circuits ORDER BY id");
   if (!s.ok()) return error("list circuits");
   std::vector<circuit_record> out;
   int rc;
   while ((rc = s.step()) == SQLITE_ROW)
-    out.push_back({s.text(0), s.text(1), static_cast<priority>(s.i64(2)), s.text(3)});
+    out.push_back({s.text(0), s.text(1), static_cast<priority>(s.i64(2)), s.text(3), s.text(4)});
   if (rc != SQLITE_DONE) return error("list circuits");
   return out;
 }
