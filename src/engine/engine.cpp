@@ -538,9 +538,13 @@ result<job_id> engine::submit(job_request req) {
   // Until the job is in live_, where register_circuit() counts it (registration_m_ in engine.hpp).
   std::shared_lock reg(registration_m_);
   const auto c = circuits_.find(req.circuit);
-  if (!c)
+  if (!c) {
+    // An id no circuit may have is said by its size, never quoted: a 100 KB id in the message
+    // would overflow gRPC's metadata and reach the client as RESOURCE_EXHAUSTED.
+    if (auto bad = circuit_registry::check_id(req.circuit); !bad) return reject(reject_reason::malformed_request, bad);
     return reject(reject_reason::unknown_circuit,
                   status(errc::not_found, "circuit \"" + req.circuit + "\": not registered"));
+  }
   if (auto s = check_job_request(req); !s) return reject(reject_reason::malformed_request, s);
 
   // A request id names one request: a retry (the same request again) gets the first job; anything
@@ -828,6 +832,7 @@ status engine::cancel(job_id id) {
 }
 
 status engine::preload(const std::string& circuit, tier_target target) {
+  CUZK_TRY(circuit_registry::check_id(circuit));  // before the id is quoted (submit says why)
   if (!circuits_.find(circuit)) return status(errc::not_found, "circuit \"" + circuit + "\": not registered");
   const auto t0 = steady_clock::now();
   CUZK_TRY(srs_.preload(circuit, target));
@@ -867,6 +872,7 @@ void engine::prewarm_staging(const std::string& circuit) {
 }
 
 status engine::evict(const std::string& circuit, tier_target target) {
+  CUZK_TRY(circuit_registry::check_id(circuit));  // before the id is quoted (submit says why)
   if (!circuits_.find(circuit)) return status(errc::not_found, "circuit \"" + circuit + "\": not registered");
   return srs_.evict(circuit, target);
 }

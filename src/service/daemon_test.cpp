@@ -271,6 +271,16 @@ TEST(daemon, bad_requests_get_clear_errors_while_another_job_completes) {
     EXPECT_NE(s.error_message().find("not registered"), std::string::npos) << s.error_message();
   }
 
+  // An id of 100 KB no circuit may have: said by its size, not quoted (quoted, the message overflowed
+  // gRPC's metadata and the client got RESOURCE_EXHAUSTED: docs/HARDENING.md, finding 22).
+  const std::string huge_id(100 << 10, 'x');
+  s = d.submit(read_file(wtns), id, "", huge_id);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message().substr(0, 200);
+  EXPECT_NE(s.error_message().find("circuit id: expected 1 to 128 characters, found 102400"), std::string::npos)
+      << s.error_message().substr(0, 200);
+  for (const bool preload : {true, false})
+    EXPECT_EQ(d.key_op(preload, "warm", huge_id).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+
   s = d.submit("not a witness file", id);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
   EXPECT_NE(s.error_message().find("partition 0"), std::string::npos) << s.error_message();
