@@ -35,6 +35,16 @@ v1::Priority wire_priority(const std::string& name) {
   return service::to_wire(*p);
 }
 
+// A job id as the daemon printed it: decimal digits only. CLI11 reads an unsigned option with
+// strtoull, which takes "-1" as 2^64 - 1 (and "0x10" as 16): `cuzk cancel -- -1` named job
+// 18446744073709551615.
+const CLI::Validator job_id_digits(
+    [](std::string& s) {
+      const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+      return digits ? std::string() : "expected a job id (decimal digits, as submit printed it), found \"" + s + "\"";
+    },
+    "JOB");
+
 const char* state_name(v1::JobState s) {
   const auto state = service::from_wire(s);
   return state ? engine::job_state_name(*state) : "unknown";
@@ -216,14 +226,14 @@ void client_commands::add_to(CLI::App& app) {
       "write proof.json and public.json into this folder (default: print one JSON object, "
       "{\"proof\": ..., \"publicSignals\": ...}, on stdout; an array of them for several partitions)");
   await = conn(app.add_subcommand("await", "wait for a job's result"));
-  await->add_option("job", job, "the job id")->required();
+  await->add_option("job", job, "the job id")->required()->check(job_id_digits);
   await->add_option("--timeout-ms", timeout_ms, "give up waiting after this long (0: until it ends)");
   await->add_option(
       "--out,-o", out_dir,
       "write proof.json and public.json into this folder (default: one JSON object on stdout, as "
       "prove-remote prints it)");
   cancel = conn(app.add_subcommand("cancel", "cancel a queued or running job"));
-  cancel->add_option("job", job, "the job id")->required();
+  cancel->add_option("job", job, "the job id")->required()->check(job_id_digits);
   status = conn(app.add_subcommand("status", "the daemon's status (JSON)"));
   status->add_flag("--cluster", cluster,
                    "only the cluster, as tables: every node on the job database (PostgreSQL) with its heartbeat, "

@@ -101,8 +101,10 @@ result<std::unique_ptr<engine>> engine::create(engine_options opt, engine_parts 
   if (!spool) return spool.error();
   auto dirs = witness_dirs::create(opt.witness_dirs);
   if (!dirs) return dirs.error().with_context("engine");
-  std::unique_ptr<engine> e(
-      new engine(std::move(opt), std::move(parts), std::move(spool).value(), std::move(dirs).value()));
+  auto key_dirs = witness_dirs::create(opt.key_dirs, "key_dirs");
+  if (!key_dirs) return key_dirs.error().with_context("engine");
+  std::unique_ptr<engine> e(new engine(std::move(opt), std::move(parts), std::move(spool).value(),
+                                       std::move(dirs).value(), std::move(key_dirs).value()));
   if (!backend_note.empty()) e->log(log_level::info, "engine: " + backend_note);
   if (const auto& m = e->gpu_monitor_; m && !m->available())
     e->log(log_level::warn, "engine: GPU utilization not sampled: " + m->unavailable_reason());
@@ -112,13 +114,15 @@ result<std::unique_ptr<engine>> engine::create(engine_options opt, engine_parts 
   return e;
 }
 
-engine::engine(engine_options opt, engine_parts parts, witness_spool spool, witness_dirs dirs)
+engine::engine(engine_options opt, engine_parts parts, witness_spool spool, witness_dirs dirs,
+               witness_dirs key_dirs)
     : opt_(std::move(opt)),
       backend_(std::move(parts.backend)),
       store_(std::move(parts.store)),
       hot_alloc_(std::move(parts.hot_allocator)),
       spool_(std::move(spool)),
       witness_dirs_(std::move(dirs)),
+      key_dirs_(std::move(key_dirs)),
       memory_(host_budget_bytes(opt_), parts.devices.memory_limits),
       srs_(opt_.budgets, *hot_alloc_, opt_.key_check, std::move(parts.devices), &memory_, opt_.key_copy_dir),
       sched_(opt_.scheduling),
@@ -195,12 +199,31 @@ void engine::set_state(live_job& j, job_state s) {
   if (!st) log(log_level::warn, "engine: job=" + std::to_string(j.rec.info.id) + " store: " + st.to_string());
 }
 
+result<key_summary> engine::summary_as_registered(const circuit_record& c) {
+  auto sum = read_key_summary(c.zkey_path);
+  if (!sum) return sum;
+  if (c.key_digest.empty()) {
+    // A row stored before digests were kept: the file's key is taken as the one registered.
+    circuit_record with = c;
+    with.key_digest = sum->digest;
+    if (const status st = store_->put_circuit(with); !st)
+      log(log_level::warn, "engine: circuit=" + c.id + " key digest not stored: " + st.to_string());
+  } else if (c.key_digest != sum->digest) {
+    log(log_level::error, "engine: circuit=" + c.id + " zkey=" + c.zkey_path +
+                              " changed since it was registered: digest " + c.key_digest + " registered, " +
+                              sum->digest + " in the file now; its jobs fail until it is registered again "
+                              "with --replace");
+    sum->digest = c.key_digest;  // every load compares the file with this one, and fails
+  }
+  return sum;
+}
+
 status engine::recover() {
   // Circuits first, so that re-queued jobs find them.
   auto cs = store_->circuits();
   if (!cs) return cs.error();
   for (const auto& c : *cs) {
-    auto sum = read_key_summary(c.zkey_path);
+    auto sum = summary_as_registered(c);
     if (!sum) {
       log(log_level::error, "engine: circuit=" + c.id + " not restored: " + sum.error().to_string());
       continue;
@@ -315,11 +338,41 @@ std::size_t engine::jobs_of_locked(const std::string& circuit, job_id* first) co
 }
 
 status engine::register_circuit(const std::string& id, const std::string& zkey_path,
-                                priority default_priority, key_change change, const std::string& wasm_path) {
+                                priority default_priority, key_change change, const std::string& wasm_path,
+                                key_origin origin) {
   CUZK_TRY(circuit_registry::check_id(id));
   CUZK_TRY(check_path_text("circuit " + id + ": zkey path", zkey_path));
   CUZK_TRY(check_path_text("circuit " + id + ": wasm path", wasm_path));
+  // A path a client names is opened with the daemon's rights. The daemon's own user (on its Unix
+  // socket) could open it anyway, so without key_dirs its paths go anywhere; every other client's,
+  // and everyone's once key_dirs is set, only under key_dirs, refused in one message whether the
+  // file is missing, elsewhere or not a regular file, so that a refusal tells nothing about what
+  // exists (docs/HARDENING.md, finding 19).
+  const bool confined = origin == key_origin::client || (origin == key_origin::local_owner && !key_dirs_.empty());
+  if (confined) {
+    for (const auto& [what, path] : {std::pair<const char*, const std::string&>{"zkey", zkey_path},
+                                     std::pair<const char*, const std::string&>{"wasm", wasm_path}}) {
+      if (path.empty()) continue;
+      const std::string quoted = "circuit " + id + ": " + what + " path \"" + path + "\"";
+      if (key_dirs_.empty())
+        return status(errc::failed_precondition,
+                      quoted + ": refused: key_dirs is empty in the daemon's config, so it registers a path "
+                               "only from its own user on its Unix socket; set key_dirs to the folders of the "
+                               "keys, or register over the socket as the daemon's user");
+      if (!key_dirs_.allows_file(path))
+        return status(errc::failed_precondition,
+                      quoted + ": refused: the daemon registers a path sent over its API only when it names a "
+                               "readable regular file under one of its key_dirs");
+    }
+  }
   auto sum = read_key_summary(zkey_path);
+  if (!sum && confined) {
+    // Under key_dirs, but not a key: said without quoting any of the file's bytes.
+    log(log_level::warn, "engine: circuit " + id + " not registered: " + sum.error().to_string());
+    return status(sum.error().code() == errc::unsupported ? errc::unsupported : errc::format_error,
+                  "circuit " + id + ": zkey path \"" + zkey_path +
+                      "\": not a Groth16 zkey of a supported curve (the daemon's log says why)");
+  }
   if (!sum) return sum.error().with_context("circuit " + id);
   // Compiled outside the registration lock: the first compile of a large circuit takes a minute,
   // and submits of other circuits must not wait for it.
@@ -353,7 +406,7 @@ status engine::register_circuit(const std::string& id, const std::string& zkey_p
                                                    "against the current key");
   }
   if (!same_key || old->zkey_path != zkey_path) CUZK_TRY(srs_.add(id, zkey_path, *sum));
-  CUZK_TRY(store_->put_circuit({id, zkey_path, default_priority, wasm_path}));
+  CUZK_TRY(store_->put_circuit({id, zkey_path, default_priority, wasm_path, sum->digest}));
   circuits_.put({id, zkey_path, default_priority, *sum, wasm_path, generator});
   if (old && !same_key)
     log(log_level::warn, "engine: circuit key replaced id=" + id + " old_zkey=" + old->zkey_path +
@@ -486,9 +539,13 @@ result<job_id> engine::submit(job_request req) {
   // Until the job is in live_, where register_circuit() counts it (registration_m_ in engine.hpp).
   std::shared_lock reg(registration_m_);
   const auto c = circuits_.find(req.circuit);
-  if (!c)
+  if (!c) {
+    // An id no circuit may have is said by its size, never quoted: a 100 KB id in the message
+    // would overflow gRPC's metadata and reach the client as RESOURCE_EXHAUSTED.
+    if (auto bad = circuit_registry::check_id(req.circuit); !bad) return reject(reject_reason::malformed_request, bad);
     return reject(reject_reason::unknown_circuit,
                   status(errc::not_found, "circuit \"" + req.circuit + "\": not registered"));
+  }
   if (auto s = check_job_request(req); !s) return reject(reject_reason::malformed_request, s);
 
   // A request id names one request: a retry (the same request again) gets the first job; anything
@@ -539,12 +596,28 @@ result<job_id> engine::submit(job_request req) {
                                   witness_digest_matches(digest, p.inline_bytes());
       if (!same) return conflict("with another witness for partition " + std::to_string(k));
     }
+    if (failed_for_store_fault(s.info)) {
+      // The job failed because the store refused its result, not because of the request: the
+      // retry is proved again as a new job, which takes the request id over (docs/cluster.md,
+      // "When the database is out of reach"). 0 tells the caller to submit it anew.
+      {
+        std::lock_guard lk(m_);
+        if (live_.count(existing)) return existing;  // its failure is not stored yet: as it stands
+      }
+      CUZK_TRY(store_->remove(existing));
+      log(log_level::info, "engine: job=" + std::to_string(existing) + " removed: request id " + req.request_id +
+                               " submitted again after its result could not be stored");
+      return job_id{0};
+    }
     return existing;
   };
   if (!req.request_id.empty()) {
     auto found = store_->find_request(req.request_id);
     if (!found) return found.error();
-    if (*found) return same_request(**found);
+    if (*found) {
+      auto again = same_request(**found);
+      if (!again || *again != 0) return again;
+    }
   }
 
   auto j = std::make_shared<live_job>();
@@ -587,7 +660,10 @@ result<job_id> engine::submit(job_request req) {
   }
   if (!ins->inserted) {  // a concurrent submit with the same request id won
     discard();
-    return same_request(ins->id);
+    auto first = same_request(ins->id);
+    if (first && *first == 0)
+      return status(errc::unavailable, "request id \"" + req.request_id + "\": submitted twice at once; submit it again");
+    return first;
   }
   rec.info.id = ins->id;
   if (leases_) {
@@ -688,8 +764,17 @@ result<job_result> engine::await(job_id id, std::chrono::milliseconds timeout) {
       // After a drain nothing will run a job that is not on a worker: report it as it stands. An
       // ended job still here is one whose outcome the store has yet to take (finish()).
       const bool stalled = !accepting_ && it->second->worker < 0;
-      if (stalled || is_terminal(it->second->rec.info.state) || timeout.count() < 0 ||
-          (timeout.count() > 0 && steady_clock::now() >= until)) {
+      const bool timed_out = timeout.count() < 0 || (timeout.count() > 0 && steady_clock::now() >= until);
+      if (timed_out && it->second->parked) {
+        // Ended, but its result waits for the store: not an answer a client may take as final.
+        const live_job& j = *it->second;
+        return status(errc::unavailable, "job " + std::to_string(id) + ": ended " +
+                                             job_state_name(j.parked->state) +
+                                             ", and its result waits for the job store (" +
+                                             j.store_fault.to_string() +
+                                             "); the daemon keeps trying to store it: await again");
+      }
+      if (stalled || is_terminal(it->second->rec.info.state) || timed_out) {
         job_result r = it->second->rec.info;
         return r;
       }
@@ -725,6 +810,10 @@ status engine::cancel(job_id id) {
       if (is_terminal(it->second->rec.info.state))
         return status(errc::failed_precondition, "job " + std::to_string(id) + ": already " +
                                                      job_state_name(it->second->rec.info.state));
+      if (it->second->parked)
+        return status(errc::failed_precondition, "job " + std::to_string(id) + ": already " +
+                                                     job_state_name(it->second->parked->state) +
+                                                     " (its result waits for the job store)");
       j = it->second;
     }
   }
@@ -744,6 +833,7 @@ status engine::cancel(job_id id) {
 }
 
 status engine::preload(const std::string& circuit, tier_target target) {
+  CUZK_TRY(circuit_registry::check_id(circuit));  // before the id is quoted (submit says why)
   if (!circuits_.find(circuit)) return status(errc::not_found, "circuit \"" + circuit + "\": not registered");
   const auto t0 = steady_clock::now();
   CUZK_TRY(srs_.preload(circuit, target));
@@ -783,6 +873,7 @@ void engine::prewarm_staging(const std::string& circuit) {
 }
 
 status engine::evict(const std::string& circuit, tier_target target) {
+  CUZK_TRY(circuit_registry::check_id(circuit));  // before the id is quoted (submit says why)
   if (!circuits_.find(circuit)) return status(errc::not_found, "circuit \"" + circuit + "\": not registered");
   return srs_.evict(circuit, target);
 }

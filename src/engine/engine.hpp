@@ -138,6 +138,12 @@ struct engine_parts {
 
 // What register_circuit() does when the id is registered with another key.
 enum class key_change : uint8_t { refuse, replace };
+// Who names a key's paths: the operator (the config, the store's own record), whose paths are
+// opened wherever they are; a client on the daemon's Unix socket, which only the daemon's own user
+// and root can connect to (`local_owner`); or any other client (TCP `listen`). With key_dirs set,
+// both kinds of client must name paths under it; with key_dirs empty, only `local_owner` may name
+// paths, wherever they are (docs/HARDENING.md, finding 19).
+enum class key_origin : uint8_t { operator_config, local_owner, client };
 
 class engine {
  public:
@@ -158,9 +164,14 @@ class engine {
   // With `wasm_path` (circom's witness .wasm) the circuit also takes input JSON: the wasm is
   // compiled now (or found in the witness cache), before any lock is taken, and checked against the
   // key (input_witness.hpp); a registration without one leaves the circuit taking witnesses only.
+  // A client's paths are confined by key_origin's rule: a confined path is registered only as a
+  // regular file under key_dirs, every refusal, a missing file's too, is one failed_precondition
+  // message naming key_dirs, and a file there that is not a zkey is named without any of its bytes
+  // (docs/HARDENING.md, finding 19).
   status register_circuit(const std::string& id, const std::string& zkey_path,
                           priority default_priority = priority::normal,
-                          key_change change = key_change::refuse, const std::string& wasm_path = {});
+                          key_change change = key_change::refuse, const std::string& wasm_path = {},
+                          key_origin origin = key_origin::operator_config);
   // Refused (failed_precondition) while jobs of the circuit are queued or running.
   status unregister_circuit(const std::string& id);
   std::vector<circuit_info> list_circuits() const;
@@ -217,9 +228,15 @@ class engine {
     std::vector<timeline_event> events;
     int worker = -1;
     reservation working_set;  // from admission until its batch ends (the worker takes it over)
-    // Ended, but the store refused its outcome (finish()): it stays in live_, failed, until
-    // retry_unstored() stores it.
+    // Ended, but the store refused its outcome for good (finish()): it stays in live_, failed,
+    // until retry_unstored() stores that failure.
     bool unstored = false;
+    // Ended, but the store was out of reach (errc::unavailable: a server restarting, a full disk):
+    // the outcome, proofs and all, waits here until retry_unstored() stores it, and only then is
+    // it published. Meanwhile the job shows its last running state, and an await that runs out of
+    // time is told to await again (docs/HARDENING.md, finding 17). `store_fault` is the last refusal.
+    std::optional<job_result> parked;
+    status store_fault;
     // In a cluster: this node's claim on the job, which its result is committed under.
     std::optional<job_lease> lease;
     // While its submit is still storing the inline witnesses (inline_arrival.hpp); null otherwise.
@@ -235,8 +252,12 @@ class engine {
     uint64_t jobs = 0;
   };
 
-  engine(engine_options opt, engine_parts parts, witness_spool spool, witness_dirs dirs);
+  engine(engine_options opt, engine_parts parts, witness_spool spool, witness_dirs dirs, witness_dirs key_dirs);
   status recover();
+  // The key summary of a circuit the store holds, as it was registered: the file's sizes with the
+  // digest stored then, so that a file overwritten since fails every load naming both digests
+  // (docs/HARDENING.md, finding 21). A row from before digests were kept takes the file's, stored.
+  result<key_summary> summary_as_registered(const circuit_record& c);
   void start_threads();
   void log(log_level lv, const std::string& line) const;
   void on_pool_event(const pool_event& e);
@@ -277,10 +298,17 @@ class engine {
   std::size_t witness_reads_at_once(std::size_t files, uint64_t file_bytes, const cancel_token* cancel,
                                     const std::string& purpose, reservation& room);
   void finish(const std::shared_ptr<live_job>& j, job_state end, status error);
+  // Commits `ended` (a terminal outcome of j) and publishes it; parks it when the store is out of
+  // reach (live_job::parked). For finish() and retry_unstored().
+  void store_end(const std::shared_ptr<live_job>& j, job_result ended);
+  // Makes `ended` j's visible outcome: metrics, the log line, awaiters woken, and j out of live_
+  // when `stored` (else it stays, failed, for retry_unstored()).
+  void publish_end(const std::shared_ptr<live_job>& j, job_result ended, bool stored);
   void requeue_in_store(const std::shared_ptr<live_job>& j);
   // Stores the outcomes the store refused before, oldest first, until one is refused again; each
-  // stored one leaves live_ and its spooled witnesses are deleted. Housekeeping and drain() call it.
-  void retry_unstored();
+  // stored one leaves live_ and its spooled witnesses are deleted. Housekeeping and drain() call it;
+  // false while the store still refuses.
+  bool retry_unstored();
   void housekeeping_loop();
 
   // Cluster side (engine_cluster.cpp), with a PostgreSQL store only.
@@ -311,6 +339,7 @@ class engine {
   std::shared_ptr<host_allocator> hot_alloc_;
   witness_spool spool_;
   const witness_dirs witness_dirs_;
+  const witness_dirs key_dirs_;  // where a client may register key and wasm paths
   circuit_registry circuits_;
   memory_budgets memory_;  // before srs_ and pinned_, which hold reservations of it
   srs_manager srs_;
@@ -333,7 +362,7 @@ class engine {
   std::deque<job_result> recent_jobs_;  // newest at the front, at most recent_jobs_kept
   std::vector<worker_slot> workers_;
   std::atomic<bool> accepting_{true};
-  std::atomic<std::size_t> unstored_{0};  // live jobs with `unstored` set
+  std::atomic<std::size_t> unstored_{0};  // live jobs with `unstored` set or `parked`
   bool drained_ = false;
   std::mutex drain_m_;
 

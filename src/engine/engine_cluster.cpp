@@ -69,7 +69,7 @@ void engine::stop_cluster_threads() {
 std::size_t engine::claimed_locked() const {
   std::size_t n = 0;
   for (const auto& [id, j] : live_)
-    if (j->lease && !is_terminal(j->rec.info.state)) ++n;
+    if (j->lease && !is_terminal(j->rec.info.state) && !j->parked) ++n;
   return n;
 }
 
@@ -146,7 +146,7 @@ bool engine::adopt(const job_lease& l) {
       if (auto stored = store_->circuits())
         for (const auto& cr : *stored)
           if (cr.id == i.circuit)
-            if (auto sum = read_key_summary(cr.zkey_path)) {
+            if (auto sum = summary_as_registered(cr)) {
               (void)srs_.add(cr.id, cr.zkey_path, *sum);
               circuits_.put({cr.id, cr.zkey_path, cr.default_priority, *sum, {}, {}});
             }
@@ -282,7 +282,7 @@ void engine::release_unstarted() {
   {
     std::lock_guard lk(m_);
     for (const auto& [id, j] : live_)
-      if (j->lease && j->worker < 0 && !is_terminal(j->rec.info.state)) back.push_back(j);
+      if (j->lease && j->worker < 0 && !is_terminal(j->rec.info.state) && !j->parked) back.push_back(j);
   }
   for (const auto& j : back) {
     sched_.remove(j->rec.info.id);

@@ -190,6 +190,79 @@ TEST(engine_cluster, a_drained_node_gives_its_claims_back_and_another_proves_the
 }
 
 
+// docs/HARDENING.md, finding 17: the database server restarts while two nodes each hold a proof in
+// flight. Their result commits meet the broken connection; the proofs wait, awaits are answered
+// UNAVAILABLE (await again), never a final state, and once the server is back every job ends done,
+// stored once, and a retry under its request id returns it.
+TEST(engine_cluster, a_database_restart_mid_run_loses_no_proof) {
+  FRESH_DATABASE_OR_SKIP(db, "engine_cluster_restart");
+  const std::string root = test::temp_dir("cluster-restart");
+  auto node = [&](const std::string& name, test::gated_backend*& gate) {
+    auto b = std::make_unique<test::gated_backend>(20ms, false);
+    gate = b.get();
+    engine_parts parts;
+    parts.backend = std::move(b);
+    auto o = node_options(db, root, name);
+    o.verify_proofs = false;
+    o.cluster.lease = 20s;  // longer than the outage: the jobs stay their nodes' (no takeover)
+    auto e = engine::create(o, std::move(parts));
+    EXPECT_TRUE(e.is_ok()) << e.error().to_string();
+    if (!e) return std::unique_ptr<engine>();
+    EXPECT_TRUE((*e)->register_circuit("mul", test::small_zkey).is_ok());
+    return std::move(e).value();
+  };
+  test::gated_backend *ga = nullptr, *gb = nullptr;
+  auto a = node("node-a", ga), b = node("node-b", gb);
+  ASSERT_TRUE(a && b);
+  constexpr unsigned n = 24;
+  std::vector<job_id> ids;
+  std::vector<job_request> reqs;
+  for (unsigned k = 0; k < n; ++k) {
+    auto r = multiplier_request(k);
+    r.request_id = "restart-" + std::to_string(k);
+    auto id = (k % 2 == 0 ? *a : *b).submit(r);
+    ASSERT_TRUE(id.is_ok()) << id.error().to_string();
+    ids.push_back(*id);
+    reqs.push_back(std::move(r));
+  }
+  ASSERT_TRUE(ga->wait_calls(1) && gb->wait_calls(1));  // one proof in flight on each node
+
+  pg_test_cluster* server = pg_test_cluster::shared();
+  ASSERT_TRUE(server->stop().is_ok());
+  ga->open();
+  gb->open();
+  // The two proofs end while the server is down: their commits fail and they wait.
+  std::this_thread::sleep_for(1500ms);
+  int waiting = 0;
+  for (unsigned k = 0; k < n; ++k) {
+    auto r = (k % 2 == 0 ? *a : *b).await(ids[k], 50ms);
+    if (r.is_ok()) {
+      EXPECT_FALSE(is_terminal(r->state)) << "job " << ids[k] << " " << job_state_name(r->state) << " "
+                                           << r->error.to_string();
+      continue;
+    }
+    EXPECT_EQ(r.error().code(), errc::unavailable) << r.error().to_string();
+    ++waiting;
+  }
+  EXPECT_EQ(waiting, static_cast<int>(n));  // the store cannot be read, or the result waits for it
+  ASSERT_TRUE(server->start().is_ok());
+
+  for (unsigned k = 0; k < n; ++k) {
+    auto r = (k % 2 == 0 ? *b : *a).await(ids[k], 60s);
+    ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+    ASSERT_EQ(r->state, job_state::done) << "job " << ids[k] << ": " << r->error.to_string();
+    ASSERT_EQ(r->proofs.size(), 1u);
+  }
+  for (unsigned k = 0; k < n; ++k) EXPECT_EQ((k % 2 == 0 ? *b : *a).submit(reqs[k]).value(), ids[k]);
+  auto c = pg_connection::open(db).value();
+  auto rows = c->exec("read", "SELECT count(*), count(*) FILTER (WHERE state = 5), max(attempts) FROM jobs");
+  ASSERT_TRUE(rows.is_ok()) << rows.error().to_string();
+  EXPECT_EQ(rows->i64(0, 0), n);
+  EXPECT_EQ(rows->i64(0, 1), n);
+  EXPECT_EQ(rows->i64(0, 2), 1);  // none proved twice
+}
+
+
 // The latency a job adds through the engine on PostgreSQL against SQLite: one small proof at a time
 // (the multiplier, real CPU prover, verified), submit to result, median of 100 after 5 unmeasured,
 // on each store. A measurement, not a check: it runs only when CUZK_LATENCY_DATABASE names a

@@ -111,6 +111,11 @@ struct engine_options {
   // Directories under which a client may name a witness by path (witness_dirs.hpp): its real path
   // must lie under one of them. Empty: every path is refused; inline witnesses still work.
   std::vector<std::string> witness_dirs;
+  // Directories under which a client may register a key (zkey) or witness generator (wasm) by path,
+  // by the same rule as witness_dirs. Empty: only the daemon's own user on its Unix socket registers
+  // paths (anywhere), other clients are refused (key_origin in engine.hpp); keys the daemon's config
+  // lists, and those restored from the store, are registered wherever they are.
+  std::vector<std::string> key_dirs;
   // Where circuits' witness generators are compiled to and found again (wasm_compiler.hpp).
   // Empty: witness::default_witness_cache_dir().
   std::string witness_cache_dir;

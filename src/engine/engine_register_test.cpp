@@ -6,7 +6,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <thread>
+#include <vector>
 
 #include "engine/engine.hpp"
 #include "engine/engine_test_util.hpp"
@@ -103,6 +105,81 @@ TEST(engine_register, a_key_is_not_replaced_while_jobs_of_its_id_wait) {
   }
   EXPECT_TRUE(replaced.is_ok()) << replaced.to_string();
   EXPECT_EQ(path_of(*h.eng, "m"), poseidon_zkey);
+}
+
+// docs/HARDENING.md, finding 19: a client's zkey and wasm paths were opened anywhere with the
+// daemon's rights, and the error quoted the file's first bytes and told a missing file from one
+// that exists. Now only regular files under key_dirs, one message for every refusal, no bytes.
+TEST(engine_register, a_clients_key_paths_are_confined_to_key_dirs_and_refused_alike) {
+  const std::string keys = temp_dir("key-dirs"), outside = temp_dir("key-dirs-outside");
+  std::filesystem::copy_file(small_zkey, keys + "/k.zkey");
+  std::filesystem::copy_file(small_zkey, outside + "/k.zkey");
+  {
+    std::ofstream(outside + "/secret") << "SECRET bytes";
+    std::ofstream(keys + "/secret") << "SECRET bytes";
+  }
+  std::filesystem::create_symlink(outside + "/k.zkey", keys + "/link.zkey");
+  std::filesystem::create_directory(keys + "/dir.zkey");
+  auto start = [&](std::vector<std::string> dirs) {
+    engine_options o;
+    o.verify_proofs = false;
+    o.spool_dir = temp_dir("key-dirs-spool");
+    o.key_dirs = std::move(dirs);
+    engine_parts parts;
+    parts.backend = std::make_unique<gated_backend>();
+    auto e = engine::create(std::move(o), std::move(parts));
+    EXPECT_TRUE(e.is_ok()) << e.error().to_string();
+    return std::move(e).value();
+  };
+  constexpr auto client = key_origin::client, owner = key_origin::local_owner;
+  {
+    // Without key_dirs: any path of the daemon's own user on its socket (the zero-config flow), none
+    // of another client's, refused alike whether the file exists or not.
+    auto off = start({});
+    EXPECT_TRUE(off->register_circuit("o", outside + "/k.zkey", priority::normal, key_change::refuse, "", owner).is_ok());
+    std::string refusal;
+    for (const std::string& p : {keys + "/k.zkey", outside + "/missing.zkey", outside + "/secret"}) {
+      const status s = off->register_circuit("a", p, priority::normal, key_change::refuse, "", client);
+      EXPECT_EQ(s.code(), errc::failed_precondition) << s.to_string();
+      std::string m = s.message();
+      m.replace(m.find(p), p.size(), "P");
+      if (refusal.empty()) refusal = m;
+      EXPECT_EQ(m, refusal) << s.to_string();
+      EXPECT_EQ(m.find("SECRET"), std::string::npos);
+    }
+    EXPECT_NE(refusal.find("key_dirs is empty"), std::string::npos) << refusal;
+    // The config's keys (the operator's) are registered wherever they are.
+    EXPECT_TRUE(off->register_circuit("b", outside + "/k.zkey").is_ok());
+  }
+  auto e = start({keys});
+  EXPECT_TRUE(e->register_circuit("a", keys + "/k.zkey", priority::normal, key_change::refuse, "", client).is_ok());
+  EXPECT_TRUE(e->register_circuit("a2", keys + "/k.zkey", priority::normal, key_change::refuse, "", owner).is_ok());
+  std::string refusal;
+  for (const std::string& p : {outside + "/k.zkey", outside + "/secret", outside + "/missing.zkey",
+                               keys + "/missing.zkey", keys + "/link.zkey", keys + "/dir.zkey",
+                               keys + "/../" + std::filesystem::path(outside).filename().string() + "/k.zkey"}) {
+    // With key_dirs set, the daemon's own user is held to it too.
+    for (const key_origin who : {client, owner}) {
+      const status s = e->register_circuit("c", p, priority::normal, key_change::refuse, "", who);
+      EXPECT_EQ(s.code(), errc::failed_precondition) << p << ": " << s.to_string();
+      std::string m = s.message();
+      m.replace(m.find(p), p.size(), "P");  // the same words for every refusal, whatever the path
+      if (refusal.empty()) refusal = m;
+      EXPECT_EQ(m, refusal) << s.to_string();
+      EXPECT_EQ(m.find("SECRET"), std::string::npos);
+    }
+  }
+  EXPECT_NE(refusal.find("key_dirs"), std::string::npos) << refusal;
+  // A wasm path by the same rule.
+  const status w = e->register_circuit("d", keys + "/k.zkey", priority::normal, key_change::refuse,
+                                       outside + "/secret", client);
+  EXPECT_EQ(w.code(), errc::failed_precondition) << w.to_string();
+  EXPECT_NE(w.message().find("wasm path"), std::string::npos) << w.to_string();
+  // A file under key_dirs that is not a zkey: named, none of its bytes quoted.
+  const status bad = e->register_circuit("e", keys + "/secret", priority::normal, key_change::refuse, "", client);
+  EXPECT_EQ(bad.code(), errc::format_error) << bad.to_string();
+  EXPECT_EQ(bad.message().find("SECR"), std::string::npos) << bad.to_string();
+  EXPECT_NE(bad.message().find("not a Groth16 zkey"), std::string::npos) << bad.to_string();
 }
 
 }  // namespace

@@ -460,6 +460,11 @@ void engine::finish(const std::shared_ptr<live_job>& j, job_state end, status er
       std::max(sum, std::chrono::duration<double>(steady_clock::now() - j->enqueued).count());
   snapshot.deadline_missed = snapshot.deadline && *snapshot.finished_at > *snapshot.deadline;
   if (end != job_state::done) snapshot.proofs.clear();
+  store_end(j, std::move(snapshot));
+}
+
+void engine::store_end(const std::shared_ptr<live_job>& j, job_result snapshot) {
+  const job_state end = snapshot.state;
   const status st = commit_end(*j, snapshot);
   if (j->lease && st.code() == errc::failed_precondition) {
     // Another node took the job over (this node's lease ran out): its result is that node's to
@@ -467,26 +472,59 @@ void engine::finish(const std::shared_ptr<live_job>& j, job_state end, status er
     log(log_level::warn, "engine: job=" + std::to_string(snapshot.id) + " late result dropped: " + st.to_string());
     {
       std::lock_guard lk(m_);
+      if (j->parked) --unstored_;
+      j->parked.reset();
       live_.erase(snapshot.id);
     }
     wake_claimer();
     done_cv_.notify_all();
     return;
   }
+  if (st.code() == errc::unavailable) {
+    // The store is out of reach for now (a server restarting, a full disk): the outcome waits,
+    // proofs and all, and the spooled witnesses stay, until the store takes it; a restart meanwhile
+    // finds the job unfinished and proves it again. Failing the job here would throw a good proof
+    // away and end the job for good over a fault that passes.
+    bool first = false;
+    {
+      std::lock_guard lk(m_);
+      first = !j->parked;
+      if (first) ++unstored_;
+      j->parked = std::move(snapshot);
+      j->store_fault = st;
+    }
+    if (first)
+      log(log_level::warn, "engine: job=" + std::to_string(j->rec.info.id) + " ended " + job_state_name(end) +
+                               "; its result waits for the job store: " + st.to_string());
+    wake_claimer();  // its worker is free, and the job no longer holds a claim's place
+    // Onto the retry period now, not after a whole purge period; taking hk_m_ first means the
+    // housekeeper is either waiting (and wakes) or has yet to read unstored_.
+    { std::lock_guard lk(hk_m_); }
+    hk_cv_.notify_all();
+    done_cv_.notify_all();  // an await running out of time now says why
+    return;
+  }
   const bool stored = st.is_ok();
   if (!stored) {
-    // Disk full, say. The caller must hear of it (an await that waited for the store would wait
-    // for good), so the job fails in memory now and stays in live_ until housekeeping stores that
+    // A fault that will not pass by waiting (a damaged database, a constraint): the job fails and
+    // says why. The caller must hear of it (an await that waited for the store would wait for
+    // good), so the job fails in memory now and stays in live_ until housekeeping stores that
     // outcome (retry_unstored()). Its spooled witnesses stay too: until then the store still has
-    // the job unfinished, and a restart proves it again from them.
+    // the job unfinished, and a restart proves it again from them. Its request id may be submitted
+    // again (submit()).
     log(log_level::error,
         "engine: job=" + std::to_string(snapshot.id) + " result not stored: " + st.to_string());
-    snapshot.error =
-        status(errc::io_error, std::string("the result could not be stored (the job had ended ") +
-                                   job_state_name(end) + "): " + st.to_string());
-    snapshot.state = end = job_state::failed;
+    snapshot.error = status(errc::io_error, std::string(result_not_stored) + " (the job had ended " +
+                                                job_state_name(end) + "): " + st.to_string() +
+                                                "; submit it again under the same request id to prove it again");
+    snapshot.state = job_state::failed;
     snapshot.proofs.clear();
   }
+  publish_end(j, std::move(snapshot), stored);
+}
+
+void engine::publish_end(const std::shared_ptr<live_job>& j, job_result snapshot, bool stored) {
+  const job_state end = snapshot.state;
   if (stored) discard_spooled(j->rec);
   event(*j,
         end == job_state::done        ? event_kind::done
@@ -524,6 +562,8 @@ void engine::finish(const std::shared_ptr<live_job>& j, job_state end, status er
   // Published last, so that an awaiter who sees the end sees its counts and log line too.
   {
     std::lock_guard lk(m_);
+    if (j->parked) --unstored_;
+    j->parked.reset();
     j->rec.info = snapshot;
     j->unstored = !stored;
     job_result ended = snapshot;
@@ -540,23 +580,37 @@ void engine::finish(const std::shared_ptr<live_job>& j, job_state end, status er
   }
   wake_claimer();  // a claim's place is free
   if (!stored) {
-    // Onto the retry period now, not after a whole purge period; taking hk_m_ first means the
-    // housekeeper is either waiting (and wakes) or has yet to read unstored_.
     { std::lock_guard lk(hk_m_); }
     hk_cv_.notify_all();
   }
   done_cv_.notify_all();
 }
 
-void engine::retry_unstored() {
-  if (unstored_.load() == 0) return;
+bool engine::retry_unstored() {
+  if (unstored_.load() == 0) return true;
   std::vector<std::shared_ptr<live_job>> pending;
   {
     std::lock_guard lk(m_);
     for (const auto& [id, j] : live_)
-      if (j->unstored) pending.push_back(j);
+      if (j->unstored || j->parked) pending.push_back(j);
   }
   for (const auto& j : pending) {
+    std::optional<job_result> parked;
+    {
+      std::lock_guard lk(m_);
+      parked = j->parked;
+    }
+    if (parked) {
+      // Tried as the first commit was; a fault that still passes keeps it parked.
+      store_end(j, std::move(*parked));
+      bool still;
+      {
+        std::lock_guard lk(m_);
+        still = j->parked.has_value();
+      }
+      if (still) return false;  // still out of reach: the next round tries again
+      continue;
+    }
     job_result info;
     {
       std::lock_guard lk(m_);
@@ -571,7 +625,7 @@ void engine::retry_unstored() {
       --unstored_;
       continue;
     }
-    if (!st) return;  // still failing: the next round tries again
+    if (!st) return false;  // still failing: the next round tries again
     {
       std::lock_guard lk(m_);
       j->unstored = false;
@@ -583,6 +637,7 @@ void engine::retry_unstored() {
                              " state=" + job_state_name(info.state));
   }
   done_cv_.notify_all();
+  return true;
 }
 
 void engine::requeue_in_store(const std::shared_ptr<live_job>& j) {
@@ -612,15 +667,17 @@ void engine::housekeeping_loop() {
   const auto period = std::clamp<std::chrono::milliseconds>(
       std::chrono::duration_cast<std::chrono::milliseconds>(opt_.result_retention) / 4,
       std::chrono::milliseconds(100), std::chrono::milliseconds(30000));
-  // A result the store refused (finish()) is retried every half second, so that a disk with room
-  // again takes it soon after, not a retention period later.
-  constexpr auto retry_period = std::chrono::milliseconds(500);
+  // A result the store refused (finish()) is retried after 250 ms, then at twice the wait after
+  // every refusal up to 8 s: a server that restarts in a second or two, or a disk given room, takes
+  // it soon after, not a retention period later, and a store down for long is not hammered.
+  constexpr auto first_retry = std::chrono::milliseconds(250), last_retry = std::chrono::milliseconds(8000);
+  auto retry_period = first_retry;
   std::unique_lock lk(hk_m_);
   while (!hk_stop_) {
     hk_cv_.wait_for(lk, unstored_.load() > 0 ? std::min(period, retry_period) : period);
     if (hk_stop_) break;
     lk.unlock();
-    retry_unstored();
+    retry_period = retry_unstored() ? first_retry : std::min(retry_period * 2, last_retry);
     auto paths = store_->purge_finished_before(wall_clock::now() - opt_.result_retention);
     if (paths)
       for (const auto& p : *paths) spool_.remove(p);

@@ -188,6 +188,12 @@ std::vector<config_key> make_table() {
                           "[\"/srv/witnesses\"]; a path is read only when its real path lies under one of "
                           "them and names a regular file; [] = witness paths refused (inline witnesses still "
                           "work)")),
+      local_only(STR_LIST(key_dirs, false,
+                          "directories under which clients may register a zkey or wasm by path (cuzk "
+                          "register), by the rule of witness_dirs; set, it holds every client, the daemon's "
+                          "own user too; [] = only the daemon's own user on its Unix socket (mode 0600) "
+                          "registers paths, anywhere, and TCP clients are refused (circuits listed in this "
+                          "config are registered wherever they are)")),
   };
 }
 
@@ -382,6 +388,7 @@ engine::engine_options daemon_config::to_engine_options() const {
   o.host_memory_budget = static_cast<uint64_t>(host_memory_budget_mib) << 20;
   if (warm_budget_mib > 0) o.budgets.warm = static_cast<uint64_t>(warm_budget_mib) << 20;
   o.witness_dirs = witness_dirs;
+  o.key_dirs = key_dirs;
   return o;
 }
 

@@ -86,6 +86,7 @@ struct daemon_config {
   int64_t drain_grace_s = 30;
   std::string log_level = "info";
   std::vector<std::string> witness_dirs;  // empty: witness paths refused (witness_dirs.hpp in engine/jobs)
+  std::vector<std::string> key_dirs;      // empty: key paths registered only over the socket
   std::vector<circuit_config> circuits;
 
   std::string socket_path() const { return socket.empty() ? data_dir + "/" + socket_file_name : socket; }

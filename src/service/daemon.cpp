@@ -170,7 +170,7 @@ int run_daemon(const std::string& config_path) {
   message_limit limit(std::move(lo), eng->list_circuits());
   quota.Resize(static_cast<std::size_t>(limit.request_memory()));
 
-  grpc_service svc(*eng, full_status_doc, metrics_doc, &limit);
+  grpc_service svc(*eng, full_status_doc, metrics_doc, &limit, sock);
   grpc::ServerBuilder b;
   b.SetMaxReceiveMessageSize(static_cast<int>(limit.transport_bytes()));
   // Replies are the daemon's own (proofs, status) and keep a wide limit.

@@ -153,6 +153,8 @@ TEST(daemon_defaults, runs_with_no_arguments_and_the_client_verbs_find_its_socke
   auto [rc, out] = u.cli("circuits");
   EXPECT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("no circuits registered"), std::string::npos) << out;
+  // Without key_dirs (the default) the daemon's own user registers a key anywhere over its socket
+  // (docs/HARDENING.md, finding 19: other users cannot connect to it, TCP clients are refused).
   std::tie(rc, out) = u.cli("register poseidon " + zkey);
   ASSERT_EQ(rc, 0) << out;
   // What was registered, as the daemon read the key; it once printed nothing.

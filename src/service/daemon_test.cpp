@@ -83,7 +83,7 @@ struct daemon_proc {
     std::ofstream(config) << "data_dir = \"" << dir << "/data\"\nsocket = \"" << sock
                           << "\"\nhttp = \"127.0.0.1:" << http_port << "\"\nworkers = " << workers
                           << "\nlog_level = \"warn\"\nwitness_dirs = [\"" << data << "\", \"" << dir
-                          << "\"]\n"
+                          << "\"]\nkey_dirs = [\"" << data << "\", \"" << dir << "\"]\n"
                           << extra << "[[circuit]]\nid = \"poseidon\"\nzkey = \"" << zkey << "\"\n";
     start();
   }
@@ -276,6 +276,16 @@ TEST(daemon, bad_requests_get_clear_errors_while_another_job_completes) {
     EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND) << s.error_message();
     EXPECT_NE(s.error_message().find("not registered"), std::string::npos) << s.error_message();
   }
+
+  // An id of 100 KB no circuit may have: said by its size, not quoted (quoted, the message overflowed
+  // gRPC's metadata and the client got RESOURCE_EXHAUSTED: docs/HARDENING.md, finding 22).
+  const std::string huge_id(100 << 10, 'x');
+  s = d.submit(read_file(wtns), id, "", huge_id);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message().substr(0, 200);
+  EXPECT_NE(s.error_message().find("circuit id: expected 1 to 128 characters, found 102400"), std::string::npos)
+      << s.error_message().substr(0, 200);
+  for (const bool preload : {true, false})
+    EXPECT_EQ(d.key_op(preload, "warm", huge_id).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
 
   s = d.submit("not a witness file", id);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
@@ -596,8 +606,9 @@ TEST(daemon, await_and_prove_remote_out_into_an_unwritable_folder_exit_1) {
   EXPECT_EQ(d.term(), 0);
 }
 
-// docs/HARDENING.md, finding 15: the job database (with its -wal and -shm while the daemon runs) is
-// mode 0600 and the data directory 0700.
+// docs/HARDENING.md, finding 15: the job database (with its -wal while the daemon runs, and its
+// mark) is mode 0600 and the data directory 0700. There is no -shm: the store keeps its WAL index
+// in memory (finding 20).
 TEST(daemon, state_files_are_private_to_the_daemons_user) {
   daemon_proc d("modes");
   uint64_t id = 0;
@@ -610,8 +621,9 @@ TEST(daemon, state_files_are_private_to_the_daemons_user) {
   };
   EXPECT_EQ(mode(d.dir + "/data"), 0700u);
   for (const char* f :
-       {"/data/jobs.sqlite", "/data/jobs.sqlite-wal", "/data/jobs.sqlite-shm", "/data/cuzk.lock"})
+       {"/data/jobs.sqlite", "/data/jobs.sqlite-wal", "/data/jobs.sqlite.mark", "/data/cuzk.lock"})
     EXPECT_EQ(mode(d.dir + f), 0600u) << f;
+  EXPECT_FALSE(fs::exists(d.dir + "/data/jobs.sqlite-shm"));
   EXPECT_EQ(d.term(), 0);
 }
 
@@ -770,6 +782,50 @@ TEST(daemon, preload_and_evict_show_in_the_status_key_tier) {
   EXPECT_EQ(d.key_tier(), "cold");
   s = d.key_op(true, "hot", "nope");
   EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND) << s.error_message();
+}
+
+// docs/HARDENING.md, finding 21: a zkey overwritten in place with another key of the same circuit
+// (the same sizes) was loaded again under its id after an evict or a restart, and its proofs passed
+// the daemon's own check but verified only under the new key. Now every load checks the file
+// against the digest registered, and the id's jobs fail naming the file and both digests until the
+// file is registered again with --replace.
+TEST(daemon, a_key_overwritten_under_its_id_fails_its_jobs_until_registered_again) {
+  daemon_proc d("key-changed", 1);
+  const std::string key = d.dir + "/k.zkey", other = d.dir + "/other.zkey";
+  fs::copy_file(zkey, key);
+  // Another key of the same circuit: the same nVars, nPublic and domain, other points.
+  auto [rc, out] = run_command(std::string(CUZK_BIN) + " setup --cpu " + data +
+                               "/snarkjs/bn128/poseidon/circuit.r1cs " + other);
+  ASSERT_EQ(rc, 0) << out;
+  std::tie(rc, out) = d.cli("register k " + key);
+  ASSERT_EQ(rc, 0) << out;
+  std::tie(rc, out) = d.cli("prove-remote -c k " + wtns);
+  ASSERT_EQ(rc, 0) << out;
+  fs::copy_file(other, key, fs::copy_options::overwrite_existing);  // in place: the same inode
+  ASSERT_TRUE(d.key_op(false, "cold", "k").ok());
+  const auto changed = [&](const std::string& what) {
+    const auto [prc, pout] = d.cli("prove-remote -c k " + wtns);
+    EXPECT_EQ(prc, 1) << what << ": " << pout;
+    EXPECT_NE(pout.find(key + ": the key changed since it was registered (digest fnv1a64:"), std::string::npos)
+        << what << ": " << pout;
+    const auto first = pout.find("fnv1a64:"), second = pout.find("fnv1a64:", first + 1);
+    ASSERT_NE(second, std::string::npos) << what << ": " << pout;
+    EXPECT_NE(pout.substr(first, 24), pout.substr(second, 24)) << what << ": " << pout;
+    EXPECT_NE(pout.find("--replace"), std::string::npos) << what << ": " << pout;
+  };
+  changed("after an evict");
+  // A restart restores the id with the digest registered, not the file's.
+  EXPECT_EQ(d.term(), 0);
+  d.start();
+  changed("after a restart");
+  // The same file again without --replace is another key; with it, the id proves with the new key.
+  std::tie(rc, out) = d.cli("register k " + key);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("already registered with another key"), std::string::npos) << out;
+  std::tie(rc, out) = d.cli("register k " + key + " --replace");
+  ASSERT_EQ(rc, 0) << out;
+  std::tie(rc, out) = d.cli("prove-remote -c k " + wtns);
+  EXPECT_EQ(rc, 0) << out;
 }
 
 TEST(daemon, bench_batch_reports_twenty_verified_proofs) {

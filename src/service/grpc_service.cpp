@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 #include "service/grpc_service.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <exception>
 #include <new>
+#include <thread>
 
 #include "formats/curve_id.hpp"
 
@@ -38,12 +42,25 @@ result<engine::tier_target> tier_from(const engine::engine& e, const std::string
 
 }  // namespace
 
-grpc::Status grpc_service::RegisterCircuit(grpc::ServerContext*, const v1::RegisterCircuitRequest* req,
+engine::key_origin grpc_service::origin_of(const grpc::ServerContext* ctx) const {
+  // gRPC names a Unix socket's peer "unix:<the socket's path>", a TCP peer "ipv4:..." or "ipv6:...".
+  if (socket_path_.empty() || ctx == nullptr || ctx->peer().rfind("unix:", 0) != 0) return engine::key_origin::client;
+  // The socket is made mode 0600 (daemon.cpp): connect() then needs the daemon's user or root. A
+  // socket whose mode was opened to others since, or replaced by another user's, proves neither.
+  struct stat st {};
+  if (::lstat(socket_path_.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode) || st.st_uid != ::geteuid() ||
+      (st.st_mode & 077) != 0)
+    return engine::key_origin::client;
+  return engine::key_origin::local_owner;
+}
+
+grpc::Status grpc_service::RegisterCircuit(grpc::ServerContext* ctx, const v1::RegisterCircuitRequest* req,
                                            v1::RegisterCircuitResponse*) {
   return guarded([&] {
     auto st = e_.register_circuit(
         req->id(), req->zkey_path(), from_wire(req->default_priority(), engine::priority::normal),
-        req->replace() ? engine::key_change::replace : engine::key_change::refuse, req->wasm_path());
+        req->replace() ? engine::key_change::replace : engine::key_change::refuse, req->wasm_path(),
+        origin_of(ctx));
     // The new key's witness may be the largest now, or a replaced one no longer is.
     if (st && limit_) limit_->follow(e_.list_circuits());
     return to_grpc(st);
@@ -96,7 +113,16 @@ grpc::Status grpc_service::await(grpc::ServerContext* ctx, engine::job_id id, ui
     auto wait = slice;
     if (timeout_ms > 0)
       wait = std::clamp(duration_cast<milliseconds>(until - steady_clock::now()), 1ms, slice);
+    const auto asked = steady_clock::now();
     auto r = e_.await(id, wait);
+    if (!r && r.error().code() == errc::unavailable && (timeout_ms == 0 || steady_clock::now() < until)) {
+      // The job store is out of reach (its server restarting, a full disk), or the job's result
+      // waits for it: the job is not lost, so this await waits on; only a deadline that passes
+      // meanwhile is answered UNAVAILABLE, which a client retries (docs/HARDENING.md, finding 17).
+      // A store that refuses at once would otherwise be asked again without a pause.
+      std::this_thread::sleep_until(asked + wait);
+      continue;
+    }
     if (!r) return to_grpc(r.error());
     if (engine::is_terminal(r->state) || (timeout_ms > 0 && steady_clock::now() >= until)) {
       to_wire(*r, out);

@@ -33,9 +33,18 @@ class grpc_service final : public cuzk::v1::ProvingEngine::Service {
   // cancel (the Unix socket is mode 0600; `listen` is for private addresses only).
   // `limit`, when given, is the daemon's message limit: SubmitProof and Prove refuse a request over
   // it, and RegisterCircuit derives it again from the registry (message_limit.hpp).
+  // `socket_path` is the daemon's Unix socket: a RegisterCircuit that arrives on it is the daemon's
+  // own user's (key_origin::local_owner) while the file is still its user's with mode 0600, since
+  // only that user and root may connect to such a socket. gRPC 1.51 does not expose the peer's
+  // credentials (SO_PEERCRED), so the file's mode is the check. Empty: every caller is a client.
   grpc_service(engine::engine& e, std::function<std::string()> status_json,
-               std::function<std::string()> metrics_text, message_limit* limit = nullptr)
-      : e_(e), status_json_(std::move(status_json)), metrics_text_(std::move(metrics_text)), limit_(limit) {}
+               std::function<std::string()> metrics_text, message_limit* limit = nullptr,
+               std::string socket_path = {})
+      : e_(e),
+        status_json_(std::move(status_json)),
+        metrics_text_(std::move(metrics_text)),
+        limit_(limit),
+        socket_path_(std::move(socket_path)) {}
 
   grpc::Status RegisterCircuit(grpc::ServerContext*, const cuzk::v1::RegisterCircuitRequest*,
                                cuzk::v1::RegisterCircuitResponse*) override;
@@ -64,10 +73,14 @@ class grpc_service final : public cuzk::v1::ProvingEngine::Service {
   grpc::Status await(grpc::ServerContext* ctx, engine::job_id id, uint64_t timeout_ms,
                      cuzk::v1::ProofResult* out);
 
+  // Who a RegisterCircuit's paths are from (see the constructor).
+  engine::key_origin origin_of(const grpc::ServerContext* ctx) const;
+
   engine::engine& e_;
   std::function<std::string()> status_json_;
   std::function<std::string()> metrics_text_;
   message_limit* limit_;
+  const std::string socket_path_;
   std::atomic<bool> stopping_{false};
 };
 

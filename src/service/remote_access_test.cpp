@@ -13,6 +13,7 @@
 #include <httplib.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -176,6 +177,41 @@ class remote_access : public ::testing::Test {
 pki* remote_access::certs = nullptr;
 tcp_daemon* remote_access::guarded_ = nullptr;
 tcp_daemon* remote_access::plain_ = nullptr;
+
+// docs/HARDENING.md, finding 19: without key_dirs (these daemons have none) a key path is
+// registered only by the daemon's own user on its Unix socket (mode 0600). Over TCP, plaintext or
+// with TLS and a token, and on a socket opened to other users, it is refused in one message that
+// names key_dirs, whether the file exists or not.
+TEST_F(remote_access, without_key_dirs_only_the_daemons_user_on_its_socket_registers_a_key_path) {
+  const std::string missing = plain().dir + "/missing.zkey";
+  const auto refusal = [](std::string out, const std::string& path) {
+    const auto at = out.find(path);
+    if (at != std::string::npos) out.replace(at, path.size(), "P");
+    return out;
+  };
+  auto [rc, out] = cuzk("register tcp " + zkey + " --addr " + plain().addr);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("key_dirs is empty"), std::string::npos) << out;
+  const auto [missing_rc, missing_out] = cuzk("register tcp " + missing + " --addr " + plain().addr);
+  EXPECT_EQ(missing_rc, 1) << missing_out;
+  EXPECT_EQ(refusal(missing_out, missing), refusal(out, zkey)) << "a missing file is told from an existing one";
+  std::tie(rc, out) = cuzk("register tls " + zkey + " --addr " + guarded().addr + tls_flags(certs->token));
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("key_dirs is empty"), std::string::npos) << out;
+  // The socket whose mode was opened to other users proves nobody's user.
+  ASSERT_EQ(::chmod(plain().sock.c_str(), 0666), 0);
+  std::tie(rc, out) = cuzk("register opened " + zkey + " --socket " + plain().sock);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("key_dirs is empty"), std::string::npos) << out;
+  ASSERT_EQ(::chmod(plain().sock.c_str(), 0600), 0);
+  std::tie(rc, out) = cuzk("register local " + zkey + " --socket " + plain().sock);
+  EXPECT_EQ(rc, 0) << out;
+  std::tie(rc, out) = cuzk("circuits --addr " + plain().addr);
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("local"), std::string::npos) << out;
+  EXPECT_EQ(out.find("tcp"), std::string::npos) << out;
+  EXPECT_EQ(out.find("opened"), std::string::npos) << out;
+}
 
 TEST_F(remote_access, a_client_with_every_credential_proves_over_tls) {
   auto ch = connect("", guarded().addr, full());

@@ -49,7 +49,9 @@ usage_cases=("prove --bogus" "nosuchverb" "prove" "prove a b c d e" "--threads -
   "setup --synthetic x.zkey" "setup --log-size 10 a.r1cs b.zkey" "bench ntt --curve bn254 --log-size 0"
   "bench ntt --curve secp256k1 --log-size 10")
 if "$CUZK" --help 2>/dev/null | grep -q prove-remote; then  # a build with the daemon and its clients
-  usage_cases+=("prove-remote" "submit -c x --priority SOON w.wtns" "await notanumber" "daemon --bogus")
+  # A negative job id is refused, not read as 2^64 - 1 (docs/HARDENING.md, finding 22).
+  usage_cases+=("prove-remote" "submit -c x --priority SOON w.wtns" "await notanumber" "daemon --bogus"
+    "cancel -- -1" "await -- -1" "cancel 0x10")
 fi
 for args in "${usage_cases[@]}"; do
   rc=0

@@ -137,7 +137,9 @@ fi
 if "$CUZK" --help 2>/dev/null | grep -q prove-remote; then
   D=$WORK/daemon
   mkdir -p "$D"
-  printf 'data_dir = "%s"\nsocket = "%s"\nhttp = ""\nbackend = "cpu"\nlog_level = "warn"\n' "$D/state" "$D/cuzk.sock" >"$D/cuzk.toml"
+  # key_dirs: the daemon registers a client's zkey and wasm paths only under these.
+  printf 'data_dir = "%s"\nsocket = "%s"\nhttp = ""\nbackend = "cpu"\nlog_level = "warn"\nkey_dirs = ["%s", "%s"]\n' \
+    "$D/state" "$D/cuzk.sock" "$WORK" "$(dirname "$M")" >"$D/cuzk.toml"
   CUZK_WITNESS_CACHE=$WORK/cache "$CUZK" daemon --config "$D/cuzk.toml" >"$D/daemon.log" 2>&1 &
   daemon_pid=$!
   stop_daemon() { kill -TERM "$daemon_pid" 2>/dev/null || true; wait "$daemon_pid" 2>/dev/null || true; }

@@ -180,6 +180,14 @@ struct job_result {
   std::optional<wall_time> finished_at;
 };
 
+// How a job that failed because the job store refused its result for good says so (the message
+// begins with it). Such a job is not the request's fault: a submit of its request id again proves
+// it again (engine::submit), as does a job failed so by an older daemon, whose message began alike.
+inline constexpr const char* result_not_stored = "the result could not be stored";
+inline bool failed_for_store_fault(const job_result& r) {
+  return r.state == job_state::failed && r.error.message().starts_with(result_not_stored);
+}
+
 // Milliseconds since the Unix epoch, the persisted form of a wall_time. from_unix_ms saturates at
 // the range a wall_time holds (about the years 1678 to 2262 with libstdc++'s nanosecond clock): a
 // client's deadline_unix_ms or a stored value can be any int64_t, and converting one past that

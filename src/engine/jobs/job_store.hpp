@@ -11,6 +11,12 @@
 // a PostgreSQL server that several daemons can reach; memory_job_store.hpp keeps everything in
 // memory for tests and for a daemon run without persistence.
 //
+// Errors: errc::unavailable is a fault that may pass (the database server restarting or out of
+// reach, a lock held elsewhere, a full disk, a file system gone read-only): the same call may
+// succeed later, and a write that failed so may or may not have been applied. Any other code is
+// permanent: the same call fails the same way again. The engine retries the first kind and fails
+// a job only for the second (docs/HARDENING.md, finding 17).
+//
 // Thread safety: every method may be called from any thread; implementations serialize.
 #pragma once
 
@@ -45,6 +51,9 @@ struct circuit_record {
   std::string zkey_path;
   priority default_priority = priority::normal;
   std::string wasm_path;  // the circuit's witness generator (circom's .wasm); empty: none
+  // key_summary::digest of the key registered: every later load, a restart's too, must find it in
+  // the file (docs/HARDENING.md, finding 21). Empty in rows stored before digests were kept.
+  std::string key_digest;
 };
 
 struct insert_outcome {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <vector>
 
 #include "engine/jobs/memory_job_store.hpp"
 #include "engine/jobs/pg_job_store.hpp"
@@ -229,8 +230,9 @@ TEST(sqlite_job_store, survives_reopen) {
   EXPECT_GT(s->insert(make_job("c")).value().id, b);
 }
 
-// A database of schema version 1 (before circuits had a witness generator) is upgraded in place:
-// its jobs and circuits are kept, and the new column is there for the next registration.
+// A database of schema version 1 (before circuits had a witness generator or a key digest) is
+// upgraded in place: its jobs and circuits are kept, and the new columns are there for the next
+// registration (the digest: docs/HARDENING.md, finding 21).
 TEST(sqlite_job_store, upgrades_a_version_1_database) {
   const std::string db = temp_dir("v1") + "/jobs.db";
   {
@@ -259,20 +261,24 @@ TEST(sqlite_job_store, upgrades_a_version_1_database) {
     EXPECT_EQ(cs[0].zkey_path, "/k/c.zkey");
     EXPECT_EQ(cs[0].default_priority, priority::high);
     EXPECT_EQ(cs[0].wasm_path, "");
+    EXPECT_EQ(cs[0].key_digest, "");
     auto un = (*s)->unfinished().value();
     ASSERT_EQ(un.size(), 1u);
     EXPECT_EQ(un[0].witness_paths[0], "/w/a.wtns");
     EXPECT_FALSE(un[0].input_json[0]);
-    ASSERT_TRUE((*s)->put_circuit({"c", "/k/c.zkey", priority::high, "/k/c.wasm"}).is_ok());
+    ASSERT_TRUE((*s)->put_circuit({"c", "/k/c.zkey", priority::high, "/k/c.wasm", "fnv1a64:0123"}).is_ok());
   }
-  auto s = sqlite_job_store::open(db).value();  // now of the current version
-  EXPECT_EQ(s->circuits().value()[0].wasm_path, "/k/c.wasm");
+  {
+    auto s = sqlite_job_store::open(db).value();  // now of the current version
+    EXPECT_EQ(s->circuits().value()[0].wasm_path, "/k/c.wasm");
+    EXPECT_EQ(s->circuits().value()[0].key_digest, "fnv1a64:0123");
+  }  // closed: the store holds the database exclusively while open
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
   sqlite3_stmt* v = nullptr;
   ASSERT_EQ(sqlite3_prepare_v2(raw, "PRAGMA user_version", -1, &v, nullptr), SQLITE_OK);
   ASSERT_EQ(sqlite3_step(v), SQLITE_ROW);
-  EXPECT_EQ(sqlite3_column_int(v, 0), 2);
+  EXPECT_EQ(sqlite3_column_int(v, 0), 3);
   sqlite3_finalize(v);
   sqlite3_close(raw);
 }
@@ -405,12 +411,94 @@ TEST(sqlite_job_store, files_are_mode_0600) {
   {
     auto s = sqlite_job_store::open(db).value();
     ASSERT_TRUE(s->insert(make_job("c")).is_ok());
-    for (const char* suffix : {"", "-wal", "-shm"}) EXPECT_EQ(mode(db + suffix), 0600u) << suffix;
+    for (const char* suffix : {"", "-wal", ".mark"}) EXPECT_EQ(mode(db + suffix), 0600u) << suffix;
   }
   ASSERT_EQ(::chmod(db.c_str(), 0644), 0);
   auto s = sqlite_job_store::open(db).value();
   ASSERT_TRUE(s->insert(make_job("c")).is_ok());
-  for (const char* suffix : {"", "-wal", "-shm"}) EXPECT_EQ(mode(db + suffix), 0600u) << suffix;
+  for (const char* suffix : {"", "-wal", ".mark"}) EXPECT_EQ(mode(db + suffix), 0600u) << suffix;
+  EXPECT_FALSE(std::filesystem::exists(db + "-shm"));  // no shared-memory index (finding 20)
+}
+
+// docs/HARDENING.md, finding 20: a -shm file truncated (or not grown: a full disk) under a running
+// store was a mapped page past its file's end, and the next statement died of SIGBUS. The store
+// keeps its WAL index in its own memory: the statements go on. In a child process, so that the
+// signal, without the fix, is that process's death rather than the test run's.
+TEST(sqlite_job_store, a_fault_on_the_shm_file_does_not_kill_the_process) {
+  const std::string db = temp_dir("shm") + "/jobs.db";
+  EXPECT_EXIT(
+      {
+        auto s = sqlite_job_store::open(db).value();
+        for (int i = 0; i < 3; ++i)
+          if (!s->insert(make_job("c")).is_ok()) std::_Exit(2);
+        if (std::filesystem::exists(db + "-shm")) std::filesystem::resize_file(db + "-shm", 0);
+        for (int i = 0; i < 3; ++i)
+          if (!s->insert(make_job("c")).is_ok()) std::_Exit(3);
+        std::_Exit(s->unfinished().value().size() == 6 ? 0 : 4);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+// docs/HARDENING.md, finding 18: 5 done and 4 queued jobs, the daemon killed (-9), and the log then
+// cut at a frame's edge, emptied or deleted: SQLite reads an older database without a word, and the
+// daemon started on it with jobs gone and ids from 1 again. The mark refuses each, changing nothing;
+// the whole log opens; a database moved away starts empty with ids after the mark's.
+TEST(sqlite_job_store, refuses_a_log_cut_short_emptied_or_missing_and_ids_never_go_back) {
+  const std::string dir = temp_dir("mark");
+  const std::string live = temp_dir("mark-live") + "/jobs.db", db = dir + "/jobs.db";
+  auto s = sqlite_job_store::open(live).value();
+  std::vector<job_id> ids;
+  for (int i = 0; i < 9; ++i) ids.push_back(s->insert(make_job("c")).value().id);
+  for (int i = 0; i < 5; ++i) {
+    job_result end = s->get(ids[i]).value()->info;
+    end.state = job_state::done;
+    end.finished_at = wall_clock::now();
+    ASSERT_TRUE(s->finish(end).is_ok());
+  }
+  // What kill -9 leaves: the jobs are in the log only (the store keeps it until it closes).
+  auto killed = [&] {
+    for (const char* suffix : {"", "-wal", ".mark"})
+      std::filesystem::copy_file(live + suffix, db + suffix, std::filesystem::copy_options::overwrite_existing);
+  };
+  killed();
+  ASSERT_GT(std::filesystem::file_size(db + "-wal"), 10000u);
+  auto expect_refused = [&](const std::string& what) {
+    const bool has_wal = std::filesystem::exists(db + "-wal");
+    const auto wal = has_wal ? std::filesystem::file_size(db + "-wal") : 0;
+    const auto main = std::filesystem::file_size(db);
+    auto r = sqlite_job_store::open(db);
+    ASSERT_FALSE(r.is_ok()) << what;
+    EXPECT_EQ(r.error().code(), errc::format_error) << what;
+    EXPECT_NE(r.error().message().find("missing, empty or cut short"), std::string::npos) << r.error().to_string();
+    EXPECT_NE(r.error().message().find("recorded id 9 with 5 ended"), std::string::npos) << r.error().to_string();
+    EXPECT_EQ(std::filesystem::exists(db + "-wal"), has_wal) << what;  // nothing changed
+    if (has_wal) {
+      EXPECT_EQ(std::filesystem::file_size(db + "-wal"), wal) << what;
+    }
+    EXPECT_EQ(std::filesystem::file_size(db), main) << what;
+  };
+  std::filesystem::resize_file(db + "-wal", 10000);
+  expect_refused("a log cut short");
+  killed();
+  std::filesystem::resize_file(db + "-wal", 0);
+  expect_refused("an empty log");
+  killed();
+  std::filesystem::remove(db + "-wal");
+  expect_refused("no log");
+
+  killed();
+  {
+    auto whole = sqlite_job_store::open(db);
+    ASSERT_TRUE(whole.is_ok()) << whole.error().to_string();
+    EXPECT_EQ((*whole)->unfinished().value().size(), 4u);
+  }
+  // Moved away to start afresh (the mark stays): ids go on after 9.
+  std::filesystem::remove(db);
+  std::filesystem::remove(db + "-wal");
+  auto fresh = sqlite_job_store::open(db);
+  ASSERT_TRUE(fresh.is_ok()) << fresh.error().to_string();
+  EXPECT_TRUE((*fresh)->unfinished().value().empty());
+  EXPECT_EQ((*fresh)->insert(make_job("c")).value().id, 10u);
 }
 
 TEST(sqlite_job_store, refuses_a_log_without_its_database) {

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
+#include <string_view>
 
 namespace cuzk::engine {
 
@@ -21,6 +22,22 @@ std::string one_line(const char* msg) {
   for (char& ch : s)
     if (ch == '\n') ch = ' ';
   return s.empty() ? "no message from libpq" : s;
+}
+
+// Whether a failed statement may succeed if tried again later: the connection broke (the server
+// restarted or the network was cut), the server is shutting down, starting or out of resources
+// (disk full), or a transaction lost a serialization race or a deadlock. The SQLSTATE classes are
+// PostgreSQL's (Appendix A, "PostgreSQL Error Codes"): 08 connection exception, 53 insufficient
+// resources, 57P01..57P03 admin/crash shutdown and "cannot connect now", 40001 and 40P01, and 25006
+// (a read-only transaction: a standby not yet promoted after a failover). Anything else (a
+// constraint, a syntax error, a missing table) will fail the same way again.
+bool transient_failure(PGconn* c, const PGresult* r) {
+  if (PQstatus(c) != CONNECTION_OK) return true;
+  const char* state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
+  if (!state) return r == nullptr;
+  const std::string_view s(state);
+  return s.starts_with("08") || s.starts_with("53") || s == "57P01" || s == "57P02" || s == "57P03" ||
+         s == "40001" || s == "40P01" || s == "25006";
 }
 
 std::string server_name(PGconn* c) {
@@ -85,7 +102,14 @@ result<std::unique_ptr<pg_connection>> pg_connection::open(const std::string& co
 }
 
 status pg_connection::error(const char* what) const {
-  return status(errc::io_error, name_ + ": " + what + ": " + one_line(PQerrorMessage(c_)));
+  return status(transient_failure(c_, nullptr) ? errc::unavailable : errc::io_error,
+                name_ + ": " + what + ": " + one_line(PQerrorMessage(c_)));
+}
+
+status pg_connection::failure(const char* what, const PGresult* r) const {
+  if (!r) return error(what);
+  return status(transient_failure(c_, r) ? errc::unavailable : errc::io_error,
+                name_ + ": " + what + ": " + one_line(PQresultErrorMessage(r)));
 }
 
 status pg_connection::reconnect_if_broken() {
@@ -105,8 +129,7 @@ result<pg_rows> pg_connection::exec(const char* what, const std::string& sql,
                              nullptr, nullptr, 0);
   const ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
   if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return pg_rows(r);
-  status s = r ? status(errc::io_error, name_ + ": " + what + ": " + one_line(PQresultErrorMessage(r)))
-               : error(what);
+  status s = failure(what, r);
   PQclear(r);
   return s;
 }
@@ -115,10 +138,7 @@ status pg_connection::exec_script(const char* what, const std::string& sql) {
   CUZK_TRY(reconnect_if_broken());
   PGresult* r = PQexec(c_, sql.c_str());
   const ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
-  status s = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK
-                 ? status::ok()
-                 : (r ? status(errc::io_error, name_ + ": " + what + ": " + one_line(PQresultErrorMessage(r)))
-                      : error(what));
+  status s = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? status::ok() : failure(what, r);
   PQclear(r);
   return s;
 }
@@ -133,7 +153,10 @@ result<std::vector<std::string>> pg_connection::notifications(const std::string&
 }
 
 result<std::vector<std::pair<std::string, std::string>>> pg_connection::all_notifications() {
-  CUZK_TRY(reconnect_if_broken());
+  // Not re-established here: a new session would hold none of this one's LISTENs, and wait on
+  // silently for notifications that never come. The owner opens a new connection and listens again.
+  if (PQstatus(c_) != CONNECTION_OK)
+    return status(errc::unavailable, name_ + ": read notifications: the connection was lost, and its LISTENs with it");
   if (PQconsumeInput(c_) == 0) return error("read notifications");
   std::vector<std::pair<std::string, std::string>> out;
   while (PGnotify* n = PQnotifies(c_)) {

@@ -10,7 +10,10 @@
 //
 // A connection that broke (the server restarted, the network was cut) is re-established before the
 // next statement; the statement that saw the break fails, and is not retried here, since it may have
-// committed before the answer was lost. Errors never carry the connection string (it may hold a
+// committed before the answer was lost. A failure that may pass when tried again later (the
+// connection broke, the server is restarting, its disk is full) is errc::unavailable, so that the
+// job store's callers can tell it from one that will fail the same way again (io_error). Errors
+// never carry the connection string (it may hold a
 // password): they name the server by host and database.
 //
 // Thread safety: none; the owner serializes (pg_job_store holds a mutex).
@@ -78,7 +81,8 @@ class pg_connection {
   status exec_script(const char* what, const std::string& sql);
 
   // The payloads of the notifications on `channel` that arrived since the last call (after LISTEN
-  // on this connection), reading what the server has sent without blocking.
+  // on this connection), reading what the server has sent without blocking. unavailable once the
+  // connection broke: it is not re-established here, since a new session does not listen.
   result<std::vector<std::string>> notifications(const std::string& channel);
   // Every notification that arrived since the last call, as (channel, payload), for a connection
   // that LISTENs on several channels.
@@ -93,6 +97,7 @@ class pg_connection {
   explicit pg_connection(::pg_conn* c);
   status reconnect_if_broken();
   status error(const char* what) const;
+  status failure(const char* what, const ::pg_result* r) const;  // of a statement that returned r
 
   ::pg_conn* c_;
   std::string name_;

@@ -170,7 +170,7 @@ result<cancel_outcome> pg_job_leases::request_cancel(job_id id, const std::strin
   return cancel_outcome::ended;
 }
 
-status pg_job_leases::hold_fence(const job_lease& l, const char* what) {
+status pg_job_leases::hold_fence(const job_lease& l, const char* what, bool* ended_by_us) {
   // FOR UPDATE waits for a claim of this row in flight, then reads the row as that claim left it.
   auto r = c_->exec(
       what, "SELECT lease_generation, coalesce(lease_node, ''), state FROM jobs WHERE id = $1 FOR UPDATE",
@@ -181,6 +181,13 @@ status pg_job_leases::hold_fence(const job_lease& l, const char* what) {
   const auto generation = static_cast<uint64_t>(r->i64(0, 0));
   const std::string holder = r->text(0, 1);
   const auto state = static_cast<job_state>(r->i64(0, 2));
+  // Only this lease's own commit ends a job and leaves the generation and holder as they were (a
+  // cancel from elsewhere moves the generation on): an ended row of this lease is a commit of ours
+  // whose answer was lost with the connection.
+  if (ended_by_us && generation == l.generation && holder == node_ && is_terminal(state)) {
+    *ended_by_us = true;
+    return status::ok();
+  }
   if (generation != l.generation || holder != node_ || is_terminal(state))
     return status(errc::failed_precondition,
                   "job " + std::to_string(l.id) + ": " + what + ": the lease of node " + node_ +
@@ -200,7 +207,11 @@ status pg_job_leases::finish(const job_lease& l, const job_result& info) {
   std::lock_guard lk(m_);
   auto tx = pg_transaction::begin(*c_);
   if (!tx) return tx.error();
-  CUZK_TRY(hold_fence(l, "commit the result"));
+  // A retry of a commit whose answer was lost (the connection broke as it committed) finds the
+  // result already there: done, not refused as late.
+  bool ended_by_us = false;
+  CUZK_TRY(hold_fence(l, "commit the result", &ended_by_us));
+  if (ended_by_us) return status::ok();
   CUZK_TRY(pg_write_result(*c_, info));
   auto r = c_->exec("commit the result", "UPDATE jobs SET lease_expires_at = NULL WHERE id = $1",
                     {pg_text(int64_t(l.id))});

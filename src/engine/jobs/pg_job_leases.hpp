@@ -112,7 +112,8 @@ class pg_job_leases {
   pg_job_leases(std::unique_ptr<pg_connection> c, std::string node, std::chrono::milliseconds lease)
       : c_(std::move(c)), node_(std::move(node)), lease_ms_(std::to_string(lease.count())) {}
   // Locks the job's row if `l` is still its lease; failed_precondition otherwise.
-  status hold_fence(const job_lease& l, const char* what);
+  // With `ended_by_us`: a row this lease already ended is not refused; *ended_by_us says so.
+  status hold_fence(const job_lease& l, const char* what, bool* ended_by_us = nullptr);
   result<std::optional<job_lease>> claim_where(const std::string& order_and_filter,
                                                std::vector<pg_param> params);
 

@@ -188,10 +188,10 @@ result<std::vector<std::string>> pg_job_store::purge_finished_before(wall_time c
 status pg_job_store::put_circuit(const circuit_record& c) {
   std::lock_guard lk(m_);
   auto r = c_->exec("store circuit",
-                    "INSERT INTO circuits (id, zkey_path, priority, wasm_path) VALUES ($1, $2, $3, $4) "
+                    "INSERT INTO circuits (id, zkey_path, priority, wasm_path, key_digest) VALUES ($1, $2, $3, $4, $5) "
                     "ON CONFLICT (id) DO UPDATE SET zkey_path = EXCLUDED.zkey_path, "
-                    "priority = EXCLUDED.priority, wasm_path = EXCLUDED.wasm_path",
-                    {c.id, c.zkey_path, pg_text(int64_t(c.default_priority)), c.wasm_path});
+                    "priority = EXCLUDED.priority, wasm_path = EXCLUDED.wasm_path, key_digest = EXCLUDED.key_digest",
+                    {c.id, c.zkey_path, pg_text(int64_t(c.default_priority)), c.wasm_path, c.key_digest});
   return r ? status::ok() : r.error();
 }
 
@@ -211,11 +211,12 @@ status pg_job_store::remove_circuit(const std::string& id) {
 result<std::vector<circuit_record>> pg_job_store::circuits() {
   std::lock_guard lk(m_);
   auto r = c_->exec("list circuits",
-                    "SELECT id, zkey_path, priority, wasm_path FROM circuits ORDER BY id COLLATE \"C\"");
+                    "SELECT id, zkey_path, priority, wasm_path, key_digest FROM circuits ORDER BY id COLLATE \"C\"");
   if (!r) return r.error();
   std::vector<circuit_record> out;
   for (int row = 0; row < r->size(); ++row)
-    out.push_back({r->text(row, 0), r->text(row, 1), static_cast<priority>(r->i64(row, 2)), r->text(row, 3)});
+    out.push_back({r->text(row, 0), r->text(row, 1), static_cast<priority>(r->i64(row, 2)), r->text(row, 3),
+                   r->text(row, 4)});
   return out;
 }
 

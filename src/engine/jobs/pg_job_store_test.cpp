@@ -123,14 +123,16 @@ TEST(pg_job_store, a_version_3_database_keeps_its_rows_and_gains_wasm_paths_and_
   ASSERT_EQ(cs.size(), 1u);
   EXPECT_EQ(cs[0].zkey_path, "/k/c.zkey");
   EXPECT_EQ(cs[0].wasm_path, "");
+  EXPECT_EQ(cs[0].key_digest, "");  // docs/HARDENING.md, finding 21
   const auto un = s->unfinished().value();
   ASSERT_EQ(un.size(), 1u);
   EXPECT_EQ(un[0].info.id, old);
   EXPECT_EQ(un[0].witness_paths, (std::vector<std::string>{"/w/a.wtns"}));
   EXPECT_EQ(un[0].input_json, (std::vector<bool>{false}));
 
-  ASSERT_TRUE(s->put_circuit({"c", "/k/c.zkey", priority::high, "/k/c.wasm"}).is_ok());
+  ASSERT_TRUE(s->put_circuit({"c", "/k/c.zkey", priority::high, "/k/c.wasm", "fnv1a64:0123"}).is_ok());
   EXPECT_EQ(s->circuits().value()[0].wasm_path, "/k/c.wasm");
+  EXPECT_EQ(s->circuits().value()[0].key_digest, "fnv1a64:0123");
   job_record r = make_job("");
   r.input_json = {true, false};
   const job_id next = s->insert(r).value().id;

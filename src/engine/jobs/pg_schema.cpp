@@ -94,6 +94,12 @@ ALTER TABLE nodes
   ADD COLUMN report jsonb NOT NULL DEFAULT '{}'::jsonb,
   ADD COLUMN reported_at timestamptz;
 )sql",
+    // 6: what SQLite's schema version 3 added: the digest of a circuit's key as registered, which
+    //    every load checks the file against ('' in rows from before: taken from the file at the
+    //    next start).
+    R"sql(
+ALTER TABLE circuits ADD COLUMN key_digest text NOT NULL DEFAULT '';
+)sql",
 };
 
 constexpr int migration_count = static_cast<int>(sizeof migrations / sizeof migrations[0]);

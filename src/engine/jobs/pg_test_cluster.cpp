@@ -10,6 +10,7 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <utility>
 
 #include "engine/jobs/pg_connection.hpp"
 
@@ -96,16 +97,11 @@ pg_test_cluster* pg_test_cluster::shared() {
       reason() = "initdb failed: " + tail_of(c->dir_ + "/initdb.log");
       return nullptr;
     }
-    const std::string opts =
-        "-k " + c->dir_ + " -c listen_addresses='' -F -c max_connections=64 -c shared_buffers=16MB";
-    if (c->run("pg_ctl",
-               "-D " + quoted(data) + " -l " + quoted(c->dir_ + "/data/server.log") + " -w -t 60 -o " +
-                   quoted(opts) + " start",
-               log) != 0) {
-      reason() = "pg_ctl start failed: " + tail_of(log) + tail_of(c->dir_ + "/data/server.log");
+    c->opts_ = "-k " + c->dir_ + " -c listen_addresses='' -F -c max_connections=64 -c shared_buffers=16MB";
+    if (status s = c->start(); !s) {
+      reason() = s.message();
       return nullptr;
     }
-    c->started_ = true;
     return c;
   }();
   return cluster.get();
@@ -115,6 +111,24 @@ pg_test_cluster::~pg_test_cluster() {
   if (started_) (void)run("pg_ctl", "-D " + quoted(dir_ + "/data") + " -m immediate -w stop", "/dev/null");
   std::error_code ec;
   if (!dir_.empty()) fs::remove_all(dir_, ec);
+}
+
+status pg_test_cluster::start() {
+  const std::string log = dir_ + "/setup.log";
+  if (run("pg_ctl",
+          "-D " + quoted(dir_ + "/data") + " -l " + quoted(dir_ + "/data/server.log") + " -w -t 60 -o " +
+              quoted(std::as_const(opts_)) + " start",
+          log) != 0)
+    return status(errc::unavailable, "pg_ctl start failed: " + tail_of(log) + tail_of(dir_ + "/data/server.log"));
+  started_ = true;
+  return status::ok();
+}
+
+status pg_test_cluster::stop() {
+  if (run("pg_ctl", "-D " + quoted(dir_ + "/data") + " -m fast -w -t 60 stop", dir_ + "/setup.log") != 0)
+    return status(errc::internal, "pg_ctl stop failed: " + tail_of(dir_ + "/setup.log"));
+  started_ = false;
+  return status::ok();
 }
 
 std::string pg_test_cluster::admin_conninfo() const { return "host=" + dir_ + " user=cuzk dbname=postgres"; }

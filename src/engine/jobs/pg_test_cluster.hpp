@@ -34,6 +34,10 @@ class pg_test_cluster {
   result<std::string> fresh_database(const std::string& name);
   // The connection string of the maintenance database `postgres`.
   std::string admin_conninfo() const;
+  // Stops the server as an operator's restart does (`pg_ctl stop -m fast`: sessions are ended, the
+  // data kept), and starts it again; for tests of a database that goes away and comes back.
+  status stop();
+  status start();
 
   ~pg_test_cluster();
   pg_test_cluster(const pg_test_cluster&) = delete;
@@ -47,6 +51,7 @@ class pg_test_cluster {
   std::string bin_dir_;
   std::string dir_;
   std::string as_user_;  // "runuser -u postgres -- " when root, else empty
+  std::string opts_;     // the server's options (pg_ctl -o)
   bool started_ = false;
   int databases_ = 0;
 };

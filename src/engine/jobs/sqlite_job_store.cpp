@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -20,9 +21,10 @@ namespace cuzk::engine {
 
 namespace {
 
-// 1: the first; 2: circuits.wasm_path (a circuit's witness generator). An older database is
-// upgraded in place at open (migrations), in one transaction, after it was checked as whole.
-constexpr int schema_version = 2;
+// 1: the first; 2: circuits.wasm_path (a circuit's witness generator); 3: circuits.key_digest (the
+// key registered, checked at every load; '' in rows from before). An older database is upgraded in
+// place at open (migrations), in one transaction, after it was checked as whole.
+constexpr int schema_version = 3;
 
 const char* const schema_sql = R"sql(
 CREATE TABLE IF NOT EXISTS jobs (
@@ -49,13 +51,15 @@ CREATE TABLE IF NOT EXISTS circuits (
   id TEXT PRIMARY KEY,
   zkey_path TEXT NOT NULL,
   priority INTEGER NOT NULL,
-  wasm_path TEXT NOT NULL DEFAULT ''
+  wasm_path TEXT NOT NULL DEFAULT '',
+  key_digest TEXT NOT NULL DEFAULT ''
 );
 )sql";
 
 // migrations[v - 1] brings a database of version v to v + 1.
 const char* const migrations[] = {
     "ALTER TABLE circuits ADD COLUMN wasm_path TEXT NOT NULL DEFAULT '';",
+    "ALTER TABLE circuits ADD COLUMN key_digest TEXT NOT NULL DEFAULT '';",
 };
 static_assert(std::size(migrations) == schema_version - 1);
 
@@ -204,14 +208,39 @@ status check_before_open(const std::string& path, bool& existed) {
 
 }  // namespace
 
+namespace {
+
+// Whether a failed statement may pass when tried again later: another connection holds the lock
+// (BUSY, LOCKED), the disk is full (FULL), the file or its file system went read-only (READONLY),
+// an I/O call failed (IOERR: EIO, ENOSPC on a write, a file system remounted) or a file could not
+// be opened (CANTOPEN), or memory ran out. What stays wrong whatever the wait (CORRUPT, NOTADB, a
+// constraint, a schema the statement does not fit) is permanent.
+errc classify(int rc) {
+  switch (rc & 0xff) {  // the primary code of an extended one
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+    case SQLITE_FULL:
+    case SQLITE_READONLY:
+    case SQLITE_IOERR:
+    case SQLITE_CANTOPEN:
+    case SQLITE_NOMEM:
+    case SQLITE_PROTOCOL:
+      return errc::unavailable;
+    default:
+      return errc::io_error;
+  }
+}
+
+}  // namespace
+
 status sqlite_job_store::error(const std::string& what) const {
-  return status(errc::io_error, path_ + ": " + what + ": " + sqlite3_errmsg(db_));
+  return status(classify(sqlite3_extended_errcode(db_)), path_ + ": " + what + ": " + sqlite3_errmsg(db_));
 }
 
 status sqlite_job_store::exec(const char* sql) {
   char* msg = nullptr;
-  if (sqlite3_exec(db_, sql, nullptr, nullptr, &msg) != SQLITE_OK) {
-    status s(errc::io_error, path_ + ": " + (msg ? msg : "sqlite error"));
+  if (const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &msg); rc != SQLITE_OK) {
+    status s(classify(rc), path_ + ": " + (msg ? msg : "sqlite error"));
     sqlite3_free(msg);
     return s;
   }
@@ -233,6 +262,24 @@ result<sqlite3*> connect(const std::string& path, bool create) {
     return s;
   }
   sqlite3_busy_timeout(db, 5000);
+  // No shared-memory index: in EXCLUSIVE locking mode, set before the first read, SQLite keeps the
+  // WAL's index in the heap instead of mapping <db>-shm. A mapped -shm that was truncated or could
+  // not be grown (a full disk, a file made unwritable) killed the daemon with SIGBUS (docs/HARDENING.md,
+  // finding 20); the heap index turns such faults into errors of the statement. The cost is that no
+  // other process may read the database while the daemon has it open, which the data_dir lock
+  // already rules out.
+  // No checkpoint when this connection closes until open() has found the files whole: a refused
+  // database is left exactly as it was, its -wal included (sqlite_job_store::~sqlite_job_store
+  // turns it back on).
+  char* msg = nullptr;
+  if (sqlite3_exec(db, "PRAGMA locking_mode=EXCLUSIVE", nullptr, nullptr, &msg) != SQLITE_OK ||
+      sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr) != SQLITE_OK) {
+    status s(errc::io_error, path + ": cannot set up the job database connection: " +
+                                 (msg ? msg : sqlite3_errmsg(db)));
+    sqlite3_free(msg);
+    sqlite3_close(db);
+    return s;
+  }
   return db;
 }
 
@@ -240,7 +287,7 @@ result<sqlite3*> connect(const std::string& path, bool create) {
 // committed, so that `path` never exists half-made (an empty file left by a crash here would be
 // refused at the next start, see check_before_open). Leftovers of an interrupted creation are
 // removed first: no job was ever stored in them.
-status create_fresh(const std::string& path) {
+status create_fresh(const std::string& path, int64_t first_id_after) {
   const std::string tmp = path + ".new";
   for (const char* suffix : {"", "-wal", "-shm"}) ::unlink((tmp + suffix).c_str());
   // Made here with mode 0600 (the jobs' witness paths, circuits and results are the daemon's user's
@@ -251,8 +298,14 @@ status create_fresh(const std::string& path) {
   ::close(fd);
   auto db = connect(tmp, true);
   if (!db) return db.error();
+  // Ids continue after the last one the mark recorded (a database moved away to start afresh):
+  // an id a client was once given never names another job.
+  const std::string seed = first_id_after > 0 ? "INSERT INTO sqlite_sequence (name, seq) VALUES ('jobs', " +
+                                                    std::to_string(first_id_after) + "); "
+                                              : std::string();
   const std::string sql = std::string("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; BEGIN; ") +
-                          schema_sql + "PRAGMA user_version=" + std::to_string(schema_version) + "; COMMIT;";
+                          schema_sql + seed + "PRAGMA user_version=" + std::to_string(schema_version) +
+                          "; COMMIT;";
   char* msg = nullptr;
   const int rc = sqlite3_exec(*db, sql.c_str(), nullptr, nullptr, &msg);
   status s =
@@ -260,7 +313,9 @@ status create_fresh(const std::string& path) {
           ? status::ok()
           : status(errc::io_error, tmp + ": creating the job database: " + (msg ? msg : sqlite3_errstr(rc)));
   sqlite3_free(msg);
-  sqlite3_close(*db);  // the last connection: the log is checkpointed into the file and removed
+  // The last connection: the log is checkpointed into the file and removed.
+  sqlite3_db_config(*db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, nullptr);
+  sqlite3_close(*db);
   if (s && ::rename(tmp.c_str(), path.c_str()) != 0)
     s = status(errc::io_error, path + ": cannot rename " + tmp + " over it: " + std::strerror(errno));
   if (!s) ::unlink(tmp.c_str());
@@ -272,7 +327,9 @@ status create_fresh(const std::string& path) {
 result<std::unique_ptr<sqlite_job_store>> sqlite_job_store::open(const std::string& path) {
   bool existed = false;
   CUZK_TRY(check_before_open(path, existed));
-  if (!existed) CUZK_TRY(create_fresh(path));
+  auto mark = store_mark::read(path + ".mark");
+  if (!mark) return mark.error();
+  if (!existed) CUZK_TRY(create_fresh(path, mark->last_id));
   // A database made before the mode was 0600 is brought to it, with its -wal and -shm, before it is
   // opened (SQLite then makes new ones with the same mode).
   for (const char* suffix : {"", "-wal", "-shm"}) ::chmod((path + suffix).c_str(), 0600);
@@ -305,6 +362,31 @@ result<std::unique_ptr<sqlite_job_store>> sqlite_job_store::open(const std::stri
       return status(errc::format_error, path + ": damaged job database (SQLite quick_check: " + q.text(0) +
                                             "). Nothing was changed");
   }
+  {
+    // What SQLite cannot tell: a log cut at a frame's edge, emptied or deleted reads as a whole
+    // database of fewer jobs (docs/HARDENING.md, finding 18). The mark, written after every commit
+    // that raised these counts, says how far the database had come.
+    stmt q(*db, "SELECT (SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'jobs'), "
+                "(SELECT count(*) FROM jobs WHERE state IN (5, 6, 7))");
+    if (!q.ok() || q.step() != SQLITE_ROW) return store->error("reading the last job id");
+    store->mark_.last_id = q.i64(0);
+    store->mark_.ended = q.i64(1);
+    if (existed && (store->mark_.last_id < mark->last_id || store->mark_.ended < mark->ended))
+      return status(errc::format_error,
+                    path + ": the job database holds jobs up to id " + std::to_string(store->mark_.last_id) +
+                        " with " + std::to_string(store->mark_.ended) + " ended, but " + path +
+                        ".mark recorded id " + std::to_string(mark->last_id) + " with " +
+                        std::to_string(mark->ended) + " ended as committed: its write-ahead log " + path +
+                        "-wal is missing, empty or cut short. Nothing was changed; restore " + path +
+                        "-wal, or move " + path + " and " + path +
+                        "-wal away to start with an empty job database (ids then continue after " +
+                        std::to_string(mark->last_id) + "), or move " + path +
+                        ".mark away to accept the database as it is");
+    if (!existed) store->mark_.ended = 0;
+    CUZK_TRY(store->mark_.open(path + ".mark"));
+    store->mark_.write();
+  }
+  store->whole_ = true;
   CUZK_TRY(store->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;"));
   if (found < schema_version) {
     std::string sql = "BEGIN; ";
@@ -318,7 +400,37 @@ result<std::unique_ptr<sqlite_job_store>> sqlite_job_store::open(const std::stri
   return store;
 }
 
-sqlite_job_store::~sqlite_job_store() { sqlite3_close(db_); }
+sqlite_job_store::~sqlite_job_store() {
+  // Whole and ours: the log is folded into the database as the connection closes.
+  if (whole_) sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, nullptr);
+  sqlite3_close(db_);
+}
+
+std::optional<job_state> sqlite_job_store::state_locked(job_id id) {
+  stmt s(db_, "SELECT state FROM jobs WHERE id = ?");
+  if (!s.ok()) return std::nullopt;
+  s.bind(1, static_cast<int64_t>(id));
+  if (s.step() != SQLITE_ROW) return std::nullopt;
+  return static_cast<job_state>(s.i64(0));
+}
+
+void sqlite_job_store::before_change_locked(job_id id, std::optional<job_state> to, bool& ends) {
+  // The mark may lag the database, never lead it: a count the change lowers is written before the
+  // change (a crash between leaves the mark below), one it raises after (after_change_locked).
+  const auto from = state_locked(id);
+  const bool was = from && is_terminal(*from), will = to && is_terminal(*to);
+  ends = !was && will && from;
+  if (was && !will) {
+    --mark_.ended;
+    mark_.write();
+  }
+}
+
+void sqlite_job_store::after_change_locked(bool ends) {
+  if (!ends) return;
+  ++mark_.ended;
+  mark_.write();
+}
 
 result<std::optional<job_id>> sqlite_job_store::find_request_locked(const std::string& request_id) {
   stmt s(db_, "SELECT id FROM jobs WHERE request_id = ?");
@@ -358,22 +470,30 @@ result<insert_outcome> sqlite_job_store::insert(const job_record& rec) {
     s.bind_null(7);
   s.bind(8, witnesses_to_json(rec));
   if (s.step() != SQLITE_DONE) return error("insert job");
-  return insert_outcome{static_cast<job_id>(sqlite3_last_insert_rowid(db_)), true};
+  const auto id = sqlite3_last_insert_rowid(db_);
+  mark_.last_id = std::max<int64_t>(mark_.last_id, id);
+  mark_.write();
+  return insert_outcome{static_cast<job_id>(id), true};
 }
 
 status sqlite_job_store::update_state(job_id id, job_state state, uint32_t attempts) {
   std::lock_guard lk(m_);
+  bool ends = false;
+  before_change_locked(id, state, ends);
   stmt s(db_, "UPDATE jobs SET state = ?, attempts = ? WHERE id = ?");
   if (!s.ok()) return error("update job state");
   s.bind(1, static_cast<int64_t>(state));
   s.bind(2, static_cast<int64_t>(attempts));
   s.bind(3, static_cast<int64_t>(id));
   if (s.step() != SQLITE_DONE) return error("update job state");
+  after_change_locked(ends);
   return status::ok();
 }
 
 status sqlite_job_store::finish(const job_result& i) {
   std::lock_guard lk(m_);
+  bool ends = false;
+  before_change_locked(i.id, i.state, ends);
   stmt s(db_,
          "UPDATE jobs SET state = ?, attempts = ?, finished_ms = ?, error_code = ?, error_message = ?, "
          "deadline_missed = ?, times_json = ?, proofs_json = ? WHERE id = ?");
@@ -391,6 +511,7 @@ status sqlite_job_store::finish(const job_result& i) {
   s.bind(8, proofs_to_json(i.proofs));
   s.bind(9, static_cast<int64_t>(i.id));
   if (s.step() != SQLITE_DONE) return error("finish job");
+  after_change_locked(ends);
   return status::ok();
 }
 
@@ -440,6 +561,17 @@ result<std::vector<std::string>> sqlite_job_store::purge_finished_before(wall_ti
     }
     if (rc != SQLITE_DONE) return error("purge jobs");
   }
+  {
+    // Lowered in the mark before the rows go (before_change_locked says why).
+    stmt n(db_, "SELECT count(*) FROM jobs WHERE finished_ms IS NOT NULL AND finished_ms < ? AND state IN (5, 6, 7)");
+    if (!n.ok()) return error("purge jobs");
+    n.bind(1, to_unix_ms(cutoff));
+    if (n.step() != SQLITE_ROW) return error("purge jobs");
+    if (n.i64(0) > 0) {
+      mark_.ended -= n.i64(0);
+      mark_.write();
+    }
+  }
   stmt d(db_, "DELETE FROM jobs WHERE finished_ms IS NOT NULL AND finished_ms < ?");
   if (!d.ok()) return error("purge jobs");
   d.bind(1, to_unix_ms(cutoff));
@@ -449,18 +581,22 @@ result<std::vector<std::string>> sqlite_job_store::purge_finished_before(wall_ti
 
 status sqlite_job_store::put_circuit(const circuit_record& c) {
   std::lock_guard lk(m_);
-  stmt s(db_, "INSERT OR REPLACE INTO circuits (id, zkey_path, priority, wasm_path) VALUES (?, ?, ?, ?)");
+  stmt s(db_,
+         "INSERT OR REPLACE INTO circuits (id, zkey_path, priority, wasm_path, key_digest) VALUES (?, ?, ?, ?, ?)");
   if (!s.ok()) return error("store circuit");
   s.bind(1, c.id);
   s.bind(2, c.zkey_path);
   s.bind(3, static_cast<int64_t>(c.default_priority));
   s.bind(4, c.wasm_path);
+  s.bind(5, c.key_digest);
   if (s.step() != SQLITE_DONE) return error("store circuit");
   return status::ok();
 }
 
 status sqlite_job_store::remove(job_id id) {
   std::lock_guard lk(m_);
+  bool ends = false;
+  before_change_locked(id, std::nullopt, ends);
   stmt s(db_, "DELETE FROM jobs WHERE id = ?");
   if (!s.ok()) return error("remove job");
   s.bind(1, static_cast<int64_t>(id));
@@ -479,12 +615,12 @@ status sqlite_job_store::remove_circuit(const std::string& id) {
 
 result<std::vector<circuit_record>> sqlite_job_store::circuits() {
   std::lock_guard lk(m_);
-  stmt s(db_, "SELECT id, zkey_path, priority, wasm_path FROM circuits ORDER BY id");
+  stmt s(db_, "SELECT id, zkey_path, priority, wasm_path, key_digest FROM circuits ORDER BY id");
   if (!s.ok()) return error("list circuits");
   std::vector<circuit_record> out;
   int rc;
   while ((rc = s.step()) == SQLITE_ROW)
-    out.push_back({s.text(0), s.text(1), static_cast<priority>(s.i64(2)), s.text(3)});
+    out.push_back({s.text(0), s.text(1), static_cast<priority>(s.i64(2)), s.text(3), s.text(4)});
   if (rc != SQLITE_DONE) return error("list circuits");
   return out;
 }

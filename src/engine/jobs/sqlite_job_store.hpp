@@ -16,16 +16,26 @@
 // AUTOINCREMENT keeps ids increasing even after the newest rows are purged, so FIFO order by id
 // holds across restarts.
 //
-// The database file and its -wal and -shm are mode 0600: they hold witness paths, circuits and results.
+// The database file, its -wal and its mark (store_mark.hpp) are mode 0600: they hold witness paths,
+// circuits and results. The connection runs in EXCLUSIVE locking mode, so there is no -shm file (no
+// shared-memory index that a fault could turn into SIGBUS) and no other process reads the database
+// while the daemon has it open.
+//
+// A database that needs its -wal and is found without it (missing, empty, cut at a frame's edge) is
+// refused at open by the mark: the last job id and the count of ended jobs, written beside it with
+// every commit that raises them; a database moved away to start afresh keeps ids going after the
+// mark's. Errors of a fault that may pass (busy, full disk, read-only, I/O) are errc::unavailable.
 //
 // Thread safety: any thread; one connection guarded by a mutex.
 #pragma once
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "engine/jobs/job_store.hpp"
+#include "engine/jobs/store_mark.hpp"
 
 struct sqlite3;
 
@@ -61,10 +71,17 @@ class sqlite_job_store final : public job_store {
   status exec(const char* sql);
   status error(const std::string& what) const;
   result<std::optional<job_id>> find_request_locked(const std::string& request_id);
+  std::optional<job_state> state_locked(job_id id);
+  // Around a change of job `id` to state `to` (nullopt: removed): the mark's `ended` lowered before
+  // a change that ends no job and un-ends one, raised after one that ends it (`ends`).
+  void before_change_locked(job_id id, std::optional<job_state> to, bool& ends);
+  void after_change_locked(bool ends);
 
   std::mutex m_;
   sqlite3* db_;
   std::string path_;
+  store_mark mark_;
+  bool whole_ = false;  // open() found the files whole: closing may checkpoint the log
 };
 
 }  // namespace cuzk::engine

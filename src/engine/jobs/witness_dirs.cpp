@@ -75,10 +75,10 @@ int read_whole(int fd, uint8_t* to, std::size_t size) {
 
 }  // namespace
 
-result<witness_dirs> witness_dirs::create(const std::vector<std::string>& dirs) {
+result<witness_dirs> witness_dirs::create(const std::vector<std::string>& dirs, const std::string& config_key) {
   witness_dirs w;
   for (std::size_t i = 0; i < dirs.size(); ++i) {
-    const std::string name = "witness_dirs[" + std::to_string(i) + "]";
+    const std::string name = config_key + "[" + std::to_string(i) + "]";
     if (dirs[i].empty() || dirs[i][0] != '/')
       return status(errc::invalid_argument,
                     name + ": expected an absolute directory path, found \"" + dirs[i] + "\"");
@@ -97,6 +97,20 @@ bool witness_dirs::allows(const std::string& p) const {
     if (p.size() > d.size() && p.compare(0, d.size(), d) == 0 && p[d.size()] == '/') return true;
   }
   return false;
+}
+
+bool witness_dirs::allows_file(const std::string& path) const {
+  const std::string r = real_path(path);
+  if (r.empty() || !allows(r)) return false;
+  const int fd = ::open(r.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return false;
+  fd_closer closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  char link[PATH_MAX];
+  const std::string proc = "/proc/self/fd/" + std::to_string(fd);
+  const ssize_t n = ::readlink(proc.c_str(), link, sizeof link);
+  return n > 0 && static_cast<std::size_t>(n) < sizeof link && allows(std::string(link, static_cast<std::size_t>(n)));
 }
 
 result<bulk_array<uint8_t>> witness_dirs::read(const std::string& path, uint64_t max_bytes, std::size_t lead) const {

@@ -32,9 +32,17 @@ namespace cuzk::engine {
 
 class witness_dirs {
  public:
-  // Resolves each directory now (realpath); invalid_argument naming the entry ("witness_dirs[1]")
-  // for one that is not an absolute path to a directory.
-  static result<witness_dirs> create(const std::vector<std::string>& dirs);
+  // Resolves each directory now (realpath); invalid_argument naming the entry ("witness_dirs[1]";
+  // `config_key` names the list) for one that is not an absolute path to a directory. The same rule
+  // confines the key and wasm paths a client registers (config key key_dirs, docs/HARDENING.md
+  // finding 19).
+  static result<witness_dirs> create(const std::vector<std::string>& dirs,
+                                     const std::string& config_key = "witness_dirs");
+
+  // Whether `path` passes the rule above: its real path under one of the directories, a regular
+  // file that opens for reading (O_NOFOLLOW, O_NONBLOCK) and whose descriptor's path is still under
+  // them. Tells nothing more: missing and refused are the same false.
+  bool allows_file(const std::string& path) const;
 
   bool empty() const noexcept { return dirs_.empty(); }
   const std::vector<std::string>& resolved() const noexcept { return dirs_; }

@@ -20,17 +20,18 @@ uint32_t le32(const uint8_t* p) {
   return v;
 }
 
+}  // namespace
+
 // FNV-1a, 64 bits, over the sections in order (the offset basis and prime of the FNV spec).
-std::string key_digest(std::initializer_list<std::span<const uint8_t>> parts) {
+std::string key_digest(std::span<const uint8_t> header, std::span<const uint8_t> ic) {
   uint64_t h = 0xcbf29ce484222325ull;
-  for (const auto& part : parts)
+  for (const auto& part : {header, ic})
     for (const uint8_t b : part) h = (h ^ b) * 0x100000001b3ull;
   static constexpr char hex[] = "0123456789abcdef";
   std::string out = "fnv1a64:";
   for (int shift = 60; shift >= 0; shift -= 4) out += hex[(h >> shift) & 0xf];
   return out;
 }
-}  // namespace
 
 result<key_summary> read_key_summary(const std::string& zkey_path) {
   auto curve = formats::detect_curve(zkey_path);
@@ -65,7 +66,7 @@ result<key_summary> read_key_summary(const std::string& zkey_path) {
   s.file_bytes = f->bytes().size();
   auto ic = f->section(formats::zkey_ic, "IC");
   if (!ic) return ic.error();
-  s.digest = key_digest({h, *ic});
+  s.digest = key_digest(h, *ic);
   if (s.n_vars <= s.n_public)
     return status(errc::format_error, zkey_path + ": header: nVars " + std::to_string(s.n_vars) +
                                           " must exceed nPublic " + std::to_string(s.n_public));

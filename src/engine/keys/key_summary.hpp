@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "base/result.hpp"
@@ -35,5 +36,9 @@ struct key_summary {
 // format_error / unsupported naming the file for anything that is not a Groth16 zkey of a
 // supported curve (wrong magic, protocol other than Groth16, unknown primes, truncated header).
 result<key_summary> read_key_summary(const std::string& zkey_path);
+
+// key_summary::digest of a zkey's header and IC sections, for a key already open (the check at
+// every load that the file still holds the key registered: docs/HARDENING.md, finding 21).
+std::string key_digest(std::span<const uint8_t> header, std::span<const uint8_t> ic);
 
 }  // namespace cuzk::engine

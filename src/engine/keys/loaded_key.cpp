@@ -82,6 +82,17 @@ result<std::shared_ptr<const loaded_key>> loaded_key::load_warm_as(const std::st
   auto zk = open_zkey<C>(path, copy_dir);
   if (!zk) return zk.error();
   done(copy_dir.empty() ? "map" : "private copy", zk->file().bytes().size());
+  // The file must still hold the key its id was registered with: one overwritten in place would
+  // give proofs that pass the daemon's check against the new key but not the verifier's of the key
+  // registered (docs/HARDENING.md, finding 21). Checked on the bytes loaded (the private copy too).
+  if (!expect.digest.empty()) {
+    const std::string now = key_digest(zk->section_bytes(formats::zkey_header), zk->section_bytes(formats::zkey_ic));
+    if (now != expect.digest)
+      return status(errc::failed_precondition,
+                    path + ": the key changed since it was registered (digest " + expect.digest +
+                        " registered, " + now + " in the file now): its id proves with no other key; "
+                        "register the file again with --replace to prove with the new key");
+  }
   if (zk->n_vars() != expect.n_vars || zk->n_public() != expect.n_public ||
       zk->domain_size() != expect.domain_size)
     return status(errc::format_error,
