@@ -28,7 +28,7 @@ do_setup() {
   if [[ ${CUZK_SKIP_SETUP:-0} == 1 ]]; then
     echo "CUZK_SKIP_SETUP=1: not running scripts/setup.sh"
   else
-    bash "$ROOT/scripts/setup.sh"
+    bash "$ROOT/scripts/setup.sh" "$@"
   fi
 }
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 # Installs everything cuzk needs to build and test on a fresh Debian 12 machine: the Debian
 # packages below, Node.js/npm if missing, the pinned npm test tools in tools/node and the JavaScript
-# client's dependencies in clients/js.
+# client's dependencies in clients/js. With --run, only what building the cuzk command and running
+# its demonstration need (scripts/run.sh).
 # Idempotent and quick when everything is there: dpkg-query decides what is missing, and
 # `apt-get update` runs only when something is. Runs as root, or through sudo otherwise.
 #
@@ -10,34 +11,45 @@
 # the machine. Without it the build leaves the GPU backend out (CUZK_CUDA=AUTO).
 set -euo pipefail
 
+# --run: only what building the cuzk command and its demonstration need (scripts/run.sh); without
+# it, everything the tests need as well (scripts/test.sh, CI).
+PROFILE=test
+[[ ${1:-} == --run ]] && PROFILE=run
+
 # ---- Debian packages, one concern a line -----------------------------------------------------
-APT_PACKAGES=(
+# What building the cuzk command and running its demonstration need (scripts/run.sh: --run) ...
+RUN_PACKAGES=(
   build-essential cmake g++ pkg-config   # toolchain
-  libgtest-dev                           # tests (GoogleTest)
-  libbenchmark-dev                       # bench/ (Google Benchmark)
-  libgmp-dev                             # field tests: GMP is the independent oracle
   nlohmann-json3-dev                     # formats: proof / public / verification key JSON
   libcli11-dev                           # apps: the cuzk command line
   libsqlite3-dev                         # engine: the job store
   libpq-dev                              # engine: the shared job store on PostgreSQL (libpq)
   libxxhash-dev                          # engine: the digest that tells a retried submit's witness from another (XXH3)
-  postgresql                             # tests: throwaway PostgreSQL servers (initdb, pg_ctl) for that store
-  xz-utils                               # tests: the large circuit's .r1cs is committed as .xz
-  time                                   # scripts/bench_vs_rapidsnark.sh: wall time and peak memory (/usr/bin/time)
+  xz-utils                               # demonstration: the large circuit's .r1cs is committed as .xz
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc  # service: the daemon's gRPC API
   libcpp-httplib-dev                     # service: HTTP /healthz /status /metrics /trace
   libtomlplusplus-dev                    # service: the daemon's TOML config
   libspdlog-dev                          # service: the daemon's log
+  wabt                                   # witness: wasm2c turns circom's witness .wasm into C (docs/witness.md)
+  libssl-dev                             # witness: SHA-256 names the compiled witness code in its cache; service: TLS probe, HTTPS, token digests
+)
+# ... and what the tests, benchmarks, fuzzers and the package add (scripts/test.sh, CI).
+TEST_PACKAGES=(
+  libgtest-dev                           # tests (GoogleTest)
+  libbenchmark-dev                       # bench/ (Google Benchmark)
+  libgmp-dev                             # field tests: GMP is the independent oracle
+  postgresql                             # tests: throwaway PostgreSQL servers (initdb, pg_ctl) for that store
+  time                                   # scripts/bench_vs_rapidsnark.sh: wall time and peak memory (/usr/bin/time)
   clang libclang-rt-dev                  # scripts/fuzz.sh: libFuzzer with ASan and UBSan (fuzz/)
   dpkg-dev                               # scripts/package.sh: dpkg-shlibdeps computes the .deb's Depends
   help2man                               # packaging: the manual page from cuzk --help
   lintian                                # scripts/package.sh --check: Debian's checks on the .deb
   chromium-headless-shell                # service: the status page rendered in a real browser (status_page_test)
   python3-grpcio python3-protobuf        # clients/python and its tests (clients/test.sh)
-  wabt                                   # witness: wasm2c turns circom's witness .wasm into C (docs/witness.md)
-  libssl-dev                             # witness: SHA-256 names the compiled witness code in its cache; service: TLS probe, HTTPS, token digests
   openssl                                # tests: the remote-access tests make their CA and certificates with the openssl command
 )
+APT_PACKAGES=("${RUN_PACKAGES[@]}")
+[[ $PROFILE == test ]] && APT_PACKAGES+=("${TEST_PACKAGES[@]}")
 
 # Node.js 20 and npm usually come with the machine (not from Debian); Debian's are used only when
 # the commands are missing.
@@ -92,7 +104,7 @@ npm_ci() {
   fi
 }
 npm_ci "$NPM_DIR" "npm tools (snarkjs, circom2, circomlib)" .bin/snarkjs
-npm_ci "$ROOT/clients/js" "clients/js dependencies" @grpc/grpc-js/package.json
+[[ $PROFILE == test ]] && npm_ci "$ROOT/clients/js" "clients/js dependencies" @grpc/grpc-js/package.json
 
 if ! command -v nvcc >/dev/null && [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
   log "note: no nvcc found; the CUDA backend will not be built"
