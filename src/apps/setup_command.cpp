@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstdio>
 #include <filesystem>
+#include <new>
 #include <span>
 
 #include "apps/progress.hpp"
@@ -127,7 +128,15 @@ int setup_from_r1cs(const setup_command& cmd, const formats::r1cs& r1cs, step_re
   if (!out) return report_error(out.error());
   auto cs = rep.step("load: constraint matrices", [&] { return groth16::constraint_system_of<C>(r1cs); });
   if (!cs) return report_error(cs.error().with_context(cmd.files[0]));
-  if (auto s = setup_and_write<C>(cmd, *cs, *out, rep); !s) return report_error(s);
+  try {
+    if (auto s = setup_and_write<C>(cmd, *cs, *out, rep); !s) return report_error(s);
+  } catch (const std::bad_alloc&) {
+    // The key holds points for every wire: an r1cs whose header claims 2^32 - 1 of them reached
+    // main's bare "out of memory" without a word of which file asked for it.
+    return report_error(cmd.files[0] + ": out of memory for its key's points: nWires = " +
+                        std::to_string(cs->n_vars) + ", domain 2^" + std::to_string(std::countr_zero(cs->domain_size())) +
+                        " (the key holds four points per wire) is more than the memory available");
+  }
   if (auto s = out->commit(); !s) return report_error(s);
   print_written(cmd, cmd.files[1], C::name, cs->n_constraints, cs->n_vars, cs->n_public, cs->domain_size());
   rep.finish();

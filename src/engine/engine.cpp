@@ -765,8 +765,9 @@ result<job_result> engine::await(job_id id, std::chrono::milliseconds timeout) {
       // ended job still here is one whose outcome the store has yet to take (finish()).
       const bool stalled = !accepting_ && it->second->worker < 0;
       const bool timed_out = timeout.count() < 0 || (timeout.count() > 0 && steady_clock::now() >= until);
-      if (timed_out && it->second->parked) {
-        // Ended, but its result waits for the store: not an answer a client may take as final.
+      if (timed_out && it->second->parked && timeout.count() > 0) {
+        // Ended, but its result waits for the store: not an answer a client may take as final. A
+        // look without a wait (get()) sees the job as it stands, in its last running state.
         const live_job& j = *it->second;
         return status(errc::unavailable, "job " + std::to_string(id) + ": ended " +
                                              job_state_name(j.parked->state) +

@@ -265,7 +265,7 @@ TEST_F(engine_input_json, a_queued_input_json_job_in_postgresql_resumes_as_input
   {
     auto s = pg_job_store::open(*db);
     ASSERT_TRUE(s.is_ok()) << s.error().to_string();
-    ASSERT_TRUE((*s)->put_circuit({"matrix", key.zkey, priority::normal, matrix_wasm}).is_ok());
+    ASSERT_TRUE((*s)->put_circuit({"matrix", key.zkey, priority::normal, matrix_wasm, ""}).is_ok());
     job_record r;
     r.info.circuit = "matrix";
     r.info.partitions = 1;

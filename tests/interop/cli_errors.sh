@@ -116,6 +116,19 @@ expect_error "info: missing" "$WORK/missing.r1cs" "$CUZK" info "$WORK/missing.r1
 expect_error "setup: zkey given as r1cs" "circuit.zkey" "$CUZK" setup "$BN/circuit.zkey" "$WORK/x.zkey"
 # 0 is all cores, as `threads = 0` is in the daemon's config.
 expect_ok "threads: zero is all cores" "bn128" "$CUZK" --threads 0 info "$BN/circuit.zkey"
+# An r1cs whose header claims 2^32 - 1 wires: the setup's out of memory names the file and the
+# count (it was a bare "out of memory" naming no file; docs/HARDENING.md, finding 22). nWires is
+# the u32 at byte 552 of this fixture (its header section, after n8 and r); ulimit -v makes the
+# allocation fail under any overcommit setting.
+cp "$BN/circuit.r1cs" "$WORK/wide.r1cs"
+if [[ $(od -An -tx1 -j552 -N4 "$WORK/wide.r1cs" | tr -d ' ') == 09000000 ]]; then
+  printf '\xff\xff\xff\xff' | dd of="$WORK/wide.r1cs" bs=1 seek=552 conv=notrunc 2>/dev/null
+  expect_error "setup: r1cs of 2^32 - 1 wires" "wide.r1cs: out of memory for its key's points: nWires = 4294967295" \
+    timeout 120 bash -c 'ulimit -v 4000000 && exec "$@"' sh "$CUZK" setup --cpu "$WORK/wide.r1cs" "$WORK/wide.zkey"
+else
+  printf 'FAIL setup: r1cs of 2^32 - 1 wires: nWires of %s is no longer at byte 552\n' "$BN/circuit.r1cs"
+  FAILS=$((FAILS + 1))
+fi
 # A FIFO as input is refused before it is read (it used to block forever); `timeout` turns a hang
 # into exit 124 without the expected message.
 mkfifo "$WORK/fifo"

@@ -195,9 +195,9 @@ TYPED_TEST(job_store_contract, remove_deletes_one_job_frees_its_request_id_and_n
 TYPED_TEST(job_store_contract, circuits) {
   auto s = TypeParam::make("contract3");
   if (!s) GTEST_SKIP() << pg_test_cluster::unavailable_reason();
-  ASSERT_TRUE(s->put_circuit({"b", "/k/b.zkey", priority::low, ""}).is_ok());
-  ASSERT_TRUE(s->put_circuit({"a", "/k/a.zkey", priority::critical, ""}).is_ok());
-  ASSERT_TRUE(s->put_circuit({"a", "/k/a2.zkey", priority::high, "/k/a.wasm"}).is_ok());
+  ASSERT_TRUE(s->put_circuit({"b", "/k/b.zkey", priority::low, "", ""}).is_ok());
+  ASSERT_TRUE(s->put_circuit({"a", "/k/a.zkey", priority::critical, "", "fnv1a64:1"}).is_ok());
+  ASSERT_TRUE(s->put_circuit({"a", "/k/a2.zkey", priority::high, "/k/a.wasm", "fnv1a64:2"}).is_ok());
   auto cs = s->circuits().value();
   ASSERT_EQ(cs.size(), 2u);
   EXPECT_EQ(cs[0].id, "a");
@@ -205,6 +205,8 @@ TYPED_TEST(job_store_contract, circuits) {
   EXPECT_EQ(cs[0].default_priority, priority::high);
   EXPECT_EQ(cs[0].wasm_path, "/k/a.wasm");
   EXPECT_EQ(cs[1].wasm_path, "");
+  EXPECT_EQ(cs[0].key_digest, "fnv1a64:2");  // docs/HARDENING.md, finding 21
+  EXPECT_EQ(cs[1].key_digest, "");
   ASSERT_TRUE(s->remove_circuit("a").is_ok());
   EXPECT_EQ(s->circuits().value().size(), 1u);
 }
@@ -217,7 +219,7 @@ TEST(sqlite_job_store, survives_reopen) {
     a = s->insert(make_job("c", "r1")).value().id;
     b = s->insert(make_job("c")).value().id;
     ASSERT_TRUE(s->update_state(b, job_state::synthesizing, 1).is_ok());
-    ASSERT_TRUE(s->put_circuit({"c", "/k/c.zkey", priority::normal, ""}).is_ok());
+    ASSERT_TRUE(s->put_circuit({"c", "/k/c.zkey", priority::normal, "", ""}).is_ok());
   }
   auto s = sqlite_job_store::open(db).value();
   auto un = s->unfinished().value();

@@ -173,7 +173,7 @@ TEST(pg_cluster_view, a_version_4_database_gains_reports_and_keeps_its_nodes) {
   EXPECT_NE(find(*s, "node-a")->report.find("key-of-node-a"), std::string::npos);
   auto c = pg_connection::open(db).value();
   EXPECT_EQ(pg_schema_version(*c).value(), pg_schema_latest_version());
-  EXPECT_EQ(pg_schema_latest_version(), 5);
+  EXPECT_GE(pg_schema_latest_version(), 5);  // 5 added the reports; later ones keep them
 }
 
 TEST(pg_cluster_view, start_refuses_an_unnamed_node_and_a_staleness_within_one_interval) {

@@ -156,7 +156,7 @@ TEST(pg_job_store, a_lost_connection_is_made_again_for_the_next_statement) {
   FRESH_DATABASE_OR_SKIP(db, "reconnect");
   auto s = open_store(db);
   ASSERT_TRUE(s);
-  ASSERT_TRUE(s->put_circuit({"c", "/k/c.zkey", priority::normal, ""}).is_ok());
+  ASSERT_TRUE(s->put_circuit({"c", "/k/c.zkey", priority::normal, "", ""}).is_ok());
   auto admin = pg_connection::open(pg_test_cluster::shared()->admin_conninfo()).value();
   auto killed = admin->exec("terminate",
                             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "

@@ -333,9 +333,11 @@ result<std::unique_ptr<sqlite_job_store>> sqlite_job_store::open(const std::stri
   // A database made before the mode was 0600 is brought to it, with its -wal and -shm, before it is
   // opened (SQLite then makes new ones with the same mode).
   for (const char* suffix : {"", "-wal", "-shm"}) ::chmod((path + suffix).c_str(), 0600);
+  const bool had_wal = ::access((path + "-wal").c_str(), F_OK) == 0;
   auto db = connect(path, false);
   if (!db) return db.error();
   std::unique_ptr<sqlite_job_store> store(new sqlite_job_store(*db, path));
+  store->had_wal_ = had_wal;
   // Read before anything is written: the database must be ours and whole.
   int64_t found = 0;
   {
@@ -404,6 +406,11 @@ sqlite_job_store::~sqlite_job_store() {
   // Whole and ours: the log is folded into the database as the connection closes.
   if (whole_) sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, nullptr);
   sqlite3_close(db_);
+  // Refused: SQLite opened an empty log for the reads that refused the files, where there was none
+  // (a log deleted), and keeps it without the checkpoint; removed, so the files stay as they were.
+  struct stat st {};
+  const std::string wal = path_ + "-wal";
+  if (!whole_ && !had_wal_ && ::stat(wal.c_str(), &st) == 0 && st.st_size == 0) ::unlink(wal.c_str());
 }
 
 std::optional<job_state> sqlite_job_store::state_locked(job_id id) {

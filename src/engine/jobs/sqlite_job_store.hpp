@@ -82,6 +82,7 @@ class sqlite_job_store final : public job_store {
   std::string path_;
   store_mark mark_;
   bool whole_ = false;  // open() found the files whole: closing may checkpoint the log
+  bool had_wal_ = true;  // a -wal was there before open(): a refused open leaves the one SQLite made
 };
 
 }  // namespace cuzk::engine
