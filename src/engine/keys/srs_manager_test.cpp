@@ -182,8 +182,11 @@ TEST(srs_manager, a_hot_copy_holds_the_same_points_and_reports_its_progress) {
     EXPECT_EQ(r.id, "a");
     EXPECT_LE(r.done, r.total);
     EXPECT_GE(r.seconds, 0.0);
-    if (r.done == r.total) ends.push_back(r);
-    else if (i > 0) EXPECT_EQ(r.step, "hot copy");
+    if (r.done == r.total) {
+      ends.push_back(r);
+    } else if (i > 0) {
+      EXPECT_EQ(r.step, "hot copy");
+    }
   }
   const std::vector<std::string> steps = {"map", "point check", "matrices", "hot copy"};
   ASSERT_EQ(ends.size(), steps.size());
