@@ -17,11 +17,23 @@
 #
 # Environment: BACKEND (default gpu; cpu to try the script without a GPU), LOG_SIZE (default 25), PARTITIONS (default 10), KEY_BUDGET_MIB (the slot's key
 # budget, default 24576: below the 2^25 key's resident size, so some vectors stream, and above its
-# size with every vector streamed), DEVICE_BUDGET_MIB (default 100000: room for a batch of 10), BATCHES (the
+# size with every vector streamed), DEVICE_BUDGET_MIB (default: the card's memory less 4 GiB;
+# 100000 without nvidia-smi), BATCHES (the
 # gpu_batch_partitions values to run, default "P 1"; a later one is skipped once SKIP_AFTER_S,
 # default 420, have passed), ZKEY_DIR (where the zkey is made, default the work directory; /dev/shm
 # keeps a 2^26 key's 44 GB off the 64 GB disk, where the daemon's private copy of it goes: the zkey
 # is then deleted once the key is on the device, before the job, to give its memory back).
+# A key already in ZKEY_DIR (cuzk-porep-kK.zkey with its witness and verification key beside it,
+# and the .ok mark a finished setup leaves) is reused instead of made again. KEEP_KEY=1 keeps it
+# there at the end (and through the job) for a later run, as is a key whose preload did not finish
+# (timed out, or failed); SETUP_ONLY=1 makes or finds the key,
+# keeps it and stops (a 2^26 setup takes ~4 min: one run can make it, the next prove with it).
+# DEADLINE_S (default 570): the preload and each job are stopped by `timeout` so that the script
+# ends, with its logs packed, within that many seconds of its start.
+# Progress: every PROGRESS_S (default 10) seconds a line of progress.log says the step, the host's
+# free memory, /dev/shm and the data disk in use, the GPU's memory and utilization and the daemon's
+# last line, and the logs are packed again, so a run stopped from outside still
+# leaves them under $OUT. The daemon logs each step of the key's preload as it begins and ends.
 # Results: $OUT/summary.log, logs.tar.xz, vk.json, proof.json, public.json.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -29,39 +41,103 @@ bundle=${1:-build-dev}
 dest=${OUT:-build-gpu/logs}
 work=$(mktemp -d /tmp/cuzk-porep.XXXXXX)
 zkey_dir=${ZKEY_DIR:-$work}
-zkey=$zkey_dir/cuzk-porep-$$.zkey
+k=${LOG_SIZE:-25}
+# Fixed names, so that a later run finds the key (the .ok mark: its setup finished).
+zkey=$zkey_dir/cuzk-porep-k$k.zkey
+wtns=$zkey_dir/cuzk-porep-k$k.wtns
+vk=$zkey_dir/cuzk-porep-k$k.vk.json
+mark=$zkey_dir/cuzk-porep-k$k.ok
+keep_key=${KEEP_KEY:-0}
+if [[ ${SETUP_ONLY:-0} == 1 ]]; then keep_key=1; fi
 out=$work/logs
-mkdir -p "$out" "$dest"
+mkdir -p "$out" "$dest" "$zkey_dir"
 summary=$out/summary.log
-pack() { tar -C "$work" -cJf "$dest/logs.tar.xz" logs; cp "$summary" "$dest/" 2>/dev/null; }
+# Packed into a temporary name and renamed: the progress loop packs too, and $OUT never holds half
+# an archive.
+pack() {
+  tar -C "$work" -cJf "$dest/.logs.$BASHPID.tar.xz" logs 2>/dev/null && mv -f "$dest/.logs.$BASHPID.tar.xz" "$dest/logs.tar.xz"
+  cp "$summary" "$dest/" 2>/dev/null
+}
 say() { echo "$*" | tee -a "$summary"; }
 export LD_LIBRARY_PATH="$PWD/$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 cuzk="$PWD/$bundle/bin/cuzk"
-k=${LOG_SIZE:-25}
 start=$(date +%s)
+deadline=$((start + ${DEADLINE_S:-570}))
+left() {  # seconds to the deadline, at least 1 (`timeout 0` would mean no limit)
+  local l=$((deadline - $(date +%s)))
+  echo $((l > 1 ? l : 1))
+}
 parts=${PARTITIONS:-10}
 sock=$work/d.sock
 daemon_pid=""
+progress_pid=""
+phase() { echo "$*" >"$work/phase"; }
+# One line every PROGRESS_S seconds while the script runs, then the logs packed again.
+progress_loop() {
+  local dlog
+  while :; do
+    dlog=$(ls -t "$out"/*.daemon.log 2>/dev/null | head -1)
+    printf '%s +%ss %s: mem_available_mib=%s shm_used=%s disk_used=%s gpu=%s daemon="%s"\n' "$(date -u +%T)" \
+      "$(($(date +%s) - start))" "$(cat "$work/phase" 2>/dev/null)" \
+      "$(awk '/^MemAvailable/ {print int($2 / 1024)}' /proc/meminfo)" \
+      "$(df -BG --output=used /dev/shm 2>/dev/null | tail -1 | tr -d ' ')" \
+      "$(df -BG --output=used "$work" 2>/dev/null | tail -1 | tr -d ' ')" \
+      "$(nvidia-smi --query-gpu=memory.used,utilization.gpu --format=csv,noheader 2>/dev/null | head -1 | tr -d ' ')" \
+      "$([[ -n $dlog ]] && tail -1 "$dlog" | cut -c1-240)" >>"$out/progress.log"
+    pack
+    sleep "${PROGRESS_S:-10}"
+  done
+}
+remove_key() { rm -f "$zkey" "$wtns" "$vk" "$mark"; }
+stop_daemon() {  # SIGTERM, and SIGKILL after 20 s (a job still running drains first)
+  local i
+  [[ -n $daemon_pid ]] || return 0
+  kill -TERM "$daemon_pid" 2>/dev/null
+  for i in $(seq 1 100); do kill -0 "$daemon_pid" 2>/dev/null || break; sleep 0.2; done
+  kill -KILL "$daemon_pid" 2>/dev/null
+  wait "$daemon_pid" 2>/dev/null
+  daemon_pid=""
+  rm -f "$sock"
+}
 cleanup() {
-  if [[ $zkey_dir != "$work" ]]; then rm -f "$zkey"; fi
-  if [[ -n $daemon_pid ]] && kill -0 "$daemon_pid" 2>/dev/null; then
-    kill -TERM "$daemon_pid"
-    wait "$daemon_pid" 2>/dev/null
-  fi
+  if [[ -n $progress_pid ]]; then kill "$progress_pid" 2>/dev/null; wait "$progress_pid" 2>/dev/null; fi
+  stop_daemon
+  if [[ $zkey_dir != "$work" && $keep_key != 1 ]]; then remove_key; fi
+  pack
 }
 trap cleanup EXIT
 
 say "== $(date -u +%FT%TZ) $(nproc) cores; 2^$k BLS12-381 boolean, $parts partitions"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >>"$summary" 2>&1
+if [[ -z ${DEVICE_BUDGET_MIB:-} ]]; then
+  card_mib=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits 2>/dev/null | head -1 | tr -d ' ')
+  DEVICE_BUDGET_MIB=$((${card_mib:-0} > 8192 ? card_mib - 4096 : 100000))
+fi
+say "device budget ${DEVICE_BUDGET_MIB} MiB, key budget ${KEY_BUDGET_MIB:-24576} MiB, deadline ${DEADLINE_S:-570} s"
+phase setup
+progress_loop &
+progress_pid=$!
 t0=$(date +%s)
-"$cuzk" setup -v --synthetic --log-size "$k" --curve bls12-381 --witness boolean --vk "$work/vk.json" \
-  "$zkey" "$work/w.wtns" >"$out/setup.log" 2>&1 || {
-  say "setup failed"
-  pack
-  exit 1
-}
-say "setup: $(($(date +%s) - t0)) s, zkey $(du -h "$zkey" | cut -f1) in $zkey_dir"
+if [[ -f $mark && -s $zkey && -s $wtns && -s $vk ]]; then
+  say "setup: reusing $zkey ($(du -h "$zkey" | cut -f1)), made $(stat -c %y "$zkey" | cut -d. -f1)"
+else
+  rm -f "$mark"
+  timeout "$(left)" "$cuzk" setup -v --synthetic --log-size "$k" --curve bls12-381 --witness boolean --vk "$vk" \
+    "$zkey" "$wtns" >"$out/setup.log" 2>&1 || {
+    say "setup failed (exit $?) after $(($(date +%s) - t0)) s; last lines:"
+    tail -5 "$out/setup.log" | sed 's/^/  /' | tee -a "$summary"
+    remove_key
+    exit 1
+  }
+  touch "$mark"
+  say "setup: $(($(date +%s) - t0)) s, zkey $(du -h "$zkey" | cut -f1) in $zkey_dir"
+fi
+cp "$vk" "$work/vk.json"
 pack
+if [[ ${SETUP_ONLY:-0} == 1 ]]; then
+  say "SETUP_ONLY: the key stays in $zkey_dir"
+  exit 0
+fi
 
 run_job() {  # $1: gpu_batch_partitions
   local batch=$1 name="batch$1" data=$work/data-$1 ws=() i t_start t_end
@@ -75,27 +151,46 @@ gpu_batch_partitions = $batch
 gpu_key_budget_mib = ${KEY_BUDGET_MIB:-24576}
 gpu_memory_budget_mib = ${DEVICE_BUDGET_MIB:-100000}
 log_level = "info"
-witness_dirs = ["$work"]
+witness_dirs = ["$work", "$zkey_dir"]
 [[circuit]]
 id = "porep"
 zkey = "$zkey"
 EOF
+  phase "$name daemon start"
   "$cuzk" daemon --config "$work/$name.toml" >"$out/$name.daemon.log" 2>&1 &
   daemon_pid=$!
   for i in $(seq 1 100); do [[ -S $sock ]] && break; sleep 0.2; done
-  local preloaded=0
-  "$cuzk" preload porep --tier device --socket "$sock" >>"$out/$name.client.log" 2>&1 && preloaded=1
+  local preloaded=0 pst t_pre
+  phase "$name preload"
+  t_pre=$(date +%s)
+  local tier=device
+  if [[ ${BACKEND:-gpu} == cpu ]]; then tier=hot; fi
+  timeout "$(left)" "$cuzk" preload porep --tier "$tier" --socket "$sock" >>"$out/$name.client.log" 2>&1
+  pst=$?
+  if ((pst == 0)); then preloaded=1; fi
+  say "$name preload: exit=$pst$( ((pst == 124)) && echo ' (timed out)') after $(($(date +%s) - t_pre)) s; the daemon's key lines:"
+  grep -E "engine: (key|pinned staging)" "$out/$name.daemon.log" | sed 's/^/  /' | tee -a "$summary"
+  pack
+  if ((preloaded == 0)); then
+    say "$name: no job without the key preloaded"
+    # The key was not used: it stays for a later run on the same machine to reuse.
+    if [[ $zkey_dir != "$work" ]]; then keep_key=1; fi
+    stop_daemon
+    return
+  fi
   # A zkey made outside the work directory (ZKEY_DIR) is memory: once the last daemon of the script
-  # has the key loaded from its own copy, it goes.
-  if [[ $zkey_dir != "$work" && $batch == "$last_batch" && $preloaded == 1 ]]; then rm -f "$zkey"; fi
-  for i in $(seq 1 "$parts"); do ws+=("$work/w.wtns"); done
+  # has the key loaded from its own copy, it goes (unless KEEP_KEY keeps it for a later run).
+  if [[ $zkey_dir != "$work" && $batch == "$last_batch" && $keep_key != 1 ]]; then rm -f "$zkey" "$mark"; fi
+  for i in $(seq 1 "$parts"); do ws+=("$wtns"); done
   mkdir -p "$work/$name.out"
   nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader,nounits -lms 100 >"$out/$name.smi" 2>/dev/null &
   local sampler=$!
+  phase "$name job"
   t_start=$(date +%s%N)
-  "$cuzk" prove-remote --socket "$sock" -c porep --path -o "$work/$name.out" "${ws[@]}" >>"$out/$name.client.log" 2>&1
+  timeout "$(left)" "$cuzk" prove-remote --socket "$sock" -c porep --path -o "$work/$name.out" "${ws[@]}" >>"$out/$name.client.log" 2>&1
   local st=$?
   t_end=$(date +%s%N)
+  phase "$name verify"
   kill "$sampler" 2>/dev/null
   wait "$sampler" 2>/dev/null
   local verified=0 f
@@ -111,13 +206,10 @@ EOF
   cp "$work/vk.json" "$dest/vk.json" 2>/dev/null
   cp "$work/$name.out/proof_0.json" "$dest/proof.json" 2>/dev/null
   cp "$work/$name.out/public_0.json" "$dest/public.json" 2>/dev/null
-  say "$name: exit=$st job $(((t_end - t_start) / 1000000)) ms, $verified/$parts proofs verified by cuzk verify;" \
+  say "$name: exit=$st$( ((st == 124)) && echo ' (timed out)') job $(((t_end - t_start) / 1000000)) ms, $verified/$parts proofs verified by cuzk verify;" \
     "nvidia-smi utilization $util"
   grep -E "job ended|proven together|streams|tier=device" "$out/$name.daemon.log" | tail -4 | sed 's/^/  /' | tee -a "$summary"
-  kill -TERM "$daemon_pid"
-  wait "$daemon_pid" 2>/dev/null
-  daemon_pid=""
-  rm -f "$sock"
+  stop_daemon
   pack
 }
 batches=(${BATCHES:-$parts 1})

@@ -837,6 +837,11 @@ status engine::preload(const std::string& circuit, tier_target target) {
   CUZK_TRY(circuit_registry::check_id(circuit));  // before the id is quoted (submit says why)
   if (!circuits_.find(circuit)) return status(errc::not_found, "circuit \"" + circuit + "\": not registered");
   const auto t0 = steady_clock::now();
+  // A device preload of a large key takes minutes (its steps are logged as they end): its start too.
+  log(log_level::info, "engine: key preload begins circuit=" + circuit + " tier=" + key_tier_name(target.tier) +
+                           (target.tier != key_tier::device ? std::string()
+                            : target.slot < 0           ? std::string(" slot=all")
+                                                        : " slot=" + std::to_string(target.slot)));
   CUZK_TRY(srs_.preload(circuit, target));
   std::string tier;
   for (const auto& k : srs_.entries())

@@ -275,7 +275,12 @@ status srs_manager::load_locked(std::unique_lock<std::mutex>& lk, const std::str
     }
   }
   loaded_key::step_done step;
-  if (progress_) step = [this, &id](const char* what, uint64_t bytes, double seconds) { progress_(id, what, bytes, bytes, seconds); };
+  if (progress_) {
+    // The first step (tens of seconds for a key of tens of GiB) is told as it begins too.
+    const char* first = copy_dir_.empty() ? "map" : "private copy";
+    if (summary.file_bytes > 0) progress_(id, first, 0, summary.file_bytes, 0.0);
+    step = [this, &id](const char* what, uint64_t bytes, double seconds) { progress_(id, what, bytes, bytes, seconds); };
+  }
   auto k = loaded_key::load_warm(path, summary, check_, copy_dir_, step);
   lk.lock();
   e = &entries_.at(id);  // entries are not removed while loading
@@ -356,7 +361,19 @@ result<std::shared_ptr<const loaded_key>> srs_manager::host_copy_locked(const st
 status srs_manager::upload_locked(std::unique_lock<std::mutex>& lk, const std::string& id, int slot,
                                   const cancel_token* cancel) {
   const std::string& where = devices_.slots()[slot].name;
-  return devices_.upload_locked(lk, id, slot, cancel, [&] { return host_copy_locked(id, where); });
+  const bool had = devices_.on_slot_locked(id, slot);
+  const auto t0 = std::chrono::steady_clock::now();
+  status s = devices_.upload_locked(lk, id, slot, cancel, [&] { return host_copy_locked(id, where); });
+  // An upload that made the copy is a step of the key's load like the others, with its seconds.
+  if (s && !had && progress_ && devices_.on_slot_locked(id, slot)) {
+    uint64_t bytes = 0;
+    for (const auto& c : devices_.copies_locked(id))
+      if (c.slot == where) bytes = c.bytes;
+    const std::string what = "upload to " + where;
+    progress_(id, what.c_str(), bytes, bytes,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return s;
 }
 
 result<key_lease> srs_manager::acquire(const std::string& id, const cancel_token* cancel, double* load_seconds,
