@@ -97,7 +97,7 @@ std::string test_hooks(const std::vector<const replaced_function*>& done) {
     s << "    case " << i << ": if (own) " << store << "w2c_" << n << "_wasm" << call << "; else " << store << "w2c_" << n << call
       << "; return 0;\n";
   }
-  s << "    case 100: w2c_Fr_toLongNormal(instance, a); return 0;\n"
+  s << "    case 100: w2c_Fr_toLongNormal" << (has_own_to_long_normal ? "_wasm" : "") << "(instance, a); return 0;\n"
     << "    default: return -2;\n"
     << "  }\n"
     << "}\n";
