@@ -250,7 +250,12 @@ TEST(status_page, renders_in_headless_chromium_with_the_numbers_status_reports) 
   // A CPU daemon: no device table, no per-device key columns, no "on" column of "cpu"s, and no
   // "0 B of 0 B" for the cold tier.
   EXPECT_EQ(dom.find("id=\"device-table\""), std::string::npos) << dom;
-  EXPECT_EQ(dom.find("host tier"), std::string::npos) << dom;
+  // (In the keys table as rendered: the page's script names every column it might show.)
+  const auto keys_at = dom.find("id=\"keys\"");
+  ASSERT_NE(keys_at, std::string::npos) << dom;
+  const std::string keys = dom.substr(keys_at, dom.find("</table>", keys_at) - keys_at);
+  EXPECT_EQ(keys.find("host tier"), std::string::npos) << keys;
+  EXPECT_NE(keys.find(circuit_id), std::string::npos) << keys;
   EXPECT_EQ(recent.find("<td>cpu</td>"), std::string::npos) << recent;
   EXPECT_EQ(dom.find("0 B of 0 B"), std::string::npos) << dom;
   // The host budget says what it holds.
