@@ -44,6 +44,7 @@ TEST_PACKAGES=(
   dpkg-dev                               # scripts/package.sh: dpkg-shlibdeps computes the .deb's Depends
   help2man                               # packaging: the manual page from cuzk --help
   lintian                                # scripts/package.sh --check: Debian's checks on the .deb
+  systemd                                # tests: systemd-analyze rates the unit's sandbox (packaging/)
   chromium-headless-shell                # service: the status page rendered in a real browser (status_page_test)
   python3-grpcio python3-protobuf        # clients/python and its tests (clients/test.sh)
   openssl                                # tests: the remote-access tests make their CA and certificates with the openssl command
