@@ -139,7 +139,7 @@ TEST_F(engine_input_json, witness_code_that_never_ends_fails_at_its_time_limit_w
   engine_options o;
   o.spool_dir = temp_dir("input-json-spool");
   o.workers = 2;
-  o.witness_time_limit = 2s;
+  o.witness_time_limit = 6s;  // far more than the three small proofs below take
   auto e = make(std::move(o));
   const auto& walk = key_of("never_ending");
   const auto& range = key_of("range_check");
@@ -158,8 +158,8 @@ TEST_F(engine_input_json, witness_code_that_never_ends_fails_at_its_time_limit_w
   EXPECT_EQ(r.error.code(), errc::deadline_exceeded) << r.error.to_string();
   EXPECT_NE(r.error.message().find("the witness calculation ran past its time limit and was stopped"), std::string::npos)
       << r.error.message();
-  EXPECT_NE(r.error.message().find("(witness_time_limit_s = 2)"), std::string::npos) << r.error.message();
-  EXPECT_GE(took, 2s);
+  EXPECT_NE(r.error.message().find("(witness_time_limit_s = 6)"), std::string::npos) << r.error.message();
+  EXPECT_GE(took, 6s);
   EXPECT_LT(took, 30s);
   // The worker goes on: an even input of the same circuit proves.
   const auto even = e->await(e->submit(input_request("walk", R"({"x": "8"})")).value(), 0ms).value();

@@ -22,7 +22,7 @@ namespace cuzk::witness {
 namespace {
 
 // The glue's interface version this code speaks (CUZK_WITNESS_GLUE_VERSION in circom_wasm_glue.c).
-constexpr int glue_version = 2;
+constexpr int glue_version = 3;
 
 // The glue's code for a calculation stopped from outside (CUZK_WITNESS_STOPPED).
 constexpr uint32_t stopped_code = 0xfffffffeu;
@@ -64,14 +64,18 @@ class stop_watch {
   stop_watch& operator=(const stop_watch&) = delete;
 
   const int* flag() const noexcept { return &flag_; }
-  bool timed_out() const noexcept { return __atomic_load_n(&timed_out_, __ATOMIC_ACQUIRE) != 0; }
+  // Why the flag was raised: the first reason wins, so a cancel stays a cancel when the deadline
+  // passes before the calculation unwinds.
+  bool timed_out() const noexcept { return __atomic_load_n(&flag_, __ATOMIC_ACQUIRE) == deadline_reason; }
 
  private:
+  static constexpr int cancel_reason = 1, deadline_reason = 2;
   void raise(bool deadline) {
-    if (deadline) __atomic_store_n(&timed_out_, 1, __ATOMIC_RELEASE);
-    __atomic_store_n(&flag_, 1, __ATOMIC_RELEASE);
+    int none = 0;
+    __atomic_compare_exchange_n(&flag_, &none, deadline ? deadline_reason : cancel_reason, false, __ATOMIC_ACQ_REL,
+                                __ATOMIC_ACQUIRE);
   }
-  int flag_ = 0, timed_out_ = 0;
+  int flag_ = 0;  // 0: run on; else the reason (read by the compiled code as nonzero)
   std::unique_ptr<std::stop_callback<std::function<void()>>> on_stop_;  // (not std::optional: GCC 12 warns)
   std::jthread timer_;
 };
@@ -127,6 +131,7 @@ struct glue_api {
   int (*set_input)(instance, uint32_t, uint32_t, uint32_t, const uint32_t*, uint32_t);
   int (*values)(instance, uint32_t*, uint32_t, uint32_t);
   void (*configure)(instance, const native_field_ops*, const int*);
+  int (*native_stubs)();
 };
 
 namespace {
@@ -187,7 +192,8 @@ result<std::shared_ptr<const witness_generator>> witness_generator::load(const s
                    resolve(g->handle_, "cuzk_witness_input_size", a->input_size) &&
                    resolve(g->handle_, "cuzk_witness_set_input", a->set_input) &&
                    resolve(g->handle_, "cuzk_witness_values", a->values) &&
-                   resolve(g->handle_, "cuzk_witness_configure", a->configure);
+                   resolve(g->handle_, "cuzk_witness_configure", a->configure) &&
+                   resolve(g->handle_, "cuzk_witness_native_stubs", a->native_stubs);
   if (!all || a->glue_version() != glue_version)
     return status(errc::format_error, source + ": " + library + " is not a witness generator this cuzk built (remove it from the cache)");
   g->api_ = std::move(a);
@@ -208,7 +214,8 @@ result<std::shared_ptr<const witness_generator>> witness_generator::load(const s
                                          " 32-bit words: not circom 2 witness code for a known prime");
   prime.resize(n32);
   g->prime_ = std::move(prime);
-  g->native_ = native_field_for(g->prime_);
+  // The native field where cuzk has the prime and the wasm's arithmetic was given its stubs.
+  g->native_ = g->api_->native_stubs() ? native_field_for(g->prime_) : nullptr;
   if (g->api_->sizes(w.get(), &g->witness_size_, &g->input_size_) != 0) return failed("reading its sizes");
   return std::shared_ptr<const witness_generator>(std::move(g));
 }

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -178,6 +179,8 @@ TEST_P(CircomWasm, WitnessCodeThatNeverEndsStopsOnCancelWhileOthersRun) {
   ASSERT_TRUE(g);
   auto matrix = load("matrix");
   ASSERT_TRUE(matrix);
+  auto range = load("range_check");
+  ASSERT_TRUE(range);
   const auto input = formats::read_text_file(CUZK_TEST_DATA_DIR "/witness/circuits/matrix.input.json");
   ASSERT_TRUE(input.is_ok());
   const auto expected = read_bytes(data_dir + "/" + GetParam() + "/matrix.wtns");
@@ -186,29 +189,47 @@ TEST_P(CircomWasm, WitnessCodeThatNeverEndsStopsOnCancelWhileOthersRun) {
   calculation_limits limits;
   limits.stop = cancel.get_token();
   std::promise<result<calculated_witness>> hung;
-  std::thread runner([&] { hung.set_value(calculate(*g, R"({"x": "3"})", limits)); });
-  // Other calculations go on beside it, on several threads at once: no lock between them.
-  std::vector<std::thread> others;
+  auto future = hung.get_future();
+  std::jthread runner([&] { hung.set_value(calculate(*g, R"({"x": "3"})", limits)); });
+  // Other calculations go on beside it, on several threads at once: no lock between them. Each
+  // thread also fails an assert, a trap that unwinds through its own thread's target, and the
+  // hung calculation is cancelled (another trap) while they still run.
+  std::atomic<bool> go_on{true};
+  std::atomic<int> rounds{0};
+  std::vector<std::jthread> others;
   std::vector<std::vector<uint8_t>> results(4);
+  std::vector<std::string> asserts(4);
   for (std::size_t t = 0; t < results.size(); ++t) {
     others.emplace_back([&, t] {
-      for (int i = 0; i < 5; ++i) {
+      while (go_on.load() || rounds.load() < 40) {
         auto w = calculate(*matrix, *input);
         if (!w) return;
         results[t] = wtns_bytes_at(*matrix, *w, "out" + std::to_string(t) + ".wtns");
+        auto bad = calculate(*range, R"({"x": 100})");
+        asserts[t] = bad ? "passed" : bad.error().message();
+        rounds.fetch_add(1);
       }
     });
   }
-  for (auto& t : others) t.join();
-  for (const auto& r : results) EXPECT_EQ(r, expected);
-  auto future = hung.get_future();
+  for (int i = 0; i < 12000 && rounds.load() < 8; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  if (rounds.load() < 8) {
+    go_on = false;
+    cancel.request_stop();
+    FAIL() << "the other calculations did not run";
+  }
   EXPECT_EQ(future.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout) << "the odd input ended";
   cancel.request_stop();
-  ASSERT_EQ(future.wait_for(std::chrono::seconds(10)), std::future_status::ready) << "cancel did not stop it";
-  runner.join();
+  const bool stopped_in_time = future.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+  go_on = false;
+  others.clear();  // joins
+  ASSERT_TRUE(stopped_in_time) << "cancel did not stop it";
   auto stopped = future.get();
   ASSERT_FALSE(stopped.is_ok());
   EXPECT_EQ(stopped.error().code(), errc::cancelled) << stopped.error().message();
+  for (std::size_t t = 0; t < results.size(); ++t) {
+    EXPECT_EQ(results[t], expected) << "thread " << t;
+    EXPECT_NE(asserts[t].find("Assert Failed."), std::string::npos) << "thread " << t << ": " << asserts[t];
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Curves, CircomWasm, ::testing::Values("bn128", "bls12381"));

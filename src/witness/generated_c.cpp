@@ -148,7 +148,7 @@ result<std::string> move_data_out(const std::string& c, std::string& blob, const
     pos = close + 2;
   }
   out.append(c, pos, std::string::npos);
-  if (blob_path.find_first_of("\"\\\n") != std::string::npos)
+  if (blob_path.find_first_of("\"\\\n\r") != std::string::npos)
     return status(errc::invalid_argument, blob_path + ": the witness cache's path cannot be named to the assembler");
   // The blob, placed by the assembler; its C name is hidden, so references are PC-relative.
   const std::string head =
@@ -211,12 +211,23 @@ result<std::string> rewrite_generated_c(const std::string& c, const std::string&
     text.insert(at + std::strlen("\nstatic ") + std::strlen(f.returns) + std::strlen(" w2c_") + std::strlen(f.name), "_wasm");
     done.push_back(&f);
   }
+  // The stop flag is read in the stubs alone: a wasm whose Fr_isTrue has no stub could not be
+  // stopped, so it is refused rather than run unbounded.
+  if (std::none_of(done.begin(), done.end(), [](const replaced_function* d) { return std::strcmp(d->name, "Fr_isTrue") == 0; }))
+    return status(errc::unsupported, "its Fr_isTrue is not the function of circom 2's wasm that cuzk knows, so its calculation "
+                                     "could not be stopped at a time limit or on cancel");
   std::string prelude =
       "#include <string.h>\n#include \"circom_wasm_glue_abi.h\"\n"
       "#define CUZK_HEAD(instance) ((struct cuzk_runtime_head*)(instance)->Z_runtime_instance)\n";
   std::string tail = "\n/* cuzk: the native field's stubs and the test hooks (generated_c.hpp). */\n#include \"wasm-rt-impl.h\"\n";
   for (const auto* f : done) tail += stub_of(*f);
   tail += test_hooks(done);
+  // Which arithmetic stubs exist: the generator uses the native field only where all of them do.
+  bool arithmetic = true;
+  for (const char* name : {"Fr_add", "Fr_sub", "Fr_mul", "Fr_neg", "Fr_toLongNormal"})
+    arithmetic = arithmetic && std::any_of(done.begin(), done.end(), [&](const replaced_function* d) { return std::strcmp(d->name, name) == 0; });
+  tail += std::string("__attribute__((visibility(\"default\"))) int cuzk_witness_native_stubs(void) { return ") +
+          (arithmetic ? "1" : "0") + "; }\n";
   return prelude + text + tail;
 }
 
@@ -230,13 +241,20 @@ status write_thread_local_runtime(const std::string& runtime_dir, const std::str
   const std::string f = runtime_dir + "/wasm-rt-impl.c", fh = runtime_dir + "/wasm-rt-impl.h";
   CUZK_TRY(replace_once(c, "\njmp_buf wasm_rt_jmp_buf;\n", "\n_Thread_local jmp_buf wasm_rt_jmp_buf;\n", f));
   CUZK_TRY(replace_once(c, "\nstatic jmp_buf* g_unwind_target;\n", "\nstatic _Thread_local jmp_buf* g_unwind_target;\n", f));
-  CUZK_TRY(replace_once(c, "\nstatic uint32_t g_active_exception_tag;\n", "\nstatic _Thread_local uint32_t g_active_exception_tag;\n", f));
-  CUZK_TRY(replace_once(c, "\nstatic uint8_t g_active_exception[MAX_EXCEPTION_SIZE];\n",
-                        "\nstatic _Thread_local uint8_t g_active_exception[MAX_EXCEPTION_SIZE];\n", f));
-  CUZK_TRY(replace_once(c, "\nstatic uint32_t g_active_exception_size;\n", "\nstatic _Thread_local uint32_t g_active_exception_size;\n", f));
+  // The call depth is counted per instance by the circuit's code (FUNC_PROLOGUE above), but the
+  // runtime still saves and restores its own counters on every entry and trap: per thread too, so
+  // that no two calculations write one variable. (The exception state stays shared: circom's wasm
+  // throws no wasm exceptions, and 64 KiB of it per thread would be waste.)
+  CUZK_TRY(replace_once(c, "\nuint32_t wasm_rt_call_stack_depth;\n", "\n_Thread_local uint32_t wasm_rt_call_stack_depth;\n", f));
+  CUZK_TRY(replace_once(c, "\nuint32_t wasm_rt_saved_call_stack_depth;\n",
+                        "\n_Thread_local uint32_t wasm_rt_saved_call_stack_depth;\n", f));
+  CUZK_TRY(replace_once(h, "extern uint32_t wasm_rt_saved_call_stack_depth;",
+                        "extern _Thread_local uint32_t wasm_rt_saved_call_stack_depth;", fh));
   CUZK_TRY(replace_once(h, "extern jmp_buf wasm_rt_jmp_buf;", "extern _Thread_local jmp_buf wasm_rt_jmp_buf;", fh));
-  const std::pair<std::string, const std::string*> files[] = {
-      {"wasm-rt-impl.c", &c}, {"wasm-rt-impl.h", &h}, {"wasm-rt.h", &*rt_h}};
+  std::string rt = *rt_h;
+  CUZK_TRY(replace_once(rt, "extern uint32_t wasm_rt_call_stack_depth;", "extern _Thread_local uint32_t wasm_rt_call_stack_depth;",
+                        header_dir + "/wasm-rt.h"));
+  const std::pair<std::string, const std::string*> files[] = {{"wasm-rt-impl.c", &c}, {"wasm-rt-impl.h", &h}, {"wasm-rt.h", &rt}};
   for (const auto& [name, content] : files) {
     std::ofstream out(dir + "/" + name, std::ios::binary | std::ios::trunc);
     out << *content;
