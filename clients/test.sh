@@ -104,6 +104,8 @@ threads = 2
 drain_grace_s = 0
 log_level = "warn"
 witness_dirs = ["$tmp/witnesses", "$snip/witnesses"]
+# The clients register keys and wasm over TCP too: paths a client names must lie under key_dirs.
+key_dirs = ["$ROOT/tests/data", "$tmp", "$snip"]
 TOML
 
 # The circuit with a witness generator: a development key for the matrix circuit, and the public
