@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // One circuit's witness computed again and again in one process, each way of computing it in
-// turn (interleaved, so that background load hits every way alike): the wasm's own field
-// arithmetic against the native one (docs/witness.md, 'Native field arithmetic'), and N
-// calculations at once on N threads against one, as throughput. Prints one line per round and
-// the medians. The wasm is compiled into --cache first (not timed).
+// turn (interleaved, so that background load hits every way alike): the wasm with its own field
+// arithmetic, the wasm with the native one (docs/witness.md, 'Native field arithmetic'), the
+// witness graph (docs/witness.md, 'The witness graph'), and N graph calculations at once on N
+// threads against one, as throughput. Prints the recording's time, one line per round and the
+// medians. The wasm is compiled into --cache first (not timed).
 //
 //   witness_calc_bench CIRCUIT.wasm INPUT.json [--rounds R] [--threads N] [--cache DIR]
 #include <algorithm>
@@ -58,9 +59,11 @@ int main(int argc, char** argv) {
   auto inputs = witness::parse_circom_input(*text, input, (*gen)->prime());
   if (!inputs) return std::fprintf(stderr, "%s\n", inputs.error().message().c_str()), 1;
 
-  const auto one = [&](bool native) {
+  enum class way { wasm_own, wasm_native, graph };
+  const auto one = [&](way how) {
     witness::calculation_limits limits;
-    limits.native_field = native;
+    limits.native_field = how != way::wasm_own;
+    limits.graph = how == way::graph;
     const auto t0 = std::chrono::steady_clock::now();
     auto w = (*gen)->calculate(*inputs, input, limits);
     if (!w) std::fprintf(stderr, "%s\n", w.error().message().c_str()), std::exit(1);
@@ -70,22 +73,30 @@ int main(int argc, char** argv) {
   const auto parallel = [&](unsigned n) {
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<std::thread> ts;
-    for (unsigned t = 0; t < n; ++t) ts.emplace_back([&] { one(true); });
+    for (unsigned t = 0; t < n; ++t) ts.emplace_back([&] { one(way::graph); });
     for (auto& t : ts) t.join();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
   std::printf("circuit %s, native field: %s, %u threads for the parallel rounds\n", wasm.c_str(),
               (*gen)->native_field() ? "yes" : "no", threads);
-  std::vector<double> own, native, par;
+  const bool had_graph = (*gen)->graph() == witness::graph_state::ready;
+  const double first = one(way::graph);
+  const char* state = (*gen)->graph() == witness::graph_state::ready ? "ready" : "refused";
+  std::printf("first calculation %.3f s (%s); witness graph: %s%s%s\n", first,
+              had_graph ? "the graph was in the cache" : "recording the graph", state,
+              (*gen)->graph_reason().empty() ? "" : ": ", (*gen)->graph_reason().c_str());
+  std::vector<double> own, native, graph, par;
   for (int r = 0; r < rounds; ++r) {
-    own.push_back(one(false));
-    native.push_back(one(true));
+    own.push_back(one(way::wasm_own));
+    native.push_back(one(way::wasm_native));
+    graph.push_back(one(way::graph));
     par.push_back(parallel(threads));
-    std::printf("round %d: wasm's own arithmetic %.3f s, native %.3f s, %u at once %.3f s\n", r, own.back(),
-                native.back(), threads, par.back());
+    std::printf("round %d: wasm, own arithmetic %.3f s; wasm, native %.3f s; graph %.3f s; %u graphs at once %.3f s\n", r,
+                own.back(), native.back(), graph.back(), threads, par.back());
     std::fflush(stdout);
   }
-  const double n = median(native), p = median(par);
-  std::printf("median: wasm's own %.3f s, native %.3f s (%.2fx); %u at once %.3f s: throughput %.2fx one's\n",
-              median(own), n, median(own) / n, threads, p, threads * n / p);
+  const double n = median(native), g = median(graph), p = median(par);
+  std::printf("median: wasm, own %.3f s; wasm, native %.3f s (%.2fx); graph %.3f s (%.2fx the native wasm); %u at once %.3f s: "
+              "throughput %.2fx one's\n",
+              median(own), n, median(own) / n, g, n / g, threads, p, threads * g / p);
 }

@@ -14,7 +14,10 @@
 #include <unordered_set>
 #include <vector>
 
+#include "formats/file_io.hpp"
+#include "witness/circom_element.hpp"
 #include "witness/fnv1a.hpp"
+#include "witness/graph_recorder.hpp"
 #include "witness/native_field.hpp"
 
 namespace cuzk::witness {
@@ -22,7 +25,7 @@ namespace cuzk::witness {
 namespace {
 
 // The glue's interface version this code speaks (CUZK_WITNESS_GLUE_VERSION in circom_wasm_glue.c).
-constexpr int glue_version = 3;
+constexpr int glue_version = 4;
 
 // The glue's code for a calculation stopped from outside (CUZK_WITNESS_STOPPED).
 constexpr uint32_t stopped_code = 0xfffffffeu;
@@ -132,6 +135,12 @@ struct glue_api {
   int (*values)(instance, uint32_t*, uint32_t, uint32_t);
   void (*configure)(instance, const native_field_ops*, const int*);
   int (*native_stubs)();
+  int (*traceable)();
+  void (*trace)(instance, cuzk_trace*);
+  int (*shared_element)(instance, uint32_t*);
+  int (*scratch)(instance, uint32_t*);
+  uint8_t* (*memory)(instance, uint64_t*);
+  int (*field_call)(instance, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t*);
 };
 
 namespace {
@@ -193,7 +202,13 @@ result<std::shared_ptr<const witness_generator>> witness_generator::load(const s
                    resolve(g->handle_, "cuzk_witness_set_input", a->set_input) &&
                    resolve(g->handle_, "cuzk_witness_values", a->values) &&
                    resolve(g->handle_, "cuzk_witness_configure", a->configure) &&
-                   resolve(g->handle_, "cuzk_witness_native_stubs", a->native_stubs);
+                   resolve(g->handle_, "cuzk_witness_native_stubs", a->native_stubs) &&
+                   resolve(g->handle_, "cuzk_witness_traceable", a->traceable) &&
+                   resolve(g->handle_, "cuzk_witness_trace", a->trace) &&
+                   resolve(g->handle_, "cuzk_witness_shared_element", a->shared_element) &&
+                   resolve(g->handle_, "cuzk_witness_scratch", a->scratch) &&
+                   resolve(g->handle_, "cuzk_witness_test_memory", a->memory) &&
+                   resolve(g->handle_, "cuzk_witness_field_call", a->field_call);
   if (!all || a->glue_version() != glue_version)
     return status(errc::format_error, source + ": " + library + " is not a witness generator this cuzk built (remove it from the cache)");
   g->api_ = std::move(a);
@@ -217,12 +232,146 @@ result<std::shared_ptr<const witness_generator>> witness_generator::load(const s
   // The native field where cuzk has the prime and the wasm's arithmetic was given its stubs.
   g->native_ = g->api_->native_stubs() ? native_field_for(g->prime_) : nullptr;
   if (g->api_->sizes(w.get(), &g->witness_size_, &g->input_size_) != 0) return failed("reading its sizes");
+  g->traceable_ = g->native_ && g->api_->traceable();
+  g->load_graph();
   return std::shared_ptr<const witness_generator>(std::move(g));
 }
 
-result<calculated_witness> witness_generator::calculate(std::span<const input_signal> inputs,
-                                                        const std::string& input_source,
+namespace {
+std::string graph_file(const std::string& library) { return library + ".graph"; }
+std::string refusal_file(const std::string& library) { return library + ".nograph"; }
+}  // namespace
+
+// A graph recorded by an earlier process, or its refusal; a file that fails its checks is
+// ignored (and replaced by the next recording).
+void witness_generator::load_graph() {
+  if (!traceable_) {
+    graph_state_ = graph_state::refused;
+    graph_reason_ = native_ ? "its compiled code does not show the trace everything it does with field elements"
+                            : "cuzk has no native field for its prime";
+    return;
+  }
+  std::error_code ec;
+  if (std::filesystem::exists(refusal_file(library_), ec)) {
+    auto why = formats::read_text_file(refusal_file(library_));
+    graph_state_ = graph_state::refused;
+    graph_reason_ = why ? *why : "refused by an earlier calculation";
+    return;
+  }
+  if (!std::filesystem::exists(graph_file(library_), ec)) return;
+  auto g = witness_graph::load(graph_file(library_));
+  if (!g || g->prime != prime_ || g->witness_size != witness_size_) return;
+  graph_ = std::make_shared<const witness_graph>(std::move(*g));
+  graph_state_ = graph_state::ready;
+}
+
+graph_state witness_generator::graph() const {
+  std::lock_guard lock(graph_mutex_);
+  return graph_state_;
+}
+
+std::string witness_generator::graph_reason() const {
+  std::lock_guard lock(graph_mutex_);
+  return graph_reason_;
+}
+
+bool witness_generator::start_recording() const {
+  std::lock_guard lock(graph_mutex_);
+  if (graph_state_ != graph_state::none_yet) return false;
+  graph_state_ = graph_state::recording;
+  return true;
+}
+
+// The end of a recording: its graph kept in memory and beside the compiled object, or the
+// refusal (for good where the trace itself refused; a calculation that failed leaves the next one
+// to try again).
+void witness_generator::recorded(result<witness_graph> g) const {
+  std::lock_guard lock(graph_mutex_);
+  if (g) {
+    (void)g->save(graph_file(library_));  // a cache that cannot be written still serves this process
+    graph_ = std::make_shared<const witness_graph>(std::move(*g));
+    graph_state_ = graph_state::ready;
+  } else if (g.error().code() == errc::failed_precondition) {
+    graph_state_ = graph_state::refused;
+    graph_reason_ = g.error().message();
+    (void)formats::write_file_atomically(refusal_file(library_), graph_reason_);
+  } else {
+    graph_state_ = graph_state::none_yet;
+  }
+}
+
+result<calculated_witness> witness_generator::calculate(std::span<const input_signal> inputs, const std::string& input_source,
                                                         const calculation_limits& limits) const {
+  const bool use_graph = limits.graph && limits.native_field && native_;
+  if (use_graph) {
+    std::shared_ptr<const witness_graph> g;
+    {
+      std::lock_guard lock(graph_mutex_);
+      g = graph_;
+    }
+    if (g) {
+      auto by_graph = calculate_by_graph(*g, inputs, limits);
+      if (!by_graph) return by_graph.error();
+      if (*by_graph) return std::move(**by_graph);
+      // Not this input's path: the wasm computes it (and reports circom's error where there is one).
+    }
+  }
+  const bool record = use_graph && traceable_ && start_recording();
+  return calculate_by_wasm(inputs, input_source, limits, record);
+}
+
+result<std::optional<calculated_witness>> witness_generator::calculate_by_graph(const witness_graph& g,
+                                                                               std::span<const input_signal> inputs,
+                                                                               const calculation_limits& limits) const {
+  stop_watch watch(limits);
+  const glue_api& a = *api_;
+  const uint32_t n32 = static_cast<uint32_t>(prime_.size());
+  // The field functions without native code run on an instance of the wasm, on a page of its own.
+  std::unique_ptr<instance_guard> w;
+  uint32_t scratch = 0;
+  field_caller call;
+  if (g.field_calls > 0) {
+    w = std::make_unique<instance_guard>(a);
+    if (!w->get()) return status(errc::resource_exhausted, source_ + ": out of memory making an instance");
+    a.configure(w->get(), static_cast<const native_field_ops*>(native_), nullptr);
+    if (a.instantiate(w->get()) != 0 || a.init(w->get(), 0) != 0 || a.scratch(w->get(), &scratch) != 0)
+      return std::optional<calculated_witness>{};  // the wasm path says what is wrong
+    call = [&](field_fn fn, std::span<const uint32_t> x, std::span<const uint32_t> y, std::span<uint32_t> out) {
+      const uint32_t size = 8 + 4 * n32, ra = scratch, rb = scratch + size, rr = scratch + 2 * size;
+      uint64_t mem_size = 0;
+      uint8_t* m = a.memory(w->get(), &mem_size);
+      const auto put = [&](uint32_t at, std::span<const uint32_t> v) {
+        const uint32_t header[2] = {0, long_bit};
+        std::memcpy(m + at, header, 8);
+        std::memcpy(m + at + 8, v.data(), 4 * n32);
+      };
+      put(ra, x);
+      put(rb, y);
+      uint32_t ignored = 0;
+      if (a.field_call(w->get(), static_cast<uint32_t>(fn), rr, ra, rb, &ignored) != 0) return false;
+      if (a.field_call(w->get(), static_cast<uint32_t>(field_fn::to_long_normal), 0, rr, 0, &ignored) != 0) return false;
+      m = a.memory(w->get(), &mem_size);
+      std::memcpy(out.data(), m + rr + 8, 4 * n32);
+      return true;
+    };
+  }
+  auto wires = evaluate_graph(g, inputs, call, watch.flag());
+  if (!wires) {
+    if (watch.timed_out())
+      return status(errc::deadline_exceeded, source_ + ": the witness calculation ran past its time limit and was stopped");
+    return status(errc::cancelled, source_ + ": the witness calculation was cancelled");
+  }
+  if (!*wires) return std::optional<calculated_witness>{};
+  calculated_witness out;
+  out.n32 = n32;
+  out.words = std::move(**wires);
+  out.by_graph = true;
+  return std::optional<calculated_witness>{std::move(out)};
+}
+
+result<calculated_witness> witness_generator::calculate_by_wasm(std::span<const input_signal> inputs,
+                                                                const std::string& input_source,
+                                                                const calculation_limits& limits, bool record) const {
   const glue_api& a = *api_;
   const auto n32 = static_cast<uint32_t>(prime_.size());
   instance_guard w(a);
@@ -245,8 +394,23 @@ result<calculated_witness> witness_generator::calculate(std::span<const input_si
                                                  std::to_string(a.error_code(w.get())) + "): " + msg +
                                                  (log.empty() ? "" : "\nits log before the failure:\n" + log));
   };
+  // A recording that ends without a graph (a failure, a stop) leaves the next calculation to try.
+  std::unique_ptr<graph_recorder> recorder;
+  struct recording_end {
+    const witness_generator* g;
+    bool open;
+    ~recording_end() {
+      if (open) g->recorded(status(errc::cancelled, "the recording calculation did not finish"));
+    }
+  } end{this, record};
   if (a.instantiate(w.get()) != 0) return failed("starting");
   if (a.init(w.get(), 0) != 0) return failed("in init");
+  if (record) {
+    uint32_t shared = 0;
+    if (a.shared_element(w.get(), &shared) != 0) return failed("finding its shared memory");
+    recorder = graph_recorder::make(prime_, witness_size_, shared, linear_memory{w.get(), a.memory});
+    if (recorder) a.trace(w.get(), recorder->trace());
+  }
 
   std::size_t set = 0;
   for (const input_signal& s : inputs) {
@@ -302,6 +466,13 @@ result<calculated_witness> witness_generator::calculate(std::span<const input_si
   out.words.resize(std::size_t{witness_size_} * n32);
   if (a.values(w.get(), out.words.data(), witness_size_, n32) != 0) return failed("reading the witness");
   out.log = take_log(a, w.get());
+  if (recorder) {
+    a.trace(w.get(), nullptr);
+    end.open = false;
+    // A circuit that logs prints on every calculation, which a replay would not.
+    recorded(out.log.empty() ? recorder->finish()
+                             : result<witness_graph>(status(errc::failed_precondition, "the circuit's witness code logs")));
+  }
   return out;
 }
 

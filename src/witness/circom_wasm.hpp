@@ -10,7 +10,10 @@
 // the error code's sentence and the template and line the wasm printed (circom_wasm_glue.c).
 //
 // The field arithmetic runs natively where cuzk has the circuit's field (native_field.hpp), the
-// wasm's own otherwise.
+// wasm's own otherwise. Where the field is native, the first calculation also records the
+// circuit's witness graph (witness_graph.hpp), kept beside the compiled object; later
+// calculations replay it, many times faster, and fall back to the wasm for an input that takes
+// another path through the witness code. The witness is the same either way.
 //
 // Thread safety: a generator may be shared, and calculations on several threads run at once, each
 // in an instance of its own (the compiled runtime keeps its state per thread: generated_c.hpp).
@@ -24,12 +27,14 @@
 #include <optional>
 #include <stop_token>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "base/result.hpp"
 #include "witness/circom_input.hpp"
+#include "witness/witness_graph.hpp"
 
 namespace cuzk::witness {
 
@@ -40,6 +45,7 @@ struct calculated_witness {
   uint32_t n32 = 0;            // 32-bit words per value
   std::vector<uint32_t> words; // wire_count values of n32 little-endian words, w[0] = 1
   std::string log;             // what the circuit's log() calls printed, one line each
+  bool by_graph = false;       // replayed from the witness graph, not computed by the wasm
   std::size_t wire_count() const noexcept { return n32 ? words.size() / n32 : 0; }
 };
 
@@ -51,6 +57,17 @@ struct calculation_limits {
   // stop is a flag of their own (a job's cancel token).
   std::function<bool()> stop_polled;
   bool native_field = true;  // false: the wasm's own arithmetic (to compare the two)
+  // false: never the witness graph, always the wasm (to compare the two). The graph needs the
+  // native field.
+  bool graph = true;
+};
+
+// Where a generator stands with its witness graph (witness_graph.hpp).
+enum class graph_state {
+  none_yet,  // the next calculation records one
+  recording, // a calculation is recording it
+  ready,     // calculations replay it, and fall back to the wasm for inputs it does not fit
+  refused,   // this circuit's witness code cannot be replayed (graph_reason() says why)
 };
 
 class witness_generator {
@@ -79,14 +96,34 @@ class witness_generator {
   bool native_field() const noexcept { return native_ != nullptr; }
   const std::string& library() const noexcept { return library_; }
 
+  graph_state graph() const;
+  // Why the graph was refused ("" otherwise).
+  std::string graph_reason() const;
+
  private:
   witness_generator() = default;
+  // The calculation by the wasm, recording the graph where `record`.
+  result<calculated_witness> calculate_by_wasm(std::span<const input_signal> inputs, const std::string& input_source,
+                                               const calculation_limits& limits, bool record) const;
+  // The witness by the graph, or nullopt where these inputs are not the graph's.
+  result<std::optional<calculated_witness>> calculate_by_graph(const witness_graph& g, std::span<const input_signal> inputs,
+                                                               const calculation_limits& limits) const;
+  // Whether this calculation records the graph (then graph() is `recording` until it ends).
+  bool start_recording() const;
+  void recorded(result<witness_graph> g) const;
+  void load_graph();
+
   void* handle_ = nullptr;
   std::unique_ptr<glue_api> api_;
   const void* native_ = nullptr;  // the native_field_ops of the prime, or null
   std::string source_, library_;
   std::vector<uint32_t> prime_;
   uint32_t witness_size_ = 0, input_size_ = 0;
+  bool traceable_ = false;  // the compiled code tells a trace all it does (generated_c.hpp)
+  mutable std::mutex graph_mutex_;
+  mutable graph_state graph_state_ = graph_state::none_yet;
+  mutable std::shared_ptr<const witness_graph> graph_;
+  mutable std::string graph_reason_;
 };
 
 }  // namespace cuzk::witness

@@ -26,7 +26,7 @@
 #define CUZK_EXPORT __attribute__((visibility("default")))
 
 /* The glue's interface version: circom_wasm.cpp refuses an object built from another one. */
-#define CUZK_WITNESS_GLUE_VERSION 3
+#define CUZK_WITNESS_GLUE_VERSION 4
 
 /* A growable text buffer, always NUL-terminated. */
 typedef struct {
@@ -174,6 +174,7 @@ static int trapped(cuzk_witness* w, wasm_rt_trap_t trap) {
   do {                                                          \
     (w)->error_code = 0;                                        \
     (w)->head.depth = 0;                                        \
+    if ((w)->head.trace) (w)->head.trace->depth = 0;            \
     text_clear(&(w)->pending);                                  \
     wasm_rt_trap_t trap_ = (wasm_rt_trap_t)wasm_rt_impl_try();  \
     if (trap_ != WASM_RT_TRAP_NONE) return trapped((w), trap_); \
@@ -270,6 +271,7 @@ CUZK_EXPORT int cuzk_witness_set_input(cuzk_witness* w, uint32_t msb, uint32_t l
                                        const uint32_t* words, uint32_t n32) {
   GUARDED(w, {
     for (uint32_t j = 0; j < n32; ++j) Z_circuitZ_writeSharedRWMemory(&w->wasm, j, words[j]);
+    if (w->head.trace) w->head.trace->call(w->head.trace, CUZK_TRACE_INPUT_EVENT, 0, msb, lsb, index, 0);
     Z_circuitZ_setInputSignal(&w->wasm, msb, lsb, index);
   });
   return 0;
@@ -280,9 +282,32 @@ CUZK_EXPORT int cuzk_witness_values(cuzk_witness* w, uint32_t* out, uint32_t cou
   GUARDED(w, {
     for (uint32_t i = 0; i < count; ++i) {
       Z_circuitZ_getWitness(&w->wasm, i);
+      if (w->head.trace) w->head.trace->call(w->head.trace, CUZK_TRACE_OUTPUT_EVENT, 1, i, 0, 0, 0);
       for (uint32_t j = 0; j < n32; ++j) out[(size_t)i * n32 + j] = Z_circuitZ_readSharedRWMemory(&w->wasm, j);
     }
   });
+  return 0;
+}
+
+/* Follows the calculation with `trace` (NULL: no longer). After init. */
+CUZK_EXPORT void cuzk_witness_trace(cuzk_witness* w, struct cuzk_trace* trace) {
+  w->head.trace = trace;
+  w->wasm.w2c_memory.cuzk_trace = trace;
+}
+
+/* The address of the element whose limbs are the shared memory (an input's value before
+ * setInputSignal, a wire's after getWitness). */
+CUZK_EXPORT int cuzk_witness_shared_element(cuzk_witness* w, uint32_t* at) {
+  GUARDED(w, *at = Z_circuitZ_getSharedRWMemoryStart(&w->wasm) - 8);
+  return 0;
+}
+
+/* A page of memory no code of the circuit uses: the linear memory grown by one page, its start in
+ * `at`. For the field functions a witness graph calls on the wasm (witness_graph.hpp). */
+CUZK_EXPORT int cuzk_witness_scratch(cuzk_witness* w, uint32_t* at) {
+  uint64_t pages = wasm_rt_grow_memory(&w->wasm.w2c_memory, 1);
+  if (pages == (uint32_t)-1) return -1;
+  *at = (uint32_t)(pages * 65536u);
   return 0;
 }
 

@@ -24,6 +24,47 @@ struct cuzk_native_field {
   int (*to_long_normal)(uint8_t* mem, uint64_t mem_size, uint32_t a);
 };
 
+/* A trace of one calculation (src/witness/graph_recorder.hpp), which learns every outermost call of
+ * circom's field functions (field_functions.hpp, their codes), and every load and store of the
+ * circuit's code through the linear memory's `cuzk_trace` (the hooks below). */
+struct cuzk_trace {
+  /* One u32 per 4 bytes of the linear memory (4 GiB of it): 0 where the bytes have not been
+   * written since the trace began, CUZK_TRACE_STORED where the circuit's own code stored them, or
+   * what the recorder wrote there (an element's value it follows). */
+  uint32_t* owner;
+  /* Nonzero inside a traced call: its loads and stores are the field function's own. */
+  uint32_t depth;
+  /* Set by a load, outside any traced call, of bytes the recorder follows: the trace cannot
+   * make a graph. `load_at` is the first such address. */
+  uint32_t followed_load;
+  uint64_t load_at;
+  /* Phase 0 before the call runs, 1 after it with its result (0 for functions without one). */
+  void (*call)(struct cuzk_trace* t, uint32_t code, uint32_t phase, uint32_t x0, uint32_t x1, uint32_t x2, uint32_t ret);
+};
+
+#define CUZK_TRACE_STORED 0xffffffffu
+/* The events of the glue (field_functions.hpp: trace_input_event, trace_output_event). */
+#define CUZK_TRACE_INPUT_EVENT 100u
+#define CUZK_TRACE_OUTPUT_EVENT 101u
+
+static inline void cuzk_trace_store(void* trace, uint64_t addr, uint64_t n) {
+  struct cuzk_trace* t = (struct cuzk_trace*)trace;
+  if (n == 0) return;
+  for (uint64_t g = addr >> 2, end = (addr + n - 1) >> 2; g <= end; ++g) t->owner[g] = CUZK_TRACE_STORED;
+}
+
+static inline void cuzk_trace_load(void* trace, uint64_t addr, uint64_t n) {
+  struct cuzk_trace* t = (struct cuzk_trace*)trace;
+  if (t->depth || n == 0) return;
+  for (uint64_t g = addr >> 2, end = (addr + n - 1) >> 2; g <= end; ++g) {
+    const uint32_t o = t->owner[g];
+    if (o != 0 && o != CUZK_TRACE_STORED && !t->followed_load) {
+      t->followed_load = 1;
+      t->load_at = addr;
+    }
+  }
+}
+
 struct cuzk_runtime_head {
   /* NULL: the wasm's own arithmetic (a prime cuzk has no native field for, or asked for). */
   const struct cuzk_native_field* native;
@@ -35,6 +76,8 @@ struct cuzk_runtime_head {
   uint32_t depth;
   /* The instance's Z_circuit_instance_t, for the test hooks appended to the circuit's C. */
   void* circuit;
+  /* The calculation's trace, or NULL (nearly always). */
+  struct cuzk_trace* trace;
 };
 
 /* The error code the glue records for a calculation stopped from outside. */

@@ -31,7 +31,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // The version of what generated_c.cpp does to wasm2c's C, part of the cache's key.
-constexpr std::string_view generated_c_version = "native field stubs, data blob, per-thread runtime: 5";
+constexpr std::string_view generated_c_version = "native field stubs, data blob, per-thread runtime, traced field functions and memory: 6";
 
 // -O1: on the 1M-constraint benchmark circuit (docs/witness.md) its witness runs as fast as -O2's
 // (1.7-2.1 s both) and it compiles in 70% of the time (86 s against 121 s, on a loaded 2-core

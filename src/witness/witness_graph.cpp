@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// A witness graph's file and its evaluation; see witness_graph.hpp.
+#include "witness/witness_graph.hpp"
+
+#include <xxhash.h>
+
+#include <cstring>
+#include <unordered_map>
+
+#include "curves/bls12_381.hpp"
+#include "curves/bn254.hpp"
+#include "formats/file_io.hpp"
+
+namespace cuzk::witness {
+
+namespace {
+
+constexpr char magic[8] = {'C', 'U', 'Z', 'K', 'W', 'G', 'R', '\0'};
+constexpr uint32_t format = 1;
+
+// The fixed header; the XXH3-64 covers every byte after it.
+struct file_header {
+  char magic[8];
+  uint32_t format;
+  uint32_t n32;
+  uint32_t witness_size;
+  uint32_t input_values;
+  uint32_t inputs;
+  uint32_t constants;
+  uint32_t slots;
+  uint32_t unused;
+  uint64_t program;
+  uint64_t field_calls;
+  uint64_t digest;
+};
+static_assert(sizeof(file_header) == 64);
+static_assert(sizeof(graph_instr) == 16);
+static_assert(sizeof(graph_input) == 16);
+
+template <class T>
+void append(std::string& out, const T* data, std::size_t count) {
+  out.append(reinterpret_cast<const char*>(data), count * sizeof(T));
+}
+
+template <class F>
+bool is_field_of(std::span<const uint32_t> prime) {
+  if (prime.size() != 2 * F::N) return false;
+  for (std::size_t i = 0; i < F::N; ++i)
+    if ((uint64_t{prime[2 * i]} | (uint64_t{prime[2 * i + 1]} << 32)) != F::modulus.limb[i]) return false;
+  return true;
+}
+
+template <class F>
+F from_words(const uint32_t* w) {
+  typename F::repr r;
+  for (std::size_t i = 0; i < F::N; ++i) r.limb[i] = uint64_t{w[2 * i]} | (uint64_t{w[2 * i + 1]} << 32);
+  return F::from_canonical_unchecked(r);
+}
+
+template <class F>
+void to_words(const F& v, uint32_t* w) {
+  const typename F::repr r = v.to_canonical();
+  for (std::size_t i = 0; i < F::N; ++i) {
+    w[2 * i] = static_cast<uint32_t>(r.limb[i]);
+    w[2 * i + 1] = static_cast<uint32_t>(r.limb[i] >> 32);
+  }
+}
+
+// The input values in the order of the recorded run, or nullopt where `inputs` are not its names
+// and sizes, each once.
+template <class F>
+std::optional<std::vector<F>> input_values(const witness_graph& g, std::span<const input_signal> inputs) {
+  std::unordered_map<uint64_t, const input_signal*> by_hash;
+  for (const input_signal& s : inputs)
+    if (!by_hash.emplace(s.name_hash, &s).second) return std::nullopt;
+  if (by_hash.size() != g.inputs.size()) return std::nullopt;
+  std::vector<F> values(g.input_values);
+  const uint32_t n32 = g.n32();
+  for (const graph_input& in : g.inputs) {
+    const auto it = by_hash.find(in.name_hash);
+    if (it == by_hash.end() || it->second->count != in.count) return std::nullopt;
+    for (uint32_t i = 0; i < in.count; ++i) values[in.first + i] = from_words<F>(it->second->words.data() + std::size_t{i} * n32);
+  }
+  return values;
+}
+
+template <class F>
+result<std::optional<std::vector<uint32_t>>> evaluate_in(const witness_graph& g, std::span<const input_signal> inputs,
+                                                         const field_caller& call, const int* stopped) {
+  using none = std::optional<std::vector<uint32_t>>;
+  auto in = input_values<F>(g, inputs);
+  if (!in) return none{};
+  const uint32_t n32 = g.n32();
+  std::vector<F> s(g.slots);
+  const std::size_t constants = g.constants.size() / n32;
+  for (std::size_t c = 0; c < constants; ++c) s[c] = from_words<F>(g.constants.data() + c * n32);
+  std::vector<uint32_t> wires(std::size_t{g.witness_size} * n32);
+  std::vector<uint32_t> a(n32), b(n32), r(n32);
+  std::size_t done = 0;
+  for (const graph_instr& i : g.program) {
+    if ((++done & 0x3fff) == 0 && stopped && __atomic_load_n(stopped, __ATOMIC_RELAXED))
+      return status(errc::cancelled, "the witness calculation was stopped");
+    switch (i.op) {
+      case graph_op::input: s[i.dst] = (*in)[i.a]; break;
+      case graph_op::add: s[i.dst] = s[i.a] + s[i.b]; break;
+      case graph_op::sub: s[i.dst] = s[i.a] - s[i.b]; break;
+      case graph_op::mul: s[i.dst] = s[i.a] * s[i.b]; break;
+      case graph_op::neg: s[i.dst] = -s[i.a]; break;
+      case graph_op::field_call:
+        to_words(s[i.a], a.data());
+        to_words(s[i.b], b.data());
+        if (!call || !call(i.fn, a, b, r)) return none{};
+        s[i.dst] = from_words<F>(r.data());
+        break;
+      case graph_op::guard_nonzero:
+        if (s[i.a].is_zero()) return none{};
+        break;
+      case graph_op::guard_zero:
+        if (!s[i.a].is_zero()) return none{};
+        break;
+      case graph_op::guard_equal:
+        if (!(s[i.a] == s[i.b])) return none{};
+        break;
+      case graph_op::output: to_words(s[i.a], wires.data() + std::size_t{i.b} * n32); break;
+    }
+  }
+  return none{std::move(wires)};
+}
+
+}  // namespace
+
+status witness_graph::check() const {
+  const uint32_t n = n32();
+  if (n == 0 || constants.size() % n != 0) return {errc::format_error, "its field or constants are malformed"};
+  if (constants.size() / n > slots) return {errc::format_error, "more constants than slots"};
+  uint64_t values = 0;
+  for (const graph_input& in : inputs) {
+    if (in.first != values || in.count == 0) return {errc::format_error, "its inputs are not contiguous"};
+    values += in.count;
+  }
+  if (values != input_values) return {errc::format_error, "its input count does not match its inputs"};
+  std::vector<uint8_t> wired(witness_size, 0);
+  for (const graph_instr& i : program) {
+    const bool two = i.op == graph_op::add || i.op == graph_op::sub || i.op == graph_op::mul ||
+                     i.op == graph_op::field_call || i.op == graph_op::guard_equal;
+    switch (i.op) {
+      case graph_op::input:
+        if (i.dst >= slots || i.a >= input_values) return {errc::format_error, "an input instruction out of range"};
+        break;
+      case graph_op::output:
+        if (i.a >= slots || i.b >= witness_size) return {errc::format_error, "an output instruction out of range"};
+        wired[i.b] = 1;
+        break;
+      case graph_op::add:
+      case graph_op::sub:
+      case graph_op::mul:
+      case graph_op::neg:
+      case graph_op::field_call:
+        if (i.dst >= slots || i.a >= slots || (two && i.b >= slots)) return {errc::format_error, "an instruction out of range"};
+        if (i.op == graph_op::field_call && !field_function_of(i.fn)) return {errc::format_error, "an unknown field function"};
+        break;
+      case graph_op::guard_nonzero:
+      case graph_op::guard_zero:
+      case graph_op::guard_equal:
+        if (i.a >= slots || (two && i.b >= slots)) return {errc::format_error, "a guard out of range"};
+        break;
+      default: return {errc::format_error, "an unknown instruction"};
+    }
+  }
+  for (uint8_t w : wired)
+    if (!w) return {errc::format_error, "a wire without a value"};
+  return status::ok();
+}
+
+status witness_graph::save(const std::string& path) const {
+  std::string body;
+  append(body, prime.data(), prime.size());
+  append(body, inputs.data(), inputs.size());
+  append(body, constants.data(), constants.size());
+  append(body, program.data(), program.size());
+  file_header h{};
+  std::memcpy(h.magic, magic, sizeof magic);
+  h.format = format;
+  h.n32 = n32();
+  h.witness_size = witness_size;
+  h.input_values = input_values;
+  h.inputs = static_cast<uint32_t>(inputs.size());
+  h.constants = static_cast<uint32_t>(constants.size() / n32());
+  h.slots = slots;
+  h.program = program.size();
+  h.field_calls = field_calls;
+  h.digest = XXH3_64bits(body.data(), body.size());
+  std::string file(reinterpret_cast<const char*>(&h), sizeof h);
+  file += body;
+  return formats::write_file_atomically(path, file);
+}
+
+result<witness_graph> witness_graph::load(const std::string& path) {
+  auto text = formats::read_text_file(path);
+  if (!text) return text.error();
+  const std::string& f = *text;
+  const auto bad = [&](const std::string& why) { return status(errc::format_error, path + ": not a witness graph cuzk can use: " + why); };
+  file_header h;
+  if (f.size() < sizeof h) return bad("shorter than its header");
+  std::memcpy(&h, f.data(), sizeof h);
+  if (std::memcmp(h.magic, magic, sizeof magic) != 0) return bad("no witness graph header");
+  if (h.format != format) return bad("format " + std::to_string(h.format) + ", expected " + std::to_string(format));
+  if (h.n32 == 0 || h.n32 > 16) return bad("a field of " + std::to_string(h.n32) + " words");
+  const uint64_t size = sizeof h + uint64_t{h.n32} * 4 + uint64_t{h.inputs} * sizeof(graph_input) +
+                        uint64_t{h.constants} * h.n32 * 4 + h.program * sizeof(graph_instr);
+  if (h.program > (uint64_t{1} << 40) || f.size() != size)
+    return bad("its size is " + std::to_string(f.size()) + " bytes, its header says " + std::to_string(size));
+  if (XXH3_64bits(f.data() + sizeof h, f.size() - sizeof h) != h.digest) return bad("its digest does not match its contents");
+  witness_graph g;
+  const char* p = f.data() + sizeof h;
+  const auto take = [&](auto& v, std::size_t count) {
+    v.resize(count);
+    std::memcpy(v.data(), p, count * sizeof(v[0]));
+    p += count * sizeof(v[0]);
+  };
+  take(g.prime, h.n32);
+  take(g.inputs, h.inputs);
+  take(g.constants, std::size_t{h.constants} * h.n32);
+  take(g.program, h.program);
+  g.witness_size = h.witness_size;
+  g.input_values = h.input_values;
+  g.slots = h.slots;
+  g.field_calls = h.field_calls;
+  if (auto ok = g.check(); !ok) return bad(ok.message());
+  return g;
+}
+
+result<std::optional<std::vector<uint32_t>>> evaluate_graph(const witness_graph& g, std::span<const input_signal> inputs,
+                                                            const field_caller& call, const int* stopped) {
+  if (is_field_of<bn254::fr>(g.prime)) return evaluate_in<bn254::fr>(g, inputs, call, stopped);
+  if (is_field_of<bls12_381::fr>(g.prime)) return evaluate_in<bls12_381::fr>(g, inputs, call, stopped);
+  return status(errc::unsupported, "a witness graph for a field cuzk has no native code for");
+}
+
+}  // namespace cuzk::witness
