@@ -72,9 +72,7 @@ result<std::vector<uint8_t>> witness_from_input(const std::string& wasm, const s
   auto w = rep.step("witness: calculate", [&] { return (*gen)->calculate(*inputs, input); });
   if (!w) return w.error();
   if (!w->log.empty()) std::fputs(w->log.c_str(), stdout);
-  const auto& prime = (*gen)->prime();
-  return formats::encode_wtns({reinterpret_cast<const uint8_t*>(prime.data()), prime.size() * 4},
-                              {reinterpret_cast<const uint8_t*>(w->words.data()), w->words.size() * 4});
+  return std::move(w->wtns);
 }
 
 }  // namespace cuzk::apps

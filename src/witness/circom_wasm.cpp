@@ -177,6 +177,11 @@ std::string take_log(const glue_api& a, void* w) {
 }  // namespace
 
 witness_generator::~witness_generator() {
+  // A recording beside a calculation runs the compiled code: it ends before the code is unloaded.
+  if (recording_.joinable()) {
+    recording_.request_stop();
+    recording_.join();
+  }
   if (handle_) dlclose(handle_);
 }
 
@@ -238,6 +243,9 @@ result<std::shared_ptr<const witness_generator>> witness_generator::load(const s
 }
 
 namespace {
+std::span<const uint8_t> prime_bytes(const std::vector<uint32_t>& prime) {
+  return {reinterpret_cast<const uint8_t*>(prime.data()), prime.size() * 4};
+}
 std::string graph_file(const std::string& library) { return library + ".graph"; }
 std::string refusal_file(const std::string& library) { return library + ".nograph"; }
 }  // namespace
@@ -317,6 +325,18 @@ result<calculated_witness> witness_generator::calculate(std::span<const input_si
     }
   }
   const bool record = use_graph && traceable_ && start_recording();
+  if (record && limits.graph_recording == calculation_limits::recording::beside) {
+    // The recording runs the same inputs a few times slower than the wasm alone: it gets five times
+    // what is left of this calculation's time, and stops with the generator.
+    calculation_limits beside;
+    if (limits.deadline) beside.deadline = std::chrono::steady_clock::now() + 5 * (*limits.deadline - std::chrono::steady_clock::now());
+    std::vector<input_signal> copy(inputs.begin(), inputs.end());
+    recording_ = std::jthread([this, copy = std::move(copy), input_source, beside](std::stop_token stop) mutable {
+      beside.stop = stop;
+      (void)calculate_by_wasm(copy, input_source, beside, true);
+    });
+    return calculate_by_wasm(inputs, input_source, limits, false);
+  }
   return calculate_by_wasm(inputs, input_source, limits, record);
 }
 
@@ -355,16 +375,20 @@ result<std::optional<calculated_witness>> witness_generator::calculate_by_graph(
       return true;
     };
   }
-  auto wires = evaluate_graph(g, inputs, call, watch.flag());
-  if (!wires) {
+  calculated_witness out;
+  auto room = formats::wtns_with_room(prime_bytes(prime_), witness_size_);
+  if (!room) return room.error();
+  out.n32 = n32;
+  out.wires = witness_size_;
+  out.wtns = std::move(*room);
+  auto done = evaluate_graph(g, inputs, call, watch.flag(), out.words());
+  if (!done) {
+    if (done.error().code() != errc::cancelled) return done.error();
     if (watch.timed_out())
       return status(errc::deadline_exceeded, source_ + ": the witness calculation ran past its time limit and was stopped");
     return status(errc::cancelled, source_ + ": the witness calculation was cancelled");
   }
-  if (!*wires) return std::optional<calculated_witness>{};
-  calculated_witness out;
-  out.n32 = n32;
-  out.words = std::move(**wires);
+  if (!*done) return std::optional<calculated_witness>{};
   out.by_graph = true;
   return std::optional<calculated_witness>{std::move(out)};
 }
@@ -463,8 +487,11 @@ result<calculated_witness> witness_generator::calculate_by_wasm(std::span<const 
     }
     return status(errc::failed_precondition, std::move(msg));
   }
-  out.words.resize(std::size_t{witness_size_} * n32);
-  if (a.values(w.get(), out.words.data(), witness_size_, n32) != 0) return failed("reading the witness");
+  auto room = formats::wtns_with_room(prime_bytes(prime_), witness_size_);
+  if (!room) return room.error();
+  out.wires = witness_size_;
+  out.wtns = std::move(*room);
+  if (a.values(w.get(), out.words().data(), witness_size_, n32) != 0) return failed("reading the witness");
   out.log = take_log(a, w.get());
   if (recorder) {
     a.trace(w.get(), nullptr);

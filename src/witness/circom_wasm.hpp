@@ -30,9 +30,11 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/result.hpp"
+#include "formats/wtns_writer.hpp"
 #include "witness/circom_input.hpp"
 #include "witness/witness_graph.hpp"
 
@@ -42,11 +44,20 @@ namespace cuzk::witness {
 struct glue_api;
 
 struct calculated_witness {
-  uint32_t n32 = 0;            // 32-bit words per value
-  std::vector<uint32_t> words; // wire_count values of n32 little-endian words, w[0] = 1
-  std::string log;             // what the circuit's log() calls printed, one line each
-  bool by_graph = false;       // replayed from the witness graph, not computed by the wasm
-  std::size_t wire_count() const noexcept { return n32 ? words.size() / n32 : 0; }
+  uint32_t n32 = 0;        // 32-bit words per value
+  std::size_t wires = 0;   // values
+  // The .wtns file, as snarkjs writes it: its header, then the values, n32 little-endian words
+  // each, w[0] = 1. The calculation writes the values in place (formats/wtns_writer.hpp).
+  std::vector<uint8_t> wtns;
+  std::string log;         // what the circuit's log() calls printed, one line each
+  bool by_graph = false;   // replayed from the witness graph, not computed by the wasm
+  std::size_t wire_count() const noexcept { return wires; }
+  std::span<const uint32_t> words() const noexcept {
+    return {reinterpret_cast<const uint32_t*>(wtns.data() + formats::wtns_values_offset(4 * std::size_t{n32})), wires * n32};
+  }
+  std::span<uint32_t> words() noexcept {
+    return {reinterpret_cast<uint32_t*>(wtns.data() + formats::wtns_values_offset(4 * std::size_t{n32})), wires * n32};
+  }
 };
 
 // What bounds one calculation.
@@ -60,6 +71,11 @@ struct calculation_limits {
   // false: never the witness graph, always the wasm (to compare the two). The graph needs the
   // native field.
   bool graph = true;
+  // Where the graph is recorded, when this calculation is the first: by this calculation itself
+  // (a few times the wasm's time; a command whose process ends with it), or beside it, on a thread
+  // of the generator's from a copy of these inputs, while this one runs the wasm at its own speed
+  // (the daemon: no job waits for a recording).
+  enum class recording { in_line, beside } graph_recording = recording::in_line;
 };
 
 // Where a generator stands with its witness graph (witness_graph.hpp).
@@ -124,6 +140,9 @@ class witness_generator {
   mutable graph_state graph_state_ = graph_state::none_yet;
   mutable std::shared_ptr<const witness_graph> graph_;
   mutable std::string graph_reason_;
+  // The recording beside a calculation (calculation_limits::recording::beside); asked to stop and
+  // joined first when the generator goes.
+  mutable std::jthread recording_;
 };
 
 }  // namespace cuzk::witness

@@ -84,10 +84,12 @@ class CircomWasm : public ::testing::TestWithParam<const char*> {
   std::vector<uint8_t> wtns_bytes_at(const witness_generator& g, const calculated_witness& w, const std::string& name) {
     const std::string path = cache_dir() + "/" + name;
     const auto* prime = reinterpret_cast<const uint8_t*>(g.prime().data());
-    const auto* values = reinterpret_cast<const uint8_t*>(w.words.data());
-    const status s = formats::write_wtns_bytes(path, {prime, g.prime().size() * 4}, {values, w.words.size() * 4});
+    const auto* values = reinterpret_cast<const uint8_t*>(w.words().data());
+    const status s = formats::write_wtns_bytes(path, {prime, g.prime().size() * 4}, {values, w.words().size() * 4});
     EXPECT_TRUE(s) << s.message();
-    return read_bytes(path);
+    auto bytes = read_bytes(path);
+    EXPECT_EQ(bytes, w.wtns) << "the calculation's own .wtns bytes";
+    return bytes;
   }
 };
 

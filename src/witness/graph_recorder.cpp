@@ -345,7 +345,9 @@ class recorder final : public graph_recorder {
   result<witness_graph> compile() {
     const std::size_t count = nodes_.size();
     std::vector<uint8_t> live(count, 0);
-    std::vector<std::vector<uint32_t>> wires_of(count);
+    // The wires of each node, as (node, wire) pairs in node order: a node's wires are written right
+    // after it is computed.
+    std::vector<std::pair<uint32_t, uint32_t>> node_wires;
     std::vector<uint32_t> constant_wires;
     for (uint32_t w = 0; w < outputs_.size(); ++w) {
       const value_ref r = outputs_[w];
@@ -353,9 +355,11 @@ class recorder final : public graph_recorder {
         constant_wires.push_back(w);
       } else {
         live[r] = 1;
-        wires_of[r].push_back(w);
+        node_wires.emplace_back(r, w);
       }
     }
+    std::sort(node_wires.begin(), node_wires.end());
+    std::size_t next_wire = 0;
     const auto is_guard = [](const node& n) { return n.kind != node_kind::input && n.kind != node_kind::call; };
     for (std::size_t i = count; i-- > 1;) {
       const node& n = nodes_[i];
@@ -433,7 +437,8 @@ class recorder final : public graph_recorder {
         case node_kind::guard_zero: g.program.push_back({graph_op::guard_zero, n.fn, 0, 0, slot_of(n.a), 0}); break;
         case node_kind::guard_equal: g.program.push_back({graph_op::guard_equal, n.fn, 0, 0, slot_of(n.a), slot_of(n.b)}); break;
       }
-      for (uint32_t w : wires_of[i]) g.program.push_back({graph_op::output, field_fn{}, 0, 0, slot[i], w});
+      for (; next_wire < node_wires.size() && node_wires[next_wire].first == i; ++next_wire)
+        g.program.push_back({graph_op::output, field_fn{}, 0, 0, slot[i], node_wires[next_wire].second});
       // Slots whose value is dead after this node.
       const auto release = [&](value_ref r) {
         if ((r & constant_bit) || r == 0 || last_use[r] != i || slot[r] == unset) return;

@@ -2,13 +2,20 @@
 // A witness graph's file and its evaluation; see witness_graph.hpp.
 #include "witness/witness_graph.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <xxhash.h>
+
+#include <cerrno>
 
 #include <cstring>
 #include <unordered_map>
 
 #include "curves/bls12_381.hpp"
 #include "curves/bn254.hpp"
+#include "base/bulk_array.hpp"
+#include "base/posix_io.hpp"
 #include "formats/file_io.hpp"
 
 namespace cuzk::witness {
@@ -85,16 +92,15 @@ std::optional<std::vector<F>> input_values(const witness_graph& g, std::span<con
 }
 
 template <class F>
-result<std::optional<std::vector<uint32_t>>> evaluate_in(const witness_graph& g, std::span<const input_signal> inputs,
-                                                         const field_caller& call, const int* stopped) {
-  using none = std::optional<std::vector<uint32_t>>;
+result<bool> evaluate_in(const witness_graph& g, std::span<const input_signal> inputs, const field_caller& call,
+                         const int* stopped, std::span<uint32_t> wires) {
   auto in = input_values<F>(g, inputs);
-  if (!in) return none{};
+  if (!in) return false;
   const uint32_t n32 = g.n32();
   std::vector<F> s(g.slots);
   const std::size_t constants = g.constants.size() / n32;
   for (std::size_t c = 0; c < constants; ++c) s[c] = from_words<F>(g.constants.data() + c * n32);
-  std::vector<uint32_t> wires(std::size_t{g.witness_size} * n32);
+  if (wires.size() != std::size_t{g.witness_size} * n32) return status(errc::internal, "a witness buffer of another size than the graph's");
   std::vector<uint32_t> a(n32), b(n32), r(n32);
   std::size_t done = 0;
   for (const graph_instr& i : g.program) {
@@ -109,22 +115,22 @@ result<std::optional<std::vector<uint32_t>>> evaluate_in(const witness_graph& g,
       case graph_op::field_call:
         to_words(s[i.a], a.data());
         to_words(s[i.b], b.data());
-        if (!call || !call(i.fn, a, b, r)) return none{};
+        if (!call || !call(i.fn, a, b, r)) return false;
         s[i.dst] = from_words<F>(r.data());
         break;
       case graph_op::guard_nonzero:
-        if (s[i.a].is_zero()) return none{};
+        if (s[i.a].is_zero()) return false;
         break;
       case graph_op::guard_zero:
-        if (!s[i.a].is_zero()) return none{};
+        if (!s[i.a].is_zero()) return false;
         break;
       case graph_op::guard_equal:
-        if (!(s[i.a] == s[i.b])) return none{};
+        if (!(s[i.a] == s[i.b])) return false;
         break;
       case graph_op::output: to_words(s[i.a], wires.data() + std::size_t{i.b} * n32); break;
     }
   }
-  return none{std::move(wires)};
+  return true;
 }
 
 }  // namespace
@@ -195,33 +201,72 @@ status witness_graph::save(const std::string& path) const {
   return formats::write_file_atomically(path, file);
 }
 
+namespace {
+
+// A graph's file, open for reading; closed with the scope.
+class graph_file_reader {
+ public:
+  explicit graph_file_reader(const std::string& path) : path_(path), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {}
+  ~graph_file_reader() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  graph_file_reader(const graph_file_reader&) = delete;
+  graph_file_reader& operator=(const graph_file_reader&) = delete;
+
+  int fd() const noexcept { return fd_; }
+  // `count` elements at the file's next bytes into `v` (sized here), folded into the digest.
+  template <class T>
+  bool read(std::vector<T>& v, std::size_t count, XXH3_state_t* digest) {
+    v.reserve(count);
+    // The program is tens of MiB: huge pages make its first touch a few faults.
+    const std::size_t bytes = count * sizeof(T);
+    const auto first = (reinterpret_cast<std::uintptr_t>(v.data()) + 4095) & ~std::uintptr_t{4095};
+    const auto end = reinterpret_cast<std::uintptr_t>(v.data()) + bytes;
+    if (bytes >= bulk_huge_page && end > first) advise_huge_pages(reinterpret_cast<void*>(first), (end - first) & ~std::uintptr_t{4095});
+    v.resize(count);
+    auto* p = reinterpret_cast<char*>(v.data());
+    for (std::size_t done = 0; done < bytes;) {
+      const ssize_t n = ::pread(fd_, p + done, bytes - done, static_cast<off_t>(offset_ + done));
+      if (n <= 0) return false;
+      done += static_cast<std::size_t>(n);
+    }
+    offset_ += bytes;
+    if (digest) XXH3_64bits_update(digest, p, bytes);
+    return true;
+  }
+
+ private:
+  std::string path_;
+  int fd_;
+  uint64_t offset_ = 0;
+};
+
+}  // namespace
+
 result<witness_graph> witness_graph::load(const std::string& path) {
-  auto text = formats::read_text_file(path);
-  if (!text) return text.error();
-  const std::string& f = *text;
   const auto bad = [&](const std::string& why) { return status(errc::format_error, path + ": not a witness graph cuzk can use: " + why); };
-  file_header h;
-  if (f.size() < sizeof h) return bad("shorter than its header");
-  std::memcpy(&h, f.data(), sizeof h);
+  graph_file_reader in(path);
+  if (in.fd() < 0) return errno == ENOENT ? status(errc::not_found, path + ": no such file") : sys_error(path, "open");
+  struct stat st {};
+  if (::fstat(in.fd(), &st) != 0) return sys_error(path, "fstat");
+  std::vector<file_header> header;
+  if (!in.read(header, 1, nullptr)) return bad("shorter than its header");
+  const file_header& h = header[0];
   if (std::memcmp(h.magic, magic, sizeof magic) != 0) return bad("no witness graph header");
   if (h.format != format) return bad("format " + std::to_string(h.format) + ", expected " + std::to_string(format));
   if (h.n32 == 0 || h.n32 > 16) return bad("a field of " + std::to_string(h.n32) + " words");
   const uint64_t size = sizeof h + uint64_t{h.n32} * 4 + uint64_t{h.inputs} * sizeof(graph_input) +
                         uint64_t{h.constants} * h.n32 * 4 + h.program * sizeof(graph_instr);
-  if (h.program > (uint64_t{1} << 40) || f.size() != size)
-    return bad("its size is " + std::to_string(f.size()) + " bytes, its header says " + std::to_string(size));
-  if (XXH3_64bits(f.data() + sizeof h, f.size() - sizeof h) != h.digest) return bad("its digest does not match its contents");
+  if (h.program > (uint64_t{1} << 40) || static_cast<uint64_t>(st.st_size) != size)
+    return bad("its size is " + std::to_string(st.st_size) + " bytes, its header says " + std::to_string(size));
+  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> digest(XXH3_createState(), &XXH3_freeState);
+  if (!digest) throw std::bad_alloc();
+  XXH3_64bits_reset(digest.get());
   witness_graph g;
-  const char* p = f.data() + sizeof h;
-  const auto take = [&](auto& v, std::size_t count) {
-    v.resize(count);
-    std::memcpy(v.data(), p, count * sizeof(v[0]));
-    p += count * sizeof(v[0]);
-  };
-  take(g.prime, h.n32);
-  take(g.inputs, h.inputs);
-  take(g.constants, std::size_t{h.constants} * h.n32);
-  take(g.program, h.program);
+  if (!in.read(g.prime, h.n32, digest.get()) || !in.read(g.inputs, h.inputs, digest.get()) ||
+      !in.read(g.constants, std::size_t{h.constants} * h.n32, digest.get()) || !in.read(g.program, h.program, digest.get()))
+    return bad("it changed size while it was read");
+  if (XXH3_64bits_digest(digest.get()) != h.digest) return bad("its digest does not match its contents");
   g.witness_size = h.witness_size;
   g.input_values = h.input_values;
   g.slots = h.slots;
@@ -230,10 +275,10 @@ result<witness_graph> witness_graph::load(const std::string& path) {
   return g;
 }
 
-result<std::optional<std::vector<uint32_t>>> evaluate_graph(const witness_graph& g, std::span<const input_signal> inputs,
-                                                            const field_caller& call, const int* stopped) {
-  if (is_field_of<bn254::fr>(g.prime)) return evaluate_in<bn254::fr>(g, inputs, call, stopped);
-  if (is_field_of<bls12_381::fr>(g.prime)) return evaluate_in<bls12_381::fr>(g, inputs, call, stopped);
+result<bool> evaluate_graph(const witness_graph& g, std::span<const input_signal> inputs, const field_caller& call,
+                            const int* stopped, std::span<uint32_t> wires) {
+  if (is_field_of<bn254::fr>(g.prime)) return evaluate_in<bn254::fr>(g, inputs, call, stopped, wires);
+  if (is_field_of<bls12_381::fr>(g.prime)) return evaluate_in<bls12_381::fr>(g, inputs, call, stopped, wires);
   return status(errc::unsupported, "a witness graph for a field cuzk has no native code for");
 }
 

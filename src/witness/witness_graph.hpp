@@ -91,11 +91,12 @@ struct witness_graph {
   static result<witness_graph> load(const std::string& path);
 };
 
-// The witness of `inputs` by the graph, n32 words per wire (w[0] = 1), or nullopt where the inputs
-// are not this graph's (a guard failed, other names or sizes, a field call trapped). `stopped`
-// is read every few thousand instructions; nonzero: cancelled, with the error the caller makes.
-// `call` may be empty where the program has no field calls.
-result<std::optional<std::vector<uint32_t>>> evaluate_graph(const witness_graph& g, std::span<const input_signal> inputs,
-                                                            const field_caller& call, const int* stopped);
+// The witness of `inputs` by the graph, written to `wires` (n32 words per wire, w[0] = 1): true,
+// or false where the inputs are not this graph's (a guard failed, other names or sizes, a field
+// call trapped; `wires` is then partly written). `stopped` is read every few thousand
+// instructions; nonzero: cancelled, with the error the caller makes. `call` may be empty where the
+// program has no field calls.
+result<bool> evaluate_graph(const witness_graph& g, std::span<const input_signal> inputs, const field_caller& call,
+                            const int* stopped, std::span<uint32_t> wires);
 
 }  // namespace cuzk::witness

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <iterator>
 #include <random>
+#include <thread>
 
 #include "formats/file_io.hpp"
 #include "witness/circom_wasm.hpp"
@@ -79,7 +80,7 @@ class WitnessGraph : public ::testing::TestWithParam<const char*> {
     ASSERT_TRUE(by_wasm.is_ok()) << json << ": " << by_wasm.error().message();
     EXPECT_FALSE(by_wasm->by_graph);
     EXPECT_EQ(by_graph->by_graph, replayed) << json << " (seed " << seed_ << ")";
-    EXPECT_EQ(by_graph->words, by_wasm->words) << json << " (seed " << seed_ << ")";
+    EXPECT_EQ(by_graph->wtns, by_wasm->wtns) << json << " (seed " << seed_ << ")";
     EXPECT_EQ(by_graph->log, by_wasm->log);
   }
 
@@ -125,13 +126,11 @@ TEST_P(WitnessGraph, TheFirstCalculationRecordsItAndItIsSnarkjsBytes) {
   auto again = calculate(*g, *json);
   ASSERT_TRUE(again.is_ok()) << again.error().message();
   EXPECT_TRUE(again->by_graph);
-  EXPECT_EQ(again->words, first->words);
+  EXPECT_EQ(again->wtns, first->wtns);
   // And the bytes snarkjs wrote for this input (tests/data/witness/README.md).
   auto wtns = formats::read_text_file(data_dir + "/" + GetParam() + "/graph_ops.wtns");
   ASSERT_TRUE(wtns.is_ok());
-  const std::size_t bytes = again->words.size() * 4;
-  ASSERT_GE(wtns->size(), bytes);
-  EXPECT_EQ(0, std::memcmp(wtns->data() + wtns->size() - bytes, again->words.data(), bytes));
+  EXPECT_EQ(*wtns, std::string(again->wtns.begin(), again->wtns.end()));
 }
 
 TEST_P(WitnessGraph, FreshInputsOnTheRecordedPathReplayAndOthersFallBackWithTheSameBytes) {
@@ -202,7 +201,7 @@ TEST_P(WitnessGraph, ALaterProcessUsesTheFileAndRefusesADamagedOne) {
   auto replayed = calculate(*reloaded, *json);
   ASSERT_TRUE(replayed.is_ok());
   EXPECT_TRUE(replayed->by_graph);
-  EXPECT_EQ(replayed->words, first->words);
+  EXPECT_EQ(replayed->wtns, first->wtns);
   reloaded.reset();
 
   // One byte of the program changed: the digest no longer matches, and the file is not used.
@@ -223,7 +222,7 @@ TEST_P(WitnessGraph, ALaterProcessUsesTheFileAndRefusesADamagedOne) {
   auto computed = calculate(*after, *json);
   ASSERT_TRUE(computed.is_ok());
   EXPECT_FALSE(computed->by_graph);
-  EXPECT_EQ(computed->words, first->words);
+  EXPECT_EQ(computed->wtns, first->wtns);
   EXPECT_EQ(after->graph(), graph_state::ready);  // recorded again
 }
 
@@ -255,6 +254,45 @@ TEST_P(WitnessGraph, NeverEndingCodeReplaysWhereItEndedAndStopsAtItsLimitElsewhe
   auto stopped = g->calculate(*inputs, "input.json", limits);
   ASSERT_FALSE(stopped.is_ok());
   EXPECT_EQ(stopped.error().code(), errc::deadline_exceeded) << stopped.error().message();
+}
+
+TEST_P(WitnessGraph, ARecordingBesideTheCalculationLeavesItAtTheWasmsPace) {
+  auto g = load("matrix");
+  ASSERT_TRUE(g);
+  auto json = formats::read_text_file(data_dir + "/circuits/matrix.input.json");
+  ASSERT_TRUE(json.is_ok());
+  auto inputs = parse_circom_input(*json, "input.json", g->prime());
+  ASSERT_TRUE(inputs.is_ok());
+  calculation_limits limits;
+  limits.graph_recording = calculation_limits::recording::beside;
+  auto first = g->calculate(*inputs, "input.json", limits);
+  ASSERT_TRUE(first.is_ok()) << first.error().message();
+  EXPECT_FALSE(first->by_graph);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (g->graph() != graph_state::ready && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_EQ(g->graph(), graph_state::ready) << g->graph_reason();
+  auto second = g->calculate(*inputs, "input.json", limits);
+  ASSERT_TRUE(second.is_ok());
+  EXPECT_TRUE(second->by_graph);
+  EXPECT_EQ(second->wtns, first->wtns);
+}
+
+TEST_P(WitnessGraph, AGeneratorGoesPromptlyWhileARecordingBesideNeverEnds) {
+  auto g = load("never_ending");
+  ASSERT_TRUE(g);
+  auto inputs = parse_circom_input("{\"x\": \"5\"}", "input.json", g->prime());
+  ASSERT_TRUE(inputs.is_ok());
+  calculation_limits limits;
+  limits.graph_recording = calculation_limits::recording::beside;
+  limits.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+  auto stopped = g->calculate(*inputs, "input.json", limits);
+  ASSERT_FALSE(stopped.is_ok());
+  EXPECT_EQ(stopped.error().code(), errc::deadline_exceeded);
+  EXPECT_EQ(g->graph(), graph_state::recording);  // its own limit is five times longer
+  const auto t0 = std::chrono::steady_clock::now();
+  g.reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
 }
 
 INSTANTIATE_TEST_SUITE_P(Curves, WitnessGraph, ::testing::Values("bn128", "bls12381"));

@@ -53,11 +53,12 @@ result<any_witness> witness_from_input_json(const witness::witness_generator& ge
   if (!text) return text.error();
   auto inputs = witness::parse_circom_input(*text, what, gen.prime());
   if (!inputs) return inputs.error();
-  auto w = gen.calculate(*inputs, what, limits);
+  // A circuit's first calculation records its witness graph beside the job, not in its way.
+  witness::calculation_limits beside = limits;
+  beside.graph_recording = witness::calculation_limits::recording::beside;
+  auto w = gen.calculate(*inputs, what, beside);
   if (!w) return w.error();
-  auto bytes = formats::encode_wtns(as_bytes(gen.prime()), as_bytes(w->words));
-  if (!bytes) return bytes.error();
-  auto wtns = witness_from_bytes(std::move(bytes).value(), what);
+  auto wtns = witness_from_bytes(std::move(w->wtns), what);
   if (!wtns) return wtns.error();
   CUZK_TRY(check_witness(*wtns, key, what));
   return read_witness(*wtns, key);
