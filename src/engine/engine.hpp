@@ -56,6 +56,7 @@
 #include "base/result.hpp"
 #include "engine/backends/prover_backend.hpp"
 #include "engine/engine_options.hpp"
+#include "engine/live_job.hpp"
 #include "engine/jobs/cancel_token.hpp"
 #include "engine/jobs/inline_arrival.hpp"
 #include "engine/jobs/job.hpp"
@@ -219,29 +220,9 @@ class engine {
   bool accepting() const noexcept { return accepting_.load(); }
 
  private:
-  struct live_job {
-    job_record rec;
-    key_summary key;
-    generator_ptr generator;  // the circuit's, for partitions given as input JSON
-    cancel_token cancel;
-    steady_clock::time_point enqueued;
-    std::vector<timeline_event> events;
-    int worker = -1;
-    reservation working_set;  // from admission until its batch ends (the worker takes it over)
-    // Ended, but the store refused its outcome for good (finish()): it stays in live_, failed,
-    // until retry_unstored() stores that failure.
-    bool unstored = false;
-    // Ended, but the store was out of reach (errc::unavailable: a server restarting, a full disk):
-    // the outcome, proofs and all, waits here until retry_unstored() stores it, and only then is
-    // it published. Meanwhile the job shows its last running state, and an await that runs out of
-    // time is told to await again (docs/HARDENING.md, finding 17). `store_fault` is the last refusal.
-    std::optional<job_result> parked;
-    status store_fault;
-    // In a cluster: this node's claim on the job, which its result is committed under.
-    std::optional<job_lease> lease;
-    // While its submit is still storing the inline witnesses (inline_arrival.hpp); null otherwise.
-    std::shared_ptr<inline_arrival> arrival;
-  };
+  // A job's steps on a worker use the engine's state under its locks, as the worker loop does.
+  friend class job_run;
+
   struct worker_slot {
     std::thread thread;
     int device_slot = -1;  // the device slot it proves on; -1: none
@@ -281,15 +262,12 @@ class engine {
   // How many jobs of `circuit` are queued or running, and the first one's id; under m_.
   std::size_t jobs_of_locked(const std::string& circuit, job_id* first = nullptr) const;
 
-  // Worker side (engine_worker.cpp).
+  // Worker side (engine_worker.cpp; a job's own steps are job_run.cpp).
   // The scheduler's admission step: reserves the batch's working set, drops refused jobs.
   void admit(work_batch& batch, const worker_ref& by);
   void worker_loop(int index);
+  // Each job of the batch through its steps (job_run.hpp), one after another.
   void run_batch(int index, const work_batch& batch);
-  void run_job(int index, const std::shared_ptr<live_job>& j, key_lease& lease, reservation& working_set);
-  // How many of j's partitions from `first` on to prove in one backend call: what the backend asks
-  // for, cut to what the host budget holds of their witnesses now (reserved into `held`).
-  uint32_t batch_size(const live_job& j, const prove_call& call, uint32_t first, reservation& held);
   // How many of `files` witness files of up to `file_bytes` each a submit's checks may read at
   // once: parallel_witness_reads where the host budget has room now for the files beyond the one
   // a read always holds (taken without waiting or evicting, into `room`), one otherwise. (A
