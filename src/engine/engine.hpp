@@ -56,12 +56,12 @@
 #include "base/result.hpp"
 #include "engine/backends/prover_backend.hpp"
 #include "engine/engine_options.hpp"
+#include "engine/job_source.hpp"
 #include "engine/live_job.hpp"
 #include "engine/jobs/cancel_token.hpp"
 #include "engine/jobs/inline_arrival.hpp"
 #include "engine/jobs/job.hpp"
 #include "engine/jobs/job_store.hpp"
-#include "engine/jobs/pg_job_leases.hpp"
 #include "engine/jobs/scheduler.hpp"
 #include "engine/jobs/witness_dirs.hpp"
 #include "engine/jobs/witness_spool.hpp"
@@ -222,6 +222,9 @@ class engine {
  private:
   // A job's steps on a worker use the engine's state under its locks, as the worker loop does.
   friend class job_run;
+  // The two job sources (job_source.hpp) queue, end and look up jobs in the engine's table.
+  friend class local_job_source;
+  friend class cluster_member;
 
   struct worker_slot {
     std::thread thread;
@@ -250,10 +253,22 @@ class engine {
   // anything is written) and spools the inline ones; on an error, `why` says which kind. With
   // `begun`, the inline .wtns files are only begun (witness_spool::begin; with their partitions'
   // indexes) for the caller to complete once the job is queued.
-  using begun_files = std::vector<std::pair<std::size_t, witness_spool::pending>>;
   status spool_and_check(const job_request& req, const circuit_info& c, job_record& rec, reject_reason& why,
                          begun_files* begun = nullptr);
   void discard_spooled(const job_record& rec);
+  // Counts and logs a refused submit; returns `s`.
+  status reject(reject_reason why, status s);
+  // The log line of a job queued (`extra`: what the source adds, " cluster=1").
+  void log_queued(const job_result& info, const std::string& extra) const;
+  // not_found for a job neither in the table nor in the store.
+  status unknown_job(job_id id) const;
+  // A submit's new job, of circuit `c`, not yet stored.
+  std::shared_ptr<live_job> new_job(const job_request& req, const circuit_info& c) const;
+  // A submit under a request id the store knows as `existing`: that job's id for a retry of the same
+  // request, 0 to prove it anew (it failed only because the store refused its result), else why not.
+  result<job_id> same_request(const job_request& req, job_id existing);
+  // How `req` differs from the job stored under its request id ("of circuit x, not y"); empty: not.
+  static std::string request_conflict(const job_request& req, const job_record& stored);
   // A submit that queued its job before its inline witnesses were stored, and could not store
   // them: the job is taken out of the store, the queue (or dropped at its end) and the spool.
   void withdraw(const std::shared_ptr<live_job>& j, const begun_files& files) noexcept;
@@ -288,28 +303,6 @@ class engine {
   // false while the store still refuses.
   bool retry_unstored();
   void housekeeping_loop();
-
-  // Cluster side (engine_cluster.cpp), with a PostgreSQL store only.
-  status open_cluster();
-  void start_cluster_threads();
-  void stop_cluster_threads();
-  void claim_loop();
-  void heartbeat_loop();
-  void listen_loop();
-  // Turns a claim into a queued job of this node; false when it ended at once (failed).
-  bool adopt(const job_lease& l);
-  // How many claimed jobs this node holds that have not ended; under m_.
-  std::size_t claimed_locked() const;
-  // Wakes the claimer (a worker freed, a job announced).
-  void wake_claimer();
-  // Ends a job in the store: through its lease when it has one. A late commit the lease's fence
-  // refused is failed_precondition.
-  status commit_end(const live_job& j, const job_result& info);
-  // Gives unstarted claims back to the queue (drain).
-  void release_unstarted();
-  // await() and cancel() of a job this node does not hold.
-  result<job_result> await_elsewhere(job_id id, std::chrono::milliseconds timeout);
-  status cancel_elsewhere(job_id id);
 
   const engine_options opt_;
   std::unique_ptr<prover_backend> backend_;
@@ -349,18 +342,9 @@ class engine {
   bool hk_stop_ = false;
   std::thread housekeeper_;
 
-  // Cluster: claims, heartbeats and the wake-ups of LISTEN/NOTIFY (null leases_: one daemon alone).
-  std::unique_ptr<pg_job_leases> leases_;
-  std::mutex cluster_m_;
-  std::condition_variable cluster_cv_;
-  uint64_t claim_wakes_ = 0;  // bumped by wake_claimer()
-  bool claim_stop_ = false;    // the claimer's (a drain stops claims before the heartbeat)
-  bool cluster_stop_ = false;
-  bool listen_stop_ = false;
-  std::thread claimer_, heartbeat_, listener_;
-  // Awaits of jobs held elsewhere, by job (count of waiters), and the ends announced for them; under m_.
-  std::map<job_id, int> remote_waits_;
-  std::set<job_id> remote_ended_;
+  // Where jobs come from and where their lives are written: this daemon alone, or its part in a
+  // cluster (job_source.hpp).
+  std::unique_ptr<job_source> source_;
 };
 
 }  // namespace cuzk::engine

@@ -148,7 +148,7 @@ void engine::finish(const std::shared_ptr<live_job>& j, job_state end, status er
 
 void engine::store_end(const std::shared_ptr<live_job>& j, job_result snapshot) {
   const job_state end = snapshot.state;
-  const status st = commit_end(*j, snapshot);
+  const status st = source_->commit_end(*j, snapshot);
   if (j->lease && st.code() == errc::failed_precondition) {
     // Another node took the job over (this node's lease ran out): its result is that node's to
     // commit, and its spooled witnesses are that node's to delete. Dropped here, nothing else.
@@ -159,7 +159,7 @@ void engine::store_end(const std::shared_ptr<live_job>& j, job_result snapshot) 
       j->parked.reset();
       live_.erase(snapshot.id);
     }
-    wake_claimer();
+    source_->capacity_freed();
     done_cv_.notify_all();
     return;
   }
@@ -179,7 +179,7 @@ void engine::store_end(const std::shared_ptr<live_job>& j, job_result snapshot) 
     if (first)
       log(log_level::warn, "engine: job=" + std::to_string(j->rec.info.id) + " ended " + job_state_name(end) +
                                "; its result waits for the job store: " + st.to_string());
-    wake_claimer();  // its worker is free, and the job no longer holds a claim's place
+    source_->capacity_freed();  // its worker is free, and the job no longer holds a claim's place
     // Onto the retry period now, not after a whole purge period; taking hk_m_ first means the
     // housekeeper is either waiting (and wakes) or has yet to read unstored_.
     { std::lock_guard lk(hk_m_); }
@@ -257,11 +257,9 @@ void engine::publish_end(const std::shared_ptr<live_job>& j, job_result snapshot
       live_.erase(snapshot.id);
     else
       ++unstored_;
-    // An await that found the job in the store before this node claimed it waits for the end's
-    // announcement: this node knows first.
-    if (stored && remote_waits_.count(snapshot.id)) remote_ended_.insert(snapshot.id);
+    if (stored) source_->ended_locked(snapshot.id);
   }
-  wake_claimer();  // a claim's place is free
+  source_->capacity_freed();  // a claim's place is free
   if (!stored) {
     { std::lock_guard lk(hk_m_); }
     hk_cv_.notify_all();
@@ -299,7 +297,7 @@ bool engine::retry_unstored() {
       std::lock_guard lk(m_);
       info = j->rec.info;
     }
-    const status st = commit_end(*j, info);
+    const status st = source_->commit_end(*j, info);
     if (j->lease && st.code() == errc::failed_precondition) {  // taken over meanwhile: not ours
       log(log_level::warn, "engine: job=" + std::to_string(info.id) + " late result dropped: " + st.to_string());
       std::lock_guard lk(m_);
@@ -337,8 +335,7 @@ void engine::requeue_in_store(const std::shared_ptr<live_job>& j) {
     j->worker = -1;
     attempts = j->rec.info.attempts;
   }
-  // In a cluster release_unstarted() gives it back to the queue (worker -1 now) when the drain ends.
-  const status st = j->lease ? status::ok() : store_->update_state(j->rec.info.id, job_state::queued, attempts);
+  const status st = source_->record_requeue(*j, attempts);
   if (!st)
     log(log_level::error,
         "engine: job=" + std::to_string(j->rec.info.id) + " not requeued: " + st.to_string());
