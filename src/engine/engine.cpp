@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <sstream>
 
-#include "base/in_order_async.hpp"
 #include "engine/jobs/request_checks.hpp"
 #include "engine/jobs/witness.hpp"
 #include "witness/wasm_compiler.hpp"
@@ -298,67 +297,38 @@ void engine::discard_spooled(const job_record& rec) {
     if (k < rec.spooled.size() && rec.spooled[k]) spool_.remove(rec.witness_paths[k]);
 }
 
-status engine::spool_and_check(const job_request& req, const circuit_info& c, job_record& rec,
-                               reject_reason& why, begun_files* begun) {
-  // The witnesses named by path, read and checked a few at a time (where the host budget has
-  // room for the files' bytes each check holds until it returns: witness_reads_at_once) before the
-  // loop below takes the partitions in order: each is a read and a check of up to GiBs, and a
-  // PoRep job's ten in turn kept its submit waiting for seconds. After a refusal, later files are
-  // not read: the first refused partition in order is the one named.
+status engine::check_request(const job_request& req, const circuit_info& c, reject_reason& why) {
+  // The files' bytes each path check holds until it returns, for the reads beyond one, where the
+  // host budget has room for them now (witness_reads_at_once).
   std::size_t by_path = 0;
   for (const auto& p : req.partitions) by_path += p.inline_bytes().empty() ? 1 : 0;
   reservation room;
-  const std::size_t at_once =
+  partition_checks with;
+  with.dirs = &witness_dirs_;
+  with.reads_at_once =
       witness_reads_at_once(by_path, max_witness_bytes(c.key), nullptr, "a submit's witness checks", room);
-  std::atomic<std::size_t> refused_at{SIZE_MAX};
-  const auto path_checks = in_order_async<status>(
-      req.partitions.size(), at_once,
-      [&](std::size_t k) {
-        const auto& p = req.partitions[k];
-        if (!p.inline_bytes().empty() || k > refused_at.load()) return status::ok();
-        const std::string what = "partition " + std::to_string(k);
-        auto w = open_witness(p.path, witness_origin::client_path, witness_dirs_, c.key);
-        status s = w ? check_witness(w->wtns, c.key, what) : w.error().with_context(what);
-        if (!s) {
-          std::size_t seen = refused_at.load();
-          while (k < seen && !refused_at.compare_exchange_weak(seen, k)) {
-          }
-        }
-        return s;
-      },
-      [&](std::size_t k) { return !req.partitions[k].inline_bytes().empty(); });
+  if (c.generator)
+    with.input_json = [gen = c.generator](std::string_view json, const std::string& what) {
+      return check_input_json(*gen, json, what);
+    };
+  request_fault fault = request_fault::none;
+  const status s = check_partitions(req, c.key, with, fault);
+  why = fault == request_fault::malformed ? reject_reason::malformed_request : reject_reason::bad_witness;
+  return s;
+}
+
+status engine::spool_inline(const job_request& req, job_record& rec, begun_files* begun) {
   for (std::size_t k = 0; k < req.partitions.size(); ++k) {
     const auto& p = req.partitions[k];
-    const std::string what = "partition " + std::to_string(k);
     const auto bytes = p.inline_bytes();
     if (bytes.empty()) {
       rec.witness_paths.push_back(p.path);
       rec.spooled.push_back(false);
       rec.witness_digests.emplace_back();
-      why = reject_reason::bad_witness;
-      CUZK_TRY(path_checks[k]);
       continue;
     }
-    // Checked in the request's bytes before a byte is written: what the spool holds is what was
-    // checked, so the file is not opened again here (it is when the job runs).
-    why = reject_reason::bad_witness;
-    if (p.input_json) {
-      if (!c.generator)
-        return status(errc::failed_precondition,
-                      what + ": input JSON: circuit " + c.id +
-                          " has no witness generator: register it with its wasm (one that did not load at "
-                          "the daemon's start is named in its log)");
-      if (bytes.size() > max_input_json_bytes)
-        return status(errc::invalid_argument, what + ": input JSON: expected at most " +
-                                                  std::to_string(max_input_json_bytes) + " bytes, found " +
-                                                  std::to_string(bytes.size()));
-      CUZK_TRY(check_input_json(*c.generator,
-                                {reinterpret_cast<const char*>(bytes.data()), bytes.size()}, what + ": input JSON"));
-    } else {
-      CUZK_TRY(check_inline_witness(bytes, c.key, what));
-    }
-    why = reject_reason::spool_failed;
-    // Written now, or only begun for the caller to complete (begun files: a .wtns's bytes).
+    // Written now, or only begun for the caller to complete (begun files: a .wtns's bytes). What
+    // the spool holds is what check_partitions() checked: the file is not opened again here.
     auto path = [&]() -> result<std::string> {
       if (!begun || p.input_json) return spool_.write(bytes);
       auto b = spool_.begin();
@@ -370,7 +340,7 @@ status engine::spool_and_check(const job_request& req, const circuit_info& c, jo
       // The client hears why, not where: the spool lies in the daemon's data directory. The log
       // keeps the path for the operator.
       log(log_level::error, "engine: witness spool write failed error=\"" + path.error().to_string() + "\"");
-      return hide_spool(path.error()).with_context(what + ": inline witness");
+      return hide_spool(path.error()).with_context("partition " + std::to_string(k) + ": inline witness");
     }
     rec.witness_paths.push_back(*path);
     rec.spooled.push_back(true);
@@ -487,7 +457,8 @@ result<job_id> engine::submit(job_request req) {
     return reject(reject_reason::unknown_circuit,
                   status(errc::not_found, "circuit \"" + req.circuit + "\": not registered"));
   }
-  if (auto s = check_job_request(req); !s) return reject(reject_reason::malformed_request, s);
+  // The request id before it is looked up; the rest of the request once it is known to be new.
+  if (auto s = check_request_id(req.request_id); !s) return reject(reject_reason::malformed_request, s);
   // A request id names one request: a retry (the same request again) gets the first job; anything
   // else under the same id is refused rather than answered with a job it did not ask for.
   if (!req.request_id.empty()) {
@@ -496,6 +467,8 @@ result<job_id> engine::submit(job_request req) {
     if (*found)
       if (auto again = same_request(req, **found); !again || *again != 0) return again;
   }
+  reject_reason why = reject_reason::bad_witness;
+  if (status s = check_request(req, *c, why); !s) return reject(why, s);
   auto j = new_job(req, *c);
   job_record& rec = j->rec;
   // Witnesses sent inline as .wtns bytes, where the source queues the job at once: its files are
@@ -513,10 +486,9 @@ result<job_id> engine::submit(job_request req) {
     discard_spooled(rec);
     for (const auto& [k, f] : begun) spool_.abandon(f);
   };
-  reject_reason why = reject_reason::bad_witness;
-  if (status s = spool_and_check(req, *c, rec, why, prove_while_storing ? &begun : nullptr); !s) {
+  if (status s = spool_inline(req, rec, prove_while_storing ? &begun : nullptr); !s) {
     discard();
-    return reject(why, s);
+    return reject(reject_reason::spool_failed, s);
   }
   auto ins = store_->insert(rec);
   if (!ins) {

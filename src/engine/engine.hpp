@@ -249,12 +249,13 @@ class engine {
   void set_state(live_job& j, job_state s);
   // One pinned staging buffer per worker on a slot that holds the circuit's key, made at preload.
   void prewarm_staging(const std::string& circuit);
-  // Checks each partition's witness against the key (an inline one in the request's bytes, before
-  // anything is written) and spools the inline ones; on an error, `why` says which kind. With
-  // `begun`, the inline .wtns files are only begun (witness_spool::begin; with their partitions'
-  // indexes) for the caller to complete once the job is queued.
-  status spool_and_check(const job_request& req, const circuit_info& c, job_record& rec, reject_reason& why,
-                         begun_files* begun = nullptr);
+  // check_partitions() (jobs/request_checks.hpp) with this engine's witness_dirs, its host budget's
+  // room for parallel reads and the circuit's generator; `why` is the refusal's reason.
+  status check_request(const job_request& req, const circuit_info& c, reject_reason& why);
+  // Each partition's witness into rec: a path as it is, inline bytes written to the spool, or only
+  // begun there (witness_spool::begin; with their partitions' indexes) with `begun`, for the caller
+  // to complete once the job is queued.
+  status spool_inline(const job_request& req, job_record& rec, begun_files* begun);
   void discard_spooled(const job_record& rec);
   // Counts and logs a refused submit; returns `s`.
   status reject(reject_reason why, status s);
