@@ -15,7 +15,10 @@
 //             taking each as its read ends (a GPU worker reserves its device buffers in the
 //             same budget before it allocates them), verify each -> result stored -> await()
 //             returns
-// with a cancel check at every phase boundary.
+// with a cancel check at every phase boundary. A job's steps on a worker are job_run.hpp's. Where
+// jobs come from, and where their lives are written, is the job_source (job_source.hpp): this
+// daemon alone (local_job_source.hpp) or its part in a cluster (cluster_member.hpp); submit, await,
+// cancel and the recovery at start call it where the two differ.
 //
 // Threads. Any thread may call the public methods (the service's RPC threads do). Each worker
 // thread (options.workers with the CPU backend; the GPU backend's workers_per_device per device
