@@ -5,7 +5,7 @@
 
 #include <unistd.h>
 
-#include <atomic>
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <sstream>
@@ -474,13 +474,10 @@ result<job_id> engine::submit(job_request req) {
   // Witnesses sent inline as .wtns bytes, where the source queues the job at once: its files are
   // written while it proves (local_job_source.cpp). The write of a 2^22 witness (128 MiB, with its
   // fsync) and the worker's read of it back were otherwise on the path of every such proof.
-  bool any_inline = false, all_wtns = true;
-  for (const auto& p : req.partitions)
-    if (!p.inline_bytes().empty()) {
-      any_inline = true;
-      all_wtns = all_wtns && !p.input_json;
-    }
-  const bool prove_while_storing = source_->queues_at_submit() && any_inline && all_wtns;
+  const auto inline_part = [](const witness_input& p) { return !p.inline_bytes().empty(); };
+  const bool prove_while_storing =
+      source_->queues_at_submit() && std::ranges::any_of(req.partitions, inline_part) &&
+      std::ranges::none_of(req.partitions, [&](const witness_input& p) { return inline_part(p) && p.input_json; });
   begun_files begun;
   auto discard = [&] {
     discard_spooled(rec);
