@@ -4,13 +4,13 @@
 // The input is a serialized cuzk.v1.SubmitProofRequest, the bytes a gRPC client sends. It goes the
 // way SubmitProof takes it: parsed by protobuf, translated by service::to_job_request (wire.hpp),
 // then the checks engine::submit makes before it spools or stores anything: the circuit looked up
-// (two registered here, the multiplier fixture's keys on both curves), check_job_request (text
-// limits and shape), and each partition's witness against the key: inline bytes checked in place
-// (check_inline_witness: size, header, values, as the engine does before it spools them), a path
-// read through witness_dirs with tests/data/snarkjs as the one allowed directory, then
-// check_witness. What
-// submit does after that (the request-id lookup, the store, the queue) needs an engine's state and
-// is not fuzzed here.
+// (two registered here, the multiplier fixture's keys on both curves), then check_partitions (text
+// limits, shape, and each partition's witness against the key: inline bytes checked in place, as
+// the engine does before it spools them; a path read through witness_dirs with tests/data/snarkjs
+// as the one allowed directory; input JSON refused, as for a circuit without a generator). A
+// witness that passed is then read as the worker reads it, which must succeed. What submit does
+// besides (the request-id lookup, the store, the queue) needs an engine's state and is not fuzzed
+// here.
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -52,25 +52,25 @@ void check(const v1::SubmitProofRequest& wire) {
   if (req.deadline) FUZZ_REQUIRE(engine::to_unix_ms(*req.deadline) > 0);  // set only for a positive one
   const auto c = reg.circuits.find(req.circuit);
   if (c == reg.circuits.end()) return;
-  if (!engine::check_job_request(req)) return;
+  engine::partition_checks with;
+  with.dirs = &reg.dirs;
+  engine::request_fault fault = engine::request_fault::none;
+  if (!engine::check_partitions(req, c->second, with, fault)) return;
   for (std::size_t k = 0; k < req.partitions.size(); ++k) {
     const auto& p = req.partitions[k];
     const std::string what = "partition " + std::to_string(k);
     const auto bytes = p.inline_bytes();
-    if (!bytes.empty() && !engine::check_inline_witness(bytes, c->second, what)) return;
-    // An inline witness that passed is what the spool holds and the worker opens.
     if (bytes.empty()) {
       // A path's file: its bytes stay alive beside the .wtns that borrows them.
       auto f = engine::open_witness(p.path, engine::witness_origin::client_path, reg.dirs, c->second);
       if (!f) return;
-      if (!engine::check_witness(f->wtns, c->second, what)) return;
-      // What the worker reads later (engine_worker.cpp): the values where they were read.
+      // What the worker reads later (job_run.cpp): the values where they were read.
       FUZZ_REQUIRE(engine::read_witness(std::move(f).value(), c->second).is_ok());
     } else {
+      // An inline witness that passed is what the spool holds and the worker opens.
       auto w = engine::witness_from_bytes({bytes.begin(), bytes.end()}, what);
       if (!w) return;
       if (!engine::check_witness(*w, c->second, what)) return;
-      // What the worker reads later (engine_worker.cpp) from a witness that passed at submit.
       FUZZ_REQUIRE(engine::read_witness(*w, c->second).is_ok());
     }
   }

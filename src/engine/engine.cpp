@@ -1,24 +1,16 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// The engine's API side: construction, recovery, submit, await, cancel, status, drain (see
-// engine.hpp). The worker side is engine_worker.cpp.
+// The engine's API side: recovery, registration, submit, await, cancel, status, drain (see
+// engine.hpp). create() is engine_create.cpp, the worker side engine_worker.cpp.
 #include "engine/engine.hpp"
 
 #include <unistd.h>
 
-#include <atomic>
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <filesystem>
-#include <set>
 #include <sstream>
 
-#include "base/in_order_async.hpp"
-#include "engine/backends/backend_select.hpp"
-#include "engine/jobs/memory_job_store.hpp"
-#include "engine/jobs/pg_job_store.hpp"
-#include "engine/jobs/cluster_node.hpp"
 #include "engine/jobs/request_checks.hpp"
-#include "engine/jobs/sqlite_job_store.hpp"
 #include "engine/jobs/witness.hpp"
 #include "witness/wasm_compiler.hpp"
 
@@ -28,12 +20,6 @@ namespace {
 
 std::string witness_cache_of(const engine_options& o) {
   return o.witness_cache_dir.empty() ? witness::default_witness_cache_dir() : o.witness_cache_dir;
-}
-
-std::string default_spool_dir(const engine_options& o) {
-  if (!o.spool_dir.empty()) return o.spool_dir;
-  if (!o.store_path.empty()) return o.store_path + ".spool";
-  return (std::filesystem::temp_directory_path() / ("cuzk-spool-" + std::to_string(::getpid()))).string();
 }
 
 uint64_t process_rss_bytes() {
@@ -55,64 +41,6 @@ uint64_t host_budget_bytes(const engine_options& o) {
 }
 
 }  // namespace
-
-result<std::unique_ptr<engine>> engine::create(engine_options opt, engine_parts parts) {
-  if (opt.workers == 0)
-    return status(errc::invalid_argument, "engine: workers: expected at least 1, found 0");
-  if (opt.scheduling.max_batch_size == 0)
-    return status(errc::invalid_argument, "engine: max_batch_size: expected at least 1, found 0");
-  if (!parts.store) {
-    if (!opt.database.empty()) {
-      auto s = pg_job_store::open(opt.database);
-      if (!s) return s.error();
-      parts.store = std::shared_ptr<job_store>(std::move(s).value());
-    } else if (opt.store_path.empty()) {
-      parts.store = std::make_shared<memory_job_store>();
-    } else {
-      auto s = sqlite_job_store::open(opt.store_path);
-      if (!s) return s.error();
-      parts.store = std::shared_ptr<job_store>(std::move(s).value());
-    }
-  }
-  std::string backend_note;
-  if (!parts.backend) {
-    auto b = select_backend(opt);
-    if (!b) return b.error().with_context("engine");
-    parts.backend = std::move(b->backend);
-    parts.devices = std::move(b->devices);
-    if (!parts.hot_allocator) parts.hot_allocator = std::move(b->hot_allocator);
-    backend_note = std::move(b->note);
-  }
-  for (int slot : parts.backend->worker_slots())
-    if (slot < 0 || static_cast<std::size_t>(slot) >= parts.devices.slots.size())
-      return status(errc::invalid_argument, "engine: a worker of the " + std::string(parts.backend->name()) +
-                                                " backend serves slot " + std::to_string(slot) + ", expected one of " +
-                                                std::to_string(parts.devices.slots.size()) + " device slots");
-  if (!parts.devices.slots.empty() && !parts.devices.uploader)
-    return status(errc::invalid_argument, "engine: device slots without an uploader");
-  if (!parts.hot_allocator) parts.hot_allocator = std::make_shared<pageable_allocator>();
-  if (!parts.gpu_monitor && !parts.devices.slots.empty())
-    parts.gpu_monitor = std::make_unique<gpu_utilization_monitor>();
-  // In a cluster the spool is this node's directory under the shared root (cluster_node.hpp).
-  if (!opt.database.empty()) opt.cluster.node_name = cluster_node_name(opt.cluster.node_name);
-  auto spool = witness_spool::open(opt.database.empty()
-                                       ? default_spool_dir(opt)
-                                       : cluster_spool_dir(default_spool_dir(opt), opt.cluster.node_name));
-  if (!spool) return spool.error();
-  auto dirs = witness_dirs::create(opt.witness_dirs);
-  if (!dirs) return dirs.error().with_context("engine");
-  auto key_dirs = witness_dirs::create(opt.key_dirs, "key_dirs");
-  if (!key_dirs) return key_dirs.error().with_context("engine");
-  std::unique_ptr<engine> e(new engine(std::move(opt), std::move(parts), std::move(spool).value(),
-                                       std::move(dirs).value(), std::move(key_dirs).value()));
-  if (!backend_note.empty()) e->log(log_level::info, "engine: " + backend_note);
-  if (const auto& m = e->gpu_monitor_; m && !m->available())
-    e->log(log_level::warn, "engine: GPU utilization not sampled: " + m->unavailable_reason());
-  if (!e->opt_.database.empty()) CUZK_TRY(e->open_cluster());
-  CUZK_TRY(e->recover());
-  e->start_threads();
-  return e;
-}
 
 engine::engine(engine_options opt, engine_parts parts, witness_spool spool, witness_dirs dirs,
                witness_dirs key_dirs)
@@ -192,11 +120,8 @@ void engine::set_state(live_job& j, job_state s) {
   // The store needs only the start of an attempt (to count it after a crash); the phases after it
   // are in memory. Each store write is an fsync'd commit: 2-3 ms on this machine, against ~45 ms
   // for a whole small proof, so writing every phase cost a quarter of the throughput.
-  // A claimed job's start was written by its claim (pg_job_leases::claim), in the same commit: one
-  // fsync fewer per job, and no later write by a node whose lease ran out.
-  if (s != job_state::loading_key || j.lease) return;
-  const status st = store_->update_state(j.rec.info.id, s, attempts);
-  if (!st) log(log_level::warn, "engine: job=" + std::to_string(j.rec.info.id) + " store: " + st.to_string());
+  // A cluster's claim wrote the start already (job_source::record_start).
+  if (s == job_state::loading_key) source_->record_start(j, attempts);
 }
 
 result<key_summary> engine::summary_as_registered(const circuit_record& c) {
@@ -245,77 +170,7 @@ status engine::recover() {
   }
   auto jobs = store_->unfinished();
   if (!jobs) return jobs.error();
-  std::set<std::string> keep;
-  if (leases_) {
-    // In a cluster the jobs stay in the database until a node claims them (engine_cluster.cpp);
-    // the spool keeps what any unfinished job of any node names.
-    for (const auto& r : *jobs)
-      for (std::size_t k = 0; k < r.witness_paths.size(); ++k)
-        if (k < r.spooled.size() && r.spooled[k]) keep.insert(r.witness_paths[k]);
-    if (const std::size_t orphans = spool_.sweep(keep))
-      log(log_level::info, "engine: orphan_witnesses_removed=" + std::to_string(orphans));
-    return status::ok();
-  }
-  std::size_t requeued = 0, failed = 0, withdrawn = 0;
-  for (auto& r : *jobs) {
-    // A submit that stopped while it stored the witnesses of a job it had queued (inline_arrival.hpp):
-    // it never returned, so nobody has the job's id, and a retry of it must make a new job. The job
-    // goes, and the sweep below takes its files.
-    bool interrupted_submit = false;
-    for (std::size_t k = 0; k < r.witness_paths.size(); ++k)
-      interrupted_submit = interrupted_submit || (r.spooled[k] && witness_spool::interrupted(r.witness_paths[k]));
-    if (interrupted_submit) {
-      CUZK_TRY(store_->remove(r.info.id));
-      log(log_level::info, "engine: job=" + std::to_string(r.info.id) +
-                               " removed: its submit stopped before its witnesses were stored");
-      ++withdrawn;
-      continue;
-    }
-    for (std::size_t k = 0; k < r.witness_paths.size(); ++k)
-      if (r.spooled[k]) keep.insert(r.witness_paths[k]);
-    auto j = std::make_shared<live_job>();
-    j->rec = std::move(r);
-    j->enqueued = steady_clock::now();
-    job_result& i = j->rec.info;
-    const bool interrupted = i.state != job_state::queued;
-    status why;
-    const auto c = circuits_.find(i.circuit);
-    if (!c) {
-      why = status(errc::not_found, "circuit " + i.circuit + " is no longer registered after a restart");
-    } else if (interrupted && i.attempts >= opt_.max_attempts) {
-      why = status(errc::internal, "interrupted " + std::to_string(i.attempts) +
-                                       " times (the daemon stopped while proving it); not retried");
-    } else {
-      j->key = c->key;
-      j->generator = c->generator;
-      for (std::size_t k = 0; k < j->rec.witness_paths.size() && why.is_ok(); ++k)
-        if (::access(j->rec.witness_paths[k].c_str(), R_OK) != 0)
-          why = status(errc::io_error, "partition " + std::to_string(k) + ": " +
-                                           (j->rec.spooled[k] ? "inline witness" : "witness " + j->rec.witness_paths[k]) +
-                                           " is gone after a restart");
-    }
-    {
-      std::lock_guard lk(m_);
-      live_[i.id] = j;
-    }
-    if (!why.is_ok()) {
-      finish(j, job_state::failed, why);
-      ++failed;
-      continue;
-    }
-    i.state = job_state::queued;
-    CUZK_TRY(store_->update_state(i.id, job_state::queued, i.attempts));
-    event(*j, interrupted ? event_kind::requeued : event_kind::queued, 0, -1);
-    metrics_.add(i.circuit, metrics::counter::recovered);
-    sched_.push({i.id, i.circuit, i.prio, j->enqueued});
-    ++requeued;
-  }
-  const std::size_t orphans = spool_.sweep(keep);
-  if (requeued || failed || withdrawn || orphans)
-    log(log_level::info, "engine: recovered requeued=" + std::to_string(requeued) + " failed=" +
-                             std::to_string(failed) + " withdrawn=" + std::to_string(withdrawn) +
-                             " orphan_witnesses_removed=" + std::to_string(orphans));
-  return status::ok();
+  return source_->take_unfinished(std::move(*jobs));
 }
 
 void engine::start_threads() {
@@ -325,7 +180,7 @@ void engine::start_threads() {
   for (std::size_t i = 0; i < workers_.size(); ++i)
     workers_[i].thread = std::thread([this, i] { worker_loop(static_cast<int>(i)); });
   housekeeper_ = std::thread([this] { housekeeping_loop(); });
-  start_cluster_threads();
+  source_->start();
 }
 
 std::size_t engine::jobs_of_locked(const std::string& circuit, job_id* first) const {
@@ -442,67 +297,38 @@ void engine::discard_spooled(const job_record& rec) {
     if (k < rec.spooled.size() && rec.spooled[k]) spool_.remove(rec.witness_paths[k]);
 }
 
-status engine::spool_and_check(const job_request& req, const circuit_info& c, job_record& rec,
-                               reject_reason& why, begun_files* begun) {
-  // The witnesses named by path, read and checked a few at a time (where the host budget has
-  // room for the files' bytes each check holds until it returns: witness_reads_at_once) before the
-  // loop below takes the partitions in order: each is a read and a check of up to GiBs, and a
-  // PoRep job's ten in turn kept its submit waiting for seconds. After a refusal, later files are
-  // not read: the first refused partition in order is the one named.
+status engine::check_request(const job_request& req, const circuit_info& c, reject_reason& why) {
+  // The files' bytes each path check holds until it returns, for the reads beyond one, where the
+  // host budget has room for them now (witness_reads_at_once).
   std::size_t by_path = 0;
   for (const auto& p : req.partitions) by_path += p.inline_bytes().empty() ? 1 : 0;
   reservation room;
-  const std::size_t at_once =
+  partition_checks with;
+  with.dirs = &witness_dirs_;
+  with.reads_at_once =
       witness_reads_at_once(by_path, max_witness_bytes(c.key), nullptr, "a submit's witness checks", room);
-  std::atomic<std::size_t> refused_at{SIZE_MAX};
-  const auto path_checks = in_order_async<status>(
-      req.partitions.size(), at_once,
-      [&](std::size_t k) {
-        const auto& p = req.partitions[k];
-        if (!p.inline_bytes().empty() || k > refused_at.load()) return status::ok();
-        const std::string what = "partition " + std::to_string(k);
-        auto w = open_witness(p.path, witness_origin::client_path, witness_dirs_, c.key);
-        status s = w ? check_witness(w->wtns, c.key, what) : w.error().with_context(what);
-        if (!s) {
-          std::size_t seen = refused_at.load();
-          while (k < seen && !refused_at.compare_exchange_weak(seen, k)) {
-          }
-        }
-        return s;
-      },
-      [&](std::size_t k) { return !req.partitions[k].inline_bytes().empty(); });
+  if (c.generator)
+    with.input_json = [gen = c.generator](std::string_view json, const std::string& what) {
+      return check_input_json(*gen, json, what);
+    };
+  request_fault fault = request_fault::none;
+  const status s = check_partitions(req, c.key, with, fault);
+  why = fault == request_fault::malformed ? reject_reason::malformed_request : reject_reason::bad_witness;
+  return s;
+}
+
+status engine::spool_inline(const job_request& req, job_record& rec, begun_files* begun) {
   for (std::size_t k = 0; k < req.partitions.size(); ++k) {
     const auto& p = req.partitions[k];
-    const std::string what = "partition " + std::to_string(k);
     const auto bytes = p.inline_bytes();
     if (bytes.empty()) {
       rec.witness_paths.push_back(p.path);
       rec.spooled.push_back(false);
       rec.witness_digests.emplace_back();
-      why = reject_reason::bad_witness;
-      CUZK_TRY(path_checks[k]);
       continue;
     }
-    // Checked in the request's bytes before a byte is written: what the spool holds is what was
-    // checked, so the file is not opened again here (it is when the job runs).
-    why = reject_reason::bad_witness;
-    if (p.input_json) {
-      if (!c.generator)
-        return status(errc::failed_precondition,
-                      what + ": input JSON: circuit " + c.id +
-                          " has no witness generator: register it with its wasm (one that did not load at "
-                          "the daemon's start is named in its log)");
-      if (bytes.size() > max_input_json_bytes)
-        return status(errc::invalid_argument, what + ": input JSON: expected at most " +
-                                                  std::to_string(max_input_json_bytes) + " bytes, found " +
-                                                  std::to_string(bytes.size()));
-      CUZK_TRY(check_input_json(*c.generator,
-                                {reinterpret_cast<const char*>(bytes.data()), bytes.size()}, what + ": input JSON"));
-    } else {
-      CUZK_TRY(check_inline_witness(bytes, c.key, what));
-    }
-    why = reject_reason::spool_failed;
-    // Written now, or only begun for the caller to complete (begun files: a .wtns's bytes).
+    // Written now, or only begun for the caller to complete (begun files: a .wtns's bytes). What
+    // the spool holds is what check_partitions() checked: the file is not opened again here.
     auto path = [&]() -> result<std::string> {
       if (!begun || p.input_json) return spool_.write(bytes);
       auto b = spool_.begin();
@@ -514,7 +340,7 @@ status engine::spool_and_check(const job_request& req, const circuit_info& c, jo
       // The client hears why, not where: the spool lies in the daemon's data directory. The log
       // keeps the path for the operator.
       log(log_level::error, "engine: witness spool write failed error=\"" + path.error().to_string() + "\"");
-      return hide_spool(path.error()).with_context(what + ": inline witness");
+      return hide_spool(path.error()).with_context("partition " + std::to_string(k) + ": inline witness");
     }
     rec.witness_paths.push_back(*path);
     rec.spooled.push_back(true);
@@ -525,17 +351,102 @@ status engine::spool_and_check(const job_request& req, const circuit_info& c, jo
   return status::ok();
 }
 
-result<job_id> engine::submit(job_request req) {
+status engine::reject(reject_reason why, status s) {
   // Counted by reason, never by the circuit named: that may be any string a client made up.
-  auto reject = [&](reject_reason why, status s) -> result<job_id> {
-    metrics_.reject(why);
-    log(log_level::warn, std::string("engine: submit rejected reason=") + reject_reason_name(why) +
-                             " error=\"" + s.to_string() + "\"");
-    return s;
-  };
+  metrics_.reject(why);
+  log(log_level::warn, std::string("engine: submit rejected reason=") + reject_reason_name(why) + " error=\"" +
+                           s.to_string() + "\"");
+  return s;
+}
+
+void engine::log_queued(const job_result& info, const std::string& extra) const {
+  log(log_level::info, "engine: job queued id=" + std::to_string(info.id) + " circuit=" + info.circuit +
+                           " priority=" + priority_name(info.prio) + " partitions=" + std::to_string(info.partitions) +
+                           extra + (info.request_id.empty() ? "" : " request_id=" + info.request_id));
+}
+
+status engine::unknown_job(job_id id) const {
+  return status(errc::not_found, "job " + std::to_string(id) +
+                                     ": unknown (never submitted, or purged after the retention of " +
+                                     std::to_string(opt_.result_retention.count()) + " s)");
+}
+
+std::string engine::request_conflict(const job_request& req, const job_record& s) {
+  if (s.info.circuit != req.circuit) return "of circuit " + s.info.circuit + ", not " + req.circuit;
+  if (s.info.partitions != req.partitions.size())
+    return "of " + std::to_string(s.info.partitions) + " partitions, not " + std::to_string(req.partitions.size());
+  if (req.prio && *req.prio != s.info.prio)
+    return std::string("of priority ") + priority_name(s.info.prio) + ", not " + priority_name(*req.prio);
+  const auto ms = [](const std::optional<wall_time>& t) { return t ? std::optional(to_unix_ms(*t)) : std::nullopt; };
+  if (ms(req.deadline) != ms(s.info.deadline)) return "with another deadline";
+  for (std::size_t k = 0; k < req.partitions.size() && k < s.witness_paths.size(); ++k) {
+    const auto& p = req.partitions[k];
+    const bool spooled = k < s.spooled.size() && s.spooled[k];
+    const std::string digest = k < s.witness_digests.size() ? s.witness_digests[k] : std::string();
+    const bool input = k < s.input_json.size() && s.input_json[k];
+    const bool same = p.inline_bytes().empty()
+                          ? !spooled && s.witness_paths[k] == p.path
+                          : spooled && input == p.input_json && witness_digest_matches(digest, p.inline_bytes());
+    if (!same) return "with another witness for partition " + std::to_string(k);
+  }
+  return {};
+}
+
+result<job_id> engine::same_request(const job_request& req, job_id existing) {
+  // The first submit may still be storing its witnesses: its answer is this one's.
+  std::shared_ptr<inline_arrival> arriving;
+  {
+    std::lock_guard lk(m_);
+    if (auto it = live_.find(existing); it != live_.end()) arriving = it->second->arrival;
+  }
+  if (arriving && !arriving->wait_stored())
+    return status(errc::unavailable, "request id \"" + req.request_id +
+                                         "\": its first submit could not store the witnesses; submit it again");
+  auto r = store_->get(existing);
+  if (!r) return r.error();
+  // Gone meanwhile: withdrawn (its submit could not store the witnesses) or purged.
+  if (!*r)
+    return status(errc::unavailable, "request id \"" + req.request_id + "\": job " + std::to_string(existing) +
+                                         " was withdrawn or purged meanwhile; submit it again");
+  const job_record& s = **r;
+  if (const std::string what = request_conflict(req, s); !what.empty())
+    return reject(reject_reason::request_id_conflict,
+                  status(errc::already_exists, "request id \"" + req.request_id + "\" was used for job " +
+                                                   std::to_string(existing) + " " + what +
+                                                   "; a retry must resend the same request"));
+  if (failed_for_store_fault(s.info)) {
+    // The job failed because the store refused its result, not because of the request: the
+    // retry is proved again as a new job, which takes the request id over (docs/cluster.md,
+    // "When the database is out of reach"). 0 tells the caller to submit it anew.
+    {
+      std::lock_guard lk(m_);
+      if (live_.count(existing)) return existing;  // its failure is not stored yet: as it stands
+    }
+    CUZK_TRY(store_->remove(existing));
+    log(log_level::info, "engine: job=" + std::to_string(existing) + " removed: request id " + req.request_id +
+                             " submitted again after its result could not be stored");
+    return job_id{0};
+  }
+  return existing;
+}
+
+std::shared_ptr<live_job> engine::new_job(const job_request& req, const circuit_info& c) const {
+  auto j = std::make_shared<live_job>();
+  job_result& info = j->rec.info;
+  info.request_id = req.request_id;
+  info.circuit = req.circuit;
+  info.prio = req.prio.value_or(c.default_priority);
+  info.partitions = static_cast<uint32_t>(req.partitions.size());
+  info.submitted_at = wall_clock::now();
+  info.deadline = req.deadline;
+  j->key = c.key;
+  j->generator = c.generator;
+  return j;
+}
+
+result<job_id> engine::submit(job_request req) {
   if (!accepting_)
-    return reject(reject_reason::draining,
-                  status(errc::unavailable, "engine is draining: not accepting jobs"));
+    return reject(reject_reason::draining, status(errc::unavailable, "engine is draining: not accepting jobs"));
   // Until the job is in live_, where register_circuit() counts it (registration_m_ in engine.hpp).
   std::shared_lock reg(registration_m_);
   const auto c = circuits_.find(req.circuit);
@@ -546,112 +457,35 @@ result<job_id> engine::submit(job_request req) {
     return reject(reject_reason::unknown_circuit,
                   status(errc::not_found, "circuit \"" + req.circuit + "\": not registered"));
   }
-  if (auto s = check_job_request(req); !s) return reject(reject_reason::malformed_request, s);
-
+  // The request id before it is looked up; the rest of the request once it is known to be new.
+  if (auto s = check_request_id(req.request_id); !s) return reject(reject_reason::malformed_request, s);
   // A request id names one request: a retry (the same request again) gets the first job; anything
   // else under the same id is refused rather than answered with a job it did not ask for.
-  auto same_request = [&](job_id existing) -> result<job_id> {
-    // The first submit may still be storing its witnesses: its answer is this one's.
-    std::shared_ptr<inline_arrival> arriving;
-    {
-      std::lock_guard lk(m_);
-      if (auto it = live_.find(existing); it != live_.end()) arriving = it->second->arrival;
-    }
-    if (arriving && !arriving->wait_stored())
-      return status(errc::unavailable, "request id \"" + req.request_id +
-                                           "\": its first submit could not store the witnesses; submit it again");
-    auto r = store_->get(existing);
-    if (!r) return r.error();
-    // Gone meanwhile: withdrawn (its submit could not store the witnesses) or purged.
-    if (!*r)
-      return status(errc::unavailable, "request id \"" + req.request_id + "\": job " + std::to_string(existing) +
-                                           " was withdrawn or purged meanwhile; submit it again");
-    const job_record& s = **r;
-    auto conflict = [&](const std::string& what) -> result<job_id> {
-      return reject(reject_reason::request_id_conflict,
-                    status(errc::already_exists, "request id \"" + req.request_id + "\" was used for job " +
-                                                     std::to_string(existing) + " " + what +
-                                                     "; a retry must resend the same request"));
-    };
-    if (s.info.circuit != req.circuit)
-      return conflict("of circuit " + s.info.circuit + ", not " + req.circuit);
-    if (s.info.partitions != req.partitions.size())
-      return conflict("of " + std::to_string(s.info.partitions) + " partitions, not " +
-                      std::to_string(req.partitions.size()));
-    if (req.prio && *req.prio != s.info.prio)
-      return conflict(std::string("of priority ") + priority_name(s.info.prio) + ", not " +
-                      priority_name(*req.prio));
-    const auto ms = [](const std::optional<wall_time>& t) {
-      return t ? std::optional(to_unix_ms(*t)) : std::nullopt;
-    };
-    if (ms(req.deadline) != ms(s.info.deadline)) return conflict("with another deadline");
-    for (std::size_t k = 0; k < req.partitions.size() && k < s.witness_paths.size(); ++k) {
-      const auto& p = req.partitions[k];
-      const bool spooled = k < s.spooled.size() && s.spooled[k];
-      const std::string digest = k < s.witness_digests.size() ? s.witness_digests[k] : std::string();
-      const bool input = k < s.input_json.size() && s.input_json[k];
-      const bool same = p.inline_bytes().empty()
-                            ? !spooled && s.witness_paths[k] == p.path
-                            : spooled && input == p.input_json &&
-                                  witness_digest_matches(digest, p.inline_bytes());
-      if (!same) return conflict("with another witness for partition " + std::to_string(k));
-    }
-    if (failed_for_store_fault(s.info)) {
-      // The job failed because the store refused its result, not because of the request: the
-      // retry is proved again as a new job, which takes the request id over (docs/cluster.md,
-      // "When the database is out of reach"). 0 tells the caller to submit it anew.
-      {
-        std::lock_guard lk(m_);
-        if (live_.count(existing)) return existing;  // its failure is not stored yet: as it stands
-      }
-      CUZK_TRY(store_->remove(existing));
-      log(log_level::info, "engine: job=" + std::to_string(existing) + " removed: request id " + req.request_id +
-                               " submitted again after its result could not be stored");
-      return job_id{0};
-    }
-    return existing;
-  };
   if (!req.request_id.empty()) {
     auto found = store_->find_request(req.request_id);
     if (!found) return found.error();
-    if (*found) {
-      auto again = same_request(**found);
-      if (!again || *again != 0) return again;
-    }
+    if (*found)
+      if (auto again = same_request(req, **found); !again || *again != 0) return again;
   }
-
-  auto j = std::make_shared<live_job>();
+  reject_reason why = reject_reason::bad_witness;
+  if (status s = check_request(req, *c, why); !s) return reject(why, s);
+  auto j = new_job(req, *c);
   job_record& rec = j->rec;
-  rec.info.request_id = req.request_id;
-  rec.info.circuit = req.circuit;
-  rec.info.prio = req.prio.value_or(c->default_priority);
-  rec.info.partitions = static_cast<uint32_t>(req.partitions.size());
-  rec.info.submitted_at = wall_clock::now();
-  rec.info.deadline = req.deadline;
-  j->key = c->key;
-  j->generator = c->generator;
-  // Witnesses sent inline as .wtns bytes on a single node: the job is queued as soon as its row is
-  // committed, and its files are written while it proves (inline_arrival.hpp); the submit returns
-  // once they are on disk. The write of a 2^22 witness (128 MiB, with its fsync) and the worker's
-  // read of it back were otherwise on the path of every such proof. In a cluster the job waits in
-  // the database for whichever node claims it, which reads the files: they are written first.
-  bool prove_while_storing = !leases_;
-  bool any_inline = false;
-  for (const auto& p : req.partitions) {
-    if (p.inline_bytes().empty()) continue;
-    any_inline = true;
-    prove_while_storing = prove_while_storing && !p.input_json;
-  }
-  prove_while_storing = prove_while_storing && any_inline;
+  // Witnesses sent inline as .wtns bytes, where the source queues the job at once: its files are
+  // written while it proves (local_job_source.cpp). The write of a 2^22 witness (128 MiB, with its
+  // fsync) and the worker's read of it back were otherwise on the path of every such proof.
+  const auto inline_part = [](const witness_input& p) { return !p.inline_bytes().empty(); };
+  const bool prove_while_storing =
+      source_->queues_at_submit() && std::ranges::any_of(req.partitions, inline_part) &&
+      std::ranges::none_of(req.partitions, [&](const witness_input& p) { return inline_part(p) && p.input_json; });
   begun_files begun;
   auto discard = [&] {
     discard_spooled(rec);
     for (const auto& [k, f] : begun) spool_.abandon(f);
   };
-  reject_reason why = reject_reason::bad_witness;
-  if (status s = spool_and_check(req, *c, rec, why, prove_while_storing ? &begun : nullptr); !s) {
+  if (status s = spool_inline(req, rec, prove_while_storing ? &begun : nullptr); !s) {
     discard();
-    return reject(why, s);
+    return reject(reject_reason::spool_failed, s);
   }
   auto ins = store_->insert(rec);
   if (!ins) {
@@ -660,66 +494,13 @@ result<job_id> engine::submit(job_request req) {
   }
   if (!ins->inserted) {  // a concurrent submit with the same request id won
     discard();
-    auto first = same_request(ins->id);
+    auto first = same_request(req, ins->id);
     if (first && *first == 0)
       return status(errc::unavailable, "request id \"" + req.request_id + "\": submitted twice at once; submit it again");
     return first;
   }
   rec.info.id = ins->id;
-  if (leases_) {
-    metrics_.add(req.circuit, metrics::counter::submitted);
-    // In a cluster the job waits in the database for whichever node claims it first (this one
-    // too): the insert announced it to every node.
-    log(log_level::info, "engine: job queued id=" + std::to_string(ins->id) + " circuit=" + req.circuit +
-                             " priority=" + priority_name(rec.info.prio) +
-                             " partitions=" + std::to_string(rec.info.partitions) + " cluster=1" +
-                             (req.request_id.empty() ? "" : " request_id=" + req.request_id));
-    wake_claimer();  // this node need not wait for its own announcement to come back
-    return ins->id;
-  }
-  if (!begun.empty()) {
-    std::vector<std::span<const uint8_t>> bytes;
-    for (const auto& p : req.partitions) bytes.push_back(p.inline_bytes());
-    j->arrival = std::make_shared<inline_arrival>(std::move(bytes));
-  }
-  j->enqueued = steady_clock::now();
-  {
-    std::lock_guard lk(m_);
-    live_[ins->id] = j;
-  }
-  event(*j, event_kind::queued, 0, -1);
-  sched_.push({ins->id, req.circuit, rec.info.prio, j->enqueued});
-  log(log_level::info, "engine: job queued id=" + std::to_string(ins->id) + " circuit=" + req.circuit +
-                           " priority=" + priority_name(rec.info.prio) +
-                           " partitions=" + std::to_string(rec.info.partitions) +
-                           (req.request_id.empty() ? "" : " request_id=" + req.request_id));
-  if (j->arrival) {
-    // Settled on every way out of here, an exception's too: a worker must not read the request's
-    // bytes once submit has returned, and the job's end must not wait for good.
-    struct settle_guard {
-      engine* e;
-      const std::shared_ptr<live_job>& job;
-      const begun_files& files;
-      bool armed = true;
-      ~settle_guard() {
-        if (armed) e->withdraw(job, files);
-      }
-    } guard{this, j, begun};
-    status stored = status::ok();
-    for (std::size_t i = 0; i < begun.size() && stored.is_ok(); ++i)
-      stored = spool_.complete(begun[i].second, req.partitions[begun[i].first].inline_bytes());
-    if (!stored) {
-      log(log_level::error, "engine: job=" + std::to_string(ins->id) +
-                                " withdrawn: witness spool write failed error=\"" + stored.to_string() + "\"");
-      guard.armed = false;
-      withdraw(j, begun);
-      return reject(reject_reason::spool_failed, hide_spool(stored).with_context("inline witness"));
-    }
-    guard.armed = false;
-    j->arrival->settle(true);
-  }
-  metrics_.add(req.circuit, metrics::counter::submitted);
-  return ins->id;
+  return source_->queue_submitted(j, req, begun);
 }
 
 void engine::withdraw(const std::shared_ptr<live_job>& j, const begun_files& files) noexcept {
@@ -785,21 +566,12 @@ result<job_result> engine::await(job_id id, std::chrono::milliseconds timeout) {
         done_cv_.wait_until(lk, until);
     }
   }
-  if (leases_) {
-    // Held by another node, queued in the database, or ended: its end is announced (LISTEN/NOTIFY).
-    const auto left = timeout.count() <= 0 ? timeout
-                                           : std::max(std::chrono::milliseconds(1),
-                                                      std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                          until - steady_clock::now()));
-    return await_elsewhere(id, left);
-  }
-  auto r = store_->get(id);
-  if (!r) return r.error();
-  if (!*r)
-    return status(errc::not_found, "job " + std::to_string(id) +
-                                       ": unknown (never submitted, or purged after the retention of " +
-                                       std::to_string(opt_.result_retention.count()) + " s)");
-  return std::move(**r).info;
+  // Ended and stored, never issued, or (in a cluster) held by another node or queued in the database.
+  const auto left = timeout.count() <= 0 ? timeout
+                                         : std::max(std::chrono::milliseconds(1),
+                                                    std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                        until - steady_clock::now()));
+  return source_->await_absent(id, left);
 }
 
 status engine::cancel(job_id id) {
@@ -818,14 +590,8 @@ status engine::cancel(job_id id) {
       j = it->second;
     }
   }
-  if (!j && leases_) return cancel_elsewhere(id);  // the holder, if any, sees it at its next heartbeat
-  if (!j) {
-    auto r = store_->get(id);
-    if (!r) return r.error();
-    if (!*r) return status(errc::not_found, "job " + std::to_string(id) + ": unknown");
-    return status(errc::failed_precondition,
-                  "job " + std::to_string(id) + ": already " + job_state_name((*r)->info.state));
-  }
+  // Ended, unknown, or (in a cluster) held elsewhere: its holder sees the cancel at its next heartbeat.
+  if (!j) return source_->cancel_absent(id);
   j->cancel.request(cancel_reason::caller);
   memory_.host().wake_waiters();  // a job waiting for memory leaves now
   // Still queued: it never reaches a worker. Otherwise the worker ends it at its next boundary.
@@ -946,15 +712,10 @@ void engine::drain(std::chrono::milliseconds grace) {
   std::lock_guard dl(drain_m_);
   if (drained_) return;
   accepting_ = false;
-  {
-    // No new claims from here; what this node claimed and has not started goes back to the queue.
-    std::lock_guard lk(cluster_m_);
-    claim_stop_ = true;
-  }
-  cluster_cv_.notify_all();
-  if (claimer_.joinable()) claimer_.join();
+  // No new claims from here; what this node claimed and has not started goes back to the queue.
+  source_->stop_taking();
   sched_.close();
-  release_unstarted();
+  source_->release_unstarted();
   // Let running jobs end on their own for up to `grace`.
   {
     std::unique_lock lk(m_);
@@ -977,8 +738,8 @@ void engine::drain(std::chrono::milliseconds grace) {
   hk_cv_.notify_all();
   if (housekeeper_.joinable()) housekeeper_.join();
   retry_unstored();  // a last try; what is still refused is proved again after the restart
-  release_unstarted();  // those a drain abandoned, and any a worker had not reached
-  stop_cluster_threads();  // the heartbeat last but one: running jobs kept their leases until here
+  source_->release_unstarted();  // those a drain abandoned, and any a worker had not reached
+  source_->stop();  // the heartbeat last but one: running jobs kept their leases until here
   drained_ = true;
   done_cv_.notify_all();  // awaiters of jobs that will not run now
   std::size_t queued = 0;

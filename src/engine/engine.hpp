@@ -15,7 +15,10 @@
 //             taking each as its read ends (a GPU worker reserves its device buffers in the
 //             same budget before it allocates them), verify each -> result stored -> await()
 //             returns
-// with a cancel check at every phase boundary.
+// with a cancel check at every phase boundary. A job's steps on a worker are job_run.hpp's. Where
+// jobs come from, and where their lives are written, is the job_source (job_source.hpp): this
+// daemon alone (local_job_source.hpp) or its part in a cluster (cluster_member.hpp); submit, await,
+// cancel and the recovery at start call it where the two differ.
 //
 // Threads. Any thread may call the public methods (the service's RPC threads do). Each worker
 // thread (options.workers with the CPU backend; the GPU backend's workers_per_device per device
@@ -56,11 +59,12 @@
 #include "base/result.hpp"
 #include "engine/backends/prover_backend.hpp"
 #include "engine/engine_options.hpp"
+#include "engine/job_source.hpp"
+#include "engine/live_job.hpp"
 #include "engine/jobs/cancel_token.hpp"
 #include "engine/jobs/inline_arrival.hpp"
 #include "engine/jobs/job.hpp"
 #include "engine/jobs/job_store.hpp"
-#include "engine/jobs/pg_job_leases.hpp"
 #include "engine/jobs/scheduler.hpp"
 #include "engine/jobs/witness_dirs.hpp"
 #include "engine/jobs/witness_spool.hpp"
@@ -219,29 +223,12 @@ class engine {
   bool accepting() const noexcept { return accepting_.load(); }
 
  private:
-  struct live_job {
-    job_record rec;
-    key_summary key;
-    generator_ptr generator;  // the circuit's, for partitions given as input JSON
-    cancel_token cancel;
-    steady_clock::time_point enqueued;
-    std::vector<timeline_event> events;
-    int worker = -1;
-    reservation working_set;  // from admission until its batch ends (the worker takes it over)
-    // Ended, but the store refused its outcome for good (finish()): it stays in live_, failed,
-    // until retry_unstored() stores that failure.
-    bool unstored = false;
-    // Ended, but the store was out of reach (errc::unavailable: a server restarting, a full disk):
-    // the outcome, proofs and all, waits here until retry_unstored() stores it, and only then is
-    // it published. Meanwhile the job shows its last running state, and an await that runs out of
-    // time is told to await again (docs/HARDENING.md, finding 17). `store_fault` is the last refusal.
-    std::optional<job_result> parked;
-    status store_fault;
-    // In a cluster: this node's claim on the job, which its result is committed under.
-    std::optional<job_lease> lease;
-    // While its submit is still storing the inline witnesses (inline_arrival.hpp); null otherwise.
-    std::shared_ptr<inline_arrival> arrival;
-  };
+  // A job's steps on a worker use the engine's state under its locks, as the worker loop does.
+  friend class job_run;
+  // The two job sources (job_source.hpp) queue, end and look up jobs in the engine's table.
+  friend class local_job_source;
+  friend class cluster_member;
+
   struct worker_slot {
     std::thread thread;
     int device_slot = -1;  // the device slot it proves on; -1: none
@@ -265,14 +252,27 @@ class engine {
   void set_state(live_job& j, job_state s);
   // One pinned staging buffer per worker on a slot that holds the circuit's key, made at preload.
   void prewarm_staging(const std::string& circuit);
-  // Checks each partition's witness against the key (an inline one in the request's bytes, before
-  // anything is written) and spools the inline ones; on an error, `why` says which kind. With
-  // `begun`, the inline .wtns files are only begun (witness_spool::begin; with their partitions'
-  // indexes) for the caller to complete once the job is queued.
-  using begun_files = std::vector<std::pair<std::size_t, witness_spool::pending>>;
-  status spool_and_check(const job_request& req, const circuit_info& c, job_record& rec, reject_reason& why,
-                         begun_files* begun = nullptr);
+  // check_partitions() (jobs/request_checks.hpp) with this engine's witness_dirs, its host budget's
+  // room for parallel reads and the circuit's generator; `why` is the refusal's reason.
+  status check_request(const job_request& req, const circuit_info& c, reject_reason& why);
+  // Each partition's witness into rec: a path as it is, inline bytes written to the spool, or only
+  // begun there (witness_spool::begin; with their partitions' indexes) with `begun`, for the caller
+  // to complete once the job is queued.
+  status spool_inline(const job_request& req, job_record& rec, begun_files* begun);
   void discard_spooled(const job_record& rec);
+  // Counts and logs a refused submit; returns `s`.
+  status reject(reject_reason why, status s);
+  // The log line of a job queued (`extra`: what the source adds, " cluster=1").
+  void log_queued(const job_result& info, const std::string& extra) const;
+  // not_found for a job neither in the table nor in the store.
+  status unknown_job(job_id id) const;
+  // A submit's new job, of circuit `c`, not yet stored.
+  std::shared_ptr<live_job> new_job(const job_request& req, const circuit_info& c) const;
+  // A submit under a request id the store knows as `existing`: that job's id for a retry of the same
+  // request, 0 to prove it anew (it failed only because the store refused its result), else why not.
+  result<job_id> same_request(const job_request& req, job_id existing);
+  // How `req` differs from the job stored under its request id ("of circuit x, not y"); empty: not.
+  static std::string request_conflict(const job_request& req, const job_record& stored);
   // A submit that queued its job before its inline witnesses were stored, and could not store
   // them: the job is taken out of the store, the queue (or dropped at its end) and the spool.
   void withdraw(const std::shared_ptr<live_job>& j, const begun_files& files) noexcept;
@@ -281,15 +281,12 @@ class engine {
   // How many jobs of `circuit` are queued or running, and the first one's id; under m_.
   std::size_t jobs_of_locked(const std::string& circuit, job_id* first = nullptr) const;
 
-  // Worker side (engine_worker.cpp).
+  // Worker side (engine_worker.cpp; a job's own steps are job_run.cpp).
   // The scheduler's admission step: reserves the batch's working set, drops refused jobs.
   void admit(work_batch& batch, const worker_ref& by);
   void worker_loop(int index);
+  // Each job of the batch through its steps (job_run.hpp), one after another.
   void run_batch(int index, const work_batch& batch);
-  void run_job(int index, const std::shared_ptr<live_job>& j, key_lease& lease, reservation& working_set);
-  // How many of j's partitions from `first` on to prove in one backend call: what the backend asks
-  // for, cut to what the host budget holds of their witnesses now (reserved into `held`).
-  uint32_t batch_size(const live_job& j, const prove_call& call, uint32_t first, reservation& held);
   // How many of `files` witness files of up to `file_bytes` each a submit's checks may read at
   // once: parallel_witness_reads where the host budget has room now for the files beyond the one
   // a read always holds (taken without waiting or evicting, into `room`), one otherwise. (A
@@ -310,28 +307,6 @@ class engine {
   // false while the store still refuses.
   bool retry_unstored();
   void housekeeping_loop();
-
-  // Cluster side (engine_cluster.cpp), with a PostgreSQL store only.
-  status open_cluster();
-  void start_cluster_threads();
-  void stop_cluster_threads();
-  void claim_loop();
-  void heartbeat_loop();
-  void listen_loop();
-  // Turns a claim into a queued job of this node; false when it ended at once (failed).
-  bool adopt(const job_lease& l);
-  // How many claimed jobs this node holds that have not ended; under m_.
-  std::size_t claimed_locked() const;
-  // Wakes the claimer (a worker freed, a job announced).
-  void wake_claimer();
-  // Ends a job in the store: through its lease when it has one. A late commit the lease's fence
-  // refused is failed_precondition.
-  status commit_end(const live_job& j, const job_result& info);
-  // Gives unstarted claims back to the queue (drain).
-  void release_unstarted();
-  // await() and cancel() of a job this node does not hold.
-  result<job_result> await_elsewhere(job_id id, std::chrono::milliseconds timeout);
-  status cancel_elsewhere(job_id id);
 
   const engine_options opt_;
   std::unique_ptr<prover_backend> backend_;
@@ -371,18 +346,9 @@ class engine {
   bool hk_stop_ = false;
   std::thread housekeeper_;
 
-  // Cluster: claims, heartbeats and the wake-ups of LISTEN/NOTIFY (null leases_: one daemon alone).
-  std::unique_ptr<pg_job_leases> leases_;
-  std::mutex cluster_m_;
-  std::condition_variable cluster_cv_;
-  uint64_t claim_wakes_ = 0;  // bumped by wake_claimer()
-  bool claim_stop_ = false;    // the claimer's (a drain stops claims before the heartbeat)
-  bool cluster_stop_ = false;
-  bool listen_stop_ = false;
-  std::thread claimer_, heartbeat_, listener_;
-  // Awaits of jobs held elsewhere, by job (count of waiters), and the ends announced for them; under m_.
-  std::map<job_id, int> remote_waits_;
-  std::set<job_id> remote_ended_;
+  // Where jobs come from and where their lives are written: this daemon alone, or its part in a
+  // cluster (job_source.hpp).
+  std::unique_ptr<job_source> source_;
 };
 
 }  // namespace cuzk::engine

@@ -74,7 +74,7 @@ struct engine_options {
   // node spools into <spool_dir>/<node_name>, and another node reads those files when it takes a
   // job up, so the root must be storage every node mounts at the same path (docs/cluster.md).
   std::string spool_dir;
-  // With `database`: how this daemon takes part in the cluster (engine_cluster.cpp).
+  // With `database`: how this daemon takes part in the cluster (cluster_member.hpp).
   cluster_options cluster;
   // Prover workers pulling from the scheduler, with the CPU backend (the GPU backend runs
   // gpu.workers_per_device per device slot instead).

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// The engine's worker side: a worker takes a batch from the scheduler, leases the circuit's key
-// once for the whole batch, and runs each job through its phases, checking the job's cancel token
-// at every boundary (see engine.hpp).
+// The engine's worker side: admission, the worker loop, and a job's end. A worker takes a batch
+// from the scheduler and runs each of its jobs through the steps of job_run.hpp, which lease the
+// circuit's key once for the whole batch and check the job's cancel token at every boundary; a job
+// ends through finish() here (see engine.hpp).
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -10,63 +11,11 @@
 #include <utility>
 #include <vector>
 
+#include "engine/elapsed.hpp"
 #include "engine/engine.hpp"
-#include "engine/jobs/proof_check.hpp"
-#include "engine/jobs/input_witness.hpp"
-#include "engine/jobs/witness.hpp"
-#include "engine/jobs/witness_stream.hpp"
+#include "engine/job_run.hpp"
 
 namespace cuzk::engine {
-
-namespace {
-
-double seconds_since(steady_clock::time_point t0) {
-  return std::chrono::duration<double>(steady_clock::now() - t0).count();
-}
-
-std::string fmt_s(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", s);
-  return buf;
-}
-
-// A partition's prover phases added to its job's (every partition's copies, NTTs and MSMs count):
-// synthesis (with the witness staging before it) and the rest of the proof, then, for a proof that
-// ran on a device, the parts a GPU backend times (phase in job.hpp: a CPU job reports none).
-void add_proof_times(job_result& info, const prove_report& r) {
-  const groth16::phase_timings& t = r.phases;
-  info.times[phase::synthesis] += t.witness + t.synthesis;
-  info.times[phase::prove] += t.after_synthesis();
-  info.times[phase::reservation_wait] += r.device_memory_wait;
-  // Partitions of one job run on one worker; a fallback to the CPU for one shows in all.
-  const std::string where = r.ran_on.empty() ? "cpu" : r.ran_on;
-  info.ran_on = info.ran_on.empty() || info.ran_on == where ? where : info.ran_on + "+" + where;
-  if (where == "cpu") return;
-  info.times[phase::h2d] += t.h2d;
-  info.times[phase::ntt] += t.ntt;
-  info.times[phase::msm_a] += t.msm_a;
-  info.times[phase::msm_b1] += t.msm_b1;
-  info.times[phase::msm_b2] += t.msm_b2;
-  info.times[phase::msm_c] += t.msm_c;
-  info.times[phase::msm_h] += t.msm_h;
-  info.times[phase::assembly] += t.assembly;
-  info.times[phase::gpu_wait] += t.lock_wait;
-  info.times[phase::gpu_busy] += t.lock_held;
-  info.h2d_bytes += t.h2d_bytes;
-}
-
-// A witness of the key as read into memory (nVars values): what a batch or a read-ahead holds
-// beyond one proof's working set.
-uint64_t witness_bytes_of(const key_summary& key) { return uint64_t{key.n_vars} * sizeof(bn254::fr::repr); }
-
-// Why a job stops at a boundary, or nullopt to go on.
-std::optional<cancel_reason> stop_reason(const cancel_token& c) {
-  const auto r = c.reason();
-  if (r == cancel_reason::none) return std::nullopt;
-  return r;
-}
-
-}  // namespace
 
 void engine::admit(work_batch& batch, const worker_ref& by) {
   // One reservation per batch: its worker proves the jobs one after another, all of one circuit,
@@ -130,30 +79,6 @@ std::size_t engine::witness_reads_at_once(std::size_t files, uint64_t file_bytes
   return want;
 }
 
-uint32_t engine::batch_size(const live_job& j, const prove_call& call, uint32_t first, reservation& held) {
-  const uint32_t remaining = j.rec.info.partitions - first;
-  if (remaining < 2) return 1;
-  const uint32_t asked = std::min(remaining, std::max(1u, backend_->batch_partitions(call, remaining)));
-  // The batch's witnesses beyond the first (admit() reserved one proof's working set) are held at
-  // once: as many as the host budget has room for now, without pushing cached keys out; the rest
-  // of the job goes in later batches.
-  const uint64_t witness_bytes = witness_bytes_of(j.key);
-  for (uint32_t b = asked; b > 1; --b) {
-    const std::string purpose = "job " + std::to_string(j.rec.info.id) + ": the witnesses of a batch of " +
-                                std::to_string(b) + " partitions";
-    auto r = memory_.host().acquire((b - 1) * witness_bytes,
-                                    {&j.cancel, std::chrono::milliseconds(0), purpose, false, nullptr});
-    if (r) {
-      held = std::move(r).value();
-      return b;
-    }
-  }
-  if (asked > 1)
-    log(log_level::info, "engine: job=" + std::to_string(j.rec.info.id) + " partitions proven one at a time: "
-                             "no host memory now for a batch's witnesses (" + describe_bytes(witness_bytes) + " each)");
-  return 1;
-}
-
 void engine::worker_loop(int index) {
   const worker_ref me{index, workers_[index].device_slot};  // the slot is fixed since start
   while (auto batch = sched_.next(me)) run_batch(index, *batch);
@@ -179,7 +104,7 @@ void engine::run_batch(int index, const work_batch& batch) {
       w.partition = 0;
     }
     const auto t0 = steady_clock::now();
-    run_job(index, j, lease, working_set);
+    job_run(*this, index, j, lease, working_set).run();
     std::lock_guard lk(m_);
     auto& w = workers_[index];
     w.busy = false;
@@ -188,248 +113,6 @@ void engine::run_batch(int index, const work_batch& batch) {
     ++w.jobs;
     done_cv_.notify_all();  // drain() waits for idle workers
   }
-}
-
-void engine::run_job(int index, const std::shared_ptr<live_job>& j, key_lease& lease, reservation& working_set) {
-  job_result& info = j->rec.info;
-  auto stop = [&](cancel_reason r) {
-    if (r == cancel_reason::shutdown)
-      requeue_in_store(j);
-    else
-      finish(j, job_state::cancelled, status(errc::cancelled, "cancelled by the caller"));
-  };
-  // A step that fails once a stop was requested ends as the stop says, not as a failure: a backend
-  // that honours the token inside prove() returns an error when it abandons the proof, and so may a
-  // witness read that a shutdown interrupts. The caller asked to stop; the error is only the echo.
-  auto fail_unless_stopped = [&](status s) {
-    if (auto r = stop_reason(j->cancel)) return stop(*r);
-    finish(j, job_state::failed, std::move(s));
-  };
-  if (auto r = stop_reason(j->cancel)) return stop(*r);
-  {
-    std::lock_guard lk(m_);
-    info.times[phase::queue_wait] = seconds_since(j->enqueued);
-    ++info.attempts;
-  }
-  event(*j, event_kind::dispatched, 0, index);
-  if (opt_.fail_expired_jobs && info.deadline && wall_clock::now() > *info.deadline)
-    return finish(j, job_state::failed,
-                  status(errc::deadline_exceeded, "the deadline passed before the job started"));
-
-  set_state(*j, job_state::loading_key);
-  const int slot = workers_[index].device_slot;  // fixed since start: read without the lock
-  if (!lease) {
-    double load_s = 0;
-    auto l = srs_.acquire(info.circuit, &j->cancel, &load_s, slot, &working_set);
-    if (!l) return fail_unless_stopped(l.error().with_context("loading the key of circuit " + info.circuit));
-    lease = std::move(l).value();
-    // A key share admit() reserved that the load did not use (another job loaded it first).
-    const uint64_t proof_bytes = backend_->memory_per_proof(j->key).host;
-    if (working_set.bytes() > proof_bytes) working_set.release(working_set.bytes() - proof_bytes);
-    if (load_s > 0.001)
-      log(log_level::info, "engine: key ready circuit=" + info.circuit + " tier=" +
-                               key_tier_name(lease.on_device() ? key_tier::device : lease.key().tier()) +
-                               (lease.on_device() ? " slot=" + std::to_string(lease.slot()) : "") +
-                               " seconds=" + fmt_s(load_s));
-    if (slot >= 0 && !lease.on_device())
-      log(log_level::warn, "engine: circuit=" + info.circuit + " worker=" + std::to_string(index) +
-                               " proving on the CPU: " + lease.device_note().to_string());
-    std::lock_guard lk(m_);
-    info.times[phase::key_load] = load_s;  // later jobs of a batch reuse the lease: 0
-  }
-  event(*j, event_kind::key_ready, 0, index);
-
-  // Partitions are proven in batches of the size the backend asks for (1 unless batching saves
-  // work: a GPU key streamed from host memory), each batch's witnesses held at once. The next
-  // batch's witnesses are read on another thread while this one proves, when the host budget has
-  // room for them beside this batch's (taken without waiting), so that the device does not wait
-  // for the disk and the value checks between partitions.
-  std::vector<partition_proof> proofs;
-  const prove_call call{lease.key(), lease.on_device(), slot, index, info.circuit, &pinned_, &working_set};
-  // Partition q's witness: from its input JSON (the circuit's generator runs here: a failed assert
-  // or a missing signal fails this job, with circom's message) or from its file, checked against
-  // witness_dirs again (what a client's path names may have changed since the submit).
-  auto read_one = [this, j](uint32_t q) -> result<any_witness> {
-    if (q < j->rec.input_json.size() && j->rec.input_json[q]) {
-      // Bounded: the job's cancel (and the drain's) stops it, and so does witness_time_limit_s.
-      witness::calculation_limits limits;
-      limits.deadline = steady_clock::now() + opt_.witness_time_limit;
-      limits.stop_polled = [cancel = j->cancel] { return cancel.cancelled(); };
-      auto w = j->generator ? witness_from_input_json(*j->generator, j->rec.witness_paths[q], j->key, "input JSON", limits)
-                            : result<any_witness>(status(errc::failed_precondition,
-                                                         "input JSON: the circuit's witness generator is not loaded"));
-      if (!w && w.error().code() == errc::deadline_exceeded)
-        w = status(errc::deadline_exceeded, w.error().message() + " (witness_time_limit_s = " +
-                                                std::to_string(opt_.witness_time_limit.count()) + ")");
-      if (!w) return hide_path(w.error(), j->rec.witness_paths[q], "input JSON").with_context("partition " + std::to_string(q));
-      return w;
-    }
-    // Sent inline and its submit still storing it: the request's bytes, not the file being written.
-    if (j->arrival)
-      if (auto held = j->arrival->read(q, j->key)) return std::move(*held);
-    const bool spooled = q < j->rec.spooled.size() && j->rec.spooled[q];
-    auto file = open_witness(j->rec.witness_paths[q],
-                             spooled ? witness_origin::spooled : witness_origin::client_path, witness_dirs_, j->key);
-    auto w = file ? read_witness(std::move(file).value(), j->key) : result<any_witness>(file.error());
-    if (!w) return w.error().with_context("partition " + std::to_string(q));
-    return w;
-  };
-  // Partitions first .. first + count - 1, read on threads of their own, parallel_witness_reads
-  // files at once (one read is a copy and a check of up to GiBs, and a batch of ten read in turn
-  // kept the device waiting for seconds), from now on or, reading ahead, once the batch before has
-  // all of its witnesses (`after`). The memory is the witnesses' own, which the batch reserved: a
-  // client's file from circom or snarkjs is proven where it was read (witness.hpp); one whose
-  // values lie elsewhere holds its bytes beside their copy while it is read, uncounted. The backend takes each witness when it
-  // is ready for it (witness_stream.hpp): a batch starts on its first partitions while the last are
-  // read. Input JSON is computed there too, as many partitions at once as files are read: calculations
-  // of one circuit run side by side (circom_wasm.hpp), each on one thread. After
-  // a failure, or once the job is stopping, later partitions are not read.
-  // Each read is timed where it runs, as the job's witness phase and a witness span in the
-  // timeline; a read the job's stop interrupted adds nothing (a requeued job starts its times anew).
-  auto read_group = [this, read_one, j, index](uint32_t first, uint32_t count, std::shared_ptr<reads_ended> after) {
-    return std::make_unique<witness_stream>(
-        count, std::min<std::size_t>(count, parallel_witness_reads),
-        [this, read_one, first, j, index](std::size_t i) -> result<any_witness> {
-          const uint32_t q = first + static_cast<uint32_t>(i);
-          if (j->cancel.cancelled())
-            return status(errc::cancelled, "partition " + std::to_string(q) + ": not read: the job is stopping");
-          event(*j, event_kind::witness_start, q, index);
-          const auto tw = steady_clock::now();
-          auto w = read_one(q);
-          const double witness_s = seconds_since(tw);
-          event(*j, event_kind::witness_end, q, index);
-          if (!j->cancel.cancelled()) {
-            std::lock_guard lk(m_);
-            j->rec.info.times[phase::witness] += witness_s;
-          }
-          return w;
-        },
-        nullptr, std::move(after));
-  };
-  struct group {
-    uint32_t first = 0, count = 0;
-    reservation extra;     // batch_size()'s: the batch's witnesses beyond one
-    reservation prefetch;  // one more, while the group before still holds its own
-    std::unique_ptr<witness_stream> read;  // last: its reads end before the reservations go
-  };
-  auto plan = [&](uint32_t first) {
-    auto g = std::make_unique<group>();
-    g->first = first;
-    g->count = batch_size(*j, call, first, g->extra);
-    return g;
-  };
-  const uint64_t witness_bytes = witness_bytes_of(j->key);
-  // Declared before the current batch's group so that, on an early return, the current batch's
-  // stream goes first (its unstarted reads skipped) and the next one's, which waits for it, after.
-  std::unique_ptr<group> next;
-  for (auto cur = plan(0); cur;) {
-    if (auto r = stop_reason(j->cancel)) return stop(*r);
-    const uint32_t p = cur->first, batch = cur->count;
-    const std::string which = batch == 1 ? "partition " + std::to_string(p)
-                                         : "partitions " + std::to_string(p) + "-" + std::to_string(p + batch - 1);
-    if (batch > 1) log(log_level::info, "engine: job=" + std::to_string(info.id) + " " + which + " proven together");
-    {
-      std::lock_guard lk(m_);
-      workers_[index].partition = p;
-    }
-    set_state(*j, job_state::synthesizing);
-    if (!cur->read) cur->read = read_group(p, batch, nullptr);
-    witness_stream& witnesses = *cur->read;
-    // One partition's proof needs its witness first; a batch's backend waits for each in its turn.
-    if (batch == 1)
-      if (auto w = witnesses.wait(0); !w) return fail_unless_stopped(w.error());
-
-    if (p + batch < info.partitions) {
-      next = plan(p + batch);
-      auto room = memory_.host().acquire(
-          witness_bytes, {&j->cancel, std::chrono::milliseconds(0),
-                          "job " + std::to_string(info.id) + ": the next partitions' witnesses, read ahead", false,
-                          nullptr});
-      if (room) {
-        next->prefetch = std::move(room).value();
-        next->read = read_group(next->first, next->count, witnesses.ended());
-      }
-    }
-
-    // The CPU backend synthesizes inside its prove call: the state says proving for the whole
-    // call, and the timeline places synthesis's end where the backend's own timing puts it.
-    set_state(*j, job_state::proving);
-    prove_report report;
-    const int64_t call_us = now_unix_us();
-    // Synthesis starts with the prove call; the witness reads before it have spans of their own.
-    for (uint32_t q = p; q < p + batch; ++q) event(*j, event_kind::synth_start, q, index, call_us);
-    result<std::vector<any_proof>> made = std::vector<any_proof>{};
-    if (batch == 1) {
-      auto one = backend_->prove(call, *witnesses.wait(0).value(), j->cancel, report);
-      if (one)
-        made->push_back(std::move(one).value());
-      else
-        made = one.error();
-    } else {
-      made = backend_->prove_batch(call, witnesses, j->cancel, report);
-      if (made && made->size() != batch)
-        made = status(errc::internal, "the batch gave " + std::to_string(made->size()) + " proofs for " +
-                                          std::to_string(batch) + " witnesses");
-    }
-    // A witness whose read failed ended the batch (the backend asks for them in order, so the
-    // first it was handed is the first in partition order): the job fails with that read's error,
-    // as it would have before the batch began; the backend's own words go to the log.
-    const status read_failure = made ? status::ok() : witnesses.handed_out_failure();
-    if (!read_failure) {
-      log(log_level::warn, "engine: job=" + std::to_string(info.id) + " " + which + ": the " + backend_->name() +
-                               " prover stopped: " + made.error().to_string());
-      made = read_failure;
-    }
-    kernels_.record(slot, index, info.id, p, on_wall_clock(report.phases.kernel_spans));
-    const double synthesis_s = report.phases.witness + report.phases.synthesis;
-    const int64_t synth_end_us = call_us + static_cast<int64_t>(synthesis_s * 1e6);
-    for (uint32_t q = p; q < p + batch; ++q) {
-      event(*j, event_kind::synth_end, q, index, synth_end_us);
-      event(*j, event_kind::prove_start, q, index, synth_end_us);
-      event(*j, event_kind::prove_end, q, index);
-    }
-    {
-      std::lock_guard lk(m_);
-      add_proof_times(info, report);
-    }
-    if (!read_failure) return fail_unless_stopped(read_failure);
-    if (!made) return fail_unless_stopped(made.error().with_context(which + ": " + backend_->name() + " prover"));
-
-    for (uint32_t q = 0; q < batch; ++q) {
-      auto read = witnesses.wait(q);  // every read has ended: the backend took each witness
-      if (!read) return fail_unless_stopped(read.error());
-      const any_witness& w = **read;
-      const any_proof& proof = (*made)[q];
-      const std::string name = "partition " + std::to_string(p + q);
-      if (opt_.verify_proofs) {
-        if (auto r = stop_reason(j->cancel)) return stop(*r);
-        set_state(*j, job_state::verifying);
-        event(*j, event_kind::verify_start, p + q, index);
-        const auto tv = steady_clock::now();
-        const status v = verify_partition(lease.key(), w, proof);
-        {
-          std::lock_guard lk(m_);
-          info.times[phase::verify] += seconds_since(tv);
-        }
-        event(*j, event_kind::verify_end, p + q, index);
-        if (!v)
-          return finish(j, job_state::failed,
-                        status(errc::internal, name + ": the " + backend_->name() +
-                                                   " prover's proof did not verify: " + v.message()));
-      }
-      auto enc = encode_partition(lease.key(), w, proof);
-      if (!enc) return finish(j, job_state::failed, enc.error());
-      proofs.push_back(std::move(enc).value());
-      metrics_.add(info.circuit, metrics::counter::partition);
-    }
-    cur = std::move(next);
-  }
-  if (auto r = stop_reason(j->cancel)) return stop(*r);
-  {
-    std::lock_guard lk(m_);
-    info.proofs = std::move(proofs);
-  }
-  finish(j, job_state::done, status::ok());
 }
 
 void engine::finish(const std::shared_ptr<live_job>& j, job_state end, status error) {
@@ -465,7 +148,7 @@ void engine::finish(const std::shared_ptr<live_job>& j, job_state end, status er
 
 void engine::store_end(const std::shared_ptr<live_job>& j, job_result snapshot) {
   const job_state end = snapshot.state;
-  const status st = commit_end(*j, snapshot);
+  const status st = source_->commit_end(*j, snapshot);
   if (j->lease && st.code() == errc::failed_precondition) {
     // Another node took the job over (this node's lease ran out): its result is that node's to
     // commit, and its spooled witnesses are that node's to delete. Dropped here, nothing else.
@@ -476,7 +159,7 @@ void engine::store_end(const std::shared_ptr<live_job>& j, job_result snapshot) 
       j->parked.reset();
       live_.erase(snapshot.id);
     }
-    wake_claimer();
+    source_->capacity_freed();
     done_cv_.notify_all();
     return;
   }
@@ -496,7 +179,7 @@ void engine::store_end(const std::shared_ptr<live_job>& j, job_result snapshot) 
     if (first)
       log(log_level::warn, "engine: job=" + std::to_string(j->rec.info.id) + " ended " + job_state_name(end) +
                                "; its result waits for the job store: " + st.to_string());
-    wake_claimer();  // its worker is free, and the job no longer holds a claim's place
+    source_->capacity_freed();  // its worker is free, and the job no longer holds a claim's place
     // Onto the retry period now, not after a whole purge period; taking hk_m_ first means the
     // housekeeper is either waiting (and wakes) or has yet to read unstored_.
     { std::lock_guard lk(hk_m_); }
@@ -574,11 +257,9 @@ void engine::publish_end(const std::shared_ptr<live_job>& j, job_result snapshot
       live_.erase(snapshot.id);
     else
       ++unstored_;
-    // An await that found the job in the store before this node claimed it waits for the end's
-    // announcement: this node knows first.
-    if (stored && remote_waits_.count(snapshot.id)) remote_ended_.insert(snapshot.id);
+    if (stored) source_->ended_locked(snapshot.id);
   }
-  wake_claimer();  // a claim's place is free
+  source_->capacity_freed();  // a claim's place is free
   if (!stored) {
     { std::lock_guard lk(hk_m_); }
     hk_cv_.notify_all();
@@ -616,7 +297,7 @@ bool engine::retry_unstored() {
       std::lock_guard lk(m_);
       info = j->rec.info;
     }
-    const status st = commit_end(*j, info);
+    const status st = source_->commit_end(*j, info);
     if (j->lease && st.code() == errc::failed_precondition) {  // taken over meanwhile: not ours
       log(log_level::warn, "engine: job=" + std::to_string(info.id) + " late result dropped: " + st.to_string());
       std::lock_guard lk(m_);
@@ -654,8 +335,7 @@ void engine::requeue_in_store(const std::shared_ptr<live_job>& j) {
     j->worker = -1;
     attempts = j->rec.info.attempts;
   }
-  // In a cluster release_unstarted() gives it back to the queue (worker -1 now) when the drain ends.
-  const status st = j->lease ? status::ok() : store_->update_state(j->rec.info.id, job_state::queued, attempts);
+  const status st = source_->record_requeue(*j, attempts);
   if (!st)
     log(log_level::error,
         "engine: job=" + std::to_string(j->rec.info.id) + " not requeued: " + st.to_string());

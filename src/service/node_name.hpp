@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // The name a daemon goes by in the cluster when its config's `node_name` is empty: its leases are
-// held in it (pg_job_leases.hpp), its spool is the directory of that name under spool_dir, and the
+// held in it (engine/cluster_member.hpp), its spool is the directory of that name under spool_dir, and the
 // cluster view publishes its report under it (the `nodes` table, /status). It must be unique among
 // the daemons on one database, and the same across restarts, so that a restarted daemon takes back
 // its own leases and its own row instead of leaving a stale one beside a new one.

@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "base/result.hpp"
+#include "engine/jobs/request_checks.hpp"
 #include "engine/jobs/witness.hpp"
 #include "engine/keys/key_summary.hpp"
 #include "witness/circom_wasm.hpp"
@@ -27,10 +28,6 @@
 namespace cuzk::engine {
 
 using generator_ptr = std::shared_ptr<const witness::witness_generator>;
-
-// The largest input JSON a job may carry: circom inputs are field elements as text, ~80 bytes each,
-// so this is about a million values; a larger input is better computed by the client.
-inline constexpr uint64_t max_input_json_bytes = uint64_t{64} << 20;
 
 // The wasm at `wasm_path` compiled (or found in `cache_dir`) and loaded, checked against the
 // circuit's key: the same prime (curve) and as many wires as the key's nVars. Errors name the wasm.

@@ -37,19 +37,11 @@
 #include <string>
 #include <vector>
 
+#include "engine/jobs/job_lease.hpp"
 #include "engine/jobs/job_store.hpp"
 #include "engine/jobs/pg_connection.hpp"
 
 namespace cuzk::engine {
-
-// A job claimed by this node: what finish() and release() must present.
-struct job_lease {
-  job_id id = 0;
-  uint64_t generation = 0;  // the fencing token: the job's claim count when this claim took it
-  std::string circuit;
-  priority prio = priority::normal;
-  uint32_t attempts = 0;  // claims of this job so far, this one included
-};
 
 // What a heartbeat found.
 struct heartbeat_outcome {

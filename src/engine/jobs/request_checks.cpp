@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// The request text limits (see request_checks.hpp).
+// The checks of a submit request (see request_checks.hpp).
 #include "engine/jobs/request_checks.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
+
+#include "base/in_order_async.hpp"
+#include "engine/jobs/witness.hpp"
 
 namespace cuzk::engine {
 
@@ -33,7 +38,9 @@ status check_path_text(const std::string& what, const std::string& path) {
   return status::ok();
 }
 
-status check_job_request(const job_request& req) {
+namespace {
+
+status check_shape(const job_request& req) {
   if (req.partitions.empty())
     return status(errc::invalid_argument, "job: expected at least one partition, found 0");
   CUZK_TRY(check_request_id(req.request_id));
@@ -45,6 +52,58 @@ status check_job_request(const job_request& req) {
       return status(errc::invalid_argument, what + ": expected the .wtns bytes, a path or input JSON, found " +
                                                 (has_bytes ? "both bytes and a path" : "none of them"));
   }
+  return status::ok();
+}
+
+// Partition k's witness sent in the request: checked in its bytes, before a byte is written.
+status check_inline(const job_request& req, std::size_t k, const key_summary& key, const partition_checks& with) {
+  const auto& p = req.partitions[k];
+  const std::string what = "partition " + std::to_string(k);
+  const auto bytes = p.inline_bytes();
+  if (!p.input_json) return check_inline_witness(bytes, key, what);
+  if (!with.input_json)
+    return status(errc::failed_precondition,
+                  what + ": input JSON: circuit " + req.circuit +
+                      " has no witness generator: register it with its wasm (one that did not load at "
+                      "the daemon's start is named in its log)");
+  if (bytes.size() > max_input_json_bytes)
+    return status(errc::invalid_argument, what + ": input JSON: expected at most " +
+                                              std::to_string(max_input_json_bytes) + " bytes, found " +
+                                              std::to_string(bytes.size()));
+  return with.input_json({reinterpret_cast<const char*>(bytes.data()), bytes.size()}, what + ": input JSON");
+}
+
+}  // namespace
+
+status check_partitions(const job_request& req, const key_summary& key, const partition_checks& with,
+                        request_fault& fault) {
+  fault = request_fault::malformed;
+  CUZK_TRY(check_shape(req));
+  fault = request_fault::witness;
+  // The witnesses named by path, read and checked `reads_at_once` at a time before the loop below
+  // takes the partitions in order: each is a read and a check of up to GiBs, and a PoRep job's ten
+  // in turn kept its submit waiting for seconds. After a refusal, later files are not read: the
+  // first refused partition in order is the one named.
+  std::atomic<std::size_t> refused_at{SIZE_MAX};
+  const auto path_checks = in_order_async<status>(
+      req.partitions.size(), with.reads_at_once,
+      [&](std::size_t k) {
+        const auto& p = req.partitions[k];
+        if (!p.inline_bytes().empty() || k > refused_at.load()) return status::ok();
+        const std::string what = "partition " + std::to_string(k);
+        auto w = open_witness(p.path, witness_origin::client_path, *with.dirs, key);
+        status s = w ? check_witness(w->wtns, key, what) : w.error().with_context(what);
+        if (!s) {
+          std::size_t seen = refused_at.load();
+          while (k < seen && !refused_at.compare_exchange_weak(seen, k)) {
+          }
+        }
+        return s;
+      },
+      [&](std::size_t k) { return !req.partitions[k].inline_bytes().empty(); });
+  for (std::size_t k = 0; k < req.partitions.size(); ++k)
+    CUZK_TRY(req.partitions[k].inline_bytes().empty() ? path_checks[k] : check_inline(req, k, key, with));
+  fault = request_fault::none;
   return status::ok();
 }
 

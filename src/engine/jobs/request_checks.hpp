@@ -1,39 +1,69 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// The checks a submit request passes before the engine looks anything up for it: the limits on the
-// text a client puts in it (request ids and file paths) and its shape (partitions, each with either
-// witness bytes or a path).
+// The checks a submit request passes before the engine stores anything for it: the limits on the
+// text a client puts in it (request ids and file paths), its shape (partitions, each with either
+// witness bytes or a path), and each partition's witness against the circuit's key.
 //
-// Both reach the job database, the logs and (paths) the file system. A request id is an
+// Both texts reach the job database, the logs and (paths) the file system. A request id is an
 // idempotency key a client makes up, not a payload: 256 bytes hold any UUID or hash with room to
 // spare, and a 4 MB one would be stored, indexed and logged with every job. A path with a NUL byte
 // names a different file to the kernel (which stops at the NUL) than the one the request shows, and
 // one longer than PATH_MAX cannot name a file at all; both are refused before anything is opened.
 //
-// check_job_request() is what engine::submit runs once it knows the circuit; it reads only the
-// request, so the fuzz target (fuzz/submit_request_fuzz.cpp) runs it without an engine.
+// A witness is checked where it is (witness.hpp): an inline .wtns in the request's own bytes, so
+// that what the spool holds is what was checked; a path's file once read (under witness_dirs);
+// input JSON by circom's input rules, through the circuit's generator. The first refused partition
+// in order is the one named.
 //
-// Thread safety: free functions.
+// check_partitions() is what engine::submit runs once it knows the circuit (check_request_id()
+// first, before the request id is looked up); it reads only the request, the key and the files,
+// so the fuzz target (fuzz/submit_request_fuzz.cpp) runs it without an engine.
+//
+// Thread safety: free functions; check_partitions() reads files on threads of its own.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "base/result.hpp"
 #include "engine/jobs/job.hpp"
+#include "engine/jobs/witness_dirs.hpp"
+#include "engine/keys/key_summary.hpp"
 
 namespace cuzk::engine {
 
 inline constexpr std::size_t max_request_id_bytes = 256;
 inline constexpr std::size_t max_path_bytes = 4095;  // PATH_MAX less its NUL
+// The largest input JSON a job may carry: circom inputs are field elements as text, ~80 bytes each,
+// so this is about a million values; a larger input is better computed by the client.
+inline constexpr uint64_t max_input_json_bytes = uint64_t{64} << 20;
 
 // invalid_argument "request id: expected at most 256 bytes without control characters, found ...".
 status check_request_id(const std::string& id);
 // invalid_argument "<what>: expected a path without NUL bytes, of at most 4095 bytes, found ...".
 status check_path_text(const std::string& what, const std::string& path);
 
-// invalid_argument for a request without partitions, with a bad request id or path (above), or
-// with a partition that has both witness bytes and a path, or neither; the message names the
-// partition.
-status check_job_request(const job_request& req);
+// What check_partitions() needs besides the request and the key.
+struct partition_checks {
+  const witness_dirs* dirs = nullptr;  // where a client's paths may lie
+  std::size_t reads_at_once = 1;       // witness files read and checked at once
+  // circom's input rules, run by the circuit's generator; empty: the circuit takes no input JSON.
+  std::function<status(std::string_view json, const std::string& what)> input_json;
+};
+
+// Which kind of refusal check_partitions() returned, for the count of refusals by reason.
+enum class request_fault : uint8_t { none, malformed, witness };
+
+// invalid_argument (`fault` malformed) for a request without partitions, with a bad request id or
+// path (above), or with a partition that has both witness bytes and a path, or neither; then
+// (`fault` witness) the first partition in order whose witness the key refuses: a .wtns of another
+// curve, of the wrong length or with a value >= r (the witness reader's code), a path outside
+// witness_dirs, input JSON that is too large or that circom's input rules refuse (invalid_argument),
+// or input JSON for a circuit without a generator (failed_precondition). Messages name the
+// partition ("partition 2: ...").
+status check_partitions(const job_request& req, const key_summary& key, const partition_checks& with,
+                        request_fault& fault);
 
 }  // namespace cuzk::engine

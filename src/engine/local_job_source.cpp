@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// A daemon alone's job source (see local_job_source.hpp).
+#include "engine/local_job_source.hpp"
+
+#include <unistd.h>
+
+#include <span>
+
+#include "engine/engine.hpp"
+
+namespace cuzk::engine {
+
+status local_job_source::take_unfinished(std::vector<job_record> jobs) {
+  std::size_t requeued = 0, failed = 0, withdrawn = 0;
+  std::set<std::string> keep;
+  for (auto& r : jobs) {
+    auto done = recover(std::move(r), keep);
+    if (!done) return done.error();
+    ++(*done == recovered::requeued ? requeued : *done == recovered::failed ? failed : withdrawn);
+  }
+  const std::size_t orphans = e_.spool_.sweep(keep);
+  if (requeued || failed || withdrawn || orphans)
+    e_.log(log_level::info, "engine: recovered requeued=" + std::to_string(requeued) + " failed=" +
+                                std::to_string(failed) + " withdrawn=" + std::to_string(withdrawn) +
+                                " orphan_witnesses_removed=" + std::to_string(orphans));
+  return status::ok();
+}
+
+result<local_job_source::recovered> local_job_source::recover(job_record r, std::set<std::string>& keep) {
+  // A submit that stopped while it stored the witnesses of a job it had queued (inline_arrival.hpp):
+  // it never returned, so nobody has the job's id, and a retry of it must make a new job. The job
+  // goes, and the spool's sweep takes its files.
+  bool interrupted_submit = false;
+  for (std::size_t k = 0; k < r.witness_paths.size(); ++k)
+    interrupted_submit = interrupted_submit || (r.spooled[k] && witness_spool::interrupted(r.witness_paths[k]));
+  if (interrupted_submit) {
+    CUZK_TRY(e_.store_->remove(r.info.id));
+    e_.log(log_level::info, "engine: job=" + std::to_string(r.info.id) +
+                                " removed: its submit stopped before its witnesses were stored");
+    return recovered::withdrawn;
+  }
+  for (std::size_t k = 0; k < r.witness_paths.size(); ++k)
+    if (r.spooled[k]) keep.insert(r.witness_paths[k]);
+  auto j = std::make_shared<live_job>();
+  j->rec = std::move(r);
+  j->enqueued = steady_clock::now();
+  job_result& i = j->rec.info;
+  const bool interrupted = i.state != job_state::queued;
+  status why;
+  const auto c = e_.circuits_.find(i.circuit);
+  if (!c) {
+    why = status(errc::not_found, "circuit " + i.circuit + " is no longer registered after a restart");
+  } else if (interrupted && i.attempts >= e_.opt_.max_attempts) {
+    why = status(errc::internal, "interrupted " + std::to_string(i.attempts) +
+                                     " times (the daemon stopped while proving it); not retried");
+  } else {
+    j->key = c->key;
+    j->generator = c->generator;
+    for (std::size_t k = 0; k < j->rec.witness_paths.size() && why.is_ok(); ++k)
+      if (::access(j->rec.witness_paths[k].c_str(), R_OK) != 0)
+        why = status(errc::io_error, "partition " + std::to_string(k) + ": " +
+                                         (j->rec.spooled[k] ? "inline witness" : "witness " + j->rec.witness_paths[k]) +
+                                         " is gone after a restart");
+  }
+  {
+    std::lock_guard lk(e_.m_);
+    e_.live_[i.id] = j;
+  }
+  if (!why.is_ok()) {
+    e_.finish(j, job_state::failed, why);
+    return recovered::failed;
+  }
+  i.state = job_state::queued;
+  CUZK_TRY(e_.store_->update_state(i.id, job_state::queued, i.attempts));
+  e_.event(*j, interrupted ? event_kind::requeued : event_kind::queued, 0, -1);
+  e_.metrics_.add(i.circuit, metrics::counter::recovered);
+  e_.sched_.push({i.id, i.circuit, i.prio, j->enqueued});
+  return recovered::requeued;
+}
+
+// Witnesses sent inline as .wtns bytes: the job is queued as soon as its row is committed, and its
+// files are written while it proves (inline_arrival.hpp); the submit returns once they are on disk.
+result<job_id> local_job_source::queue_submitted(const std::shared_ptr<live_job>& j, const job_request& req,
+                                                 const begun_files& begun) {
+  const job_id id = j->rec.info.id;
+  if (!begun.empty()) {
+    std::vector<std::span<const uint8_t>> bytes;
+    for (const auto& p : req.partitions) bytes.push_back(p.inline_bytes());
+    j->arrival = std::make_shared<inline_arrival>(std::move(bytes));
+  }
+  j->enqueued = steady_clock::now();
+  {
+    std::lock_guard lk(e_.m_);
+    e_.live_[id] = j;
+  }
+  e_.event(*j, event_kind::queued, 0, -1);
+  e_.sched_.push({id, req.circuit, j->rec.info.prio, j->enqueued});
+  e_.log_queued(j->rec.info, "");
+  if (j->arrival) CUZK_TRY(store_arriving(j, req, begun));
+  e_.metrics_.add(req.circuit, metrics::counter::submitted);
+  return id;
+}
+
+status local_job_source::store_arriving(const std::shared_ptr<live_job>& j, const job_request& req,
+                                        const begun_files& begun) {
+  // Settled on every way out of here, an exception's too: a worker must not read the request's
+  // bytes once submit has returned, and the job's end must not wait for good.
+  struct settle_guard {
+    engine& e;
+    const std::shared_ptr<live_job>& job;
+    const begun_files& files;
+    bool armed = true;
+    ~settle_guard() {
+      if (armed) e.withdraw(job, files);
+    }
+  } guard{e_, j, begun};
+  status stored = status::ok();
+  for (std::size_t i = 0; i < begun.size() && stored.is_ok(); ++i)
+    stored = e_.spool_.complete(begun[i].second, req.partitions[begun[i].first].inline_bytes());
+  if (!stored) {
+    e_.log(log_level::error, "engine: job=" + std::to_string(j->rec.info.id) +
+                                 " withdrawn: witness spool write failed error=\"" + stored.to_string() + "\"");
+    guard.armed = false;
+    e_.withdraw(j, begun);
+    return e_.reject(reject_reason::spool_failed, e_.hide_spool(stored).with_context("inline witness"));
+  }
+  guard.armed = false;
+  j->arrival->settle(true);
+  return status::ok();
+}
+
+result<job_result> local_job_source::await_absent(job_id id, std::chrono::milliseconds) {
+  auto r = e_.store_->get(id);
+  if (!r) return r.error();
+  if (!*r) return e_.unknown_job(id);
+  return std::move(**r).info;
+}
+
+status local_job_source::cancel_absent(job_id id) {
+  auto r = e_.store_->get(id);
+  if (!r) return r.error();
+  if (!*r) return status(errc::not_found, "job " + std::to_string(id) + ": unknown");
+  return status(errc::failed_precondition, "job " + std::to_string(id) + ": already " + job_state_name((*r)->info.state));
+}
+
+void local_job_source::record_start(const live_job& j, uint32_t attempts) {
+  const status st = e_.store_->update_state(j.rec.info.id, job_state::loading_key, attempts);
+  if (!st) e_.log(log_level::warn, "engine: job=" + std::to_string(j.rec.info.id) + " store: " + st.to_string());
+}
+
+status local_job_source::record_requeue(const live_job& j, uint32_t attempts) {
+  return e_.store_->update_state(j.rec.info.id, job_state::queued, attempts);
+}
+
+status local_job_source::commit_end(const live_job&, const job_result& info) { return e_.store_->finish(info); }
+
+}  // namespace cuzk::engine
