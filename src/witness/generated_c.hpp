@@ -8,6 +8,11 @@
 //   stubs and Fr_isTrue, which every loop and branch of circom's code calls, first look at the
 //   calculation's stop flag. Two exported test hooks reach the wasm's own functions, so that a
 //   test can hold the native arithmetic against them.
+// - traced: every field function of field_functions.hpp gets a stub, and wasm2c's loads, stores
+//   and bulk memory functions a hook, so that a calculation can be followed by a trace
+//   (graph_recorder.hpp); `cuzk_witness_traceable` says whether the circuit's code calls a field
+//   function with a result that has no stub (then it is never traced). The exported
+//   `cuzk_witness_field_call` runs one field function by its code, for the witness graph's replay.
 // - data_blob: the wasm's data segments (5 MB for a circuit of a million constraints, as 30 MB of
 //   C array text) go into one binary file that the assembler includes with .incbin, so the C
 //   compiler no longer parses them: that text was most of a first compile's time.
