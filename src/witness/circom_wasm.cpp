@@ -155,6 +155,11 @@ class instance_guard {
   instance_guard(const instance_guard&) = delete;
   instance_guard& operator=(const instance_guard&) = delete;
   void* get() const noexcept { return w_; }
+  // The instance freed now (its linear memory is most of a calculation's).
+  void reset() noexcept {
+    if (w_) a_.destroy(w_);
+    w_ = nullptr;
+  }
 
  private:
   const glue_api& a_;
@@ -495,6 +500,7 @@ result<calculated_witness> witness_generator::calculate_by_wasm(std::span<const 
   out.log = take_log(a, w.get());
   if (recorder) {
     a.trace(w.get(), nullptr);
+    w.reset();  // the graph is made from the trace alone: the instance's memory goes first
     end.open = false;
     // A circuit that logs prints on every calculation, which a replay would not.
     recorded(out.log.empty() ? recorder->finish()

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <new>
 #include <unordered_map>
 #include <vector>
@@ -50,7 +51,11 @@ class owner_map {
     if (p == MAP_FAILED) throw std::bad_alloc();
     marks_ = static_cast<uint32_t*>(p);
   }
-  ~owner_map() { ::munmap(marks_, entries * sizeof(uint32_t)); }
+  ~owner_map() { release(); }
+  void release() noexcept {
+    if (marks_) ::munmap(marks_, entries * sizeof(uint32_t));
+    marks_ = nullptr;
+  }
   owner_map(const owner_map&) = delete;
   owner_map& operator=(const owner_map&) = delete;
   uint32_t* data() const noexcept { return marks_; }
@@ -83,6 +88,7 @@ class recorder final : public graph_recorder {
                                                    std::to_string(trace_.c.load_at));
     for (uint32_t w = 0; w < outputs_.size(); ++w)
       if (outputs_[w] == unset) return status(errc::failed_precondition, "wire " + std::to_string(w) + " was never read");
+    owner_.release();  // the marks are done with: the program is made from the nodes alone
     return compile();
   }
 
@@ -461,7 +467,8 @@ class recorder final : public graph_recorder {
   std::vector<uint32_t> prime_;
   uint32_t shared_;
   linear_memory memory_;
-  std::vector<node> nodes_;
+  // In pieces, not one array: growing never copies (and holds twice) the millions of nodes.
+  std::deque<node> nodes_;
   std::vector<F> constants_;
   struct repr_hash {
     std::size_t operator()(const typename F::repr& r) const noexcept {
