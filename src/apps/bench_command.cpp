@@ -207,11 +207,14 @@ void bench_command::add_to(CLI::App& bench) {
     s->add_option("--addr", addr, "the daemon's TCP address, host:port");
     add_remote_options(s, creds);
     s->add_option("--circuit,-c", circuit, "the registered circuit id")->required();
-    s->add_option("witnesses", witnesses, "the .wtns files, used in turn, one per job")->required();
+    s->add_option("witnesses", witnesses, "the .wtns files (or with --input-json the input.json files), used in turn, one per job")->required();
     s->add_option("--zkey", zkey, "the zkey whose verification key checks the proofs "
                                   "(default: the daemon's path for the circuit)");
     s->add_option("--priority-mix", priority_mix, "weights per priority, e.g. CRITICAL:1,NORMAL:8,LOW:1");
     s->add_flag("--no-verify", no_verify, "do not check the returned proofs");
+    s->add_flag("--input-json", input_json,
+                "the files are the circuit's input JSON (input.json), sent for the daemon to compute each "
+                "witness with the circuit's wasm (registered with --wasm)");
     s->add_flag("--witness-by-path", by_path,
                 "send each witness's absolute path for the daemon to read, not its bytes (a daemon on "
                 "this machine; how a prover beside its witness generator submits)");
@@ -258,6 +261,8 @@ int bench_command::run(const global_options&) const {
       wtns.emplace_back(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
   }
   if (upload->parsed() && by_path) return usage_error("--witness-by-path: bench upload measures sending the bytes");
+  if (input_json && (by_path || upload->parsed()))
+    return usage_error("--input-json: sent as text, not with --witness-by-path or to bench upload");
   if (upload->parsed() && wtns.size() != 1)
     return usage_error("bench upload: expected one witness file, found " + std::to_string(wtns.size()));
   auto connected = service::connect(socket, addr, creds);
@@ -296,6 +301,8 @@ int bench_command::run(const global_options&) const {
     r.set_priority((*mix)[i % mix->size()]);
     if (by_path)
       r.add_partitions()->set_path(wtns[i % wtns.size()]);
+    else if (input_json)
+      r.add_partitions()->set_input_json(wtns[i % wtns.size()]);
     else
       r.add_partitions()->set_wtns(wtns[i % wtns.size()]);
     return r;

@@ -41,6 +41,7 @@ struct bench_command {
   double warmup_s = 0;
   bool no_verify = false;
   bool by_path = false;
+  bool input_json = false;  // the files are input JSON: the daemon computes each witness
   CLI::App *single = nullptr, *batch = nullptr, *stress = nullptr, *upload = nullptr;
 
   // Adds single, batch, stress and upload (upload_bench.hpp) under `bench`.
