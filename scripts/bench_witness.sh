@@ -9,18 +9,18 @@
 #   - `cuzk --threads 1 wtns calculate` (docs/witness.md): the wasm compiled once into the witness
 #     cache, the first calculation recording a witness graph beside it, later ones replaying it.
 #
-# Measured: wall time and peak resident memory of each whole command (process start, reading,
-# computing, writing the 33 MB .wtns). cuzk's first run on an empty cache (compile + graph
-# recording) once, with its steps as `cuzk -v` prints them; then --reps rounds, after one that is
-# not counted, in which the three commands run one after another, cuzk between the other two
-# (the order reversed every round), so that background load hits neighbours alike and each
-# ratio is taken within a round. The table gives medians, min-max, and the median of the per-round
-# ratios to circom's C++ generator. The .wtns of all of them must be byte-identical: the script
-# fails otherwise.
+# Measured: wall time, CPU time (user + system) and peak resident memory of each whole command
+# (process start, reading, computing, writing the 33 MB .wtns). cuzk's first run on an empty cache
+# (compile + graph recording) once, with its steps as `cuzk -v` prints them; then --reps rounds,
+# after one that is not counted, in which the three commands run one after another, cuzk between
+# the other two (the order reversed every round), so that background load hits neighbours alike
+# and each ratio is taken within a round. The table gives medians, min-max, and the median of the
+# per-round ratios to circom's C++ generator. The .wtns of all of them must be byte-identical: the
+# script fails otherwise.
 #
 #   scripts/bench_witness.sh [--reps R]
 #
-# The circuit is compiled once with circom2 (--wasm, then --c; a few minutes, 0.8 GB each) and the
+# The circuit is compiled once with circom2 (--wasm, then --c; a minute or two, 0.8 GB, each) and the
 # C++ generator built once, into $BUILD_DIR/bench_witness; the build's time is kept and reported.
 # Prints one line per run and one table (markdown) at the end.
 set -euo pipefail
@@ -58,14 +58,15 @@ if [[ ! -s $WASM ]]; then
 fi
 echo '{"in": ["1", "2"]}' >"$WORK/input.json"
 
-# Runs a command; prints "wall_s max_rss_kb" (wall from bash's clock, peak RSS from /usr/bin/time).
-# Its output goes to $WORK/out.log; a failure prints that and ends the script.
+# Runs a command; prints "wall_s max_rss_kb cpu_s" (wall from bash's clock; peak RSS and user +
+# system CPU from /usr/bin/time). Its output goes to $WORK/out.log; a failure prints that and ends
+# the script.
 timed() {
   local t0=$EPOCHREALTIME t1
-  /usr/bin/time -f '%M' -o "$WORK/time.out" "$@" >"$WORK/out.log" 2>&1 ||
+  /usr/bin/time -f '%M %U %S' -o "$WORK/time.out" "$@" >"$WORK/out.log" 2>&1 ||
     { echo "failed: $*" >&2; cat "$WORK/out.log" >&2; exit 1; }
   t1=$EPOCHREALTIME
-  echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') $(tail -n 1 "$WORK/time.out")"
+  tail -n 1 "$WORK/time.out" | awk -v a="$t0" -v b="$t1" '{ printf "%.3f %d %.2f\n", b - a, $1, $2 + $3 }'
 }
 
 # --- circom's C++ generator, where it can be built ------------------------------------------------
@@ -93,14 +94,14 @@ fi
 # --- cuzk's first run on an empty cache: compile, graph recording, its steps ---------------------
 CUZK_ARGS=(--threads 1 wtns calculate --witness-cache "$WORK/cache" "$WASM" "$WORK/input.json")
 rm -rf "$WORK/cache"
-r=$(timed "$CUZK" -v "${CUZK_ARGS[@]}" "$WORK/cuzk_first.wtns"); read -r first_s first_kb <<<"$r"
+r=$(timed "$CUZK" -v "${CUZK_ARGS[@]}" "$WORK/cuzk_first.wtns"); read -r first_s first_kb first_cpu <<<"$r"
 # -v's step lines ("  witness: compile the wasm (...)   12.345 s") as "compile the wasm 12.3 s; ...".
 steps() {
   sed -nE 's/^ +(witness: )?([^(]*[^ (])( \(.*\))? +([0-9.]+) s$/\2 \4 s/p' "$WORK/out.log" |
     grep -v '^total ' | awk '{ t = $(NF - 1); $(NF - 1) = sprintf("%.2f", t); print }' | paste -sd ';' | sed 's/;/; /g'
 }
 first_steps=$(steps)
-echo "cuzk, empty cache: ${first_s} s, ${first_kb} KB ($first_steps)"
+echo "cuzk, empty cache: ${first_s} s, ${first_kb} KB, cpu ${first_cpu} s ($first_steps)"
 compgen -G "$WORK/cache/*.graph" >/dev/null ||
   echo "note: no witness graph in $WORK/cache after the first run: later runs run the compiled wasm" >&2
 r=$(timed "$CUZK" -v "${CUZK_ARGS[@]}" "$WORK/cuzk.wtns")
@@ -111,19 +112,19 @@ echo "cuzk, cached (one -v run, not counted): $cached_steps"
 run_node() { timed "$SNARKJS" wtns calculate "$WASM" "$WORK/input.json" "$WORK/node.wtns"; }
 run_cuzk() { timed "$CUZK" "${CUZK_ARGS[@]}" "$WORK/cuzk.wtns"; }
 run_cpp() { timed "$CPP_BIN" "$WORK/input.json" "$WORK/cpp.wtns"; }
-node_s=() node_kb=() cuzk_s=() cuzk_kb=() cpp_s=() cpp_kb=()
+node_s=() node_kb=() node_cpu=() cuzk_s=() cuzk_kb=() cuzk_cpu=() cpp_s=() cpp_kb=() cpp_cpu=()
 for ((i = 0; i <= REPS; i++)); do   # round 0 warms the page cache and is not counted
   order=(cpp cuzk node); ((i % 2)) && order=(node cuzk cpp)
   line="round $i$( ((i)) || echo ' (not counted)'):"
   for who in "${order[@]}"; do
     [[ $who = cpp && -n $CPP_MISSING ]] && continue
-    r=$("run_$who"); read -r s kb <<<"$r"
-    line+=" $who ${s} s ${kb} KB;"
+    r=$("run_$who"); read -r s kb cpu <<<"$r"
+    line+=" $who ${s} s (cpu $cpu s) ${kb} KB;"
     ((i)) || continue
     case $who in
-      node) node_s+=("$s"); node_kb+=("$kb") ;;
-      cuzk) cuzk_s+=("$s"); cuzk_kb+=("$kb") ;;
-      cpp) cpp_s+=("$s"); cpp_kb+=("$kb") ;;
+      node) node_s+=("$s"); node_kb+=("$kb"); node_cpu+=("$cpu") ;;
+      cuzk) cuzk_s+=("$s"); cuzk_kb+=("$kb"); cuzk_cpu+=("$cpu") ;;
+      cpp) cpp_s+=("$s"); cpp_kb+=("$kb"); cpp_cpu+=("$cpu") ;;
     esac
   done
   echo "$line"
@@ -140,6 +141,7 @@ echo "the .wtns files are byte-identical ($(stat -c %s "$WORK/node.wtns") bytes)
 # --- the table ------------------------------------------------------------------------------------
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "%.3f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 range() { printf '%s\n' "$@" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.2f-%.2f s", lo, hi }'; }
+cpu_median() { median "$@" | awk '{ printf "%.2f s", $1 }'; }
 max_mb() { printf '%s\n' "$@" | sort -g | tail -n 1 | awk '{ printf "%d MB", $1 / 1024 }'; }
 # The median of the per-round ratios a[i] / b[i].
 paired() {
@@ -153,20 +155,20 @@ cpp_med=""
 to_cpp() { [[ -n $cpp_med ]] && paired "$1" cpp_s || echo "-"; }
 
 echo
-echo "| witness of $NAME (1,034,000 constraints), $REPS rounds | median wall | min-max | peak RSS | to circom C++ |"
-echo "|---|---|---|---|---|"
-echo "| snarkjs wtns calculate (Node $(node --version)) | $(median "${node_s[@]}") s | $(range "${node_s[@]}") | $(max_mb "${node_kb[@]}") | $(to_cpp node_s) |"
+echo "| witness of $NAME (1,034,000 constraints), $REPS rounds | median wall | min-max | median cpu | peak RSS | to circom C++ |"
+echo "|---|---|---|---|---|---|"
+echo "| snarkjs wtns calculate (Node $(node --version)) | $(median "${node_s[@]}") s | $(range "${node_s[@]}") | $(cpu_median "${node_cpu[@]}") | $(max_mb "${node_kb[@]}") | $(to_cpp node_s) |"
 if [[ -z $CPP_MISSING ]]; then
-  echo "| circom C++ generator (circom --c, g++ -O3) | $cpp_med s | $(range "${cpp_s[@]}") | $(max_mb "${cpp_kb[@]}") | 1 |"
+  echo "| circom C++ generator (circom --c, g++ -O3) | $cpp_med s | $(range "${cpp_s[@]}") | $(cpu_median "${cpp_cpu[@]}") | $(max_mb "${cpp_kb[@]}") | 1 |"
 else
-  echo "| circom C++ generator | not built: missing$CPP_MISSING | | | |"
+  echo "| circom C++ generator | not built: missing$CPP_MISSING | | | | |"
 fi
-echo "| cuzk wtns calculate, --threads 1, cached (graph replay) | $(median "${cuzk_s[@]}") s | $(range "${cuzk_s[@]}") | $(max_mb "${cuzk_kb[@]}") | $(to_cpp cuzk_s) |"
+echo "| cuzk wtns calculate, --threads 1, cached (graph replay) | $(median "${cuzk_s[@]}") s | $(range "${cuzk_s[@]}") | $(cpu_median "${cuzk_cpu[@]}") | $(max_mb "${cuzk_kb[@]}") | $(to_cpp cuzk_s) |"
 first_ratio="-"
 [[ -n $cpp_med ]] && first_ratio="$(awk -v x="$first_s" -v y="$cpp_med" 'BEGIN { printf "%.1fx", x / y }') (of the median)"
-echo "| cuzk, first run on an empty cache (one run: $first_steps) | $first_s s | | $((first_kb / 1024)) MB | $first_ratio |"
+echo "| cuzk, first run on an empty cache (one run: $first_steps) | $first_s s | | $first_cpu s | $((first_kb / 1024)) MB | $first_ratio |"
 if [[ -z $CPP_MISSING ]]; then
-  echo "| building circom's C++ generator (once, $built_on) | circom2 --c $gen_s s + make $make_s s | | $((gen_kb / 1024)) MB, $((make_kb / 1024)) MB | |"
+  echo "| building circom's C++ generator (once, $built_on) | circom2 --c $gen_s s + make $make_s s | | | $((gen_kb / 1024)) MB, $((make_kb / 1024)) MB | |"
 fi
 echo
 echo "cuzk cached / Node, paired: $(paired cuzk_s node_s); cuzk cached steps (-v): $cached_steps"
