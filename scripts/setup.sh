@@ -40,6 +40,7 @@ TEST_PACKAGES=(
   libgmp-dev                             # field tests: GMP is the independent oracle
   postgresql                             # tests: throwaway PostgreSQL servers (initdb, pg_ctl) for that store
   time                                   # scripts/bench_vs_rapidsnark.sh: wall time and peak memory (/usr/bin/time)
+  nasm                                   # scripts/bench_witness.sh: circom's C++ witness generator (its fr.asm)
   clang libclang-rt-dev                  # scripts/fuzz.sh: libFuzzer with ASan and UBSan (fuzz/)
   dpkg-dev                               # scripts/package.sh: dpkg-shlibdeps computes the .deb's Depends
   help2man                               # packaging: the manual page from cuzk --help
