@@ -457,8 +457,10 @@ result<job_id> engine::submit(job_request req) {
     return reject(reject_reason::unknown_circuit,
                   status(errc::not_found, "circuit \"" + req.circuit + "\": not registered"));
   }
-  // The request id before it is looked up; the rest of the request once it is known to be new.
-  if (auto s = check_request_id(req.request_id); !s) return reject(reject_reason::malformed_request, s);
+  // The request's shape (its request id's text among it) before the request id is looked up: a
+  // malformed request is refused as malformed, whatever job its request id names. Its witnesses
+  // once the request is known to be new.
+  if (auto s = check_request_shape(req); !s) return reject(reject_reason::malformed_request, s);
   // A request id names one request: a retry (the same request again) gets the first job; anything
   // else under the same id is refused rather than answered with a job it did not ask for.
   if (!req.request_id.empty()) {
