@@ -70,7 +70,7 @@ void cluster_member::stop() {
 
 result<job_id> cluster_member::queue_submitted(const std::shared_ptr<live_job>& j, const job_request&,
                                                const begun_files&) {
-  e_.metrics_.add(j->rec.info.circuit, metrics::counter::submitted);
+  e_.telemetry_.counters.add(j->rec.info.circuit, metrics::counter::submitted);
   // The insert announced the job to every node; whichever claims it first proves it (this one too).
   e_.log_queued(j->rec.info, " cluster=1");
   wake_claimer();  // this node need not wait for its own announcement to come back
@@ -85,7 +85,7 @@ void cluster_member::ended_locked(job_id id) {
 
 std::size_t cluster_member::claimed_locked() const {
   std::size_t n = 0;
-  for (const auto& [id, j] : e_.live_)
+  for (const auto& [id, j] : e_.jobs_.live)
     if (j->lease && !is_terminal(j->rec.info.state) && !j->parked) ++n;
   return n;
 }
@@ -109,7 +109,7 @@ void cluster_member::claim_loop() {
     }
     std::size_t held;
     {
-      std::lock_guard lk(e_.m_);
+      std::lock_guard lk(e_.jobs_.mutex);
       held = claimed_locked();
     }
     bool claimed = false;
@@ -145,8 +145,8 @@ bool cluster_member::adopt(const job_lease& l) {
   const status why = check_claimed(*j, l);
   job_result& i = j->rec.info;
   {
-    std::lock_guard lk(e_.m_);
-    e_.live_[l.id] = j;
+    std::lock_guard lk(e_.jobs_.mutex);
+    e_.jobs_.live[l.id] = j;
   }
   if (!why.is_ok()) {
     e_.finish(j, job_state::failed, why);
@@ -216,9 +216,9 @@ void cluster_member::heartbeat_loop() {
     for (job_id id : beat->cancel_requested) {
       std::shared_ptr<live_job> j;
       {
-        std::lock_guard lk(e_.m_);
-        auto it = e_.live_.find(id);
-        if (it == e_.live_.end() || is_terminal(it->second->rec.info.state) ||
+        std::lock_guard lk(e_.jobs_.mutex);
+        auto it = e_.jobs_.live.find(id);
+        if (it == e_.jobs_.live.end() || is_terminal(it->second->rec.info.state) ||
             it->second->cancel.reason() != cancel_reason::none)
           continue;
         j = it->second;
@@ -255,10 +255,10 @@ void cluster_member::listen_loop() {
       }
       // Ends announced while nobody listened: awaiters read the store again.
       {
-        std::lock_guard lk(e_.m_);
+        std::lock_guard lk(e_.jobs_.mutex);
         for (const auto& [id, n] : remote_waits_) remote_ended_.insert(id);
       }
-      e_.done_cv_.notify_all();
+      e_.jobs_.changed.notify_all();
       wake_claimer();
     }
     auto got = c->all_notifications();
@@ -269,7 +269,7 @@ void cluster_member::listen_loop() {
     }
     bool queued = false, ended = false;
     {
-      std::lock_guard lk(e_.m_);
+      std::lock_guard lk(e_.jobs_.mutex);
       for (const auto& [channel, payload] : *got) {
         if (channel == pg_job_queued_channel) {
           queued = true;
@@ -282,7 +282,7 @@ void cluster_member::listen_loop() {
         }
       }
     }
-    if (ended) e_.done_cv_.notify_all();
+    if (ended) e_.jobs_.changed.notify_all();
     if (queued) wake_claimer();
     // Short enough that a stop is seen promptly; the socket wakes it at once for a notification.
     if (auto w = c->wait_readable(std::chrono::milliseconds(250)); !w) c.reset();
@@ -296,8 +296,8 @@ status cluster_member::commit_end(const live_job& j, const job_result& info) {
 void cluster_member::release_unstarted() {
   std::vector<std::shared_ptr<live_job>> back;
   {
-    std::lock_guard lk(e_.m_);
-    for (const auto& [id, j] : e_.live_)
+    std::lock_guard lk(e_.jobs_.mutex);
+    for (const auto& [id, j] : e_.jobs_.live)
       if (j->lease && j->worker < 0 && !is_terminal(j->rec.info.state) && !j->parked) back.push_back(j);
   }
   for (const auto& j : back) {
@@ -306,8 +306,8 @@ void cluster_member::release_unstarted() {
     if (!s)
       e_.log(log_level::warn, "engine: job=" + std::to_string(j->rec.info.id) +
                                " not released (another node takes it when the lease runs out): " + s.to_string());
-    std::lock_guard lk(e_.m_);
-    e_.live_.erase(j->rec.info.id);
+    std::lock_guard lk(e_.jobs_.mutex);
+    e_.jobs_.live.erase(j->rec.info.id);
   }
   if (!back.empty()) e_.log(log_level::info, "engine: released unstarted claims=" + std::to_string(back.size()));
 }
@@ -318,7 +318,7 @@ result<job_result> cluster_member::await_absent(job_id id, std::chrono::millisec
   constexpr auto reread = std::chrono::seconds(5);
   for (;;) {
     {
-      std::lock_guard lk(e_.m_);
+      std::lock_guard lk(e_.jobs_.mutex);
       ++remote_waits_[id];  // before the store is read: an end announced after the read is kept
     }
     auto unregister = [&] {
@@ -328,7 +328,7 @@ result<job_result> cluster_member::await_absent(job_id id, std::chrono::millisec
       }
     };
     auto r = e_.store_->get(id);
-    std::unique_lock lk(e_.m_);
+    std::unique_lock lk(e_.jobs_.mutex);
     if (!r || !*r || is_terminal((*r)->info.state) || timeout.count() < 0 ||
         (timeout.count() > 0 && steady_clock::now() >= until)) {
       unregister();
@@ -341,7 +341,7 @@ result<job_result> cluster_member::await_absent(job_id id, std::chrono::millisec
     if (timeout.count() > 0) wake = std::min(wake, until);
     // After a drain no wake comes (the listener stopped): report the job as it stands, as the local
     // await does for a job that will not run.
-    e_.done_cv_.wait_until(lk, wake, [&] { return remote_ended_.count(id) > 0 || !e_.accepting_; });
+    e_.jobs_.changed.wait_until(lk, wake, [&] { return remote_ended_.count(id) > 0 || !e_.accepting_; });
     const bool stop = !e_.accepting_;
     unregister();
     if (stop) {

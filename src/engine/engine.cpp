@@ -55,9 +55,7 @@ engine::engine(engine_options opt, engine_parts parts, witness_spool spool, witn
       srs_(opt_.budgets, *hot_alloc_, opt_.key_check, std::move(parts.devices), &memory_, opt_.key_copy_dir),
       sched_(opt_.scheduling),
       pinned_(hot_alloc_, memory_.host(), pinned_pool_options{[this](const pool_event& e) { on_pool_event(e); }}),
-      started_at_(wall_clock::now()),
-      kernels_(srs_.slots().size(), now_unix_us()),
-      gpu_monitor_(std::move(parts.gpu_monitor)) {
+      telemetry_(srs_.slots().size(), std::move(parts.gpu_monitor)) {
   backend_->attach_memory(memory_);
   // A key of tens of GiB takes seconds to copy even on every core: the operator sees it move.
   srs_.set_load_progress([this](const std::string& id, const char* step, uint64_t done, uint64_t total, double seconds) {
@@ -104,16 +102,16 @@ void engine::on_pool_event(const pool_event& e) {
 void engine::event(live_job& j, event_kind k, uint32_t partition, int worker, int64_t unix_us) {
   const timeline_event e{j.rec.info.id, partition, k, worker, unix_us != 0 ? unix_us : now_unix_us()};
   {
-    std::lock_guard lk(m_);
+    std::lock_guard lk(jobs_.mutex);
     j.events.push_back(e);
   }
-  timeline_.record(e);
+  telemetry_.events.record(e);
 }
 
 void engine::set_state(live_job& j, job_state s) {
   uint32_t attempts;
   {
-    std::lock_guard lk(m_);
+    std::lock_guard lk(jobs_.mutex);
     j.rec.info.state = s;
     attempts = j.rec.info.attempts;
   }
@@ -179,17 +177,13 @@ void engine::start_threads() {
   for (std::size_t i = 0; i < slots.size(); ++i) workers_[i].device_slot = slots[i];
   for (std::size_t i = 0; i < workers_.size(); ++i)
     workers_[i].thread = std::thread([this, i] { worker_loop(static_cast<int>(i)); });
-  housekeeper_ = std::thread([this] { housekeeping_loop(); });
+  // A round every quarter of the retention, at least every 30 s and at most every 100 ms.
+  const auto period = std::clamp<std::chrono::milliseconds>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(opt_.result_retention) / 4,
+      std::chrono::milliseconds(100), std::chrono::milliseconds(30000));
+  housekeeper_.start(
+      period, [this] { return jobs_.unstored.load() > 0; }, [this] { return housekeeping_round(); });
   source_->start();
-}
-
-std::size_t engine::jobs_of_locked(const std::string& circuit, job_id* first) const {
-  std::size_t n = 0;
-  for (const auto& [jid, j] : live_)
-    if (j->rec.info.circuit == circuit && !is_terminal(j->rec.info.state)) {
-      if (n++ == 0 && first) *first = jid;
-    }
-  return n;
 }
 
 status engine::register_circuit(const std::string& id, const std::string& zkey_path,
@@ -251,8 +245,8 @@ status engine::register_circuit(const std::string& id, const std::string& zkey_p
                                               "); ask to replace it to re-point the id");
     std::size_t n;
     {
-      std::lock_guard lk(m_);
-      n = jobs_of_locked(id);
+      std::lock_guard lk(jobs_.mutex);
+      n = jobs_.count_of_locked(id);
     }
     if (n > 0)
       return status(errc::failed_precondition, "circuit " + id + ": cannot replace its key while " +
@@ -278,9 +272,9 @@ status engine::register_circuit(const std::string& id, const std::string& zkey_p
 status engine::unregister_circuit(const std::string& id) {
   std::unique_lock reg(registration_m_);
   {
-    std::lock_guard lk(m_);
+    std::lock_guard lk(jobs_.mutex);
     job_id first = 0;
-    if (jobs_of_locked(id, &first) > 0)
+    if (jobs_.count_of_locked(id, &first) > 0)
       return status(errc::failed_precondition,
                     "circuit " + id + ": job " + std::to_string(first) + " still uses it");
   }
@@ -353,7 +347,7 @@ status engine::spool_inline(const job_request& req, job_record& rec, begun_files
 
 status engine::reject(reject_reason why, status s) {
   // Counted by reason, never by the circuit named: that may be any string a client made up.
-  metrics_.reject(why);
+  telemetry_.counters.reject(why);
   log(log_level::warn, std::string("engine: submit rejected reason=") + reject_reason_name(why) + " error=\"" +
                            s.to_string() + "\"");
   return s;
@@ -396,8 +390,8 @@ result<job_id> engine::same_request(const job_request& req, job_id existing) {
   // The first submit may still be storing its witnesses: its answer is this one's.
   std::shared_ptr<inline_arrival> arriving;
   {
-    std::lock_guard lk(m_);
-    if (auto it = live_.find(existing); it != live_.end()) arriving = it->second->arrival;
+    std::lock_guard lk(jobs_.mutex);
+    if (auto it = jobs_.live.find(existing); it != jobs_.live.end()) arriving = it->second->arrival;
   }
   if (arriving && !arriving->wait_stored())
     return status(errc::unavailable, "request id \"" + req.request_id +
@@ -419,8 +413,8 @@ result<job_id> engine::same_request(const job_request& req, job_id existing) {
     // retry is proved again as a new job, which takes the request id over (docs/cluster.md,
     // "When the database is out of reach"). 0 tells the caller to submit it anew.
     {
-      std::lock_guard lk(m_);
-      if (live_.count(existing)) return existing;  // its failure is not stored yet: as it stands
+      std::lock_guard lk(jobs_.mutex);
+      if (jobs_.live.count(existing)) return existing;  // its failure is not stored yet: as it stands
     }
     CUZK_TRY(store_->remove(existing));
     log(log_level::info, "engine: job=" + std::to_string(existing) + " removed: request id " + req.request_id +
@@ -447,7 +441,7 @@ std::shared_ptr<live_job> engine::new_job(const job_request& req, const circuit_
 result<job_id> engine::submit(job_request req) {
   if (!accepting_)
     return reject(reject_reason::draining, status(errc::unavailable, "engine is draining: not accepting jobs"));
-  // Until the job is in live_, where register_circuit() counts it (registration_m_ in engine.hpp).
+  // Until the job is in jobs_.live, where register_circuit() counts it (registration_m_ in engine.hpp).
   std::shared_lock reg(registration_m_);
   const auto c = circuits_.find(req.circuit);
   if (!c) {
@@ -457,8 +451,10 @@ result<job_id> engine::submit(job_request req) {
     return reject(reject_reason::unknown_circuit,
                   status(errc::not_found, "circuit \"" + req.circuit + "\": not registered"));
   }
-  // The request id before it is looked up; the rest of the request once it is known to be new.
-  if (auto s = check_request_id(req.request_id); !s) return reject(reject_reason::malformed_request, s);
+  // The request's shape (its request id's text among it) before the request id is looked up: a
+  // malformed request is refused as malformed, whatever job its request id names. Its witnesses
+  // once the request is known to be new.
+  if (auto s = check_request_shape(req); !s) return reject(reject_reason::malformed_request, s);
   // A request id names one request: a retry (the same request again) gets the first job; anything
   // else under the same id is refused rather than answered with a job it did not ask for.
   if (!req.request_id.empty()) {
@@ -519,12 +515,12 @@ void engine::withdraw(const std::shared_ptr<live_job>& j, const begun_files& fil
   // its end finds the arrival failed and drops it (finish()).
   const bool queued = sched_.remove(id);
   {
-    std::lock_guard lk(m_);
-    auto it = live_.find(id);
-    if (it != live_.end() && (queued || it->second->worker < 0)) live_.erase(it);
+    std::lock_guard lk(jobs_.mutex);
+    auto it = jobs_.live.find(id);
+    if (it != jobs_.live.end() && (queued || it->second->worker < 0)) jobs_.live.erase(it);
   }
-  timeline_.forget(id);  // its queued event (a worker that has it forgets what it adds: finish())
-  done_cv_.notify_all();
+  telemetry_.events.forget(id);  // its queued event (a worker that has it forgets what it adds: finish())
+  jobs_.changed.notify_all();
   if (removed) {
     discard_spooled(j->rec);
     for (const auto& [k, f] : files) spool_.abandon(f);
@@ -538,10 +534,10 @@ status engine::hide_spool(const status& s) const {
 result<job_result> engine::await(job_id id, std::chrono::milliseconds timeout) {
   const auto until = steady_clock::now() + timeout;
   {
-    std::unique_lock lk(m_);
+    std::unique_lock lk(jobs_.mutex);
     for (;;) {
-      auto it = live_.find(id);
-      if (it == live_.end()) break;
+      auto it = jobs_.live.find(id);
+      if (it == jobs_.live.end()) break;
       // After a drain nothing will run a job that is not on a worker: report it as it stands. An
       // ended job still here is one whose outcome the store has yet to take (finish()).
       const bool stalled = !accepting_ && it->second->worker < 0;
@@ -561,9 +557,9 @@ result<job_result> engine::await(job_id id, std::chrono::milliseconds timeout) {
         return r;
       }
       if (timeout.count() == 0)
-        done_cv_.wait(lk);
+        jobs_.changed.wait(lk);
       else
-        done_cv_.wait_until(lk, until);
+        jobs_.changed.wait_until(lk, until);
     }
   }
   // Ended and stored, never issued, or (in a cluster) held by another node or queued in the database.
@@ -577,9 +573,9 @@ result<job_result> engine::await(job_id id, std::chrono::milliseconds timeout) {
 status engine::cancel(job_id id) {
   std::shared_ptr<live_job> j;
   {
-    std::lock_guard lk(m_);
-    auto it = live_.find(id);
-    if (it != live_.end()) {
+    std::lock_guard lk(jobs_.mutex);
+    auto it = jobs_.live.find(id);
+    if (it != jobs_.live.end()) {
       if (is_terminal(it->second->rec.info.state))
         return status(errc::failed_precondition, "job " + std::to_string(id) + ": already " +
                                                      job_state_name(it->second->rec.info.state));
@@ -652,8 +648,8 @@ status engine::evict(const std::string& circuit, tier_target target) {
 
 engine_snapshot engine::snapshot() const {
   engine_snapshot s;
-  s.started_at = started_at_;
-  s.uptime_s = std::chrono::duration<double>(wall_clock::now() - started_at_).count();
+  s.started_at = telemetry_.started_at;
+  s.uptime_s = std::chrono::duration<double>(wall_clock::now() - telemetry_.started_at).count();
   s.accepting = accepting_;
   s.backend = backend_->name();
   s.device_tiers = srs_.slots();
@@ -661,15 +657,15 @@ engine_snapshot engine::snapshot() const {
   s.memory_budgets = memory_.snapshot();
   s.pinned_pool = pinned_.snapshot();
   {
-    std::lock_guard lk(m_);
-    for (const auto& [id, j] : live_) {
+    std::lock_guard lk(jobs_.mutex);
+    for (const auto& [id, j] : jobs_.live) {
       live_job_status ls;
       ls.info = j->rec.info;
       ls.events = j->events;
       ls.worker = j->worker;
       s.jobs.push_back(std::move(ls));
     }
-    s.recent_jobs.assign(recent_jobs_.begin(), recent_jobs_.end());
+    s.recent_jobs.assign(jobs_.recent.begin(), jobs_.recent.end());
     for (std::size_t i = 0; i < workers_.size(); ++i) {
       const auto& w = workers_[i];
       worker_status ws;
@@ -678,8 +674,8 @@ engine_snapshot engine::snapshot() const {
       ws.busy = w.busy;
       ws.job = w.job;
       ws.partition = w.partition;
-      auto it = live_.find(w.job);
-      if (w.busy && it != live_.end()) ws.state = it->second->rec.info.state;
+      auto it = jobs_.live.find(w.job);
+      if (w.busy && it != jobs_.live.end()) ws.state = it->second->rec.info.state;
       ws.busy_seconds = w.busy_seconds;
       ws.jobs = w.jobs;
       s.workers.push_back(ws);
@@ -690,14 +686,14 @@ engine_snapshot engine::snapshot() const {
   s.keys = srs_.entries();
   s.tiers = srs_.tiers();
   s.rss_bytes = process_rss_bytes();
-  s.telemetry = collect_device_telemetry(kernels_, gpu_monitor_.get(), s.devices, now_unix_us());
-  s.counters = metrics_.snapshot();
+  s.telemetry = telemetry_.devices(s.devices);
+  s.counters = telemetry_.counters.snapshot();
   return s;
 }
 
 std::string engine::chrome_trace() const {
-  const auto ev = timeline_.recent();
-  const auto kernels = kernels_.recent();
+  const auto ev = telemetry_.events.recent();
+  const auto kernels = telemetry_.kernels.recent();
   const auto slots = srs_.slots();
   const auto activity = backend_->activity();
   std::vector<std::string> lanes;
@@ -709,8 +705,10 @@ std::string engine::chrome_trace() const {
 }
 
 void engine::drain(std::chrono::milliseconds grace) {
-  std::lock_guard dl(drain_m_);
-  if (drained_) return;
+  std::call_once(drained_, [&] { run_drain(grace); });
+}
+
+void engine::run_drain(std::chrono::milliseconds grace) {
   accepting_ = false;
   // No new claims from here; what this node claimed and has not started goes back to the queue.
   source_->stop_taking();
@@ -718,34 +716,28 @@ void engine::drain(std::chrono::milliseconds grace) {
   source_->release_unstarted();
   // Let running jobs end on their own for up to `grace`.
   {
-    std::unique_lock lk(m_);
+    std::unique_lock lk(jobs_.mutex);
     const auto until = steady_clock::now() + grace;
-    done_cv_.wait_until(lk, until, [&] {
+    jobs_.changed.wait_until(lk, until, [&] {
       for (const auto& w : workers_)
         if (w.busy) return false;
       return true;
     });
-    for (auto& [id, j] : live_)
+    for (auto& [id, j] : jobs_.live)
       if (j->worker >= 0) j->cancel.request(cancel_reason::shutdown);
   }
   memory_.host().wake_waiters();  // a job waiting for memory (worker set by admit()) leaves now
   for (auto& w : workers_)
     if (w.thread.joinable()) w.thread.join();
-  {
-    std::lock_guard lk(hk_m_);
-    hk_stop_ = true;
-  }
-  hk_cv_.notify_all();
-  if (housekeeper_.joinable()) housekeeper_.join();
+  housekeeper_.stop();
   retry_unstored();  // a last try; what is still refused is proved again after the restart
   source_->release_unstarted();  // those a drain abandoned, and any a worker had not reached
   source_->stop();  // the heartbeat last but one: running jobs kept their leases until here
-  drained_ = true;
-  done_cv_.notify_all();  // awaiters of jobs that will not run now
+  jobs_.changed.notify_all();  // awaiters of jobs that will not run now
   std::size_t queued = 0;
   {
-    std::lock_guard lk(m_);
-    queued = live_.size();
+    std::lock_guard lk(jobs_.mutex);
+    queued = jobs_.live.size();
   }
   log(log_level::info, "engine: drained; jobs_left_queued=" + std::to_string(queued));
 }

@@ -23,11 +23,11 @@
 // Threads. Any thread may call the public methods (the service's RPC threads do). Each worker
 // thread (options.workers with the CPU backend; the GPU backend's workers_per_device per device
 // slot) loops over scheduler::next() and owns the job it runs; one housekeeping thread
-// purges results past their retention and stores the results the store refused before (a full
-// disk: the job fails at once in memory, so await() returns, and is kept with its witnesses until
-// the store takes that outcome). Locks, outermost first: registration (registration_m_),
-// the engine's job table (m_), then the scheduler's, the SRS manager's, the store's; none is held
-// while a key loads or a proof runs.
+// (housekeeper.hpp) purges results past their retention and stores the results the store refused
+// before (a full disk: the job fails at once in memory, so await() returns, and is kept with its
+// witnesses until the store takes that outcome). Locks, outermost first: registration
+// (registration_m_), the engine's job table (jobs_.mutex, job_table.hpp), then the scheduler's,
+// the SRS manager's, the store's; none is held while a key loads or a proof runs.
 // RPC threads never touch a loaded key or a backend.
 //
 // What persists (in the job store): every job from the moment submit() returns, the start of each
@@ -59,6 +59,8 @@
 #include "base/result.hpp"
 #include "engine/backends/prover_backend.hpp"
 #include "engine/engine_options.hpp"
+#include "engine/housekeeper.hpp"
+#include "engine/job_table.hpp"
 #include "engine/job_source.hpp"
 #include "engine/live_job.hpp"
 #include "engine/jobs/cancel_token.hpp"
@@ -74,6 +76,7 @@
 #include "engine/memory/memory_budget.hpp"
 #include "engine/memory/pinned_pool.hpp"
 #include "engine/telemetry/device_telemetry.hpp"
+#include "engine/telemetry/engine_telemetry.hpp"
 #include "engine/telemetry/gpu_utilization.hpp"
 #include "engine/telemetry/kernel_activity.hpp"
 #include "engine/telemetry/metrics.hpp"
@@ -94,9 +97,6 @@ struct worker_status {
   double busy_seconds = 0;  // time spent inside jobs since start
   uint64_t jobs = 0;        // jobs run to an end
 };
-
-// How many ended jobs the snapshot keeps for the status page (engine_snapshot::recent_jobs).
-inline constexpr std::size_t recent_jobs_kept = 20;
 
 struct live_job_status {
   job_result info;  // without proofs
@@ -212,7 +212,7 @@ class engine {
 
   engine_snapshot snapshot() const;
   // The most recent events of every job (a bounded ring), oldest first.
-  std::vector<timeline_event> recent_events() const { return timeline_.recent(); }
+  std::vector<timeline_event> recent_events() const { return telemetry_.events.recent(); }
   // The same as a Chrome trace, with a lane per device slot for its kernel-lock intervals.
   std::string chrome_trace() const;
 
@@ -278,8 +278,6 @@ class engine {
   void withdraw(const std::shared_ptr<live_job>& j, const begun_files& files) noexcept;
   // `s` without the spool's paths: the client hears why, not where (docs/HARDENING.md, finding 15).
   status hide_spool(const status& s) const;
-  // How many jobs of `circuit` are queued or running, and the first one's id; under m_.
-  std::size_t jobs_of_locked(const std::string& circuit, job_id* first = nullptr) const;
 
   // Worker side (engine_worker.cpp; a job's own steps are job_run.cpp).
   // The scheduler's admission step: reserves the batch's working set, drops refused jobs.
@@ -298,15 +296,18 @@ class engine {
   // Commits `ended` (a terminal outcome of j) and publishes it; parks it when the store is out of
   // reach (live_job::parked). For finish() and retry_unstored().
   void store_end(const std::shared_ptr<live_job>& j, job_result ended);
-  // Makes `ended` j's visible outcome: metrics, the log line, awaiters woken, and j out of live_
-  // when `stored` (else it stays, failed, for retry_unstored()).
+  // Makes `ended` j's visible outcome: metrics, the log line, awaiters woken, and j out of the job
+  // table when `stored` (else it stays, failed, for retry_unstored()).
   void publish_end(const std::shared_ptr<live_job>& j, job_result ended, bool stored);
   void requeue_in_store(const std::shared_ptr<live_job>& j);
   // Stores the outcomes the store refused before, oldest first, until one is refused again; each
-  // stored one leaves live_ and its spooled witnesses are deleted. Housekeeping and drain() call it;
-  // false while the store still refuses.
+  // stored one leaves the job table and its spooled witnesses are deleted. Housekeeping and drain()
+  // call it; false while the store still refuses.
   bool retry_unstored();
-  void housekeeping_loop();
+  // housekeeper_'s round: retry_unstored(), then the results past their retention purged.
+  bool housekeeping_round();
+  // drain()'s work, run once (drained_).
+  void run_drain(std::chrono::milliseconds grace);
 
   const engine_options opt_;
   std::unique_ptr<prover_backend> backend_;
@@ -319,32 +320,20 @@ class engine {
   memory_budgets memory_;  // before srs_ and pinned_, which hold reservations of it
   srs_manager srs_;
   scheduler sched_;
-  metrics metrics_;
-  timeline timeline_;
   pinned_pool pinned_;
-  const wall_time started_at_;
-  kernel_activity kernels_;  // after srs_: sized by its device slots
-  std::unique_ptr<gpu_utilization_monitor> gpu_monitor_;
+  engine_telemetry telemetry_;  // after srs_: a kernel lane per device slot
 
   // Registration against submission: submit() holds it shared from finding the circuit until its
-  // job is in live_, register_circuit() and unregister_circuit() exclusively, so a key is never
-  // replaced between a job's check against it and the job's entry in the count of its users.
+  // job is in the job table, register_circuit() and unregister_circuit() exclusively, so a key is
+  // never replaced between a job's check against it and the job's entry in the count of its users.
   // Outermost of the engine's locks.
   std::shared_mutex registration_m_;
-  mutable std::mutex m_;  // live_, recent_jobs_, workers_' status fields
-  std::condition_variable done_cv_;
-  std::map<job_id, std::shared_ptr<live_job>> live_;
-  std::deque<job_result> recent_jobs_;  // newest at the front, at most recent_jobs_kept
-  std::vector<worker_slot> workers_;
+  job_table jobs_;
+  std::vector<worker_slot> workers_;  // their status fields under jobs_.mutex
   std::atomic<bool> accepting_{true};
-  std::atomic<std::size_t> unstored_{0};  // live jobs with `unstored` set or `parked`
-  bool drained_ = false;
-  std::mutex drain_m_;
-
-  std::mutex hk_m_;
-  std::condition_variable hk_cv_;
-  bool hk_stop_ = false;
-  std::thread housekeeper_;
+  // drain() runs once; a second call waits for the first to end.
+  std::once_flag drained_;
+  housekeeper housekeeper_;
 
   // Where jobs come from and where their lives are written: this daemon alone, or its part in a
   // cluster (job_source.hpp).

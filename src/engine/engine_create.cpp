@@ -80,7 +80,7 @@ result<std::unique_ptr<engine>> engine::create(engine_options opt, engine_parts 
   // A daemon alone until it joins its cluster below; a drain on the way out needs a source.
   e->source_ = std::make_unique<local_job_source>(*e);
   if (!backend_note.empty()) e->log(log_level::info, "engine: " + backend_note);
-  if (const auto& m = e->gpu_monitor_; m && !m->available())
+  if (const auto& m = e->telemetry_.gpu_monitor; m && !m->available())
     e->log(log_level::warn, "engine: GPU utilization not sampled: " + m->unavailable_reason());
   if (!e->opt_.database.empty()) {
     auto member = cluster_member::open(*e);

@@ -138,6 +138,34 @@ TEST(engine, a_request_id_reused_for_another_request_is_refused) {
   EXPECT_EQ(h.eng->snapshot().counters.total.submitted, 1u);
 }
 
+// A malformed request is refused as malformed whatever its request id names: its shape is checked
+// before the request id is looked up, so a request id in use does not turn it into a conflict.
+TEST(engine, a_malformed_request_under_a_request_id_in_use_is_refused_as_malformed) {
+  auto h = make({}, std::make_unique<gated_backend>());
+  auto r = request("small");
+  r.request_id = "sector-9";
+  const job_id a = h.eng->submit(r).value();  // in the store, under its request id, once submit returns
+  auto none = r;
+  none.partitions.clear();
+  auto both = r;
+  both.partitions[0].path = small_wtns;
+  auto nul = r;
+  nul.partitions[0] = witness_input::from_path(small_wtns + std::string("\0/etc/passwd", 12));
+  for (const auto& [what, bad] :
+       std::vector<std::pair<std::string, job_request>>{{"expected at least one partition", none},
+                                                        {"partition 0: expected the .wtns bytes", both},
+                                                        {"partition 0: expected a path without NUL bytes", nul}}) {
+    auto s = h.eng->submit(bad);
+    ASSERT_FALSE(s.is_ok()) << what;
+    EXPECT_EQ(s.error().code(), errc::invalid_argument) << s.error().to_string();
+    EXPECT_NE(s.error().message().find(what), std::string::npos) << s.error().to_string();
+  }
+  const auto m = h.eng->snapshot().counters;
+  EXPECT_EQ(m.rejected[static_cast<int>(reject_reason::malformed_request)], 3u);
+  EXPECT_EQ(m.rejected[static_cast<int>(reject_reason::request_id_conflict)], 0u);
+  EXPECT_EQ(h.eng->submit(r).value(), a);
+}
+
 // docs/HARDENING.md, finding 16: 4 MB request ids and paths with NUL bytes were accepted.
 TEST(engine, request_ids_and_paths_are_limited) {
   auto h = make({}, std::make_unique<gated_backend>());

@@ -27,9 +27,9 @@ void engine::admit(work_batch& batch, const worker_ref& by) {
   for (auto it = batch.jobs.begin(); it != batch.jobs.end();) {
     std::shared_ptr<live_job> j;
     {
-      std::lock_guard lk(m_);
-      auto found = live_.find(it->id);
-      if (found != live_.end() && !is_terminal(found->second->rec.info.state)) {
+      std::lock_guard lk(jobs_.mutex);
+      auto found = jobs_.live.find(it->id);
+      if (found != jobs_.live.end() && !is_terminal(found->second->rec.info.state)) {
         j = found->second;
         j->worker = by.index;  // so that drain() stops its wait too
       }
@@ -50,13 +50,13 @@ void engine::admit(work_batch& batch, const worker_ref& by) {
       if (waited > 0.001)
         log(log_level::info, "engine: job=" + std::to_string(it->id) + " waited " + fmt_s(waited) +
                                  " s for host memory (" + describe_bytes(need) + ")");
-      std::lock_guard lk(m_);
+      std::lock_guard lk(jobs_.mutex);
       j->working_set = std::move(r).value();
       j->rec.info.times[phase::reservation_wait] = waited;
       return;
     }
     {
-      std::lock_guard lk(m_);
+      std::lock_guard lk(jobs_.mutex);
       j->worker = -1;
     }
     it = batch.jobs.erase(it);
@@ -90,11 +90,11 @@ void engine::run_batch(int index, const work_batch& batch) {
   for (const auto& qj : batch.jobs) {
     std::shared_ptr<live_job> j;
     {
-      std::lock_guard lk(m_);
-      auto it = live_.find(qj.id);
+      std::lock_guard lk(jobs_.mutex);
+      auto it = jobs_.live.find(qj.id);
       // Ended meanwhile (cancelled between dispatch and here; an ended job whose outcome the
-      // store has yet to take is still in live_).
-      if (it == live_.end() || is_terminal(it->second->rec.info.state)) continue;
+      // store has yet to take is still in jobs_.live).
+      if (it == jobs_.live.end() || is_terminal(it->second->rec.info.state)) continue;
       j = it->second;
       if (it->second->working_set) working_set = std::move(it->second->working_set);
       j->worker = index;
@@ -105,13 +105,13 @@ void engine::run_batch(int index, const work_batch& batch) {
     }
     const auto t0 = steady_clock::now();
     job_run(*this, index, j, lease, working_set).run();
-    std::lock_guard lk(m_);
+    std::lock_guard lk(jobs_.mutex);
     auto& w = workers_[index];
     w.busy = false;
     w.job = 0;
     w.busy_seconds += seconds_since(t0);
     ++w.jobs;
-    done_cv_.notify_all();  // drain() waits for idle workers
+    jobs_.changed.notify_all();  // drain() waits for idle workers
   }
 }
 
@@ -120,18 +120,18 @@ void engine::finish(const std::shared_ptr<live_job>& j, job_state end, status er
   // could not be, the submit refused the job (withdraw()) and there is nothing to record.
   if (j->arrival && !j->arrival->wait_stored()) {
     {
-      std::lock_guard lk(m_);
-      live_.erase(j->rec.info.id);
+      std::lock_guard lk(jobs_.mutex);
+      jobs_.live.erase(j->rec.info.id);
     }
-    timeline_.forget(j->rec.info.id);  // the events this worker added after the withdrawal
-    done_cv_.notify_all();
+    telemetry_.events.forget(j->rec.info.id);  // the events this worker added after the withdrawal
+    jobs_.changed.notify_all();
     return;
   }
   // The outcome is built on a copy and reaches the live job only once the store has answered, so
   // no awaiter sees `done` for a job that then fails because its result could not be stored.
   job_result snapshot;
   {
-    std::lock_guard lk(m_);
+    std::lock_guard lk(jobs_.mutex);
     snapshot = j->rec.info;
   }
   snapshot.state = end;
@@ -154,13 +154,13 @@ void engine::store_end(const std::shared_ptr<live_job>& j, job_result snapshot) 
     // commit, and its spooled witnesses are that node's to delete. Dropped here, nothing else.
     log(log_level::warn, "engine: job=" + std::to_string(snapshot.id) + " late result dropped: " + st.to_string());
     {
-      std::lock_guard lk(m_);
-      if (j->parked) --unstored_;
+      std::lock_guard lk(jobs_.mutex);
+      if (j->parked) --jobs_.unstored;
       j->parked.reset();
-      live_.erase(snapshot.id);
+      jobs_.live.erase(snapshot.id);
     }
     source_->capacity_freed();
-    done_cv_.notify_all();
+    jobs_.changed.notify_all();
     return;
   }
   if (st.code() == errc::unavailable) {
@@ -170,9 +170,9 @@ void engine::store_end(const std::shared_ptr<live_job>& j, job_result snapshot) 
     // away and end the job for good over a fault that passes.
     bool first = false;
     {
-      std::lock_guard lk(m_);
+      std::lock_guard lk(jobs_.mutex);
       first = !j->parked;
-      if (first) ++unstored_;
+      if (first) ++jobs_.unstored;
       j->parked = std::move(snapshot);
       j->store_fault = st;
     }
@@ -180,18 +180,15 @@ void engine::store_end(const std::shared_ptr<live_job>& j, job_result snapshot) 
       log(log_level::warn, "engine: job=" + std::to_string(j->rec.info.id) + " ended " + job_state_name(end) +
                                "; its result waits for the job store: " + st.to_string());
     source_->capacity_freed();  // its worker is free, and the job no longer holds a claim's place
-    // Onto the retry period now, not after a whole purge period; taking hk_m_ first means the
-    // housekeeper is either waiting (and wakes) or has yet to read unstored_.
-    { std::lock_guard lk(hk_m_); }
-    hk_cv_.notify_all();
-    done_cv_.notify_all();  // an await running out of time now says why
+    housekeeper_.wake();  // onto the retry period now, not after a whole purge period
+    jobs_.changed.notify_all();  // an await running out of time now says why
     return;
   }
   const bool stored = st.is_ok();
   if (!stored) {
     // A fault that will not pass by waiting (a damaged database, a constraint): the job fails and
     // says why. The caller must hear of it (an await that waited for the store would wait for
-    // good), so the job fails in memory now and stays in live_ until housekeeping stores that
+    // good), so the job fails in memory now and stays in jobs_.live until housekeeping stores that
     // outcome (retry_unstored()). Its spooled witnesses stay too: until then the store still has
     // the job unfinished, and a restart proves it again from them. Its request id may be submitted
     // again (submit()).
@@ -216,16 +213,16 @@ void engine::publish_end(const std::shared_ptr<live_job>& j, job_result snapshot
         0, j->worker);
 
   const std::string& c = snapshot.circuit;
-  metrics_.add(c, end == job_state::done        ? metrics::counter::completed
+  telemetry_.counters.add(c, end == job_state::done        ? metrics::counter::completed
                   : end == job_state::cancelled ? metrics::counter::cancelled
                                                 : metrics::counter::failed);
-  if (snapshot.deadline_missed) metrics_.add(c, metrics::counter::deadline_miss);
+  if (snapshot.deadline_missed) telemetry_.counters.add(c, metrics::counter::deadline_miss);
   // The GPU phases exist only for jobs a device proved; a CPU job's zeros would only blur them.
   const bool on_gpu = snapshot.h2d_bytes > 0;
   if (end == job_state::done)
     for (int p = 0; p < phase_count; ++p)
       if (on_gpu || !is_gpu_phase(static_cast<phase>(p)))
-        metrics_.observe(c, static_cast<phase>(p), snapshot.times.seconds[p]);
+        telemetry_.counters.observe(c, static_cast<phase>(p), snapshot.times.seconds[p]);
 
   std::string line = "engine: job ended id=" + std::to_string(snapshot.id) + " circuit=" + c +
                      " state=" + job_state_name(end) + " attempts=" + std::to_string(snapshot.attempts);
@@ -244,41 +241,37 @@ void engine::publish_end(const std::shared_ptr<live_job>& j, job_result snapshot
 
   // Published last, so that an awaiter who sees the end sees its counts and log line too.
   {
-    std::lock_guard lk(m_);
-    if (j->parked) --unstored_;
+    std::lock_guard lk(jobs_.mutex);
+    if (j->parked) --jobs_.unstored;
     j->parked.reset();
     j->rec.info = snapshot;
     j->unstored = !stored;
     job_result ended = snapshot;
     ended.proofs.clear();  // the page wants times, not megabytes of proof JSON
-    recent_jobs_.push_front(std::move(ended));
-    if (recent_jobs_.size() > recent_jobs_kept) recent_jobs_.pop_back();
+    jobs_.remember_ended_locked(std::move(ended));
     if (stored)
-      live_.erase(snapshot.id);
+      jobs_.live.erase(snapshot.id);
     else
-      ++unstored_;
+      ++jobs_.unstored;
     if (stored) source_->ended_locked(snapshot.id);
   }
   source_->capacity_freed();  // a claim's place is free
-  if (!stored) {
-    { std::lock_guard lk(hk_m_); }
-    hk_cv_.notify_all();
-  }
-  done_cv_.notify_all();
+  if (!stored) housekeeper_.wake();
+  jobs_.changed.notify_all();
 }
 
 bool engine::retry_unstored() {
-  if (unstored_.load() == 0) return true;
+  if (jobs_.unstored.load() == 0) return true;
   std::vector<std::shared_ptr<live_job>> pending;
   {
-    std::lock_guard lk(m_);
-    for (const auto& [id, j] : live_)
+    std::lock_guard lk(jobs_.mutex);
+    for (const auto& [id, j] : jobs_.live)
       if (j->unstored || j->parked) pending.push_back(j);
   }
   for (const auto& j : pending) {
     std::optional<job_result> parked;
     {
-      std::lock_guard lk(m_);
+      std::lock_guard lk(jobs_.mutex);
       parked = j->parked;
     }
     if (parked) {
@@ -286,7 +279,7 @@ bool engine::retry_unstored() {
       store_end(j, std::move(*parked));
       bool still;
       {
-        std::lock_guard lk(m_);
+        std::lock_guard lk(jobs_.mutex);
         still = j->parked.has_value();
       }
       if (still) return false;  // still out of reach: the next round tries again
@@ -294,30 +287,30 @@ bool engine::retry_unstored() {
     }
     job_result info;
     {
-      std::lock_guard lk(m_);
+      std::lock_guard lk(jobs_.mutex);
       info = j->rec.info;
     }
     const status st = source_->commit_end(*j, info);
     if (j->lease && st.code() == errc::failed_precondition) {  // taken over meanwhile: not ours
       log(log_level::warn, "engine: job=" + std::to_string(info.id) + " late result dropped: " + st.to_string());
-      std::lock_guard lk(m_);
+      std::lock_guard lk(jobs_.mutex);
       j->unstored = false;
-      live_.erase(info.id);
-      --unstored_;
+      jobs_.live.erase(info.id);
+      --jobs_.unstored;
       continue;
     }
     if (!st) return false;  // still failing: the next round tries again
     {
-      std::lock_guard lk(m_);
+      std::lock_guard lk(jobs_.mutex);
       j->unstored = false;
-      live_.erase(info.id);
+      jobs_.live.erase(info.id);
     }
-    --unstored_;
+    --jobs_.unstored;
     discard_spooled(j->rec);
     log(log_level::info, "engine: job result stored late id=" + std::to_string(info.id) +
                              " state=" + job_state_name(info.state));
   }
-  done_cv_.notify_all();
+  jobs_.changed.notify_all();
   return true;
 }
 
@@ -325,7 +318,7 @@ void engine::requeue_in_store(const std::shared_ptr<live_job>& j) {
   // A drain abandoned the job: it did not fail, so the attempt is not counted against it.
   uint32_t attempts;
   {
-    std::lock_guard lk(m_);
+    std::lock_guard lk(jobs_.mutex);
     if (j->rec.info.attempts > 0) --j->rec.info.attempts;
     j->rec.info.state = job_state::queued;
     j->rec.info.times = {};
@@ -343,26 +336,12 @@ void engine::requeue_in_store(const std::shared_ptr<live_job>& j) {
   log(log_level::info, "engine: job requeued for the next start id=" + std::to_string(j->rec.info.id));
 }
 
-void engine::housekeeping_loop() {
-  const auto period = std::clamp<std::chrono::milliseconds>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(opt_.result_retention) / 4,
-      std::chrono::milliseconds(100), std::chrono::milliseconds(30000));
-  // A result the store refused (finish()) is retried after 250 ms, then at twice the wait after
-  // every refusal up to 8 s: a server that restarts in a second or two, or a disk given room, takes
-  // it soon after, not a retention period later, and a store down for long is not hammered.
-  constexpr auto first_retry = std::chrono::milliseconds(250), last_retry = std::chrono::milliseconds(8000);
-  auto retry_period = first_retry;
-  std::unique_lock lk(hk_m_);
-  while (!hk_stop_) {
-    hk_cv_.wait_for(lk, unstored_.load() > 0 ? std::min(period, retry_period) : period);
-    if (hk_stop_) break;
-    lk.unlock();
-    retry_period = retry_unstored() ? first_retry : std::min(retry_period * 2, last_retry);
-    auto paths = store_->purge_finished_before(wall_clock::now() - opt_.result_retention);
-    if (paths)
-      for (const auto& p : *paths) spool_.remove(p);
-    lk.lock();
-  }
+bool engine::housekeeping_round() {
+  const bool stored = retry_unstored();
+  auto paths = store_->purge_finished_before(wall_clock::now() - opt_.result_retention);
+  if (paths)
+    for (const auto& p : *paths) spool_.remove(p);
+  return stored;
 }
 
 }  // namespace cuzk::engine

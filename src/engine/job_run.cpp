@@ -92,7 +92,7 @@ job_run::step job_run::fail(status s) {
 job_run::step job_run::begin() {
   if (stop_if_asked() == step::ended) return step::ended;
   {
-    std::lock_guard lk(e_.m_);
+    std::lock_guard lk(e_.jobs_.mutex);
     info_.times[phase::queue_wait] = seconds_since(j_->enqueued);
     ++info_.attempts;
   }
@@ -120,7 +120,7 @@ job_run::step job_run::lease_key() {
     if (slot_ >= 0 && !lease_.on_device())
       e_.log(log_level::warn, "engine: circuit=" + info_.circuit + " worker=" + std::to_string(worker_) +
                                   " proving on the CPU: " + lease_.device_note().to_string());
-    std::lock_guard lk(e_.m_);
+    std::lock_guard lk(e_.jobs_.mutex);
     info_.times[phase::key_load] = load_s;  // later jobs of a batch reuse the lease: 0
   }
   e_.event(*j_, event_kind::key_ready, 0, worker_);
@@ -143,7 +143,7 @@ job_run::step job_run::prove_partitions() {
     if (cur->count > 1)
       e_.log(log_level::info, "engine: job=" + std::to_string(info_.id) + " " + cur->name() + " proven together");
     {
-      std::lock_guard lk(e_.m_);
+      std::lock_guard lk(e_.jobs_.mutex);
       e_.workers_[worker_].partition = cur->first;
     }
     e_.set_state(*j_, job_state::synthesizing);
@@ -219,7 +219,7 @@ std::unique_ptr<witness_stream> job_run::read_witnesses(uint32_t first, uint32_t
         const double witness_s = seconds_since(tw);
         e_.event(*j_, event_kind::witness_end, q, worker_);
         if (!j_->cancel.cancelled()) {
-          std::lock_guard lk(e_.m_);
+          std::lock_guard lk(e_.jobs_.mutex);
           info_.times[phase::witness] += witness_s;
         }
         return w;
@@ -305,7 +305,7 @@ result<std::vector<any_proof>> job_run::prove_batch(batch& b) {
   if (!read_failure)
     e_.log(log_level::warn, "engine: job=" + std::to_string(info_.id) + " " + b.name() + ": the " +
                                 e_.backend_->name() + " prover stopped: " + made.error().to_string());
-  e_.kernels_.record(slot_, worker_, info_.id, p, on_wall_clock(report.phases.kernel_spans));
+  e_.telemetry_.kernels.record(slot_, worker_, info_.id, p, on_wall_clock(report.phases.kernel_spans));
   const double synthesis_s = report.phases.witness + report.phases.synthesis;
   const int64_t synth_end_us = call_us + static_cast<int64_t>(synthesis_s * 1e6);
   for (uint32_t q = p; q < end; ++q) {
@@ -314,7 +314,7 @@ result<std::vector<any_proof>> job_run::prove_batch(batch& b) {
     e_.event(*j_, event_kind::prove_end, q, worker_);
   }
   {
-    std::lock_guard lk(e_.m_);
+    std::lock_guard lk(e_.jobs_.mutex);
     add_proof_times(info_, report);
   }
   if (!read_failure) return read_failure;
@@ -336,7 +336,7 @@ job_run::step job_run::check_and_encode(batch& b, const std::vector<any_proof>& 
       const auto tv = steady_clock::now();
       const status v = verify_partition(lease_.key(), w, proof);
       {
-        std::lock_guard lk(e_.m_);
+        std::lock_guard lk(e_.jobs_.mutex);
         info_.times[phase::verify] += seconds_since(tv);
       }
       e_.event(*j_, event_kind::verify_end, partition, worker_);
@@ -348,7 +348,7 @@ job_run::step job_run::check_and_encode(batch& b, const std::vector<any_proof>& 
     auto enc = encode_partition(lease_.key(), w, proof);
     if (!enc) return fail(enc.error());
     proofs_.push_back(std::move(enc).value());
-    e_.metrics_.add(info_.circuit, metrics::counter::partition);
+    e_.telemetry_.counters.add(info_.circuit, metrics::counter::partition);
   }
   return step::go_on;
 }
@@ -356,7 +356,7 @@ job_run::step job_run::check_and_encode(batch& b, const std::vector<any_proof>& 
 job_run::step job_run::finish_done() {
   if (stop_if_asked() == step::ended) return step::ended;
   {
-    std::lock_guard lk(e_.m_);
+    std::lock_guard lk(e_.jobs_.mutex);
     info_.proofs = std::move(proofs_);
   }
   e_.finish(j_, job_state::done, status::ok());

@@ -3,8 +3,8 @@
 // until the store has taken its outcome: the row the store keeps, and what only a running job
 // has (its key's summary, its cancel token, its timeline, its working-set reservation, its claim).
 //
-// Thread safety: the engine's job table owns each one (engine.hpp, its lock m_); the fields a
-// reader outside the worker sees (rec.info, events, worker, parked) change under that lock.
+// Thread safety: the engine's job table owns each one (job_table.hpp); the fields a reader outside
+// the worker sees (rec.info, events, worker, parked) change under the table's mutex.
 #pragma once
 
 #include <memory>

@@ -63,8 +63,8 @@ result<local_job_source::recovered> local_job_source::recover(job_record r, std:
                                          " is gone after a restart");
   }
   {
-    std::lock_guard lk(e_.m_);
-    e_.live_[i.id] = j;
+    std::lock_guard lk(e_.jobs_.mutex);
+    e_.jobs_.live[i.id] = j;
   }
   if (!why.is_ok()) {
     e_.finish(j, job_state::failed, why);
@@ -73,7 +73,7 @@ result<local_job_source::recovered> local_job_source::recover(job_record r, std:
   i.state = job_state::queued;
   CUZK_TRY(e_.store_->update_state(i.id, job_state::queued, i.attempts));
   e_.event(*j, interrupted ? event_kind::requeued : event_kind::queued, 0, -1);
-  e_.metrics_.add(i.circuit, metrics::counter::recovered);
+  e_.telemetry_.counters.add(i.circuit, metrics::counter::recovered);
   e_.sched_.push({i.id, i.circuit, i.prio, j->enqueued});
   return recovered::requeued;
 }
@@ -90,14 +90,14 @@ result<job_id> local_job_source::queue_submitted(const std::shared_ptr<live_job>
   }
   j->enqueued = steady_clock::now();
   {
-    std::lock_guard lk(e_.m_);
-    e_.live_[id] = j;
+    std::lock_guard lk(e_.jobs_.mutex);
+    e_.jobs_.live[id] = j;
   }
   e_.event(*j, event_kind::queued, 0, -1);
   e_.sched_.push({id, req.circuit, j->rec.info.prio, j->enqueued});
   e_.log_queued(j->rec.info, "");
   if (j->arrival) CUZK_TRY(store_arriving(j, req, begun));
-  e_.metrics_.add(req.circuit, metrics::counter::submitted);
+  e_.telemetry_.counters.add(req.circuit, metrics::counter::submitted);
   return id;
 }
 

@@ -38,9 +38,7 @@ status check_path_text(const std::string& what, const std::string& path) {
   return status::ok();
 }
 
-namespace {
-
-status check_shape(const job_request& req) {
+status check_request_shape(const job_request& req) {
   if (req.partitions.empty())
     return status(errc::invalid_argument, "job: expected at least one partition, found 0");
   CUZK_TRY(check_request_id(req.request_id));
@@ -54,6 +52,8 @@ status check_shape(const job_request& req) {
   }
   return status::ok();
 }
+
+namespace {
 
 // Partition k's witness sent in the request: checked in its bytes, before a byte is written.
 status check_inline(const job_request& req, std::size_t k, const key_summary& key, const partition_checks& with) {
@@ -78,7 +78,7 @@ status check_inline(const job_request& req, std::size_t k, const key_summary& ke
 status check_partitions(const job_request& req, const key_summary& key, const partition_checks& with,
                         request_fault& fault) {
   fault = request_fault::malformed;
-  CUZK_TRY(check_shape(req));
+  CUZK_TRY(check_request_shape(req));
   fault = request_fault::witness;
   // The witnesses named by path, read and checked `reads_at_once` at a time before the loop below
   // takes the partitions in order: each is a read and a check of up to GiBs, and a PoRep job's ten

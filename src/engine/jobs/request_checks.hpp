@@ -14,9 +14,11 @@
 // input JSON by circom's input rules, through the circuit's generator. The first refused partition
 // in order is the one named.
 //
-// check_partitions() is what engine::submit runs once it knows the circuit (check_request_id()
-// first, before the request id is looked up); it reads only the request, the key and the files,
-// so the fuzz target (fuzz/submit_request_fuzz.cpp) runs it without an engine.
+// engine::submit runs check_request_shape() once it knows the circuit, before it looks the request
+// id up, so that a malformed request is refused as such whatever its request id names; then
+// check_partitions(), which checks the shape again (a loop over the partitions' texts) and each
+// witness. check_partitions() reads only the request, the key and the files, so the fuzz target
+// (fuzz/submit_request_fuzz.cpp) runs it without an engine.
 //
 // Thread safety: free functions; check_partitions() reads files on threads of its own.
 #pragma once
@@ -45,6 +47,11 @@ status check_request_id(const std::string& id);
 // invalid_argument "<what>: expected a path without NUL bytes, of at most 4095 bytes, found ...".
 status check_path_text(const std::string& what, const std::string& path);
 
+// invalid_argument for a request without partitions, with a bad request id or path (above), or
+// with a partition that has both witness bytes and a path, or neither; the message names the
+// partition.
+status check_request_shape(const job_request& req);
+
 // What check_partitions() needs besides the request and the key.
 struct partition_checks {
   const witness_dirs* dirs = nullptr;  // where a client's paths may lie
@@ -56,8 +63,7 @@ struct partition_checks {
 // Which kind of refusal check_partitions() returned, for the count of refusals by reason.
 enum class request_fault : uint8_t { none, malformed, witness };
 
-// invalid_argument (`fault` malformed) for a request without partitions, with a bad request id or
-// path (above), or with a partition that has both witness bytes and a path, or neither; then
+// invalid_argument (`fault` malformed) for what check_request_shape() refuses; then
 // (`fault` witness) the first partition in order whose witness the key refuses: a .wtns of another
 // curve, of the wrong length or with a value >= r (the witness reader's code), a path outside
 // witness_dirs, input JSON that is too large or that circom's input rules refuse (invalid_argument),
