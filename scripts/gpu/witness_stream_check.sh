@@ -42,6 +42,7 @@ pack() {
 }
 say() { echo "$(date -u +%T) +$(($(date +%s) - start))s $*" | tee -a "$summary"; }
 left() { local l=$((deadline - $(date +%s))); echo $((l > 1 ? l : 1)); }
+since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}'; }
 trap pack EXIT
 
 say "$(nproc) cores; $(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>&1 | head -1)"
@@ -51,7 +52,7 @@ xz -dc "$bundle/poseidon_chain_2000.r1cs.xz" >"$work/chain.r1cs" || { say "canno
 t0=$(date +%s.%N)
 timeout "$(left)" "$cuzk" setup "$work/chain.r1cs" "$work/chain.zkey" --vk "$work/vk.json" >"$out/setup.log" 2>&1 ||
   { say "setup failed: $(tail -3 "$out/setup.log")"; exit 1; }
-say "setup: $(echo "$(date +%s.%N) - $t0" | bc) s, zkey $(du -h "$work/chain.zkey" | cut -f1)"
+say "setup: $(since "$t0") s, zkey $(du -h "$work/chain.zkey" | cut -f1)"
 rm -f "$work/chain.r1cs"
 
 for ((i = 1; i <= inputs; i++)); do
@@ -61,9 +62,9 @@ t0=$(date +%s.%N)
 for ((i = 1; i <= inputs; i++)); do
   timeout "$(left)" "$cuzk" wtns calculate "$wasm" "$work/in$i.json" "$work/w$i.wtns" >>"$out/wtns.log" 2>&1 ||
     { say "wtns calculate $i failed: $(tail -3 "$out/wtns.log")"; exit 1; }
-  [[ $i == 1 ]] && say "first wtns calculate (records the witness graph): $(echo "$(date +%s.%N) - $t0" | bc) s"
+  [[ $i == 1 ]] && say "first wtns calculate (records the witness graph): $(since "$t0") s"
 done
-say "$inputs witnesses: $(echo "$(date +%s.%N) - $t0" | bc) s in all"
+say "$inputs witnesses: $(since "$t0") s in all"
 pack
 
 for workers in ${WORKERS:-2 4}; do
