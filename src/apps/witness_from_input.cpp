@@ -63,7 +63,10 @@ result<std::vector<uint8_t>> witness_from_input(const std::string& wasm, const s
   if (!lib) return lib.error();
   rep.note(lib->cached ? "  compiled witness code from the cache: " + lib->library
                        : "  compiled " + wasm + " to " + lib->library);
-  auto gen = rep.step("witness: load", [&] { return witness::witness_generator::load(lib->library, wasm); });
+  // One calculation and the process ends: a graph in the cache is mapped, not copied.
+  auto gen = rep.step("witness: load", [&] {
+    return witness::witness_generator::load(lib->library, wasm, witness::witness_graph::holding::map);
+  });
   if (!gen) return gen.error();
   auto text = formats::read_text_file(input, max_input_bytes, "a circuit's input JSON");
   if (!text) return text.error();

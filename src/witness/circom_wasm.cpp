@@ -191,7 +191,8 @@ witness_generator::~witness_generator() {
 }
 
 result<std::shared_ptr<const witness_generator>> witness_generator::load(const std::string& library,
-                                                                         const std::string& source) {
+                                                                         const std::string& source,
+                                                                         witness_graph::holding graph) {
   std::shared_ptr<witness_generator> g(new witness_generator());
   g->source_ = source;
   g->library_ = library;
@@ -243,7 +244,7 @@ result<std::shared_ptr<const witness_generator>> witness_generator::load(const s
   g->native_ = g->api_->native_stubs() ? native_field_for(g->prime_) : nullptr;
   if (g->api_->sizes(w.get(), &g->witness_size_, &g->input_size_) != 0) return failed("reading its sizes");
   g->traceable_ = g->native_ && g->api_->traceable();
-  g->load_graph();
+  g->load_graph(graph);
   return std::shared_ptr<const witness_generator>(std::move(g));
 }
 
@@ -257,7 +258,7 @@ std::string refusal_file(const std::string& library) { return library + ".nograp
 
 // A graph recorded by an earlier process, or its refusal; a file that fails its checks is
 // ignored (and replaced by the next recording).
-void witness_generator::load_graph() {
+void witness_generator::load_graph(witness_graph::holding how) {
   if (!traceable_) {
     graph_state_ = graph_state::refused;
     graph_reason_ = native_ ? "its compiled code does not show the trace everything it does with field elements"
@@ -272,7 +273,7 @@ void witness_generator::load_graph() {
     return;
   }
   if (!std::filesystem::exists(graph_file(library_), ec)) return;
-  auto g = witness_graph::load(graph_file(library_));
+  auto g = witness_graph::load(graph_file(library_), how);
   if (!g || g->prime != prime_ || g->witness_size != witness_size_) return;
   graph_ = std::make_shared<const witness_graph>(std::move(*g));
   graph_state_ = graph_state::ready;

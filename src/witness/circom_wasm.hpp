@@ -88,8 +88,11 @@ enum class graph_state {
 
 class witness_generator {
  public:
-  // Loads a compiled generator; `source` (the .wasm's name) prefixes every message.
-  static result<std::shared_ptr<const witness_generator>> load(const std::string& library, const std::string& source);
+  // Loads a compiled generator; `source` (the .wasm's name) prefixes every message. `graph` says
+  // how a witness graph in the cache is held (witness_graph::load): copied by a process that keeps
+  // the generator, mapped by a command that calculates once.
+  static result<std::shared_ptr<const witness_generator>> load(const std::string& library, const std::string& source,
+                                                               witness_graph::holding graph = witness_graph::holding::copy);
   ~witness_generator();
   witness_generator(const witness_generator&) = delete;
   witness_generator& operator=(const witness_generator&) = delete;
@@ -127,7 +130,7 @@ class witness_generator {
   // Whether this calculation records the graph (then graph() is `recording` until it ends).
   bool start_recording() const;
   void recorded(result<witness_graph> g) const;
-  void load_graph();
+  void load_graph(witness_graph::holding how);
 
   void* handle_ = nullptr;
   std::unique_ptr<glue_api> api_;

@@ -10,6 +10,7 @@
 #include <cerrno>
 
 #include <cstring>
+#include <filesystem>
 #include <unordered_map>
 
 #include "curves/bls12_381.hpp"
@@ -103,7 +104,7 @@ result<bool> evaluate_in(const witness_graph& g, std::span<const input_signal> i
   if (wires.size() != std::size_t{g.witness_size} * n32) return status(errc::internal, "a witness buffer of another size than the graph's");
   std::vector<uint32_t> a(n32), b(n32), r(n32);
   std::size_t done = 0;
-  for (const graph_instr& i : g.program) {
+  for (const graph_instr& i : g.instructions()) {
     if ((++done & 0x3fff) == 0 && stopped && __atomic_load_n(stopped, __ATOMIC_RELAXED))
       return status(errc::cancelled, "the witness calculation was stopped");
     switch (i.op) {
@@ -146,7 +147,7 @@ status witness_graph::check() const {
   }
   if (values != input_values) return {errc::format_error, "its input count does not match its inputs"};
   std::vector<uint8_t> wired(witness_size, 0);
-  for (const graph_instr& i : program) {
+  for (const graph_instr& i : instructions()) {
     const bool two = i.op == graph_op::add || i.op == graph_op::sub || i.op == graph_op::mul ||
                      i.op == graph_op::field_call || i.op == graph_op::guard_equal;
     switch (i.op) {
@@ -183,7 +184,7 @@ status witness_graph::save(const std::string& path) const {
   append(body, prime.data(), prime.size());
   append(body, inputs.data(), inputs.size());
   append(body, constants.data(), constants.size());
-  append(body, program.data(), program.size());
+  append(body, instructions().data(), instructions().size());
   file_header h{};
   std::memcpy(h.magic, magic, sizeof magic);
   h.format = format;
@@ -193,12 +194,12 @@ status witness_graph::save(const std::string& path) const {
   h.inputs = static_cast<uint32_t>(inputs.size());
   h.constants = static_cast<uint32_t>(constants.size() / n32());
   h.slots = slots;
-  h.program = program.size();
+  h.program = instructions().size();
   h.field_calls = field_calls;
   h.digest = XXH3_64bits(body.data(), body.size());
-  std::string file(reinterpret_cast<const char*>(&h), sizeof h);
-  file += body;
-  return formats::write_file_atomically(path, file);
+  std::string bytes(reinterpret_cast<const char*>(&h), sizeof h);
+  bytes += body;
+  return formats::write_file_atomically(path, bytes);
 }
 
 namespace {
@@ -241,9 +242,51 @@ class graph_file_reader {
   uint64_t offset_ = 0;
 };
 
+// The file mapped: its header and small sections copied, its instructions used in place.
+result<witness_graph> load_mapped(const std::string& path) {
+  const auto bad = [&](const std::string& why) { return status(errc::format_error, path + ": not a witness graph cuzk can use: " + why); };
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return status(errc::not_found, path + ": no such file");
+  auto mapped = formats::mapped_file::open(path);
+  if (!mapped) return mapped.error();
+  auto file = std::make_shared<const formats::mapped_file>(std::move(*mapped));
+  const std::span<const uint8_t> f = file->bytes();
+  file_header h;
+  if (f.size() < sizeof h) return bad("shorter than its header");
+  std::memcpy(&h, f.data(), sizeof h);
+  if (std::memcmp(h.magic, magic, sizeof magic) != 0) return bad("no witness graph header");
+  if (h.format != format) return bad("format " + std::to_string(h.format) + ", expected " + std::to_string(format));
+  if (h.n32 == 0 || h.n32 > 16) return bad("a field of " + std::to_string(h.n32) + " words");
+  const uint64_t size = sizeof h + uint64_t{h.n32} * 4 + uint64_t{h.inputs} * sizeof(graph_input) +
+                        uint64_t{h.constants} * h.n32 * 4 + h.program * sizeof(graph_instr);
+  if (h.program > (uint64_t{1} << 40) || f.size() != size)
+    return bad("its size is " + std::to_string(f.size()) + " bytes, its header says " + std::to_string(size));
+  if (XXH3_64bits(f.data() + sizeof h, f.size() - sizeof h) != h.digest) return bad("its digest does not match its contents");
+  witness_graph g;
+  std::size_t at = sizeof h;
+  const auto take = [&](auto& v, std::size_t count) {
+    v.resize(count);
+    std::memcpy(v.data(), f.data() + at, count * sizeof(v[0]));
+    at += count * sizeof(v[0]);
+  };
+  take(g.prime, h.n32);
+  take(g.inputs, h.inputs);
+  take(g.constants, std::size_t{h.constants} * h.n32);
+  if (at % alignof(graph_instr) != 0) return bad("its instructions are not aligned");
+  g.mapped = {reinterpret_cast<const graph_instr*>(f.data() + at), h.program};
+  g.file = std::move(file);
+  g.witness_size = h.witness_size;
+  g.input_values = h.input_values;
+  g.slots = h.slots;
+  g.field_calls = h.field_calls;
+  if (auto ok = g.check(); !ok) return bad(ok.message());
+  return g;
+}
+
 }  // namespace
 
-result<witness_graph> witness_graph::load(const std::string& path) {
+result<witness_graph> witness_graph::load(const std::string& path, holding how) {
+  if (how == holding::map) return load_mapped(path);
   const auto bad = [&](const std::string& why) { return status(errc::format_error, path + ": not a witness graph cuzk can use: " + why); };
   graph_file_reader in(path);
   if (in.fd() < 0) return errno == ENOENT ? status(errc::not_found, path + ": no such file") : sys_error(path, "open");

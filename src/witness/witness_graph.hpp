@@ -26,12 +26,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "base/result.hpp"
+#include "formats/file_io.hpp"
 #include "witness/circom_input.hpp"
 #include "witness/field_functions.hpp"
 
@@ -77,10 +79,14 @@ struct witness_graph {
   std::vector<graph_input> inputs;
   std::vector<uint32_t> constants;  // n32 words each, canonical
   uint32_t slots = 0;               // constants occupy slots [0, constants / n32)
-  std::vector<graph_instr> program;
+  std::vector<graph_instr> program; // a recorded (or copied) graph's instructions
   std::size_t field_calls = 0;      // how many instructions call the wasm
+  // A mapped graph's file, whose instructions `mapped` points into (in place of `program`).
+  std::shared_ptr<const formats::mapped_file> file;
+  std::span<const graph_instr> mapped;
 
   uint32_t n32() const noexcept { return static_cast<uint32_t>(prime.size()); }
+  std::span<const graph_instr> instructions() const noexcept { return file ? mapped : std::span<const graph_instr>(program); }
 
   // Checks the program's indices, so that no file can make the evaluation read or write outside
   // its slots and wires.
@@ -88,7 +94,11 @@ struct witness_graph {
 
   status save(const std::string& path) const;
   // not_found where there is no file; format_error (naming the file) for one that fails a check.
-  static result<witness_graph> load(const std::string& path);
+  // How its instructions are held: copied into memory (a process that keeps the graph: the file may
+  // change under it later), or mapped (a command that uses it once and ends: no copy, nothing to
+  // zero; the cache's files are replaced by rename, never written in place).
+  enum class holding { copy, map };
+  static result<witness_graph> load(const std::string& path, holding how = holding::copy);
 };
 
 // The witness of `inputs` by the graph, written to `wires` (n32 words per wire, w[0] = 1): true,

@@ -204,6 +204,16 @@ TEST_P(WitnessGraph, ALaterProcessUsesTheFileAndRefusesADamagedOne) {
   EXPECT_EQ(replayed->wtns, first->wtns);
   reloaded.reset();
 
+  // The same file mapped rather than copied (how a command holds it).
+  auto lib = witness_generator::load(library_, wasm_of("matrix"), witness_graph::holding::map);
+  ASSERT_TRUE(lib.is_ok()) << lib.error().message();
+  EXPECT_EQ((*lib)->graph(), graph_state::ready);
+  auto by_mapping = calculate(**lib, *json);
+  ASSERT_TRUE(by_mapping.is_ok());
+  EXPECT_TRUE(by_mapping->by_graph);
+  EXPECT_EQ(by_mapping->wtns, first->wtns);
+  lib->reset();
+
   // One byte of the program changed: the digest no longer matches, and the file is not used.
   {
     std::fstream f(library_ + ".graph", std::ios::in | std::ios::out | std::ios::binary);
@@ -213,9 +223,11 @@ TEST_P(WitnessGraph, ALaterProcessUsesTheFileAndRefusesADamagedOne) {
     f.seekp(-3, std::ios::end);
     f.put(static_cast<char>(c ^ 0x10));
   }
-  auto damaged = witness_graph::load(library_ + ".graph");
-  ASSERT_FALSE(damaged.is_ok());
-  EXPECT_NE(damaged.error().message().find("digest"), std::string::npos) << damaged.error().message();
+  for (auto how : {witness_graph::holding::copy, witness_graph::holding::map}) {
+    auto damaged = witness_graph::load(library_ + ".graph", how);
+    ASSERT_FALSE(damaged.is_ok());
+    EXPECT_NE(damaged.error().message().find("digest"), std::string::npos) << damaged.error().message();
+  }
   auto after = load("matrix");
   ASSERT_TRUE(after);
   EXPECT_EQ(after->graph(), graph_state::none_yet);
@@ -313,6 +325,10 @@ TEST(WitnessGraphFile, ChecksRefuseProgramsThatReachOutside) {
   const std::string path = (fs::temp_directory_path() / ("cuzk-graph-file-" + std::to_string(::getpid()))).string();
   ASSERT_TRUE(g.save(path).is_ok());
   ASSERT_TRUE(witness_graph::load(path).is_ok());
+  auto mapped = witness_graph::load(path, witness_graph::holding::map);
+  ASSERT_TRUE(mapped.is_ok()) << mapped.error().message();
+  EXPECT_EQ(mapped->instructions().size(), g.program.size());
+  EXPECT_EQ(0, std::memcmp(mapped->instructions().data(), g.program.data(), g.program.size() * sizeof(graph_instr)));
 
   auto bad = g;
   bad.program[1].dst = 2;  // beyond the slots
@@ -331,9 +347,11 @@ TEST(WitnessGraphFile, ChecksRefuseProgramsThatReachOutside) {
   auto text = formats::read_text_file(path);
   ASSERT_TRUE(text.is_ok());
   ASSERT_TRUE(formats::write_file_atomically(path, text->substr(0, text->size() - 5)).is_ok());
-  auto cut = witness_graph::load(path);
-  ASSERT_FALSE(cut.is_ok());
-  EXPECT_NE(cut.error().message().find(path), std::string::npos);
+  for (auto how : {witness_graph::holding::copy, witness_graph::holding::map}) {
+    auto cut = witness_graph::load(path, how);
+    ASSERT_FALSE(cut.is_ok());
+    EXPECT_NE(cut.error().message().find(path), std::string::npos);
+  }
   std::error_code ec;
   fs::remove(path, ec);
 }
