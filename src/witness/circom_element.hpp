@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <span>
 
 namespace cuzk::witness {
 
@@ -82,5 +83,15 @@ struct element {
 
   static bool both_short(const uint8_t* a, const uint8_t* b) { return !((type(a) | type(b)) & long_bit); }
 };
+
+// True when circom's prime (n32 little-endian 32-bit words, as the wasm's getRawPrime gives it)
+// is F's modulus.
+template <class F>
+bool is_prime_of(std::span<const uint32_t> prime) {
+  if (prime.size() != 2 * F::N) return false;
+  for (std::size_t i = 0; i < F::N; ++i)
+    if ((uint64_t{prime[2 * i]} | (uint64_t{prime[2 * i + 1]} << 32)) != F::modulus.limb[i]) return false;
+  return true;
+}
 
 }  // namespace cuzk::witness

@@ -492,20 +492,13 @@ class recorder final : public graph_recorder {
   std::string failure_;
 };
 
-template <class F>
-bool is_field_of(std::span<const uint32_t> prime) {
-  if (prime.size() != 2 * F::N) return false;
-  for (std::size_t i = 0; i < F::N; ++i)
-    if ((uint64_t{prime[2 * i]} | (uint64_t{prime[2 * i + 1]} << 32)) != F::modulus.limb[i]) return false;
-  return true;
-}
 
 }  // namespace
 
 std::unique_ptr<graph_recorder> graph_recorder::make(std::span<const uint32_t> prime, uint32_t witness_size,
                                                      uint32_t shared_element, linear_memory memory) {
-  if (is_field_of<bn254::fr>(prime)) return std::make_unique<recorder<bn254::fr>>(prime, witness_size, shared_element, memory);
-  if (is_field_of<bls12_381::fr>(prime))
+  if (is_prime_of<bn254::fr>(prime)) return std::make_unique<recorder<bn254::fr>>(prime, witness_size, shared_element, memory);
+  if (is_prime_of<bls12_381::fr>(prime))
     return std::make_unique<recorder<bls12_381::fr>>(prime, witness_size, shared_element, memory);
   return nullptr;
 }

@@ -72,16 +72,6 @@ struct ops {
                                           to_long_normal};
 };
 
-// True when the wasm's prime (n32 little-endian words) is F's modulus.
-template <class F>
-bool is_prime_of(std::span<const uint32_t> prime) {
-  if (prime.size() != 2 * F::N) return false;
-  for (std::size_t i = 0; i < F::N; ++i) {
-    const uint64_t limb = uint64_t{prime[2 * i]} | (uint64_t{prime[2 * i + 1]} << 32);
-    if (limb != F::modulus.limb[i]) return false;
-  }
-  return true;
-}
 
 }  // namespace
 

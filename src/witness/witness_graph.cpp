@@ -18,6 +18,7 @@
 #include "base/bulk_array.hpp"
 #include "base/posix_io.hpp"
 #include "formats/file_io.hpp"
+#include "witness/circom_element.hpp"
 
 namespace cuzk::witness {
 
@@ -50,13 +51,6 @@ void append(std::string& out, const T* data, std::size_t count) {
   out.append(reinterpret_cast<const char*>(data), count * sizeof(T));
 }
 
-template <class F>
-bool is_field_of(std::span<const uint32_t> prime) {
-  if (prime.size() != 2 * F::N) return false;
-  for (std::size_t i = 0; i < F::N; ++i)
-    if ((uint64_t{prime[2 * i]} | (uint64_t{prime[2 * i + 1]} << 32)) != F::modulus.limb[i]) return false;
-  return true;
-}
 
 template <class F>
 F from_words(const uint32_t* w) {
@@ -242,6 +236,28 @@ class graph_file_reader {
   uint64_t offset_ = 0;
 };
 
+// The header's own checks, against the file's size.
+status check_header(const file_header& h, uint64_t file_size) {
+  if (std::memcmp(h.magic, magic, sizeof magic) != 0) return {errc::format_error, "no witness graph header"};
+  if (h.format != format)
+    return {errc::format_error, "format " + std::to_string(h.format) + ", expected " + std::to_string(format)};
+  if (h.n32 == 0 || h.n32 > 16) return {errc::format_error, "a field of " + std::to_string(h.n32) + " words"};
+  const uint64_t size = sizeof h + uint64_t{h.n32} * 4 + uint64_t{h.inputs} * sizeof(graph_input) +
+                        uint64_t{h.constants} * h.n32 * 4 + h.program * sizeof(graph_instr);
+  if (h.program > (uint64_t{1} << 40) || file_size != size)
+    return {errc::format_error, "its size is " + std::to_string(file_size) + " bytes, its header says " + std::to_string(size)};
+  return status::ok();
+}
+
+// The header's sizes into a graph whose sections are read, then the whole checked.
+status take_sizes(witness_graph& g, const file_header& h) {
+  g.witness_size = h.witness_size;
+  g.input_values = h.input_values;
+  g.slots = h.slots;
+  g.field_calls = h.field_calls;
+  return g.check();
+}
+
 // The file mapped: its header and small sections copied, its instructions used in place.
 result<witness_graph> load_mapped(const std::string& path) {
   const auto bad = [&](const std::string& why) { return status(errc::format_error, path + ": not a witness graph cuzk can use: " + why); };
@@ -254,13 +270,7 @@ result<witness_graph> load_mapped(const std::string& path) {
   file_header h;
   if (f.size() < sizeof h) return bad("shorter than its header");
   std::memcpy(&h, f.data(), sizeof h);
-  if (std::memcmp(h.magic, magic, sizeof magic) != 0) return bad("no witness graph header");
-  if (h.format != format) return bad("format " + std::to_string(h.format) + ", expected " + std::to_string(format));
-  if (h.n32 == 0 || h.n32 > 16) return bad("a field of " + std::to_string(h.n32) + " words");
-  const uint64_t size = sizeof h + uint64_t{h.n32} * 4 + uint64_t{h.inputs} * sizeof(graph_input) +
-                        uint64_t{h.constants} * h.n32 * 4 + h.program * sizeof(graph_instr);
-  if (h.program > (uint64_t{1} << 40) || f.size() != size)
-    return bad("its size is " + std::to_string(f.size()) + " bytes, its header says " + std::to_string(size));
+  if (auto ok = check_header(h, f.size()); !ok) return bad(ok.message());
   if (XXH3_64bits(f.data() + sizeof h, f.size() - sizeof h) != h.digest) return bad("its digest does not match its contents");
   witness_graph g;
   std::size_t at = sizeof h;
@@ -275,11 +285,7 @@ result<witness_graph> load_mapped(const std::string& path) {
   if (at % alignof(graph_instr) != 0) return bad("its instructions are not aligned");
   g.mapped = {reinterpret_cast<const graph_instr*>(f.data() + at), h.program};
   g.file = std::move(file);
-  g.witness_size = h.witness_size;
-  g.input_values = h.input_values;
-  g.slots = h.slots;
-  g.field_calls = h.field_calls;
-  if (auto ok = g.check(); !ok) return bad(ok.message());
+  if (auto ok = take_sizes(g, h); !ok) return bad(ok.message());
   return g;
 }
 
@@ -295,13 +301,7 @@ result<witness_graph> witness_graph::load(const std::string& path, holding how) 
   std::vector<file_header> header;
   if (!in.read(header, 1, nullptr)) return bad("shorter than its header");
   const file_header& h = header[0];
-  if (std::memcmp(h.magic, magic, sizeof magic) != 0) return bad("no witness graph header");
-  if (h.format != format) return bad("format " + std::to_string(h.format) + ", expected " + std::to_string(format));
-  if (h.n32 == 0 || h.n32 > 16) return bad("a field of " + std::to_string(h.n32) + " words");
-  const uint64_t size = sizeof h + uint64_t{h.n32} * 4 + uint64_t{h.inputs} * sizeof(graph_input) +
-                        uint64_t{h.constants} * h.n32 * 4 + h.program * sizeof(graph_instr);
-  if (h.program > (uint64_t{1} << 40) || static_cast<uint64_t>(st.st_size) != size)
-    return bad("its size is " + std::to_string(st.st_size) + " bytes, its header says " + std::to_string(size));
+  if (auto ok = check_header(h, static_cast<uint64_t>(st.st_size)); !ok) return bad(ok.message());
   std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> digest(XXH3_createState(), &XXH3_freeState);
   if (!digest) throw std::bad_alloc();
   XXH3_64bits_reset(digest.get());
@@ -310,18 +310,14 @@ result<witness_graph> witness_graph::load(const std::string& path, holding how) 
       !in.read(g.constants, std::size_t{h.constants} * h.n32, digest.get()) || !in.read(g.program, h.program, digest.get()))
     return bad("it changed size while it was read");
   if (XXH3_64bits_digest(digest.get()) != h.digest) return bad("its digest does not match its contents");
-  g.witness_size = h.witness_size;
-  g.input_values = h.input_values;
-  g.slots = h.slots;
-  g.field_calls = h.field_calls;
-  if (auto ok = g.check(); !ok) return bad(ok.message());
+  if (auto ok = take_sizes(g, h); !ok) return bad(ok.message());
   return g;
 }
 
 result<bool> evaluate_graph(const witness_graph& g, std::span<const input_signal> inputs, const field_caller& call,
                             const int* stopped, std::span<uint32_t> wires) {
-  if (is_field_of<bn254::fr>(g.prime)) return evaluate_in<bn254::fr>(g, inputs, call, stopped, wires);
-  if (is_field_of<bls12_381::fr>(g.prime)) return evaluate_in<bls12_381::fr>(g, inputs, call, stopped, wires);
+  if (is_prime_of<bn254::fr>(g.prime)) return evaluate_in<bn254::fr>(g, inputs, call, stopped, wires);
+  if (is_prime_of<bls12_381::fr>(g.prime)) return evaluate_in<bls12_381::fr>(g, inputs, call, stopped, wires);
   return status(errc::unsupported, "a witness graph for a field cuzk has no native code for");
 }
 
