@@ -4,9 +4,11 @@
 // arithmetic, the wasm with the native one (docs/witness.md, 'Native field arithmetic'), the
 // witness graph (docs/witness.md, 'The witness graph'), and N graph calculations at once on N
 // threads against one, as throughput. Prints the recording's time, one line per round and the
-// medians. The wasm is compiled into --cache first (not timed).
+// medians. The wasm is compiled into --cache first (not timed). With --graph-only, the rounds are
+// the graph alone and N graphs at once: the wasm's runs free and fault in tens of MiB each, which
+// the neighbouring graph rounds pay for.
 //
-//   witness_calc_bench CIRCUIT.wasm INPUT.json [--rounds R] [--threads N] [--cache DIR]
+//   witness_calc_bench CIRCUIT.wasm INPUT.json [--rounds R] [--threads N] [--cache DIR] [--graph-only]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -42,8 +44,15 @@ int main(int argc, char** argv) {
   int rounds = 5;
   unsigned threads = 2;
   std::string cache = witness::default_witness_cache_dir();
+  bool graph_only = false;
+  for (int i = 3; i < argc; ++i)
+    if (std::string(argv[i]) == "--graph-only") graph_only = true;
   for (int i = 3; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
+    if (a == "--graph-only") {
+      --i;
+      continue;
+    }
     if (a == "--rounds") rounds = std::atoi(argv[i + 1]);
     else if (a == "--threads") threads = static_cast<unsigned>(std::atoi(argv[i + 1]));
     else if (a == "--cache") cache = argv[i + 1];
@@ -85,6 +94,17 @@ int main(int argc, char** argv) {
   std::printf("first calculation %.3f s (%s); witness graph: %s%s%s\n", first,
               had_graph ? "the graph was in the cache" : "recording the graph", state,
               (*gen)->graph_reason().empty() ? "" : ": ", (*gen)->graph_reason().c_str());
+  if (graph_only) {
+    std::vector<double> graph, par;
+    for (int r = 0; r < rounds; ++r) {
+      graph.push_back(one(way::graph));
+      par.push_back(parallel(threads));
+    }
+    const double g = median(graph), p = median(par);
+    std::printf("median of %d rounds: graph %.3f s; %u at once %.3f s: throughput %.2fx one's\n", rounds, g, threads, p,
+                threads * g / p);
+    return 0;
+  }
   std::vector<double> own, native, graph, par;
   for (int r = 0; r < rounds; ++r) {
     own.push_back(one(way::wasm_own));
