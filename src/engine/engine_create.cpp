@@ -48,7 +48,7 @@ result<std::unique_ptr<engine>> engine::create(engine_options opt, engine_parts 
   }
   std::string backend_note;
   if (!parts.backend) {
-    auto b = select_backend(opt);
+    auto b = select_backend(opt.backend, opt.gpu, opt.workers);
     if (!b) return b.error().with_context("engine");
     parts.backend = std::move(b->backend);
     parts.devices = std::move(b->devices);

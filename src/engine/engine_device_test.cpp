@@ -262,7 +262,7 @@ TEST(engine_device, a_backend_whose_workers_name_missing_slots_is_refused) {
 
 TEST(engine_backend, cpu_by_default_and_gpu_only_where_a_device_answers) {
   engine_options o;
-  auto cpu = select_backend(o);
+  auto cpu = select_backend(o.backend, o.gpu, o.workers);
   ASSERT_TRUE(cpu.is_ok()) << cpu.error().to_string();
   EXPECT_STREQ(cpu->backend->name(), "cpu");
   EXPECT_TRUE(cpu->devices.slots.empty());
@@ -271,11 +271,11 @@ TEST(engine_backend, cpu_by_default_and_gpu_only_where_a_device_answers) {
   // CUDA, engine_gpu_tests covers both on a machine with and without a device.)
   if (!gpu_backend_built()) {
     o.backend = groth16::prover_kind::gpu;
-    auto gpu = select_backend(o);
+    auto gpu = select_backend(o.backend, o.gpu, o.workers);
     ASSERT_FALSE(gpu.is_ok());
     EXPECT_EQ(gpu.error().code(), errc::unsupported);
     o.backend = groth16::prover_kind::automatic;
-    auto a = select_backend(o);
+    auto a = select_backend(o.backend, o.gpu, o.workers);
     ASSERT_TRUE(a.is_ok());
     EXPECT_STREQ(a->backend->name(), "cpu");
     EXPECT_NE(a->note.find("no CUDA backend"), std::string::npos) << a->note;

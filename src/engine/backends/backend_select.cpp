@@ -12,21 +12,22 @@ namespace cuzk::engine {
 
 bool gpu_backend_built() noexcept { return groth16::gpu_prover_built(); }
 
-result<backend_parts> select_backend(const engine_options& o) {
+result<backend_parts> select_backend(groth16::prover_kind backend, [[maybe_unused]] const gpu_options& gpu,
+                                     unsigned cpu_workers) {
   backend_parts p;
   auto cpu = [&](const std::string& why) -> result<backend_parts> {
     p.backend = std::make_unique<cpu_prover_backend>();
-    p.note = "backend=cpu workers=" + std::to_string(o.workers) + (why.empty() ? "" : " (" + why + ")");
+    p.note = "backend=cpu workers=" + std::to_string(cpu_workers) + (why.empty() ? "" : " (" + why + ")");
     return std::move(p);
   };
-  auto choice = groth16::choose_prover(o.backend);
+  auto choice = groth16::choose_prover(backend);
   if (!choice) return choice.error().with_context("backend gpu");
   if (choice->kind == groth16::prover_kind::cpu)
-    return cpu(o.backend == groth16::prover_kind::cpu ? "" : "auto: " + choice->reason);
+    return cpu(backend == groth16::prover_kind::cpu ? "" : "auto: " + choice->reason);
 #if defined(CUZK_HAVE_GPU_PROVER)
-  auto g = make_gpu_backend(o.gpu);
+  auto g = make_gpu_backend(gpu);
   if (!g) {
-    if (o.backend == groth16::prover_kind::gpu || g.error().code() != errc::unsupported)
+    if (backend == groth16::prover_kind::gpu || g.error().code() != errc::unsupported)
       return g.error().with_context("backend gpu");
     return cpu("auto: " + g.error().message());
   }

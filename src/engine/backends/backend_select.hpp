@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// Choosing the prover an engine runs, as engine_options::backend asks.
+// Choosing the prover an engine runs, as engine_options::backend asks (the backend, the GPU options and
+// the CPU workers are passed on their own: backends/ does not include the engine's options).
 //
 // The decision is the one the CLI makes too (groth16::choose_prover, groth16/prover_choice.hpp):
 // "auto" takes the GPU when a CUDA device answers and says why not otherwise; "gpu" makes that
@@ -15,9 +16,10 @@
 
 #include "base/result.hpp"
 #include "engine/backends/prover_backend.hpp"
-#include "engine/engine_options.hpp"
+#include "engine/backends/gpu_options.hpp"
 #include "engine/keys/srs_manager.hpp"
 #include "engine/memory/host_allocator.hpp"
+#include "groth16/prover_choice.hpp"
 
 namespace cuzk::engine {
 
@@ -30,7 +32,8 @@ struct backend_parts {
 
 // Errors: backend gpu where no device answers or the build has no CUDA backend; a GPU option out
 // of range (an ordinal that is not visible, no workers per device).
-result<backend_parts> select_backend(const engine_options& o);
+// `cpu_workers` is only named in the note of a CPU choice.
+result<backend_parts> select_backend(groth16::prover_kind backend, const gpu_options& gpu, unsigned cpu_workers);
 
 // Whether this build has the GPU backend.
 bool gpu_backend_built() noexcept;

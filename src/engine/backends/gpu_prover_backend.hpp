@@ -33,7 +33,7 @@
 
 #include "base/result.hpp"
 #include "engine/backends/prover_backend.hpp"
-#include "engine/engine_options.hpp"
+#include "engine/backends/gpu_options.hpp"
 #include "engine/keys/srs_manager.hpp"
 #include "engine/memory/host_allocator.hpp"
 

@@ -109,17 +109,17 @@ std::size_t device_free_bytes(int device) {
 TEST(gpu_backend, the_choice_follows_the_devices) {
   engine_options o;
   o.backend = groth16::prover_kind::automatic;
-  auto a = select_backend(o);
+  auto a = select_backend(o.backend, o.gpu, o.workers);
   ASSERT_TRUE(a.is_ok()) << a.error().to_string();
   o.backend = groth16::prover_kind::gpu;
-  auto g = select_backend(o);
+  auto g = select_backend(o.backend, o.gpu, o.workers);
   if (gpu_available()) {
     EXPECT_STREQ(a->backend->name(), "gpu");
     EXPECT_FALSE(a->devices.slots.empty());
     EXPECT_STREQ(a->hot_allocator->kind(), "pinned");
     ASSERT_TRUE(g.is_ok()) << g.error().to_string();
     o.gpu.devices = {*groth16::gpu_device_count()};  // one past the last
-    auto bad = select_backend(o);
+    auto bad = select_backend(o.backend, o.gpu, o.workers);
     ASSERT_FALSE(bad.is_ok());
     EXPECT_NE(bad.error().message().find("visible devices"), std::string::npos) << bad.error().to_string();
   } else {
