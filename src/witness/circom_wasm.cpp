@@ -253,6 +253,13 @@ std::span<const uint8_t> prime_bytes(const std::vector<uint32_t>& prime) {
   return {reinterpret_cast<const uint8_t*>(prime.data()), prime.size() * 4};
 }
 std::string graph_file(const std::string& library) { return library + ".graph"; }
+
+// A calculation its stop watch stopped: deadline_exceeded or cancelled, `during` after the words.
+status stopped_status(const std::string& source, const stop_watch& watch, const std::string& during) {
+  if (watch.timed_out())
+    return status(errc::deadline_exceeded, source + ": the witness calculation ran past its time limit and was stopped" + during);
+  return status(errc::cancelled, source + ": the witness calculation was cancelled" + during);
+}
 std::string refusal_file(const std::string& library) { return library + ".nograph"; }
 }  // namespace
 
@@ -390,9 +397,7 @@ result<std::optional<calculated_witness>> witness_generator::calculate_by_graph(
   auto done = evaluate_graph(g, inputs, call, watch.flag(), out.words());
   if (!done) {
     if (done.error().code() != errc::cancelled) return done.error();
-    if (watch.timed_out())
-      return status(errc::deadline_exceeded, source_ + ": the witness calculation ran past its time limit and was stopped");
-    return status(errc::cancelled, source_ + ": the witness calculation was cancelled");
+    return stopped_status(source_, watch, "");
   }
   if (!*done) return std::optional<calculated_witness>{};
   out.by_graph = true;
@@ -413,9 +418,7 @@ result<calculated_witness> witness_generator::calculate_by_wasm(std::span<const 
   // A failure inside the wasm: circom's message, and what the circuit logged before it.
   const auto failed = [&](const std::string& during) {
     if (a.error_code(w.get()) == stopped_code) {
-      if (watch.timed_out())
-        return status(errc::deadline_exceeded, source_ + ": the witness calculation ran past its time limit and was stopped " + during);
-      return status(errc::cancelled, source_ + ": the witness calculation was cancelled " + during);
+      return stopped_status(source_, watch, " " + during);
     }
     std::string msg = a.error(w.get());
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();

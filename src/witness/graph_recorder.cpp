@@ -341,10 +341,6 @@ class recorder final : public graph_recorder {
     if (saved_.size() != std::size_t{count} * granules) return fail("a copy's count changed");
     std::copy(saved_.begin(), saved_.end(), marks(to));
   }
-  void copy_marks(uint32_t from, uint32_t to) {
-    if ((to & 3) != 0) return fail("a copy to a misaligned address");
-    std::copy(marks(from), marks(from) + granules, marks(to));
-  }
 
   // The program: the nodes the wires and guards need, in the trace's order, each value in a slot
   // that is reused after its last use.

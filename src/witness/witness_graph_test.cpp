@@ -84,6 +84,14 @@ class WitnessGraph : public ::testing::TestWithParam<const char*> {
     EXPECT_EQ(by_graph->log, by_wasm->log);
   }
 
+  // The witness of `json` replayed from the graph, and these bytes.
+  void expect_replayed(const witness_generator& g, const std::string& json, const std::vector<uint8_t>& wtns) {
+    auto w = calculate(g, json);
+    ASSERT_TRUE(w.is_ok()) << w.error().message();
+    EXPECT_TRUE(w->by_graph);
+    EXPECT_EQ(w->wtns, wtns);
+  }
+
   // A decimal number below 2^bits.
   std::string random_below_bits(int bits) {
     std::string digits = "0";
@@ -198,20 +206,14 @@ TEST_P(WitnessGraph, ALaterProcessUsesTheFileAndRefusesADamagedOne) {
   auto reloaded = load("matrix");
   ASSERT_TRUE(reloaded);
   EXPECT_EQ(reloaded->graph(), graph_state::ready);
-  auto replayed = calculate(*reloaded, *json);
-  ASSERT_TRUE(replayed.is_ok());
-  EXPECT_TRUE(replayed->by_graph);
-  EXPECT_EQ(replayed->wtns, first->wtns);
+  expect_replayed(*reloaded, *json, first->wtns);
   reloaded.reset();
 
   // The same file mapped rather than copied (how a command holds it).
   auto lib = witness_generator::load(library_, wasm_of("matrix"), witness_graph::holding::map);
   ASSERT_TRUE(lib.is_ok()) << lib.error().message();
   EXPECT_EQ((*lib)->graph(), graph_state::ready);
-  auto by_mapping = calculate(**lib, *json);
-  ASSERT_TRUE(by_mapping.is_ok());
-  EXPECT_TRUE(by_mapping->by_graph);
-  EXPECT_EQ(by_mapping->wtns, first->wtns);
+  expect_replayed(**lib, *json, first->wtns);
   lib->reset();
 
   // One byte of the program changed: the digest no longer matches, and the file is not used.
