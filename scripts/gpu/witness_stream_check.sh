@@ -15,7 +15,8 @@
 # code, made on a machine with wabt and a C compiler, found here by its cache key: this machine
 # has no wasm2c), poseidon_chain_2000.wasm and poseidon_chain_2000.r1cs.xz. Environment: INPUTS
 # (distinct inputs, default 16), DURATION_S (30), WARMUP_S (5), CONCURRENCY (proofs in flight, 8),
-# WORKERS (default "2 4"), BACKEND (gpu; cpu tries the script on a machine without one), DEADLINE_S (570: every step is bounded so that the script ends, its logs
+# WORKERS (default "2 4"), WITNESS_THREADS (the daemon's witness_threads, default -1: automatic;
+# 0 computes each witness on its worker), BACKEND (gpu; cpu tries the script on a machine without one), DEADLINE_S (570: every step is bounded so that the script ends, its logs
 # packed, within that many seconds). Results: $OUT/summary.log and logs.tar.xz.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -75,6 +76,7 @@ data_dir = "$d/data"
 socket = "$d/d.sock"
 backend = "${BACKEND:-gpu}"
 gpu_workers_per_device = $workers
+witness_threads = ${WITNESS_THREADS:--1}
 witness_dirs = ["$work"]
 log_level = "info"
 [[circuit]]
@@ -85,7 +87,7 @@ EOF
   "$cuzk" daemon --config "$d/cuzk.toml" >"$out/daemon$workers.log" 2>&1 &
   daemon=$!
   for ((w = 0; w < 600; w++)); do "$cuzk" status --socket "$d/d.sock" >/dev/null 2>&1 && break; sleep 0.2; done
-  say "workers $workers: daemon up"
+  say "workers $workers, witness_threads ${WITNESS_THREADS:--1}: daemon up"
   for kind in input-json by-path; do
     if [[ $kind == input-json ]]; then files=("$work"/in*.json); flag=--input-json; else files=("$work"/w*.wtns); flag=--witness-by-path; fi
     nvidia-smi dmon -s u -d 1 >"$out/dmon-$workers-$kind.log" 2>&1 &
@@ -100,6 +102,11 @@ EOF
       "$out/dmon-$workers-$kind.log")
     say "workers $workers, $kind: exit $rc; nvidia-smi sm busy (mean after warm-up) ${busy}%"
     grep -E "^mode=|^server_mean_s|^gpu" "$out/stress-$workers-$kind.log" | sed 's/^/    /' | tee -a "$summary"
+    # How the workers got their witnesses (computed ahead and ready, waited for, or computed by the
+    # worker itself): the daemon's counts since its start.
+    "$cuzk" metrics --socket "$d/d.sock" >"$out/metrics-$workers-$kind.txt" 2>&1 &&
+      grep -E "^cuzk_witness(_threads|es_ahead|_takes_total)" "$out/metrics-$workers-$kind.txt" | sed 's/^/    /' |
+      tee -a "$summary"
     pack
   done
   kill -TERM "$daemon" 2>/dev/null

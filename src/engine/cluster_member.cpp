@@ -153,7 +153,7 @@ bool cluster_member::adopt(const job_lease& l) {
     return false;
   }
   e_.event(*j, l.attempts > 1 ? event_kind::requeued : event_kind::queued, 0, -1);
-  e_.sched_.push({l.id, i.circuit, i.prio, j->enqueued});
+  e_.enqueue({l.id, i.circuit, i.prio, j->enqueued});
   e_.log(log_level::info, "engine: job claimed id=" + std::to_string(l.id) + " circuit=" + i.circuit +
                               " priority=" + priority_name(i.prio) + " generation=" + std::to_string(l.generation) +
                               " attempts=" + std::to_string(l.attempts));
@@ -302,6 +302,7 @@ void cluster_member::release_unstarted() {
   }
   for (const auto& j : back) {
     e_.sched_.remove(j->rec.info.id);
+    e_.ahead_.drop(j->rec.info.id);
     const status s = leases_->release(*j->lease);
     if (!s)
       e_.log(log_level::warn, "engine: job=" + std::to_string(j->rec.info.id) +

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "engine/jobs/input_witness.hpp"
 #include "engine/jobs/request_checks.hpp"
 #include "engine/jobs/witness.hpp"
 #include "witness/wasm_compiler.hpp"
@@ -55,7 +56,14 @@ engine::engine(engine_options opt, engine_parts parts, witness_spool spool, witn
       srs_(opt_.budgets, *hot_alloc_, opt_.key_check, std::move(parts.devices), &memory_, opt_.key_copy_dir),
       sched_(opt_.scheduling),
       pinned_(hot_alloc_, memory_.host(), pinned_pool_options{[this](const pool_event& e) { on_pool_event(e); }}),
-      telemetry_(srs_.slots().size(), std::move(parts.gpu_monitor)) {
+      telemetry_(srs_.slots().size(), std::move(parts.gpu_monitor)),
+      ahead_(witness_ahead_options{witness_threads_for(opt_.witness_threads, worker_count(), backend_->worker_slots().empty(),
+                                                       std::max(1u, std::thread::hardware_concurrency()))},
+             memory_.host(), [this] { return queued_with_input_json(); },
+             [this](live_job& j, uint32_t q, const std::function<bool()>& stop) {
+               return witness_computed_ahead(j, q, stop);
+             },
+             [](const live_job& j) { return witness_memory_bytes(j.key); }) {
   backend_->attach_memory(memory_);
   // A key of tens of GiB takes seconds to copy even on every core: the operator sees it move.
   srs_.set_load_progress([this](const std::string& id, const char* step, uint64_t done, uint64_t total, double seconds) {
@@ -171,9 +179,40 @@ status engine::recover() {
   return source_->take_unfinished(std::move(*jobs));
 }
 
+std::size_t engine::worker_count() const {
+  const std::size_t slots = backend_->worker_slots().size();
+  return slots == 0 ? opt_.workers : slots;
+}
+
+void engine::enqueue(queued_job qj) {
+  sched_.push(std::move(qj));
+  ahead_.wake();
+}
+
+std::vector<std::shared_ptr<live_job>> engine::queued_with_input_json() const {
+  const std::vector<queued_job> order = sched_.queued();
+  std::vector<std::shared_ptr<live_job>> jobs;
+  std::lock_guard lk(jobs_.mutex);
+  for (const auto& qj : order) {
+    auto it = jobs_.live.find(qj.id);
+    // A circuit without its generator fails such partitions on the worker, saying why.
+    if (it == jobs_.live.end() || is_terminal(it->second->rec.info.state) || !it->second->generator) continue;
+    const auto& input_json = it->second->rec.input_json;
+    if (std::find(input_json.begin(), input_json.end(), true) != input_json.end()) jobs.push_back(it->second);
+  }
+  return jobs;
+}
+
+result<any_witness> engine::witness_computed_ahead(live_job& j, uint32_t q, const std::function<bool()>& stop) {
+  event(j, event_kind::witness_start, q, -1);
+  auto w = input_partition_witness(j.generator, j.rec.witness_paths[q], q, j.key, opt_.witness_time_limit, stop);
+  event(j, event_kind::witness_end, q, -1);
+  return w;
+}
+
 void engine::start_threads() {
   const std::vector<int> slots = backend_->worker_slots();
-  workers_.resize(slots.empty() ? opt_.workers : slots.size());
+  workers_.resize(worker_count());
   for (std::size_t i = 0; i < slots.size(); ++i) workers_[i].device_slot = slots[i];
   for (std::size_t i = 0; i < workers_.size(); ++i)
     workers_[i].thread = std::thread([this, i] { worker_loop(static_cast<int>(i)); });
@@ -183,6 +222,7 @@ void engine::start_threads() {
       std::chrono::milliseconds(100), std::chrono::milliseconds(30000));
   housekeeper_.start(
       period, [this] { return jobs_.unstored.load() > 0; }, [this] { return housekeeping_round(); });
+  ahead_.start();
   source_->start();
 }
 
@@ -519,6 +559,7 @@ void engine::withdraw(const std::shared_ptr<live_job>& j, const begun_files& fil
     auto it = jobs_.live.find(id);
     if (it != jobs_.live.end() && (queued || it->second->worker < 0)) jobs_.live.erase(it);
   }
+  ahead_.drop(id);
   telemetry_.events.forget(id);  // its queued event (a worker that has it forgets what it adds: finish())
   jobs_.changed.notify_all();
   if (removed) {
@@ -681,6 +722,7 @@ engine_snapshot engine::snapshot() const {
       s.workers.push_back(ws);
     }
   }
+  s.witnesses_ahead = ahead_.snapshot();
   s.queue_depth = sched_.depth();
   s.routed_to_key_slot = sched_.handoffs();
   s.keys = srs_.entries();
@@ -713,6 +755,7 @@ void engine::run_drain(std::chrono::milliseconds grace) {
   // No new claims from here; what this node claimed and has not started goes back to the queue.
   source_->stop_taking();
   sched_.close();
+  ahead_.stop();  // queued jobs wait for the next start; their witnesses are computed then
   source_->release_unstarted();
   // Let running jobs end on their own for up to `grace`.
   {

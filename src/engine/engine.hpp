@@ -81,6 +81,7 @@
 #include "engine/telemetry/kernel_activity.hpp"
 #include "engine/telemetry/metrics.hpp"
 #include "engine/telemetry/timeline.hpp"
+#include "engine/witness_ahead.hpp"
 
 namespace cuzk::engine {
 
@@ -117,6 +118,7 @@ struct engine_snapshot {
   std::array<std::size_t, priority_count> queue_depth{};
   uint64_t routed_to_key_slot = 0;  // batches handed to the worker whose device slot held the key
   std::vector<worker_status> workers;
+  witness_ahead_snapshot witnesses_ahead;  // input JSON witnesses computed ahead of the workers
   std::vector<srs_entry_status> keys;
   std::array<srs_tier_status, 4> tiers;
   std::vector<srs_slot_status> device_tiers;  // the device tier per slot
@@ -300,6 +302,14 @@ class engine {
   // table when `stored` (else it stays, failed, for retry_unstored()).
   void publish_end(const std::shared_ptr<live_job>& j, job_result ended, bool stored);
   void requeue_in_store(const std::shared_ptr<live_job>& j);
+  // Queues a job for the workers, and tells the witness threads.
+  void enqueue(queued_job qj);
+  // The queued jobs with input JSON partitions, in dispatch order (for ahead_).
+  std::vector<std::shared_ptr<live_job>> queued_with_input_json() const;
+  // Partition q of a queued job, on a witness thread: a span on the timeline's queue row.
+  result<any_witness> witness_computed_ahead(live_job& j, uint32_t q, const std::function<bool()>& stop);
+  // The prover workers: one per device slot with the GPU backend, options.workers with the CPU's.
+  std::size_t worker_count() const;
   // Stores the outcomes the store refused before, oldest first, until one is refused again; each
   // stored one leaves the job table and its spooled witnesses are deleted. Housekeeping and drain()
   // call it; false while the store still refuses.
@@ -334,6 +344,9 @@ class engine {
   // drain() runs once; a second call waits for the first to end.
   std::once_flag drained_;
   housekeeper housekeeper_;
+  // Input JSON witnesses of queued jobs, computed ahead of the workers; after the job table and the
+  // scheduler, which its threads read, so that it stops first.
+  witness_ahead ahead_;
 
   // Where jobs come from and where their lives are written: this daemon alone, or its part in a
   // cluster (job_source.hpp).

@@ -79,10 +79,10 @@ class engine_input_json : public ::testing::Test {
     if (o.store_path.empty()) o.spool_dir = temp_dir("input-json-spool");
     return make(std::move(o));
   }
-  std::unique_ptr<engine> make(engine_options o) {
+  std::unique_ptr<engine> make(engine_options o, engine_parts parts = {}) {
     static const std::string cache = temp_dir("input-json-cache");
     o.witness_cache_dir = cache;
-    auto e = engine::create(std::move(o));
+    auto e = engine::create(std::move(o), std::move(parts));
     EXPECT_TRUE(e.is_ok()) << e.error().to_string();
     return std::move(e).value();
   }
@@ -208,6 +208,82 @@ TEST_F(engine_input_json, a_drain_stops_witness_code_that_never_ends_and_the_nex
   ASSERT_EQ(r.state, job_state::failed);
   EXPECT_EQ(r.error.code(), errc::deadline_exceeded) << r.error.to_string();
   EXPECT_EQ(e->await(*even, 0ms).value().state, job_state::done);
+}
+
+// While the worker proves one job, the witness threads compute the next jobs' witnesses, and the
+// worker takes them made: the span of each is on the queue's row, before the job was dispatched.
+// A queued job cancelled with its witness made frees that witness's memory.
+TEST_F(engine_input_json, the_witnesses_of_queued_jobs_are_computed_while_the_worker_proves) {
+  engine_options o;
+  o.spool_dir = temp_dir("input-json-spool");
+  o.witness_threads = 2;
+  o.verify_proofs = false;  // the gated backend's proof is a constant
+  engine_parts parts;
+  auto backend = std::make_unique<gated_backend>(0ms, true);
+  gated_backend& gate = *backend;
+  parts.backend = std::move(backend);
+  auto e = make(std::move(o), std::move(parts));
+  const auto& key = key_of("matrix");
+  ASSERT_TRUE(e->register_circuit("matrix", key.zkey, priority::normal, key_change::refuse, matrix_wasm).is_ok());
+  const std::string input = file_text(witness_data + "/circuits/matrix.input.json");
+  const uint64_t witness_bytes = uint64_t{read_key_summary(key.zkey).value().n_vars} * 32;
+  // What the host budget holds once it holds still: a worker returns its batch's working set just
+  // after await() sees the batch's last job end.
+  auto idle_used = [&] {
+    uint64_t last = e->snapshot().memory_budgets.front().used;
+    for (int i = 0; i < 100; ++i) {
+      std::this_thread::sleep_for(20ms);
+      const uint64_t now = e->snapshot().memory_budgets.front().used;
+      if (now == last && !e->snapshot().workers.at(0).busy) break;
+      last = now;
+    }
+    return last;
+  };
+  // A first job loads the key; what the host budget holds then is the key's.
+  ASSERT_EQ(e->await(e->submit(input_request("matrix", input)).value(), 0ms).value().state, job_state::done);
+  const uint64_t idle = idle_used();
+  const auto before = e->snapshot().witnesses_ahead;
+  gate.close();
+
+  std::vector<job_id> ids;
+  for (int i = 0; i < 4; ++i) ids.push_back(e->submit(input_request("matrix", input)).value());
+  ASSERT_TRUE(gate.wait_calls(2)) << "the first job reaches the prover";
+  for (int i = 0; i < 500 && e->snapshot().witnesses_ahead.ready < 3; ++i) std::this_thread::sleep_for(10ms);
+  auto ahead = e->snapshot().witnesses_ahead;
+  EXPECT_EQ(ahead.threads, 2u);
+  ASSERT_EQ(ahead.ready, 3u) << "the three queued jobs' witnesses, made while the first proves";
+  const auto& host = e->snapshot().memory_budgets.front();
+  const uint64_t with_three = host.used;
+  ASSERT_TRUE(e->cancel(ids[3]).is_ok());
+  EXPECT_EQ(e->snapshot().witnesses_ahead.ready, 2u);
+  EXPECT_EQ(e->snapshot().memory_budgets.front().used, with_three - witness_bytes)
+      << "the cancelled job's witness is freed";
+
+  gate.open();
+  for (int i = 0; i < 3; ++i) {
+    const auto r = e->await(ids[i], 0ms).value();
+    ASSERT_EQ(r.state, job_state::done) << r.error.to_string();
+    EXPECT_GT(r.times[phase::witness], 0) << "the witness phase counts the calculation, wherever it ran";
+  }
+  ahead = e->snapshot().witnesses_ahead;
+  EXPECT_GE(ahead.taken_ready - before.taken_ready, 2u);
+  EXPECT_EQ(ahead.ready, 0u);
+  // Jobs 2 and 3: their witness span ended on the queue's row (-1) before a worker took them.
+  const auto events = e->recent_events();
+  for (int i = 1; i < 3; ++i) {
+    int64_t witness_end = 0, dispatched = 0;
+    for (const auto& ev : events) {
+      if (ev.job != ids[i]) continue;
+      if (ev.kind == event_kind::witness_end) {
+        EXPECT_EQ(ev.worker, -1) << "job " << ids[i] << "'s witness was computed by its worker";
+        witness_end = ev.unix_us;
+      }
+      if (ev.kind == event_kind::dispatched) dispatched = ev.unix_us;
+    }
+    EXPECT_GT(witness_end, 0);
+    EXPECT_LT(witness_end, dispatched);
+  }
+  EXPECT_EQ(idle_used(), idle) << "nothing computed ahead is left held";
 }
 
 TEST_F(engine_input_json, submit_refuses_what_it_can_tell_at_once) {

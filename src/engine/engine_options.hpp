@@ -73,6 +73,11 @@ struct engine_options {
   // fails with deadline_exceeded: witness code that never ends for some input must not hold a
   // worker for good. Generous: the largest circom circuits take minutes.
   std::chrono::seconds witness_time_limit{600};
+  // Threads that compute the input JSON witnesses of queued jobs ahead of the workers
+  // (witness_ahead.hpp). -1: automatic, the cores the workers leave with the GPU backend (at least
+  // one), one with the CPU backend, whose proofs use every core; 0: none, each worker computes its
+  // job's witnesses when it takes the job.
+  int witness_threads = -1;
   // A job interrupted this many times (the daemon died while proving it) fails instead of being
   // retried: a witness that crashes the prover must not crash it forever.
   uint32_t max_attempts = 3;

@@ -77,6 +77,10 @@ class gated_backend final : public prover_backend {
     open_ = true;
     cv_.notify_all();
   }
+  void close() {
+    std::lock_guard lk(m_);
+    open_ = false;
+  }
   void abort() {
     std::lock_guard lk(m_);
     abort_ = true;

@@ -116,6 +116,7 @@ void engine::run_batch(int index, const work_batch& batch) {
 }
 
 void engine::finish(const std::shared_ptr<live_job>& j, job_state end, status error) {
+  ahead_.drop(j->rec.info.id);  // a witness computed ahead that its job never took
   // A job queued while its submit stored its witnesses ends only once they are stored; if they
   // could not be, the submit refused the job (withdraw()) and there is nothing to record.
   if (j->arrival && !j->arrival->wait_stored()) {
@@ -315,6 +316,7 @@ bool engine::retry_unstored() {
 }
 
 void engine::requeue_in_store(const std::shared_ptr<live_job>& j) {
+  ahead_.drop(j->rec.info.id);
   // A drain abandoned the job: it did not fail, so the attempt is not counted against it.
   uint32_t attempts;
   {

@@ -41,10 +41,6 @@ void add_proof_times(job_result& info, const prove_report& r) {
   info.h2d_bytes += t.h2d_bytes;
 }
 
-// A witness of the key as read into memory (nVars values): what a batch or a read-ahead holds
-// beyond one proof's working set.
-uint64_t witness_bytes_of(const key_summary& key) { return uint64_t{key.n_vars} * sizeof(bn254::fr::repr); }
-
 }  // namespace
 
 job_run::job_run(engine& e, int worker, std::shared_ptr<live_job> job, key_lease& lease, reservation& working_set)
@@ -175,7 +171,7 @@ uint32_t job_run::batch_size(uint32_t first, reservation& held) {
   // The batch's witnesses beyond the first (admit() reserved one proof's working set) are held at
   // once: as many as the host budget has room for now, without pushing cached keys out; the rest
   // of the job goes in later batches.
-  const uint64_t witness_bytes = witness_bytes_of(j_->key);
+  const uint64_t witness_bytes = witness_memory_bytes(j_->key);
   for (uint32_t b = asked; b > 1; --b) {
     const std::string purpose = "job " + std::to_string(info_.id) + ": the witnesses of a batch of " +
                                 std::to_string(b) + " partitions";
@@ -213,25 +209,39 @@ std::unique_ptr<witness_stream> job_run::read_witnesses(uint32_t first, uint32_t
         const uint32_t q = first + static_cast<uint32_t>(i);
         if (j_->cancel.cancelled())
           return status(errc::cancelled, "partition " + std::to_string(q) + ": not read: the job is stopping");
-        e_.event(*j_, event_kind::witness_start, q, worker_);
-        const auto tw = steady_clock::now();
-        auto w = witness_of(q);
-        const double witness_s = seconds_since(tw);
-        e_.event(*j_, event_kind::witness_end, q, worker_);
+        taken_witness w = witness_of(q);
         if (!j_->cancel.cancelled()) {
           std::lock_guard lk(e_.jobs_.mutex);
-          info_.times[phase::witness] += witness_s;
+          info_.times[phase::witness] += w.calc_seconds;
         }
-        return w;
+        return std::move(w.witness);
       },
       nullptr, std::move(after));
 }
 
-// Partition q's witness: from its input JSON or from its file, checked against witness_dirs again
-// (what a client's path names may have changed since the submit).
-result<any_witness> job_run::witness_of(uint32_t q) {
+// Partition q's witness, read or computed here (a span on this worker's row) or, for input JSON,
+// taken from the witness threads that computed it ahead (its span is theirs), with how long its
+// read or calculation took wherever it ran: the job's witness phase.
+taken_witness job_run::witness_of(uint32_t q) {
+  auto here = [&](auto&& get) -> result<any_witness> {
+    e_.event(*j_, event_kind::witness_start, q, worker_);
+    auto w = get();
+    e_.event(*j_, event_kind::witness_end, q, worker_);
+    return w;
+  };
   const job_record& rec = j_->rec;
-  if (q < rec.input_json.size() && rec.input_json[q]) return witness_from_input(q);
+  if (q < rec.input_json.size() && rec.input_json[q])
+    return e_.ahead_.take(*j_, q, [&] { return here([&] { return witness_from_input(q); }); });
+  const auto t0 = steady_clock::now();
+  taken_witness t{here([&] { return witness_from_file(q); })};
+  t.calc_seconds = seconds_since(t0);
+  return t;
+}
+
+// Partition q's witness from its file, checked against witness_dirs again (what a client's path
+// names may have changed since the submit).
+result<any_witness> job_run::witness_from_file(uint32_t q) {
+  const job_record& rec = j_->rec;
   // Sent inline and its submit still storing it: the request's bytes, not the file being written.
   if (j_->arrival)
     if (auto held = j_->arrival->read(q, j_->key)) return std::move(*held);
@@ -247,18 +257,8 @@ result<any_witness> job_run::witness_of(uint32_t q) {
 // circom's message. Bounded: the job's cancel (and the drain's) stops it, and so does
 // witness_time_limit_s.
 result<any_witness> job_run::witness_from_input(uint32_t q) {
-  const std::string& path = j_->rec.witness_paths[q];
-  witness::calculation_limits limits;
-  limits.deadline = steady_clock::now() + e_.opt_.witness_time_limit;
-  limits.stop_polled = [cancel = j_->cancel] { return cancel.cancelled(); };
-  auto w = j_->generator ? witness_from_input_json(*j_->generator, path, j_->key, "input JSON", limits)
-                         : result<any_witness>(status(errc::failed_precondition,
-                                                      "input JSON: the circuit's witness generator is not loaded"));
-  if (!w && w.error().code() == errc::deadline_exceeded)
-    w = status(errc::deadline_exceeded, w.error().message() + " (witness_time_limit_s = " +
-                                            std::to_string(e_.opt_.witness_time_limit.count()) + ")");
-  if (!w) return hide_path(w.error(), path, "input JSON").with_context("partition " + std::to_string(q));
-  return w;
+  return input_partition_witness(j_->generator, j_->rec.witness_paths[q], q, j_->key, e_.opt_.witness_time_limit,
+                                 [cancel = j_->cancel] { return cancel.cancelled(); });
 }
 
 // The next batch planned now, and its witnesses read while this one proves when the host budget
@@ -267,7 +267,7 @@ void job_run::read_ahead(const batch& cur, std::unique_ptr<batch>& next) {
   if (cur.first + cur.count >= info_.partitions) return;
   next = plan_batch(cur.first + cur.count);
   auto room = e_.memory_.host().acquire(
-      witness_bytes_of(j_->key), {&j_->cancel, std::chrono::milliseconds(0),
+      witness_memory_bytes(j_->key), {&j_->cancel, std::chrono::milliseconds(0),
                                   "job " + std::to_string(info_.id) + ": the next partitions' witnesses, read ahead",
                                   false, nullptr});
   if (!room) return;

@@ -36,6 +36,7 @@
 #include "engine/keys/srs_manager.hpp"
 #include "engine/live_job.hpp"
 #include "engine/memory/memory_budget.hpp"
+#include "engine/witness_ahead.hpp"
 
 namespace cuzk::engine {
 
@@ -70,7 +71,8 @@ class job_run {
   uint32_t batch_size(uint32_t first, reservation& held);
   std::unique_ptr<witness_stream> read_witnesses(uint32_t first, uint32_t count,
                                                  std::shared_ptr<reads_ended> after);
-  result<any_witness> witness_of(uint32_t q);
+  taken_witness witness_of(uint32_t q);
+  result<any_witness> witness_from_file(uint32_t q);
   result<any_witness> witness_from_input(uint32_t q);
   void read_ahead(const batch& cur, std::unique_ptr<batch>& next);
   result<std::vector<any_proof>> prove_batch(batch& b);

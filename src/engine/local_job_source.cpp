@@ -74,7 +74,7 @@ result<local_job_source::recovered> local_job_source::recover(job_record r, std:
   CUZK_TRY(e_.store_->update_state(i.id, job_state::queued, i.attempts));
   e_.event(*j, interrupted ? event_kind::requeued : event_kind::queued, 0, -1);
   e_.telemetry_.counters.add(i.circuit, metrics::counter::recovered);
-  e_.sched_.push({i.id, i.circuit, i.prio, j->enqueued});
+  e_.enqueue({i.id, i.circuit, i.prio, j->enqueued});
   return recovered::requeued;
 }
 
@@ -94,7 +94,7 @@ result<job_id> local_job_source::queue_submitted(const std::shared_ptr<live_job>
     e_.jobs_.live[id] = j;
   }
   e_.event(*j, event_kind::queued, 0, -1);
-  e_.sched_.push({id, req.circuit, j->rec.info.prio, j->enqueued});
+  e_.enqueue({id, req.circuit, j->rec.info.prio, j->enqueued});
   e_.log_queued(j->rec.info, "");
   if (j->arrival) CUZK_TRY(store_arriving(j, req, begun));
   e_.telemetry_.counters.add(req.circuit, metrics::counter::submitted);

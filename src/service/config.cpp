@@ -167,6 +167,10 @@ std::vector<config_key> make_table() {
       INT(witness_time_limit_s, 1, 7 * 24 * 3600, false,
           "the longest a witness from input JSON may compute before its job fails, s (witness code that never "
           "ends is stopped there)"),
+      INT(witness_threads, -1, 4096, false,
+          "threads that compute the input JSON witnesses of queued jobs ahead of the prover workers; -1: the "
+          "cores the GPU workers leave (at least one), one with the CPU backend; 0: none, each worker computes "
+          "its job's witnesses"),
       INT(max_attempts, 1, 100, false,
           "a job interrupted this many times by a crash fails instead of retrying"),
       BOOL(fail_expired_jobs, false, "fail a queued job whose deadline passed instead of running it late"),
@@ -378,6 +382,7 @@ engine::engine_options daemon_config::to_engine_options() const {
   o.verify_proofs = verify_proofs;
   o.result_retention = std::chrono::seconds(result_retention_s);
   o.witness_time_limit = std::chrono::seconds(witness_time_limit_s);
+  o.witness_threads = static_cast<int>(witness_threads);
   o.max_attempts = static_cast<uint32_t>(max_attempts);
   o.fail_expired_jobs = fail_expired_jobs;
   o.scheduling.max_batch_size = static_cast<std::size_t>(max_batch_size);

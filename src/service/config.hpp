@@ -74,6 +74,7 @@ struct daemon_config {
   bool verify_proofs = true;
   int64_t result_retention_s = 24 * 3600;
   int64_t witness_time_limit_s = 600;
+  int64_t witness_threads = -1;
   int64_t max_attempts = 3;
   bool fail_expired_jobs = false;
   int64_t max_batch_size = 1;

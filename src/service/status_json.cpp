@@ -399,6 +399,11 @@ std::string status_json(const engine::engine_snapshot& s, const daemon_config& c
     depth[engine::priority_name(engine::priority(p))] = s.queue_depth[p];
   j["queue_depth"] = depth;
   j["routed_to_key_slot"] = s.routed_to_key_slot;
+  const engine::witness_ahead_snapshot& wa = s.witnesses_ahead;
+  j["witnesses_ahead"] = {{"threads", wa.threads},          {"computing", wa.computing},
+                          {"ready", wa.ready},              {"computed", wa.computed},
+                          {"taken_ready", wa.taken_ready},  {"waited_for", wa.waited},
+                          {"computed_by_worker", wa.computed_by_worker}};
   j["memory_budgets"] = budgets_json(s);
   j["pinned_pool"] = pinned_pool_json(s.pinned_pool);
   // A live job's age and, once a worker took it, how long it has run and which partition the
@@ -542,6 +547,19 @@ std::string prometheus_text(const engine::engine_snapshot& s) {
   os << "# HELP cuzk_routed_to_key_slot_total batches handed to the idle worker whose device held the key\n"
         "# TYPE cuzk_routed_to_key_slot_total counter\ncuzk_routed_to_key_slot_total "
      << s.routed_to_key_slot << "\n";
+  // Whether the workers found their input JSON witnesses made: taken ready is the goal; waited and
+  // computed by the worker are device time spent on the CPU's work.
+  const engine::witness_ahead_snapshot& wa = s.witnesses_ahead;
+  os << "# HELP cuzk_witness_threads threads computing input JSON witnesses ahead of the workers\n"
+        "# TYPE cuzk_witness_threads gauge\ncuzk_witness_threads "
+     << wa.threads
+     << "\n# HELP cuzk_witnesses_ahead input JSON witnesses computing or made for queued jobs\n"
+        "# TYPE cuzk_witnesses_ahead gauge\ncuzk_witnesses_ahead{state=\"computing\"} "
+     << wa.computing << "\ncuzk_witnesses_ahead{state=\"ready\"} " << wa.ready
+     << "\n# HELP cuzk_witness_takes_total input JSON witnesses as the workers got them\n"
+        "# TYPE cuzk_witness_takes_total counter\ncuzk_witness_takes_total{how=\"ready\"} "
+     << wa.taken_ready << "\ncuzk_witness_takes_total{how=\"waited\"} " << wa.waited
+     << "\ncuzk_witness_takes_total{how=\"computed_by_worker\"} " << wa.computed_by_worker << "\n";
   std::size_t busy = 0;
   for (const auto& w : s.workers) busy += w.busy;
   os << "# HELP cuzk_workers_busy workers proving now\n# TYPE cuzk_workers_busy gauge\ncuzk_workers_busy "

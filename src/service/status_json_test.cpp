@@ -67,6 +67,10 @@ engine::engine_snapshot snapshot_with_memory() {
   s.pinned_pool.hits = 7;
   s.pinned_pool.fallbacks = 1;
   s.routed_to_key_slot = 3;
+  s.witnesses_ahead.threads = 14;
+  s.witnesses_ahead.ready = 2;
+  s.witnesses_ahead.taken_ready = 40;
+  s.witnesses_ahead.computed_by_worker = 1;
   return s;
 }
 
@@ -87,6 +91,12 @@ TEST(status_json, memory_budgets_and_the_pinned_pool_in_status_and_metrics) {
   EXPECT_NE(text.find("cuzk_memory_budget_wait_seconds_total{budget=\"host\"} 1.5\n"), std::string::npos);
   EXPECT_NE(text.find("cuzk_pinned_pool_fallbacks_total 1\n"), std::string::npos);
   EXPECT_NE(text.find("cuzk_routed_to_key_slot_total 3\n"), std::string::npos);
+  EXPECT_EQ(j["witnesses_ahead"]["threads"], 14);
+  EXPECT_EQ(j["witnesses_ahead"]["taken_ready"], 40);
+  EXPECT_NE(text.find("cuzk_witness_threads 14\n"), std::string::npos);
+  EXPECT_NE(text.find("cuzk_witnesses_ahead{state=\"ready\"} 2\n"), std::string::npos);
+  EXPECT_NE(text.find("cuzk_witness_takes_total{how=\"ready\"} 40\n"), std::string::npos);
+  EXPECT_NE(text.find("cuzk_witness_takes_total{how=\"computed_by_worker\"} 1\n"), std::string::npos);
 }
 
 // Two slots; NVML answers for one GPU, which is slot 0's; slot 1 has no NVML device.

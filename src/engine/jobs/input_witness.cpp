@@ -64,4 +64,20 @@ result<any_witness> witness_from_input_json(const witness::witness_generator& ge
   return read_witness(*wtns, key);
 }
 
+result<any_witness> input_partition_witness(const generator_ptr& gen, const std::string& path, uint32_t q,
+                                            const key_summary& key, std::chrono::seconds time_limit,
+                                            std::function<bool()> stop) {
+  witness::calculation_limits limits;
+  limits.deadline = std::chrono::steady_clock::now() + time_limit;
+  limits.stop_polled = std::move(stop);
+  auto w = gen ? witness_from_input_json(*gen, path, key, "input JSON", limits)
+               : result<any_witness>(status(errc::failed_precondition,
+                                            "input JSON: the circuit's witness generator is not loaded"));
+  if (!w && w.error().code() == errc::deadline_exceeded)
+    w = status(errc::deadline_exceeded,
+               w.error().message() + " (witness_time_limit_s = " + std::to_string(time_limit.count()) + ")");
+  if (!w) return hide_path(w.error(), path, "input JSON").with_context("partition " + std::to_string(q));
+  return w;
+}
+
 }  // namespace cuzk::engine

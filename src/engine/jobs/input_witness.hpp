@@ -14,7 +14,9 @@
 // (circom_wasm.hpp).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -43,5 +45,13 @@ status check_input_json(const witness::witness_generator& gen, std::string_view 
 result<any_witness> witness_from_input_json(const witness::witness_generator& gen, const std::string& path,
                                             const key_summary& key, const std::string& what,
                                             const witness::calculation_limits& limits = {});
+
+// A job's partition q given as input JSON, spooled at `path`: its witness by the circuit's generator
+// (null: failed_precondition, the generator is not loaded), stopped at `time_limit` (the message
+// names witness_time_limit_s) or once `stop` says so. Errors say "partition q: input JSON", never
+// the spool's path.
+result<any_witness> input_partition_witness(const generator_ptr& gen, const std::string& path, uint32_t q,
+                                            const key_summary& key, std::chrono::seconds time_limit,
+                                            std::function<bool()> stop);
 
 }  // namespace cuzk::engine

@@ -87,6 +87,10 @@ result<any_witness> read_witness(const formats::wtns& w, const key_summary& key)
 // the witness; `file` is left without them).
 result<any_witness> read_witness(witness_file&& file, const key_summary& key);
 
+// The host memory one witness of the key holds as read (nVars values): what a batch, a read-ahead
+// or a witness computed ahead reserves beyond one proof's working set.
+inline uint64_t witness_memory_bytes(const key_summary& key) { return uint64_t{key.n_vars} * sizeof(bn254::fr::repr); }
+
 // `s` with every mention of `path` replaced by `stand_in`. A spooled file (witness_spool.hpp) holds a client's inline
 // witness, and its path (under the daemon's data directory) is none of the client's business
 // (docs/HARDENING.md, finding 15): errors that reach a client name it as the submit does ("inline witness");

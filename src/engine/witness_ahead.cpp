@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Witnesses computed ahead of the workers (see witness_ahead.hpp).
+#include "engine/witness_ahead.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+namespace cuzk::engine {
+
+namespace {
+
+using steady = std::chrono::steady_clock;
+
+double seconds_between(steady::time_point a, steady::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+// How often a witness thread that found no work, or no memory, looks again without being woken:
+// the host budget announces no freed memory to it.
+constexpr std::chrono::milliseconds idle_poll{100};
+
+}  // namespace
+
+unsigned witness_threads_for(int configured, unsigned workers, bool cpu_backend, unsigned cores) {
+  if (configured >= 0) return static_cast<unsigned>(configured);
+  // The CPU prover's own threads take every core: one thread keeps the next witness made without
+  // taking more than a core from it.
+  if (cpu_backend) return 1;
+  return cores > workers ? cores - workers : 1;
+}
+
+witness_ahead::witness_ahead(witness_ahead_options opt, memory_budget& host, queued_jobs_fn queued,
+                             compute_fn compute, witness_bytes_fn bytes)
+    : opt_{opt.threads, opt.most_held != 0 ? opt.most_held : opt.threads + 2},
+      host_(host),
+      queued_(std::move(queued)),
+      compute_(std::move(compute)),
+      bytes_(std::move(bytes)) {
+  counts_.threads = opt_.threads;
+}
+
+witness_ahead::~witness_ahead() { stop(); }
+
+void witness_ahead::start() {
+  std::lock_guard lk(m_);
+  for (unsigned i = 0; i < opt_.threads; ++i) threads_.emplace_back([this] { loop(); });
+}
+
+void witness_ahead::wake() {
+  {
+    std::lock_guard lk(m_);
+    ++wakes_;
+  }
+  cv_.notify_all();
+}
+
+void witness_ahead::stop() {
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard lk(m_);
+    stop_ = true;
+    threads.swap(threads_);
+  }
+  cv_.notify_all();
+  for (auto& t : threads) t.join();
+}
+
+void witness_ahead::loop() {
+  std::unique_lock lk(m_);
+  while (!stop_) {
+    reservation memory;
+    const uint64_t seen = wakes_;
+    auto p = next_locked(lk, memory);
+    if (!p) {
+      cv_.wait_for(lk, idle_poll, [&] { return stop_ || wakes_ != seen; });
+      continue;
+    }
+    const part_key key{p->job->rec.info.id, p->partition};
+    lk.unlock();
+    const cancel_token cancel = p->job->cancel;
+    const auto t0 = steady::now();
+    auto w = std::make_shared<result<any_witness>>(
+        compute_(*p->job, p->partition, [this, cancel] { return stop_.load() || cancel.cancelled(); }));
+    const double took = seconds_between(t0, steady::now());
+    lk.lock();
+    auto it = parts_.find(key);
+    const bool dropped = it == parts_.end() || it->second.state != where::computing;
+    // A calculation the pool's stop or the job's cancel interrupted is no result: a worker that
+    // waits for it computes the witness itself, and a job that ends drops it anyway.
+    const bool interrupted = !*w && (stop_ || cancel.cancelled());
+    if (dropped || interrupted) {
+      if (!dropped) parts_.erase(it);
+      lk.unlock();
+      memory.reset();
+      w.reset();  // the witness's bytes freed outside the lock
+      cv_.notify_all();
+      lk.lock();
+      continue;
+    }
+    it->second.state = where::ready;
+    it->second.witness = std::move(w);
+    it->second.calc_seconds = took;
+    it->second.memory = std::move(memory);
+    ++counts_.computed;
+    cv_.notify_all();
+  }
+}
+
+std::optional<witness_ahead::pick> witness_ahead::next_locked(std::unique_lock<std::mutex>& lk,
+                                                              reservation& memory) {
+  auto held = [&] {
+    std::size_t n = 0;
+    for (const auto& [k, p] : parts_) n += p.state != where::claimed ? 1 : 0;
+    return n;
+  };
+  if (held() >= opt_.most_held) return std::nullopt;
+  // The queue is read without the pool's lock: the callback takes the engine's.
+  lk.unlock();
+  const std::vector<std::shared_ptr<live_job>> jobs = queued_();
+  lk.lock();
+  if (stop_ || held() >= opt_.most_held) return std::nullopt;
+  for (const auto& j : jobs) {
+    if (j->cancel.cancelled()) continue;
+    // Fixed since the submit: which partitions are input JSON.
+    const auto& input_json = j->rec.input_json;
+    for (uint32_t q = 0; q < input_json.size(); ++q) {
+      if (!input_json[q] || parts_.contains({j->rec.info.id, q})) continue;
+      // Spare memory only: no wait, no eviction. The next look, after the poll, tries again.
+      auto r = host_.acquire(bytes_(*j), {nullptr, std::chrono::milliseconds(0),
+                                          "job " + std::to_string(j->rec.info.id) + ": a witness computed ahead",
+                                          false, nullptr});
+      if (!r) return std::nullopt;
+      memory = std::move(r).value();
+      parts_[{j->rec.info.id, q}].state = where::computing;
+      return pick{j, q};
+    }
+  }
+  return std::nullopt;
+}
+
+taken_witness witness_ahead::take(live_job& j, uint32_t q, const std::function<result<any_witness>()>& here) {
+  const part_key key{j.rec.info.id, q};
+  std::unique_lock lk(m_);
+  bool waited = false;
+  for (;;) {
+    auto it = parts_.find(key);
+    // A calculation its job's cancel (or a drain's) interrupted is not begun again for it.
+    if (j.cancel.cancelled() && (it == parts_.end() || it->second.state != where::ready))
+      return {status(errc::cancelled, "partition " + std::to_string(q) + ": not computed: the job is stopping")};
+    if (it == parts_.end() || it->second.state == where::claimed) {
+      // No witness thread began it (or it was taken before): computed here, and no thread starts it.
+      if (it == parts_.end()) parts_[key].state = where::claimed;
+      ++counts_.computed_by_worker;
+      lk.unlock();
+      const auto t0 = steady::now();
+      taken_witness t{here(), 0, false};
+      t.calc_seconds = seconds_between(t0, steady::now());
+      return t;
+    }
+    if (it->second.state == where::ready) {
+      taken_witness t{std::move(*it->second.witness), it->second.calc_seconds, true};
+      reservation memory = std::move(it->second.memory);
+      it->second.witness.reset();
+      it->second.state = where::claimed;
+      ++(waited ? counts_.waited : counts_.taken_ready);
+      lk.unlock();
+      memory.reset();  // the worker's own reservation holds the witness from here
+      cv_.notify_all();
+      return t;
+    }
+    waited = true;
+    cv_.wait(lk);
+  }
+}
+
+void witness_ahead::drop(job_id id) {
+  std::vector<part> gone;
+  {
+    std::lock_guard lk(m_);
+    for (auto it = parts_.lower_bound({id, 0}); it != parts_.end() && it->first.first == id;) {
+      gone.push_back(std::move(it->second));
+      it = parts_.erase(it);
+    }
+  }
+  if (!gone.empty()) cv_.notify_all();
+  // `gone` frees the witnesses and their memory here, outside the lock.
+}
+
+witness_ahead_snapshot witness_ahead::snapshot() const {
+  std::lock_guard lk(m_);
+  witness_ahead_snapshot s = counts_;
+  for (const auto& [k, p] : parts_) {
+    s.computing += p.state == where::computing ? 1 : 0;
+    s.ready += p.state == where::ready ? 1 : 0;
+  }
+  return s;
+}
+
+}  // namespace cuzk::engine

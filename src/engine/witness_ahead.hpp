@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Witnesses from input JSON computed ahead of the workers: threads of their own compute the
+// partitions of jobs still queued, in the order the scheduler will hand the jobs out, so that a
+// GPU worker finds its next job's witness made instead of computing it while the device idles.
+//
+// With the witness graph a million-constraint witness costs about as much CPU time as its GPU
+// proof takes (docs/witness.md, 'Witnesses ahead of the GPU'): a worker that computes its own
+// keeps the device idle that long, and at two workers per device the stream of such jobs measured
+// 0.60x the throughput of the same jobs with .wtns files.
+//
+// A partition's witness is in one of three places:
+//   computing  a witness thread runs the circuit's generator for it
+//   ready      the result (a witness, or the error the circuit gave) waits to be taken, its
+//              memory held in the host budget (the witness's bytes, reserved before it started)
+//   claimed    its job's worker computes it itself (it asked before a witness thread began)
+// A worker's take() moves a ready result out, waits for one being computed, or claims the
+// partition and computes it on the spot. drop() forgets a job's partitions when it ends: ready
+// results are freed, a calculation under way is dropped when it returns (the job's cancel token
+// stops it sooner). At most `most_held` partitions are computing or ready at once, and each
+// needs room in the host budget taken without waiting or evicting: witnesses ahead use spare
+// memory, never a job's or a key's.
+//
+// stop() (the engine's drain) ends the threads: calculations under way stop at their next check
+// (circom_wasm.hpp's limits) and are forgotten, so a worker that waited for one computes it itself.
+// Ready results stay takeable until their jobs end.
+//
+// Thread safety: every method from any thread. The pool's lock is taken last: the callbacks run
+// without it, and may take the engine's locks.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "base/result.hpp"
+#include "engine/jobs/job.hpp"
+#include "engine/jobs/witness.hpp"
+#include "engine/live_job.hpp"
+#include "engine/memory/memory_budget.hpp"
+
+namespace cuzk::engine {
+
+struct witness_ahead_options {
+  unsigned threads = 0;        // 0: nothing is computed ahead
+  std::size_t most_held = 0;   // partitions computing or ready at once; 0: threads + 2
+};
+
+// The pool's counts since start (status and tests).
+struct witness_ahead_snapshot {
+  unsigned threads = 0;
+  std::size_t computing = 0, ready = 0;
+  uint64_t computed = 0;     // calculations a witness thread finished and kept
+  uint64_t taken_ready = 0;  // take()s that found the witness made
+  uint64_t waited = 0;       // take()s that waited for a witness thread's calculation
+  uint64_t computed_by_worker = 0;  // take()s that computed the witness themselves
+};
+
+// What take() hands a worker: the witness (or why there is none), how long its calculation took
+// wherever it ran, and whether a witness thread made it.
+struct taken_witness {
+  result<any_witness> witness;
+  double calc_seconds = 0;
+  bool ahead = false;
+};
+
+class witness_ahead {
+ public:
+  // The jobs whose input JSON partitions may be computed, most urgent first: queued jobs with a
+  // witness generator, in dispatch order.
+  using queued_jobs_fn = std::function<std::vector<std::shared_ptr<live_job>>()>;
+  // Partition q's witness of job j, computed now; `stop` is polled during the calculation.
+  using compute_fn =
+      std::function<result<any_witness>(live_job& j, uint32_t q, const std::function<bool()>& stop)>;
+  // The host memory one partition's witness of j holds.
+  using witness_bytes_fn = std::function<uint64_t(const live_job& j)>;
+
+  witness_ahead(witness_ahead_options opt, memory_budget& host, queued_jobs_fn queued, compute_fn compute,
+                witness_bytes_fn bytes);
+  ~witness_ahead();
+  witness_ahead(const witness_ahead&) = delete;
+  witness_ahead& operator=(const witness_ahead&) = delete;
+
+  void start();
+  // Something changed that may give a witness thread work: a job queued, memory freed.
+  void wake();
+  // Partition q's witness for j's worker (see the opening comment). `here` computes it on the
+  // caller's thread when no witness thread has begun it.
+  taken_witness take(live_job& j, uint32_t q, const std::function<result<any_witness>()>& here);
+  // Forgets every partition of job `id` (it ended, or went back to the queue).
+  void drop(job_id id);
+  // Ends the threads (idempotent); ready results stay takeable.
+  void stop();
+
+  witness_ahead_snapshot snapshot() const;
+
+ private:
+  using part_key = std::pair<job_id, uint32_t>;
+  enum class where : uint8_t { computing, ready, claimed };
+  struct part {
+    where state = where::computing;
+    std::shared_ptr<result<any_witness>> witness;  // ready: the result
+    double calc_seconds = 0;
+    reservation memory;  // ready: the witness's bytes
+  };
+  struct pick {
+    std::shared_ptr<live_job> job;
+    uint32_t partition = 0;
+  };
+
+  void loop();
+  // The next partition to compute, marked computing, with its memory reserved; empty when there is
+  // none now (or no room for it).
+  std::optional<pick> next_locked(std::unique_lock<std::mutex>& lk, reservation& memory);
+
+  const witness_ahead_options opt_;
+  memory_budget& host_;
+  const queued_jobs_fn queued_;
+  const compute_fn compute_;
+  const witness_bytes_fn bytes_;
+
+  std::atomic<bool> stop_{false};  // polled by calculations, without the lock
+  mutable std::mutex m_;           // everything below
+  std::condition_variable cv_;
+  std::map<part_key, part> parts_;
+  uint64_t wakes_ = 0;  // bumped by wake(): a thread that found nothing looks again
+  witness_ahead_snapshot counts_;
+  std::vector<std::thread> threads_;
+};
+
+// witness_threads as configured (-1: automatic) for a daemon with `workers` prover workers: the
+// cores the workers leave, at least one; with the CPU backend (whose proofs use every core), one.
+unsigned witness_threads_for(int configured, unsigned workers, bool cpu_backend, unsigned cores);
+
+}  // namespace cuzk::engine

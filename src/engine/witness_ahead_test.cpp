@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The witness threads (witness_ahead.hpp) with a calculation the test controls: partitions
+// computed in dispatch order and handed over, the bounds (held partitions, host memory), a worker
+// that waits for a calculation under way or computes one nobody began, a drop, a stop, a
+// cancelled job, and errors handed over as results. The engine's own test with real circuits is
+// engine_input_json_test.cpp.
+#include "engine/witness_ahead.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <future>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace cuzk::engine {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr uint64_t witness_bytes = 1000;
+
+std::shared_ptr<live_job> job(job_id id, std::vector<bool> input_json) {
+  auto j = std::make_shared<live_job>();
+  j->rec.info.id = id;
+  j->rec.input_json = std::move(input_json);
+  return j;
+}
+
+// The witness the fake calculation gives partition q of job id: one value, id * 100 + q.
+any_witness made(job_id id, uint32_t q) {
+  any_witness w;
+  w.values = bulk_array<bn254::fr::repr>(1);
+  w.values[0] = bn254::fr::repr{};
+  w.values[0].limb[0] = id * 100 + q;
+  return w;
+}
+
+uint64_t value_of(const taken_witness& t) { return t.witness.value().values[0].limb[0]; }
+
+// Spins until `done` holds, up to 5 s.
+template <class F>
+bool eventually(F done) {
+  const auto until = std::chrono::steady_clock::now() + 5s;
+  while (!done())
+    if (std::chrono::steady_clock::now() > until)
+      return false;
+    else
+      std::this_thread::sleep_for(1ms);
+  return true;
+}
+
+// A queue the test sets, a calculation it can hold at a gate, and the order calculations began.
+struct fixture {
+  std::mutex m;
+  std::vector<std::shared_ptr<live_job>> queue;
+  std::vector<std::pair<job_id, uint32_t>> began;
+  bool gate_open = true;
+  std::condition_variable gate;
+  memory_budget host;
+
+  explicit fixture(uint64_t host_limit = uint64_t{1} << 30) : host("host", memory_kind::host, -1, host_limit) {}
+
+  witness_ahead pool(unsigned threads, std::size_t most_held = 0) {
+    return witness_ahead(
+        {threads, most_held}, host,
+        [this] {
+          std::lock_guard lk(m);
+          return queue;
+        },
+        [this](live_job& j, uint32_t q, const std::function<bool()>& stop) -> result<any_witness> {
+          std::unique_lock lk(m);
+          began.emplace_back(j.rec.info.id, q);
+          while (!gate_open)
+            if (stop()) return status(errc::cancelled, "stopped");
+            else gate.wait_for(lk, 1ms);
+          if (j.rec.info.id == 13) return status(errc::failed_precondition, "the circuit's assert failed");
+          return made(j.rec.info.id, q);
+        },
+        [](const live_job&) { return witness_bytes; });
+  }
+  void set_queue(std::vector<std::shared_ptr<live_job>> q) {
+    std::lock_guard lk(m);
+    queue = std::move(q);
+  }
+  void open() {
+    std::lock_guard lk(m);
+    gate_open = true;
+    gate.notify_all();
+  }
+  std::size_t began_count() {
+    std::lock_guard lk(m);
+    return began.size();
+  }
+};
+
+auto never_here = [] { return result<any_witness>(status(errc::internal, "computed by the worker")); };
+
+TEST(witness_ahead, computes_queued_partitions_in_dispatch_order_and_hands_them_over) {
+  fixture f;
+  auto a = job(3, {true, true}), b = job(1, {true, false, true}), c = job(2, {false});
+  f.set_queue({a, b, c});
+  auto pool = f.pool(1, 10);
+  pool.start();
+  ASSERT_TRUE(eventually([&] { return pool.snapshot().ready == 4; }));
+  const std::vector<std::pair<job_id, uint32_t>> order{{3, 0}, {3, 1}, {1, 0}, {1, 2}};
+  EXPECT_EQ(f.began, order);
+  EXPECT_EQ(f.host.used(), 4 * witness_bytes);
+  for (auto [j, q] : {std::pair{a, 0u}, {a, 1u}, {b, 0u}, {b, 2u}}) {
+    const taken_witness t = pool.take(*j, q, never_here);
+    ASSERT_TRUE(t.ahead);
+    EXPECT_EQ(value_of(t), j->rec.info.id * 100 + q);
+  }
+  EXPECT_EQ(f.host.used(), 0u) << "a taken witness's memory is its worker's";
+  const auto s = pool.snapshot();
+  EXPECT_EQ(s.taken_ready, 4u);
+  EXPECT_EQ(s.computed, 4u);
+  EXPECT_EQ(s.computed_by_worker, 0u);
+  EXPECT_EQ(f.began.size(), 4u) << "a taken partition is not computed again";
+}
+
+TEST(witness_ahead, holds_no_more_than_most_held_and_the_host_budget_allows) {
+  fixture f;
+  std::vector<std::shared_ptr<live_job>> q;
+  for (job_id id = 1; id <= 6; ++id) q.push_back(job(id, {true}));
+  f.set_queue(q);
+  {
+    auto pool = f.pool(4, 2);
+    pool.start();
+    ASSERT_TRUE(eventually([&] { return pool.snapshot().ready == 2; }));
+    std::this_thread::sleep_for(300ms);  // three polls: nothing more starts
+    EXPECT_EQ(f.began_count(), 2u);
+    EXPECT_TRUE(pool.take(*q[0], 0, never_here).ahead);
+    pool.wake();
+    ASSERT_TRUE(eventually([&] { return f.began_count() == 3; })) << "a take makes room for the next";
+  }
+  // The host budget: room for three witnesses, whatever most_held says.
+  fixture g(3 * witness_bytes);
+  g.set_queue(q);
+  auto pool = g.pool(4, 10);
+  pool.start();
+  ASSERT_TRUE(eventually([&] { return pool.snapshot().ready == 3; }));
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(g.began_count(), 3u);
+  EXPECT_EQ(g.host.used(), 3 * witness_bytes);
+  pool.drop(1);
+  EXPECT_EQ(g.host.used(), 2 * witness_bytes) << "a dropped job's witness frees its memory";
+  ASSERT_TRUE(eventually([&] { return g.began_count() == 4; })) << "and the room goes to the next";
+}
+
+TEST(witness_ahead, a_worker_waits_for_a_calculation_under_way) {
+  fixture f;
+  f.gate_open = false;
+  auto a = job(7, {true});
+  f.set_queue({a});
+  auto pool = f.pool(1);
+  pool.start();
+  ASSERT_TRUE(eventually([&] { return f.began_count() == 1; }));
+  auto taken = std::async(std::launch::async, [&] { return pool.take(*a, 0, never_here); });
+  EXPECT_EQ(taken.wait_for(50ms), std::future_status::timeout) << "it waits rather than computing again";
+  f.open();
+  const taken_witness t = taken.get();
+  EXPECT_TRUE(t.ahead);
+  EXPECT_EQ(value_of(t), 700u);
+  EXPECT_EQ(pool.snapshot().waited, 1u);
+}
+
+TEST(witness_ahead, a_partition_nobody_began_is_computed_by_its_worker_and_never_ahead) {
+  fixture f;
+  auto a = job(5, {true, true});
+  auto pool = f.pool(1);
+  pool.start();
+  int here_calls = 0;
+  const taken_witness t = pool.take(*a, 0, [&] {
+    ++here_calls;
+    return result<any_witness>(made(5, 0));
+  });
+  EXPECT_FALSE(t.ahead);
+  EXPECT_EQ(here_calls, 1);
+  EXPECT_EQ(value_of(t), 500u);
+  // The job shows up in the queue afterwards (a race the engine has): only partition 1 is begun.
+  f.set_queue({a});
+  pool.wake();
+  ASSERT_TRUE(eventually([&] { return pool.snapshot().ready == 1; }));
+  std::this_thread::sleep_for(300ms);
+  const std::vector<std::pair<job_id, uint32_t>> order{{5, 1}};
+  EXPECT_EQ(f.began, order);
+  EXPECT_EQ(pool.snapshot().computed_by_worker, 1u);
+}
+
+TEST(witness_ahead, errors_are_results_handed_over_like_witnesses) {
+  fixture f;
+  auto failing = job(13, {true});
+  f.set_queue({failing});
+  auto pool = f.pool(1);
+  pool.start();
+  ASSERT_TRUE(eventually([&] { return pool.snapshot().ready == 1; }));
+  const taken_witness t = pool.take(*failing, 0, never_here);
+  EXPECT_TRUE(t.ahead);
+  ASSERT_FALSE(t.witness);
+  EXPECT_EQ(t.witness.error().code(), errc::failed_precondition);
+  EXPECT_EQ(t.witness.error().message(), "the circuit's assert failed");
+}
+
+TEST(witness_ahead, stop_ends_calculations_under_way_and_their_worker_computes_itself) {
+  fixture f;
+  f.gate_open = false;  // never opened: only the stop ends the calculation
+  auto a = job(9, {true});
+  f.set_queue({a});
+  auto pool = f.pool(2);
+  pool.start();
+  ASSERT_TRUE(eventually([&] { return f.began_count() == 1; }));
+  auto taken = std::async(std::launch::async, [&] {
+    return pool.take(*a, 0, [] { return result<any_witness>(made(9, 0)); });
+  });
+  ASSERT_EQ(taken.wait_for(50ms), std::future_status::timeout);
+  const auto t0 = std::chrono::steady_clock::now();
+  pool.stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 2s);
+  const taken_witness t = taken.get();
+  EXPECT_FALSE(t.ahead);
+  EXPECT_EQ(value_of(t), 900u);
+  EXPECT_EQ(f.host.used(), 0u);
+}
+
+TEST(witness_ahead, a_cancelled_jobs_calculation_stops_and_is_not_kept) {
+  fixture f;
+  f.gate_open = false;
+  auto a = job(4, {true}), b = job(6, {true});
+  f.set_queue({a, b});
+  auto pool = f.pool(1);
+  pool.start();
+  ASSERT_TRUE(eventually([&] { return f.began_count() == 1; }));
+  a->cancel.request(cancel_reason::caller);
+  f.set_queue({a, b});
+  pool.wake();
+  // The calculation of the cancelled job stops; the thread moves on to b (held at the gate).
+  ASSERT_TRUE(eventually([&] { return f.began_count() == 2; }));
+  EXPECT_EQ(f.began.back(), (std::pair<job_id, uint32_t>{6, 0}));
+  EXPECT_EQ(pool.snapshot().ready, 0u);
+  f.open();
+  ASSERT_TRUE(eventually([&] { return pool.snapshot().ready == 1; }));
+  pool.drop(6);
+  EXPECT_EQ(pool.snapshot().ready, 0u);
+  EXPECT_EQ(f.host.used(), 0u);
+}
+
+TEST(witness_ahead, no_threads_computes_nothing_ahead) {
+  fixture f;
+  auto a = job(2, {true});
+  f.set_queue({a});
+  auto pool = f.pool(0);
+  pool.start();
+  std::this_thread::sleep_for(150ms);
+  EXPECT_EQ(f.began_count(), 0u);
+  EXPECT_FALSE(pool.take(*a, 0, [] { return result<any_witness>(made(2, 0)); }).ahead);
+}
+
+TEST(witness_ahead, the_automatic_thread_count) {
+  EXPECT_EQ(witness_threads_for(3, 2, false, 16), 3u) << "configured";
+  EXPECT_EQ(witness_threads_for(0, 2, false, 16), 0u) << "off";
+  EXPECT_EQ(witness_threads_for(-1, 2, false, 16), 14u) << "the cores the GPU workers leave";
+  EXPECT_EQ(witness_threads_for(-1, 4, false, 2), 1u) << "at least one";
+  EXPECT_EQ(witness_threads_for(-1, 1, true, 16), 1u) << "the CPU prover uses every core";
+}
+
+}  // namespace
+}  // namespace cuzk::engine
