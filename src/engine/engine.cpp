@@ -50,8 +50,7 @@ engine::engine(engine_options opt, engine_parts parts, witness_spool spool, witn
       store_(std::move(parts.store)),
       hot_alloc_(std::move(parts.hot_allocator)),
       spool_(std::move(spool)),
-      witness_dirs_(std::move(dirs)),
-      key_dirs_(std::move(key_dirs)),
+      client_paths_{std::move(dirs), std::move(key_dirs)},
       memory_(host_budget_bytes(opt_), parts.devices.memory_limits),
       srs_(opt_.budgets, *hot_alloc_, opt_.key_check, std::move(parts.devices), &memory_, opt_.key_copy_dir),
       sched_(opt_.scheduling),
@@ -237,18 +236,18 @@ status engine::register_circuit(const std::string& id, const std::string& zkey_p
   // and everyone's once key_dirs is set, only under key_dirs, refused in one message whether the
   // file is missing, elsewhere or not a regular file, so that a refusal tells nothing about what
   // exists (docs/HARDENING.md, finding 19).
-  const bool confined = origin == key_origin::client || (origin == key_origin::local_owner && !key_dirs_.empty());
+  const bool confined = origin == key_origin::client || (origin == key_origin::local_owner && !client_paths_.keys.empty());
   if (confined) {
     for (const auto& [what, path] : {std::pair<const char*, const std::string&>{"zkey", zkey_path},
                                      std::pair<const char*, const std::string&>{"wasm", wasm_path}}) {
       if (path.empty()) continue;
       const std::string quoted = "circuit " + id + ": " + what + " path \"" + path + "\"";
-      if (key_dirs_.empty())
+      if (client_paths_.keys.empty())
         return status(errc::failed_precondition,
                       quoted + ": refused: key_dirs is empty in the daemon's config, so it registers a path "
                                "only from its own user on its Unix socket; set key_dirs to the folders of the "
                                "keys, or register over the socket as the daemon's user");
-      if (!key_dirs_.allows_file(path))
+      if (!client_paths_.keys.allows_file(path))
         return status(errc::failed_precondition,
                       quoted + ": refused: the daemon registers a path sent over its API only when it names a "
                                "readable regular file under one of its key_dirs");
@@ -338,7 +337,7 @@ status engine::check_request(const job_request& req, const circuit_info& c, reje
   for (const auto& p : req.partitions) by_path += p.inline_bytes().empty() ? 1 : 0;
   reservation room;
   partition_checks with;
-  with.dirs = &witness_dirs_;
+  with.dirs = &client_paths_.witnesses;
   with.reads_at_once =
       witness_reads_at_once(by_path, max_witness_bytes(c.key), nullptr, "a submit's witness checks", room);
   if (c.generator)

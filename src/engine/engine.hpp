@@ -324,8 +324,13 @@ class engine {
   std::shared_ptr<job_store> store_;
   std::shared_ptr<host_allocator> hot_alloc_;
   witness_spool spool_;
-  const witness_dirs witness_dirs_;
-  const witness_dirs key_dirs_;  // where a client may register key and wasm paths
+  // Where a client may name files by path (witness_dirs.hpp): witnesses it sends by path, and the
+  // keys and wasm it registers.
+  struct path_rules {
+    witness_dirs witnesses;
+    witness_dirs keys;
+  };
+  const path_rules client_paths_;
   circuit_registry circuits_;
   memory_budgets memory_;  // before srs_ and pinned_, which hold reservations of it
   srs_manager srs_;

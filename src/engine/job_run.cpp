@@ -247,7 +247,7 @@ result<any_witness> job_run::witness_from_file(uint32_t q) {
     if (auto held = j_->arrival->read(q, j_->key)) return std::move(*held);
   const bool spooled = q < rec.spooled.size() && rec.spooled[q];
   auto file = open_witness(rec.witness_paths[q], spooled ? witness_origin::spooled : witness_origin::client_path,
-                           e_.witness_dirs_, j_->key);
+                           e_.client_paths_.witnesses, j_->key);
   auto w = file ? read_witness(std::move(file).value(), j_->key) : result<any_witness>(file.error());
   if (!w) return w.error().with_context("partition " + std::to_string(q));
   return w;

@@ -16,6 +16,8 @@
 #include <thread>
 #include <vector>
 
+#include "base/poll_until.hpp"
+
 namespace cuzk::engine {
 namespace {
 
@@ -40,18 +42,6 @@ any_witness made(job_id id, uint32_t q) {
 }
 
 uint64_t value_of(const taken_witness& t) { return t.witness.value().values[0].limb[0]; }
-
-// Spins until `done` holds, up to 5 s.
-template <class F>
-bool eventually(F done) {
-  const auto until = std::chrono::steady_clock::now() + 5s;
-  while (!done())
-    if (std::chrono::steady_clock::now() > until)
-      return false;
-    else
-      std::this_thread::sleep_for(1ms);
-  return true;
-}
 
 // A queue the test sets, a calculation it can hold at a gate, and the order calculations began.
 struct fixture {
@@ -105,7 +95,7 @@ TEST(witness_ahead, computes_queued_partitions_in_dispatch_order_and_hands_them_
   f.set_queue({a, b, c});
   auto pool = f.pool(1, 10);
   pool.start();
-  ASSERT_TRUE(eventually([&] { return pool.snapshot().ready == 4; }));
+  ASSERT_TRUE(poll_until([&] { return pool.snapshot().ready == 4; }));
   const std::vector<std::pair<job_id, uint32_t>> order{{3, 0}, {3, 1}, {1, 0}, {1, 2}};
   EXPECT_EQ(f.began, order);
   EXPECT_EQ(f.host.used(), 4 * witness_bytes);
@@ -130,25 +120,25 @@ TEST(witness_ahead, holds_no_more_than_most_held_and_the_host_budget_allows) {
   {
     auto pool = f.pool(4, 2);
     pool.start();
-    ASSERT_TRUE(eventually([&] { return pool.snapshot().ready == 2; }));
+    ASSERT_TRUE(poll_until([&] { return pool.snapshot().ready == 2; }));
     std::this_thread::sleep_for(300ms);  // three polls: nothing more starts
     EXPECT_EQ(f.began_count(), 2u);
     EXPECT_TRUE(pool.take(*q[0], 0, never_here).ahead);
     pool.wake();
-    ASSERT_TRUE(eventually([&] { return f.began_count() == 3; })) << "a take makes room for the next";
+    ASSERT_TRUE(poll_until([&] { return f.began_count() == 3; })) << "a take makes room for the next";
   }
   // The host budget: room for three witnesses, whatever most_held says.
   fixture g(3 * witness_bytes);
   g.set_queue(q);
   auto pool = g.pool(4, 10);
   pool.start();
-  ASSERT_TRUE(eventually([&] { return pool.snapshot().ready == 3; }));
+  ASSERT_TRUE(poll_until([&] { return pool.snapshot().ready == 3; }));
   std::this_thread::sleep_for(300ms);
   EXPECT_EQ(g.began_count(), 3u);
   EXPECT_EQ(g.host.used(), 3 * witness_bytes);
   pool.drop(1);
   EXPECT_EQ(g.host.used(), 2 * witness_bytes) << "a dropped job's witness frees its memory";
-  ASSERT_TRUE(eventually([&] { return g.began_count() == 4; })) << "and the room goes to the next";
+  ASSERT_TRUE(poll_until([&] { return g.began_count() == 4; })) << "and the room goes to the next";
 }
 
 TEST(witness_ahead, a_worker_waits_for_a_calculation_under_way) {
@@ -158,7 +148,7 @@ TEST(witness_ahead, a_worker_waits_for_a_calculation_under_way) {
   f.set_queue({a});
   auto pool = f.pool(1);
   pool.start();
-  ASSERT_TRUE(eventually([&] { return f.began_count() == 1; }));
+  ASSERT_TRUE(poll_until([&] { return f.began_count() == 1; }));
   auto taken = std::async(std::launch::async, [&] { return pool.take(*a, 0, never_here); });
   EXPECT_EQ(taken.wait_for(50ms), std::future_status::timeout) << "it waits rather than computing again";
   f.open();
@@ -184,7 +174,7 @@ TEST(witness_ahead, a_partition_nobody_began_is_computed_by_its_worker_and_never
   // The job shows up in the queue afterwards (a race the engine has): only partition 1 is begun.
   f.set_queue({a});
   pool.wake();
-  ASSERT_TRUE(eventually([&] { return pool.snapshot().ready == 1; }));
+  ASSERT_TRUE(poll_until([&] { return pool.snapshot().ready == 1; }));
   std::this_thread::sleep_for(300ms);
   const std::vector<std::pair<job_id, uint32_t>> order{{5, 1}};
   EXPECT_EQ(f.began, order);
@@ -197,7 +187,7 @@ TEST(witness_ahead, errors_are_results_handed_over_like_witnesses) {
   f.set_queue({failing});
   auto pool = f.pool(1);
   pool.start();
-  ASSERT_TRUE(eventually([&] { return pool.snapshot().ready == 1; }));
+  ASSERT_TRUE(poll_until([&] { return pool.snapshot().ready == 1; }));
   const taken_witness t = pool.take(*failing, 0, never_here);
   EXPECT_TRUE(t.ahead);
   ASSERT_FALSE(t.witness);
@@ -212,7 +202,7 @@ TEST(witness_ahead, stop_ends_calculations_under_way_and_their_worker_computes_i
   f.set_queue({a});
   auto pool = f.pool(2);
   pool.start();
-  ASSERT_TRUE(eventually([&] { return f.began_count() == 1; }));
+  ASSERT_TRUE(poll_until([&] { return f.began_count() == 1; }));
   auto taken = std::async(std::launch::async, [&] {
     return pool.take(*a, 0, [] { return result<any_witness>(made(9, 0)); });
   });
@@ -233,16 +223,16 @@ TEST(witness_ahead, a_cancelled_jobs_calculation_stops_and_is_not_kept) {
   f.set_queue({a, b});
   auto pool = f.pool(1);
   pool.start();
-  ASSERT_TRUE(eventually([&] { return f.began_count() == 1; }));
+  ASSERT_TRUE(poll_until([&] { return f.began_count() == 1; }));
   a->cancel.request(cancel_reason::caller);
   f.set_queue({a, b});
   pool.wake();
   // The calculation of the cancelled job stops; the thread moves on to b (held at the gate).
-  ASSERT_TRUE(eventually([&] { return f.began_count() == 2; }));
+  ASSERT_TRUE(poll_until([&] { return f.began_count() == 2; }));
   EXPECT_EQ(f.began.back(), (std::pair<job_id, uint32_t>{6, 0}));
   EXPECT_EQ(pool.snapshot().ready, 0u);
   f.open();
-  ASSERT_TRUE(eventually([&] { return pool.snapshot().ready == 1; }));
+  ASSERT_TRUE(poll_until([&] { return pool.snapshot().ready == 1; }));
   pool.drop(6);
   EXPECT_EQ(pool.snapshot().ready, 0u);
   EXPECT_EQ(f.host.used(), 0u);

@@ -30,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/poll_until.hpp"
 #include "formats/proof.hpp"
 #include "formats/public_signals.hpp"
 #include "formats/verification_key.hpp"
@@ -52,18 +53,6 @@ const std::string zkey = data + "/snarkjs/bn128/poseidon/circuit.zkey";
 const std::string wtns = data + "/snarkjs/bn128/poseidon/circuit.wtns";
 const std::string vk = data + "/snarkjs/bn128/poseidon/verification_key.json";
 const std::string other_wtns = data + "/snarkjs/bn128/circuit.wtns";  // another circuit: wrong length
-
-// Calls `done` every millisecond until it returns true or `limit` passes; whether it did.
-template <class F>
-bool poll_until(F&& done, std::chrono::milliseconds limit = 10s) {
-  const auto until = std::chrono::steady_clock::now() + limit;
-  while (!done())
-    if (std::chrono::steady_clock::now() > until)
-      return false;
-    else
-      std::this_thread::sleep_for(1ms);
-  return true;
-}
 
 // One daemon process on a fresh data dir (kept across restart()).
 struct daemon_proc {

@@ -16,20 +16,12 @@
 #include <thread>
 #include <vector>
 
+#include "base/poll_until.hpp"
+
 namespace cuzk::engine {
 namespace {
 
 using namespace std::chrono_literals;
-
-template <class F>
-bool eventually(F f, std::chrono::milliseconds limit = 10s) {
-  const auto until = std::chrono::steady_clock::now() + limit;
-  while (!f()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(1ms);
-  }
-  return true;
-}
 
 reservation take(memory_budget& b, uint64_t n) {
   auto r = b.acquire(n);
@@ -110,10 +102,10 @@ TEST(memory_budget, a_waiting_big_request_blocks_a_later_small_one) {
   memory_budget b("host", memory_kind::host, -1, 100);
   auto holder = take(b, 60);
   auto big = request(b, 50);
-  ASSERT_TRUE(eventually([&] { return b.snapshot().waiting == 1; }));
+  ASSERT_TRUE(poll_until([&] { return b.snapshot().waiting == 1; }));
   // 10 bytes would fit next to the holder, but the 50 came first.
   auto small = request(b, 10);
-  ASSERT_TRUE(eventually([&] { return b.snapshot().waiting == 2; }));
+  ASSERT_TRUE(poll_until([&] { return b.snapshot().waiting == 2; }));
   EXPECT_EQ(b.used(), 60u);
   EXPECT_EQ(b.snapshot().waiting_bytes, 60u);
   holder.release(20);  // 40 used: the 50 fits, then the 10
@@ -135,7 +127,7 @@ TEST(memory_budget, waiters_are_served_in_arrival_order) {
   std::vector<std::future<result<reservation>>> waiters;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     waiters.push_back(request(b, sizes[i]));
-    ASSERT_TRUE(eventually([&] { return b.snapshot().waiting == i + 1; }));
+    ASSERT_TRUE(poll_until([&] { return b.snapshot().waiting == i + 1; }));
   }
   uint64_t returned = 0;
   while (returned < 100) {
@@ -147,7 +139,7 @@ TEST(memory_budget, waiters_are_served_in_arrival_order) {
       sum += sizes[expect_granted++];
     uint64_t expect_waiting_bytes = 0;
     for (std::size_t i = expect_granted; i < sizes.size(); ++i) expect_waiting_bytes += sizes[i];
-    ASSERT_TRUE(eventually([&] { return b.snapshot().granted == 1 + expect_granted; })) << returned;
+    ASSERT_TRUE(poll_until([&] { return b.snapshot().granted == 1 + expect_granted; })) << returned;
     const auto s = b.snapshot();
     EXPECT_EQ(s.waiting, sizes.size() - expect_granted) << returned;
     EXPECT_EQ(s.waiting_bytes, expect_waiting_bytes) << returned;
@@ -160,7 +152,7 @@ TEST(memory_budget, a_partial_release_wakes_a_waiter) {
   memory_budget b("host", memory_kind::host, -1, 100);
   auto job = take(b, 100);
   auto next = request(b, 40);
-  ASSERT_TRUE(eventually([&] { return b.snapshot().waiting == 1; }));
+  ASSERT_TRUE(poll_until([&] { return b.snapshot().waiting == 1; }));
   job.release(40);  // say a/b/c reached the GPU
   auto r = next.get();
   ASSERT_TRUE(r.is_ok());
@@ -297,7 +289,7 @@ TEST(memory_budget, a_request_that_eviction_cannot_satisfy_waits_for_a_release) 
   auto other = take(b, 80);
   auto w = request(b, 50);
   // The cache gives its 20; 30 are still missing, so the request waits in line.
-  ASSERT_TRUE(eventually([&] { return b.snapshot().waiting == 1 && b.used() == 80; }));
+  ASSERT_TRUE(poll_until([&] { return b.snapshot().waiting == 1 && b.used() == 80; }));
   {
     std::lock_guard lk(c.m);
     EXPECT_EQ(c.asked.front(), 50u);
@@ -318,9 +310,9 @@ TEST(memory_budget, a_cancelled_waiter_leaves_the_line_and_the_next_proceeds) {
   opt.purpose = "job 3";
   opt.why = &why;
   auto first = request(b, 50, opt);
-  ASSERT_TRUE(eventually([&] { return b.snapshot().waiting == 1; }));
+  ASSERT_TRUE(poll_until([&] { return b.snapshot().waiting == 1; }));
   auto second = request(b, 30);
-  ASSERT_TRUE(eventually([&] { return b.snapshot().waiting == 2; }));
+  ASSERT_TRUE(poll_until([&] { return b.snapshot().waiting == 2; }));
   tok.request(cancel_reason::caller);
   b.wake_waiters();
   auto r1 = first.get();
@@ -342,7 +334,7 @@ TEST(memory_budget, a_cancel_is_noticed_without_a_wake_up_and_before_queuing) {
   acquire_options opt;
   opt.cancel = &tok;
   auto w = request(b, 5, opt);
-  ASSERT_TRUE(eventually([&] { return b.snapshot().waiting == 1; }));
+  ASSERT_TRUE(poll_until([&] { return b.snapshot().waiting == 1; }));
   tok.request(cancel_reason::shutdown);  // no wake_waiters(): the poll sees it
   EXPECT_FALSE(w.get().is_ok());
   EXPECT_EQ(b.snapshot().waiting, 0u);
@@ -363,10 +355,10 @@ TEST(memory_budget, a_timed_out_waiter_leaves_the_line_and_the_next_proceeds) {
   opt.timeout = 500ms;
   opt.why = &why;
   auto first = request(b, 50, opt);
-  ASSERT_TRUE(eventually([&] { return b.snapshot().waiting == 1; }));
+  ASSERT_TRUE(poll_until([&] { return b.snapshot().waiting == 1; }));
   // 20 would fit now but waits behind the 50, until the 50 gives up.
   auto second = request(b, 20);
-  ASSERT_TRUE(eventually([&] { return b.snapshot().waiting == 2; }));
+  ASSERT_TRUE(poll_until([&] { return b.snapshot().waiting == 2; }));
   auto r1 = first.get();
   ASSERT_FALSE(r1.is_ok());
   EXPECT_EQ(why, refusal::timed_out);
@@ -390,7 +382,7 @@ TEST(memory_budget, a_zero_timeout_does_not_wait_but_keeps_the_order) {
   EXPECT_EQ(why, refusal::timed_out);
   // With someone in line, even a request that fits is refused rather than overtaking.
   auto waiter = request(b, 50);
-  ASSERT_TRUE(eventually([&] { return b.snapshot().waiting == 1; }));
+  ASSERT_TRUE(poll_until([&] { return b.snapshot().waiting == 1; }));
   auto d = b.acquire(10, now);
   EXPECT_FALSE(d.is_ok());
   EXPECT_EQ(why, refusal::timed_out);
@@ -422,7 +414,7 @@ TEST(memory_budget, a_new_evictor_or_a_wake_up_makes_the_first_in_line_try_again
   cache c;
   c.put(take(b, 100));
   auto w = request(b, 10);
-  ASSERT_TRUE(eventually([&] { return b.snapshot().waiting == 1; }));
+  ASSERT_TRUE(poll_until([&] { return b.snapshot().waiting == 1; }));
   auto reg = b.add_evictor("late", 0, [&](uint64_t n) { return c.evict(n); });
   ASSERT_TRUE(w.get().is_ok());
   EXPECT_EQ(c.asked, std::vector<uint64_t>{10});
