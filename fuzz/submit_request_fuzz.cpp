@@ -22,7 +22,7 @@
 #include "engine/jobs/request_checks.hpp"
 #include "engine/jobs/witness.hpp"
 #include "engine/jobs/witness_dirs.hpp"
-#include "engine/keys/key_summary.hpp"
+#include "engine/jobs/key_summary.hpp"
 #include "fuzz_check.hpp"
 #include "service/wire.hpp"
 

@@ -9,7 +9,7 @@
 #include "engine/elapsed.hpp"
 #include "engine/engine.hpp"
 #include "engine/jobs/input_witness.hpp"
-#include "engine/jobs/proof_check.hpp"
+#include "engine/proof_check.hpp"
 #include "engine/jobs/witness.hpp"
 
 namespace cuzk::engine {

@@ -18,7 +18,7 @@
 #include "engine/jobs/job_lease.hpp"
 #include "engine/jobs/job_store.hpp"
 #include "engine/jobs/scheduler.hpp"
-#include "engine/keys/key_summary.hpp"
+#include "engine/jobs/key_summary.hpp"
 #include "engine/memory/memory_budget.hpp"
 #include "engine/telemetry/timeline.hpp"
 

@@ -38,7 +38,7 @@
 #include "engine/jobs/cancel_token.hpp"
 #include "engine/jobs/witness.hpp"
 #include "engine/keys/device_tier.hpp"
-#include "engine/keys/key_summary.hpp"
+#include "engine/jobs/key_summary.hpp"
 #include "engine/keys/loaded_key.hpp"
 #include "engine/memory/memory_budget.hpp"
 #include "engine/memory/pinned_pool.hpp"

@@ -23,7 +23,7 @@
 
 #include "base/result.hpp"
 #include "engine/jobs/witness.hpp"
-#include "engine/keys/key_summary.hpp"
+#include "engine/jobs/key_summary.hpp"
 
 namespace cuzk::engine {
 

@@ -24,7 +24,7 @@
 #include "base/result.hpp"
 #include "engine/jobs/request_checks.hpp"
 #include "engine/jobs/witness.hpp"
-#include "engine/keys/key_summary.hpp"
+#include "engine/jobs/key_summary.hpp"
 #include "witness/circom_wasm.hpp"
 
 namespace cuzk::engine {

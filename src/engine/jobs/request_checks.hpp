@@ -32,7 +32,7 @@
 #include "base/result.hpp"
 #include "engine/jobs/job.hpp"
 #include "engine/jobs/witness_dirs.hpp"
-#include "engine/keys/key_summary.hpp"
+#include "engine/jobs/key_summary.hpp"
 
 namespace cuzk::engine {
 

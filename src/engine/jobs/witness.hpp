@@ -28,7 +28,7 @@
 #include "curves/bls12_381.hpp"
 #include "curves/bn254.hpp"
 #include "engine/jobs/witness_dirs.hpp"
-#include "engine/keys/key_summary.hpp"
+#include "engine/jobs/key_summary.hpp"
 #include "formats/wtns.hpp"
 
 namespace cuzk::engine {

@@ -18,7 +18,7 @@
 #include "base/result.hpp"
 #include "engine/jobs/input_witness.hpp"
 #include "engine/jobs/job.hpp"
-#include "engine/keys/key_summary.hpp"
+#include "engine/jobs/key_summary.hpp"
 
 namespace cuzk::engine {
 

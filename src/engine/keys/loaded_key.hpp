@@ -34,7 +34,7 @@
 #include "base/result.hpp"
 #include "curves/bls12_381_groups.hpp"
 #include "curves/bn254_groups.hpp"
-#include "engine/keys/key_summary.hpp"
+#include "engine/jobs/key_summary.hpp"
 #include "engine/memory/host_allocator.hpp"
 #include "formats/verification_key.hpp"
 #include "formats/zkey.hpp"

@@ -68,7 +68,7 @@
 #include "engine/jobs/job.hpp"
 #include "engine/keys/device_key_tier.hpp"
 #include "engine/keys/device_tier.hpp"
-#include "engine/keys/key_summary.hpp"
+#include "engine/jobs/key_summary.hpp"
 #include "engine/keys/loaded_key.hpp"
 #include "engine/memory/host_allocator.hpp"
 #include "engine/memory/memory_budget.hpp"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Verification and encoding of a partition's proof (see proof_check.hpp).
-#include "engine/jobs/proof_check.hpp"
+#include "engine/proof_check.hpp"
 
 #include "formats/public_signals.hpp"
 #include "groth16/circuit_io.hpp"

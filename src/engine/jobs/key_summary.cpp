@@ -2,7 +2,7 @@
 // Reading a zkey's header only (see key_summary.hpp). The layout is snarkjs's zkey reader and
 // writer's: section 1 holds the protocol (1 = Groth16); section 2 starts n8q, q, n8r, r,
 // nVars, nPublic, domainSize. formats::detect_curve checks the magic, the container and both primes.
-#include "engine/keys/key_summary.hpp"
+#include "engine/jobs/key_summary.hpp"
 
 #include <cstring>
 #include <initializer_list>
