@@ -2,6 +2,7 @@
 // The SRS manager's device tier (see device_key_tier.hpp).
 #include "engine/keys/device_key_tier.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 
@@ -39,6 +40,7 @@ void device_key_tier::add_locked(const std::string& id) {
   for (auto& d : copies) drop(d);
   copies.clear();
   copies.resize(devices_.slots.size());
+  for (auto& d : copies) d.id = id;
 }
 
 void device_key_tier::remove_locked(const std::string& id) {
@@ -130,6 +132,15 @@ void device_key_tier::drop(device_copy& d) noexcept {
   d.key.reset();  // nobody else holds it when nobody uses it: the device memory is free now
   d.mem.reset();
   d.host_mem.reset();
+  if (d.lent) give_back_locked(d.id, std::move(d.lent));
+}
+
+void device_key_tier::give_back_locked(const std::string& id, reservation r) noexcept {
+  if (!r) return;
+  if (lender_.give_back)
+    lender_.give_back(id, std::move(r));
+  else
+    r.reset();
 }
 
 result<reservation> device_key_tier::reserve_host(const std::string& id, int slot, uint64_t bytes) {
@@ -141,11 +152,12 @@ result<reservation> device_key_tier::reserve_host(const std::string& id, int slo
   return memory_->host().acquire(bytes, {nullptr, std::chrono::milliseconds(0), purpose, true, nullptr});
 }
 
-status device_key_tier::settle_host(const std::string& id, const device_key& k, reservation& host_mem) {
+status device_key_tier::settle_host(const std::string& id, const device_key& k, reservation& host_mem,
+                                     uint64_t lent) {
   if (memory_ == nullptr) return status::ok();
-  const uint64_t measured = k.host_bytes(), held = host_mem.bytes();
+  const uint64_t measured = k.host_bytes(), held = host_mem.bytes() + lent;
   if (measured <= held) {
-    host_mem.release(held - measured);
+    host_mem.release(std::min(held - measured, host_mem.bytes()));
     return status::ok();
   }
   auto more = memory_->host().acquire(measured - held, {nullptr, std::chrono::milliseconds(0),
@@ -249,27 +261,37 @@ status device_key_tier::upload_locked(std::unique_lock<std::mutex>& lk, const st
       continue;
     }
     d->uploading = true;  // pins the key (the manager sees it uploading) while the lock is released
+    // The pinned points charged to what the key's mapped file holds first (see the opening comment).
+    reservation lent = host_estimate > 0 && lender_.borrow ? lender_.borrow(id, host_estimate) : reservation();
     lk.unlock();
     // The device budget without the lock: waiting there may ask shed() for room.
     auto mem = reserve(id, slot, estimate, cancel);
-    auto host_mem = mem.is_ok() ? reserve_host(id, slot, host_estimate) : result<reservation>(reservation());
+    auto host_mem = mem.is_ok() ? reserve_host(id, slot, host_estimate - std::min(host_estimate, lent.bytes()))
+                                : result<reservation>(reservation());
     result<std::shared_ptr<const device_key>> up =
         !mem.is_ok()        ? result<std::shared_ptr<const device_key>>(mem.error())
         : !host_mem.is_ok() ? result<std::shared_ptr<const device_key>>(host_mem.error())
                             : devices_.uploader->upload(*key, slot, where);
     if (up) {
       status fits = settle(id, slot, **up, mem.value());
-      if (fits) fits = settle_host(id, **up, host_mem.value());
+      if (fits) fits = settle_host(id, **up, host_mem.value(), lent.bytes());
       if (!fits) up = fits;  // the copy is freed here, before anyone waits for its memory
     }
     lk.lock();
     device_copy& d2 = *copy_locked(id, slot);  // not removed while uploading
     d2.uploading = false;
     cv_.notify_all();
-    if (!up) return up.error().with_context("circuit " + id + ": uploading its key to " + where.name);
+    if (!up) {
+      give_back_locked(id, std::move(lent));
+      return up.error().with_context("circuit " + id + ": uploading its key to " + where.name);
+    }
+    // What the copy's pinned points do not use of the lent part goes back to the key now.
+    if (const uint64_t pinned = (*up)->host_bytes(); lent.bytes() > pinned)
+      give_back_locked(id, lent.split(lent.bytes() - pinned));
     d2.key = std::move(up).value();
     d2.mem = std::move(mem).value();
     d2.host_mem = std::move(host_mem).value();
+    d2.lent = std::move(lent);
     ++d2.uploads;
     d2.use_seq = ++seq_;
     // The budget again with the measured size: other unused copies make room; a copy that alone is

@@ -11,6 +11,13 @@
 // larger than the budget does not stay. The tier is each device budget's evictor of rank
 // evictor_rank::proving_keys.
 //
+// A copy whose points stay in pinned host memory (a key streamed from the host) charges them to the
+// host budget. Where the key's host copy is a mapped file, that charge is first lent by the key
+// (host_lender): the file's pages are page cache the kernel takes back under pressure, and the
+// points are read from the pinned copy from then on, so counting both would refuse a key that fits
+// (a 44 GB PoRep key's mapping and its 36 GiB of pinned points on a 128 GiB host). What is lent
+// goes back to the key when the copy is dropped.
+//
 // Thread safety: the tier shares the manager's mutex and condition variable, because the manager
 // decides over the host and device tiers under one lock (acquire() may load, promote and upload in
 // one pass). Methods named `_locked` need that mutex held by the caller; upload_locked() releases
@@ -66,12 +73,24 @@ struct srs_slot_status {
   std::size_t keys = 0;
 };
 
+// Where an upload's pinned points are charged first (see the opening comment): the manager's part.
+// Both are called with the manager's mutex held.
+struct host_lender {
+  // Up to `bytes` of the host budget's reservation held for key `id`, moved out to the caller.
+  std::function<reservation(const std::string& id, uint64_t bytes)> borrow;
+  // A reservation borrow() gave, returned to key `id`.
+  std::function<void(const std::string& id, reservation back)> give_back;
+};
+
 class device_key_tier {
  public:
   // `memory`, when given, must outlive the tier: its device budgets hold the copies' bytes.
   device_key_tier(device_tier devices, memory_budgets* memory, std::mutex& m, std::condition_variable& cv);
   device_key_tier(const device_key_tier&) = delete;
   device_key_tier& operator=(const device_key_tier&) = delete;
+
+  // Set once, before the first upload.
+  void set_host_lender(host_lender l) { lender_ = std::move(l); }
 
   const std::vector<device_slot>& slots() const noexcept { return devices_.slots; }
   bool present() const noexcept { return !devices_.slots.empty(); }
@@ -118,7 +137,9 @@ class device_key_tier {
     uint64_t use_seq = 0;  // LRU order within the tier
     uint64_t uploads = 0;
     reservation mem;  // its bytes in its device's budget (with one)
-    reservation host_mem;  // its host bytes (device_key::host_bytes) in the host budget
+    reservation host_mem;  // its host bytes (device_key::host_bytes) in the host budget, beyond `lent`
+    reservation lent;      // the part of them its key's host copy lent (host_lender)
+    std::string id;        // its key's, to give `lent` back
   };
 
   device_copy* copy_locked(const std::string& id, int slot);
@@ -127,8 +148,10 @@ class device_key_tier {
   // The least recently used copy that nobody uses or uploads, among those `eligible` accepts (by
   // slot index and key id); null when there is none.
   device_copy* least_recent_idle_locked(const std::function<bool(int slot, const std::string& id)>& eligible);
-  // Frees the copy's device memory, then its reservation.
-  static void drop(device_copy& d) noexcept;
+  // Frees the copy's device memory, then its reservations; what its key lent goes back to the key.
+  void drop(device_copy& d) noexcept;
+  // `r` back to key `id` through the lender (or released without one).
+  void give_back_locked(const std::string& id, reservation r) noexcept;
   // A device budget's evictor: copies nobody uses on the slots of `ordinal`, LRU first.
   uint64_t shed(int ordinal, uint64_t missing);
   // An upload's reservation of `estimate` on the slot's device budget, waiting in its line (a
@@ -141,12 +164,15 @@ class device_key_tier {
   // from free room or evictions without waiting; and made the copy's measured host_bytes() after.
   // Called without the lock.
   result<reservation> reserve_host(const std::string& id, int slot, uint64_t bytes);
-  status settle_host(const std::string& id, const device_key& k, reservation& host_mem);
+  // `lent` counts towards the measured bytes; a surplus is returned from host_mem (the key's lent
+  // part is trimmed by the caller, under the lock).
+  status settle_host(const std::string& id, const device_key& k, reservation& host_mem, uint64_t lent);
   uint64_t slot_used_locked(int slot) const;
   bool make_slot_room_locked(int slot, uint64_t bytes, const std::string& except);
 
   const device_tier devices_;
   memory_budgets* memory_ = nullptr;
+  host_lender lender_;
   std::mutex& m_;
   std::condition_variable& cv_;
   std::map<std::string, std::vector<device_copy>> copies_;  // by key id, one per slot

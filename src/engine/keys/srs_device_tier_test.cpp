@@ -9,6 +9,7 @@
 // reason. The oracle is the fake's own record of what it was asked to upload.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <future>
 #include <mutex>
 #include <thread>
@@ -448,36 +449,77 @@ TEST(srs_device_budget, a_key_beyond_the_budget_or_measured_beyond_its_room_has_
 // A copy that streams points from host memory holds their pinned copies: reserved in the host
 // budget on the estimate before the upload, settled to the measured size, returned with the copy;
 // a host budget without room for them leaves the key without a copy, and the lease says why.
-TEST(srs_device_budget, a_copys_pinned_points_are_held_in_the_host_budget) {
-  uint64_t key_on_host = 0;
+// A copy's pinned points are charged to the host budget, first in place of the key's mapped file
+// (whose pages the kernel can take back), and what goes beyond the mapping from free room; the
+// mapping's charge comes back to the key with the copy's end.
+TEST(srs_device_budget, a_copys_pinned_points_are_charged_in_place_of_the_keys_mapping) {
+  const uint64_t mapped = std::filesystem::file_size(small_bn);  // the key is mapped, not copied
+  memory_budgets mem(big, {{0, 1000}});
+  fixture f(1000, {0}, {}, &mem);
+  f.m->acquire("a", nullptr, nullptr, -1).value().release();  // the key on the host only
+  const uint64_t key_on_host = mem.host().used();
+  ASSERT_GE(key_on_host, mapped);
+
+  // Pinned points smaller than the mapping: nothing more is charged.
+  f.up->host_estimate = mapped - 100;
+  f.up->host_measured = mapped - 200;
   {
-    memory_budgets mem(big, {{0, 1000}});
-    fixture f(1000, {0}, {}, &mem);
-    f.up->host_estimate = 5000;
-    f.up->host_measured = 4000;
     auto l = f.m->acquire("a", nullptr, nullptr, 0).value();
     ASSERT_NE(l.on_device(), nullptr);
-    const uint64_t with_copy = mem.host().used();
-    ASSERT_GT(with_copy, 4000u);
-    key_on_host = with_copy - 4000;
-    l.release();
-    ASSERT_TRUE(f.m->evict("a", tier_target(key_tier::device, 0)).is_ok());
-    EXPECT_EQ(mem.host().used(), key_on_host);  // the pinned copies went with the device copy
+    EXPECT_EQ(mem.host().used(), key_on_host);
   }
-  memory_budgets tight(uint64_t{1} << 20, {{0, 1000}});
-  fixture f(1000, {0}, {}, &tight);
-  f.up->host_estimate = 5000;
-  f.m->acquire("a", nullptr, nullptr, -1).value().release();  // the key on the host only
-  ASSERT_EQ(tight.host().used(), key_on_host);
-  // Everything else taken but 1000 bytes.
-  auto filler = tight.host().acquire(tight.host().limit() - key_on_host - 1000, {}).value();
-  auto l = f.m->acquire("a", nullptr, nullptr, 0);
-  ASSERT_TRUE(l.is_ok()) << l.error().to_string();
-  EXPECT_EQ(l->on_device(), nullptr);
-  EXPECT_EQ(l->device_note().code(), errc::resource_exhausted) << l->device_note().to_string();
-  EXPECT_NE(l->device_note().message().find("pinned points"), std::string::npos) << l->device_note().to_string();
-  EXPECT_EQ(f.up->count(), 0u);
-  EXPECT_EQ(tight.host().used(), key_on_host + filler.bytes());
+  ASSERT_TRUE(f.m->evict("a", tier_target(key_tier::device, 0)).is_ok());
+  EXPECT_EQ(mem.host().used(), key_on_host) << "the mapping's charge is the key's again";
+
+  // Pinned points beyond the mapping: only what is beyond is new.
+  f.up->host_estimate = mapped + 3000;
+  f.up->host_measured = mapped + 2000;
+  {
+    auto l = f.m->acquire("a", nullptr, nullptr, 0).value();
+    ASSERT_NE(l.on_device(), nullptr);
+    EXPECT_EQ(mem.host().used(), key_on_host + 2000);
+  }
+  ASSERT_TRUE(f.m->evict("a", tier_target(key_tier::device, 0)).is_ok());
+  EXPECT_EQ(mem.host().used(), key_on_host);
+  // The key leaving the host takes its copies and every charge with it.
+  ASSERT_TRUE(f.m->acquire("a", nullptr, nullptr, 0).is_ok());
+  ASSERT_TRUE(f.m->evict("a", key_tier::cold).is_ok());
+  EXPECT_EQ(mem.host().used(), 0u);
+}
+
+// The key and its pinned points together exceed the budget, but the points beyond the mapping fit:
+// the copy is made. Room short of those is refused, saying why, and nothing is left charged.
+TEST(srs_device_budget, pinned_points_need_room_only_beyond_the_keys_mapping) {
+  const uint64_t mapped = std::filesystem::file_size(small_bn);
+  uint64_t key_on_host = 0;
+  {
+    memory_budgets probe(big, {{0, 1000}});
+    fixture f(1000, {0}, {}, &probe);
+    f.m->acquire("a", nullptr, nullptr, -1).value().release();
+    key_on_host = probe.host().used();
+  }
+  for (const uint64_t room : {uint64_t{1000}, uint64_t{3000}}) {
+    memory_budgets tight(uint64_t{1} << 20, {{0, 1000}});
+    fixture f(1000, {0}, {}, &tight);
+    f.up->host_estimate = mapped + 2000;
+    f.up->host_measured = mapped + 2000;
+    f.m->acquire("a", nullptr, nullptr, -1).value().release();
+    ASSERT_EQ(tight.host().used(), key_on_host);
+    auto filler = tight.host().acquire(tight.host().limit() - key_on_host - room, {}).value();
+    auto l = f.m->acquire("a", nullptr, nullptr, 0);
+    ASSERT_TRUE(l.is_ok()) << l.error().to_string();
+    if (room < 2000) {
+      EXPECT_EQ(l->on_device(), nullptr);
+      EXPECT_EQ(l->device_note().code(), errc::resource_exhausted) << l->device_note().to_string();
+      EXPECT_NE(l->device_note().message().find("pinned points"), std::string::npos) << l->device_note().to_string();
+      EXPECT_EQ(f.up->count(), 0u);
+      EXPECT_EQ(tight.host().used(), key_on_host + filler.bytes()) << "the lent charge went back to the key";
+    } else {
+      EXPECT_NE(l->on_device(), nullptr) << l->device_note().to_string();
+      EXPECT_EQ(tight.host().used(), key_on_host + filler.bytes() + 2000);
+      EXPECT_LT(room, mapped + 2000) << "charged beside the mapping, the points would not have fit";
+    }
+  }
 }
 
 }  // namespace

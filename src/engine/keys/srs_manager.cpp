@@ -2,6 +2,7 @@
 // Residency of proving keys (see srs_manager.hpp).
 #include "engine/keys/srs_manager.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
@@ -41,11 +42,38 @@ srs_manager::srs_manager(tier_budgets budgets, host_allocator& alloc, point_chec
   if (host_budget_ != nullptr)
     evictor_ = host_budget_->add_evictor("proving keys", evictor_rank::proving_keys,
                                          [this](uint64_t missing) { return shed(missing); });
+  // A device copy's pinned points are charged to what the key's mapped file holds first
+  // (device_key_tier.hpp): up to the mapping's bytes, lent while the copy lives.
+  devices_.set_host_lender(host_lender{
+      [this](const std::string& id, uint64_t bytes) {
+        auto it = entries_.find(id);
+        if (it == entries_.end() || !it->second.key) return reservation();
+        entry& e = it->second;
+        const uint64_t mapped = e.key->mapped_bytes();
+        const uint64_t lendable = mapped > e.lent ? mapped - e.lent : 0;
+        reservation r = e.host_res.split(std::min({bytes, lendable, e.host_res.bytes()}));
+        e.lent += r.bytes();
+        return r;
+      },
+      [this](const std::string& id, reservation back) {
+        auto it = entries_.find(id);
+        if (it == entries_.end()) return;  // `back` goes to the budget
+        entry& e = it->second;
+        e.lent -= std::min(e.lent, back.bytes());
+        if (!e.host_res)
+          e.host_res = std::move(back);
+        else
+          (void)e.host_res.absorb(std::move(back));  // same budget
+        (void)reconcile_locked(e);  // a key that left the mapping (hot, cold) holds no more than it has
+      }});
 }
 
 bool srs_manager::reconcile_locked(entry& e) {
   if (host_budget_ == nullptr) return true;
-  const uint64_t want = e.key ? e.key->resident_bytes() : 0;
+  // The part of the mapping lent to device copies is theirs to hold while they live.
+  const uint64_t resident = e.key ? e.key->resident_bytes() : 0;
+  const uint64_t lent = e.key ? std::min(e.lent, e.key->mapped_bytes()) : 0;
+  const uint64_t want = resident - lent;
   const uint64_t held = e.host_res.bytes();
   if (want == 0) {
     e.host_res.reset();

@@ -232,7 +232,8 @@ class srs_manager {
     std::optional<wall_time> last_use_wall;
     uint64_t use_seq = 0;  // LRU order
     uint64_t loads = 0;
-    reservation host_res;  // its host bytes in the host budget (with one)
+    reservation host_res;  // its host bytes in the host budget (with one), less `lent`
+    uint64_t lent = 0;     // of its mapping's charge, what device copies hold for their pinned points
   };
 
   void release(const std::string& id, int slot) noexcept;
