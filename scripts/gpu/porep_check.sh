@@ -19,9 +19,7 @@
 # budget, default 24576: below the 2^25 key's resident size, so some vectors stream, and above its
 # size with every vector streamed), DEVICE_BUDGET_MIB (default: the card's memory less 4 GiB;
 # 100000 without nvidia-smi), HOST_BUDGET_MIB (the daemon's host_memory_budget_mib, default 0: 80% of
-# the host's memory; the budget charges the daemon's mapped private copy of the key in full beside
-# the pinned points made from it, while the copy's pages are page cache the kernel can take back,
-# so a 2^26 key on a 128 GiB host needs it raised), BATCHES (the
+# the host's memory), BATCHES (the
 # gpu_batch_partitions values to run, default "P 1"; a later one is skipped once SKIP_AFTER_S,
 # default 420, have passed), ZKEY_DIR (where the zkey is made, default the work directory; /dev/shm
 # keeps a 2^26 key's 44 GB off the 64 GB disk, where the daemon's private copy of it goes: the zkey
