@@ -46,17 +46,7 @@ inline constexpr auto h1 = curves::exact_div(curves::poly_at<2>(u, {1, 2, 1}), 3
 inline constexpr auto h2 = curves::exact_div(curves::poly_at<8>(u, {1, 4, 5, 0, -4, -6, -4, 4, 13}), 9);
 }  // namespace bls12_381_family
 
-struct bls12_381_g1 {
-  using curve = bls12_381;
-  using field = bls12_381::fq;
-  using scalar = bls12_381::fr;
-  using affine = ec::affine<field>;
-  using jacobian = ec::jacobian<field>;
-  using xyzz = ec::xyzz<field>;
-  static constexpr const char* name = "G1";
-
-  static constexpr field b = bls12_381::g1_b;
-  static constexpr affine generator{bls12_381::g1_gen_x, bls12_381::g1_gen_y};
+struct bls12_381_g1 : g1_base<bls12_381> {
   static constexpr auto cofactor = bls12_381_family::h1;
 
   // beta = 2^((q-1)/3) (2 is not a cube mod q), the cube root of unity whose phi acts on G1 as
@@ -70,17 +60,7 @@ struct bls12_381_g1 {
   }
 };
 
-struct bls12_381_g2 {
-  using curve = bls12_381;
-  using field = bls12_381::fq2;
-  using scalar = bls12_381::fr;
-  using affine = ec::affine<field>;
-  using jacobian = ec::jacobian<field>;
-  using xyzz = ec::xyzz<field>;
-  static constexpr const char* name = "G2";
-
-  static constexpr field b = bls12_381::g2_b;
-  static constexpr affine generator{bls12_381::g2_gen_x, bls12_381::g2_gen_y};
+struct bls12_381_g2 : g2_base<bls12_381> {
   static constexpr auto cofactor = bls12_381_family::h2;
 
   // psi(x, y) = (conj(x) / xi^((q-1)/3), conj(y) / xi^((q-1)/2)) on the M-type twist.

@@ -37,33 +37,13 @@ static_assert(q == bn254::fq::modulus, "bn_x does not give the base field modulu
 static_assert(r == bn254::fr::modulus, "bn_x does not give the scalar field modulus");
 }  // namespace bn254_family
 
-struct bn254_g1 {
-  using curve = bn254;
-  using field = bn254::fq;
-  using scalar = bn254::fr;
-  using affine = ec::affine<field>;
-  using jacobian = ec::jacobian<field>;
-  using xyzz = ec::xyzz<field>;
-  static constexpr const char* name = "G1";
-
-  static constexpr field b = bn254::g1_b;
-  static constexpr affine generator{bn254::g1_gen_x, bn254::g1_gen_y};
+struct bn254_g1 : g1_base<bn254> {
   static constexpr auto cofactor = ff::bigint<1>::from_u64(1);
 
   CUZK_HD static constexpr bool in_subgroup_given_on_curve(const affine&) { return true; }
 };
 
-struct bn254_g2 {
-  using curve = bn254;
-  using field = bn254::fq2;
-  using scalar = bn254::fr;
-  using affine = ec::affine<field>;
-  using jacobian = ec::jacobian<field>;
-  using xyzz = ec::xyzz<field>;
-  static constexpr const char* name = "G2";
-
-  static constexpr field b = bn254::g2_b;
-  static constexpr affine generator{bn254::g2_gen_x, bn254::g2_gen_y};
+struct bn254_g2 : g2_base<bn254> {
   // #E'(Fq2) = r * (2q - r).
   static constexpr auto cofactor = curves::poly_at<4>(bn254_family::x, {36, 36, 30, 6, 1});
 

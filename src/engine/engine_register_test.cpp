@@ -19,24 +19,10 @@ namespace {
 using namespace std::chrono_literals;
 using namespace cuzk::engine::test;
 
-struct harness {
-  std::unique_ptr<engine> eng;
-  gated_backend* backend = nullptr;
-};
-
-harness make(bool gate_open) {
-  harness h;
-  auto b = std::make_unique<gated_backend>(0ms, gate_open);
-  h.backend = b.get();
+gated_engine make(bool gate_open) {
   engine_options o;
-  o.verify_proofs = false;
   o.spool_dir = temp_dir("register-spool");
-  engine_parts parts;
-  parts.backend = std::move(b);
-  auto e = engine::create(std::move(o), std::move(parts));
-  EXPECT_TRUE(e.is_ok()) << e.error().to_string();
-  h.eng = std::move(e).value();
-  return h;
+  return gated_engine(std::move(o), std::make_unique<gated_backend>(0ms, gate_open));
 }
 
 // `message` with the first `path` in it written "P" (built anew: GCC 12 warns, -Wrestrict, on a

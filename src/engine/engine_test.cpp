@@ -27,23 +27,13 @@ namespace {
 using namespace std::chrono_literals;
 using namespace cuzk::engine::test;
 
-struct harness {
-  std::unique_ptr<engine> eng;
-  gated_backend* backend = nullptr;
-};
-
-harness make(engine_options o, std::unique_ptr<gated_backend> b, std::shared_ptr<job_store> store = nullptr) {
-  harness h;
-  h.backend = b.get();
-  o.verify_proofs = false;
+// The engine most tests here drive: the small circuit registered as "small", jobs spooled under
+// a fresh directory unless `o` names a spool or a store.
+gated_engine make(engine_options o, std::unique_ptr<gated_backend> b,
+                  std::shared_ptr<job_store> store = nullptr) {
   if (o.spool_dir.empty() && o.store_path.empty()) o.spool_dir = temp_dir("spool");
-  engine_parts parts;
-  parts.backend = std::move(b);
-  parts.store = std::move(store);
-  auto e = engine::create(std::move(o), std::move(parts));
-  EXPECT_TRUE(e.is_ok()) << e.error().to_string();
-  h.eng = std::move(e).value();
-  EXPECT_TRUE(h.eng->register_circuit("small", small_zkey).is_ok());
+  gated_engine h(std::move(o), std::move(b), std::move(store));
+  if (h.eng) EXPECT_TRUE(h.eng->register_circuit("small", small_zkey).is_ok());
   return h;
 }
 

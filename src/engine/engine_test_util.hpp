@@ -106,6 +106,26 @@ class gated_backend final : public prover_backend {
   bool abort_ = false;
 };
 
+// An engine over a gated_backend, with that backend at hand to open, close and count calls
+// through. Verification is off (the backend's proof is fixed); `o` is otherwise used as given, so
+// the caller names the spool. Where the engine does not start the test fails and `eng` is empty.
+struct gated_engine {
+  std::unique_ptr<engine> eng;
+  gated_backend* backend = nullptr;
+
+  explicit gated_engine(engine_options o, std::unique_ptr<gated_backend> b,
+                        std::shared_ptr<job_store> store = nullptr) {
+    backend = b.get();
+    o.verify_proofs = false;
+    engine_parts parts;
+    parts.backend = std::move(b);
+    parts.store = std::move(store);
+    auto e = engine::create(std::move(o), std::move(parts));
+    EXPECT_TRUE(e.is_ok()) << e.error().to_string();
+    if (e) eng = std::move(e).value();
+  }
+};
+
 inline job_request request(const std::string& circuit, std::size_t partitions = 1,
                            std::optional<priority> prio = std::nullopt,
                            const std::string& wtns = small_wtns) {

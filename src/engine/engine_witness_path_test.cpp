@@ -21,26 +21,12 @@ using namespace std::chrono_literals;
 using namespace cuzk::engine::test;
 namespace fs = std::filesystem;
 
-struct harness {
-  std::unique_ptr<engine> eng;
-  gated_backend* backend = nullptr;
-};
-
-harness make(std::vector<std::string> dirs, bool gate_open = true) {
-  harness h;
-  auto b = std::make_unique<gated_backend>(0ms, gate_open);
-  h.backend = b.get();
+gated_engine make(std::vector<std::string> dirs, bool gate_open = true) {
   engine_options o;
-  o.verify_proofs = false;
   o.spool_dir = temp_dir("witness-path-spool");
   o.witness_dirs = std::move(dirs);
-  engine_parts parts;
-  parts.backend = std::move(b);
-  auto e = engine::create(std::move(o), std::move(parts));
-  EXPECT_TRUE(e.is_ok()) << e.error().to_string();
-  if (!e) return h;
-  h.eng = std::move(e).value();
-  EXPECT_TRUE(h.eng->register_circuit("small", small_zkey).is_ok());
+  gated_engine h(std::move(o), std::make_unique<gated_backend>(0ms, gate_open));
+  if (h.eng) EXPECT_TRUE(h.eng->register_circuit("small", small_zkey).is_ok());
   return h;
 }
 

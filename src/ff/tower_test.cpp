@@ -11,6 +11,7 @@
 
 #include "curves/bls12_381.hpp"
 #include "curves/bn254.hpp"
+#include "curves/per_curve_test.hpp"
 #include "ff/fp12.hpp"
 #include "ff/fp6.hpp"
 
@@ -48,8 +49,7 @@ class TowerTest : public ::testing::Test {
     return t.frobenius_map(2) * t;
   }
 };
-using Curves = ::testing::Types<bn254, bls12_381>;
-TYPED_TEST_SUITE(TowerTest, Curves);
+TYPED_TEST_SUITE(TowerTest, both_curves);
 
 TYPED_TEST(TowerTest, XiIsRecognisedAsSmall) {
   using tw = tower<TypeParam>;

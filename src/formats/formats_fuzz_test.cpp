@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <random>
 
+#include "curves/per_curve_test.hpp"
 #include "formats/formats_test_util.hpp"
 #include "formats/r1cs.hpp"
 #include "formats/wtns.hpp"
@@ -59,10 +60,8 @@ void fuzz_zkey(const std::vector<uint8_t>& good, std::mt19937_64& rng, int& open
   for (std::size_t i = 0; i < k->coef_records().size(); ++i) ASSERT_TRUE(k->coef(i).is_ok());
 }
 
-template <class C>
-class FormatsFuzzTest : public ::testing::Test {};
-using Curves = ::testing::Types<bn254, bls12_381>;
-TYPED_TEST_SUITE(FormatsFuzzTest, Curves);
+template <class C> using FormatsFuzzTest = per_curve_test<C>;
+TYPED_TEST_SUITE(FormatsFuzzTest, both_curves);
 
 TYPED_TEST(FormatsFuzzTest, CorruptedFilesNeverCrash) {
   using C = TypeParam;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "curves/per_curve_test.hpp"
 #include "formats/formats_test_util.hpp"
 #include "formats/proof.hpp"
 #include "formats/public_signals.hpp"
@@ -32,8 +33,7 @@ class JsonFilesTest : public ::testing::Test {
   static std::string proof_path() { return fixture_dir<C>(false) + "/proof.json"; }
   static std::string vk_path() { return fixture_dir<C>(false) + "/verification_key.json"; }
 };
-using Curves = ::testing::Types<bn254, bls12_381>;
-TYPED_TEST_SUITE(JsonFilesTest, Curves);
+TYPED_TEST_SUITE(JsonFilesTest, both_curves);
 
 TYPED_TEST(JsonFilesTest, FixturesRoundTripByteForByte) {
   using C = TypeParam;

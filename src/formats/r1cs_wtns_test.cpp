@@ -5,6 +5,7 @@
 // input each reader must refuse, with the file and field in the message.
 #include <gtest/gtest.h>
 
+#include "curves/per_curve_test.hpp"
 #include "formats/formats_test_util.hpp"
 #include "formats/r1cs.hpp"
 #include "formats/wtns.hpp"
@@ -24,10 +25,8 @@ struct circuit_facts {
 constexpr circuit_facts multiplier{false, 9, 1, 2, 2, 9, 4};
 constexpr circuit_facts poseidon{true, 520, 1, 2, 0, 771, 517};
 
-template <class C>
-class R1csWtnsTest : public ::testing::Test {};
-using Curves = ::testing::Types<bn254, bls12_381>;
-TYPED_TEST_SUITE(R1csWtnsTest, Curves);
+template <class C> using R1csWtnsTest = per_curve_test<C>;
+TYPED_TEST_SUITE(R1csWtnsTest, both_curves);
 
 template <class C>
 typename C::fr eval(const linear_combination& lc, const wtns& w) {

@@ -13,6 +13,7 @@
 #include "curves/bls12_381_groups.hpp"
 #include "curves/bn254_groups.hpp"
 #include "ec/test_points.hpp"
+#include "formats/formats_test_util.hpp"
 
 namespace cuzk::formats::snarkjs {
 namespace {
@@ -33,15 +34,6 @@ std::vector<uint8_t> encode(const typename G::affine& p) {
   encode_binary<G>(p, std::span<uint8_t, binary_size<G>>(out.data(), binary_size<G>));
   return out;
 }
-
-// The error's code and that its message mentions `needle`.
-#define EXPECT_ERROR(res, code_, needle)                                              \
-  do {                                                                                \
-    const auto& r_ = (res);                                                           \
-    ASSERT_FALSE(r_.is_ok());                                                         \
-    EXPECT_EQ(r_.error().code(), code_) << r_.error().to_string();                    \
-    EXPECT_NE(r_.error().message().find(needle), std::string::npos) << r_.error().message(); \
-  } while (0)
 
 template <class G>
 class SnarkjsPointTest : public ::testing::Test {
@@ -85,24 +77,24 @@ TYPED_TEST(SnarkjsPointTest, BinaryRejections) {
 
   auto shorter = bytes;
   shorter.pop_back();
-  EXPECT_ERROR(decode_binary<G>(shorter, subgroup_check::skip), errc::parse_error, "expected " + std::to_string(binary_size<G>) + " bytes, found " + std::to_string(binary_size<G> - 1));
+  EXPECT_FORMAT_ERROR(decode_binary<G>(shorter, subgroup_check::skip), errc::parse_error, "expected " + std::to_string(binary_size<G>) + " bytes, found " + std::to_string(binary_size<G> - 1));
   auto longer = bytes;
   longer.push_back(0);
-  EXPECT_ERROR(decode_binary<G>(longer, subgroup_check::skip), errc::parse_error, "bytes");
+  EXPECT_FORMAT_ERROR(decode_binary<G>(longer, subgroup_check::skip), errc::parse_error, "bytes");
 
   // The last x component set to q itself: not a reduced Montgomery value.
   auto unreduced = bytes;
   Fq::modulus.to_bytes_le(unreduced.data() + (sizeof(typename G::field) - sizeof(Fq)));
-  EXPECT_ERROR(decode_binary<G>(unreduced, subgroup_check::skip), errc::out_of_range, " " + this->x_last() + ": Montgomery coordinate not below the modulus q");
+  EXPECT_FORMAT_ERROR(decode_binary<G>(unreduced, subgroup_check::skip), errc::out_of_range, " " + this->x_last() + ": Montgomery coordinate not below the modulus q");
 
   auto off_curve = p;
   off_curve.y += G::field::one();
-  EXPECT_ERROR(decode_binary<G>(encode<G>(off_curve), subgroup_check::skip), errc::not_on_curve, G::name + std::string(" point: not on the curve y^2 = x^3 + "));
+  EXPECT_FORMAT_ERROR(decode_binary<G>(encode<G>(off_curve), subgroup_check::skip), errc::not_on_curve, G::name + std::string(" point: not on the curve y^2 = x^3 + "));
 
   if (G::cofactor.bit_length() > 1) {
     const auto outside = ec::testing::random_curve_point<G>(this->rng);
     ASSERT_FALSE(ec::in_subgroup_by_order<G>(outside));
-    EXPECT_ERROR(decode_binary<G>(encode<G>(outside), subgroup_check::check), errc::not_in_subgroup, "not in the subgroup");
+    EXPECT_FORMAT_ERROR(decode_binary<G>(encode<G>(outside), subgroup_check::check), errc::not_in_subgroup, "not in the subgroup");
     EXPECT_TRUE(decode_binary<G>(encode<G>(outside), subgroup_check::skip).is_ok());
   }
 }
@@ -150,33 +142,33 @@ TYPED_TEST(SnarkjsPointTest, JsonRejections) {
     else j[0] = v;
     return j;
   };
-  EXPECT_ERROR(from_json<G>(json::object(), subgroup_check::skip), errc::parse_error, "expected an array");
-  EXPECT_ERROR(from_json<G>(json::array({good[0]}), subgroup_check::skip), errc::parse_error, "expected an array");
-  EXPECT_ERROR(from_json<G>(with_x0(json(1)), subgroup_check::skip), errc::parse_error, this->x0() + ": expected a decimal string");
-  EXPECT_ERROR(from_json<G>(with_x0("0x1"), subgroup_check::skip), errc::parse_error, this->x0() + ": expected a decimal string");
-  EXPECT_ERROR(from_json<G>(with_x0("-1"), subgroup_check::skip), errc::parse_error, this->x0());
-  EXPECT_ERROR(from_json<G>(with_x0(""), subgroup_check::skip), errc::parse_error, this->x0());
-  EXPECT_ERROR(from_json<G>(with_x0(Fq::modulus.to_decimal()), subgroup_check::skip), errc::out_of_range,
-               this->x0() + ": coordinate not below the modulus q (found " + Fq::modulus.to_decimal());
+  EXPECT_FORMAT_ERROR(from_json<G>(json::object(), subgroup_check::skip), errc::parse_error, "expected an array");
+  EXPECT_FORMAT_ERROR(from_json<G>(json::array({good[0]}), subgroup_check::skip), errc::parse_error, "expected an array");
+  EXPECT_FORMAT_ERROR(from_json<G>(with_x0(json(1)), subgroup_check::skip), errc::parse_error, this->x0() + ": expected a decimal string");
+  EXPECT_FORMAT_ERROR(from_json<G>(with_x0("0x1"), subgroup_check::skip), errc::parse_error, this->x0() + ": expected a decimal string");
+  EXPECT_FORMAT_ERROR(from_json<G>(with_x0("-1"), subgroup_check::skip), errc::parse_error, this->x0());
+  EXPECT_FORMAT_ERROR(from_json<G>(with_x0(""), subgroup_check::skip), errc::parse_error, this->x0());
+  EXPECT_FORMAT_ERROR(from_json<G>(with_x0(Fq::modulus.to_decimal()), subgroup_check::skip), errc::out_of_range,
+                      this->x0() + ": coordinate not below the modulus q (found " + Fq::modulus.to_decimal());
   if constexpr (is_fp2<typename G::field>) {
     json flat = good;
     flat[0] = "1";
-    EXPECT_ERROR(from_json<G>(flat, subgroup_check::skip), errc::parse_error, "x: expected an array of two");
+    EXPECT_FORMAT_ERROR(from_json<G>(flat, subgroup_check::skip), errc::parse_error, "x: expected an array of two");
   }
   json bad_z = good;
   const auto two = G::field::one().dbl();
   bad_z[2] = to_json<G>(typename G::affine{two, two})[0];  // z = 2
-  EXPECT_ERROR(from_json<G>(bad_z, subgroup_check::skip), errc::parse_error, "z: expected 1 (affine) or 0 (infinity)");
+  EXPECT_FORMAT_ERROR(from_json<G>(bad_z, subgroup_check::skip), errc::parse_error, "z: expected 1 (affine) or 0 (infinity)");
   json bad_inf = to_json<G>(G::affine::infinity());
   bad_inf[0] = good[0];
-  EXPECT_ERROR(from_json<G>(bad_inf, subgroup_check::skip), errc::parse_error, "z = 0");
+  EXPECT_FORMAT_ERROR(from_json<G>(bad_inf, subgroup_check::skip), errc::parse_error, "z = 0");
 
   auto off_curve = p;
   off_curve.y += G::field::one();
-  EXPECT_ERROR(from_json<G>(to_json<G>(off_curve), subgroup_check::skip), errc::not_on_curve, "not on the curve");
+  EXPECT_FORMAT_ERROR(from_json<G>(to_json<G>(off_curve), subgroup_check::skip), errc::not_on_curve, "not on the curve");
   if (G::cofactor.bit_length() > 1) {
     const auto outside = ec::testing::random_curve_point<G>(this->rng);
-    EXPECT_ERROR(from_json<G>(to_json<G>(outside), subgroup_check::check), errc::not_in_subgroup, "not in the subgroup");
+    EXPECT_FORMAT_ERROR(from_json<G>(to_json<G>(outside), subgroup_check::check), errc::not_in_subgroup, "not in the subgroup");
     EXPECT_TRUE(from_json<G>(to_json<G>(outside), subgroup_check::skip).is_ok());
   }
 }

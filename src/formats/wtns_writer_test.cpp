@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "curves/per_curve_test.hpp"
 #include "formats/formats_test_util.hpp"
 #include "formats/wtns.hpp"
 
@@ -14,10 +15,8 @@ namespace {
 
 using namespace testing;
 
-template <class C>
-class WtnsWriterTest : public ::testing::Test {};
-using Curves = ::testing::Types<bn254, bls12_381>;
-TYPED_TEST_SUITE(WtnsWriterTest, Curves);
+template <class C> using WtnsWriterTest = per_curve_test<C>;
+TYPED_TEST_SUITE(WtnsWriterTest, both_curves);
 
 TYPED_TEST(WtnsWriterTest, SnarkjsWitnessesEncodeToTheirOwnBytes) {
   for (const char* sub : {"", "/poseidon", "/wide", "/poseidon_chain"}) {

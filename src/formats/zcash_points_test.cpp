@@ -11,6 +11,7 @@
 
 #include "curves/bls12_381_groups.hpp"
 #include "ec/test_points.hpp"
+#include "formats/formats_test_util.hpp"
 #include "formats/point_validation.hpp"
 
 namespace cuzk::formats::zcash {
@@ -27,14 +28,6 @@ template <std::size_t N>
 std::vector<uint8_t> vec(const std::array<uint8_t, N>& a) {
   return {a.begin(), a.end()};
 }
-
-#define EXPECT_ERROR(res, code_, needle)                                                     \
-  do {                                                                                       \
-    const auto& r_ = (res);                                                                  \
-    ASSERT_FALSE(r_.is_ok());                                                                \
-    EXPECT_EQ(r_.error().code(), code_) << r_.error().to_string();                           \
-    EXPECT_NE(r_.error().message().find(needle), std::string::npos) << r_.error().message(); \
-  } while (0)
 
 // The standard encodings of the generators (the BLS12-381 specification, and every library that
 // follows ZCash).
@@ -112,41 +105,41 @@ TYPED_TEST(ZcashPointTest, Rejections) {
   const auto c = vec(encode_compressed<G>(p));
   const auto u = vec(encode_uncompressed<G>(p));
 
-  EXPECT_ERROR(decode_compressed<G>(u), errc::parse_error,
-               "expected " + std::to_string(compressed_size<G>) + " bytes, found " + std::to_string(uncompressed_size<G>));
-  EXPECT_ERROR(decode_uncompressed<G>(c), errc::parse_error, "bytes");
-  EXPECT_ERROR(decode<G>(std::vector<uint8_t>{}), errc::parse_error, "empty");
-  EXPECT_ERROR(decode<G>(std::vector<uint8_t>(c.begin(), c.end() - 1)), errc::parse_error, "bytes");
+  EXPECT_FORMAT_ERROR(decode_compressed<G>(u), errc::parse_error,
+                      "expected " + std::to_string(compressed_size<G>) + " bytes, found " + std::to_string(uncompressed_size<G>));
+  EXPECT_FORMAT_ERROR(decode_uncompressed<G>(c), errc::parse_error, "bytes");
+  EXPECT_FORMAT_ERROR(decode<G>(std::vector<uint8_t>{}), errc::parse_error, "empty");
+  EXPECT_FORMAT_ERROR(decode<G>(std::vector<uint8_t>(c.begin(), c.end() - 1)), errc::parse_error, "bytes");
 
   auto no_compression = c;
   no_compression[0] &= 0x7f;
-  EXPECT_ERROR(decode_compressed<G>(no_compression), errc::parse_error, "compression flag clear");
+  EXPECT_FORMAT_ERROR(decode_compressed<G>(no_compression), errc::parse_error, "compression flag clear");
   auto compression_in_u = u;
   compression_in_u[0] |= 0x80;
-  EXPECT_ERROR(decode_uncompressed<G>(compression_in_u), errc::parse_error, "compression flag set");
+  EXPECT_FORMAT_ERROR(decode_uncompressed<G>(compression_in_u), errc::parse_error, "compression flag set");
   auto sign_in_u = u;
   sign_in_u[0] |= 0x20;
-  EXPECT_ERROR(decode_uncompressed<G>(sign_in_u), errc::parse_error, "sign flag set");
+  EXPECT_FORMAT_ERROR(decode_uncompressed<G>(sign_in_u), errc::parse_error, "sign flag set");
 
   std::vector<uint8_t> inf_sign(compressed_size<G>, 0);
   inf_sign[0] = 0xe0;
-  EXPECT_ERROR(decode_compressed<G>(inf_sign), errc::parse_error, "infinity flag");
+  EXPECT_FORMAT_ERROR(decode_compressed<G>(inf_sign), errc::parse_error, "infinity flag");
   std::vector<uint8_t> inf_junk(compressed_size<G>, 0);
   inf_junk[0] = 0xc0;
   inf_junk[17] = 1;
-  EXPECT_ERROR(decode_compressed<G>(inf_junk), errc::parse_error, "byte 17 is not zero");
+  EXPECT_FORMAT_ERROR(decode_compressed<G>(inf_junk), errc::parse_error, "byte 17 is not zero");
   auto inf_with_x = c;
   inf_with_x[0] |= 0x40;
-  EXPECT_ERROR(decode_compressed<G>(inf_with_x), errc::parse_error, "infinity flag");
+  EXPECT_FORMAT_ERROR(decode_compressed<G>(inf_with_x), errc::parse_error, "infinity flag");
 
   // x (its top component) equal to q: the 381 bits of q fit under the flags.
   std::vector<uint8_t> big(compressed_size<G>, 0);
   Fq::modulus.to_bytes_be(big.data());
   big[0] |= 0x80;
-  EXPECT_ERROR(decode_compressed<G>(big), errc::out_of_range, " " + x_top + ": coordinate not below the modulus q");
+  EXPECT_FORMAT_ERROR(decode_compressed<G>(big), errc::out_of_range, " " + x_top + ": coordinate not below the modulus q");
   auto big_u = u;
   Fq::modulus.to_bytes_be(big_u.data());
-  EXPECT_ERROR(decode_uncompressed<G>(big_u), errc::out_of_range, x_top + ": coordinate not below the modulus q (found 0x1a0111ea");
+  EXPECT_FORMAT_ERROR(decode_uncompressed<G>(big_u), errc::out_of_range, x_top + ": coordinate not below the modulus q (found 0x1a0111ea");
 
   // An x with no point above it.
   typename G::field x;
@@ -154,16 +147,16 @@ TYPED_TEST(ZcashPointTest, Rejections) {
     x = G::field::random(this->rng);
   } while ((x.sqr() * x + G::b).sqrt());
   auto no_y = encode_compressed<G>(typename G::affine{x, G::field::one()});  // y only sets the sign
-  EXPECT_ERROR(decode_compressed<G>(no_y), errc::not_on_curve, "not a square");
+  EXPECT_FORMAT_ERROR(decode_compressed<G>(no_y), errc::not_on_curve, "not a square");
 
   auto off_curve = p;
   off_curve.y += G::field::one();
-  EXPECT_ERROR(decode_uncompressed<G>(encode_uncompressed<G>(off_curve)), errc::not_on_curve,
-               "point: not on the curve y^2 = x^3 + ");
+  EXPECT_FORMAT_ERROR(decode_uncompressed<G>(encode_uncompressed<G>(off_curve)), errc::not_on_curve,
+                      "point: not on the curve y^2 = x^3 + ");
 
   const auto outside = ec::testing::random_curve_point<G>(this->rng);
-  EXPECT_ERROR(decode_compressed<G>(encode_compressed<G>(outside)), errc::not_in_subgroup, "not in the subgroup");
-  EXPECT_ERROR(decode_uncompressed<G>(encode_uncompressed<G>(outside)), errc::not_in_subgroup, "not in the subgroup");
+  EXPECT_FORMAT_ERROR(decode_compressed<G>(encode_compressed<G>(outside)), errc::not_in_subgroup, "not in the subgroup");
+  EXPECT_FORMAT_ERROR(decode_uncompressed<G>(encode_uncompressed<G>(outside)), errc::not_in_subgroup, "not in the subgroup");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "curves/per_curve_test.hpp"
 #include "formats/formats_test_util.hpp"
 #include "formats/zkey_writer.hpp"
 
@@ -20,10 +21,8 @@ const std::string snarkjs = CUZK_TEST_DATA_DIR "/../../tools/node/node_modules/.
 
 int run(const std::string& cmd) { return std::system((cmd + " > /dev/null 2>&1").c_str()); }
 
-template <class C>
-class ZkeyInteropTest : public ::testing::Test {};
-using Curves = ::testing::Types<bn254, bls12_381>;
-TYPED_TEST_SUITE(ZkeyInteropTest, Curves);
+template <class C> using ZkeyInteropTest = per_curve_test<C>;
+TYPED_TEST_SUITE(ZkeyInteropTest, both_curves);
 
 TYPED_TEST(ZkeyInteropTest, SnarkjsAcceptsWrittenKey) {
   using C = TypeParam;

@@ -12,6 +12,7 @@
 #include <random>
 #include <tuple>
 
+#include "curves/per_curve_test.hpp"
 #include "ec/test_points.hpp"
 #include "formats/formats_test_util.hpp"
 #include "formats/r1cs.hpp"
@@ -49,8 +50,7 @@ class ZkeyTest : public ::testing::Test {
     return zkey<C>::from_binfile(std::move(*f));
   }
 };
-using Curves = ::testing::Types<bn254, bls12_381>;
-TYPED_TEST_SUITE(ZkeyTest, Curves);
+TYPED_TEST_SUITE(ZkeyTest, both_curves);
 
 TYPED_TEST(ZkeyTest, FixtureFacts) {
   using C = TypeParam;

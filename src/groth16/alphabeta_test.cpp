@@ -7,16 +7,15 @@
 
 #include <string>
 
+#include "curves/per_curve_test.hpp"
 #include "groth16/setup.hpp"
 #include "synth/synthetic_circuit.hpp"
 
 namespace cuzk::groth16 {
 namespace {
 
-template <class C>
-class AlphabetaTest : public ::testing::Test {};
-using Curves = ::testing::Types<bn254, bls12_381>;
-TYPED_TEST_SUITE(AlphabetaTest, Curves);
+template <class C> using AlphabetaTest = per_curve_test<C>;
+TYPED_TEST_SUITE(AlphabetaTest, both_curves);
 
 TYPED_TEST(AlphabetaTest, MatchesSnarkjsFixtures) {
   for (const char* sub : {"", "/poseidon"}) {

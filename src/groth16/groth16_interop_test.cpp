@@ -10,6 +10,7 @@
 
 #include "curves/bls12_381_groups.hpp"
 #include "curves/bn254_groups.hpp"
+#include "curves/per_curve_test.hpp"
 #include "formats/proof.hpp"
 #include "formats/public_signals.hpp"
 #include "formats/verification_key.hpp"
@@ -26,10 +27,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-template <class Curve>
-class groth16_interop_test : public ::testing::Test {};
-using curves = ::testing::Types<bn254, bls12_381>;
-TYPED_TEST_SUITE(groth16_interop_test, curves);
+template <class Curve> using groth16_interop_test = per_curve_test<Curve>;
+TYPED_TEST_SUITE(groth16_interop_test, both_curves);
 
 const std::string snarkjs = std::string(CUZK_TEST_DATA_DIR) + "/../../tools/node/node_modules/.bin/snarkjs";
 

@@ -11,6 +11,7 @@
 
 #include "curves/bls12_381_groups.hpp"
 #include "curves/bn254_groups.hpp"
+#include "curves/per_curve_test.hpp"
 #include "ec/test_points.hpp"
 #include "formats/public_signals.hpp"
 #include "formats/verification_key.hpp"
@@ -27,10 +28,8 @@
 namespace cuzk::groth16 {
 namespace {
 
-template <class Curve>
-class groth16_test : public ::testing::Test {};
-using curves = ::testing::Types<bn254, bls12_381>;
-TYPED_TEST_SUITE(groth16_test, curves);
+template <class Curve> using groth16_test = per_curve_test<Curve>;
+TYPED_TEST_SUITE(groth16_test, both_curves);
 
 template <class Curve>
 std::string fixture(const std::string& circuit, const std::string& file) {

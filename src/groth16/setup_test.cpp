@@ -12,6 +12,7 @@
 
 #include "curves/bls12_381_groups.hpp"
 #include "curves/bn254_groups.hpp"
+#include "curves/per_curve_test.hpp"
 #include "ec/scalar_mul.hpp"
 #include "groth16/fixed_base.hpp"
 #include "groth16/lagrange.hpp"
@@ -20,10 +21,8 @@
 namespace cuzk::groth16 {
 namespace {
 
-template <class Curve>
-class setup_test : public ::testing::Test {};
-using curves = ::testing::Types<bn254, bls12_381>;
-TYPED_TEST_SUITE(setup_test, curves);
+template <class Curve> using setup_test = per_curve_test<Curve>;
+TYPED_TEST_SUITE(setup_test, both_curves);
 
 // Π_{k != j} (x - p_k) / (p_j - p_k)
 template <class Fr>

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "curves/per_curve_test.hpp"
 #include "ff/gmp_oracle.hpp"
 #include "pairing/naive_affine_test_util.hpp"
 #include "pairing/pairing.hpp"
@@ -96,8 +97,7 @@ class GtConventionTest : public ::testing::Test {
     return x.pow(ff::testing::from_mpz<gt_convention<Curve>::exponent_limbs>(e));
   }
 };
-using Curves = ::testing::Types<bn254, bls12_381>;
-TYPED_TEST_SUITE(GtConventionTest, Curves);
+TYPED_TEST_SUITE(GtConventionTest, both_curves);
 
 TYPED_TEST(GtConventionTest, FinalExponentiationIsTheFixedPowerOfTheReducedPairing) {
   using gt = typename TestFixture::gt_t;

@@ -11,6 +11,7 @@
 #include <array>
 #include <random>
 
+#include "curves/per_curve_test.hpp"
 #include "pairing/line_steps.hpp"
 #include "pairing/naive_affine_test_util.hpp"
 #include "pairing/pairing_params.hpp"
@@ -47,8 +48,7 @@ class PairingTest : public ::testing::Test {
     return pairing_check<Curve>(v);
   }
 };
-using Curves = ::testing::Types<bn254, bls12_381>;
-TYPED_TEST_SUITE(PairingTest, Curves);
+TYPED_TEST_SUITE(PairingTest, both_curves);
 
 TYPED_TEST(PairingTest, GeneratorsAreOnTheirCurves) {
   const auto& p = this->g1;

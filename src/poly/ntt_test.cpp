@@ -16,6 +16,7 @@
 
 #include "curves/bls12_381.hpp"
 #include "curves/bn254.hpp"
+#include "curves/per_curve_test.hpp"
 #include "ff/roots_of_unity.hpp"
 #include "poly/ntt_domain.hpp"
 #include "poly/odd_coset.hpp"
@@ -167,8 +168,7 @@ class NttTest : public ::testing::Test {
   static std::size_t log2_of(std::size_t n) { return static_cast<std::size_t>(std::countr_zero(n)); }
 };
 
-using Curves = ::testing::Types<bn254, bls12_381>;
-TYPED_TEST_SUITE(NttTest, Curves);
+TYPED_TEST_SUITE(NttTest, both_curves);
 
 TYPED_TEST(NttTest, RootsMatchFfjavascript) {
   using fr = typename TypeParam::fr;

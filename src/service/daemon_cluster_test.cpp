@@ -35,14 +35,11 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using steady = std::chrono::steady_clock;
-using test::pg_daemon;
-using test::read_file;
-using test::run_command;
+using namespace test;
 
-const std::string data = CUZK_TEST_DATA_DIR;
-const std::string zkey = data + "/snarkjs/bn128/circuit.zkey";
-const std::string wtns = data + "/snarkjs/bn128/circuit.wtns";
-const std::string vk = data + "/snarkjs/bn128/verification_key.json";
+const std::string zkey = data_dir + "/snarkjs/bn128/circuit.zkey";
+const std::string wtns = data_dir + "/snarkjs/bn128/circuit.wtns";
+const std::string vk = data_dir + "/snarkjs/bn128/verification_key.json";
 const std::string snarkjs = std::string(CUZK_SOURCE_DIR) + "/tools/node/node_modules/snarkjs";
 const std::string verify_script = std::string(CUZK_SOURCE_DIR) + "/tests/cluster/verify_proofs.js";
 
@@ -50,14 +47,7 @@ constexpr int jobs = 300;
 constexpr int clients = 8;
 constexpr int lease_s = 5;
 
-bool verifies(const std::string& out) {
-  const auto doc = nlohmann::json::parse(out.substr(std::min(out.find('{'), out.size())), nullptr, false);
-  if (doc.is_discarded() || !doc.contains("proof") || !doc.contains("publicSignals")) return false;
-  static const auto key = formats::verification_key_from_json<bn254>(read_file(vk), "verification_key.json");
-  auto proof = formats::proof_from_json<bn254>(doc["proof"].dump(), "proof");
-  auto pub = formats::public_from_json<bn254>(doc["publicSignals"].dump(), "publicSignals");
-  return key && proof && pub && groth16::verify<bn254>(*key, *pub, *proof).is_ok();
-}
+bool verifies(const std::string& out) { return proof_document_check(vk, printed_document(out)).empty(); }
 
 TEST(daemon_cluster, three_daemons_one_killed_one_joining_deliver_every_job_once) {
   engine::pg_test_cluster* server = engine::pg_test_cluster::shared();

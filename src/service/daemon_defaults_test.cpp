@@ -34,13 +34,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-using test::read_file;
-using test::run_command;
-
-const std::string data = CUZK_TEST_DATA_DIR;
-const std::string zkey = data + "/snarkjs/bn128/poseidon/circuit.zkey";
-const std::string wtns = data + "/snarkjs/bn128/poseidon/circuit.wtns";
-const std::string vk = data + "/snarkjs/bn128/poseidon/verification_key.json";
+using namespace test;
 
 // A listening socket on the default HTTP port, or -1 when another process already has it.
 int hold_default_http_port() {
@@ -72,10 +66,7 @@ struct user_env {
     fs::create_directories(home);
   }
   ~user_env() {
-    if (pid > 0) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
+    kill9(pid);
     fs::remove_all(root);
   }
   std::string prefix() const {
@@ -111,13 +102,7 @@ struct user_env {
         << "daemon did not come up:\n"
         << read_file((root / "daemon.log").string());
   }
-  int stop_daemon() {
-    int st = 0;
-    ::kill(pid, SIGTERM);
-    ::waitpid(pid, &st, 0);
-    pid = -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  }
+  int stop_daemon() { return terminate(pid); }
 };
 
 TEST(daemon_defaults, print_config_shows_the_user_state_folder_and_loopback_http) {
@@ -155,15 +140,15 @@ TEST(daemon_defaults, runs_with_no_arguments_and_the_client_verbs_find_its_socke
   EXPECT_NE(out.find("no circuits registered"), std::string::npos) << out;
   // Without key_dirs (the default) the daemon's own user registers a key anywhere over its socket
   // (docs/HARDENING.md, finding 19: other users cannot connect to it, TCP clients are refused).
-  std::tie(rc, out) = u.cli("register poseidon " + zkey);
+  std::tie(rc, out) = u.cli("register poseidon " + poseidon_zkey);
   ASSERT_EQ(rc, 0) << out;
   // What was registered, as the daemon read the key; it once printed nothing.
   EXPECT_EQ(out.rfind("registered poseidon: bn128, ", 0), 0u) << out;
   EXPECT_NE(out.find(" variables, "), std::string::npos) << out;
-  EXPECT_NE(out.find("zkey " + zkey), std::string::npos) << out;
-  std::tie(rc, out) = u.cli("register poseidon " + zkey);  // the same key again: a success
+  EXPECT_NE(out.find("zkey " + poseidon_zkey), std::string::npos) << out;
+  std::tie(rc, out) = u.cli("register poseidon " + poseidon_zkey);  // the same key again: a success
   EXPECT_EQ(rc, 0) << out;
-  std::tie(rc, out) = u.cli("register poseidon " + data + "/snarkjs/bn128/circuit.zkey");
+  std::tie(rc, out) = u.cli("register poseidon " + data_dir + "/snarkjs/bn128/circuit.zkey");
   EXPECT_EQ(rc, 1) << out;
   EXPECT_NE(out.find("already registered with another key"), std::string::npos) << out;
   EXPECT_NE(out.find("--replace"), std::string::npos) << "the message says the way round:\n" << out;
@@ -179,22 +164,17 @@ TEST(daemon_defaults, runs_with_no_arguments_and_the_client_verbs_find_its_socke
   ASSERT_EQ(list.size(), 1u) << out;
   EXPECT_EQ(list[0]["id"], "poseidon");
   EXPECT_EQ(list[0]["curve"], "bn128");
-  EXPECT_EQ(list[0]["zkey_path"], zkey);
+  EXPECT_EQ(list[0]["zkey_path"], poseidon_zkey);
   EXPECT_EQ(list[0]["tier"], "cold");
   EXPECT_GT(list[0]["domain_size"].get<uint64_t>(), 0u);
   EXPECT_GT(list[0]["file_bytes"].get<uint64_t>(), 0u);
 
   // No -o: one JSON document, snarkjs.groth16.fullProve's shape, that verifies.
-  std::tie(rc, out) = u.cli_stdout("prove-remote -c poseidon " + wtns);
+  std::tie(rc, out) = u.cli_stdout("prove-remote -c poseidon " + poseidon_wtns);
   ASSERT_EQ(rc, 0) << out;
   const auto doc = nlohmann::json::parse(out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << "not one JSON document:\n" << out;
-  ASSERT_TRUE(doc.contains("proof") && doc.contains("publicSignals")) << out;
-  auto key = formats::verification_key_from_json<bn254>(read_file(vk), "verification_key.json");
-  auto proof = formats::proof_from_json<bn254>(doc["proof"].dump(), "proof");
-  auto pub = formats::public_from_json<bn254>(doc["publicSignals"].dump(), "publicSignals");
-  ASSERT_TRUE(key && proof && pub);
-  EXPECT_TRUE(groth16::verify<bn254>(*key, *pub, *proof).is_ok());
+  EXPECT_EQ(proof_document_check(poseidon_vk, doc), "") << out;
   std::tie(rc, out) = u.cli_stdout("circuits --json");
   EXPECT_NE(nlohmann::json::parse(out)[0]["tier"], "cold") << out;  // the proof loaded the key
 
@@ -240,11 +220,7 @@ TEST(daemon_defaults, a_key_registered_after_the_start_takes_its_8_mb_witness_in
   ASSERT_EQ(rc, 0) << out << read_file((u.root / "daemon.log").string());
   const auto doc = nlohmann::json::parse(out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << "not one JSON document:\n" << out;
-  auto vk_doc = formats::verification_key_from_json<bn254>(read_file(vkey.string()), "big.vk.json");
-  auto proof = formats::proof_from_json<bn254>(doc["proof"].dump(), "proof");
-  auto pub = formats::public_from_json<bn254>(doc["publicSignals"].dump(), "publicSignals");
-  ASSERT_TRUE(vk_doc && proof && pub);
-  EXPECT_TRUE(groth16::verify<bn254>(*vk_doc, *pub, *proof).is_ok());
+  EXPECT_EQ(proof_document_check(vkey.string(), doc), "") << out;
 
   // Past the derived limit (10 MiB now), the refusal names the key that admits it and offers no
   // path: this daemon has no witness_dirs.
@@ -275,7 +251,7 @@ TEST(daemon_defaults, a_socket_path_past_the_unix_limit_is_refused_with_the_reas
   EXPECT_NE(out.find("cuzk.sock: expected a path of at most 107 bytes (a Unix socket's limit), found "),
             std::string::npos)
       << out;
-  EXPECT_FALSE(fs::exists(deep)) << "refused before the data directory is made";
+  EXPECT_FALSE(fs::exists(deep)) << "refused before the data_dir directory is made";
 }
 
 }  // namespace

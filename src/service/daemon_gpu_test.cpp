@@ -41,9 +41,7 @@ namespace {
 namespace v1 = cuzk::v1;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-using test::free_port;
-using test::read_file;
-using test::run_command;
+using namespace test;
 
 std::string env_or(const char* name, const char* fallback) {
   const char* v = std::getenv(name);
@@ -80,19 +78,10 @@ struct gpu_daemon {
                           << http_port << "\"\nbackend = \"gpu\"\ngpu_workers_per_device = 2\nlog_level = \"info\"\n"
                           << "[[circuit]]\nid = \"bn\"\nzkey = \"" << bn.dir << "circuit.zkey\"\n"
                           << "[[circuit]]\nid = \"bls\"\nzkey = \"" << bls.dir << "circuit.zkey\"\n";
-    pid = ::fork();
-    if (pid == 0) {
-      std::FILE* f = std::freopen(log.c_str(), "w", stderr);
-      (void)f;
-      ::execl(bin.c_str(), bin.c_str(), "daemon", "--config", config.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
+    pid = start_daemon(config, log, bin);
   }
   ~gpu_daemon() {
-    if (pid > 0) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
+    kill9(pid);
     fs::remove_all(dir);
   }
   bool connect_within(std::chrono::seconds s) {
@@ -155,12 +144,9 @@ struct gpu_daemon {
 
 template <class C>
 void expect_verifies_as(const v1::ProofResult& r, const circuit& c) {
-  auto key = formats::verification_key_from_json<C>(read_file(c.dir + "verification_key.json"), "vk");
-  auto proof = formats::proof_from_json<C>(r.proofs(0).proof_json(), "proof_json");
-  auto pub = formats::public_from_json<C>(r.proofs(0).public_json(), "public_json");
-  ASSERT_TRUE(key && proof && pub);
-  EXPECT_TRUE(groth16::verify<C>(*key, *pub, *proof).is_ok());
-  EXPECT_EQ(r.proofs(0).public_json(), read_file(c.dir + "public.json"));
+  const auto& p = r.proofs(0);
+  EXPECT_EQ(proof_check<C>(c.dir + "verification_key.json", p.proof_json(), p.public_json()), "");
+  EXPECT_EQ(p.public_json(), read_file(c.dir + "public.json"));
 }
 
 void expect_verifies(const v1::ProofResult& r, const circuit& c) {

@@ -35,31 +35,13 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-using test::browser_dom;
-using test::find_chromium;
-using test::free_port;
-using test::read_file;
-using test::pg_daemon;
-using test::run_command;
+using namespace test;
 
-const std::string data = CUZK_TEST_DATA_DIR;
-const std::string zkey = data + "/snarkjs/bn128/poseidon/circuit.zkey";
-const std::string wtns = data + "/snarkjs/bn128/poseidon/circuit.wtns";
-const std::string vk = data + "/snarkjs/bn128/poseidon/verification_key.json";
-
-// The JSON document `cuzk await` printed (its first '{' on), checked to verify.
+// The JSON document `cuzk await` printed, checked to verify.
 nlohmann::json verified_proof(const std::string& out) {
-  const auto doc = nlohmann::json::parse(out.substr(std::min(out.find('{'), out.size())), nullptr, false);
-  EXPECT_TRUE(!doc.is_discarded() && doc.contains("proof") && doc.contains("publicSignals")) << out;
-  if (doc.is_discarded() || !doc.contains("proof")) return {};
-  auto key = formats::verification_key_from_json<bn254>(read_file(vk), "verification_key.json");
-  auto proof = formats::proof_from_json<bn254>(doc["proof"].dump(), "proof");
-  auto pub = formats::public_from_json<bn254>(doc["publicSignals"].dump(), "publicSignals");
-  EXPECT_TRUE(key && proof && pub);
-  if (key && proof && pub) {
-    EXPECT_TRUE(groth16::verify<bn254>(*key, *pub, *proof).is_ok());
-  }
-  return doc;
+  const auto doc = printed_document(out);
+  EXPECT_EQ(proof_document_check(poseidon_vk, doc), "") << out;
+  return doc.is_discarded() ? nlohmann::json() : doc;
 }
 
 TEST(daemon_postgres, a_result_in_the_database_outlives_the_daemon_and_its_data_dir) {
@@ -70,9 +52,10 @@ TEST(daemon_postgres, a_result_in_the_database_outlives_the_daemon_and_its_data_
 
   std::string job, first;
   {
-    pg_daemon a("a", *db, zkey);
+    pg_daemon a("a", *db, poseidon_zkey);
     ASSERT_TRUE(a.up()) << "the daemon did not answer";
-    auto [rc, out] = a.cli("submit -c poseidon " + wtns);  // inline: spooled, its path in the database
+    // Inline: spooled, its path in the database.
+    auto [rc, out] = a.cli("submit -c poseidon " + poseidon_wtns);
     ASSERT_EQ(rc, 0) << out;
     job = out.substr(0, out.find('\n'));
     std::tie(rc, first) = a.cli("await --timeout-ms 60000 " + job);
@@ -87,7 +70,7 @@ TEST(daemon_postgres, a_result_in_the_database_outlives_the_daemon_and_its_data_
   EXPECT_EQ(row->i64(0, 0), static_cast<int64_t>(engine::job_state::done));
   EXPECT_FALSE(row->text(0, 1).empty());  // "cpu", or a device slot where a GPU answered
 
-  pg_daemon b("b", *db, zkey, "lease_s = 2");
+  pg_daemon b("b", *db, poseidon_zkey, "lease_s = 2");
   ASSERT_TRUE(b.up()) << "the second daemon did not answer";
   auto [rc, again] = b.cli("await --timeout-ms 10000 " + job);
   ASSERT_EQ(rc, 0) << again;
@@ -119,9 +102,9 @@ TEST(daemon_postgres, status_shows_the_cluster_its_nodes_and_the_queue_by_priori
                       "now() - interval '1 hour', '{\"version\": \"0.0.1\"}', now() - interval '1 hour')")
                   .is_ok());
 
-  pg_daemon d("view", *db, zkey, "", "poseidon", free_port());
+  pg_daemon d("view", *db, poseidon_zkey, "", "poseidon", free_port());
   ASSERT_TRUE(d.up()) << "the daemon did not answer";
-  auto [rc, out] = d.cli("prove-remote -c poseidon " + wtns);  // the key is then resident
+  auto [rc, out] = d.cli("prove-remote -c poseidon " + poseidon_wtns);  // the key is then resident
   ASSERT_EQ(rc, 0) << out;
   // Jobs of other nodes' clients in the shared queue, two CRITICAL ones queued and a LOW one running.
   // This daemon claims any claimable job, so they carry an hour's lease of a node the test only

@@ -44,15 +44,9 @@ namespace {
 namespace v1 = cuzk::v1;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-using test::free_port;
-using test::read_file;
-using test::run_command;
+using namespace test;
 
-const std::string data = CUZK_TEST_DATA_DIR;
-const std::string zkey = data + "/snarkjs/bn128/poseidon/circuit.zkey";
-const std::string wtns = data + "/snarkjs/bn128/poseidon/circuit.wtns";
-const std::string vk = data + "/snarkjs/bn128/poseidon/verification_key.json";
-const std::string other_wtns = data + "/snarkjs/bn128/circuit.wtns";  // another circuit: wrong length
+const std::string other_wtns = data_dir + "/snarkjs/bn128/circuit.wtns";  // another circuit: wrong length
 
 // One daemon process on a fresh data dir (kept across restart()).
 struct daemon_proc {
@@ -71,9 +65,9 @@ struct daemon_proc {
     config = dir + "/cuzk.toml";
     std::ofstream(config) << "data_dir = \"" << dir << "/data\"\nsocket = \"" << sock
                           << "\"\nhttp = \"127.0.0.1:" << http_port << "\"\nworkers = " << workers
-                          << "\nlog_level = \"warn\"\nwitness_dirs = [\"" << data << "\", \"" << dir
-                          << "\"]\nkey_dirs = [\"" << data << "\", \"" << dir << "\"]\n"
-                          << extra << "[[circuit]]\nid = \"poseidon\"\nzkey = \"" << zkey << "\"\n";
+                          << "\nlog_level = \"warn\"\nwitness_dirs = [\"" << data_dir << "\", \"" << dir
+                          << "\"]\nkey_dirs = [\"" << data_dir << "\", \"" << dir << "\"]\n"
+                          << extra << "[[circuit]]\nid = \"poseidon\"\nzkey = \"" << poseidon_zkey << "\"\n";
     start();
   }
   ~daemon_proc() {
@@ -81,28 +75,13 @@ struct daemon_proc {
     fs::remove_all(dir);
   }
   void start() {
-    pid = ::fork();
-    if (pid == 0) {
-      ::execl(CUZK_BIN, CUZK_BIN, "daemon", "--config", config.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
+    pid = start_daemon(config);
     auto ch = connect(sock, "");
     ASSERT_TRUE(ch->WaitForConnected(std::chrono::system_clock::now() + 20s)) << "daemon did not come up";
     stub = make_stub(ch);
   }
-  void kill9() {
-    if (pid <= 0) return;
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
-    pid = -1;
-  }
-  int term() {
-    int st = 0;
-    ::kill(pid, SIGTERM);
-    ::waitpid(pid, &st, 0);
-    pid = -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  }
+  void kill9() { test::kill9(pid); }
+  int term() { return terminate(pid); }
 
   grpc::Status submit_request(const v1::SubmitProofRequest& r, uint64_t& id) {
     v1::SubmitProofResponse resp;
@@ -177,18 +156,14 @@ struct daemon_proc {
 void expect_valid(const v1::ProofResult& r) {
   ASSERT_EQ(r.state(), v1::DONE) << r.error();
   ASSERT_EQ(r.proofs_size(), 1);
-  auto key = formats::verification_key_from_json<bn254>(read_file(vk), "verification_key.json");
-  auto proof = formats::proof_from_json<bn254>(r.proofs(0).proof_json(), "proof_json");
-  auto pub = formats::public_from_json<bn254>(r.proofs(0).public_json(), "public_json");
-  ASSERT_TRUE(key && proof && pub);
-  EXPECT_TRUE(groth16::verify<bn254>(*key, *pub, *proof).is_ok());
+  EXPECT_EQ(proof_check(poseidon_vk, r.proofs(0).proof_json(), r.proofs(0).public_json()), "");
 }
 
 TEST(daemon, proves_and_the_proof_verifies_and_http_answers) {
   daemon_proc d("prove");
   v1::SubmitProofRequest req;
   req.set_circuit("poseidon");
-  req.add_partitions()->set_path(wtns);  // by path on the daemon's disk
+  req.add_partitions()->set_path(poseidon_wtns);  // by path on the daemon's disk
   v1::ProofResult r;
   grpc::ClientContext ctx;
   ASSERT_TRUE(d.stub->Prove(&ctx, req, &r).ok());
@@ -256,12 +231,12 @@ TEST(daemon, idle_http_connections_do_not_delay_healthz) {
 TEST(daemon, bad_requests_get_clear_errors_while_another_job_completes) {
   daemon_proc d("bad");
   uint64_t good = 0, id = 0;
-  ASSERT_TRUE(d.submit(read_file(wtns), good).ok());
+  ASSERT_TRUE(d.submit(read_file(poseidon_wtns), good).ok());
 
   // Made-up circuit ids: refused, and counted under a fixed reason rather than as a label each.
   grpc::Status s;
   for (const char* made_up : {"nope", "made-up-1", "made-up-2"}) {
-    s = d.submit(read_file(wtns), id, "", made_up);
+    s = d.submit(read_file(poseidon_wtns), id, "", made_up);
     EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND) << s.error_message();
     EXPECT_NE(s.error_message().find("not registered"), std::string::npos) << s.error_message();
   }
@@ -269,7 +244,7 @@ TEST(daemon, bad_requests_get_clear_errors_while_another_job_completes) {
   // An id of 100 KB no circuit may have: said by its size, not quoted (quoted, the message overflowed
   // gRPC's metadata and the client got RESOURCE_EXHAUSTED: docs/HARDENING.md, finding 22).
   const std::string huge_id(100 << 10, 'x');
-  s = d.submit(read_file(wtns), id, "", huge_id);
+  s = d.submit(read_file(poseidon_wtns), id, "", huge_id);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message().substr(0, 200);
   EXPECT_NE(s.error_message().find("circuit id: expected 1 to 128 characters, found 102400"), std::string::npos)
       << s.error_message().substr(0, 200);
@@ -300,21 +275,21 @@ TEST(daemon, bad_requests_get_clear_errors_while_another_job_completes) {
 
   v1::RegisterCircuitRequest reg;
   reg.set_id("fake");
-  reg.set_zkey_path(wtns);  // not a zkey
+  reg.set_zkey_path(poseidon_wtns);  // not a zkey
   v1::RegisterCircuitResponse rr;
   grpc::ClientContext ctx;
   s = d.stub->RegisterCircuit(&ctx, reg, &rr);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
-  EXPECT_NE(s.error_message().find(wtns), std::string::npos) << s.error_message();
+  EXPECT_NE(s.error_message().find(poseidon_wtns), std::string::npos) << s.error_message();
 
   // A request id reused for another circuit (the same key, registered under a second id).
   reg.set_id("poseidon-too");
-  reg.set_zkey_path(zkey);
+  reg.set_zkey_path(poseidon_zkey);
   grpc::ClientContext ctx2;
   ASSERT_TRUE(d.stub->RegisterCircuit(&ctx2, reg, &rr).ok());
   uint64_t first = 0;
-  ASSERT_TRUE(d.submit(read_file(wtns), first, "sector-9").ok());
-  s = d.submit(read_file(wtns), id, "sector-9", "poseidon-too");
+  ASSERT_TRUE(d.submit(read_file(poseidon_wtns), first, "sector-9").ok());
+  s = d.submit(read_file(poseidon_wtns), id, "sector-9", "poseidon-too");
   EXPECT_EQ(s.error_code(), grpc::StatusCode::ALREADY_EXISTS) << s.error_message();
 
   expect_valid(d.await(good));
@@ -341,7 +316,7 @@ TEST(daemon, client_verbs_print_the_engine_code_and_exit_1_on_errors) {
   std::tie(rc, out) = d.cli("cancel 987654");
   EXPECT_EQ(rc, 1) << out;
   EXPECT_NE(out.find("daemon: not_found: job 987654"), std::string::npos) << out;
-  std::tie(rc, out) = d.cli("submit -c nope " + wtns);
+  std::tie(rc, out) = d.cli("submit -c nope " + poseidon_wtns);
   EXPECT_EQ(rc, 1) << out;
   EXPECT_NE(out.find("daemon: not_found: circuit \"nope\": not registered"), std::string::npos) << out;
   std::tie(rc, out) = d.cli("submit -c poseidon " + other_wtns);
@@ -349,7 +324,7 @@ TEST(daemon, client_verbs_print_the_engine_code_and_exit_1_on_errors) {
   EXPECT_NE(out.find("daemon: "), std::string::npos) << out;
   EXPECT_NE(out.find("partition 0"), std::string::npos) << out;
 
-  std::tie(rc, out) = d.cli("submit -c poseidon " + wtns);
+  std::tie(rc, out) = d.cli("submit -c poseidon " + poseidon_wtns);
   ASSERT_EQ(rc, 0) << out;
   const std::string job = out.substr(0, out.find('\n'));
   std::tie(rc, out) = d.cli("await " + job + " -o " + d.dir + "/out");
@@ -367,8 +342,8 @@ TEST(daemon, client_verbs_print_the_engine_code_and_exit_1_on_errors) {
 
   // An id re-pointed at another key only with --replace (docs/HARDENING.md, finding 5); the same
   // key is fine.
-  const std::string small_zkey = data + "/snarkjs/bn128/circuit.zkey";
-  std::tie(rc, out) = d.cli("register poseidon " + zkey);
+  const std::string small_zkey = data_dir + "/snarkjs/bn128/circuit.zkey";
+  std::tie(rc, out) = d.cli("register poseidon " + poseidon_zkey);
   EXPECT_EQ(rc, 0) << out;
   std::tie(rc, out) = d.cli("register poseidon " + small_zkey);
   EXPECT_EQ(rc, 1) << out;
@@ -389,7 +364,7 @@ TEST(daemon, client_verbs_print_the_engine_code_and_exit_1_on_errors) {
 
 TEST(daemon, cancels_a_queued_job_and_resubmission_is_idempotent) {
   daemon_proc d("cancel");
-  const std::string w = read_file(wtns);
+  const std::string w = read_file(poseidon_wtns);
   std::vector<uint64_t> ids(6);
   for (auto& id : ids) ASSERT_TRUE(d.submit(w, id).ok());
   ASSERT_TRUE(d.cancel(ids.back()).ok());
@@ -420,12 +395,12 @@ TEST(daemon, cancels_a_running_job_at_its_next_partition_boundary) {
   // partitions already begun proved. (The worker used to be held at partition 1 by a witness read
   // from a FIFO; inputs that are not regular files are now refused, see formats/file_io.hpp.)
   daemon_proc d("cancel-running");
-  const std::string w = read_file(wtns);
+  const std::string w = read_file(poseidon_wtns);
   constexpr int partitions = 64;
   v1::SubmitProofRequest req;
   req.set_circuit("poseidon");
   req.set_priority(v1::NORMAL);
-  for (int i = 0; i < partitions; ++i) req.add_partitions()->set_path(wtns);
+  for (int i = 0; i < partitions; ++i) req.add_partitions()->set_path(poseidon_wtns);
   uint64_t job = 0;
   ASSERT_TRUE(d.submit_request(req, job).ok());
   int at = -1;  // the partition the worker was on when the cancel went out
@@ -471,7 +446,7 @@ TEST(daemon, a_job_past_its_deadline_fails_with_deadline_exceeded) {
   daemon_proc d("deadline", 1, "fail_expired_jobs = true\n");
   v1::SubmitProofRequest req;
   req.set_circuit("poseidon");
-  req.add_partitions()->set_wtns(read_file(wtns));
+  req.add_partitions()->set_wtns(read_file(poseidon_wtns));
   req.set_deadline_unix_ms(1000);  // long past
   uint64_t id = 0;
   ASSERT_TRUE(d.submit_request(req, id).ok());
@@ -487,7 +462,7 @@ TEST(daemon, a_job_past_its_deadline_fails_with_deadline_exceeded) {
 
 TEST(daemon, kill_9_with_queued_jobs_then_restart_delivers_every_proof) {
   daemon_proc d("kill9");
-  const std::string w = read_file(wtns);
+  const std::string w = read_file(poseidon_wtns);
   std::vector<uint64_t> ids(10);
   for (auto& id : ids) ASSERT_TRUE(d.submit(w, id).ok());
   d.kill9();  // most of the 10 are still queued: each proof takes tens of ms
@@ -524,7 +499,7 @@ TEST(daemon, a_second_daemon_on_the_same_data_dir_or_port_refuses_to_start) {
   EXPECT_NE(out.find("cannot listen"), std::string::npos) << out;
 
   uint64_t id = 0;
-  ASSERT_TRUE(d.submit(read_file(wtns), id).ok());
+  ASSERT_TRUE(d.submit(read_file(poseidon_wtns), id).ok());
   expect_valid(d.await(id));
   EXPECT_EQ(d.term(), 0);
 }
@@ -551,7 +526,7 @@ TEST(daemon, a_fifo_as_witness_path_is_refused_and_sigterm_still_exits) {
       std::string::npos)
       << all;
   uint64_t id = 0;
-  ASSERT_TRUE(d.submit(read_file(wtns), id).ok());
+  ASSERT_TRUE(d.submit(read_file(poseidon_wtns), id).ok());
   expect_valid(d.await(id));
   EXPECT_EQ(d.term(), 0);
 }
@@ -561,7 +536,7 @@ TEST(daemon, a_fifo_as_witness_path_is_refused_and_sigterm_still_exits) {
 // a job not finished. Five jobs queue ahead, so the last cannot finish within a millisecond.
 TEST(daemon, await_timeouts_saturate_and_an_unfinished_job_is_exit_1) {
   daemon_proc d("await-timeout");
-  const std::string w = read_file(wtns);
+  const std::string w = read_file(poseidon_wtns);
   std::vector<uint64_t> ids(5);
   for (auto& id : ids) ASSERT_TRUE(d.submit(w, id).ok());
   auto [rc, out] = d.cli("await " + std::to_string(ids.back()) + " --timeout-ms 1");
@@ -580,10 +555,10 @@ TEST(daemon, await_timeouts_saturate_and_an_unfinished_job_is_exit_1) {
 TEST(daemon, await_and_prove_remote_out_into_an_unwritable_folder_exit_1) {
   daemon_proc d("out-dir");
   std::ofstream(d.dir + "/a-file") << "x";
-  auto [rc, out] = d.cli("prove-remote -c poseidon " + wtns + " -o " + d.dir + "/a-file/out");
+  auto [rc, out] = d.cli("prove-remote -c poseidon " + poseidon_wtns + " -o " + d.dir + "/a-file/out");
   EXPECT_EQ(rc, 1) << out;
   EXPECT_NE(out.find(d.dir + "/a-file/out: --out: cannot create the folder"), std::string::npos) << out;
-  std::tie(rc, out) = d.cli("submit -c poseidon " + wtns);
+  std::tie(rc, out) = d.cli("submit -c poseidon " + poseidon_wtns);
   ASSERT_EQ(rc, 0) << out;
   const std::string job = out.substr(0, out.find('\n'));
   std::tie(rc, out) = d.cli("await " + job + " -o " + d.dir + "/a-file/out");
@@ -601,7 +576,7 @@ TEST(daemon, await_and_prove_remote_out_into_an_unwritable_folder_exit_1) {
 TEST(daemon, state_files_are_private_to_the_daemons_user) {
   daemon_proc d("modes");
   uint64_t id = 0;
-  ASSERT_TRUE(d.submit(read_file(wtns), id).ok());
+  ASSERT_TRUE(d.submit(read_file(poseidon_wtns), id).ok());
   expect_valid(d.await(id));
   auto mode = [](const std::string& p) {
     struct stat st {};
@@ -621,7 +596,7 @@ TEST(daemon, state_files_are_private_to_the_daemons_user) {
 // full one.
 TEST(daemon, http_status_names_no_request_id_or_path_and_the_socket_status_does) {
   daemon_proc d("private-status");
-  const std::string w = read_file(wtns);
+  const std::string w = read_file(poseidon_wtns);
   std::vector<uint64_t> ids(4);
   for (std::size_t i = 0; i < ids.size(); ++i)
     ASSERT_TRUE(d.submit(w, ids[i], "rid-private-" + std::to_string(i)).ok());
@@ -630,7 +605,7 @@ TEST(daemon, http_status_names_no_request_id_or_path_and_the_socket_status_does)
   const auto full = d.status();
   ASSERT_TRUE(st);
   ASSERT_EQ(st->status, 200);
-  for (const std::string& secret : {std::string("rid-private-"), zkey, d.dir})
+  for (const std::string& secret : {std::string("rid-private-"), poseidon_zkey, d.dir})
     EXPECT_EQ(st->body.find(secret), std::string::npos) << secret << " in\n" << st->body;
   const auto pub = nlohmann::json::parse(st->body);
   ASSERT_GE(pub["keys"].size(), 1u);
@@ -638,7 +613,7 @@ TEST(daemon, http_status_names_no_request_id_or_path_and_the_socket_status_does)
   EXPECT_TRUE(pub["config"].contains("workers"));
   for (const auto& j : full["jobs"])  // whichever had not ended yet
     EXPECT_EQ(j["request_id"].get<std::string>().rfind("rid-private-", 0), 0u) << j.dump();
-  EXPECT_EQ(full["keys"][0]["path"], zkey);
+  EXPECT_EQ(full["keys"][0]["path"], poseidon_zkey);
   EXPECT_EQ(full["config"]["data_dir"], d.dir + "/data");
   for (auto id : ids) expect_valid(d.await(id));
   for (const char* doc : {"/metrics", "/trace"}) {
@@ -658,7 +633,7 @@ TEST(daemon, http_status_names_no_request_id_or_path_and_the_socket_status_does)
 // less than the message. Under the limit the engine checks the witness against its key, as before.
 TEST(daemon, an_inline_witness_over_the_derived_message_limit_is_refused_before_the_engine) {
   daemon_proc d("message-limit", 1, "request_memory_mib = 40\n");
-  std::string big = read_file(wtns);
+  std::string big = read_file(poseidon_wtns);
   big.resize(std::size_t{5} << 20);
   uint64_t id = 0;
   auto s = d.submit(big, id);
@@ -687,7 +662,7 @@ TEST(daemon, an_inline_witness_over_the_derived_message_limit_is_refused_before_
     return std::stoll(proc.substr(proc.find("VmHWM:") + 6));
   };
   const long long before_kb = peak_kb();
-  std::string huge = read_file(wtns);
+  std::string huge = read_file(poseidon_wtns);
   huge.resize(std::size_t{100} << 20);
   s = d.submit(huge, id);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
@@ -702,7 +677,7 @@ TEST(daemon, an_inline_witness_over_the_derived_message_limit_is_refused_before_
       << s.error_message();
   EXPECT_EQ(d.status()["counters"]["rejected"], 1);
 
-  ASSERT_TRUE(d.submit(read_file(wtns), id).ok());
+  ASSERT_TRUE(d.submit(read_file(poseidon_wtns), id).ok());
   expect_valid(d.await(id));
   EXPECT_EQ(d.term(), 0);
 }
@@ -714,7 +689,7 @@ double started_ms(const v1::ProofResult& r) {
 
 TEST(daemon, a_critical_job_overtakes_every_queued_normal_job) {
   daemon_proc d("critical");
-  const std::string w = read_file(wtns);
+  const std::string w = read_file(poseidon_wtns);
   // A slow head job (16 partitions, ~0.5 s) keeps the one worker busy while the rest queue up.
   uint64_t head = 0;
   ASSERT_TRUE(d.submit(w, head, "", "poseidon", v1::NORMAL, 16).ok());
@@ -746,7 +721,7 @@ TEST(daemon, a_critical_job_overtakes_every_queued_normal_job) {
 
 TEST(daemon, a_partial_batch_is_flushed_when_its_wait_runs_out) {
   daemon_proc d("batch", 1, "max_batch_size = 8\nmax_batch_wait_ms = 400\n");
-  const std::string w = read_file(wtns);
+  const std::string w = read_file(poseidon_wtns);
   uint64_t a = 0, b = 0;
   ASSERT_TRUE(d.submit(w, a).ok());
   ASSERT_TRUE(d.submit(w, b).ok());
@@ -781,19 +756,19 @@ TEST(daemon, preload_and_evict_show_in_the_status_key_tier) {
 TEST(daemon, a_key_overwritten_under_its_id_fails_its_jobs_until_registered_again) {
   daemon_proc d("key-changed", 1);
   const std::string key = d.dir + "/k.zkey", other = d.dir + "/other.zkey";
-  fs::copy_file(zkey, key);
+  fs::copy_file(poseidon_zkey, key);
   // Another key of the same circuit: the same nVars, nPublic and domain, other points.
-  auto [rc, out] = run_command(std::string(CUZK_BIN) + " setup --cpu " + data +
+  auto [rc, out] = run_command(std::string(CUZK_BIN) + " setup --cpu " + data_dir +
                                "/snarkjs/bn128/poseidon/circuit.r1cs " + other);
   ASSERT_EQ(rc, 0) << out;
   std::tie(rc, out) = d.cli("register k " + key);
   ASSERT_EQ(rc, 0) << out;
-  std::tie(rc, out) = d.cli("prove-remote -c k " + wtns);
+  std::tie(rc, out) = d.cli("prove-remote -c k " + poseidon_wtns);
   ASSERT_EQ(rc, 0) << out;
   fs::copy_file(other, key, fs::copy_options::overwrite_existing);  // in place: the same inode
   ASSERT_TRUE(d.key_op(false, "cold", "k").ok());
   const auto changed = [&](const std::string& what) {
-    const auto [prc, pout] = d.cli("prove-remote -c k " + wtns);
+    const auto [prc, pout] = d.cli("prove-remote -c k " + poseidon_wtns);
     EXPECT_EQ(prc, 1) << what << ": " << pout;
     EXPECT_NE(pout.find(key + ": the key changed since it was registered (digest fnv1a64:"), std::string::npos)
         << what << ": " << pout;
@@ -813,14 +788,14 @@ TEST(daemon, a_key_overwritten_under_its_id_fails_its_jobs_until_registered_agai
   EXPECT_NE(out.find("already registered with another key"), std::string::npos) << out;
   std::tie(rc, out) = d.cli("register k " + key + " --replace");
   ASSERT_EQ(rc, 0) << out;
-  std::tie(rc, out) = d.cli("prove-remote -c k " + wtns);
+  std::tie(rc, out) = d.cli("prove-remote -c k " + poseidon_wtns);
   EXPECT_EQ(rc, 0) << out;
 }
 
 TEST(daemon, bench_batch_reports_twenty_verified_proofs) {
   daemon_proc d("bench", 1, "max_batch_size = 4\nmax_batch_wait_ms = 20\n");
-  const auto [rc, out] = d.cli(
-      "bench batch --circuit poseidon --count 20 --concurrency 4 --priority-mix CRITICAL:1,NORMAL:3 " + wtns);
+  const auto [rc, out] = d.cli("bench batch --circuit poseidon --count 20 --concurrency 4 "
+                               "--priority-mix CRITICAL:1,NORMAL:3 " + poseidon_wtns);
   EXPECT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("mode=batch proofs=20 verified=20 failed=0"), std::string::npos) << out;
   EXPECT_NE(out.find("CRITICAL"), std::string::npos) << out;
@@ -832,7 +807,7 @@ TEST(daemon, bench_batch_reports_twenty_verified_proofs) {
 
 TEST(daemon, bench_upload_times_two_refused_calls_and_makes_no_job) {
   daemon_proc d("upload", 1);
-  const auto [rc, out] = d.cli("bench upload --circuit poseidon --count 3 " + wtns);
+  const auto [rc, out] = d.cli("bench upload --circuit poseidon --count 3 " + poseidon_wtns);
   EXPECT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("upload bytes="), std::string::npos) << out;
   EXPECT_NE(out.find("\nno such circuit "), std::string::npos) << out;
@@ -843,7 +818,7 @@ TEST(daemon, bench_upload_times_two_refused_calls_and_makes_no_job) {
   EXPECT_EQ(st["rejected_by_reason"]["bad_witness"], 3) << st["rejected_by_reason"].dump();
   // A witness of another curve is refused on its header, not by the value check the call is for:
   // the bench says so and fails rather than time the wrong thing.
-  const auto [rc2, out2] = d.cli("bench upload --circuit poseidon --count 1 " + data +
+  const auto [rc2, out2] = d.cli("bench upload --circuit poseidon --count 1 " + data_dir +
                                  "/snarkjs/bls12381/poseidon/circuit.wtns");
   EXPECT_EQ(rc2, 1) << out2;
   EXPECT_NE(out2.find("a bls12-381 witness, but the circuit's key is a bn254 key"), std::string::npos) << out2;

@@ -39,11 +39,7 @@ struct pg_daemon {
                           << "\"\nlog_level = \"warn\"\ndatabase = \"" << database
                           << "\"\nnode_name = \"" << node << "\"\n"
                           << extra << "\n[[circuit]]\nid = \"" << circuit_id << "\"\nzkey = \"" << zkey << "\"\n";
-    pid = ::fork();
-    if (pid == 0) {
-      ::execl(CUZK_BIN, CUZK_BIN, "daemon", "--config", config.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
+    pid = start_daemon(config);
   }
   ~pg_daemon() {
     kill9();
@@ -60,12 +56,7 @@ struct pg_daemon {
   void resume() const {
     if (pid > 0) ::kill(pid, SIGCONT);
   }
-  void kill9() {
-    if (pid <= 0) return;
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
-    pid = -1;
-  }
+  void kill9() { test::kill9(pid); }
   std::pair<int, std::string> cli(const std::string& verb_and_args) const {
     return run_command(std::string(CUZK_BIN) + " " + verb_and_args + " --socket " + sock);
   }

@@ -31,15 +31,10 @@ namespace {
 namespace v1 = cuzk::v1;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-using test::browser_dom;
-using test::find_chromium;
-using test::free_port;
-using test::read_file;
-using test::run_command;
+using namespace test;
 
-const std::string data = CUZK_TEST_DATA_DIR;
 const std::string circuit_id = "status-page-fixture";  // distinctive, so finding it in the DOM means something
-const std::string witness_data = data + "/witness/bn128";
+const std::string witness_data = data_dir + "/witness/bn128";
 
 // One `cuzk daemon` with HTTP on a free port and the fixture registered; killed at the end.
 struct page_daemon {
@@ -56,19 +51,12 @@ struct page_daemon {
     std::ofstream(config) << "data_dir = \"" << dir << "/data\"\nsocket = \"" << sock
                           << "\"\nhttp = \"127.0.0.1:" << http_port
                           << "\"\nworkers = 1\nlog_level = \"warn\"\nwitness_time_limit_s = 3600\n"
-                          << "[[circuit]]\nid = \"" << circuit_id << "\"\nzkey = \"" << data
+                          << "[[circuit]]\nid = \"" << circuit_id << "\"\nzkey = \"" << data_dir
                           << "/snarkjs/bn128/circuit.zkey\"\n";
-    pid = ::fork();
-    if (pid == 0) {
-      ::execl(CUZK_BIN, CUZK_BIN, "daemon", "--config", config.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
+    pid = start_daemon(config);
   }
   ~page_daemon() {
-    if (pid > 0) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
+    kill9(pid);
     fs::remove_all(dir);
   }
 };
@@ -80,7 +68,7 @@ TEST(status_page, renders_in_headless_chromium_with_the_numbers_status_reports) 
   auto stub = make_stub(ch);
 
   // Two proofs, so the page has counts, a key in a tier and recent jobs with phase times.
-  const std::string w = read_file(data + "/snarkjs/bn128/circuit.wtns");
+  const std::string w = read_file(data_dir + "/snarkjs/bn128/circuit.wtns");
   for (int i = 0; i < 2; ++i) {
     v1::SubmitProofRequest req;
     req.set_circuit(circuit_id);

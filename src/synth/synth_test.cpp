@@ -11,6 +11,7 @@
 
 #include "curves/bls12_381.hpp"
 #include "curves/bn254.hpp"
+#include "curves/per_curve_test.hpp"
 #include "synth/constraint_matrices.hpp"
 #include "synth/evaluate_abc.hpp"
 #include "synth/synthetic_circuit.hpp"
@@ -18,10 +19,8 @@
 namespace cuzk::synth {
 namespace {
 
-template <class Curve>
-class synth_test : public ::testing::Test {};
-using curves = ::testing::Types<bn254, bls12_381>;
-TYPED_TEST_SUITE(synth_test, curves);
+template <class Curve> using synth_test = per_curve_test<Curve>;
+TYPED_TEST_SUITE(synth_test, both_curves);
 
 template <class Fr>
 struct random_system {
