@@ -263,6 +263,55 @@ TEST(engine_cluster, a_database_restart_mid_run_loses_no_proof) {
 }
 
 
+// docs/HARDENING.md, finding 23, in a cluster: a node's proof ends while the database server is
+// down, the node is stopped (a drain) before the server is back, and a node of the same name starts
+// again: it claims the job back at its start and commits the outcome its spool kept, proving
+// nothing.
+TEST(engine_cluster, a_node_stopped_while_its_result_waits_for_the_database_commits_it_at_its_next_start) {
+  FRESH_DATABASE_OR_SKIP(db, "engine_cluster_parked_stop");
+  const std::string root = test::temp_dir("cluster-parked-stop");
+  auto node = [&](test::gated_backend*& gate, bool open) {
+    auto b = std::make_unique<test::gated_backend>(0ms, open);
+    gate = b.get();
+    engine_parts parts;
+    parts.backend = std::move(b);
+    auto o = node_options(db, root, "node-a");
+    o.verify_proofs = false;
+    o.cluster.lease = 3s;
+    auto e = engine::create(o, std::move(parts));
+    EXPECT_TRUE(e.is_ok()) << e.error().to_string();
+    if (!e) return std::unique_ptr<engine>();
+    EXPECT_TRUE((*e)->register_circuit("mul", test::small_zkey).is_ok());
+    return std::move(e).value();
+  };
+  pg_test_cluster* server = pg_test_cluster::shared();
+  test::gated_backend* first_gate = nullptr;
+  auto first = node(first_gate, false);
+  ASSERT_TRUE(first);
+  auto req = multiplier_request(5);
+  req.request_id = "parked-stop-cluster";
+  const job_id id = first->submit(req).value();
+  ASSERT_TRUE(first_gate->wait_calls(1));
+  ASSERT_TRUE(server->stop().is_ok());
+  first_gate->open();
+  const std::string kept = root + "/node-a/r-" + std::to_string(id) + ".result";
+  for (int k = 0; k < 500 && !std::filesystem::exists(kept); ++k) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(std::filesystem::exists(kept));
+  first.reset();  // drained while the server is down
+  ASSERT_TRUE(server->start().is_ok());
+
+  test::gated_backend* second_gate = nullptr;
+  auto second = node(second_gate, true);  // a proof made again would end, and be counted
+  ASSERT_TRUE(second);
+  auto r = second->await(id, 30s);
+  ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+  EXPECT_EQ(r->state, job_state::done) << r->error.to_string();
+  EXPECT_EQ(r->proofs.size(), 1u);
+  EXPECT_EQ(second_gate->calls.load(), 0);
+  EXPECT_FALSE(std::filesystem::exists(kept));
+  EXPECT_EQ(second->submit(req).value(), id);
+}
+
 // The latency a job adds through the engine on PostgreSQL against SQLite: one small proof at a time
 // (the multiplier, real CPU prover, verified), submit to result, median of 100 after 5 unmeasured,
 // on each store. A measurement, not a check: it runs only when CUZK_LATENCY_DATABASE names a

@@ -8,6 +8,10 @@
 // a restart before that proves the job again (finding 8: the result was not stored and await hung
 // until a restart).
 //
+// An outcome parked when the daemon stops is not lost either: the spool keeps it (parked_result.hpp)
+// and the next start stores it without proving the job again (finding 23); a file there that is
+// damaged is refused and the job is proved again.
+//
 // Most cases use the real SQLite store behind a thin wrapper that refuses finish() on demand: the
 // engine's seam is the job_store interface, so nothing of SQLite itself is faked. One puts the
 // real store on a small tmpfs and fills it (root only, as CI runs; skipped elsewhere with why).
@@ -20,8 +24,10 @@
 #include <fstream>
 #include <thread>
 
+#include "engine/backends/cpu_prover_backend.hpp"
 #include "engine/engine.hpp"
 #include "engine/engine_test_util.hpp"
+#include "engine/jobs/parked_result.hpp"
 #include "engine/jobs/sqlite_job_store.hpp"
 
 namespace cuzk::engine {
@@ -68,6 +74,23 @@ class refusing_store final : public job_store {
   std::shared_ptr<job_store> inner_;
 };
 
+// The CPU prover, counting its proofs: a job proved again after a restart shows in the count, and
+// its proofs, made with fresh random r and s, differ from the first ones.
+class counting_backend final : public prover_backend {
+ public:
+  explicit counting_backend(std::atomic<int>& calls) : calls_(calls) {}
+  const char* name() const noexcept override { return "cpu"; }
+  result<any_proof> prove(const prove_call& call, const any_witness& witness, const cancel_token& cancel,
+                          prove_report& report) override {
+    ++calls_;
+    return cpu_.prove(call, witness, cancel, report);
+  }
+
+ private:
+  cpu_prover_backend cpu_;
+  std::atomic<int>& calls_;
+};
+
 struct fixture {
   std::string dir = temp_dir("store-failure");
   std::shared_ptr<job_store> sqlite;
@@ -79,12 +102,19 @@ struct fixture {
     sqlite = std::shared_ptr<job_store>(std::move(s).value());
     store = std::make_shared<refusing_store>(sqlite);
   }
-  std::unique_ptr<engine> start() {
+  std::atomic<int> proved{0};  // the counting backend's proofs
+
+  // With the gated test backend (its proofs are not checked), or with `counting` the CPU prover
+  // counting into `proved`, every proof verified.
+  std::unique_ptr<engine> start(bool counting = false) {
     engine_options o;
-    o.verify_proofs = false;
+    o.verify_proofs = counting;
     o.spool_dir = dir + "/spool";
     engine_parts parts;
-    parts.backend = std::make_unique<gated_backend>();
+    if (counting)
+      parts.backend = std::make_unique<counting_backend>(proved);
+    else
+      parts.backend = std::make_unique<gated_backend>();
     parts.store = store;
     auto e = engine::create(std::move(o), std::move(parts));
     EXPECT_TRUE(e.is_ok()) << e.error().to_string();
@@ -98,7 +128,14 @@ struct fixture {
     return r.is_ok() && r->has_value() ? (**r).info.state : job_state::queued;
   }
   std::string witness_path(job_id id) { return sqlite->get(id).value()->witness_paths.at(0); }
+  // Where the spool keeps the outcome of job `id` that waits for the store.
+  std::string parked_path(job_id id) { return witness_spool::open(dir + "/spool").value().result_path(id); }
 };
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 template <class F>
 bool poll_until(F&& done, std::chrono::milliseconds limit = 10s) {
@@ -225,6 +262,8 @@ TEST(engine_store_failure, a_restart_before_the_outcome_is_stored_proves_the_job
     ASSERT_TRUE(poll_until([&] { return f.store->refused.load() > 0; }));
     EXPECT_EQ(eng->await(id, 100ms).error().code(), errc::unavailable);
   }  // stopped with the disk still full
+  // Nothing kept in the spool either, as when the spool's disk was full too: the witnesses are.
+  ASSERT_TRUE(std::filesystem::remove(f.parked_path(id)));
   f.store->refuse = false;
   EXPECT_FALSE(is_terminal(f.stored_state(id)));
   auto eng = f.start();
@@ -233,6 +272,103 @@ TEST(engine_store_failure, a_restart_before_the_outcome_is_stored_proves_the_job
   ASSERT_TRUE(r.is_ok()) << r.error().to_string();
   EXPECT_EQ(r->state, job_state::done) << r->error.to_string();
   EXPECT_EQ(f.stored_state(id), job_state::done);
+}
+
+TEST(engine_store_failure, a_result_waiting_for_the_store_when_the_daemon_stops_is_stored_at_the_next_start) {
+  // docs/HARDENING.md, finding 23: proved while the store refused its end, then the daemon stopped
+  // (a drain, as for SIGTERM) before the store took it. The next start stores the three proofs the
+  // first one made, from the spool, and proves nothing.
+  fixture f;
+  auto req = request("small", 3);
+  req.request_id = "parked-stop-1";
+  job_id id = 0;
+  std::vector<partition_proof> made;
+  {
+    auto eng = f.start(true);
+    ASSERT_TRUE(eng);
+    f.store->refuse = true;
+    id = eng->submit(req).value();
+    ASSERT_TRUE(poll_until([&] { return f.store->refused.load() > 0; }));
+    EXPECT_EQ(f.proved.load(), 3);
+    EXPECT_EQ(eng->await(id, 100ms).error().code(), errc::unavailable);
+    auto kept = decode_parked_result(file_text(f.parked_path(id)));
+    ASSERT_TRUE(kept.is_ok()) << kept.error().to_string();
+    EXPECT_EQ(kept->result.state, job_state::done);
+    made = kept->result.proofs;
+    ASSERT_EQ(made.size(), 3u);
+  }  // drained with the store still refusing
+  EXPECT_FALSE(is_terminal(f.stored_state(id)));
+  const std::string wtns = f.witness_path(id);
+  EXPECT_TRUE(std::filesystem::exists(wtns));
+
+  f.store->refuse = false;
+  f.proved = 0;
+  auto eng = f.start(true);
+  ASSERT_TRUE(eng);
+  auto r = eng->await(id, 20s);
+  ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+  EXPECT_EQ(r->state, job_state::done) << r->error.to_string();
+  ASSERT_EQ(r->proofs.size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(r->proofs[k].proof_json, made[k].proof_json);  // the same proof, not a new one
+    EXPECT_EQ(r->proofs[k].public_json, made[k].public_json);
+    expect_valid_proof<bn254>(r->proofs[k], data_dir + "/snarkjs/bn128/verification_key.json", multiplier_public(0));
+  }
+  EXPECT_EQ(f.proved.load(), 0);
+  EXPECT_EQ(f.stored_state(id), job_state::done);
+  EXPECT_EQ(f.sqlite->get(id).value()->info.proofs.at(2).proof_json, made[2].proof_json);
+  EXPECT_FALSE(std::filesystem::exists(f.parked_path(id)));
+  EXPECT_FALSE(std::filesystem::exists(wtns));
+  EXPECT_EQ(eng->submit(req).value(), id);  // the request id still names it
+}
+
+TEST(engine_store_failure, a_damaged_or_foreign_parked_result_is_refused_and_the_job_proved_again) {
+  // docs/HARDENING.md, finding 23: the file is read back only after a restart, so it is checked
+  // before it is believed. One byte changed in a proof, a file cut short, and another job's intact
+  // file under this job's name: each is refused, logged, and its job proved again.
+  fixture f;
+  std::vector<job_id> ids;
+  std::vector<std::string> kept;
+  {
+    auto eng = f.start(true);
+    ASSERT_TRUE(eng);
+    f.store->refuse = true;
+    for (int k = 0; k < 3; ++k) {
+      auto req = request("small");
+      req.request_id = "parked-bad-" + std::to_string(k);
+      ids.push_back(eng->submit(req).value());
+    }
+    ASSERT_TRUE(poll_until([&] {
+      for (job_id id : ids)
+        if (!std::filesystem::exists(f.parked_path(id))) return false;
+      return true;
+    }));
+    for (job_id id : ids) kept.push_back(file_text(f.parked_path(id)));
+  }
+  auto write = [](const std::string& path, const std::string& bytes) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  };
+  std::string altered = kept[0];
+  const auto at = altered.find_first_of("0123456789", altered.find("pi_a"));  // the proof's first digit
+  ASSERT_NE(at, std::string::npos);
+  altered[at] = altered[at] == '1' ? '2' : '1';
+  write(f.parked_path(ids[0]), altered);
+  write(f.parked_path(ids[1]), kept[1].substr(0, kept[1].size() / 2));
+  write(f.parked_path(ids[2]), kept[0]);  // job 0's outcome under job 2's name
+
+  f.store->refuse = false;
+  f.proved = 0;
+  auto eng = f.start(true);
+  ASSERT_TRUE(eng);
+  for (job_id id : ids) {
+    auto r = eng->await(id, 20s);
+    ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+    EXPECT_EQ(r->state, job_state::done) << r->error.to_string();
+    ASSERT_EQ(r->proofs.size(), 1u);
+    expect_valid_proof<bn254>(r->proofs[0], data_dir + "/snarkjs/bn128/verification_key.json", multiplier_public(0));
+    EXPECT_FALSE(std::filesystem::exists(f.parked_path(id)));
+  }
+  EXPECT_EQ(f.proved.load(), 3);  // each proved again
 }
 
 // The real fault: the store on a tmpfs of its own that fills while a 10-partition job proves. The

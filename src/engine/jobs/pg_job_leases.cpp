@@ -79,6 +79,10 @@ result<std::optional<job_lease>> pg_job_leases::claim_same(const std::string& ci
   return claim_where("AND circuit = $3 AND priority = $4 ORDER BY id", {circuit, pg_text(int64_t(prio))});
 }
 
+result<std::optional<job_lease>> pg_job_leases::claim_id(job_id id) {
+  return claim_where("AND id = $3", {pg_text(int64_t(id))});
+}
+
 result<std::size_t> pg_job_leases::take_node_name() {
   std::lock_guard lk(m_);
   const auto last_heartbeat = [&]() -> result<std::optional<std::string>> {

@@ -76,6 +76,9 @@ class pg_job_leases {
   // Claims the oldest claimable job of `circuit` in class `prio`: the companion of a claimed job in
   // a same-circuit batch.
   result<std::optional<job_lease>> claim_same(const std::string& circuit, priority prio);
+  // Claims job `id` if it is claimable, whatever its place in the queue: a node at its start takes
+  // back the jobs whose outcome it kept while the database was out of reach (parked_result.hpp).
+  result<std::optional<job_lease>> claim_id(job_id id);
   // At a daemon's start: takes the node name. When a node of that name heartbeated within the lease,
   // waits half a lease and looks again: a heartbeat that moved meanwhile is another live daemon of
   // the same name (already_exists, nothing changed); one that did not is a predecessor that died.
