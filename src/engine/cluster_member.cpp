@@ -190,6 +190,15 @@ bool cluster_member::adopt(const job_lease& l) {
     std::lock_guard lk(e_.jobs_.mutex);
     e_.jobs_.live[l.id] = j;
   }
+  if (l.cancel_requested) {
+    // A client asked to cancel it while its last holder held it, and that holder stalled (a
+    // stopped process, a frozen heartbeat) until its lease ran out, the flag unread: ended here,
+    // never proved (docs/HARDENING.md, finding 25).
+    e_.log(log_level::info, "engine: job claimed id=" + std::to_string(l.id) +
+                                " ended cancelled without running (cancelled while another node held it)");
+    e_.finish(j, job_state::cancelled, status(errc::cancelled, "cancelled by the caller"));
+    return false;
+  }
   if (!why.is_ok()) {
     e_.finish(j, job_state::failed, why);
     return false;

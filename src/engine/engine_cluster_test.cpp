@@ -15,6 +15,7 @@
 
 #include "engine/engine_test_util.hpp"
 #include "engine/jobs/pg_connection.hpp"
+#include "engine/jobs/pg_job_leases.hpp"
 #include "engine/jobs/pg_test_cluster.hpp"
 
 namespace cuzk::engine {
@@ -310,6 +311,43 @@ TEST(engine_cluster, a_node_stopped_while_its_result_waits_for_the_database_comm
   EXPECT_EQ(second_gate->calls.load(), 0);
   EXPECT_FALSE(std::filesystem::exists(kept));
   EXPECT_EQ(second->submit(req).value(), id);
+}
+
+// docs/HARDENING.md, finding 25: a cancel sent through one node for a job that a stalled node holds
+// (a stopped process: its lease held, its heartbeat frozen, so the flag the cancel leaves in the row
+// is never read). Once the lease runs out, the node that claims the job ends it cancelled without
+// proving it; before, it proved the job in full and only then learnt of the cancel.
+TEST(engine_cluster, a_job_cancelled_while_its_holder_stalled_is_ended_by_the_next_claim_unproved) {
+  FRESH_DATABASE_OR_SKIP(db, "engine_cluster_stalled_cancel");
+  const std::string root = test::temp_dir("cluster-stalled-cancel");
+  test::gated_backend* gb = nullptr;
+  auto b = gated_node(db, root, "node-b", gb);
+  ASSERT_TRUE(b);
+  // b's one worker is busy with a first job, so the second stays in the database.
+  const job_id first = b->submit(multiplier_request(1)).value();
+  ASSERT_TRUE(gb->wait_calls(1));
+  const job_id second = b->submit(multiplier_request(2)).value();
+  // Node a claims it and stalls: a claim with no heartbeat after it, as a SIGSTOPped daemon leaves.
+  auto a = pg_job_leases::open(db, "node-a", 1500ms);
+  ASSERT_TRUE(a.is_ok()) << a.error().to_string();
+  auto held = (*a)->claim();
+  ASSERT_TRUE(held.is_ok() && *held) << (held ? "none claimable" : held.error().to_string());
+  ASSERT_EQ((*held)->id, second);
+  ASSERT_TRUE(b->cancel(second).is_ok());  // asked of node a, which never hears it
+  EXPECT_FALSE(is_terminal(b->get(second).value().state));
+  std::this_thread::sleep_for(1800ms);  // a's lease runs out
+  gb->open();                          // b's worker frees, and b claims the second job
+  auto r = b->await(second, 30s);
+  ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+  EXPECT_EQ(r->state, job_state::cancelled) << r->error.to_string();
+  EXPECT_EQ(r->error.code(), errc::cancelled);
+  EXPECT_EQ(b->await(first, 30s).value().state, job_state::done);
+  EXPECT_EQ(gb->calls.load(), 1);  // the first job's proof, and no other
+  // a, resumed, cannot commit it.
+  job_result late;
+  late.id = second;
+  late.state = job_state::done;
+  EXPECT_EQ((*a)->finish(**held, late).code(), errc::failed_precondition);
 }
 
 // The latency a job adds through the engine on PostgreSQL against SQLite: one small proof at a time

@@ -24,7 +24,9 @@
 // `nodes` table (its last heartbeat), for a view of the cluster.
 //
 // Cancel reaches a job wherever it runs: any node flags it in its row, and the holder's next
-// heartbeat returns it, so it stops within one heartbeat interval plus the phase it is in.
+// heartbeat returns it, so it stops within one heartbeat interval plus the phase it is in. A claim
+// returns the flag too: a job flagged while its holder stalled, then taken over when the lease ran
+// out, is ended cancelled by its new holder without being proved.
 //
 // Thread safety: any thread; one connection guarded by a mutex (separate from the store's, so a
 // claim never waits behind a large result being written).
