@@ -184,7 +184,7 @@ bool cluster_member::adopt(const job_lease& l) {
   auto j = std::make_shared<live_job>();
   j->lease = l;
   j->enqueued = steady_clock::now();
-  const status why = check_claimed(*j, l);
+  status why = check_claimed(*j, l);
   job_result& i = j->rec.info;
   {
     std::lock_guard lk(e_.jobs_.mutex);
@@ -198,6 +198,28 @@ bool cluster_member::adopt(const job_lease& l) {
                                 " ended cancelled without running (cancelled while another node held it)");
     e_.finish(j, job_state::cancelled, status(errc::cancelled, "cancelled by the caller"));
     return false;
+  }
+  if (why.code() == errc::unavailable) {
+    // The database went away between the claim and the read of the job's rows (a server
+    // restarting): not the job's fault, and failing it would end it for good. The claim stays this
+    // node's (its heartbeat keeps it), so its rows are read again once the server answers; a drain
+    // meanwhile gives the claim back, or leaves it to run out.
+    e_.log(log_level::warn, "engine: job claimed id=" + std::to_string(l.id) +
+                                " waits to be read, the database out of reach: " + why.to_string());
+    for (;;) {
+      {
+        std::unique_lock lk(cluster_m_);
+        if (cluster_cv_.wait_for(lk, e_.opt_.cluster.poll, [&] { return claim_stop_; })) break;
+      }
+      why = check_claimed(*j, l);
+      if (why.code() != errc::unavailable) break;
+    }
+    if (why.code() == errc::unavailable) {
+      (void)leases_->release(l);
+      std::lock_guard lk(e_.jobs_.mutex);
+      e_.jobs_.live.erase(l.id);
+      return false;
+    }
   }
   if (!why.is_ok()) {
     e_.finish(j, job_state::failed, why);

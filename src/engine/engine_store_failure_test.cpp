@@ -29,6 +29,7 @@
 #include "engine/engine_test_util.hpp"
 #include "engine/jobs/parked_result.hpp"
 #include "engine/jobs/sqlite_job_store.hpp"
+#include "engine/jobs/witness_spool.hpp"
 
 namespace cuzk::engine {
 namespace {
@@ -423,6 +424,96 @@ TEST(engine_store_failure, a_full_disk_under_the_sqlite_store_holds_the_result_u
   EXPECT_EQ(r->state, job_state::done) << r->error.to_string();
   EXPECT_EQ(r->proofs.size(), 10u);
   EXPECT_EQ(store->get(id).value()->info.state, job_state::done);
+  (*eng)->drain(std::chrono::seconds(5));
+}
+
+// docs/HARDENING.md, finding 24: the real SQLite store and the spool on one small file system, a
+// 10-partition job proved while it fills, then made read-only, and only then given write access
+// and room back. The outcome waits through both faults in memory only (the spool cannot take its
+// file either, and says so in the log), and is stored once the store takes writes again.
+//
+// Read-only while the store holds its files open: Linux refuses to remount a file system read-only
+// under files open for writing (EBUSY, tmpfs and ext4 alike), and once ext4 has gone read-only on
+// an error it does not come back without an unmount. So the files and their directories are made
+// immutable (chattr +i, on ext4 in a loop-mounted image), which refuses every write through the
+// descriptors already open, as a read-only file system does, and is undone with chattr -i. Needs
+// root, a loop device and mkfs.ext4; skipped, saying which is missing, elsewhere.
+TEST(engine_store_failure, a_full_then_read_only_file_system_under_store_and_spool_holds_the_result) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to mount a file system image and make files immutable";
+  const std::string dir = temp_dir("store-full-ro");
+  const std::string mnt = dir + "/store";
+  const std::string image = dir + "/fs.img";
+  std::filesystem::create_directories(mnt);
+  if (std::system(("truncate -s 8M " + image + " && mkfs.ext4 -q -F " + image + " >/dev/null 2>&1").c_str()) != 0)
+    GTEST_SKIP() << "cannot make an ext4 image here (no mkfs.ext4: Debian's e2fsprogs)";
+  if (std::system(("mount -o loop " + image + " " + mnt + " 2>/dev/null").c_str()) != 0)
+    GTEST_SKIP() << "cannot loop-mount a file system image here (no loop device, or no CAP_SYS_ADMIN)";
+  struct unmount {
+    std::string at;
+    ~unmount() { (void)std::system(("chattr -R -i " + at + " 2>/dev/null; umount -l " + at).c_str()); }
+  } guard{mnt};
+  auto immutable = [&](bool on) {
+    return std::system(("chattr -R " + std::string(on ? "+i " : "-i ") + mnt).c_str()) == 0;
+  };
+
+  auto opened = sqlite_job_store::open(mnt + "/jobs.sqlite");
+  ASSERT_TRUE(opened.is_ok()) << opened.error().to_string();
+  std::shared_ptr<job_store> store(std::move(opened).value());
+  engine_options o;
+  o.verify_proofs = false;
+  o.spool_dir = mnt + "/spool";
+  engine_parts parts;
+  auto gated = std::make_unique<gated_backend>(std::chrono::milliseconds(0), false);
+  gated_backend* gate = gated.get();
+  parts.backend = std::move(gated);
+  parts.store = store;
+  auto eng = engine::create(std::move(o), std::move(parts));
+  ASSERT_TRUE(eng.is_ok()) << eng.error().to_string();
+  ASSERT_TRUE((*eng)->register_circuit("small", small_zkey).is_ok());
+  auto req = request("small", 10);
+  req.request_id = "full-then-ro-1";
+  const job_id id = (*eng)->submit(req).value();
+  ASSERT_TRUE(gate->wait_calls(1));
+
+  const std::string filler = mnt + "/filler";
+  {
+    std::ofstream out(filler, std::ios::binary);
+    const std::vector<char> block(4096, 'x');
+    while (out.write(block.data(), block.size())) {
+    }
+  }
+  gate->open();
+  auto r = (*eng)->await(id, 1500ms);
+  ASSERT_FALSE(r.is_ok()) << job_state_name(r->state) << " " << r->error.to_string();
+  EXPECT_EQ(r.error().code(), errc::unavailable) << r.error().to_string();
+  EXPECT_NE(r.error().message().find("full"), std::string::npos) << r.error().to_string();
+  const std::string parked = witness_spool::open(mnt + "/spool").value().result_path(id);
+  EXPECT_FALSE(std::filesystem::exists(parked));  // no room for it: held in memory
+
+  // Read-only while still full: the retries meet another fault that passes, and the job waits on.
+  ASSERT_TRUE(immutable(true));
+  std::this_thread::sleep_for(1500ms);  // several retries (250 ms, doubling)
+  r = (*eng)->await(id, 100ms);
+  ASSERT_FALSE(r.is_ok()) << job_state_name(r->state) << " " << r->error.to_string();
+  EXPECT_EQ(r.error().code(), errc::unavailable) << r.error().to_string();
+  EXPECT_FALSE(is_terminal((*eng)->get(id).value().state));
+  // The last refusal is the write refused (SQLite's IOERR), not the full disk any more.
+  EXPECT_NE(r.error().message().find("I/O error"), std::string::npos) << r.error().to_string();
+
+  // Write access back, then the room: the outcome is stored, all ten proofs.
+  ASSERT_TRUE(immutable(false));
+  std::this_thread::sleep_for(500ms);
+  r = (*eng)->await(id, 100ms);
+  EXPECT_FALSE(r.is_ok()) << "stored before there was room";
+  std::filesystem::remove(filler);
+  r = (*eng)->await(id, 20s);
+  ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+  EXPECT_EQ(r->state, job_state::done) << r->error.to_string();
+  EXPECT_EQ(r->proofs.size(), 10u);
+  EXPECT_EQ(store->get(id).value()->info.state, job_state::done);
+  EXPECT_EQ(store->get(id).value()->info.proofs.size(), 10u);
+  EXPECT_EQ((*eng)->submit(req).value(), id);
+  EXPECT_EQ(gate->calls.load(), 10);  // proved once
   (*eng)->drain(std::chrono::seconds(5));
 }
 
