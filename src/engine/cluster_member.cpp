@@ -71,8 +71,8 @@ void cluster_member::end_parked(job_id id) {
   if (!parked) {
     e_.log(log_level::warn, "engine: job=" + std::to_string(id) + " proved again: " + refused);
     if (const status s = leases_->release(**l); !s)
-      e_.log(log_level::warn, "engine: job=" + std::to_string(id) +
-                                  " not released (another node takes it when the lease runs out): " + s.to_string());
+      e_.log(log_level::warn, "engine: job=" + std::to_string(id) + " not released (another node takes it " +
+                                  "when the lease runs out): " + s.to_string());
     return;
   }
   {

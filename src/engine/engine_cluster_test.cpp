@@ -434,8 +434,8 @@ TEST(engine_cluster, three_nodes_lose_no_proof_through_a_fast_restart_and_a_kill
     for (unsigned k = 0; k < n; ++k) {
       const auto r = nodes[k % 3]->get(ids[k]).value();
       std::ofstream(dir + "/" + std::to_string(k) + ".json")
-          << "{\"proof\": " << r.proofs.at(0).proof_json << ", \"publicSignals\": " << r.proofs.at(0).public_json
-          << "}";
+          << "{\"proof\": " << r.proofs.at(0).proof_json
+          << ", \"publicSignals\": " << r.proofs.at(0).public_json << "}";
     }
     const std::string out = root + "/snarkjs.out";
     const int rc = std::system(("node " + test::data_dir + "/../cluster/verify_proofs.js " + snarkjs + " " +
@@ -447,8 +447,8 @@ TEST(engine_cluster, three_nodes_lose_no_proof_through_a_fast_restart_and_a_kill
     EXPECT_NE(said.find("verified 300 of 300"), std::string::npos) << said;
   }
   auto rows = watcher->exec("read",
-                            "SELECT count(*), count(*) FILTER (WHERE state = 5), count(*) FILTER (WHERE state = 6), "
-                            "count(DISTINCT lease_node) FROM jobs");
+                            "SELECT count(*), count(*) FILTER (WHERE state = 5), "
+                            "count(*) FILTER (WHERE state = 6), count(DISTINCT lease_node) FROM jobs");
   ASSERT_TRUE(rows.is_ok()) << rows.error().to_string();
   EXPECT_EQ(rows->i64(0, 0), n);
   EXPECT_EQ(rows->i64(0, 1), n);

@@ -75,6 +75,8 @@ class refusing_store final : public job_store {
   std::shared_ptr<job_store> inner_;
 };
 
+const std::string small_vk = data_dir + "/snarkjs/bn128/verification_key.json";
+
 // The CPU prover, counting its proofs: a job proved again after a restart shows in the count, and
 // its proofs, made with fresh random r and s, differ from the first ones.
 class counting_backend final : public prover_backend {
@@ -313,7 +315,7 @@ TEST(engine_store_failure, a_result_waiting_for_the_store_when_the_daemon_stops_
   for (std::size_t k = 0; k < 3; ++k) {
     EXPECT_EQ(r->proofs[k].proof_json, made[k].proof_json);  // the same proof, not a new one
     EXPECT_EQ(r->proofs[k].public_json, made[k].public_json);
-    expect_valid_proof<bn254>(r->proofs[k], data_dir + "/snarkjs/bn128/verification_key.json", multiplier_public(0));
+    expect_valid_proof<bn254>(r->proofs[k], small_vk, multiplier_public(0));
   }
   EXPECT_EQ(f.proved.load(), 0);
   EXPECT_EQ(f.stored_state(id), job_state::done);
@@ -366,7 +368,7 @@ TEST(engine_store_failure, a_damaged_or_foreign_parked_result_is_refused_and_the
     ASSERT_TRUE(r.is_ok()) << r.error().to_string();
     EXPECT_EQ(r->state, job_state::done) << r->error.to_string();
     ASSERT_EQ(r->proofs.size(), 1u);
-    expect_valid_proof<bn254>(r->proofs[0], data_dir + "/snarkjs/bn128/verification_key.json", multiplier_public(0));
+    expect_valid_proof<bn254>(r->proofs[0], small_vk, multiplier_public(0));
     EXPECT_FALSE(std::filesystem::exists(f.parked_path(id)));
   }
   EXPECT_EQ(f.proved.load(), 3);  // each proved again
@@ -444,7 +446,8 @@ TEST(engine_store_failure, a_full_then_read_only_file_system_under_store_and_spo
   const std::string mnt = dir + "/store";
   const std::string image = dir + "/fs.img";
   std::filesystem::create_directories(mnt);
-  if (std::system(("truncate -s 8M " + image + " && mkfs.ext4 -q -F " + image + " >/dev/null 2>&1").c_str()) != 0)
+  const std::string make_fs = "truncate -s 8M " + image + " && mkfs.ext4 -q -F " + image + " >/dev/null 2>&1";
+  if (std::system(make_fs.c_str()) != 0)
     GTEST_SKIP() << "cannot make an ext4 image here (no mkfs.ext4: Debian's e2fsprogs)";
   if (std::system(("mount -o loop " + image + " " + mnt + " 2>/dev/null").c_str()) != 0)
     GTEST_SKIP() << "cannot loop-mount a file system image here (no loop device, or no CAP_SYS_ADMIN)";

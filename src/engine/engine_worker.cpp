@@ -186,10 +186,11 @@ void engine::store_end(const std::shared_ptr<live_job>& j, job_result snapshot) 
       const std::string bytes = encode_parked_result({std::move(snapshot), j->key.digest});
       const status kept = spool_.put_result(
           j->rec.info.id, {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
-      log(log_level::warn, "engine: job=" + std::to_string(j->rec.info.id) + " ended " + job_state_name(end) +
-                               "; its result waits for the job store: " + st.to_string() +
-                               (kept.is_ok() ? "; kept in the spool for a restart"
-                                             : "; held in memory only (a restart proves it again): " + kept.to_string()));
+      log(log_level::warn,
+          "engine: job=" + std::to_string(j->rec.info.id) + " ended " + job_state_name(end) +
+              "; its result waits for the job store: " + st.to_string() +
+              (kept.is_ok() ? "; kept in the spool for a restart"
+                            : "; held in memory only (a restart proves it again): " + kept.to_string()));
     }
     source_->capacity_freed();  // its worker is free, and the job no longer holds a claim's place
     housekeeper_.wake();  // onto the retry period now, not after a whole purge period

@@ -67,7 +67,8 @@ result<local_job_source::recovered> local_job_source::recover(job_record r, std:
         std::lock_guard lk(e_.jobs_.mutex);
         e_.jobs_.live[i.id] = j;
       }
-      e_.log(log_level::info, "engine: job=" + std::to_string(i.id) + " ended " + job_state_name(parked->state) +
+      e_.log(log_level::info, "engine: job=" + std::to_string(i.id) + " ended " +
+                                  job_state_name(parked->state) +
                                   " before the restart; its result, kept in the spool, goes to the store");
       e_.store_end(j, std::move(*parked));
       return recovered::ended;

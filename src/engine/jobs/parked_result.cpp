@@ -3,7 +3,6 @@
 #include "engine/jobs/parked_result.hpp"
 
 #include <nlohmann/json.hpp>
-
 #include <span>
 
 #include "engine/jobs/witness.hpp"
@@ -69,16 +68,19 @@ result<parked_result> decode_parked_result(std::string_view bytes) {
     r.circuit = j.at("circuit").get<std::string>();
     p.key_digest = j.at("key_digest").get<std::string>();
     const int prio = j.at("priority").get<int>();
-    if (prio < 0 || prio >= priority_count) return bad("priority " + std::to_string(prio) + " is out of range");
+    if (prio < 0 || prio >= priority_count)
+      return bad("priority " + std::to_string(prio) + " is out of range");
     r.prio = static_cast<priority>(prio);
     const int state = j.at("state").get<int>();
-    if (state < 0 || state > static_cast<int>(job_state::cancelled) || !is_terminal(static_cast<job_state>(state)))
+    if (state < 0 || state > static_cast<int>(job_state::cancelled) ||
+        !is_terminal(static_cast<job_state>(state)))
       return bad("state " + std::to_string(state) + " is not an end");
     r.state = static_cast<job_state>(state);
     r.partitions = j.at("partitions").get<uint32_t>();
     const int code = j.at("error_code").get<int>();
     if (code < 0 || code >= errc_count) return bad("error code " + std::to_string(code) + " is out of range");
-    r.error = code == 0 ? status::ok() : status(static_cast<errc>(code), j.at("error_message").get<std::string>());
+    r.error =
+        code == 0 ? status::ok() : status(static_cast<errc>(code), j.at("error_message").get<std::string>());
     for (const auto& x : j.at("proofs"))
       r.proofs.push_back({x.at("proof").get<std::string>(), x.at("public").get<std::string>()});
     const auto& seconds = j.at("seconds");
@@ -103,11 +105,13 @@ result<parked_result> decode_parked_result(std::string_view bytes) {
   return p;
 }
 
-std::string parked_result_mismatch(const parked_result& p, const job_record& rec, const std::string& key_digest) {
+std::string parked_result_mismatch(const parked_result& p, const job_record& rec,
+                                   const std::string& key_digest) {
   const job_result& r = p.result;
   const job_result& want = rec.info;
   if (r.id != want.id) return "job " + std::to_string(r.id) + ", not " + std::to_string(want.id);
-  if (r.request_id != want.request_id) return "request id '" + r.request_id + "', not '" + want.request_id + "'";
+  if (r.request_id != want.request_id)
+    return "request id '" + r.request_id + "', not '" + want.request_id + "'";
   if (r.circuit != want.circuit) return "circuit " + r.circuit + ", not " + want.circuit;
   if (r.partitions != rec.witness_paths.size())
     return std::to_string(r.partitions) + " partitions, not " + std::to_string(rec.witness_paths.size());

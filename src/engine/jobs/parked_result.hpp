@@ -38,7 +38,8 @@ std::string encode_parked_result(const parked_result& p);
 result<parked_result> decode_parked_result(std::string_view bytes);
 // Empty when `p` is the outcome of the job `rec` holds, made under the key of `key_digest`;
 // otherwise how it differs ("request id r-2, not r-1").
-std::string parked_result_mismatch(const parked_result& p, const job_record& rec, const std::string& key_digest);
+std::string parked_result_mismatch(const parked_result& p, const job_record& rec,
+                                   const std::string& key_digest);
 
 // At a start: the outcome `spool` keeps for the job `rec` holds, if there is a file and it is this
 // job's under the key of `key_digest`. nullopt otherwise; where a file was there but refused,

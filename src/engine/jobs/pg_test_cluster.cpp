@@ -135,7 +135,8 @@ status pg_test_cluster::stop() {
 status pg_test_cluster::kill() {
   std::ifstream pidfile(dir_ + "/data/postmaster.pid");
   long pid = 0;
-  if (!(pidfile >> pid) || pid <= 0) return status(errc::internal, "kill: no postmaster.pid in " + dir_ + "/data");
+  if (!(pidfile >> pid) || pid <= 0)
+    return status(errc::internal, "kill: no postmaster.pid in " + dir_ + "/data");
   if (::kill(static_cast<pid_t>(pid), SIGKILL) != 0)
     return status(errc::internal, "kill: the postmaster " + std::to_string(pid) + " cannot be signalled");
   started_ = false;

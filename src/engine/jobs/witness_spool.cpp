@@ -162,8 +162,8 @@ result<std::optional<std::string>> witness_spool::read_result(uint64_t id) const
     out.append(buf, static_cast<std::size_t>(n));
     if (out.size() > max_result_bytes) {
       ::close(fd);
-      return status(errc::io_error, path + ": parked result: expected at most " + std::to_string(max_result_bytes) +
-                                        " bytes, found more");
+      return status(errc::io_error, path + ": parked result: expected at most " +
+                                        std::to_string(max_result_bytes) + " bytes, found more");
     }
   }
   ::close(fd);
