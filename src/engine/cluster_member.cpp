@@ -8,6 +8,7 @@
 
 #include "engine/cluster_member.hpp"
 #include "engine/engine.hpp"
+#include "engine/jobs/parked_result.hpp"
 #include "engine/jobs/pg_connection.hpp"
 #include "engine/jobs/pg_job_result.hpp"
 
@@ -34,12 +35,53 @@ status cluster_member::take_unfinished(std::vector<job_record> jobs) {
   // The jobs stay in the database until a node claims them; the spool keeps what any unfinished
   // job of any node names.
   std::set<std::string> keep;
-  for (const auto& r : jobs)
+  for (const auto& r : jobs) {
+    keep.insert(e_.spool_.result_path(r.info.id));
     for (std::size_t k = 0; k < r.witness_paths.size(); ++k)
       if (k < r.spooled.size() && r.spooled[k]) keep.insert(r.witness_paths[k]);
+  }
   if (const std::size_t orphans = e_.spool_.sweep(keep))
-    e_.log(log_level::info, "engine: orphan_witnesses_removed=" + std::to_string(orphans));
+    e_.log(log_level::info, "engine: orphan_files_removed=" + std::to_string(orphans));
+  // The jobs this node proved before it stopped, whose outcomes waited for the database in its
+  // spool (parked_result.hpp): take_node_name() has just given this name's leases back, so each is
+  // claimed again here, before any other node proves it again, and its outcome committed under the
+  // new lease. One another node holds by now is left to that node.
+  for (const auto& r : jobs)
+    if (::access(e_.spool_.result_path(r.info.id).c_str(), F_OK) == 0) end_parked(r.info.id);
   return status::ok();
+}
+
+void cluster_member::end_parked(job_id id) {
+  auto l = leases_->claim_id(id);
+  if (!l || !*l) {
+    e_.log(log_level::info, "engine: job=" + std::to_string(id) + " has a result kept in the spool, but " +
+                                (l ? std::string("another node holds it") : l.error().to_string()) +
+                                "; left to whichever node proves it");
+    return;
+  }
+  auto j = std::make_shared<live_job>();
+  j->lease = **l;
+  j->enqueued = steady_clock::now();
+  std::string refused;
+  std::optional<job_result> parked;
+  if (const status why = check_claimed(*j, **l); why.is_ok())
+    parked = take_parked_result(e_.spool_, j->rec, j->key.digest, refused);
+  else
+    refused = why.to_string();
+  if (!parked) {
+    e_.log(log_level::warn, "engine: job=" + std::to_string(id) + " proved again: " + refused);
+    if (const status s = leases_->release(**l); !s)
+      e_.log(log_level::warn, "engine: job=" + std::to_string(id) + " not released (another node takes it " +
+                                  "when the lease runs out): " + s.to_string());
+    return;
+  }
+  {
+    std::lock_guard lk(e_.jobs_.mutex);
+    e_.jobs_.live[id] = j;
+  }
+  e_.log(log_level::info, "engine: job=" + std::to_string(id) + " ended " + job_state_name(parked->state) +
+                              " before the restart; its result, kept in the spool, goes to the database");
+  e_.store_end(j, std::move(*parked));
 }
 
 void cluster_member::start() {
@@ -142,11 +184,42 @@ bool cluster_member::adopt(const job_lease& l) {
   auto j = std::make_shared<live_job>();
   j->lease = l;
   j->enqueued = steady_clock::now();
-  const status why = check_claimed(*j, l);
+  status why = check_claimed(*j, l);
   job_result& i = j->rec.info;
   {
     std::lock_guard lk(e_.jobs_.mutex);
     e_.jobs_.live[l.id] = j;
+  }
+  if (l.cancel_requested) {
+    // A client asked to cancel it while its last holder held it, and that holder stalled (a
+    // stopped process, a frozen heartbeat) until its lease ran out, the flag unread: ended here,
+    // never proved (docs/HARDENING.md, finding 25).
+    e_.log(log_level::info, "engine: job claimed id=" + std::to_string(l.id) +
+                                " ended cancelled without running (cancelled while another node held it)");
+    e_.finish(j, job_state::cancelled, status(errc::cancelled, "cancelled by the caller"));
+    return false;
+  }
+  if (why.code() == errc::unavailable) {
+    // The database went away between the claim and the read of the job's rows (a server
+    // restarting): not the job's fault, and failing it would end it for good. The claim stays this
+    // node's (its heartbeat keeps it), so its rows are read again once the server answers; a drain
+    // meanwhile gives the claim back, or leaves it to run out.
+    e_.log(log_level::warn, "engine: job claimed id=" + std::to_string(l.id) +
+                                " waits to be read, the database out of reach: " + why.to_string());
+    for (;;) {
+      {
+        std::unique_lock lk(cluster_m_);
+        if (cluster_cv_.wait_for(lk, e_.opt_.cluster.poll, [&] { return claim_stop_; })) break;
+      }
+      why = check_claimed(*j, l);
+      if (why.code() != errc::unavailable) break;
+    }
+    if (why.code() == errc::unavailable) {
+      (void)leases_->release(l);
+      std::lock_guard lk(e_.jobs_.mutex);
+      e_.jobs_.live.erase(l.id);
+      return false;
+    }
   }
   if (!why.is_ok()) {
     e_.finish(j, job_state::failed, why);

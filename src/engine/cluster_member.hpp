@@ -78,8 +78,12 @@ class cluster_member final : public job_source {
   void claim_loop();
   void heartbeat_loop();
   void listen_loop();
-  // Turns a claim into a queued job of this node; false when it ended at once (failed).
+  // Turns a claim into a queued job of this node; false when it ended at once (failed, or
+  // cancelled while its previous holder held it).
   bool adopt(const job_lease& l);
+  // At start: claims job `id` again and commits the outcome this node kept for it in its spool
+  // (parked_result.hpp); a job another node holds, or a file refused, is left to be proved again.
+  void end_parked(job_id id);
   // The claimed job's record, its circuit and its witnesses checked on this node.
   status check_claimed(live_job& j, const job_lease& l);
   // How many claimed jobs this node holds that have not ended; under the engine's lock.

@@ -33,8 +33,9 @@
 // What persists (in the job store): every job from the moment submit() returns, the start of each
 // attempt (state loading_key and the attempt count; later phases are in memory only), its result
 // until the retention passes; registered circuits. A restart (or a crash, kill -9)
-// re-queues every job that had not ended, in its original order, and re-registers the circuits.
-// Timelines and metrics are in memory.
+// re-queues every job that had not ended, in its original order, and re-registers the circuits;
+// a job whose end the store could not take before the stop is stored with the outcome the spool
+// kept for it instead (jobs/parked_result.hpp). Timelines and metrics are in memory.
 //
 // drain() is for SIGTERM: submit() starts refusing, no new work is dispatched, running jobs finish
 // within the grace period or are abandoned at their next phase boundary and go back to the queue

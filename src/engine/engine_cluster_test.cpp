@@ -8,13 +8,18 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <set>
 #include <thread>
 
+#include "engine/backends/cpu_prover_backend.hpp"
 #include "engine/engine_test_util.hpp"
 #include "engine/jobs/pg_connection.hpp"
+#include "engine/jobs/pg_job_leases.hpp"
 #include "engine/jobs/pg_test_cluster.hpp"
 
 namespace cuzk::engine {
@@ -262,6 +267,235 @@ TEST(engine_cluster, a_database_restart_mid_run_loses_no_proof) {
   EXPECT_EQ(rows->i64(0, 2), 1);  // none proved twice
 }
 
+
+// docs/HARDENING.md, finding 23, in a cluster: a node's proof ends while the database server is
+// down, the node is stopped (a drain) before the server is back, and a node of the same name starts
+// again: it claims the job back at its start and commits the outcome its spool kept, proving
+// nothing.
+TEST(engine_cluster, a_node_stopped_while_its_result_waits_for_the_database_commits_it_at_its_next_start) {
+  FRESH_DATABASE_OR_SKIP(db, "engine_cluster_parked_stop");
+  const std::string root = test::temp_dir("cluster-parked-stop");
+  auto node = [&](test::gated_backend*& gate, bool open) {
+    auto b = std::make_unique<test::gated_backend>(0ms, open);
+    gate = b.get();
+    engine_parts parts;
+    parts.backend = std::move(b);
+    auto o = node_options(db, root, "node-a");
+    o.verify_proofs = false;
+    o.cluster.lease = 3s;
+    auto e = engine::create(o, std::move(parts));
+    EXPECT_TRUE(e.is_ok()) << e.error().to_string();
+    if (!e) return std::unique_ptr<engine>();
+    EXPECT_TRUE((*e)->register_circuit("mul", test::small_zkey).is_ok());
+    return std::move(e).value();
+  };
+  pg_test_cluster* server = pg_test_cluster::shared();
+  test::gated_backend* first_gate = nullptr;
+  auto first = node(first_gate, false);
+  ASSERT_TRUE(first);
+  auto req = multiplier_request(5);
+  req.request_id = "parked-stop-cluster";
+  const job_id id = first->submit(req).value();
+  ASSERT_TRUE(first_gate->wait_calls(1));
+  ASSERT_TRUE(server->stop().is_ok());
+  first_gate->open();
+  const std::string kept = root + "/node-a/r-" + std::to_string(id) + ".result";
+  for (int k = 0; k < 500 && !std::filesystem::exists(kept); ++k) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(std::filesystem::exists(kept));
+  first.reset();  // drained while the server is down
+  ASSERT_TRUE(server->start().is_ok());
+
+  test::gated_backend* second_gate = nullptr;
+  auto second = node(second_gate, true);  // a proof made again would end, and be counted
+  ASSERT_TRUE(second);
+  auto r = second->await(id, 30s);
+  ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+  EXPECT_EQ(r->state, job_state::done) << r->error.to_string();
+  EXPECT_EQ(r->proofs.size(), 1u);
+  EXPECT_EQ(second_gate->calls.load(), 0);
+  EXPECT_FALSE(std::filesystem::exists(kept));
+  EXPECT_EQ(second->submit(req).value(), id);
+}
+
+// The real CPU prover, each proof held back by `pace` first: the multiplier proves in about a
+// millisecond, so without it the nodes would be idle, waiting for submits, whenever the database
+// went away, and an outage would meet no proof in flight.
+class paced_cpu_backend final : public prover_backend {
+ public:
+  explicit paced_cpu_backend(std::chrono::milliseconds pace) : pace_(pace) {}
+  const char* name() const noexcept override { return "cpu"; }
+  result<any_proof> prove(const prove_call& call, const any_witness& witness, const cancel_token& cancel,
+                          prove_report& report) override {
+    std::this_thread::sleep_for(pace_);
+    return cpu_.prove(call, witness, cancel, report);
+  }
+
+ private:
+  cpu_prover_backend cpu_;
+  std::chrono::milliseconds pace_;
+};
+
+// docs/HARDENING.md, finding 24: finding 17 at scale. Three nodes proving with the real CPU prover,
+// 300 jobs submitted each under a request id, and the database server restarted twice while they
+// run: first as an operator restarts it (`pg_ctl restart -m fast`), then killed with SIGKILL and
+// started again (crash recovery). Every job ends done, none failed, every proof verifies, and a
+// resubmit of every request id returns its job.
+TEST(engine_cluster, three_nodes_lose_no_proof_through_a_fast_restart_and_a_kill_of_the_database) {
+  FRESH_DATABASE_OR_SKIP(db, "engine_cluster_restarts");
+  const std::string root = test::temp_dir("cluster-restarts");
+  std::atomic<int> parked{0};  // proofs whose result commit met an outage
+  auto node = [&](const std::string& name) {
+    auto o = node_options(db, root, name);
+    o.cluster.lease = 5s;  // longer than each outage, so the jobs stay with their nodes through it
+    o.log = [&](log_level, const std::string& line) {
+      if (line.find("its result waits for the job store") != std::string::npos) ++parked;
+    };
+    engine_parts parts;
+    parts.backend = std::make_unique<paced_cpu_backend>(40ms);
+    auto e = engine::create(o, std::move(parts));
+    EXPECT_TRUE(e.is_ok()) << e.error().to_string();
+    if (!e) return std::unique_ptr<engine>();
+    EXPECT_TRUE((*e)->register_circuit("mul", test::small_zkey).is_ok());
+    return std::move(e).value();
+  };
+  std::vector<std::unique_ptr<engine>> nodes;
+  for (const char* name : {"node-a", "node-b", "node-c"}) nodes.push_back(node(name));
+  ASSERT_TRUE(nodes[0] && nodes[1] && nodes[2]);
+  constexpr unsigned n = 300;
+  std::vector<job_id> ids(n);
+  std::vector<job_request> reqs;
+  for (unsigned k = 0; k < n; ++k) {
+    reqs.push_back(multiplier_request(k));
+    reqs.back().request_id = "restarts-" + std::to_string(k);
+  }
+  // Submitted faster than the nodes prove, so that a queue builds up and proofs are in flight at
+  // both outages, and each submit an outage refuses (unavailable) sent again under its request id,
+  // as a client does.
+  std::atomic<unsigned> submitted{0};
+  std::atomic<int> refused{0};
+  std::thread client([&] {
+    for (unsigned k = 0; k < n; ++k) {
+      const auto until = std::chrono::steady_clock::now() + 60s;
+      for (;;) {
+        auto id = nodes[k % 3]->submit(reqs[k]);
+        if (id.is_ok()) {
+          ids[k] = *id;
+          break;
+        }
+        if (id.error().code() != errc::unavailable || std::chrono::steady_clock::now() > until) {
+          ADD_FAILURE() << "request " << reqs[k].request_id << ": " << id.error().to_string();
+          break;
+        }
+        ++refused;
+        std::this_thread::sleep_for(50ms);
+      }
+      submitted = k + 1;
+      std::this_thread::sleep_for(5ms);
+    }
+  });
+  auto wait_submitted = [&](unsigned at_least) {
+    while (submitted.load() < at_least) std::this_thread::sleep_for(5ms);
+  };
+  pg_test_cluster* server = pg_test_cluster::shared();
+  wait_submitted(n / 4);
+  EXPECT_TRUE(server->stop().is_ok());  // pg_ctl restart -m fast: sessions ended, then up again
+  std::this_thread::sleep_for(300ms);
+  EXPECT_TRUE(server->start().is_ok());
+  wait_submitted(2 * n / 3);
+  EXPECT_TRUE(server->kill().is_ok());  // kill -9 of the postmaster
+  std::this_thread::sleep_for(300ms);
+  EXPECT_TRUE(server->start_after_crash().is_ok());
+  client.join();
+  auto watcher = pg_connection::open(db).value();
+
+  // Awaited on a node other than the one submitted to; an await while a node's store cannot be
+  // read yet is answered unavailable, and asked again.
+  for (unsigned k = 0; k < n; ++k) {
+    const auto until = std::chrono::steady_clock::now() + 60s;
+    result<job_result> r = status(errc::unavailable, "not awaited");
+    while (!r.is_ok() && r.error().code() == errc::unavailable && std::chrono::steady_clock::now() < until) {
+      r = nodes[(k + 1) % 3]->await(ids[k], 20s);
+      if (!r.is_ok()) std::this_thread::sleep_for(50ms);
+    }
+    ASSERT_TRUE(r.is_ok()) << "job " << ids[k] << ": " << r.error().to_string();
+    ASSERT_EQ(r->state, job_state::done) << "job " << ids[k] << ": " << r->error.to_string();
+    ASSERT_EQ(r->proofs.size(), 1u);
+    test::expect_valid_proof<bn254>(r->proofs[0], small_vk, multiplier_public(k));
+  }
+  for (unsigned k = 0; k < n; ++k) EXPECT_EQ(nodes[(k + 2) % 3]->submit(reqs[k]).value(), ids[k]);
+  // And under snarkjs's library, all 300 in one node process (tests/cluster/verify_proofs.js), where
+  // the test tools are installed (cd tools/node && npm ci).
+  const std::string snarkjs = test::data_dir + "/../../tools/node/node_modules/snarkjs";
+  if (!std::filesystem::exists(snarkjs + "/package.json")) {
+    std::cout << "[ restarts ] snarkjs not installed (cd tools/node && npm ci): its check skipped\n";
+  } else {
+    const std::string dir = root + "/proofs";
+    std::filesystem::create_directories(dir);
+    for (unsigned k = 0; k < n; ++k) {
+      const auto r = nodes[k % 3]->get(ids[k]).value();
+      std::ofstream(dir + "/" + std::to_string(k) + ".json")
+          << "{\"proof\": " << r.proofs.at(0).proof_json
+          << ", \"publicSignals\": " << r.proofs.at(0).public_json << "}";
+    }
+    const std::string out = root + "/snarkjs.out";
+    const int rc = std::system(("node " + test::data_dir + "/../cluster/verify_proofs.js " + snarkjs + " " +
+                                small_vk + " " + dir + " >" + out + " 2>&1")
+                                   .c_str());
+    std::ifstream in(out);
+    const std::string said((std::istreambuf_iterator<char>(in)), {});
+    EXPECT_EQ(rc, 0) << said;
+    EXPECT_NE(said.find("verified 300 of 300"), std::string::npos) << said;
+  }
+  auto rows = watcher->exec("read",
+                            "SELECT count(*), count(*) FILTER (WHERE state = 5), "
+                            "count(*) FILTER (WHERE state = 6), count(DISTINCT lease_node) FROM jobs");
+  ASSERT_TRUE(rows.is_ok()) << rows.error().to_string();
+  EXPECT_EQ(rows->i64(0, 0), n);
+  EXPECT_EQ(rows->i64(0, 1), n);
+  EXPECT_EQ(rows->i64(0, 2), 0);
+  EXPECT_GT(refused.load(), 0) << "no submit met an outage";
+  EXPECT_GT(parked.load(), 0) << "no proof's result met an outage";
+  std::cout << "[ restarts ] results that waited for the database: " << parked.load()
+            << ", submits refused during the outages and sent again: " << refused.load()
+            << "; nodes that proved: " << rows->i64(0, 3) << "\n";
+}
+
+// docs/HARDENING.md, finding 25: a cancel sent through one node for a job that a stalled node holds
+// (a stopped process: its lease held, its heartbeat frozen, so the flag the cancel leaves in the row
+// is never read). Once the lease runs out, the node that claims the job ends it cancelled without
+// proving it; before, it proved the job in full and only then learnt of the cancel.
+TEST(engine_cluster, a_job_cancelled_while_its_holder_stalled_is_ended_by_the_next_claim_unproved) {
+  FRESH_DATABASE_OR_SKIP(db, "engine_cluster_stalled_cancel");
+  const std::string root = test::temp_dir("cluster-stalled-cancel");
+  test::gated_backend* gb = nullptr;
+  auto b = gated_node(db, root, "node-b", gb);
+  ASSERT_TRUE(b);
+  // b's one worker is busy with a first job, so the second stays in the database.
+  const job_id first = b->submit(multiplier_request(1)).value();
+  ASSERT_TRUE(gb->wait_calls(1));
+  const job_id second = b->submit(multiplier_request(2)).value();
+  // Node a claims it and stalls: a claim with no heartbeat after it, as a SIGSTOPped daemon leaves.
+  auto a = pg_job_leases::open(db, "node-a", 1500ms);
+  ASSERT_TRUE(a.is_ok()) << a.error().to_string();
+  auto held = (*a)->claim();
+  ASSERT_TRUE(held.is_ok() && *held) << (held ? "none claimable" : held.error().to_string());
+  ASSERT_EQ((*held)->id, second);
+  ASSERT_TRUE(b->cancel(second).is_ok());  // asked of node a, which never hears it
+  EXPECT_FALSE(is_terminal(b->get(second).value().state));
+  std::this_thread::sleep_for(1800ms);  // a's lease runs out
+  gb->open();                          // b's worker frees, and b claims the second job
+  auto r = b->await(second, 30s);
+  ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+  EXPECT_EQ(r->state, job_state::cancelled) << r->error.to_string();
+  EXPECT_EQ(r->error.code(), errc::cancelled);
+  EXPECT_EQ(b->await(first, 30s).value().state, job_state::done);
+  EXPECT_EQ(gb->calls.load(), 1);  // the first job's proof, and no other
+  // a, resumed, cannot commit it.
+  job_result late;
+  late.id = second;
+  late.state = job_state::done;
+  EXPECT_EQ((*a)->finish(**held, late).code(), errc::failed_precondition);
+}
 
 // The latency a job adds through the engine on PostgreSQL against SQLite: one small proof at a time
 // (the multiplier, real CPU prover, verified), submit to result, median of 100 after 5 unmeasured,

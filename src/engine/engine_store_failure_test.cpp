@@ -8,6 +8,10 @@
 // a restart before that proves the job again (finding 8: the result was not stored and await hung
 // until a restart).
 //
+// An outcome parked when the daemon stops is not lost either: the spool keeps it (parked_result.hpp)
+// and the next start stores it without proving the job again (finding 23); a file there that is
+// damaged is refused and the job is proved again.
+//
 // Most cases use the real SQLite store behind a thin wrapper that refuses finish() on demand: the
 // engine's seam is the job_store interface, so nothing of SQLite itself is faked. One puts the
 // real store on a small tmpfs and fills it (root only, as CI runs; skipped elsewhere with why).
@@ -20,9 +24,12 @@
 #include <fstream>
 #include <thread>
 
+#include "engine/backends/cpu_prover_backend.hpp"
 #include "engine/engine.hpp"
 #include "engine/engine_test_util.hpp"
+#include "engine/jobs/parked_result.hpp"
 #include "engine/jobs/sqlite_job_store.hpp"
+#include "engine/jobs/witness_spool.hpp"
 
 namespace cuzk::engine {
 namespace {
@@ -68,6 +75,25 @@ class refusing_store final : public job_store {
   std::shared_ptr<job_store> inner_;
 };
 
+const std::string small_vk = data_dir + "/snarkjs/bn128/verification_key.json";
+
+// The CPU prover, counting its proofs: a job proved again after a restart shows in the count, and
+// its proofs, made with fresh random r and s, differ from the first ones.
+class counting_backend final : public prover_backend {
+ public:
+  explicit counting_backend(std::atomic<int>& calls) : calls_(calls) {}
+  const char* name() const noexcept override { return "cpu"; }
+  result<any_proof> prove(const prove_call& call, const any_witness& witness, const cancel_token& cancel,
+                          prove_report& report) override {
+    ++calls_;
+    return cpu_.prove(call, witness, cancel, report);
+  }
+
+ private:
+  cpu_prover_backend cpu_;
+  std::atomic<int>& calls_;
+};
+
 struct fixture {
   std::string dir = temp_dir("store-failure");
   std::shared_ptr<job_store> sqlite;
@@ -79,12 +105,19 @@ struct fixture {
     sqlite = std::shared_ptr<job_store>(std::move(s).value());
     store = std::make_shared<refusing_store>(sqlite);
   }
-  std::unique_ptr<engine> start() {
+  std::atomic<int> proved{0};  // the counting backend's proofs
+
+  // With the gated test backend (its proofs are not checked), or with `counting` the CPU prover
+  // counting into `proved`, every proof verified.
+  std::unique_ptr<engine> start(bool counting = false) {
     engine_options o;
-    o.verify_proofs = false;
+    o.verify_proofs = counting;
     o.spool_dir = dir + "/spool";
     engine_parts parts;
-    parts.backend = std::make_unique<gated_backend>();
+    if (counting)
+      parts.backend = std::make_unique<counting_backend>(proved);
+    else
+      parts.backend = std::make_unique<gated_backend>();
     parts.store = store;
     auto e = engine::create(std::move(o), std::move(parts));
     EXPECT_TRUE(e.is_ok()) << e.error().to_string();
@@ -98,7 +131,14 @@ struct fixture {
     return r.is_ok() && r->has_value() ? (**r).info.state : job_state::queued;
   }
   std::string witness_path(job_id id) { return sqlite->get(id).value()->witness_paths.at(0); }
+  // Where the spool keeps the outcome of job `id` that waits for the store.
+  std::string parked_path(job_id id) { return witness_spool::open(dir + "/spool").value().result_path(id); }
 };
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 template <class F>
 bool poll_until(F&& done, std::chrono::milliseconds limit = 10s) {
@@ -225,6 +265,8 @@ TEST(engine_store_failure, a_restart_before_the_outcome_is_stored_proves_the_job
     ASSERT_TRUE(poll_until([&] { return f.store->refused.load() > 0; }));
     EXPECT_EQ(eng->await(id, 100ms).error().code(), errc::unavailable);
   }  // stopped with the disk still full
+  // Nothing kept in the spool either, as when the spool's disk was full too: the witnesses are.
+  ASSERT_TRUE(std::filesystem::remove(f.parked_path(id)));
   f.store->refuse = false;
   EXPECT_FALSE(is_terminal(f.stored_state(id)));
   auto eng = f.start();
@@ -233,6 +275,103 @@ TEST(engine_store_failure, a_restart_before_the_outcome_is_stored_proves_the_job
   ASSERT_TRUE(r.is_ok()) << r.error().to_string();
   EXPECT_EQ(r->state, job_state::done) << r->error.to_string();
   EXPECT_EQ(f.stored_state(id), job_state::done);
+}
+
+TEST(engine_store_failure, a_result_waiting_for_the_store_when_the_daemon_stops_is_stored_at_the_next_start) {
+  // docs/HARDENING.md, finding 23: proved while the store refused its end, then the daemon stopped
+  // (a drain, as for SIGTERM) before the store took it. The next start stores the three proofs the
+  // first one made, from the spool, and proves nothing.
+  fixture f;
+  auto req = request("small", 3);
+  req.request_id = "parked-stop-1";
+  job_id id = 0;
+  std::vector<partition_proof> made;
+  {
+    auto eng = f.start(true);
+    ASSERT_TRUE(eng);
+    f.store->refuse = true;
+    id = eng->submit(req).value();
+    ASSERT_TRUE(poll_until([&] { return f.store->refused.load() > 0; }));
+    EXPECT_EQ(f.proved.load(), 3);
+    EXPECT_EQ(eng->await(id, 100ms).error().code(), errc::unavailable);
+    auto kept = decode_parked_result(file_text(f.parked_path(id)));
+    ASSERT_TRUE(kept.is_ok()) << kept.error().to_string();
+    EXPECT_EQ(kept->result.state, job_state::done);
+    made = kept->result.proofs;
+    ASSERT_EQ(made.size(), 3u);
+  }  // drained with the store still refusing
+  EXPECT_FALSE(is_terminal(f.stored_state(id)));
+  const std::string wtns = f.witness_path(id);
+  EXPECT_TRUE(std::filesystem::exists(wtns));
+
+  f.store->refuse = false;
+  f.proved = 0;
+  auto eng = f.start(true);
+  ASSERT_TRUE(eng);
+  auto r = eng->await(id, 20s);
+  ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+  EXPECT_EQ(r->state, job_state::done) << r->error.to_string();
+  ASSERT_EQ(r->proofs.size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(r->proofs[k].proof_json, made[k].proof_json);  // the same proof, not a new one
+    EXPECT_EQ(r->proofs[k].public_json, made[k].public_json);
+    expect_valid_proof<bn254>(r->proofs[k], small_vk, multiplier_public(0));
+  }
+  EXPECT_EQ(f.proved.load(), 0);
+  EXPECT_EQ(f.stored_state(id), job_state::done);
+  EXPECT_EQ(f.sqlite->get(id).value()->info.proofs.at(2).proof_json, made[2].proof_json);
+  EXPECT_FALSE(std::filesystem::exists(f.parked_path(id)));
+  EXPECT_FALSE(std::filesystem::exists(wtns));
+  EXPECT_EQ(eng->submit(req).value(), id);  // the request id still names it
+}
+
+TEST(engine_store_failure, a_damaged_or_foreign_parked_result_is_refused_and_the_job_proved_again) {
+  // docs/HARDENING.md, finding 23: the file is read back only after a restart, so it is checked
+  // before it is believed. One byte changed in a proof, a file cut short, and another job's intact
+  // file under this job's name: each is refused, logged, and its job proved again.
+  fixture f;
+  std::vector<job_id> ids;
+  std::vector<std::string> kept;
+  {
+    auto eng = f.start(true);
+    ASSERT_TRUE(eng);
+    f.store->refuse = true;
+    for (int k = 0; k < 3; ++k) {
+      auto req = request("small");
+      req.request_id = "parked-bad-" + std::to_string(k);
+      ids.push_back(eng->submit(req).value());
+    }
+    ASSERT_TRUE(poll_until([&] {
+      for (job_id id : ids)
+        if (!std::filesystem::exists(f.parked_path(id))) return false;
+      return true;
+    }));
+    for (job_id id : ids) kept.push_back(file_text(f.parked_path(id)));
+  }
+  auto write = [](const std::string& path, const std::string& bytes) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  };
+  std::string altered = kept[0];
+  const auto at = altered.find_first_of("0123456789", altered.find("pi_a"));  // the proof's first digit
+  ASSERT_NE(at, std::string::npos);
+  altered[at] = altered[at] == '1' ? '2' : '1';
+  write(f.parked_path(ids[0]), altered);
+  write(f.parked_path(ids[1]), kept[1].substr(0, kept[1].size() / 2));
+  write(f.parked_path(ids[2]), kept[0]);  // job 0's outcome under job 2's name
+
+  f.store->refuse = false;
+  f.proved = 0;
+  auto eng = f.start(true);
+  ASSERT_TRUE(eng);
+  for (job_id id : ids) {
+    auto r = eng->await(id, 20s);
+    ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+    EXPECT_EQ(r->state, job_state::done) << r->error.to_string();
+    ASSERT_EQ(r->proofs.size(), 1u);
+    expect_valid_proof<bn254>(r->proofs[0], small_vk, multiplier_public(0));
+    EXPECT_FALSE(std::filesystem::exists(f.parked_path(id)));
+  }
+  EXPECT_EQ(f.proved.load(), 3);  // each proved again
 }
 
 // The real fault: the store on a tmpfs of its own that fills while a 10-partition job proves. The
@@ -287,6 +426,97 @@ TEST(engine_store_failure, a_full_disk_under_the_sqlite_store_holds_the_result_u
   EXPECT_EQ(r->state, job_state::done) << r->error.to_string();
   EXPECT_EQ(r->proofs.size(), 10u);
   EXPECT_EQ(store->get(id).value()->info.state, job_state::done);
+  (*eng)->drain(std::chrono::seconds(5));
+}
+
+// docs/HARDENING.md, finding 24: the real SQLite store and the spool on one small file system, a
+// 10-partition job proved while it fills, then made read-only, and only then given write access
+// and room back. The outcome waits through both faults in memory only (the spool cannot take its
+// file either, and says so in the log), and is stored once the store takes writes again.
+//
+// Read-only while the store holds its files open: Linux refuses to remount a file system read-only
+// under files open for writing (EBUSY, tmpfs and ext4 alike), and once ext4 has gone read-only on
+// an error it does not come back without an unmount. So the files and their directories are made
+// immutable (chattr +i, on ext4 in a loop-mounted image), which refuses every write through the
+// descriptors already open, as a read-only file system does, and is undone with chattr -i. Needs
+// root, a loop device and mkfs.ext4; skipped, saying which is missing, elsewhere.
+TEST(engine_store_failure, a_full_then_read_only_file_system_under_store_and_spool_holds_the_result) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to mount a file system image and make files immutable";
+  const std::string dir = temp_dir("store-full-ro");
+  const std::string mnt = dir + "/store";
+  const std::string image = dir + "/fs.img";
+  std::filesystem::create_directories(mnt);
+  const std::string make_fs = "truncate -s 8M " + image + " && mkfs.ext4 -q -F " + image + " >/dev/null 2>&1";
+  if (std::system(make_fs.c_str()) != 0)
+    GTEST_SKIP() << "cannot make an ext4 image here (no mkfs.ext4: Debian's e2fsprogs)";
+  if (std::system(("mount -o loop " + image + " " + mnt + " 2>/dev/null").c_str()) != 0)
+    GTEST_SKIP() << "cannot loop-mount a file system image here (no loop device, or no CAP_SYS_ADMIN)";
+  struct unmount {
+    std::string at;
+    ~unmount() { (void)std::system(("chattr -R -i " + at + " 2>/dev/null; umount -l " + at).c_str()); }
+  } guard{mnt};
+  auto immutable = [&](bool on) {
+    return std::system(("chattr -R " + std::string(on ? "+i " : "-i ") + mnt).c_str()) == 0;
+  };
+
+  auto opened = sqlite_job_store::open(mnt + "/jobs.sqlite");
+  ASSERT_TRUE(opened.is_ok()) << opened.error().to_string();
+  std::shared_ptr<job_store> store(std::move(opened).value());
+  engine_options o;
+  o.verify_proofs = false;
+  o.spool_dir = mnt + "/spool";
+  engine_parts parts;
+  auto gated = std::make_unique<gated_backend>(std::chrono::milliseconds(0), false);
+  gated_backend* gate = gated.get();
+  parts.backend = std::move(gated);
+  parts.store = store;
+  auto eng = engine::create(std::move(o), std::move(parts));
+  ASSERT_TRUE(eng.is_ok()) << eng.error().to_string();
+  ASSERT_TRUE((*eng)->register_circuit("small", small_zkey).is_ok());
+  auto req = request("small", 10);
+  req.request_id = "full-then-ro-1";
+  const job_id id = (*eng)->submit(req).value();
+  ASSERT_TRUE(gate->wait_calls(1));
+
+  const std::string filler = mnt + "/filler";
+  {
+    std::ofstream out(filler, std::ios::binary);
+    const std::vector<char> block(4096, 'x');
+    while (out.write(block.data(), block.size())) {
+    }
+  }
+  gate->open();
+  auto r = (*eng)->await(id, 1500ms);
+  ASSERT_FALSE(r.is_ok()) << job_state_name(r->state) << " " << r->error.to_string();
+  EXPECT_EQ(r.error().code(), errc::unavailable) << r.error().to_string();
+  EXPECT_NE(r.error().message().find("full"), std::string::npos) << r.error().to_string();
+  const std::string parked = witness_spool::open(mnt + "/spool").value().result_path(id);
+  EXPECT_FALSE(std::filesystem::exists(parked));  // no room for it: held in memory
+
+  // Read-only while still full: the retries meet another fault that passes, and the job waits on.
+  ASSERT_TRUE(immutable(true));
+  std::this_thread::sleep_for(1500ms);  // several retries (250 ms, doubling)
+  r = (*eng)->await(id, 100ms);
+  ASSERT_FALSE(r.is_ok()) << job_state_name(r->state) << " " << r->error.to_string();
+  EXPECT_EQ(r.error().code(), errc::unavailable) << r.error().to_string();
+  EXPECT_FALSE(is_terminal((*eng)->get(id).value().state));
+  // The last refusal is the write refused (SQLite's IOERR), not the full disk any more.
+  EXPECT_NE(r.error().message().find("I/O error"), std::string::npos) << r.error().to_string();
+
+  // Write access back, then the room: the outcome is stored, all ten proofs.
+  ASSERT_TRUE(immutable(false));
+  std::this_thread::sleep_for(500ms);
+  r = (*eng)->await(id, 100ms);
+  EXPECT_FALSE(r.is_ok()) << "stored before there was room";
+  std::filesystem::remove(filler);
+  r = (*eng)->await(id, 20s);
+  ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+  EXPECT_EQ(r->state, job_state::done) << r->error.to_string();
+  EXPECT_EQ(r->proofs.size(), 10u);
+  EXPECT_EQ(store->get(id).value()->info.state, job_state::done);
+  EXPECT_EQ(store->get(id).value()->info.proofs.size(), 10u);
+  EXPECT_EQ((*eng)->submit(req).value(), id);
+  EXPECT_EQ(gate->calls.load(), 10);  // proved once
   (*eng)->drain(std::chrono::seconds(5));
 }
 

@@ -14,6 +14,7 @@
 #include "engine/elapsed.hpp"
 #include "engine/engine.hpp"
 #include "engine/job_run.hpp"
+#include "engine/jobs/parked_result.hpp"
 
 namespace cuzk::engine {
 
@@ -152,8 +153,10 @@ void engine::store_end(const std::shared_ptr<live_job>& j, job_result snapshot) 
   const status st = source_->commit_end(*j, snapshot);
   if (j->lease && st.code() == errc::failed_precondition) {
     // Another node took the job over (this node's lease ran out): its result is that node's to
-    // commit, and its spooled witnesses are that node's to delete. Dropped here, nothing else.
+    // commit, and its spooled witnesses are that node's to delete. Dropped here, with the file of
+    // the outcome if it was parked.
     log(log_level::warn, "engine: job=" + std::to_string(snapshot.id) + " late result dropped: " + st.to_string());
+    spool_.remove_result(snapshot.id);
     {
       std::lock_guard lk(jobs_.mutex);
       if (j->parked) --jobs_.unstored;
@@ -166,20 +169,30 @@ void engine::store_end(const std::shared_ptr<live_job>& j, job_result snapshot) 
   }
   if (st.code() == errc::unavailable) {
     // The store is out of reach for now (a server restarting, a full disk): the outcome waits,
-    // proofs and all, and the spooled witnesses stay, until the store takes it; a restart meanwhile
-    // finds the job unfinished and proves it again. Failing the job here would throw a good proof
-    // away and end the job for good over a fault that passes.
+    // proofs and all, and the spooled witnesses stay, until the store takes it. Failing the job
+    // here would throw a good proof away and end the job for good over a fault that passes. The
+    // outcome is also written to the spool (parked_result.hpp), so that a stop of the daemon
+    // meanwhile costs no proof: the next start stores it from there. Where that write fails too
+    // (the spool on the disk that is full), the outcome waits in memory only, and a restart proves
+    // the job again from its witnesses.
     bool first = false;
     {
       std::lock_guard lk(jobs_.mutex);
       first = !j->parked;
       if (first) ++jobs_.unstored;
-      j->parked = std::move(snapshot);
+      j->parked = snapshot;
       j->store_fault = st;
     }
-    if (first)
-      log(log_level::warn, "engine: job=" + std::to_string(j->rec.info.id) + " ended " + job_state_name(end) +
-                               "; its result waits for the job store: " + st.to_string());
+    if (first) {
+      const std::string bytes = encode_parked_result({std::move(snapshot), j->key.digest});
+      const status kept = spool_.put_result(
+          j->rec.info.id, {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
+      log(log_level::warn,
+          "engine: job=" + std::to_string(j->rec.info.id) + " ended " + job_state_name(end) +
+              "; its result waits for the job store: " + st.to_string() +
+              (kept.is_ok() ? "; kept in the spool for a restart"
+                            : "; held in memory only (a restart proves it again): " + kept.to_string()));
+    }
     source_->capacity_freed();  // its worker is free, and the job no longer holds a claim's place
     housekeeper_.wake();  // onto the retry period now, not after a whole purge period
     jobs_.changed.notify_all();  // an await running out of time now says why
@@ -206,7 +219,10 @@ void engine::store_end(const std::shared_ptr<live_job>& j, job_result snapshot) 
 
 void engine::publish_end(const std::shared_ptr<live_job>& j, job_result snapshot, bool stored) {
   const job_state end = snapshot.state;
-  if (stored) discard_spooled(j->rec);
+  if (stored) {
+    discard_spooled(j->rec);
+    spool_.remove_result(snapshot.id);
+  }
   event(*j,
         end == job_state::done        ? event_kind::done
         : end == job_state::cancelled ? event_kind::cancelled
@@ -294,6 +310,7 @@ bool engine::retry_unstored() {
     const status st = source_->commit_end(*j, info);
     if (j->lease && st.code() == errc::failed_precondition) {  // taken over meanwhile: not ours
       log(log_level::warn, "engine: job=" + std::to_string(info.id) + " late result dropped: " + st.to_string());
+      spool_.remove_result(info.id);
       std::lock_guard lk(jobs_.mutex);
       j->unstored = false;
       jobs_.live.erase(info.id);
@@ -308,6 +325,7 @@ bool engine::retry_unstored() {
     }
     --jobs_.unstored;
     discard_spooled(j->rec);
+    spool_.remove_result(info.id);
     log(log_level::info, "engine: job result stored late id=" + std::to_string(info.id) +
                              " state=" + job_state_name(info.state));
   }

@@ -40,6 +40,8 @@ struct live_job {
   // the outcome, proofs and all, waits here until engine::retry_unstored() stores it, and only then
   // is it published. Meanwhile the job shows its last running state, and an await that runs out of
   // time is told to await again (docs/HARDENING.md, finding 17). `store_fault` is the last refusal.
+  // The spool keeps a copy (jobs/parked_result.hpp), so that a stop of the daemon meanwhile costs
+  // no proof (finding 23).
   std::optional<job_result> parked;
   status store_fault;
   // In a cluster: this node's claim on the job, which its result is committed under.

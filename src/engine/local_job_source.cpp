@@ -7,22 +7,30 @@
 #include <span>
 
 #include "engine/engine.hpp"
+#include "engine/jobs/parked_result.hpp"
 
 namespace cuzk::engine {
 
 status local_job_source::take_unfinished(std::vector<job_record> jobs) {
-  std::size_t requeued = 0, failed = 0, withdrawn = 0;
+  std::size_t requeued = 0, failed = 0, withdrawn = 0, ended = 0;
   std::set<std::string> keep;
   for (auto& r : jobs) {
+    // The outcome parked for it stays while the job does (its end may be parked again now); that
+    // of a job the store has ended since goes with the sweep.
+    keep.insert(e_.spool_.result_path(r.info.id));
     auto done = recover(std::move(r), keep);
     if (!done) return done.error();
-    ++(*done == recovered::requeued ? requeued : *done == recovered::failed ? failed : withdrawn);
+    ++(*done == recovered::requeued ? requeued
+       : *done == recovered::failed ? failed
+       : *done == recovered::ended  ? ended
+                                    : withdrawn);
   }
   const std::size_t orphans = e_.spool_.sweep(keep);
-  if (requeued || failed || withdrawn || orphans)
+  if (requeued || failed || withdrawn || ended || orphans)
     e_.log(log_level::info, "engine: recovered requeued=" + std::to_string(requeued) + " failed=" +
                                 std::to_string(failed) + " withdrawn=" + std::to_string(withdrawn) +
-                                " orphan_witnesses_removed=" + std::to_string(orphans));
+                                " ended_from_spool=" + std::to_string(ended) +
+                                " orphan_files_removed=" + std::to_string(orphans));
   return status::ok();
 }
 
@@ -48,6 +56,26 @@ result<local_job_source::recovered> local_job_source::recover(job_record r, std:
   const bool interrupted = i.state != job_state::queued;
   status why;
   const auto c = e_.circuits_.find(i.circuit);
+  if (c) {
+    // Proved before the daemon stopped, its outcome waiting for the store (parked_result.hpp):
+    // stored now, not proved again. A file that is not this job's outcome is refused and the job
+    // proved again.
+    std::string refused;
+    if (auto parked = take_parked_result(e_.spool_, j->rec, c->key.digest, refused)) {
+      j->key = c->key;
+      {
+        std::lock_guard lk(e_.jobs_.mutex);
+        e_.jobs_.live[i.id] = j;
+      }
+      e_.log(log_level::info, "engine: job=" + std::to_string(i.id) + " ended " +
+                                  job_state_name(parked->state) +
+                                  " before the restart; its result, kept in the spool, goes to the store");
+      e_.store_end(j, std::move(*parked));
+      return recovered::ended;
+    }
+    if (!refused.empty())
+      e_.log(log_level::warn, "engine: job=" + std::to_string(i.id) + " proved again: " + refused);
+  }
   if (!c) {
     why = status(errc::not_found, "circuit " + i.circuit + " is no longer registered after a restart");
   } else if (interrupted && i.attempts >= e_.opt_.max_attempts) {

@@ -38,9 +38,10 @@ class local_job_source final : public job_source {
   void stop() override {}
 
  private:
-  enum class recovered : uint8_t { requeued, failed, withdrawn };
+  enum class recovered : uint8_t { requeued, failed, withdrawn, ended };
   // One unfinished job of the store: queued again, failed (its circuit or witnesses gone, or
-  // interrupted too often), or removed (its submit never returned).
+  // interrupted too often), removed (its submit never returned), or ended with the outcome the
+  // spool kept for it when the store could not take it (parked_result.hpp).
   // The spooled witnesses of a job that stays go into `keep` (what the spool's sweep spares).
   result<recovered> recover(job_record r, std::set<std::string>& keep);
   // Stores the inline witnesses a submit began while its job is already queued.

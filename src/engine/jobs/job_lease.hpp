@@ -20,6 +20,9 @@ struct job_lease {
   std::string circuit;
   priority prio = priority::normal;
   uint32_t attempts = 0;  // claims of this job so far, this one included
+  // A client asked to cancel the job before this claim took it (its holder then stalled or died
+  // with the flag unread): the claimer ends it cancelled without proving it.
+  bool cancel_requested = false;
 };
 
 }  // namespace cuzk::engine

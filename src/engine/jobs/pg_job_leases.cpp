@@ -56,13 +56,13 @@ result<std::optional<job_lease>> pg_job_leases::claim_where(const std::string& f
                     "AND (lease_expires_at IS NULL OR lease_expires_at < clock_timestamp()) " +
                         filter_and_order +
                         " LIMIT 1 FOR UPDATE SKIP LOCKED) "
-                        "RETURNING id, lease_generation, circuit, priority, attempts",
+                        "RETURNING id, lease_generation, circuit, priority, attempts, cancel_requested",
                     params);
   if (!r) return r.error();
   if (r->size() == 0) return std::optional<job_lease>();
   return std::optional<job_lease>(
       job_lease{static_cast<job_id>(r->i64(0, 0)), static_cast<uint64_t>(r->i64(0, 1)), r->text(0, 2),
-                static_cast<priority>(r->i64(0, 3)), static_cast<uint32_t>(r->i64(0, 4))});
+                static_cast<priority>(r->i64(0, 3)), static_cast<uint32_t>(r->i64(0, 4)), r->boolean(0, 5)});
 }
 
 result<std::optional<job_lease>> pg_job_leases::claim(const claim_preference& prefer) {
@@ -77,6 +77,10 @@ result<std::optional<job_lease>> pg_job_leases::claim(const claim_preference& pr
 
 result<std::optional<job_lease>> pg_job_leases::claim_same(const std::string& circuit, priority prio) {
   return claim_where("AND circuit = $3 AND priority = $4 ORDER BY id", {circuit, pg_text(int64_t(prio))});
+}
+
+result<std::optional<job_lease>> pg_job_leases::claim_id(job_id id) {
+  return claim_where("AND id = $3", {pg_text(int64_t(id))});
 }
 
 result<std::size_t> pg_job_leases::take_node_name() {

@@ -24,7 +24,9 @@
 // `nodes` table (its last heartbeat), for a view of the cluster.
 //
 // Cancel reaches a job wherever it runs: any node flags it in its row, and the holder's next
-// heartbeat returns it, so it stops within one heartbeat interval plus the phase it is in.
+// heartbeat returns it, so it stops within one heartbeat interval plus the phase it is in. A claim
+// returns the flag too: a job flagged while its holder stalled, then taken over when the lease ran
+// out, is ended cancelled by its new holder without being proved.
 //
 // Thread safety: any thread; one connection guarded by a mutex (separate from the store's, so a
 // claim never waits behind a large result being written).
@@ -76,6 +78,9 @@ class pg_job_leases {
   // Claims the oldest claimable job of `circuit` in class `prio`: the companion of a claimed job in
   // a same-circuit batch.
   result<std::optional<job_lease>> claim_same(const std::string& circuit, priority prio);
+  // Claims job `id` if it is claimable, whatever its place in the queue: a node at its start takes
+  // back the jobs whose outcome it kept while the database was out of reach (parked_result.hpp).
+  result<std::optional<job_lease>> claim_id(job_id id);
   // At a daemon's start: takes the node name. When a node of that name heartbeated within the lease,
   // waits half a lease and looks again: a heartbeat that moved meanwhile is another live daemon of
   // the same name (already_exists, nothing changed); one that did not is a predecessor that died.

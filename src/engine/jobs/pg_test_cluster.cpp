@@ -3,6 +3,7 @@
 #include "engine/jobs/pg_test_cluster.hpp"
 
 #include <pwd.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -129,6 +130,31 @@ status pg_test_cluster::stop() {
     return status(errc::internal, "pg_ctl stop failed: " + tail_of(dir_ + "/setup.log"));
   started_ = false;
   return status::ok();
+}
+
+status pg_test_cluster::kill() {
+  std::ifstream pidfile(dir_ + "/data/postmaster.pid");
+  long pid = 0;
+  if (!(pidfile >> pid) || pid <= 0)
+    return status(errc::internal, "kill: no postmaster.pid in " + dir_ + "/data");
+  if (::kill(static_cast<pid_t>(pid), SIGKILL) != 0)
+    return status(errc::internal, "kill: the postmaster " + std::to_string(pid) + " cannot be signalled");
+  started_ = false;
+  // The postmaster is pg_ctl's orphan, reaped by init; its backends notice its death and exit.
+  for (int k = 0; k < 500 && ::kill(static_cast<pid_t>(pid), 0) == 0; ++k) ::usleep(10'000);
+  return status::ok();
+}
+
+status pg_test_cluster::start_after_crash() {
+  // A backend of the killed postmaster still attached to the old shared memory makes the new one
+  // refuse to start until it has exited (it notices the death within a moment): tried again.
+  status s = status::ok();
+  for (int k = 0; k < 40; ++k) {
+    s = start();
+    if (s.is_ok()) return s;
+    ::usleep(250'000);
+  }
+  return s;
 }
 
 std::string pg_test_cluster::admin_conninfo() const { return "host=" + dir_ + " user=cuzk dbname=postgres"; }

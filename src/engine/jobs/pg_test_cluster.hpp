@@ -38,6 +38,12 @@ class pg_test_cluster {
   // data kept), and starts it again; for tests of a database that goes away and comes back.
   status stop();
   status start();
+  // Kills the postmaster with SIGKILL, as a crash of the server does (its sessions die with it,
+  // and the next start recovers from the write-ahead log), and waits until it is gone; start()
+  // brings it back.
+  status kill();
+  // start() after kill(), tried again while the dead server's sessions still hold its memory.
+  status start_after_crash();
 
   ~pg_test_cluster();
   pg_test_cluster(const pg_test_cluster&) = delete;

@@ -18,6 +18,8 @@ namespace {
 
 constexpr const char* prefix = "w-";
 constexpr const char* suffix = ".wtns";
+constexpr const char* result_prefix = "r-";
+constexpr const char* result_suffix = ".result";
 
 }  // namespace
 
@@ -114,12 +116,60 @@ std::size_t witness_spool::sweep(const std::set<std::string>& keep) noexcept {
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(dir_, ec)) {
     const std::string name = e.path().filename().string();
-    if (name.rfind(prefix, 0) != 0) continue;
+    if (name.rfind(prefix, 0) != 0 && name.rfind(result_prefix, 0) != 0) continue;
     const std::string full = dir_ + "/" + name;
     if (keep.count(full)) continue;
     if (::unlink(full.c_str()) == 0) ++removed;
   }
   return removed;
 }
+
+std::string witness_spool::result_path(uint64_t id) const {
+  return dir_ + "/" + result_prefix + std::to_string(id) + result_suffix;
+}
+
+status witness_spool::put_result(uint64_t id, std::span<const uint8_t> bytes) {
+  const pending p{result_path(id)};
+  // Truncated, not refused, when a temporary is left from a write that stopped.
+  const int fd = ::open(p.tmp().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return sys_error(p.tmp(), "cannot create the parked result file");
+  ::close(fd);
+  if (status s = complete(p, bytes); !s) {
+    abandon(p);
+    return s;
+  }
+  return status::ok();
+}
+
+result<std::optional<std::string>> witness_spool::read_result(uint64_t id) const {
+  const std::string path = result_path(id);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) {
+    if (errno == ENOENT) return std::optional<std::string>();
+    return sys_error(path, "cannot open the parked result file");
+  }
+  std::string out;
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const status s = sys_error(path, "cannot read the parked result file");
+      ::close(fd);
+      return s;
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+    if (out.size() > max_result_bytes) {
+      ::close(fd);
+      return status(errc::io_error, path + ": parked result: expected at most " +
+                                        std::to_string(max_result_bytes) + " bytes, found more");
+    }
+  }
+  ::close(fd);
+  return std::optional<std::string>(std::move(out));
+}
+
+void witness_spool::remove_result(uint64_t id) noexcept { ::unlink(result_path(id).c_str()); }
 
 }  // namespace cuzk::engine

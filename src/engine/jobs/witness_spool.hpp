@@ -12,11 +12,18 @@
 // while its temporary is there is then a submit that never returned (interrupted()): the engine
 // deletes that job at its next start rather than failing a job nobody was given.
 //
+// The spool also keeps, per job, the outcome that the job store could not take yet (a full disk, a
+// database server restarting: parked_result.hpp), so that a proof made survives a stop of the
+// daemon until the store takes it. It is written the same way, so it is whole or absent, and it
+// lives beside the job's witnesses because it is their product: both go once the store has the
+// outcome.
+//
 // Thread safety: any thread (names are unique per process and call).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -55,9 +62,18 @@ class witness_spool {
   static bool interrupted(const std::string& path) noexcept;
   // Deletes a spooled file; a missing file is not an error (a purge may race a restart).
   void remove(const std::string& path) noexcept;
-  // Deletes every spool file not in `keep` (full paths), including leftover temporaries; returns
-  // how many were deleted.
+  // Deletes every spool file not in `keep` (full paths), witnesses and parked outcomes, including
+  // leftover temporaries; returns how many were deleted.
   std::size_t sweep(const std::set<std::string>& keep) noexcept;
+
+  // Job `id`'s parked outcome (parked_result.hpp): its path, a durable write of its bytes
+  // (replacing any before), its bytes (nullopt when there is none; io_error when it cannot be
+  // read, or holds more than `max_result_bytes`, which no outcome does), and its deletion.
+  static constexpr std::size_t max_result_bytes = 64u << 20;
+  std::string result_path(uint64_t id) const;
+  status put_result(uint64_t id, std::span<const uint8_t> bytes);
+  result<std::optional<std::string>> read_result(uint64_t id) const;
+  void remove_result(uint64_t id) noexcept;
 
  private:
   result<pending> create_temporary();
