@@ -106,6 +106,12 @@ expect_error "wasm: missing file" "$WORK/none.wasm" "$CUZK" wtns calculate "${CA
 printf 'not wasm' >"$WORK/junk.wasm"
 expect_error "wasm: not wasm" "junk.wasm: expected the circuit's witness code" "$CUZK" wtns calculate "${CACHE[@]}" \
   "$WORK/junk.wasm" "$CIRCUITS/matrix.input.json" "$WORK/x.wtns"
+# Valid WebAssembly that is not circom's witness code: refused by what it exports, before wasm2c
+# and the C compiler run (docs/HARDENING.md, finding 23).
+printf '%s\n' '(module (func (export "add") (param i32 i32) (result i32) local.get 0 local.get 1 i32.add))' >"$WORK/other.wat"
+wat2wasm "$WORK/other.wat" -o "$WORK/other.wasm"
+expect_error "wasm: another module, not circom's" "other.wasm: not a circom witness calculator: it exports no getVersion" \
+  "$CUZK" wtns calculate "${CACHE[@]}" "$WORK/other.wasm" "$CIRCUITS/matrix.input.json" "$WORK/x.wtns"
 # The wasm where the input JSON belongs (the two commands take them in opposite orders): named as a
 # wasm file, not wabt's "bad magic value" about the JSON.
 expect_error "input: a wasm, arguments swapped" "$M: expected the circuit's input JSON, found a wasm file" \
