@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <thread>
 
@@ -228,11 +229,28 @@ TEST_F(engine_input_json, submit_refuses_what_it_can_tell_at_once) {
   s = e->submit(input_request("matrix", R"({"k": true})"));
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().code(), errc::invalid_argument);
+  // A byte that is not UTF-8, named by its offset (docs/HARDENING.md, finding 24).
+  s = e->submit(input_request("matrix", "{\"k\": \"1234567\xff\"}"));
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code(), errc::invalid_argument);
+  EXPECT_EQ(s.error().message(), "partition 0: input JSON: not UTF-8 at byte 14");
 
   // The wasm of another circuit: refused at registration, with the wires it has.
   auto r = e->register_circuit("wrong", key.zkey, priority::normal, key_change::refuse, range_wasm);
   ASSERT_FALSE(r);
   EXPECT_NE(r.message().find("expected the key's 36 wires, found a circuit of 3"), std::string::npos) << r.message();
+
+  // A file that is not circom's witness code: named, as the client's fault (docs/HARDENING.md,
+  // finding 23).
+  const std::string junk = temp_dir("input-json-junk") + "/random.wasm";
+  {
+    std::ofstream f(junk, std::ios::binary);
+    for (int i = 0; i < 256; ++i) f.put(static_cast<char>(i * 37 + 11));
+  }
+  r = e->register_circuit("junk", key.zkey, priority::normal, key_change::refuse, junk);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.code(), errc::invalid_argument);
+  EXPECT_EQ(r.message(), "circuit junk: " + junk + ": not a WebAssembly module (it does not begin with \\0asm)");
 }
 
 TEST_F(engine_input_json, the_generator_is_registered_again_after_a_restart) {
