@@ -211,6 +211,25 @@ TEST_F(engine_input_json, a_drain_stops_witness_code_that_never_ends_and_the_nex
   EXPECT_EQ(e->await(*even, 0ms).value().state, job_state::done);
 }
 
+// docs/HARDENING.md, finding 25: the wasm of another circuit with the key's prime, wire count and
+// public signals passes registration (nothing more is stated by both files); its witnesses do not
+// satisfy the key's constraints, and the daemon's check of each proof fails the job saying so.
+TEST_F(engine_input_json, the_wasm_of_another_circuit_of_the_keys_size_fails_its_jobs_at_the_proofs_check) {
+  auto e = make();
+  const auto& key = key_of("mul");
+  const std::string mul_add_wasm = witness_data + "/bn128/mul_add.wasm";
+  ASSERT_TRUE(e->register_circuit("mul", key.zkey, priority::normal, key_change::refuse, mul_add_wasm).is_ok());
+  const job_id id = e->submit(input_request("mul", R"({"a": "3", "b": "5"})")).value();
+  const auto r = e->await(id, 0ms).value();
+  ASSERT_EQ(r.state, job_state::failed);
+  EXPECT_EQ(r.error.code(), errc::failed_precondition) << r.error.to_string();
+  EXPECT_TRUE(r.error.message().starts_with("partition 0: the proof did not verify (")) << r.error.message();
+  EXPECT_NE(r.error.message().find("): most likely the witness that " + mul_add_wasm +
+                                   " computed does not satisfy the key's constraints: is it the wasm of the key's circuit?"),
+            std::string::npos)
+      << r.error.message();
+}
+
 TEST_F(engine_input_json, submit_refuses_what_it_can_tell_at_once) {
   auto e = make();
   const auto& key = key_of("matrix");
