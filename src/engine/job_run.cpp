@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <new>
 #include <utility>
 
 #include "engine/elapsed.hpp"
@@ -215,7 +216,16 @@ std::unique_ptr<witness_stream> job_run::read_witnesses(uint32_t first, uint32_t
           return status(errc::cancelled, "partition " + std::to_string(q) + ": not read: the job is stopping");
         e_.event(*j_, event_kind::witness_start, q, worker_);
         const auto tw = steady_clock::now();
-        auto w = witness_of(q);
+        // Caught here, not only by the stream, so that the message names the partition (the stream
+        // knows only its place in the batch).
+        result<any_witness> w = status(errc::internal, "partition " + std::to_string(q) + ": not read");
+        try {
+          w = witness_of(q);
+        } catch (const std::bad_alloc&) {
+          w = status(errc::resource_exhausted, "partition " + std::to_string(q) +
+                                                   ": out of memory reading its witness (nVars = " +
+                                                   std::to_string(j_->key.n_vars) + ")");
+        }
         const double witness_s = seconds_since(tw);
         e_.event(*j_, event_kind::witness_end, q, worker_);
         if (!j_->cancel.cancelled()) {
