@@ -218,14 +218,16 @@ TEST_F(engine_input_json, the_wasm_of_another_circuit_of_the_keys_size_fails_its
   auto e = make();
   const auto& key = key_of("mul");
   const std::string mul_add_wasm = witness_data + "/bn128/mul_add.wasm";
-  ASSERT_TRUE(e->register_circuit("mul", key.zkey, priority::normal, key_change::refuse, mul_add_wasm).is_ok());
+  ASSERT_TRUE(
+      e->register_circuit("mul", key.zkey, priority::normal, key_change::refuse, mul_add_wasm).is_ok());
   const job_id id = e->submit(input_request("mul", R"({"a": "3", "b": "5"})")).value();
   const auto r = e->await(id, 0ms).value();
   ASSERT_EQ(r.state, job_state::failed);
   EXPECT_EQ(r.error.code(), errc::failed_precondition) << r.error.to_string();
   EXPECT_TRUE(r.error.message().starts_with("partition 0: the proof did not verify (")) << r.error.message();
-  EXPECT_NE(r.error.message().find("): most likely the witness that " + mul_add_wasm +
-                                   " computed does not satisfy the key's constraints: is it the wasm of the key's circuit?"),
+  EXPECT_NE(r.error.message().find(
+                "): most likely the witness that " + mul_add_wasm +
+                " computed does not satisfy the key's constraints: is it the wasm of the key's circuit?"),
             std::string::npos)
       << r.error.message();
 }
@@ -269,7 +271,8 @@ TEST_F(engine_input_json, submit_refuses_what_it_can_tell_at_once) {
   r = e->register_circuit("junk", key.zkey, priority::normal, key_change::refuse, junk);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.code(), errc::invalid_argument);
-  EXPECT_EQ(r.message(), "circuit junk: " + junk + ": not a WebAssembly module (it does not begin with \\0asm)");
+  EXPECT_EQ(r.message(),
+            "circuit junk: " + junk + ": not a WebAssembly module (it does not begin with \\0asm)");
 }
 
 TEST_F(engine_input_json, the_generator_is_registered_again_after_a_restart) {

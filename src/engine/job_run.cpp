@@ -354,13 +354,15 @@ job_run::step job_run::check_and_encode(batch& b, const std::vector<any_proof>& 
         // A witness computed from input JSON by a wasm that is not the key's circuit's proves
         // nothing that verifies: registration can check only what the wasm and the key both
         // state (the prime and the wire count: docs/witness.md, "What registration checks").
-        const bool from_input = partition < j_->rec.input_json.size() && j_->rec.input_json[partition] && j_->generator;
+        const bool from_input =
+            partition < j_->rec.input_json.size() && j_->rec.input_json[partition] && j_->generator;
         if (from_input)
-          return fail(status(errc::failed_precondition,
-                             "partition " + std::to_string(partition) + ": the proof did not verify (" + v.message() +
-                                 "): most likely the witness that " + j_->generator->source() +
-                                 " computed does not satisfy the key's constraints: is it the wasm of the key's "
-                                 "circuit? (register the circuit again with --replace and its own wasm)"));
+          return fail(
+              status(errc::failed_precondition,
+                     "partition " + std::to_string(partition) + ": the proof did not verify (" + v.message() +
+                         "): most likely the witness that " + j_->generator->source() +
+                         " computed does not satisfy the key's constraints: is it the wasm of the key's "
+                         "circuit? (register the circuit again with --replace and its own wasm)"));
         return fail(status(errc::internal, "partition " + std::to_string(partition) + ": the " +
                                                e_.backend_->name() + " prover's proof did not verify: " +
                                                v.message()));

@@ -25,7 +25,8 @@ std::string field_label(const pb::FieldDescriptor& f, int index) {
   return f.name();
 }
 
-std::string first_non_utf8(const pb::Descriptor& type, const pb::UnknownFieldSet& fields, const std::string& prefix) {
+std::string first_non_utf8(const pb::Descriptor& type, const pb::UnknownFieldSet& fields,
+                           const std::string& prefix) {
   std::map<int, int> seen;  // values of each field number so far: the index of a repeated one
   for (int i = 0; i < fields.field_count(); ++i) {
     const pb::UnknownField& u = fields.field(i);
@@ -71,7 +72,8 @@ grpc::Status parse_message(grpc::ByteBuffer* buffer, grpc::protobuf::MessageLite
   std::string why;
   grpc::Slice whole;
   if (full != nullptr && buffer->DumpToSingleSlice(&whole).ok())
-    why = first_non_utf8_field(*full->GetDescriptor(), {reinterpret_cast<const char*>(whole.begin()), whole.size()});
+    why = first_non_utf8_field(*full->GetDescriptor(),
+                               {reinterpret_cast<const char*>(whole.begin()), whole.size()});
   buffer->Clear();
   const bool request = type.ends_with("Request");
   if (why.empty()) why = std::string(request ? "request" : "reply") + ": not a valid " + type;

@@ -56,14 +56,22 @@ const named_function circom_imports[] = {
 
 std::string type_name(uint8_t t) {
   switch (t) {
-    case 0x7f: return "i32";
-    case 0x7e: return "i64";
-    case 0x7d: return "f32";
-    case 0x7c: return "f64";
-    case 0x7b: return "v128";
-    case 0x70: return "funcref";
-    case 0x6f: return "externref";
-    default: return "type 0x" + std::string(1, "0123456789abcdef"[t >> 4]) + "0123456789abcdef"[t & 15];
+    case 0x7f:
+      return "i32";
+    case 0x7e:
+      return "i64";
+    case 0x7d:
+      return "f32";
+    case 0x7c:
+      return "f64";
+    case 0x7b:
+      return "v128";
+    case 0x70:
+      return "funcref";
+    case 0x6f:
+      return "externref";
+    default:
+      return "type 0x" + std::string(1, "0123456789abcdef"[t >> 4]) + "0123456789abcdef"[t & 15];
   }
 }
 
@@ -147,8 +155,8 @@ class reader {
 
 struct import_entry {
   std::string module, name;
-  uint8_t kind = 0;                 // 0 function, 1 table, 2 memory, 3 global
-  std::optional<uint32_t> type;     // a function's type index
+  uint8_t kind = 0;              // 0 function, 1 table, 2 memory, 3 global
+  std::optional<uint32_t> type;  // a function's type index
 };
 
 struct export_entry {
@@ -166,11 +174,16 @@ struct declarations {
 
 const char* kind_name(uint8_t kind) {
   switch (kind) {
-    case 0: return "a function";
-    case 1: return "a table";
-    case 2: return "a memory";
-    case 3: return "a global";
-    default: return "something";
+    case 0:
+      return "a function";
+    case 1:
+      return "a table";
+    case 2:
+      return "a memory";
+    case 3:
+      return "a global";
+    default:
+      return "something";
   }
 }
 
@@ -206,11 +219,20 @@ status read_declarations(std::span<const uint8_t> wasm, const std::string& sourc
           e.name = s.name();
           e.kind = s.byte();
           switch (e.kind) {
-            case 0: e.type = s.u32(); break;
-            case 1: s.byte(), s.limits(false); break;
-            case 2: s.limits(true); break;
-            case 3: s.byte(), s.byte(); break;
-            default: s.fail("an import of an unknown kind");
+            case 0:
+              e.type = s.u32();
+              break;
+            case 1:
+              s.byte(), s.limits(false);
+              break;
+            case 2:
+              s.limits(true);
+              break;
+            case 3:
+              s.byte(), s.byte();
+              break;
+            default:
+              s.fail("an import of an unknown kind");
           }
           d.imports.push_back(std::move(e));
         }
@@ -230,7 +252,8 @@ status read_declarations(std::span<const uint8_t> wasm, const std::string& sourc
         }
         break;
       }
-      default: break;
+      default:
+        break;
     }
     if (!s.ok()) return {errc::invalid_argument, source + ": not valid WebAssembly: " + s.error()};
   }
@@ -244,7 +267,9 @@ status check_circom_wasm_interface(std::span<const uint8_t> wasm, const std::str
   declarations d;
   CUZK_TRY(read_declarations(wasm, source, d));
   const std::string not_circom = source + ": not a circom witness calculator: ";
-  const auto type_of = [&](uint32_t index) -> const signature* { return index < d.types.size() ? &d.types[index] : nullptr; };
+  const auto type_of = [&](uint32_t index) -> const signature* {
+    return index < d.types.size() ? &d.types[index] : nullptr;
+  };
 
   std::vector<const signature*> functions;  // the function index space: imports first
   for (const import_entry& e : d.imports) {
@@ -253,8 +278,10 @@ status check_circom_wasm_interface(std::span<const uint8_t> wasm, const std::str
       if (e.module == "runtime" && e.kind == 0 && e.name == f.name) known = &f;
     if (!known) {
       std::string list;
-      for (const auto& f : circom_imports) list += (list.empty() ? "runtime." : ", runtime.") + std::string(f.name);
-      return {errc::invalid_argument, not_circom + "it imports " + e.module + "." + e.name + " (" + kind_name(e.kind) +
+      for (const auto& f : circom_imports)
+        list += (list.empty() ? "runtime." : ", runtime.") + std::string(f.name);
+      return {errc::invalid_argument, not_circom + "it imports " + e.module + "." + e.name + " (" +
+                                          kind_name(e.kind) +
                                           "), and circom's witness code imports only the functions " + list};
     }
     const signature* sig = type_of(*e.type);
@@ -273,16 +300,18 @@ status check_circom_wasm_interface(std::span<const uint8_t> wasm, const std::str
   };
   for (const auto& f : circom_exports) {
     const export_entry* e = find_export(f.name);
-    if (!e || e->kind != 0) return {errc::invalid_argument, not_circom + "it exports no " + std::string(f.name)};
+    if (!e || e->kind != 0)
+      return {errc::invalid_argument, not_circom + "it exports no " + std::string(f.name)};
     const signature* sig = e->index < functions.size() ? functions[e->index] : nullptr;
     if (!sig || *sig != f.sig)
       return {errc::invalid_argument, not_circom + "its export " + std::string(f.name) + " " +
-                                          (sig ? describe(*sig) : "names no function of the module") + "; circom's " +
-                                          describe(f.sig)};
+                                          (sig ? describe(*sig) : "names no function of the module") +
+                                          "; circom's " + describe(f.sig)};
   }
   // The glue reads and grows the instance's memory under wasm2c's name for an export "memory".
   const export_entry* memory = find_export("memory");
-  if (!memory || memory->kind != 2) return {errc::invalid_argument, not_circom + "it exports no memory named \"memory\""};
+  if (!memory || memory->kind != 2)
+    return {errc::invalid_argument, not_circom + "it exports no memory named \"memory\""};
   return status::ok();
 }
 

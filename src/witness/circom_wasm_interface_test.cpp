@@ -120,26 +120,31 @@ TEST_F(CircomWasmInterface, another_module_is_told_the_first_export_of_circoms_i
   wat = "(module " + circom_like_exports() + ")";
   wat.replace(wat.find("(export \"memory\")"), 17, "");
   s = compile(assemble(wat));
-  EXPECT_EQ(s.message(), "module.wasm: not a circom witness calculator: it exports no memory named \"memory\"");
+  EXPECT_EQ(s.message(),
+            "module.wasm: not a circom witness calculator: it exports no memory named \"memory\"");
 }
 
 TEST_F(CircomWasmInterface, a_signature_or_an_import_that_is_not_circoms_is_named) {
   auto s = compile(assemble("(module " + circom_like_exports("(param i32 i32)") + ")"));
   EXPECT_EQ(s.code(), errc::invalid_argument);
   EXPECT_EQ(s.message(),
-            "module.wasm: not a circom witness calculator: its export getWitness takes (i32, i32) and returns nothing; "
+            "module.wasm: not a circom witness calculator: its export getWitness takes (i32, i32) and "
+            "returns nothing; "
             "circom's takes (i32) and returns nothing");
 
   s = compile(assemble(R"((module (import "env" "abort" (func)) )" + circom_like_exports() + ")"));
   EXPECT_EQ(s.code(), errc::invalid_argument);
-  EXPECT_EQ(s.message(),
-            "module.wasm: not a circom witness calculator: it imports env.abort (a function), and circom's witness "
-            "code imports only the functions runtime.exceptionHandler, runtime.printErrorMessage, "
-            "runtime.writeBufferMessage, runtime.showSharedRWMemory");
+  EXPECT_EQ(
+      s.message(),
+      "module.wasm: not a circom witness calculator: it imports env.abort (a function), and circom's witness "
+      "code imports only the functions runtime.exceptionHandler, runtime.printErrorMessage, "
+      "runtime.writeBufferMessage, runtime.showSharedRWMemory");
 
-  s = compile(assemble(R"((module (import "runtime" "exceptionHandler" (func (param i64))) )" + circom_like_exports() + ")"));
+  s = compile(assemble(R"((module (import "runtime" "exceptionHandler" (func (param i64))) )" +
+                       circom_like_exports() + ")"));
   EXPECT_EQ(s.message(),
-            "module.wasm: not a circom witness calculator: its import runtime.exceptionHandler takes (i64) and returns "
+            "module.wasm: not a circom witness calculator: its import runtime.exceptionHandler takes (i64) "
+            "and returns "
             "nothing; circom's takes (i32) and returns nothing");
 }
 

@@ -179,8 +179,8 @@ result<compiled_generator> compile_witness_generator(std::span<const uint8_t> wa
   CUZK_TRY(write_file(d + "/circuit.wasm", wasm));
   CUZK_TRY(write_file(d + "/circom_wasm_glue.c", bytes_of(circom_wasm_glue_c)));
   CUZK_TRY(write_file(d + "/circom_wasm_glue_abi.h", bytes_of(circom_wasm_glue_abi_h)));
-  CUZK_TRY(step({"wasm2c", d + "/circuit.wasm", "-n", "circuit", "-o", d + "/circuit.c"}, d + "/wasm2c.log", source,
-                "wabt (apt-get install wabt)", errc::invalid_argument));
+  CUZK_TRY(step({"wasm2c", d + "/circuit.wasm", "-n", "circuit", "-o", d + "/circuit.c"}, d + "/wasm2c.log",
+                source, "wabt (apt-get install wabt)", errc::invalid_argument));
   {
     auto c = formats::read_text_file(d + "/circuit.c");
     if (!c) return status(errc::io_error, source + ": cannot read the C that wasm2c made: " + c.error().message());
