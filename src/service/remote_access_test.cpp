@@ -90,15 +90,19 @@ struct pki {
     dir = (fs::temp_directory_path() / ("cuzk-remote-access-" + std::to_string(::getpid()))).string();
     fs::remove_all(dir);
     fs::create_directories(dir);
-    for (const auto& cmd : {make_ca(dir, "ca"), make_ca(dir, "other-ca"),
-                            make_signed(dir, "server", "ca", "subjectAltName=DNS:localhost,IP:127.0.0.1"),
-                            make_signed(dir, "client", "ca", "extendedKeyUsage=clientAuth"),
-                            make_signed(dir, "stranger", "other-ca", "extendedKeyUsage=clientAuth"),
-                            make_signed(dir, "server-only", "ca", "extendedKeyUsage=serverAuth"),
-                            make_dated(dir, "expired", "ca", "extendedKeyUsage=clientAuth", "20200101000000Z",
-                                       "20200102000000Z"),
-                            make_dated(dir, "future", "ca", "extendedKeyUsage=clientAuth", "20400101000000Z",
-                                       "20400102000000Z")}) {
+    for (const auto& cmd :
+         {make_ca(dir, "ca"), make_ca(dir, "other-ca"),
+          make_signed(dir, "server", "ca", "subjectAltName=DNS:localhost,IP:127.0.0.1"),
+          make_signed(dir, "client", "ca", "extendedKeyUsage=clientAuth"),
+          make_signed(dir, "stranger", "other-ca", "extendedKeyUsage=clientAuth"),
+          make_signed(dir, "server-only", "ca", "extendedKeyUsage=serverAuth"),
+          make_dated(dir, "expired", "ca", "extendedKeyUsage=clientAuth", "20200101000000Z",
+                     "20200102000000Z"),
+          make_dated(dir, "future", "ca", "extendedKeyUsage=clientAuth", "20400101000000Z",
+                     "20400102000000Z"),
+          make_dated(dir, "expired-server", "ca", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+                     "20200101000000Z", "20200102000000Z"),
+          make_signed(dir, "misnamed-server", "ca", "subjectAltName=DNS:elsewhere.example")}) {
       const auto [rc, out] = run_command(cmd);
       EXPECT_EQ(rc, 0) << cmd << "\n" << out;
     }
@@ -382,6 +386,32 @@ TEST_F(remote_access, a_refused_handshake_names_its_cause) {
   EXPECT_NE(out.find("cuzk: error: daemon: " + refused("expired") + "it expired on 2020-01-02"),
             std::string::npos)
       << out;
+}
+
+// The same for the daemon's certificate, which the client checks: expired, and not naming the
+// host of --addr (docs/HARDENING.md, finding 26).
+TEST_F(remote_access, a_daemon_certificate_the_client_refuses_is_named_by_its_cause) {
+  for (const std::string name : {"expired-server", "misnamed-server"}) {
+    tcp_daemon d(name,
+                 "tls_cert = \"" + certs->dir + "/" + name + ".pem\"\ntls_key = \"" + certs->dir + "/" +
+                     name + ".key\"\n",
+                 "127.0.0.1");
+    client_credentials creds;
+    creds.tls_ca = certs->ca;
+    const auto s = get_status(d.addr, creds);
+    EXPECT_FALSE(s.ok()) << name;
+    const std::string failed = "the TLS handshake with the daemon at " + d.addr + " failed: ";
+    EXPECT_EQ(
+        explain_call_failure(s, d.addr, creds),
+        name == "expired-server"
+            ? failed +
+                  "the daemon's certificate (its tls_cert) expired on 2020-01-02 00:00:00 UTC: the daemon "
+                  "needs a new tls_cert"
+            : failed +
+                  "the daemon's certificate (its tls_cert) does not name 127.0.0.1, the host of --addr: "
+                  "connect by a name or address its subjectAltName lists, or give the daemon a tls_cert "
+                  "that lists 127.0.0.1");
+  }
 }
 
 TEST_F(remote_access, a_tls_client_at_a_plaintext_port_is_told_so) {
