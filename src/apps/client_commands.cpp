@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "base/utf8.hpp"
 #include "engine/jobs/job.hpp"
 #include "formats/file_io.hpp"
 #include "formats/output_files.hpp"
@@ -293,6 +294,10 @@ int client_commands::run(const global_options&) const {
     for (const auto& in : inputs) {
       auto text = formats::read_text_file(in);
       if (!text) return report_error(text.error().with_context("the input JSON"));
+      // The protocol's field is a string, which must be UTF-8: said here, naming the file, rather
+      // than sent for the daemon to refuse (docs/HARDENING.md, finding 27).
+      if (const auto at = first_invalid_utf8(*text))
+        return report_error(in + ": not UTF-8 at byte " + std::to_string(*at) + " (JSON is UTF-8)");
       req.add_partitions()->set_input_json(std::move(text).value());
     }
     for (const auto& w : witnesses) {

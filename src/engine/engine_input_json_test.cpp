@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <thread>
 
@@ -286,6 +287,27 @@ TEST_F(engine_input_json, the_witnesses_of_queued_jobs_are_computed_while_the_wo
   EXPECT_EQ(idle_used(), idle) << "nothing computed ahead is left held";
 }
 
+// docs/HARDENING.md, finding 28: the wasm of another circuit with the key's prime, wire count and
+// public signals passes registration (nothing more is stated by both files); its witnesses do not
+// satisfy the key's constraints, and the daemon's check of each proof fails the job saying so.
+TEST_F(engine_input_json, the_wasm_of_another_circuit_of_the_keys_size_fails_its_jobs_at_the_proofs_check) {
+  auto e = make();
+  const auto& key = key_of("mul");
+  const std::string mul_add_wasm = witness_data + "/bn128/mul_add.wasm";
+  ASSERT_TRUE(
+      e->register_circuit("mul", key.zkey, priority::normal, key_change::refuse, mul_add_wasm).is_ok());
+  const job_id id = e->submit(input_request("mul", R"({"a": "3", "b": "5"})")).value();
+  const auto r = e->await(id, 0ms).value();
+  ASSERT_EQ(r.state, job_state::failed);
+  EXPECT_EQ(r.error.code(), errc::failed_precondition) << r.error.to_string();
+  EXPECT_TRUE(r.error.message().starts_with("partition 0: the proof did not verify (")) << r.error.message();
+  EXPECT_NE(r.error.message().find(
+                "): most likely the witness that " + mul_add_wasm +
+                " computed does not satisfy the key's constraints: is it the wasm of the key's circuit?"),
+            std::string::npos)
+      << r.error.message();
+}
+
 TEST_F(engine_input_json, submit_refuses_what_it_can_tell_at_once) {
   auto e = make();
   const auto& key = key_of("matrix");
@@ -304,11 +326,29 @@ TEST_F(engine_input_json, submit_refuses_what_it_can_tell_at_once) {
   s = e->submit(input_request("matrix", R"({"k": true})"));
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().code(), errc::invalid_argument);
+  // A byte that is not UTF-8, named by its offset (docs/HARDENING.md, finding 27).
+  s = e->submit(input_request("matrix", "{\"k\": \"1234567\xff\"}"));
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code(), errc::invalid_argument);
+  EXPECT_EQ(s.error().message(), "partition 0: input JSON: not UTF-8 at byte 14");
 
   // The wasm of another circuit: refused at registration, with the wires it has.
   auto r = e->register_circuit("wrong", key.zkey, priority::normal, key_change::refuse, range_wasm);
   ASSERT_FALSE(r);
   EXPECT_NE(r.message().find("expected the key's 36 wires, found a circuit of 3"), std::string::npos) << r.message();
+
+  // A file that is not circom's witness code: named, as the client's fault (docs/HARDENING.md,
+  // finding 26).
+  const std::string junk = temp_dir("input-json-junk") + "/random.wasm";
+  {
+    std::ofstream f(junk, std::ios::binary);
+    for (int i = 0; i < 256; ++i) f.put(static_cast<char>(i * 37 + 11));
+  }
+  r = e->register_circuit("junk", key.zkey, priority::normal, key_change::refuse, junk);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.code(), errc::invalid_argument);
+  EXPECT_EQ(r.message(),
+            "circuit junk: " + junk + ": not a WebAssembly module (it does not begin with \\0asm)");
 }
 
 TEST_F(engine_input_json, the_generator_is_registered_again_after_a_restart) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <new>
 #include <utility>
 
 #include "engine/elapsed.hpp"
@@ -209,7 +210,16 @@ std::unique_ptr<witness_stream> job_run::read_witnesses(uint32_t first, uint32_t
         const uint32_t q = first + static_cast<uint32_t>(i);
         if (j_->cancel.cancelled())
           return status(errc::cancelled, "partition " + std::to_string(q) + ": not read: the job is stopping");
-        taken_witness w = witness_of(q);
+        // Caught here, not only by the stream, so that the message names the partition (the stream
+        // knows only its place in the batch).
+        taken_witness w{status(errc::internal, "partition " + std::to_string(q) + ": not read")};
+        try {
+          w = witness_of(q);
+        } catch (const std::bad_alloc&) {
+          w.witness = status(errc::resource_exhausted, "partition " + std::to_string(q) +
+                                                           ": out of memory reading its witness (nVars = " +
+                                                           std::to_string(j_->key.n_vars) + ")");
+        }
         if (!j_->cancel.cancelled()) {
           std::lock_guard lk(e_.jobs_.mutex);
           info_.times[phase::witness] += w.calc_seconds;
@@ -340,10 +350,23 @@ job_run::step job_run::check_and_encode(batch& b, const std::vector<any_proof>& 
         info_.times[phase::verify] += seconds_since(tv);
       }
       e_.event(*j_, event_kind::verify_end, partition, worker_);
-      if (!v)
+      if (!v) {
+        // A witness computed from input JSON by a wasm that is not the key's circuit's proves
+        // nothing that verifies: registration can check only what the wasm and the key both
+        // state (the prime and the wire count: docs/witness.md, "What registration checks").
+        const bool from_input =
+            partition < j_->rec.input_json.size() && j_->rec.input_json[partition] && j_->generator;
+        if (from_input)
+          return fail(
+              status(errc::failed_precondition,
+                     "partition " + std::to_string(partition) + ": the proof did not verify (" + v.message() +
+                         "): most likely the witness that " + j_->generator->source() +
+                         " computed does not satisfy the key's constraints: is it the wasm of the key's "
+                         "circuit? (register the circuit again with --replace and its own wasm)"));
         return fail(status(errc::internal, "partition " + std::to_string(partition) + ": the " +
                                                e_.backend_->name() + " prover's proof did not verify: " +
                                                v.message()));
+      }
     }
     auto enc = encode_partition(lease_.key(), w, proof);
     if (!enc) return fail(enc.error());

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "base/utf8.hpp"
 #include "formats/file_io.hpp"
 
 namespace cuzk::formats::snarkjs_json {
@@ -44,6 +45,8 @@ result<std::string> read_file(const std::string& path) {
 }
 
 result<ojson> parse(std::string_view text, const std::string& name) {
+  if (const auto at = first_invalid_utf8(text))
+    return status(errc::parse_error, name + ": not UTF-8 at byte " + std::to_string(*at));
   // nlohmann::json builds and frees nested values recursively: tens of thousands of levels
   // overflow the stack (a crash, not an error). snarkjs's files nest four levels at most.
   if (const std::size_t d = nesting_depth(text, max_depth); d > max_depth)

@@ -38,8 +38,10 @@ inline constexpr uint64_t max_file_bytes = uint64_t{64} << 20;
 // when it is larger, checked before a byte is read.
 result<std::string> read_file(const std::string& path);
 
-// parse_error "<name>: not valid JSON: <parser's message>", or naming max_depth when the text nests
-// deeper (counted before parsing: the parser and the values it builds recurse per level).
+// parse_error "<name>: not valid JSON: <parser's message>", "<name>: not UTF-8 at byte N" (JSON is
+// UTF-8, and the parser's own message would quote the byte, making the message itself not UTF-8),
+// or naming max_depth when the text nests deeper (counted before parsing: the parser and the
+// values it builds recurse per level).
 result<ojson> parse(std::string_view text, const std::string& name);
 // The text snarkjs would write for `j`.
 std::string dump(const ojson& j);

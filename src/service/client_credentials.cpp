@@ -56,18 +56,25 @@ std::string explain_call_failure(const grpc::Status& s, const std::string& addr,
   if (s.error_code() == grpc::StatusCode::UNAUTHENTICATED)
     return "the daemon at " + addr + " refused the call: " + s.error_message();
   if (s.error_code() != grpc::StatusCode::UNAVAILABLE || addr.empty()) return {};
-  const auto transport = probe_transport(addr);
-  if (transport == port_transport::tls && !c.uses_tls())
-    return "the daemon at " + addr +
-           " speaks TLS and this client connected in plaintext: pass --tls-ca with the CA that signed the "
-           "daemon's tls_cert (and --tls-cert/--tls-key or --token-file when it asks for a client "
-           "certificate or a token)";
-  if (transport == port_transport::not_tls && c.uses_tls())
+  if (!c.uses_tls()) {
+    if (probe_transport(addr) == port_transport::tls)
+      return "the daemon at " + addr +
+             " speaks TLS and this client connected in plaintext: pass --tls-ca with the CA that signed the "
+             "daemon's tls_cert (and --tls-cert/--tls-key or --token-file when it asks for a client "
+             "certificate or a token)";
+    return {};
+  }
+  // One handshake with the client's own files: whether the port speaks TLS, and what OpenSSL can
+  // tell of the failure (tls_probe.hpp). (Its certificate goes too, so that the daemon logs the
+  // same refusal as the call's, not one of a client without a certificate.)
+  const tls_diagnosis d = diagnose_tls_handshake(addr, {c.tls_ca, c.tls_cert, c.tls_key});
+  if (d.transport == port_transport::not_tls)
     return "the daemon at " + addr +
            " does not speak TLS on that port (its config sets listen without tls_cert): drop --tls-ca, "
            "--tls-cert, --tls-key and --token-file (and CUZK_TLS_CA, CUZK_TLS_CERT, CUZK_TLS_KEY, "
            "CUZK_TOKEN_FILE), or give the daemon tls_cert and tls_key";
-  if (transport == port_transport::tls)
+  if (!d.why.empty()) return "the TLS handshake with the daemon at " + addr + " failed: " + d.why;
+  if (d.transport == port_transport::tls)
     return "the TLS handshake with the daemon at " + addr + " failed (" + s.error_message() +
            "): check that --tls-ca names the CA that signed the daemon's tls_cert and that the certificate "
            "lists the host of --addr; when the daemon sets tls_client_ca, pass --tls-cert and --tls-key "

@@ -18,6 +18,7 @@
 #include "service/cluster_status.hpp"
 #include "service/config.hpp"
 #include "service/data_dir_lock.hpp"
+#include "service/grpc_log.hpp"
 #include "service/grpc_service.hpp"
 #include "service/http_service.hpp"
 #include "service/logging.hpp"
@@ -67,6 +68,7 @@ int run_daemon(const std::string& config_path) {
   }
   daemon_config cfg = std::move(loaded).value();
   init_logging(cfg.log_level);
+  route_grpc_log();
   // Checked before anything is made on disk.
   const std::string sock = cfg.socket_path();
   if (sock.size() > max_socket_path) {

@@ -265,6 +265,22 @@ TEST(daemon, bad_requests_get_clear_errors_while_another_job_completes) {
   EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << s.error_message();
   EXPECT_NE(s.error_message().find("no-such.wtns"), std::string::npos) << s.error_message();
 
+  // A string field that is not UTF-8 fails protobuf's parse before any handler runs: named by its
+  // field and byte, not an empty INTERNAL (docs/HARDENING.md, finding 27). (The client's protobuf
+  // logs that it sends such a string, and sends it.)
+  v1::SubmitProofRequest latin1;
+  latin1.set_circuit("poseidon");
+  latin1.add_partitions()->set_wtns(read_file(wtns));
+  latin1.add_partitions()->set_input_json("{\"k\": \"12345\xff\"}");
+  s = d.submit_request(latin1, id);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
+  EXPECT_EQ(s.error_message(), "partition 1: input JSON: not UTF-8 at byte 12");
+  latin1.Clear();
+  latin1.set_circuit("pos\xc3(eidon");
+  s = d.submit_request(latin1, id);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
+  EXPECT_EQ(s.error_message(), "circuit: not UTF-8 at byte 3");
+
   v1::ProofResult r;
   s = d.await_status(987654, 10, r);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND) << s.error_message();

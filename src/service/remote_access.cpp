@@ -3,12 +3,16 @@
 #include "service/remote_access.hpp"
 
 #include <grpcpp/security/auth_metadata_processor.h>
+#include <grpcpp/security/server_credentials.h>
+#include <grpcpp/security/tls_certificate_provider.h>
+#include <grpcpp/security/tls_credentials_options.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include <array>
 
 #include "formats/file_io.hpp"
+#include "service/client_certificate_check.hpp"
 
 namespace cuzk::service {
 namespace {
@@ -103,13 +107,26 @@ result<std::shared_ptr<grpc::ServerCredentials>> tcp_server_credentials(const da
   auto key = read_pem("tls_key", c.tls_key);
   if (!key) return key.error();
   opts.pem_key_cert_pairs.push_back({std::move(key).value(), std::move(cert).value()});
+  std::shared_ptr<grpc::ServerCredentials> creds;
   if (!c.tls_client_ca.empty()) {
     auto ca = read_pem("tls_client_ca", c.tls_client_ca);
     if (!ca) return ca.error();
-    opts.pem_root_certs = std::move(ca).value();
-    opts.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+    // A client certificate is required in the handshake and verified by the daemon's own check,
+    // which logs why it refuses one (client_certificate_check.hpp; gRPC's TLS credentials, the
+    // only ones of gRPC 1.51 that take a verifier, are experimental).
+    namespace tls = grpc::experimental;
+    auto identity =
+        std::make_shared<tls::StaticDataCertificateProvider>(std::vector<tls::IdentityKeyCertPair>{
+            {opts.pem_key_cert_pairs.front().private_key, opts.pem_key_cert_pairs.front().cert_chain}});
+    tls::TlsServerCredentialsOptions with(identity);
+    with.watch_identity_key_cert_pairs();
+    with.set_cert_request_type(GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_BUT_DONT_VERIFY);
+    with.set_certificate_verifier(
+        tls::ExternalCertificateVerifier::Create<client_certificate_check>(std::move(ca).value()));
+    creds = tls::TlsServerCredentials(with);
+  } else {
+    creds = grpc::SslServerCredentials(opts);
   }
-  auto creds = grpc::SslServerCredentials(opts);
   if (!c.auth_token_file.empty()) {
     auto token = read_auth_token(c.auth_token_file);
     if (!token) return token.error();

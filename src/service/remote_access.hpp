@@ -7,8 +7,9 @@
 // the path may listen or connect, so there:
 //   - tls_cert + tls_key: the listener speaks TLS only (a plaintext client is refused at the
 //     handshake; the client verbs say what to pass, client_credentials.hpp).
-//   - tls_client_ca: the handshake also asks for a client certificate and refuses one that this
-//     CA did not sign.
+//   - tls_client_ca: the handshake also asks for a client certificate and requires one, and the
+//     daemon's own check refuses one that this CA did not sign, or that is out of its dates or not
+//     for client authentication, logging why (client_certificate_check.hpp).
 //   - auth_token_file: every call must carry "authorization: Bearer <token>"; one without it, or
 //     with another token, is refused UNAUTHENTICATED before a handler runs. The token is compared
 //     in constant time (through SHA-256 digests, so its length does not leak either) and never

@@ -1,20 +1,25 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Remote access (remote_access.hpp, client_credentials.hpp) against the real daemon: certificates
 // made here with the openssl command (a CA, a server certificate for localhost and 127.0.0.1, a
-// client certificate, and a client certificate from another CA), one daemon that asks for TLS, a
-// client certificate and a token on TCP, and one with a plaintext TCP listener. A client without
-// credentials is refused, one with them proves; a wrong token, a certificate from an unknown CA
-// and a client of the wrong transport are refused with messages that say what to change; the CLI
+// client certificate, a client certificate from another CA, client certificates expired, not yet
+// valid and for servers only), one daemon that asks for TLS, a client certificate and a token on
+// TCP, and one with a plaintext TCP listener. A client without credentials is refused, one with
+// them proves; a wrong token, a certificate from an unknown CA and a client of the wrong transport
+// are refused with messages that say what to change, and each refused handshake is named by its
+// cause in the client's message and in the daemon's log; the CLI
 // verbs and `cuzk bench` with the flags (and CUZK_TOKEN_FILE) prove end to end; HTTP on a
 // non-loopback address speaks HTTPS and asks for the token; and a request body over HTTP's limit
 // is refused before it is read.
+#include "service/remote_access.hpp"
+
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,7 +32,6 @@
 
 #include "service/client.hpp"
 #include "service/daemon_test_util.hpp"
-#include "service/remote_access.hpp"
 
 namespace cuzk::service {
 namespace {
@@ -64,14 +68,41 @@ struct pki {
            ca + ".key -CAcreateserial -extfile " + d + name + ".ext -out " + d + name + ".pem";
   }
 
+  // The same, valid from `start` to `end` (YYYYMMDDHHMMSSZ): `openssl x509` of OpenSSL 3.0 sets
+  // no start date, `openssl ca` does.
+  static std::string make_dated(const std::string& dir, const std::string& name, const std::string& ca,
+                                const std::string& ext, const std::string& start, const std::string& end) {
+    const std::string d = dir + "/";
+    return "printf '" + ext + "\\n' > " + d + name +
+           ".ext && printf '[ca]\\ndefault_ca = d\\n[d]\\ndatabase = " + d +
+           "index.txt\\nnew_certs_dir = " + dir + "\\nserial = " + d +
+           "serial\\ndefault_md = sha256\\npolicy = p\\n" +
+           "unique_subject = no\\n[p]\\ncommonName = supplied\\n' > " + d + "ca.cnf && touch " + d +
+           "index.txt && (test -f " + d + "serial || echo 01 > " + d +
+           "serial) && openssl req -newkey ec -pkeyopt " +
+           "ec_paramgen_curve:prime256v1 -nodes -subj /CN=" + name + " -keyout " + d + name + ".key -out " +
+           d + name + ".csr && openssl ca -batch -notext -config " + d + "ca.cnf -cert " + d + ca +
+           ".pem -keyfile " + d + ca + ".key -startdate " + start + " -enddate " + end + " -extfile " + d +
+           name + ".ext -in " + d + name + ".csr -out " + d + name + ".pem";
+  }
+
   pki() {
     dir = (fs::temp_directory_path() / ("cuzk-remote-access-" + std::to_string(::getpid()))).string();
     fs::remove_all(dir);
     fs::create_directories(dir);
-    for (const auto& cmd : {make_ca(dir, "ca"), make_ca(dir, "other-ca"),
-                            make_signed(dir, "server", "ca", "subjectAltName=DNS:localhost,IP:127.0.0.1"),
-                            make_signed(dir, "client", "ca", "extendedKeyUsage=clientAuth"),
-                            make_signed(dir, "stranger", "other-ca", "extendedKeyUsage=clientAuth")}) {
+    for (const auto& cmd :
+         {make_ca(dir, "ca"), make_ca(dir, "other-ca"),
+          make_signed(dir, "server", "ca", "subjectAltName=DNS:localhost,IP:127.0.0.1"),
+          make_signed(dir, "client", "ca", "extendedKeyUsage=clientAuth"),
+          make_signed(dir, "stranger", "other-ca", "extendedKeyUsage=clientAuth"),
+          make_signed(dir, "server-only", "ca", "extendedKeyUsage=serverAuth"),
+          make_dated(dir, "expired", "ca", "extendedKeyUsage=clientAuth", "20200101000000Z",
+                     "20200102000000Z"),
+          make_dated(dir, "future", "ca", "extendedKeyUsage=clientAuth", "20400101000000Z",
+                     "20400102000000Z"),
+          make_dated(dir, "expired-server", "ca", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+                     "20200101000000Z", "20200102000000Z"),
+          make_signed(dir, "misnamed-server", "ca", "subjectAltName=DNS:elsewhere.example")}) {
       const auto [rc, out] = run_command(cmd);
       EXPECT_EQ(rc, 0) << cmd << "\n" << out;
     }
@@ -109,6 +140,9 @@ struct tcp_daemon {
                           << tcp_keys << "[[circuit]]\nid = \"poseidon\"\nzkey = \"" << zkey << "\"\n";
     pid = ::fork();
     if (pid == 0) {
+      // Its log, for the tests that read what it said.
+      const int log = ::open((dir + "/daemon.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      if (log >= 0) ::dup2(log, STDERR_FILENO);
       ::execl(CUZK_BIN, CUZK_BIN, "daemon", "--config", config.c_str(), static_cast<char*>(nullptr));
       ::_exit(127);
     }
@@ -281,6 +315,103 @@ TEST_F(remote_access, a_client_certificate_from_an_unknown_ca_is_refused) {
   EXPECT_NE(s.error_code(), grpc::StatusCode::OK);
   const auto why = explain_call_failure(s, guarded().addr, creds);
   EXPECT_NE(why.find("TLS handshake with the daemon at " + guarded().addr + " failed"), std::string::npos) << why;
+}
+
+// docs/HARDENING.md, finding 29: a refused handshake names its cause, for the client's
+// certificate (from the daemon's alert and the certificate's own dates and purpose) and for the
+// daemon's (from the client's verification), where gRPC says "Socket closed" for all of them.
+TEST_F(remote_access, a_refused_handshake_names_its_cause) {
+  const auto why = [&](const std::string& cert, const std::string& ca) {
+    auto creds = full();
+    creds.tls_cert = cert.empty() ? "" : certs->dir + "/" + cert + ".pem";
+    creds.tls_key = cert.empty() ? "" : certs->dir + "/" + cert + ".key";
+    creds.tls_ca = certs->dir + "/" + ca + ".pem";
+    const auto s = get_status(guarded().addr, creds);
+    EXPECT_FALSE(s.ok()) << cert;
+    return explain_call_failure(s, guarded().addr, creds);
+  };
+  const std::string failed = "the TLS handshake with the daemon at " + guarded().addr + " failed: ";
+  const auto refused = [&](const std::string& cert) {
+    return failed + "the daemon refused this client's certificate (--tls-cert " + certs->dir + "/" + cert +
+           ".pem): ";
+  };
+  EXPECT_EQ(why("expired", "ca"), refused("expired") + "it expired on 2020-01-02 00:00:00 UTC");
+  EXPECT_EQ(why("future", "ca"),
+            refused("future") +
+                "it is not valid until 2040-01-01 00:00:00 UTC (or this machine's clock is ahead "
+                "of the daemon's)");
+  EXPECT_EQ(why("stranger", "ca"),
+            refused("stranger") +
+                "is it signed by the daemon's tls_client_ca? (its issuer: /CN=other-ca; the "
+                "daemon's log says why it refused it)");
+  EXPECT_EQ(
+      why("server-only", "ca"),
+      refused("server-only") + "it is not for client authentication (its extendedKeyUsage lacks clientAuth)");
+  EXPECT_EQ(why("", "ca"),
+            failed +
+                "the daemon asks for a client certificate (its tls_client_ca is set): pass --tls-cert "
+                "and --tls-key of a certificate that CA signed");
+  EXPECT_EQ(why("client", "other-ca"),
+            failed +
+                "the daemon's certificate (its tls_cert) is not trusted: it was not "
+                "signed by the CA of --tls-ca (" +
+                certs->dir + "/other-ca.pem) (its issuer: /CN=ca)");
+  // The daemon's log names the cause and the certificate (client_certificate_check.hpp), and the
+  // causes gRPC's handshake reports (grpc_log.hpp), not gRPC's raw lines.
+  const std::string log = read_file(guarded().dir + "/daemon.log");
+  for (const std::string line : {
+           "tls: a client's handshake was refused: the client certificate /CN=expired (issuer /CN=ca): it "
+           "expired "
+           "on 2020-01-02 00:00:00 UTC",
+           "tls: a client's handshake was refused: the client certificate /CN=future (issuer /CN=ca): it is "
+           "not "
+           "valid until 2040-01-01 00:00:00 UTC",
+           "tls: a client's handshake was refused: the client certificate /CN=stranger (issuer "
+           "/CN=other-ca): it "
+           "was not signed by tls_client_ca",
+           "tls: a client's handshake was refused: the client certificate /CN=server-only (issuer /CN=ca): "
+           "it is "
+           "not for client authentication (its extendedKeyUsage lacks clientAuth)",
+           "tls: a client's handshake was refused: it sent no client certificate, and tls_client_ca asks for "
+           "one",
+           "tls: a client's handshake was refused: it does not trust the daemon's tls_cert",
+       })
+    EXPECT_NE(log.find("warning " + line), std::string::npos) << line << "\nnot in:\n" << log;
+  EXPECT_EQ(log.find("Handshake failed with fatal error"), std::string::npos) << log;
+  // The CLI prints the same.
+  const auto [rc, out] =
+      cuzk("status --addr " + guarded().addr + " --tls-ca " + certs->ca + " --tls-cert " + certs->dir +
+           "/expired.pem --tls-key " + certs->dir + "/expired.key --token-file " + certs->token);
+  EXPECT_EQ(rc, 1);
+  EXPECT_NE(out.find("cuzk: error: daemon: " + refused("expired") + "it expired on 2020-01-02"),
+            std::string::npos)
+      << out;
+}
+
+// The same for the daemon's certificate, which the client checks: expired, and not naming the
+// host of --addr (docs/HARDENING.md, finding 29).
+TEST_F(remote_access, a_daemon_certificate_the_client_refuses_is_named_by_its_cause) {
+  for (const std::string name : {"expired-server", "misnamed-server"}) {
+    tcp_daemon d(name,
+                 "tls_cert = \"" + certs->dir + "/" + name + ".pem\"\ntls_key = \"" + certs->dir + "/" +
+                     name + ".key\"\n",
+                 "127.0.0.1");
+    client_credentials creds;
+    creds.tls_ca = certs->ca;
+    const auto s = get_status(d.addr, creds);
+    EXPECT_FALSE(s.ok()) << name;
+    const std::string failed = "the TLS handshake with the daemon at " + d.addr + " failed: ";
+    EXPECT_EQ(
+        explain_call_failure(s, d.addr, creds),
+        name == "expired-server"
+            ? failed +
+                  "the daemon's certificate (its tls_cert) expired on 2020-01-02 00:00:00 UTC: the daemon "
+                  "needs a new tls_cert"
+            : failed +
+                  "the daemon's certificate (its tls_cert) does not name 127.0.0.1, the host of --addr: "
+                  "connect by a name or address its subjectAltName lists, or give the daemon a tls_cert "
+                  "that lists 127.0.0.1");
+  }
 }
 
 TEST_F(remote_access, a_tls_client_at_a_plaintext_port_is_told_so) {

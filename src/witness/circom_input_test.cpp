@@ -112,5 +112,13 @@ TEST(CircomInput, TheFileMustBeAnObjectAndArraysNotMixBuses) {
   EXPECT_NE(error_of(R"({"m": [1, 2)").find("input.json: not valid JSON"), std::string::npos);
 }
 
+// docs/HARDENING.md, finding 27: a byte that is not UTF-8 is named by its offset, inside a string
+// or between values, and the message is itself UTF-8 (the parser's own quoted the byte).
+TEST(CircomInput, TextThatIsNotUtf8IsNamedByItsByte) {
+  EXPECT_EQ(error_of("{\"k\": \"12345\xff\"}"), "input.json: not UTF-8 at byte 12");
+  EXPECT_EQ(error_of("{\"k\": 1}\xff"), "input.json: not UTF-8 at byte 8");
+  EXPECT_EQ(error_of("{\"caf\xc3\xa9\": \"\xed\xa0\x80\"}"), "input.json: not UTF-8 at byte 11");
+}
+
 }  // namespace
 }  // namespace cuzk::witness

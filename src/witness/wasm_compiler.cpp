@@ -20,6 +20,7 @@
 #include "formats/file_io.hpp"
 #include "witness/circom_wasm_glue_abi_h.hpp"
 #include "witness/circom_wasm_glue_c.hpp"
+#include "witness/circom_wasm_interface.hpp"
 #include "witness/generated_c.hpp"
 
 extern char** environ;
@@ -101,15 +102,17 @@ std::string tail_of(const std::string& log) {
   return t;
 }
 
+// `failure`: the code of a tool that ran and refused: wasm2c's refusal is the wasm's fault
+// (invalid_argument), the C compiler's is cuzk's (internal).
 status step(const std::vector<std::string>& argv, const std::string& log, const std::string& source,
-            const char* package) {
+            const char* package, errc failure) {
   const int rc = run_tool(argv, log);
   if (rc == -1 || rc == 127) {
     return {errc::unavailable, source + ": cannot run " + argv[0] + " (" + (rc == -1 ? std::strerror(errno) : "not found") +
                                    "), which turns circom's witness code into native code: install " + package};
   }
   if (rc != 0) {
-    return {errc::internal, source + ": " + argv[0] + " failed (exit " + std::to_string(rc) + "):\n" + tail_of(log)};
+    return {failure, source + ": " + argv[0] + " failed (exit " + std::to_string(rc) + "):\n" + tail_of(log)};
   }
   return status::ok();
 }
@@ -157,6 +160,9 @@ std::string default_witness_cache_dir() {
 
 result<compiled_generator> compile_witness_generator(std::span<const uint8_t> wasm, const std::string& source,
                                                      const std::string& cache_dir) {
+  // Any other module would reach the C compiler and fail there on cuzk's glue: said plainly here,
+  // before any work (circom_wasm_interface.hpp).
+  CUZK_TRY(check_circom_wasm_interface(wasm, source));
   std::string flags;
   for (const char* f : c_flags) (flags += f) += ' ';
   // What the compiled object depends on besides the wasm: the glue, the rewriting of wasm2c's C
@@ -173,8 +179,8 @@ result<compiled_generator> compile_witness_generator(std::span<const uint8_t> wa
   CUZK_TRY(write_file(d + "/circuit.wasm", wasm));
   CUZK_TRY(write_file(d + "/circom_wasm_glue.c", bytes_of(circom_wasm_glue_c)));
   CUZK_TRY(write_file(d + "/circom_wasm_glue_abi.h", bytes_of(circom_wasm_glue_abi_h)));
-  CUZK_TRY(step({"wasm2c", d + "/circuit.wasm", "-n", "circuit", "-o", d + "/circuit.c"}, d + "/wasm2c.log", source,
-                "wabt (apt-get install wabt)"));
+  CUZK_TRY(step({"wasm2c", d + "/circuit.wasm", "-n", "circuit", "-o", d + "/circuit.c"}, d + "/wasm2c.log",
+                source, "wabt (apt-get install wabt)", errc::invalid_argument));
   {
     auto c = formats::read_text_file(d + "/circuit.c");
     if (!c) return status(errc::io_error, source + ": cannot read the C that wasm2c made: " + c.error().message());
@@ -188,7 +194,7 @@ result<compiled_generator> compile_witness_generator(std::span<const uint8_t> wa
   for (const std::string& s : {"-I" + d, d + "/circuit.c", d + "/circom_wasm_glue.c", d + "/wasm-rt-impl.c",
                                 std::string("-o"), d + "/circuit.so"})
     cc.push_back(s);
-  CUZK_TRY(step(cc, d + "/cc.log", source, "a C compiler (apt-get install gcc)"));
+  CUZK_TRY(step(cc, d + "/cc.log", source, "a C compiler (apt-get install gcc)", errc::internal));
   if (std::rename((d + "/circuit.so").c_str(), library.c_str()) != 0)
     return status(errc::io_error, library + ": cannot move the compiled witness code into the cache: " + std::strerror(errno));
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -38,9 +38,11 @@ struct compiled_generator {
   double compile_s = 0;   // wall time of wasm2c and the C compiler, when compiled now
 };
 
-// `wasm` is the witness code's bytes, `source` its name for messages. unavailable (naming the
-// missing tool and the package that has it) where wasm2c or a C compiler is missing; internal
-// with the tool's own output when a step fails.
+// `wasm` is the witness code's bytes, `source` its name for messages. invalid_argument naming
+// `source` for a file that is not circom's witness code (check_circom_wasm_interface, before any
+// work) or that wasm2c refuses (with its output); unavailable (naming the missing tool and the
+// package that has it) where wasm2c or a C compiler is missing; internal with the compiler's own
+// output when it fails.
 result<compiled_generator> compile_witness_generator(std::span<const uint8_t> wasm, const std::string& source,
                                                      const std::string& cache_dir);
 

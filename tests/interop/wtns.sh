@@ -98,6 +98,10 @@ expect_error "input: missing signals named from the .sym" \
   "not all inputs are given: 10 of the circuit's 18 input values; missing: cube (from $WORK/sym/matrix.sym)" \
   "$CUZK" wtns calculate "${CACHE[@]}" "$WORK/sym/matrix_js/matrix.wasm" "$WORK/bad.json" "$WORK/x.wtns"
 bad "input: bad value" 'bad.json: m[1][1]: expected a decimal string' '{"m": [[1,2,3],[4,"five",6]]}'
+# A byte that is not UTF-8 (docs/HARDENING.md, finding 27), named by its offset.
+printf '{"k": "12345\xff"}\n' >"$WORK/latin1.json"
+expect_error "input: not UTF-8" "$WORK/latin1.json: not UTF-8 at byte 12" \
+  "$CUZK" wtns calculate "${CACHE[@]}" "$M" "$WORK/latin1.json" "$WORK/x.wtns"
 bad "input: fraction" "bad.json: k: expected an integer, found 1.5" "{\"k\": 1.5}"
 bad "input: past 2^53" "write it as a decimal string" "{\"k\": 123456789012345678901}"
 expect_error "input: missing file" "$WORK/none.json" "$CUZK" wtns calculate "${CACHE[@]}" "$M" "$WORK/none.json" "$WORK/x.wtns"
@@ -106,6 +110,12 @@ expect_error "wasm: missing file" "$WORK/none.wasm" "$CUZK" wtns calculate "${CA
 printf 'not wasm' >"$WORK/junk.wasm"
 expect_error "wasm: not wasm" "junk.wasm: expected the circuit's witness code" "$CUZK" wtns calculate "${CACHE[@]}" \
   "$WORK/junk.wasm" "$CIRCUITS/matrix.input.json" "$WORK/x.wtns"
+# Valid WebAssembly that is not circom's witness code: refused by what it exports, before wasm2c
+# and the C compiler run (docs/HARDENING.md, finding 26).
+printf '%s\n' '(module (func (export "add") (param i32 i32) (result i32) local.get 0 local.get 1 i32.add))' >"$WORK/other.wat"
+wat2wasm "$WORK/other.wat" -o "$WORK/other.wasm"
+expect_error "wasm: another module, not circom's" "other.wasm: not a circom witness calculator: it exports no getVersion" \
+  "$CUZK" wtns calculate "${CACHE[@]}" "$WORK/other.wasm" "$CIRCUITS/matrix.input.json" "$WORK/x.wtns"
 # The wasm where the input JSON belongs (the two commands take them in opposite orders): named as a
 # wasm file, not wabt's "bad magic value" about the JSON.
 expect_error "input: a wasm, arguments swapped" "$M: expected the circuit's input JSON, found a wasm file" \
@@ -120,6 +130,8 @@ expect_error "fullprove: failed assert" "Assert Failed." "$CUZK" fullprove "${CA
   "$WORK/matrix.zkey" "$WORK/p2.json" "$WORK/pub2.json"
 expect_error "fullprove: witness of another circuit" "witness length mismatch" "$CUZK" fullprove "${CACHE[@]}" \
   "$CIRCUITS/range_check.input.json" "$W" "$WORK/matrix.zkey" "$WORK/p2.json" "$WORK/pub2.json"
+expect_error "fullprove: input not UTF-8" "$WORK/latin1.json: not UTF-8 at byte 12" "$CUZK" fullprove "${CACHE[@]}" \
+  "$WORK/latin1.json" "$M" "$WORK/matrix.zkey" "$WORK/p2.json" "$WORK/pub2.json"
 expect_error "fullprove: a wasm, arguments swapped" "$M: expected the circuit's input JSON, found a wasm file" \
   "$CUZK" fullprove "${CACHE[@]}" "$M" "$CIRCUITS/matrix.input.json" "$WORK/matrix.zkey" "$WORK/p2.json" "$WORK/pub2.json"
 if [[ -x $SNARKJS ]] && command -v node >/dev/null; then
@@ -162,6 +174,8 @@ if "$CUZK" --help 2>/dev/null | grep -q prove-remote; then
   printf '{"m": [1, 2\n' >"$D/notjson.json"
   expect_error "daemon: input JSON that is not JSON" "not valid JSON" \
     "$CUZK" prove-remote "${C[@]}" -c matrix --input "$D/notjson.json"
+  expect_error "daemon: input JSON that is not UTF-8" "$WORK/latin1.json: not UTF-8 at byte 12" \
+    "$CUZK" prove-remote "${C[@]}" -c matrix --input "$WORK/latin1.json"
   "$CUZK" prove-remote "${C[@]}" -c matrix --input "$CIRCUITS/matrix.input.json" -o "$D/out2" ||
     { stop_daemon; fail "the job after a failed one"; }
   ok "daemon: the job after the failed ones proves"

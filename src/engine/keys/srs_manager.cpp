@@ -321,10 +321,10 @@ status srs_manager::load_locked(std::unique_lock<std::mutex>& lk, const std::str
     const uint64_t need = e->key->resident_bytes();
     e->key.reset();
     e->host_res.reset();
-    return status(errc::resource_exhausted, "circuit " + id + ": its key holds " + describe_bytes(need) +
-                                                " of host memory once loaded, more than the " +
-                                                describe_bytes(host_estimate) +
-                                                " admitted, and the host budget has no room for the rest");
+    return status(errc::resource_exhausted,
+                  "circuit " + id + ": key " + e->path + " holds " + describe_bytes(need) +
+                      " of host memory once loaded, more than the " + describe_bytes(host_estimate) +
+                      " admitted, and the host budget has no room for the rest");
   }
   ++e->loads;
   e->use_seq = ++seq_;
@@ -339,9 +339,9 @@ status srs_manager::promote_hot_locked(entry& e, const std::string& id, bool req
   if (!make_room_locked(key_tier::hot, need, id)) {
     if (!required) return status::ok();
     return status(errc::resource_exhausted,
-                  "circuit " + id + ": the hot tier cannot take " + std::to_string(need) + " bytes (budget " +
-                      std::to_string(budgets_.hot) + ", " + std::to_string(used_locked(key_tier::hot)) +
-                      " used by keys in use)");
+                  "circuit " + id + ": the hot tier cannot take key " + e.path + " (" + std::to_string(need) +
+                      " bytes; budget " + std::to_string(budgets_.hot) + ", " +
+                      std::to_string(used_locked(key_tier::hot)) + " used by keys in use)");
   }
   // The hot copy is made beside the mapping, so both are held for a moment; from free room only
   // (the lock is held), and a promotion nobody required is skipped without it.
@@ -354,8 +354,9 @@ status srs_manager::promote_hot_locked(entry& e, const std::string& id, bool req
     auto r = host_budget_->acquire(need, o);
     if (!r) {
       if (!required) return status::ok();
-      return status(errc::resource_exhausted, "circuit " + id + ": the host memory budget has no room for its hot copy (" +
-                                                  describe_bytes(need) + "): " + r.error().message());
+      return status(errc::resource_exhausted,
+                    "circuit " + id + ": the host memory budget has no room for the hot copy of key " +
+                        e.path + " (" + describe_bytes(need) + "): " + r.error().message());
     }
     extra = std::move(r).value();
   }

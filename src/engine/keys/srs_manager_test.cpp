@@ -226,5 +226,18 @@ TEST(srs_manager, a_key_bigger_than_the_budget_is_refused) {
   EXPECT_NE(l.error().message().find("warm budget"), std::string::npos) << l.error().to_string();
 }
 
+// A size refusal names the key's file, not only the circuit's id.
+TEST(srs_manager, a_key_the_hot_tier_cannot_take_is_refused_naming_its_file) {
+  const auto sz = measure();
+  pageable_allocator alloc;
+  srs_manager m({.hot = sz.hot / 2}, alloc, point_check::on_curve);
+  ASSERT_TRUE(m.add("a", small_bn, sz.summary).is_ok());
+  const auto s = m.preload("a", key_tier::hot);
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_EQ(s.code(), errc::resource_exhausted);
+  EXPECT_NE(s.message().find("circuit a: the hot tier cannot take key " + small_bn + " ("), std::string::npos)
+      << s.to_string();
+}
+
 }  // namespace
 }  // namespace cuzk::engine
