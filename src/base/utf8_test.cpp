@@ -12,7 +12,7 @@ namespace cuzk {
 namespace {
 
 TEST(utf8, well_formed_text_has_no_invalid_byte) {
-  for (const std::string s :
+  for (const std::string& s :
        {std::string(), std::string("plain ascii {\"x\": 1}"), std::string("\x7f"), std::string("\xc2\x80"),
         std::string("\xdf\xbf"), std::string("\xe0\xa0\x80"), std::string("\xed\x9f\xbf"),
         std::string("\xee\x80\x80"), std::string("\xef\xbf\xbf"), std::string("\xf0\x90\x80\x80"),

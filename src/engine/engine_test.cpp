@@ -33,7 +33,9 @@ gated_engine make(engine_options o, std::unique_ptr<gated_backend> b,
                   std::shared_ptr<job_store> store = nullptr) {
   if (o.spool_dir.empty() && o.store_path.empty()) o.spool_dir = temp_dir("spool");
   gated_engine h(std::move(o), std::move(b), std::move(store));
-  if (h.eng) EXPECT_TRUE(h.eng->register_circuit("small", small_zkey).is_ok());
+  if (h.eng) {
+    EXPECT_TRUE(h.eng->register_circuit("small", small_zkey).is_ok());
+  }
   return h;
 }
 

@@ -26,7 +26,9 @@ gated_engine make(std::vector<std::string> dirs, bool gate_open = true) {
   o.spool_dir = temp_dir("witness-path-spool");
   o.witness_dirs = std::move(dirs);
   gated_engine h(std::move(o), std::make_unique<gated_backend>(0ms, gate_open));
-  if (h.eng) EXPECT_TRUE(h.eng->register_circuit("small", small_zkey).is_ok());
+  if (h.eng) {
+    EXPECT_TRUE(h.eng->register_circuit("small", small_zkey).is_ok());
+  }
   return h;
 }
 
