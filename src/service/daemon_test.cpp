@@ -270,7 +270,7 @@ TEST(daemon, bad_requests_get_clear_errors_while_another_job_completes) {
   // logs that it sends such a string, and sends it.)
   v1::SubmitProofRequest latin1;
   latin1.set_circuit("poseidon");
-  latin1.add_partitions()->set_wtns(read_file(wtns));
+  latin1.add_partitions()->set_wtns(read_file(poseidon_wtns));
   latin1.add_partitions()->set_input_json("{\"k\": \"12345\xff\"}");
   s = d.submit_request(latin1, id);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
