@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 pragma circom 2.0.0;
 
 // c = a * b + a: as many wires as mul.circom (1, c, a, b) and as many public signals, another
