@@ -108,6 +108,37 @@ TEST_P(CircomWasm, MultiDimensionalInputsGiveSnarkjsBytes) {
   EXPECT_TRUE(again->cached);
 }
 
+// The C cut into four units compiled at once (c_units.hpp) computes what the whole file does: every
+// field function, a branch, a loop and an index on the inputs (graph_ops), and circom's message for
+// a failed assert (range_check).
+TEST_P(CircomWasm, CCompiledInUnitsGivesTheSameBytesAndMessages) {
+  const std::string cache = cache_dir() + "/units";
+  const auto compiled = [&](const std::string& circuit) -> std::shared_ptr<const witness_generator> {
+    const std::string wasm = data_dir + "/" + GetParam() + "/" + circuit + ".wasm";
+    auto lib = compile_witness_generator(read_bytes(wasm), wasm, cache, {.units = 4, .min_unit_bytes = 1});
+    EXPECT_TRUE(lib.is_ok()) << lib.error().message();
+    if (!lib) return nullptr;
+    EXPECT_EQ(lib->units, 4u) << circuit << ": compiled whole, not in units";
+    auto g = witness_generator::load(lib->library, wasm);
+    EXPECT_TRUE(g.is_ok()) << g.error().message();
+    return g ? *g : nullptr;
+  };
+  auto ops = compiled("graph_ops");
+  ASSERT_TRUE(ops);
+  const auto input = formats::read_text_file(CUZK_TEST_DATA_DIR "/witness/circuits/graph_ops.input.json");
+  ASSERT_TRUE(input.is_ok());
+  auto w = calculate(*ops, *input);
+  ASSERT_TRUE(w.is_ok()) << w.error().message();
+  EXPECT_EQ(wtns_bytes(*ops, *w), read_bytes(data_dir + "/" + GetParam() + "/graph_ops.wtns"));
+
+  auto range = compiled("range_check");
+  ASSERT_TRUE(range);
+  auto whole = load("range_check");
+  ASSERT_TRUE(whole);
+  EXPECT_EQ(error_of(*range, R"({"x": 100})"), error_of(*whole, R"({"x": 100})"));
+  EXPECT_NE(error_of(*range, R"({"x": 100})").find("Error in template"), std::string::npos);
+}
+
 TEST_P(CircomWasm, AFailedAssertGivesCircomsMessage) {
   auto g = load("range_check");
   ASSERT_TRUE(g);

@@ -20,6 +20,7 @@
 // Thread safety: compile_witness_generator may be called from any thread.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -36,6 +37,14 @@ struct compiled_generator {
   std::string library;    // the shared object's path
   bool cached = false;    // found in the cache, not compiled now
   double compile_s = 0;   // wall time of wasm2c and the C compiler, when compiled now
+  std::size_t units = 0;  // how many parts of the C were compiled at once, when compiled now
+};
+
+// How the C is compiled: cut into `units` translation units compiled at once (c_units.hpp; 0: as
+// many as the cores this process may use, at most 8), none under `min_unit_bytes` of C.
+struct compile_options {
+  unsigned units = 0;
+  std::size_t min_unit_bytes = std::size_t{1} << 20;
 };
 
 // `wasm` is the witness code's bytes, `source` its name for messages. invalid_argument naming
@@ -44,6 +53,6 @@ struct compiled_generator {
 // package that has it) where wasm2c or a C compiler is missing; internal with the compiler's own
 // output when it fails.
 result<compiled_generator> compile_witness_generator(std::span<const uint8_t> wasm, const std::string& source,
-                                                     const std::string& cache_dir);
+                                                     const std::string& cache_dir, const compile_options& options = {});
 
 }  // namespace cuzk::witness
