@@ -213,12 +213,12 @@ result<std::string> read_file_head(const std::string& path, std::size_t n) {
   return read_fd(*fd, n, path);
 }
 
-status write_file_atomically(const std::string& path, std::string_view content) {
+status write_file_atomically(const std::string& path, std::string_view content, flush_to_disk flush) {
   std::string tmp = path + ".tmp.XXXXXX";
   const int fd = ::mkstemp(tmp.data());
   if (fd < 0) return sys_error(tmp, "cannot create");
-  const bool ok =
-      ::fchmod(fd, 0644) == 0 && write_all(fd, content.data(), content.size()) && ::fsync(fd) == 0;
+  const bool ok = ::fchmod(fd, 0644) == 0 && write_all(fd, content.data(), content.size()) &&
+                  (flush == flush_to_disk::no || ::fsync(fd) == 0);
   const status s = ok ? status::ok() : sys_error(tmp, "write failed");
   ::close(fd);
   if (!s) {

@@ -65,9 +65,16 @@ result<std::string> read_file_head(const std::string& path, std::size_t n);
 // thread and the drain at SIGTERM), a device could be endless, a directory is a mistake. The file
 // is opened with O_NONBLOCK and checked with fstat, so not even the open of a FIFO blocks.
 
+// Whether a write waits for its bytes to reach the disk (fsync) before the file takes its name.
+// With `yes`, a power loss leaves the old file or the whole new one; with `no`, a crash of the
+// process still does (the rename), but a power loss soon after may leave an empty or cut file, as
+// it may for any tool that writes without fsync (cp, snarkjs). `no` is for large outputs that are
+// recomputed from their inputs, where fsync would cost more than the computation.
+enum class flush_to_disk : bool { no, yes };
+
 // Writes `path` through a temporary file in the same directory and rename(2); on any failure the
 // temporary is removed and `path` is left as it was. The new file gets mode 0644 (mkstemp's 0600
 // would hide a proof from the user's other tools).
-status write_file_atomically(const std::string& path, std::string_view content);
+status write_file_atomically(const std::string& path, std::string_view content, flush_to_disk flush = flush_to_disk::yes);
 
 }  // namespace cuzk::formats

@@ -53,10 +53,16 @@ TEST(output_files, nothing_is_replaced_until_every_output_is_written) {
       {{"the proof output", d + "/proof.json"}, {"the public output", d + "/public.json"}}, {});
   ASSERT_TRUE(out.is_ok());
   ASSERT_TRUE(write_file_atomically(out->staging_path(0), "new proof").is_ok());
-  ASSERT_TRUE(write_file_atomically(out->staging_path(1), "new public").is_ok());
+  // Unflushed (flush_to_disk::no): the same file, whole, under the same mode.
+  ASSERT_TRUE(write_file_atomically(out->staging_path(1), "new public", flush_to_disk::no).is_ok());
   ASSERT_TRUE(out->commit().is_ok());
   EXPECT_EQ(text(d + "/proof.json"), "new proof");
   EXPECT_EQ(text(d + "/public.json"), "new public");
+  for (const char* name : {"/proof.json", "/public.json"}) {
+    struct stat st {};
+    ASSERT_EQ(::stat((d + name).c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0644u) << name;
+  }
   EXPECT_EQ(entries(d), 2u);
   fs::remove_all(d);
 }
