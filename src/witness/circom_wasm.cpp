@@ -223,6 +223,7 @@ result<std::shared_ptr<const witness_generator>> witness_generator::load(const s
   if (!all || a->glue_version() != glue_version)
     return status(errc::format_error, source + ": " + library + " is not a witness generator this cuzk built (remove it from the cache)");
   g->api_ = std::move(a);
+  if (g->take_recorded_graph(graph)) return std::shared_ptr<const witness_generator>(std::move(g));
 
   // The field and the sizes, from an instance made for the purpose.
   instance_guard w(*g->api_);
@@ -242,7 +243,8 @@ result<std::shared_ptr<const witness_generator>> witness_generator::load(const s
   g->prime_ = std::move(prime);
   // The native field where cuzk has the prime and the wasm's arithmetic was given its stubs.
   g->native_ = g->api_->native_stubs() ? native_field_for(g->prime_) : nullptr;
-  if (g->api_->sizes(w.get(), &g->witness_size_, &g->input_size_) != 0) return failed("reading its sizes");
+  uint32_t input_size = 0;
+  if (g->api_->sizes(w.get(), &g->witness_size_, &input_size) != 0) return failed("reading its sizes");
   g->traceable_ = g->native_ && g->api_->traceable();
   g->load_graph(graph);
   return std::shared_ptr<const witness_generator>(std::move(g));
@@ -262,6 +264,28 @@ status stopped_status(const std::string& source, const stop_watch& watch, const 
 }
 std::string refusal_file(const std::string& library) { return library + ".nograph"; }
 }  // namespace
+
+// The witness graph an earlier calculation recorded from this compiled object (its file is named
+// after the object, whose name is the digest of the wasm it was compiled from), with the field and
+// the wire count in its header: a generator that has it needs no instance to learn them. An
+// instance is most of a load's time (a million-wire circuit's linear memory is 70 MB, its data
+// segments 5 MB to copy), and a calculation the graph fits never makes one. False where there is
+// no usable graph: load() then asks an instance, and load_graph() looks again.
+bool witness_generator::take_recorded_graph(witness_graph::holding how) {
+  if (!api_->native_stubs() || !api_->traceable()) return false;
+  std::error_code ec;
+  if (std::filesystem::exists(refusal_file(library_), ec) || !std::filesystem::exists(graph_file(library_), ec)) return false;
+  auto g = witness_graph::load(graph_file(library_), how);
+  if (!g) return false;
+  native_ = native_field_for(g->prime);
+  if (!native_) return false;
+  prime_ = g->prime;
+  witness_size_ = g->witness_size;
+  traceable_ = true;
+  graph_ = std::make_shared<const witness_graph>(std::move(*g));
+  graph_state_ = graph_state::ready;
+  return true;
+}
 
 // A graph recorded by an earlier process, or its refusal; a file that fails its checks is
 // ignored (and replaced by the next recording).
@@ -468,9 +492,11 @@ result<calculated_witness> witness_generator::calculate_by_wasm(std::span<const 
       ++set;
     }
   }
-  if (set < input_size_) {
+  uint32_t witness_size = 0, input_size = 0;
+  if (a.sizes(w.get(), &witness_size, &input_size) != 0) return failed("reading its sizes");
+  if (set < input_size) {
     std::string msg = input_source + ": not all inputs are given: " + std::to_string(set) + " of the circuit's " +
-                      std::to_string(input_size_) + " input values";
+                      std::to_string(input_size) + " input values";
     // The wasm answers by a name's hash only; circom's .sym names the main component's signals, and
     // the wasm says which of those are inputs.
     const std::string sym = sym_file_for(source_);

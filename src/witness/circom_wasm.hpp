@@ -100,7 +100,6 @@ class witness_generator {
   // The circuit's prime, n32 little-endian 32-bit words.
   const std::vector<uint32_t>& prime() const noexcept { return prime_; }
   uint32_t witness_size() const noexcept { return witness_size_; }
-  uint32_t input_size() const noexcept { return input_size_; }
   const std::string& source() const noexcept { return source_; }
 
   // The witness of these inputs (parse_circom_input with prime()); `input_source` names the input
@@ -130,6 +129,7 @@ class witness_generator {
   // Whether this calculation records the graph (then graph() is `recording` until it ends).
   bool start_recording() const;
   void recorded(result<witness_graph> g) const;
+  bool take_recorded_graph(witness_graph::holding how);
   void load_graph(witness_graph::holding how);
 
   void* handle_ = nullptr;
@@ -137,7 +137,7 @@ class witness_generator {
   const void* native_ = nullptr;  // the native_field_ops of the prime, or null
   std::string source_, library_;
   std::vector<uint32_t> prime_;
-  uint32_t witness_size_ = 0, input_size_ = 0;
+  uint32_t witness_size_ = 0;
   bool traceable_ = false;  // the compiled code tells a trace all it does (generated_c.hpp)
   mutable std::mutex graph_mutex_;
   mutable graph_state graph_state_ = graph_state::none_yet;

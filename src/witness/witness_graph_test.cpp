@@ -201,12 +201,23 @@ TEST_P(WitnessGraph, ALaterProcessUsesTheFileAndRefusesADamagedOne) {
   auto first = calculate(*g, *json);
   ASSERT_TRUE(first.is_ok());
   ASSERT_TRUE(fs::exists(library_ + ".graph"));
+  const std::vector<uint32_t> prime = g->prime();
+  const uint32_t wires = g->witness_size();
   g.reset();
 
   auto reloaded = load("matrix");
   ASSERT_TRUE(reloaded);
   EXPECT_EQ(reloaded->graph(), graph_state::ready);
+  // The field and the wire count come from the graph's header (no instance is made for them).
+  EXPECT_EQ(reloaded->prime(), prime);
+  EXPECT_EQ(reloaded->witness_size(), wires);
   expect_replayed(*reloaded, *json, first->wtns);
+  // An input the graph does not fit gets the wasm's own answer, its sizes asked of the instance.
+  auto part = calculate(*reloaded, R"({"m": [["1", "2", "3"], [4, 5, "6"]]})");
+  ASSERT_FALSE(part.is_ok());
+  EXPECT_EQ(part.error().code(), errc::failed_precondition);
+  EXPECT_NE(part.error().message().find("not all inputs are given: 6 of the circuit's 18 input values"), std::string::npos)
+      << part.error().message();
   reloaded.reset();
 
   // The same file mapped rather than copied (how a command holds it).
