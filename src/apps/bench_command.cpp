@@ -290,7 +290,7 @@ int bench_command::run(const global_options&) const {
     }
     auto curve = formats::detect_curve(path);
     if (!curve) return report_error(curve.error());
-    auto c = *curve == formats::curve_id::bn254 ? make_checker<bn254>(path) : make_checker<bls12_381>(path);
+    auto c = with_curve(*curve, [&]<class C>() { return make_checker<C>(path); });
     if (!c) return report_error(c.error());
     check = std::move(*c);
   }

@@ -38,13 +38,7 @@ int report_error(const std::string& message);
 int usage_error(const status& s);
 int usage_error(const std::string& message);
 
-// Calls body.template operator()<Curve>() for the curve `id` names, e.g.
-//   with_curve(id, [&]<class C>() { return prove<C>(...); });
-template <class F>
-decltype(auto) with_curve(formats::curve_id id, F&& body) {
-  if (id == formats::curve_id::bn254) return body.template operator()<bn254>();
-  return body.template operator()<bls12_381>();
-}
+using formats::with_curve;
 
 // "12.3 MB", "1.5 GB" (decimal units, as file sizes are usually shown).
 std::string human_bytes(double bytes);

@@ -2,6 +2,7 @@
 // Verification and encoding of a partition's proof (see proof_check.hpp).
 #include "engine/proof_check.hpp"
 
+#include "formats/curve_id.hpp"
 #include "formats/public_signals.hpp"
 #include "groth16/circuit_io.hpp"
 #include "groth16/verifier.hpp"
@@ -46,14 +47,12 @@ result<partition_proof> encode_as(const loaded_key& key, const any_witness& witn
 }  // namespace
 
 status verify_partition(const loaded_key& key, const any_witness& witness, const any_proof& proof) {
-  if (key.curve() == formats::curve_id::bn254) return verify_as<bn254>(key, witness, proof);
-  return verify_as<bls12_381>(key, witness, proof);
+  return formats::with_curve(key.curve(), [&]<class C>() { return verify_as<C>(key, witness, proof); });
 }
 
 result<partition_proof> encode_partition(const loaded_key& key, const any_witness& witness,
                                          const any_proof& proof) {
-  if (key.curve() == formats::curve_id::bn254) return encode_as<bn254>(key, witness, proof);
-  return encode_as<bls12_381>(key, witness, proof);
+  return formats::with_curve(key.curve(), [&]<class C>() { return encode_as<C>(key, witness, proof); });
 }
 
 }  // namespace cuzk::engine

@@ -28,6 +28,15 @@ enum class curve_id { bn254, bls12_381 };
 template <class C>
 inline constexpr curve_id curve_id_of = std::is_same_v<C, bn254> ? curve_id::bn254 : curve_id::bls12_381;
 
+// The one dispatch from the runtime tag to the template: calls body.template operator()<Curve>()
+// for the curve `id` names, e.g.
+//   with_curve(id, [&]<class C>() { return prove<C>(...); });
+template <class F>
+decltype(auto) with_curve(curve_id id, F&& body) {
+  if (id == curve_id::bn254) return body.template operator()<bn254>();
+  return body.template operator()<bls12_381>();
+}
+
 // "bn254", "bls12-381".
 const char* curve_name(curve_id c) noexcept;
 // snarkjs's spelling: "bn128", "bls12381".

@@ -2,6 +2,7 @@
 // The CPU backend (see cpu_prover_backend.hpp).
 #include "engine/backends/cpu_prover_backend.hpp"
 
+#include "formats/curve_id.hpp"
 #include "groth16/prover.hpp"
 
 namespace cuzk::engine {
@@ -23,8 +24,7 @@ result<any_proof> prove_as(const key_material<C>& k, const any_witness& witness,
 
 result<any_proof> cpu_prover_backend::prove(const prove_call& call, const any_witness& witness,
                                             const cancel_token&, prove_report& report) {
-  if (const auto* k = call.key.get<bn254>()) return prove_as<bn254>(*k, witness, report);
-  return prove_as<bls12_381>(*call.key.get<bls12_381>(), witness, report);
+  return formats::with_curve(call.key.curve(), [&]<class C>() { return prove_as<C>(*call.key.get<C>(), witness, report); });
 }
 
 }  // namespace cuzk::engine

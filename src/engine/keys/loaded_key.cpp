@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/enum_names.hpp"
+#include "formats/curve_id.hpp"
 
 namespace cuzk::engine {
 
@@ -132,8 +133,7 @@ result<std::shared_ptr<const loaded_key>> loaded_key::load_warm_as(const std::st
 result<std::shared_ptr<const loaded_key>> loaded_key::load_warm(const std::string& path,
                                                                 const key_summary& expect, point_check check,
                                                                 const std::string& copy_dir, const step_done& step) {
-  if (expect.curve == formats::curve_id::bn254) return load_warm_as<bn254>(path, expect, check, copy_dir, step);
-  return load_warm_as<bls12_381>(path, expect, check, copy_dir, step);
+  return formats::with_curve(expect.curve, [&]<class C>() { return load_warm_as<C>(path, expect, check, copy_dir, step); });
 }
 
 template <class C>
@@ -181,8 +181,7 @@ result<std::shared_ptr<const loaded_key>> loaded_key::make_hot_as(const loaded_k
 
 result<std::shared_ptr<const loaded_key>> loaded_key::make_hot(const loaded_key& from, host_allocator& alloc,
                                                                const copy_progress& progress) {
-  if (const auto* m = from.get<bn254>()) return make_hot_as<bn254>(from, *m, alloc, progress);
-  return make_hot_as<bls12_381>(from, *from.get<bls12_381>(), alloc, progress);
+  return formats::with_curve(from.curve(), [&]<class C>() { return make_hot_as<C>(from, *from.get<C>(), alloc, progress); });
 }
 
 template <class C>
@@ -212,8 +211,7 @@ result<std::shared_ptr<const loaded_key>> loaded_key::make_warm_as(const loaded_
 }
 
 result<std::shared_ptr<const loaded_key>> loaded_key::make_warm(const loaded_key& from) {
-  if (const auto* m = from.get<bn254>()) return make_warm_as<bn254>(from, *m);
-  return make_warm_as<bls12_381>(from, *from.get<bls12_381>());
+  return formats::with_curve(from.curve(), [&]<class C>() { return make_warm_as<C>(from, *from.get<C>()); });
 }
 
 }  // namespace cuzk::engine
