@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // A `cuzk daemon` process with its jobs in a PostgreSQL database, for the tests of daemons sharing
-// one queue (daemon_postgres_test.cpp, daemon_cluster_test.cpp): its own data_dir and socket, its
-// node name, HTTP on a port when the test gives one, and whatever further config lines it gives.
+// one queue (daemon_postgres_test.cpp, daemon_cluster_test.cpp, daemon_cluster_restart_test.cpp):
+// its own data_dir and socket, its node name, HTTP on a port when the test gives one, whatever
+// further config lines it gives, and its stderr (its log) in the file `log` where the test names one.
 #pragma once
 
 #include <signal.h>
@@ -26,7 +27,8 @@ struct pg_daemon {
 
   // Started at once; `extra` is appended to the config's top-level keys (before [[circuit]]).
   pg_daemon(const std::string& node, const std::string& database, const std::string& zkey,
-            const std::string& extra = "", const std::string& circuit_id = "poseidon", int http = 0)
+            const std::string& extra = "", const std::string& circuit_id = "poseidon", int http = 0,
+            const std::string& log = "")
       : name(node), http_port(http) {
     namespace fs = std::filesystem;
     dir = (fs::temp_directory_path() / ("cuzk-pgd-" + node + "-" + std::to_string(::getpid()))).string();
@@ -39,7 +41,7 @@ struct pg_daemon {
                           << "\"\nlog_level = \"warn\"\ndatabase = \"" << database
                           << "\"\nnode_name = \"" << node << "\"\n"
                           << extra << "\n[[circuit]]\nid = \"" << circuit_id << "\"\nzkey = \"" << zkey << "\"\n";
-    pid = start_daemon(config);
+    pid = start_daemon(config, log);
   }
   ~pg_daemon() {
     kill9();
