@@ -17,6 +17,7 @@
 #include <thread>
 #include <fstream>
 #include <iterator>
+#include <optional>
 
 #include "formats/file_io.hpp"
 #include "formats/wtns_writer.hpp"
@@ -53,12 +54,17 @@ class CircomWasm : public ::testing::TestWithParam<const char*> {
     if (!have_wasm2c()) GTEST_SKIP() << "wasm2c not installed (apt-get install wabt)";
   }
 
-  std::shared_ptr<const witness_generator> load(const std::string& circuit) {
+  // `units`: how many parts of the C the compile must have used (0: not checked).
+  std::shared_ptr<const witness_generator> load(const std::string& circuit, const std::string& cache = cache_dir(),
+                                                const compile_options& options = {}, std::size_t units = 0) {
     const std::string wasm = data_dir + "/" + GetParam() + "/" + circuit + ".wasm";
     const auto bytes = read_bytes(wasm);
-    auto lib = compile_witness_generator(bytes, wasm, cache_dir());
+    auto lib = compile_witness_generator(bytes, wasm, cache, options);
     EXPECT_TRUE(lib.is_ok()) << lib.error().message();
     if (!lib) return nullptr;
+    if (units) {
+      EXPECT_EQ(lib->units, units) << circuit << ": compiled whole, not in units";
+    }
     auto g = witness_generator::load(lib->library, wasm);
     EXPECT_TRUE(g.is_ok()) << g.error().message();
     return g ? *g : nullptr;
@@ -75,6 +81,19 @@ class CircomWasm : public ::testing::TestWithParam<const char*> {
     auto w = calculate(g, input_json);
     EXPECT_FALSE(w.is_ok()) << input_json;
     return w ? "" : w.error().message();
+  }
+
+  // The witness of the fixture's input.json (tests/data/witness/circuits/<circuit>.input.json), which
+  // must be snarkjs's .wtns to the byte.
+  std::optional<calculated_witness> expect_snarkjs_bytes(const witness_generator& g, const std::string& circuit) {
+    const auto input = formats::read_text_file(data_dir + "/circuits/" + circuit + ".input.json");
+    EXPECT_TRUE(input.is_ok());
+    if (!input) return std::nullopt;
+    auto w = calculate(g, *input);
+    EXPECT_TRUE(w.is_ok()) << w.error().message();
+    if (!w) return std::nullopt;
+    EXPECT_EQ(wtns_bytes(g, *w), read_bytes(data_dir + "/" + GetParam() + "/" + circuit + ".wtns")) << circuit;
+    return std::move(w).value();
   }
 
   // The witness written as a .wtns, then its bytes.
@@ -96,12 +115,9 @@ class CircomWasm : public ::testing::TestWithParam<const char*> {
 TEST_P(CircomWasm, MultiDimensionalInputsGiveSnarkjsBytes) {
   auto g = load("matrix");
   ASSERT_TRUE(g);
-  const auto input = formats::read_text_file(CUZK_TEST_DATA_DIR "/witness/circuits/matrix.input.json");
-  ASSERT_TRUE(input.is_ok());
-  auto w = calculate(*g, *input);
-  ASSERT_TRUE(w.is_ok()) << w.error().message();
+  auto w = expect_snarkjs_bytes(*g, "matrix");
+  ASSERT_TRUE(w);
   EXPECT_EQ(w->wire_count(), g->witness_size());
-  EXPECT_EQ(wtns_bytes(*g, *w), read_bytes(data_dir + "/" + GetParam() + "/matrix.wtns"));
   // Compiled once: the second time it comes from the cache.
   auto again = compile_witness_generator(read_bytes(data_dir + "/" + GetParam() + "/matrix.wasm"), "matrix.wasm", cache_dir());
   ASSERT_TRUE(again.is_ok());
@@ -113,23 +129,10 @@ TEST_P(CircomWasm, MultiDimensionalInputsGiveSnarkjsBytes) {
 // a failed assert (range_check).
 TEST_P(CircomWasm, CCompiledInUnitsGivesTheSameBytesAndMessages) {
   const std::string cache = cache_dir() + "/units";
-  const auto compiled = [&](const std::string& circuit) -> std::shared_ptr<const witness_generator> {
-    const std::string wasm = data_dir + "/" + GetParam() + "/" + circuit + ".wasm";
-    auto lib = compile_witness_generator(read_bytes(wasm), wasm, cache, {.units = 4, .min_unit_bytes = 1});
-    EXPECT_TRUE(lib.is_ok()) << lib.error().message();
-    if (!lib) return nullptr;
-    EXPECT_EQ(lib->units, 4u) << circuit << ": compiled whole, not in units";
-    auto g = witness_generator::load(lib->library, wasm);
-    EXPECT_TRUE(g.is_ok()) << g.error().message();
-    return g ? *g : nullptr;
-  };
+  const auto compiled = [&](const std::string& circuit) { return load(circuit, cache, {.units = 4, .min_unit_bytes = 1}, 4); };
   auto ops = compiled("graph_ops");
   ASSERT_TRUE(ops);
-  const auto input = formats::read_text_file(CUZK_TEST_DATA_DIR "/witness/circuits/graph_ops.input.json");
-  ASSERT_TRUE(input.is_ok());
-  auto w = calculate(*ops, *input);
-  ASSERT_TRUE(w.is_ok()) << w.error().message();
-  EXPECT_EQ(wtns_bytes(*ops, *w), read_bytes(data_dir + "/" + GetParam() + "/graph_ops.wtns"));
+  EXPECT_TRUE(expect_snarkjs_bytes(*ops, "graph_ops"));
 
   auto range = compiled("range_check");
   ASSERT_TRUE(range);
