@@ -223,7 +223,6 @@ class gpu_backend final : public prover_backend {
   status ensure_workspace(worker_state& w, const gpu_slot_state& sl) {
     auto& ws = w.workspace<C>();
     if (ws) return status::ok();
-    std::lock_guard alloc(sh_->alloc_lock(sl.slot.ordinal));
     auto made = groth16::gpu_workspace<C>::create(sl.slot.ordinal);
     if (!made) return made.error();
     ws = std::make_unique<groth16::gpu_workspace<C>>(std::move(made).value());
@@ -272,12 +271,8 @@ class gpu_backend final : public prover_backend {
       std::unique_lock held(w.claimed, std::try_to_lock);
       if (!held.owns_lock()) continue;  // proving: its buffers are in use
       if (w.bn || w.bls) {
-        {
-          // Not inside another allocation's measuring window (a key's measured size).
-          std::lock_guard alloc(sh_->alloc_lock(ordinal));
-          w.bn.reset();  // each workspace frees on its own device and restores the current one
-          w.bls.reset();
-        }
+        w.bn.reset();  // each workspace frees on its own device and restores the current one
+        w.bls.reset();
         freed += w.device_mem.bytes();
         w.device_mem.reset();
         std::lock_guard lk(sl.m);
@@ -394,20 +389,15 @@ class gpu_backend final : public prover_backend {
       gpu_slot_state& sl;
       ~follow_holdings() { self.follow_holdings_of(w, sl); }
     } at_exit{*this, w, sl};
-    {
-      // Allocates only on the worker's first proof of this curve or of a larger circuit or batch
-      // (or after the evictor freed its buffers). A batch's witness and h vectors are the
-      // prover's, allocated and freed inside the call without the device's allocation lock: held
-      // for the whole batch it would stall the other workers for seconds, and a key measured
-      // meanwhile counts at least its estimate (gpu_proving_key::resident_bytes).
-      std::lock_guard alloc(sh_->alloc_lock(sl.slot.ordinal));
-      pinned_lease& lease = staged->lease;
-      staged->lend_to(*ws, [&lease] { lease.reset(); });
-      const status grown = ws->reserve(m.view.n_vars, m.view.domain_size, place, gk->abc(), scratch);
-      // The reservation follows what the buffers hold (less than reserved when a growth failed).
-      follow_holdings_of(w, sl);
-      CUZK_TRY(grown);
-    }
+    pinned_lease& lease = staged->lease;
+    staged->lend_to(*ws, [&lease] { lease.reset(); });
+    // Allocates only on the worker's first proof of this curve or of a larger circuit or batch (or
+    // after the evictor freed its buffers); a batch's witness and h vectors are the prover's,
+    // allocated and freed inside the call.
+    const status grown = ws->reserve(m.view.n_vars, m.view.domain_size, place, gk->abc(), scratch);
+    // The reservation follows what the buffers hold (less than reserved when a growth failed).
+    follow_holdings_of(w, sl);
+    CUZK_TRY(grown);
     // Each witness as the engine's read of it ends: the prover starts on the first partitions
     // (their copies, synthesis and transforms) while the last are read.
     groth16::batch_witness_source<C> source;
@@ -498,7 +488,6 @@ result<gpu_parts> make_gpu_backend(const gpu_options& o) {
   std::string desc;
   for (auto& s : slots) {
     auto st = std::make_unique<gpu_slot_state>();
-    if (!sh->alloc_locks.count(s.ordinal)) sh->alloc_locks[s.ordinal] = std::make_unique<std::mutex>();
     if (s.budget == 0)
       s.budget = std::min(static_cast<uint64_t>(static_cast<double>(free_at_start[s.ordinal]) * 0.8),
                           memory_limits[s.ordinal]) /

@@ -23,12 +23,13 @@ status take(T& slot, result<T>&& made) {
   return status::ok();
 }
 
-// A vector's points and the MSM object that owns them: resident, or left where they are and
-// streamed.
+// A vector's points and the MSM object that owns them: resident (in a buffer from the key's
+// arena), or left where they are and streamed.
 template <class Msm, class Point>
-status make_msm(Msm& slot, std::span<const Point> points, bool streamed, std::size_t chunk_points) {
+status make_msm(Msm& slot, std::span<const Point> points, bool streamed, std::size_t chunk_points,
+                gpu::counting_arena& arena) {
   return take(slot, streamed ? Msm::create_streamed(points.data(), points.size(), chunk_points)
-                             : Msm::create(points.data(), points.size()));
+                             : Msm::create(points.data(), points.size(), nullptr, &arena));
 }
 
 // Whether the runtime knows `p` as page-locked host memory (cudaHostAlloc'd or registered).
@@ -67,9 +68,6 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const proving_key_
   using fr = typename Curve::fr;
   CUZK_TRY(pk.validate());
   CUZK_CUDA_TRY(cudaSetDevice(device));
-  CUZK_CUDA_TRY(cudaFree(nullptr));  // the context exists before the memory is measured
-  std::size_t free_before = 0, free_after = 0, total = 0;
-  CUZK_CUDA_TRY(cudaMemGetInfo(&free_before, &total));
 
   auto st = std::make_unique<detail::gpu_key_state<Curve>>();
   st->device = device;
@@ -96,17 +94,18 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const proving_key_
   auto vector = [&](auto& msm, auto points, key_vector v, auto& copy) -> status {
     const bool streamed = sv.contains(v);
     if (streamed) points = pinned_source(points, copy, st->pageable_streamed);
-    return make_msm(msm, points, streamed, chunk);
+    return make_msm(msm, points, streamed, chunk, st->arena);
   };
   CUZK_TRY(vector(st->msm_a, pk.a, key_vector::a, st->pinned_a));
   CUZK_TRY(vector(st->msm_b1, pk.b1, key_vector::b1, st->pinned_b1));
   CUZK_TRY(vector(st->msm_b2, pk.b2, key_vector::b2, st->pinned_b2));
   CUZK_TRY(vector(st->msm_c, pk.c, key_vector::c, st->pinned_c));
   CUZK_TRY(vector(st->msm_h, pk.h, key_vector::h, st->pinned_h));
-  CUZK_TRY(take(st->plan, gpu::ntt_plan<fr>::create(static_cast<unsigned>(std::countr_zero(n)),
-                                                            nullptr, prover_ntt_tables, options.twiddles)));
+  CUZK_TRY(take(st->plan, gpu::ntt_plan<fr>::create(static_cast<unsigned>(std::countr_zero(n)), nullptr,
+                                                    prover_ntt_tables, options.twiddles,
+                                                    gpu::ntt_compact_log_stage, &st->arena)));
   if (options.synthesis == synthesis_place::device) {
-    auto m = gpu::device_constraint_matrices<fr>::create(*pk.matrices);
+    auto m = gpu::device_constraint_matrices<fr>::create(*pk.matrices, &st->arena);
     if (!m) return m.error();
     st->matrices.emplace(std::move(m).value());
   }
@@ -119,14 +118,9 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const proving_key_
     st->own = std::make_unique<gpu_workspace<Curve>>(std::move(ws).value());
     CUZK_TRY(st->own->reserve(pk.n_vars, n, options.synthesis, options.abc, st->scratch));
   }
+  // The plan's tables are filled by kernels on the default stream: they end before a proof's
+  // streams read them.
   CUZK_CUDA_TRY(cudaDeviceSynchronize());
-  CUZK_CUDA_TRY(cudaMemGetInfo(&free_after, &total));
-  // What the device lost, or at least what the key allocated: the driver hands memory out in
-  // 2 MiB pages, so a small key can fit in pages the context already had and show no drop.
-  gpu_key_options without_workspace = options;
-  without_workspace.workspace = key_workspace::none;
-  st->resident_bytes = std::max(free_before > free_after ? free_before - free_after : 0,
-                                estimate_device_bytes(pk, without_workspace, sv));
 
   gpu_proving_key key;
   key.state_ = std::move(st);

@@ -26,12 +26,13 @@
 // (ntt_plan::device_bytes) and 36 bytes per matrix entry plus 8 per row with synthesis on the
 // device. The MSMs' scratch is the workspace's: up to three arenas per worker, whatever the number
 // of keys (msm_scratch(): the largest G1 witness MSM's, B2's where it runs beside them, and H's; a
-// few GiB each at 2^24 resident, O(chunk) when streamed). A key in a budget too small for the plan's 192 n keeps its twiddles compact (tens of
-// MiB; choose_twiddles). A key_workspace::own adds its workspace (96 n of device a | b | c, 32 nVars of device
-// witness, the arenas; 32 n + 32 max(n, nVars) for a and b's place with two of a, b, c on the
-// device, the witness then in b's place), allocated by create(). resident_bytes() reports what cudaMemGetInfo
-// saw the creation take (other allocations on the device at the same moment would count too: a
-// daemon serializes them, engine/backends/gpu_prover_backend.cpp).
+// few GiB each at 2^24 resident, O(chunk) when streamed). A key in a budget too small for the
+// plan's 192 n keeps its twiddles compact (tens of MiB; choose_twiddles). A key_workspace::own
+// adds its workspace (96 n of device a | b | c, 32 nVars of device witness, the arenas; 32 n + 32
+// max(n, nVars) for a and b's place with two of a, b, c on the device, the witness then in b's
+// place), allocated by create(). Every buffer the key keeps comes from its counting arena
+// (gpu/counting_arena.hpp), so resident_bytes() is their sum, whatever else allocates on the
+// device meanwhile, and equals estimate_device_bytes() with key_workspace::none.
 //
 // Streamed vectors. A key larger than the device keeps some point vectors in host memory and
 // streams them to the device in every proof (gpu/msm.hpp, 'Streamed points'): which ones is
@@ -64,6 +65,7 @@
 #include "curves/bls12_381_groups.hpp"
 #include "curves/bn254_groups.hpp"
 #include "gpu/abc_device.hpp"
+#include "gpu/counting_arena.hpp"
 #include "gpu/msm.hpp"
 #include "gpu/ntt.hpp"
 #include "gpu/locked_host_memory.hpp"
@@ -86,7 +88,9 @@ struct gpu_key_state {
   int device = 0;
   synthesis_place synthesis = synthesis_place::device;
   std::size_t n_vars = 0, n_public = 0, domain_size = 0;
-  std::size_t resident_bytes = 0;
+  // Where every device buffer the key keeps comes from (its points, plan and matrices), and so
+  // their sum: resident_bytes().
+  gpu::counting_arena arena;
   std::shared_ptr<kernel_gate> kernel_lock;  // held while this key's kernels run
   // Pinned copies of streamed vectors that were not pinned where the view has them; declared
   // before the MSM objects that read them, so they go after them.
@@ -129,8 +133,11 @@ class gpu_proving_key {
   std::size_t n_vars() const noexcept { return state_->n_vars; }
   std::size_t n_public() const noexcept { return state_->n_public; }
   std::size_t domain_size() const noexcept { return state_->domain_size; }
-  // Device memory the key took when it was made (cudaMemGetInfo before and after), in bytes.
-  std::size_t resident_bytes() const noexcept { return state_->resident_bytes; }
+  // Device bytes the key keeps: what its counting arena handed out (resident points, the NTT
+  // plan, the matrices with synthesis on the device), estimate_device_bytes() of its placement
+  // with key_workspace::none to the byte. A key_workspace::own's workspace is not in it (its
+  // device_bytes() are).
+  std::size_t resident_bytes() const noexcept { return state_->arena.bytes(); }
   // The MSM arenas a workspace needs to prove with this key (gpu_workspace::reserve).
   msm_scratch_sizes msm_scratch() const noexcept { return state_->scratch; }
   // The vectors streamed from host memory in every proof, and whether any of them streams from
