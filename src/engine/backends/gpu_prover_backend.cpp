@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -175,13 +174,28 @@ class gpu_backend final : public prover_backend {
                                       std::to_string(call.slot));
   }
 
-  // Takes back what the workspace was lent, when the proof (or batch) returns.
+  // Ends what the workspace was lent, when the proof (or batch) returns, at the latest.
   template <class C>
   struct unlend {
     std::unique_ptr<groth16::gpu_workspace<C>>& ws;
     ~unlend() {
       if (ws) ws->unlend_host();
     }
+  };
+
+  // The pool's staging lent to a workspace: the pool's lease moves into it, and goes back to the
+  // pool when the workspace ends it (once the copies have read the buffers).
+  template <class C>
+  struct pooled_staging final : groth16::host_lease<C> {
+    using fr = typename C::fr;
+    using repr = typename fr::repr;
+    pooled_staging(pinned_lease l, const staging_layout& layout)
+        : groth16::host_lease<C>(
+              {l.as<repr>(), static_cast<std::size_t>(layout.witness_bytes / sizeof(repr))},
+              {layout.abc_bytes != 0 ? reinterpret_cast<fr*>(l.data() + layout.abc_offset) : nullptr,
+               static_cast<std::size_t>(layout.abc_bytes / sizeof(fr))}),
+          lease(std::move(l)) {}
+    pinned_lease lease;
   };
 
   // A proof's host staging from the pool (charged to the job's working set), when synthesis does
@@ -191,16 +205,12 @@ class gpu_backend final : public prover_backend {
     staging_layout layout;
     bool pooled = false;
 
-    // Lent to `ws` for the next proof (or batch); `give_back` runs once the copies have read it.
+    // Lent to `ws` for the next call (a proof or a batch): the workspace holds it, and gives it
+    // back to the pool as soon as the copies have read it.
     template <class C>
-    void lend_to(groth16::gpu_workspace<C>& ws, std::function<void()> give_back) {
-      using fr = typename C::fr;
-      using repr = typename fr::repr;
+    void lend_to(groth16::gpu_workspace<C>& ws) {
       if (!pooled) return;
-      const staging_layout& l = layout;
-      ws.lend_host(lease.as<repr>(), l.witness_bytes / sizeof(repr),
-                   l.abc_bytes != 0 ? reinterpret_cast<fr*>(lease.data() + l.abc_offset) : nullptr,
-                   l.abc_bytes / sizeof(fr), std::move(give_back));
+      ws.lend_host(std::make_unique<pooled_staging<C>>(std::move(lease), layout));
     }
   };
   template <class C>
@@ -370,7 +380,7 @@ class gpu_backend final : public prover_backend {
     const groth16::synthesis_place place = gk->synthesis();
     auto staged = take_staging(call, sl, m, place, report);
     if (!staged) return staged.error();
-    unlend<C> unlend_at_exit{ws};  // after the staging: the workspace lets go of it before it goes
+    unlend<C> unlend_at_exit{ws};
     CUZK_TRY(ensure_workspace<C>(w, sl));
     // The call's device bytes, reserved before the buffers grow to them: the workspace at the
     // call's size, and a batch's witnesses and h vectors (the prover's, freed when it returns; the
@@ -389,8 +399,7 @@ class gpu_backend final : public prover_backend {
       gpu_slot_state& sl;
       ~follow_holdings() { self.follow_holdings_of(w, sl); }
     } at_exit{*this, w, sl};
-    pinned_lease& lease = staged->lease;
-    staged->lend_to(*ws, [&lease] { lease.reset(); });
+    staged->lend_to(*ws);
     // Allocates only on the worker's first proof of this curve or of a larger circuit or batch (or
     // after the evictor freed its buffers); a batch's witness and h vectors are the prover's,
     // allocated and freed inside the call.
