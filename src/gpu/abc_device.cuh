@@ -46,18 +46,19 @@ __global__ void abc_kernel(device_csr<D> ma, device_csr<D> mb, const D* w, D* a,
 }  // namespace abc_detail
 
 template <class Fr>
-auto device_constraint_matrices<Fr>::upload(const synth::csr_matrix<Fr>& m) -> result<matrix> {
+auto device_constraint_matrices<Fr>::upload(const synth::csr_matrix<Fr>& m, counting_arena* arena)
+    -> result<matrix> {
   matrix out;
   out.rows = m.rows;
-  auto rs = device_buffer<uint64_t>::create(m.row_start.size());
+  auto rs = allocate_in<uint64_t>(arena, m.row_start.size());
   if (!rs) return rs.error();
   out.row_start = std::move(rs).value();
   CUZK_TRY(out.row_start.copy_from_host(m.row_start.data(), m.row_start.size()));
-  auto col = device_buffer<uint32_t>::create(m.nnz());
+  auto col = allocate_in<uint32_t>(arena, m.nnz());
   if (!col) return col.error();
   out.col = std::move(col).value();
   CUZK_TRY(out.col.copy_from_host(m.col.data(), m.nnz()));
-  auto value = device_buffer<Fr>::create(m.nnz());
+  auto value = allocate_in<Fr>(arena, m.nnz());
   if (!value) return value.error();
   out.value = std::move(value).value();
   CUZK_TRY(out.value.copy_from_host(m.value.data(), m.nnz()));
@@ -66,13 +67,13 @@ auto device_constraint_matrices<Fr>::upload(const synth::csr_matrix<Fr>& m) -> r
 
 template <class Fr>
 result<device_constraint_matrices<Fr>> device_constraint_matrices<Fr>::create(
-    const synth::constraint_matrices<Fr>& m) {
+    const synth::constraint_matrices<Fr>& m, counting_arena* arena) {
   device_constraint_matrices out;
   out.n_vars_ = m.n_vars;
-  auto a = upload(m.a);
+  auto a = upload(m.a, arena);
   if (!a) return a.error();
   out.a_ = std::move(a).value();
-  auto b = upload(m.b);
+  auto b = upload(m.b, arena);
   if (!b) return b.error();
   out.b_ = std::move(b).value();
   return result<device_constraint_matrices>(std::move(out));

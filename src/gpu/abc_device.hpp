@@ -28,6 +28,7 @@
 #include "base/result.hpp"
 #include "curves/bls12_381.hpp"
 #include "curves/bn254.hpp"
+#include "gpu/counting_arena.hpp"
 #include "gpu/device_buffer.hpp"
 #include "synth/constraint_matrices.hpp"
 
@@ -36,9 +37,11 @@ namespace cuzk::gpu {
 template <class Fr>
 class device_constraint_matrices {
  public:
-  // Uploads m.a and m.b (CSR: row offsets, columns, values) to the current device.
+  // Uploads m.a and m.b (CSR: row offsets, columns, values) to the current device, in buffers
+  // from `arena` where one is given (bytes() of them, the host matrices' bytes() too).
   // Errors: CUDA failures (out of memory).
-  static result<device_constraint_matrices> create(const synth::constraint_matrices<Fr>& m);
+  static result<device_constraint_matrices> create(const synth::constraint_matrices<Fr>& m,
+                                                   counting_arena* arena = nullptr);
 
   // a, b, c (device, n >= the matrices' row count each) from the device witness w (nVars
   // canonical integers), queued on `stream`.
@@ -56,7 +59,7 @@ class device_constraint_matrices {
     device_buffer<Fr> value;
     std::size_t bytes() const noexcept { return row_start.bytes() + col.bytes() + value.bytes(); }
   };
-  static result<matrix> upload(const synth::csr_matrix<Fr>& m);
+  static result<matrix> upload(const synth::csr_matrix<Fr>& m, counting_arena* arena);
 
   matrix a_, b_;
   std::size_t n_vars_ = 0;

@@ -189,14 +189,15 @@ inline std::size_t chunk_bound(std::size_t count, unsigned k, unsigned chunks, d
 
 
 template <class Group>
-result<device_msm<Group>> device_msm<Group>::create(const affine* host_points, std::size_t n, cudaStream_t stream) {
+result<device_msm<Group>> device_msm<Group>::create(const affine* host_points, std::size_t n, cudaStream_t stream,
+                                                   counting_arena* points_from) {
   using A = typename msm_detail::device_types<Group>::affine;
   static_assert(sizeof(A) == sizeof(affine), "device and host affine points must share a layout");
   if (n >= (std::size_t{1} << 31)) return status(errc::invalid_argument, "gpu::device_msm: more than 2^31 - 1 points");
   if (n != 0 && host_points == nullptr) return status(errc::invalid_argument, "gpu::device_msm: null points");
   device_msm m;
   m.n_ = n;
-  auto pts = device_buffer<affine>::create(n);
+  auto pts = allocate_in<affine>(points_from, n);
   if (!pts) return pts.error();
   m.points_ = std::move(*pts);
   if (n != 0) {

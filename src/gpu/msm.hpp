@@ -57,6 +57,7 @@
 #include "curves/bls12_381_groups.hpp"
 #include "curves/bn254_groups.hpp"
 #include "gpu/cuda_event.hpp"
+#include "gpu/counting_arena.hpp"
 #include "gpu/cuda_stream.hpp"
 #include "gpu/device_arena.hpp"
 #include "gpu/device_buffer.hpp"
@@ -104,8 +105,10 @@ class device_msm {
   using xyzz = typename Group::xyzz;
   using scalar_repr = typename Group::scalar::repr;
 
-  // Copies `n` affine points (snarkjs encoding: infinity = (0, 0)) to the current device.
-  static result<device_msm> create(const affine* host_points, std::size_t n, cudaStream_t stream = nullptr);
+  // Copies `n` affine points (snarkjs encoding: infinity = (0, 0)) to the current device, into a
+  // buffer from `points_from` where one is given (n affine points' bytes).
+  static result<device_msm> create(const affine* host_points, std::size_t n, cudaStream_t stream = nullptr,
+                                   counting_arena* points_from = nullptr);
   // Leaves the `n` points where they are (they must stay there, unchanged, for the object's
   // lifetime) and streams them in ranges of `chunk_points` (0: default_chunk_points) each run.
   static result<device_msm> create_streamed(const affine* host_points, std::size_t n,

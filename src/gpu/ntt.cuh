@@ -637,9 +637,9 @@ constexpr unsigned split_low_bits(unsigned log_count) { return (log_count + 1) /
 
 // A split table of g's 2^log_count powers into `out` on the device.
 template <class Fr>
-status upload_split_powers(device_buffer<Fr>& out, const Fr& g, unsigned log_count) {
+status upload_split_powers(device_buffer<Fr>& out, const Fr& g, unsigned log_count, counting_arena* arena) {
   const std::vector<Fr> v = split_powers(g, log_count, split_low_bits(log_count));
-  auto d = device_buffer<Fr>::create(v.size());
+  auto d = allocate_in<Fr>(arena, v.size());
   if (!d) return d.error();
   out = std::move(*d);
   return out.copy_from_host(v.data(), v.size());
@@ -787,9 +787,7 @@ std::size_t ntt_plan<Fr>::device_bytes(unsigned log_n, ntt_tables tables, ntt_me
   };
   std::size_t elements = 2 * split(omega_bits(log_n));
   if (memory == ntt_memory::tables) {
-    // The powers, and while each is made the short table it is expanded from (fill_powers).
-    const unsigned log_b = std::min(log_n, 10u);
-    elements += 2 * n + (std::size_t{1} << log_b) + (n >> log_b);
+    elements += 2 * n;  // the powers (the short table each is expanded from is create()'s alone)
   } else {
     elements += 2 * split(log_n);
   }
@@ -801,7 +799,7 @@ std::size_t ntt_plan<Fr>::device_bytes(unsigned log_n, ntt_tables tables, ntt_me
 
 template <class Fr>
 result<ntt_plan<Fr>> ntt_plan<Fr>::create(unsigned log_n, cudaStream_t stream, ntt_tables tables,
-                                          ntt_memory memory, unsigned compact_log_stage) {
+                                          ntt_memory memory, unsigned compact_log_stage, counting_arena* arena) {
   using namespace ntt_detail;
   if (log_n > Fr::two_adicity)
     return status(errc::invalid_argument, "gpu::ntt_plan: domain 2^" + std::to_string(log_n) +
@@ -820,9 +818,9 @@ result<ntt_plan<Fr>> ntt_plan<Fr>::create(unsigned log_n, cudaStream_t stream, n
   const std::size_t n = p.size();
   const Fr shift_inv = p.shift_.inverse();
   if (p.memory_ == ntt_memory::tables) {
-    auto fwd = device_buffer<Fr>::create(n);
+    auto fwd = allocate_in<Fr>(arena, n);
     if (!fwd) return fwd.error();
-    auto inv = device_buffer<Fr>::create(n);
+    auto inv = allocate_in<Fr>(arena, n);
     if (!inv) return inv.error();
     p.pow_fwd_ = std::move(*fwd);
     p.pow_inv_ = std::move(*inv);
@@ -830,15 +828,15 @@ result<ntt_plan<Fr>> ntt_plan<Fr>::create(unsigned log_n, cudaStream_t stream, n
     CUZK_TRY(fill_powers(p.pow_inv_, shift_inv, log_n, stream));
   } else {
     p.log_pow_lo_ = split_low_bits(log_n);
-    CUZK_TRY(upload_split_powers(p.pow_fwd_, p.shift_, log_n));
-    CUZK_TRY(upload_split_powers(p.pow_inv_, shift_inv, log_n));
+    CUZK_TRY(upload_split_powers(p.pow_fwd_, p.shift_, log_n, arena));
+    CUZK_TRY(upload_split_powers(p.pow_inv_, shift_inv, log_n, arena));
   }
   // omega_n's powers, x < n/2, split: what the tables and a compact plan's computing passes are
   // made from (at the largest domain too, where g is not a root of unity).
   const Fr w = ff::root_of_unity<Fr>(log_n, gen);
   p.log_omega_lo_ = split_low_bits(omega_bits(log_n));
-  CUZK_TRY(upload_split_powers(p.omega_[0], w, omega_bits(log_n)));
-  CUZK_TRY(upload_split_powers(p.omega_[1], w.inverse(), omega_bits(log_n)));
+  CUZK_TRY(upload_split_powers(p.omega_[0], w, omega_bits(log_n), arena));
+  CUZK_TRY(upload_split_powers(p.omega_[1], w.inverse(), omega_bits(log_n), arena));
   p.tables_ = tables;
   for (unsigned bit = 0; bit < 4; ++bit) {
     if (!has(tables, static_cast<ntt_tables>(1u << bit))) continue;
@@ -847,7 +845,7 @@ result<ntt_plan<Fr>> ntt_plan<Fr>::create(unsigned log_n, cudaStream_t stream, n
     const table_range range = kept_range(log_n, by_block, p.memory_, compact_log_stage);
     p.shoup_first_[bit] = range.first;
     if (range.elements() == 0) continue;
-    auto shoup = device_buffer<Fr>::create(range.elements());
+    auto shoup = allocate_in<Fr>(arena, range.elements());
     if (!shoup) return shoup.error();
     p.shoup_[bit] = std::move(*shoup);
     CUZK_TRY(fill_shoup(p.shoup_[bit], range, p.omega_[d].data(), log_n, by_block, p.memory_, compact_log_stage,

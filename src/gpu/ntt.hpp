@@ -44,6 +44,7 @@
 #include "base/result.hpp"
 #include "curves/bls12_381.hpp"
 #include "curves/bn254.hpp"
+#include "gpu/counting_arena.hpp"
 #include "gpu/device_buffer.hpp"
 
 namespace cuzk::gpu {
@@ -95,14 +96,17 @@ class ntt_plan {
   // for the transforms in `tables`, kept as `memory` says; a compact plan keeps the tables of the
   // passes whose stages have at most 2^compact_log_stage twiddles each (tests lower it to make
   // small domains compute theirs). Below 2^3 points a plan is always `tables` (a few elements).
+  // The buffers it keeps come from `arena` where one is given (device_bytes() of them).
   static result<ntt_plan> create(unsigned log_n, cudaStream_t stream = nullptr,
                                  ntt_tables tables = ntt_tables::all, ntt_memory memory = ntt_memory::tables,
-                                 unsigned compact_log_stage = ntt_compact_log_stage);
+                                 unsigned compact_log_stage = ntt_compact_log_stage,
+                                 counting_arena* arena = nullptr);
 
-  // The device bytes a plan for 2^log_n points takes at its peak, while it is made: the coset
-  // powers (in full, the short table each is expanded from too), the short tables of omega_n's
-  // powers the twiddles are made from, and each transform's Shoup table (a whole tile of 2^10
-  // entries at least; in a compact plan, the entries its table-reading passes use).
+  // The device bytes a plan for 2^log_n points keeps: the coset powers, the short tables of
+  // omega_n's powers the twiddles are made from, and each transform's Shoup table (a whole tile of
+  // 2^10 entries at least; in a compact plan, the entries its table-reading passes use). A full
+  // plan's powers are expanded from a short table of 2^10 + n / 2^10 elements that lives only
+  // while create() runs (0.5 MiB at 2^24), beside this.
   static std::size_t device_bytes(unsigned log_n, ntt_tables tables, ntt_memory memory = ntt_memory::tables,
                                   unsigned compact_log_stage = ntt_compact_log_stage);
 

@@ -451,26 +451,25 @@ TYPED_TEST(GpuNtt, PlanForSomeTransformsRunsThoseAndRefusesTheOthers) {
   }
 }
 
-// A plan's size as the engine reserves it (ntt_plan::device_bytes): the powers (and the short
-// table of 2^10 + n / 2^10 each is expanded from, while it is), one table per transform (a whole
-// tile below 2^10 points) and omega_n's powers in two short tables per direction (at 2^24,
-// x < 2^23: 2^12 low powers and 2^11 high ones). A compact plan keeps the
-// powers split too and only the table entries of the passes that read them. Host arithmetic: it
-// runs without a GPU too.
+// A plan's size as the engine reserves it (ntt_plan::device_bytes): what the plan keeps, the
+// powers, one table per transform (a whole tile below 2^10 points) and omega_n's powers in two
+// short tables per direction (at 2^24, x < 2^23: 2^12 low powers and 2^11 high ones). A compact
+// plan keeps the powers split too and only the table entries of the passes that read them. Host
+// arithmetic: it runs without a GPU too (PlanKeepsWhatDeviceBytesSays checks it on one).
 TEST(NttPlanBytes, PowersTablesAndOmegasShortTables) {
   using bn = ntt_plan<bn254::fr>;
   using bls = ntt_plan<bls12_381::fr>;
   constexpr std::size_t e = 32;  // bytes per Fr element, both curves
   constexpr auto prover = ntt_tables::inverse_from_natural | ntt_tables::forward_from_bitrev;
   const std::size_t n = std::size_t{1} << 24;
-  const std::size_t short24 = 2 * (4096 + 2048) + 1024 + n / 1024;
+  const std::size_t short24 = 2 * (4096 + 2048);
   EXPECT_EQ(bn::device_bytes(24, prover), (6 * n + short24) * e);
   EXPECT_EQ(bls::device_bytes(24, ntt_tables::all), (10 * n + short24) * e);
   EXPECT_EQ(bn::device_bytes(24, ntt_tables::forward_from_natural), (4 * n + short24) * e);
-  // 2^4: x < 8, 4 low powers and 2 high ones per direction; the powers from 16 + 1.
-  EXPECT_EQ(bn::device_bytes(4, prover), (2 * 16 + 17 + 2 * 2 * 1024 + 2 * (4 + 2)) * e);
+  // 2^4: x < 8, 4 low powers and 2 high ones per direction.
+  EXPECT_EQ(bn::device_bytes(4, prover), (2 * 16 + 2 * 2 * 1024 + 2 * (4 + 2)) * e);
   const std::size_t big = std::size_t{1} << 28;
-  const std::size_t short28 = 2 * (16384 + 8192) + 1024 + big / 1024;
+  const std::size_t short28 = 2 * (16384 + 8192);
   EXPECT_EQ(bn::device_bytes(28, prover), (6 * big + short28) * e);  // BN254's largest domain
   EXPECT_EQ(bls::device_bytes(28, prover), (6 * big + short28) * e);
 
@@ -482,11 +481,39 @@ TEST(NttPlanBytes, PowersTablesAndOmegasShortTables) {
   EXPECT_EQ(bls::device_bytes(26, prover, ntt_memory::compact), compact26 * e);
   EXPECT_LT(bls::device_bytes(26, prover, ntt_memory::compact), std::size_t{24} << 20);
   EXPECT_EQ(bls::device_bytes(26, prover),
-            (6 * (std::size_t{1} << 26) + 2 * (8192 + 4096) + 1024 + (std::size_t{1} << 16)) * e);
+            (6 * (std::size_t{1} << 26) + 2 * (8192 + 4096)) * e);
   // With every stage over the limit nothing is read from a table.
   EXPECT_EQ(bn::device_bytes(12, prover, ntt_memory::compact, 0), (2 * (64 + 64) + 2 * (64 + 32)) * e);
   // Below 2^3 a compact request is a full plan.
   EXPECT_EQ(bn::device_bytes(2, prover, ntt_memory::compact), bn::device_bytes(2, prover));
+}
+
+// A plan made with a counting arena keeps, to the byte, what device_bytes() says: full and compact,
+// the prover's two tables and all four, at sizes below a tile (2^4), of one and two compact
+// passes (2^12 with every stage computing), and at 2^20.
+TYPED_TEST(GpuNtt, PlanKeepsWhatDeviceBytesSays) {
+  CUZK_REQUIRE_GPU();
+  using Fr = TypeParam;
+  constexpr auto prover = ntt_tables::inverse_from_natural | ntt_tables::forward_from_bitrev;
+  struct shape {
+    unsigned log_n;
+    ntt_tables tables;
+    ntt_memory memory;
+    unsigned compact_log_stage;
+  };
+  for (const shape& c : {shape{2, prover, ntt_memory::compact, ntt_compact_log_stage},
+                         shape{4, prover, ntt_memory::tables, ntt_compact_log_stage},
+                         shape{12, ntt_tables::all, ntt_memory::tables, ntt_compact_log_stage},
+                         shape{12, prover, ntt_memory::compact, 0}, shape{12, prover, ntt_memory::compact, 6},
+                         shape{20, prover, ntt_memory::tables, ntt_compact_log_stage},
+                         shape{20, prover, ntt_memory::compact, ntt_compact_log_stage}}) {
+    SCOPED_TRACE("2^" + std::to_string(c.log_n) + (c.memory == ntt_memory::compact ? " compact" : " tables"));
+    counting_arena arena;
+    auto plan = ntt_plan<Fr>::create(c.log_n, nullptr, c.tables, c.memory, c.compact_log_stage, &arena);
+    ASSERT_TRUE(plan.is_ok()) << plan.error().to_string();
+    EXPECT_GT(arena.allocations(), 0u);
+    EXPECT_EQ(arena.bytes(), ntt_plan<Fr>::device_bytes(c.log_n, c.tables, c.memory, c.compact_log_stage));
+  }
 }
 
 // A compact plan gives the values of the CPU NTT, as a full one does, in every direction x order x

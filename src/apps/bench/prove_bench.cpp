@@ -204,7 +204,9 @@ status bench(const prove_bench_options& o, unsigned log_size, const std::string&
   if (!gk) return gk.error();
   auto ws = groth16::gpu_workspace<C>::create(o.device);
   if (!ws) return ws.error();
-  ws->lend_host(staged->data(), staged->size(), nullptr, 0);
+  // A plain lease gives nothing back: the staged witness outlives every proof, and each reads it
+  // where it is.
+  ws->lend_host(std::make_unique<groth16::host_lease<C>>(std::span(staged->data(), staged->size())));
   CUZK_TRY(ws->reserve(view.n_vars, view.domain_size, place, gk->abc(), gk->msm_scratch()));
   const double upload_s = seconds_since(t0);
   groth16::gpu_key_options chosen_options = key_options;  // with the range a budget chose

@@ -34,14 +34,16 @@ struct placement {
   groth16::abc_on_device abc = groth16::abc_on_device::three;
 };
 
-// The points of the vectors not streamed, the NTT twiddles and the matrices A and B: a key's
-// device size before it is uploaded. The MSM scratch is not the key's but its workers' (their
-// workspaces' arenas, reserved in the budget before a proof: gpu_prover_backend.cpp).
+// The points of the vectors not streamed, the NTT plan and, with synthesis on the device, the
+// matrices A and B: a key's device size before it is uploaded, to the byte what the key's counting
+// arena will hand out (groth16::estimate_device_bytes with no workspace). The MSM scratch is not
+// the key's but its workers' (their workspaces' arenas, reserved in the budget before a proof:
+// gpu_prover_backend.cpp).
 template <class C>
-uint64_t known_device_bytes(const key_material<C>& m, const placement& p) {
-  const uint64_t resident = point_bytes(m, groth16::key_vector_set::all()) - point_bytes(m, p.streamed);
-  const uint64_t twiddles = groth16::gpu_ntt_plan_bytes<C>(m.view.domain_size, p.twiddles);
-  return resident + twiddles + m.matrices->a.bytes() + m.matrices->b.bytes();
+uint64_t known_device_bytes(const key_material<C>& m, groth16::gpu_key_options o, const placement& p) {
+  o.workspace = groth16::key_workspace::none;
+  o.twiddles = p.twiddles;
+  return groth16::estimate_device_bytes<C>(m.view, o, p.streamed);
 }
 
 // Where a key goes on a slot with `budget` bytes for keys, counting one worker's buffers with it:
@@ -86,7 +88,7 @@ groth16::gpu_key_options gpu_uploader::key_options() const {
 
 uint64_t gpu_uploader::estimate_bytes(const loaded_key& key, uint64_t budget) const {
   const auto o = key_options();
-  auto estimate = [&](const auto& m) { return known_device_bytes(m, place_on(m, o, budget)); };
+  auto estimate = [&](const auto& m) { return known_device_bytes(m, o, place_on(m, o, budget)); };
   if (const auto* m = key.get<bn254>()) return estimate(*m);
   return estimate(*key.get<bls12_381>());
 }
@@ -114,7 +116,6 @@ result<std::shared_ptr<const device_key>> gpu_uploader::upload(const loaded_key&
   };
   if (const auto* m = key.get<bn254>()) place(*m);
   else place(*key.get<bls12_381>());
-  std::lock_guard alloc(slots_->alloc_lock(where.ordinal));
   if (const auto* m = key.get<bn254>()) return make<bn254>(*m, where.ordinal, std::move(o));
   return make<bls12_381>(*key.get<bls12_381>(), where.ordinal, std::move(o));
 }

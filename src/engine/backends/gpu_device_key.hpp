@@ -9,8 +9,9 @@
 // budget: a key larger than it streams the point vectors that do not fit from the host
 // copy of the key (groth16/gpu/gpu_proving_key.hpp, 'Streamed vectors').
 //
-// Thread safety: upload() from any thread; uploads to one physical device take its allocation
-// lock (gpu_slots.hpp).
+// Thread safety: upload() from any thread, beside other uploads and proofs on the same device: a
+// key's size is what its own counting arena handed out (gpu_proving_key::resident_bytes), not a
+// measurement of the device's free memory.
 #pragma once
 
 #include <memory>
@@ -43,9 +44,10 @@ class gpu_uploader final : public device_uploader {
       : slots_(std::move(slots)), place_(place), always_streamed_(always_streamed) {}
 
   // The resident points, the NTT twiddles and, with synthesis on the device, the matrices A and B:
-  // what is known from the sizes. A key whose known bytes exceed `budget` streams the vectors that
-  // groth16::choose_streamed says do not fit (all of them where nothing fits), and their points
-  // are not counted. The MSM scratch is the workers' (their workspaces), not the key's.
+  // exactly the bytes() of the copy upload() makes (engine_gpu_backend_test.cpp checks). A key
+  // whose known bytes exceed `budget` streams the vectors that groth16::choose_streamed says do
+  // not fit (all of them where nothing fits), and their points are not counted. The MSM scratch is
+  // the workers' (their workspaces), not the key's.
   uint64_t estimate_bytes(const loaded_key& key, uint64_t budget) const override;
   // The bytes of the vectors it would stream: their pinned copies, at most (none are made where
   // the host tier holds the key in pinned memory already).

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -71,12 +70,12 @@ class gpu_backend final : public prover_backend {
       }
       return cpu_.prove(call, witness, cancel, report);
     }
-    CUZK_TRY(check_slot(call, w));
-    const auto& dk = static_cast<const gpu_device_key&>(*call.on_device);
-    // The worker's buffers are its own while it proves: the evictor of idle buffers passes it by.
-    claim c(w, budget_of(sl.slot.ordinal));
-    if (const auto* m = call.key.get<bn254>()) return prove_on<bn254>(call, w, sl, *m, dk, witness, cancel, report);
-    return prove_on<bls12_381>(call, w, sl, *call.key.get<bls12_381>(), dk, witness, cancel, report);
+    // A batch of one.
+    const any_witness* one[] = {&witness};
+    ready_witnesses batch(one);
+    auto proofs = prove_on_slot(call, batch, cancel, report);
+    if (!proofs) return proofs.error();
+    return std::move(proofs->front());
   }
 
   // Batches only keys with streamed vectors: there each range of points crosses PCIe once for the
@@ -94,14 +93,7 @@ class gpu_backend final : public prover_backend {
     if (witnesses.size() < 2 || call.on_device == nullptr)
       return prover_backend::prove_batch(call, witnesses, cancel, report);
     CUZK_TRY(check_worker(call));
-    worker_state& w = *workers_[call.worker];
-    gpu_slot_state& sl = *sh_->slots[w.slot];
-    CUZK_TRY(check_slot(call, w));
-    const auto& dk = static_cast<const gpu_device_key&>(*call.on_device);
-    claim c(w, budget_of(sl.slot.ordinal));
-    if (const auto* m = call.key.get<bn254>())
-      return prove_batch_on<bn254>(call, w, sl, *m, dk, witnesses, cancel, report);
-    return prove_batch_on<bls12_381>(call, w, sl, *call.key.get<bls12_381>(), dk, witnesses, cancel, report);
+    return prove_on_slot(call, witnesses, cancel, report);
   }
 
   // The witness as read (pageable), its pinned staging, and a | b | c on the host when synthesis
@@ -182,13 +174,28 @@ class gpu_backend final : public prover_backend {
                                       std::to_string(call.slot));
   }
 
-  // Takes back what the workspace was lent, when the proof (or batch) returns.
+  // Ends what the workspace was lent, when the proof (or batch) returns, at the latest.
   template <class C>
   struct unlend {
     std::unique_ptr<groth16::gpu_workspace<C>>& ws;
     ~unlend() {
       if (ws) ws->unlend_host();
     }
+  };
+
+  // The pool's staging lent to a workspace: the pool's lease moves into it, and goes back to the
+  // pool when the workspace ends it (once the copies have read the buffers).
+  template <class C>
+  struct pooled_staging final : groth16::host_lease<C> {
+    using fr = typename C::fr;
+    using repr = typename fr::repr;
+    pooled_staging(pinned_lease l, const staging_layout& layout)
+        : groth16::host_lease<C>(
+              {l.as<repr>(), static_cast<std::size_t>(layout.witness_bytes / sizeof(repr))},
+              {layout.abc_bytes != 0 ? reinterpret_cast<fr*>(l.data() + layout.abc_offset) : nullptr,
+               static_cast<std::size_t>(layout.abc_bytes / sizeof(fr))}),
+          lease(std::move(l)) {}
+    pinned_lease lease;
   };
 
   // A proof's host staging from the pool (charged to the job's working set), when synthesis does
@@ -198,16 +205,12 @@ class gpu_backend final : public prover_backend {
     staging_layout layout;
     bool pooled = false;
 
-    // Lent to `ws` for the next proof (or batch); `give_back` runs once the copies have read it.
+    // Lent to `ws` for the next call (a proof or a batch): the workspace holds it, and gives it
+    // back to the pool as soon as the copies have read it.
     template <class C>
-    void lend_to(groth16::gpu_workspace<C>& ws, std::function<void()> give_back) {
-      using fr = typename C::fr;
-      using repr = typename fr::repr;
+    void lend_to(groth16::gpu_workspace<C>& ws) {
       if (!pooled) return;
-      const staging_layout& l = layout;
-      ws.lend_host(lease.as<repr>(), l.witness_bytes / sizeof(repr),
-                   l.abc_bytes != 0 ? reinterpret_cast<fr*>(lease.data() + l.abc_offset) : nullptr,
-                   l.abc_bytes / sizeof(fr), std::move(give_back));
+      ws.lend_host(std::make_unique<pooled_staging<C>>(std::move(lease), layout));
     }
   };
   template <class C>
@@ -230,7 +233,6 @@ class gpu_backend final : public prover_backend {
   status ensure_workspace(worker_state& w, const gpu_slot_state& sl) {
     auto& ws = w.workspace<C>();
     if (ws) return status::ok();
-    std::lock_guard alloc(sh_->alloc_lock(sl.slot.ordinal));
     auto made = groth16::gpu_workspace<C>::create(sl.slot.ordinal);
     if (!made) return made.error();
     ws = std::make_unique<groth16::gpu_workspace<C>>(std::move(made).value());
@@ -279,12 +281,8 @@ class gpu_backend final : public prover_backend {
       std::unique_lock held(w.claimed, std::try_to_lock);
       if (!held.owns_lock()) continue;  // proving: its buffers are in use
       if (w.bn || w.bls) {
-        {
-          // Not inside another allocation's measuring window (a key's measured size).
-          std::lock_guard alloc(sh_->alloc_lock(ordinal));
-          w.bn.reset();  // each workspace frees on its own device and restores the current one
-          w.bls.reset();
-        }
+        w.bn.reset();  // each workspace frees on its own device and restores the current one
+        w.bls.reset();
         freed += w.device_mem.bytes();
         w.device_mem.reset();
         std::lock_guard lk(sl.m);
@@ -293,20 +291,6 @@ class gpu_backend final : public prover_backend {
       }
     }
     return freed;
-  }
-
-  // The device bytes the worker's buffers will hold for this proof, reserved before they are
-  // allocated (waiting in the budget's line, at most device_memory_timeout).
-  template <class C>
-  status reserve_device_buffers(worker_state& w, gpu_slot_state& sl, std::size_t n_vars, std::size_t domain,
-                                groth16::abc_on_device abc, groth16::msm_scratch_sizes scratch,
-                                const cancel_token& cancel, prove_report& report) {
-    memory_budget* b = budget_of(sl.slot.ordinal);
-    if (b == nullptr) return status::ok();
-    const auto& ws = w.workspace<C>();
-    return reserve_device_bytes(
-        w, sl, w.workspace_device_bytes() - ws->device_bytes() + ws->device_bytes_after(n_vars, domain, abc, scratch),
-        cancel, report);
   }
 
   // The worker's reservation grown to `want` bytes (waiting in the budget's line, at most
@@ -327,49 +311,6 @@ class gpu_backend final : public prover_backend {
       return status::ok();
     }
     return w.device_mem.absorb(std::move(more).value());
-  }
-
-  template <class C>
-  result<any_proof> prove_on(const prove_call& call, worker_state& w, gpu_slot_state& sl, const key_material<C>& m,
-                             const gpu_device_key& dk, const any_witness& witness, const cancel_token& cancel,
-                             prove_report& report) {
-    using fr = typename C::fr;
-    if (witness.curve != formats::curve_id_of<C>)
-      return status(errc::invalid_argument,
-                    std::string("witness: expected ") + C::name + " values for a " + C::name + " key");
-    const auto* gk = std::get_if<groth16::gpu_proving_key<C>>(&dk.key);
-    if (gk == nullptr) return status(errc::internal, "gpu backend: the device copy is of the other curve");
-    auto& ws = w.workspace<C>();
-    // The staging is lent to the workspace for this proof only (the lease goes back to the pool
-    // once the copies have read it).
-    const groth16::synthesis_place place = gk->synthesis();
-    auto staged = take_staging(call, sl, m, place, report);
-    if (!staged) return staged.error();
-    unlend<C> unlend_at_exit{ws};  // after the staging: the workspace lets go of it before it goes
-    CUZK_TRY(ensure_workspace<C>(w, sl));
-    if (const status r = reserve_device_buffers<C>(w, sl, m.view.n_vars, m.view.domain_size, gk->abc(),
-                                                        gk->msm_scratch(), cancel, report);
-        !r)
-      return r.with_context(sl.slot.name + ": device memory");
-    {
-      // Allocates only on the worker's first proof of this curve or of a larger circuit (or after
-      // the evictor freed its buffers).
-      std::lock_guard alloc(sh_->alloc_lock(sl.slot.ordinal));
-      // Back to the pool as soon as the copies have read it (gpu_workspace::lend_host), so the
-      // next proof's synthesis can fill it while this one waits for the device.
-      pinned_lease& lease = staged->lease;
-      staged->lend_to(*ws, [&lease] { lease.reset(); });
-      const status grown = ws->reserve(m.view.n_vars, m.view.domain_size, place, gk->abc(), gk->msm_scratch());
-      // The reservation follows what the buffers hold (less than reserved when a growth failed).
-      follow_holdings_of(w, sl);
-      CUZK_TRY(grown);
-    }
-    const groth16::gpu_context<C> where{*gk, ws.get()};
-    auto p = groth16::prove<C>(m.view, std::span<const typename fr::repr>(witness.values), &report.phases, where);
-    report.ran_on = sl.slot.name;
-    if (!p) return p.error().with_context(sl.slot.name);
-    count_proofs(sl, report, 1, 0);
-    return any_proof(std::move(p).value());
   }
 
   // The device bytes a worker's buffers hold for a batch of `partitions` proofs of `gk` (one
@@ -406,62 +347,78 @@ class gpu_backend final : public prover_backend {
     return 1;
   }
 
+  // The call's witnesses (one, or a batch's) proven on the worker's slot, with the worker claimed
+  // (the evictor of idle buffers passes it by).
+  result<std::vector<any_proof>> prove_on_slot(const prove_call& call, batch_witnesses& witnesses,
+                                               const cancel_token& cancel, prove_report& report) {
+    worker_state& w = *workers_[call.worker];
+    gpu_slot_state& sl = *sh_->slots[w.slot];
+    CUZK_TRY(check_slot(call, w));
+    const auto& dk = static_cast<const gpu_device_key&>(*call.on_device);
+    claim c(w, budget_of(sl.slot.ordinal));
+    if (const auto* m = call.key.get<bn254>()) return prove_on<bn254>(call, w, sl, *m, dk, witnesses, cancel, report);
+    return prove_on<bls12_381>(call, w, sl, *call.key.get<bls12_381>(), dk, witnesses, cancel, report);
+  }
+
+  // One path for one proof and a batch (groth16::prove_batch_from; a proof is a batch of one).
   template <class C>
-  result<std::vector<any_proof>> prove_batch_on(const prove_call& call, worker_state& w, gpu_slot_state& sl,
-                                                const key_material<C>& m, const gpu_device_key& dk,
-                                                batch_witnesses& witnesses, const cancel_token& cancel,
-                                                prove_report& report) {
+  result<std::vector<any_proof>> prove_on(const prove_call& call, worker_state& w, gpu_slot_state& sl,
+                                          const key_material<C>& m, const gpu_device_key& dk,
+                                          batch_witnesses& witnesses, const cancel_token& cancel,
+                                          prove_report& report) {
     using fr = typename C::fr;
     using repr = typename fr::repr;
     const auto* gk = std::get_if<groth16::gpu_proving_key<C>>(&dk.key);
     if (gk == nullptr) return status(errc::internal, "gpu backend: the device copy is of the other curve");
     const auto parts = static_cast<unsigned>(witnesses.size());
+    const bool batch = parts > 1;
     auto& ws = w.workspace<C>();
-    // One staging for the batch: each partition's witness (and a | b | c) passes through it in
-    // turn, and it goes back to the pool when the batch ends.
+    // One staging for the call: each partition's witness (and a | b | c) passes through it in
+    // turn, and it goes back to the pool as soon as the copies have read the last
+    // (gpu_workspace::lend_host), so the next proof's synthesis can fill it while this call waits
+    // for the device.
     const groth16::synthesis_place place = gk->synthesis();
     auto staged = take_staging(call, sl, m, place, report);
     if (!staged) return staged.error();
-    unlend<C> unlend_at_exit{ws};  // after the staging: the workspace lets go of it before it goes
+    unlend<C> unlend_at_exit{ws};
     CUZK_TRY(ensure_workspace<C>(w, sl));
-    // The whole batch's device bytes, reserved before the prover allocates them (its witnesses and
-    // h vectors are freed when it returns; the arenas stay at the batch's size, and so does the
-    // reservation, which follows what the buffers hold).
-    if (const status r = reserve_device_bytes(w, sl, w.workspace_device_bytes() - ws->device_bytes() +
-                                                         std::max<uint64_t>(ws->device_bytes(),
-                                                                            batch_buffer_bytes(m, *gk, parts)),
-                                              cancel, report);
-        !r)
-      return r.with_context(sl.slot.name + ": device memory for a batch of " + std::to_string(parts));
+    // The call's device bytes, reserved before the buffers grow to them: the workspace at the
+    // call's size, and a batch's witnesses and h vectors (the prover's, freed when it returns; the
+    // arenas stay at the batch's size, and so does the reservation, which follows what the buffers
+    // hold).
+    const groth16::msm_scratch_sizes scratch = groth16::batch_msm_scratch<C>(m.view, *gk, parts);
+    const uint64_t vectors = batch ? uint64_t{parts} * (m.view.n_vars + m.view.domain_size) * sizeof(repr) : 0;
+    const uint64_t want = w.workspace_device_bytes() - ws->device_bytes() +
+                          ws->device_bytes_after(m.view.n_vars, m.view.domain_size, gk->abc(), scratch) + vectors;
+    if (const status r = reserve_device_bytes(w, sl, want, cancel, report); !r)
+      return r.with_context(sl.slot.name + ": device memory" +
+                            (batch ? " for a batch of " + std::to_string(parts) : std::string()));
     struct follow_holdings {
       gpu_backend& self;
       worker_state& w;
       gpu_slot_state& sl;
       ~follow_holdings() { self.follow_holdings_of(w, sl); }
     } at_exit{*this, w, sl};
-    staged->lend_to(*ws, [] {});
-    {
-      // The workspace and its arenas at the batch's size under the device's allocation lock, as a
-      // single proof's (a key's measured size must not see them). The batch's witness and h
-      // vectors are the prover's, allocated and freed inside the call without that lock: held for
-      // the whole batch it would stall the other workers for seconds, and a key measured meanwhile
-      // counts at least its estimate (gpu_proving_key::resident_bytes).
-      std::lock_guard alloc(sh_->alloc_lock(sl.slot.ordinal));
-      CUZK_TRY(ws->reserve(m.view.n_vars, m.view.domain_size, place, gk->abc(),
-                           groth16::key_msm_scratch<C>(m.view, gk->streamed(), gk->stream_chunk_points(), parts,
-                                                       gk->b2_beside())));
-    }
+    staged->lend_to(*ws);
+    // Allocates only on the worker's first proof of this curve or of a larger circuit or batch (or
+    // after the evictor freed its buffers); a batch's witness and h vectors are the prover's,
+    // allocated and freed inside the call.
+    const status grown = ws->reserve(m.view.n_vars, m.view.domain_size, place, gk->abc(), scratch);
+    // The reservation follows what the buffers hold (less than reserved when a growth failed).
+    follow_holdings_of(w, sl);
+    CUZK_TRY(grown);
     // Each witness as the engine's read of it ends: the prover starts on the first partitions
     // (their copies, synthesis and transforms) while the last are read.
     groth16::batch_witness_source<C> source;
     source.count = parts;
     source.ready = [&witnesses](std::size_t p) { return witnesses.ready(p); };
-    source.wait = [&witnesses](std::size_t p) -> result<std::span<const repr>> {
+    source.wait = [&witnesses, batch](std::size_t p) -> result<std::span<const repr>> {
       auto read = witnesses.wait(p);
       if (!read) return read.error();
       if ((*read)->curve != formats::curve_id_of<C>)
-        return status(errc::invalid_argument, "partition " + std::to_string(p) + " of the batch: witness: expected " +
-                                                  C::name + " values for a " + C::name + " key");
+        return status(errc::invalid_argument,
+                      (batch ? "partition " + std::to_string(p) + " of the batch: " : std::string()) +
+                          "witness: expected " + C::name + " values for a " + C::name + " key");
       return std::span<const repr>((*read)->values);
     };
     std::vector<fr> r(parts), s(parts);
@@ -473,7 +430,7 @@ class gpu_backend final : public prover_backend {
     auto proofs = groth16::prove_batch_from<C>(m.view, source, r, s, &report.phases, where);
     report.ran_on = sl.slot.name;
     if (!proofs) return proofs.error().with_context(sl.slot.name);
-    count_proofs(sl, report, parts, parts);
+    count_proofs(sl, report, parts, batch ? parts : 0);
     std::vector<any_proof> out;
     for (auto& p : *proofs) out.emplace_back(std::move(p));
     return out;
@@ -540,7 +497,6 @@ result<gpu_parts> make_gpu_backend(const gpu_options& o) {
   std::string desc;
   for (auto& s : slots) {
     auto st = std::make_unique<gpu_slot_state>();
-    if (!sh->alloc_locks.count(s.ordinal)) sh->alloc_locks[s.ordinal] = std::make_unique<std::mutex>();
     if (s.budget == 0)
       s.budget = std::min(static_cast<uint64_t>(static_cast<double>(free_at_start[s.ordinal]) * 0.8),
                           memory_limits[s.ordinal]) /

@@ -21,8 +21,9 @@
 // Per worker, per curve, one gpu_workspace (pinned and device witness, device a | b | c, streams):
 // made on the worker's first proof of that curve, grown only when a larger circuit comes, never
 // on the hot path after that. The slot's kernel lock is held only around kernels, so one worker's
-// synthesis and copies overlap the other's kernels. Device allocations on one physical device take
-// one lock (gpu_slots.hpp).
+// synthesis and copies overlap the other's kernels. Device allocations take no lock: a key's size
+// is what its counting arena handed out (gpu_slots.hpp). One proof is a batch of one: prove() and
+// prove_batch() share one path (prove_on), as the GPU prover's do.
 //
 // Thread safety: prove() from the engine's workers, each with its own index; activity() from any
 // thread.

@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // What the GPU backend's parts share about the device slots (device_tier.hpp): each slot's kernel
-// lock and counters, and one allocation lock per physical device. Built only with the GPU prover.
+// lock and counters. Built only with the GPU prover.
 //
-// Why one allocation lock per device: a key's device size is measured as the drop in free memory
-// while it is made (gpu_proving_key::resident_bytes), so key uploads and workspace growth on one
-// physical device take turns, and each measurement is its own.
+// No allocation takes turns with another: a key's device size is what its own counting arena
+// handed out (gpu_proving_key::resident_bytes), so key uploads and the workers' buffers allocate
+// on one device at once.
 //
-// Thread safety: `slots` and `alloc_locks` are filled before any worker starts and never change
-// after, so lookups need no lock; a slot's counters are guarded by its `m`.
+// Thread safety: `slots` is filled before any worker starts and never changes after, so lookups
+// need no lock; a slot's counters are guarded by its `m`.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -33,8 +32,6 @@ struct gpu_slot_state {
 
 struct gpu_slots {
   std::vector<std::unique_ptr<gpu_slot_state>> slots;
-  std::map<int, std::unique_ptr<std::mutex>> alloc_locks;  // by ordinal
-  std::mutex& alloc_lock(int ordinal) const { return *alloc_locks.at(ordinal); }
 };
 
 }  // namespace cuzk::engine

@@ -42,7 +42,7 @@ std::vector<device_slot> make_device_slots(const std::vector<int>& ordinals, uin
 class device_key {
  public:
   virtual ~device_key() = default;
-  // Device memory it holds (measured when it was made).
+  // Device memory it holds (the GPU backend's: what its counting arena handed out).
   virtual uint64_t bytes() const noexcept = 0;
   // Host memory it holds besides the key in its host tier: the pinned copies of point vectors it
   // streams from host memory in every proof.
@@ -55,7 +55,7 @@ class device_uploader {
   // Bytes `key` will take on a device whose slot has `budget` bytes for keys, as far as they are
   // known before it is there (a key larger than the budget may keep part of itself in host memory
   // and take less); the manager admits an upload on this and enforces the budget again with the
-  // measured bytes().
+  // copy's bytes() (the GPU uploader's estimate equals them).
   virtual uint64_t estimate_bytes(const loaded_key& key, uint64_t budget) const = 0;
   // Host memory the same upload will hold beside the host tier's copy of the key, at most (the
   // vectors it will stream, copied into pinned memory): reserved in the host budget before the

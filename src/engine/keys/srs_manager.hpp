@@ -22,7 +22,7 @@
 //
 // Accounting is truthful: a warm key counts its mapped file plus what it owns (misaligned sections
 // the zkey reader copied, the constraint matrices); a hot key counts its copy and the matrices; a
-// device copy counts what its upload measured. A key's bytes are known only once it is loaded, so
+// device copy counts the bytes its upload allocated (device_key::bytes). A key's bytes are known only once it is loaded, so
 // a load is admitted on the file's size (an upload on the uploader's estimate) and the budget is
 // enforced again with the measured size (a key larger than expected can leave a tier briefly over
 // budget when nothing else can be evicted; status shows it).

@@ -4,14 +4,18 @@
 // and then each of the five MSMs runs once for all of them (gpu::device_msm::run_device_batch),
 // so a streamed key's points cross from host memory once per batch instead of once per proof.
 //
+// One path proves both: prove_with() is a batch of one (gpu_prover_impl.hpp, prove_partitions).
+//
 // Device memory beyond a single proof's: every partition's witness and h on the device (32 (nVars
 // + n) bytes each), and bucket sets per partition in the MSM arenas (which grow to them on the
 // first batch: gpu_proving_key::msm_scratch is a single proof's). batch_device_bytes() says how
-// much, so that a caller picks how many partitions to batch for its device budget.
+// much (none for a batch of one, which proves in the workspace's own vectors), so that a caller
+// picks how many partitions to batch for its device budget.
 //
 // Each proof is the one prove_with() gives for the same witness, r and s, bit for bit
 // (gpu_batch_prover_test.cpp checks this against the CPU prover). The phase timings are the
-// batch's: the MSMs' and NTTs' sums over the partitions, the total the whole batch's.
+// batch's: the copies', synthesis', NTTs' and MSMs' sums over the partitions, the total the whole
+// batch's.
 //
 // Witnesses as they arrive. A caller that reads the witnesses from disk (the daemon: 10 files of
 // up to 4 GiB for a PoRep job) hands prove_batch_from() a source instead of the spans: the batch
@@ -33,10 +37,17 @@
 namespace cuzk::groth16 {
 
 // The device bytes a batch of `partitions` proofs adds to one proof's (the witnesses and h vectors,
-// and the MSMs' extra bucket sets), with `key` (made from pk) and its streamed vectors.
+// and the MSMs' extra bucket sets), with `key` (made from pk) and its streamed vectors; 0 for one.
 template <class Curve>
 std::size_t batch_device_bytes(const proving_key_view<Curve>& pk, const gpu_proving_key<Curve>& key,
                                std::size_t partitions);
+
+// The MSM arenas a call of `partitions` proofs with `key` (made from pk) lays out: the key's own
+// for one (gpu_proving_key::msm_scratch), one bucket set per partition in each for more
+// (key_msm_scratch): what a workspace is reserved with for such a call (gpu_workspace::reserve).
+template <class Curve>
+msm_scratch_sizes batch_msm_scratch(const proving_key_view<Curve>& pk, const gpu_proving_key<Curve>& key,
+                                    std::size_t partitions);
 
 // A batch's witnesses, each there once the caller has it.
 template <class Curve>
@@ -69,6 +80,8 @@ result<std::vector<formats::proof<Curve>>> prove_batch_with(
 #define CUZK_GPU_BATCH_PROVER_EXTERN(C)                                                                   \
   extern template std::size_t batch_device_bytes<C>(const proving_key_view<C>&, const gpu_proving_key<C>&, \
                                                     std::size_t);                                        \
+  extern template msm_scratch_sizes batch_msm_scratch<C>(const proving_key_view<C>&,                     \
+                                                         const gpu_proving_key<C>&, std::size_t);        \
   extern template result<std::vector<formats::proof<C>>> prove_batch_from<C>(                             \
       const proving_key_view<C>&, const batch_witness_source<C>&, std::span<const C::fr>,                 \
       std::span<const C::fr>, phase_timings*, const gpu_context<C>&);                                     \

@@ -18,6 +18,8 @@
 //         h = a b - c out of Montgomery form (gpu/h_scalars.hpp)
 //   GPU   msm_h, on the h the NTT stream left in device memory
 //   CPU   assemble (groth16/assemble.hpp), the CPU prover's own code
+// A proof is a batch of one (gpu_batch_prover.hpp): the same steps prove a batch's partitions, each
+// MSM once over every partition's scalars.
 // With two of a, b, c on the device (abc_on_device::two, gpu_workspace.hpp) the order differs: c
 // is copied into b's place once a b is made, and the witness into it once h is, so the witness
 // MSMs start after the transforms, beside msm_h; lent host buffers then go back at the end.

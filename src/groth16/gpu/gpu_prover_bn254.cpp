@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// Explicit instantiations of the GPU prover and its resident key for BN254.
+// Explicit instantiations of the GPU prover for BN254.
 #include "groth16/gpu/gpu_prover_impl.hpp"
 
 CUZK_GPU_PROVER_INSTANTIATE(bn254)

@@ -28,6 +28,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <optional>
@@ -542,6 +543,15 @@ TYPED_TEST(gpu_prover_test, workspaces_prove_concurrently_under_a_shared_kernel_
               wait_b);
 }
 
+// A lease on pinned buffers whose end runs `on_end` (a daemon's would return them to its pool).
+template <class C>
+struct counted_lease final : host_lease<C> {
+  counted_lease(std::span<typename C::fr::repr> w, std::span<typename C::fr> abc, std::function<void()> f)
+      : host_lease<C>(w, abc), on_end(std::move(f)) {}
+  ~counted_lease() override { on_end(); }
+  std::function<void()> on_end;
+};
+
 // A lender's pinned buffers (the daemon's pool) come back as soon as the copies have read them:
 // with the kernel lock held elsewhere, before the proof gets its turn on the device; without
 // contention by the end of the proof; once each. The proof made from them equals the CPU's.
@@ -570,9 +580,10 @@ TYPED_TEST(gpu_prover_test, lent_host_buffers_go_back_once_the_copies_have_read_
 
   std::atomic<int> given_back{0};
   std::promise<void> back;
-  ws->lend_host(w->data(), pk.n_vars, abc->data(), 3 * pk.domain_size, [&] {
-    if (given_back.fetch_add(1) == 0) back.set_value();
-  });
+  ws->lend_host(std::make_unique<counted_lease<TypeParam>>(std::span(w->data(), pk.n_vars),
+                                                          std::span(abc->data(), 3 * pk.domain_size), [&] {
+                                                            if (given_back.fetch_add(1) == 0) back.set_value();
+                                                          }));
   std::optional<result<formats::proof<TypeParam>>> got;
   {
     std::unique_lock held(gk->kernel_lock());  // another proof's kernels, as far as this one knows
@@ -589,7 +600,9 @@ TYPED_TEST(gpu_prover_test, lent_host_buffers_go_back_once_the_copies_have_read_
 
   // Uncontended: given back by the proof's end, once.
   int second = 0;
-  ws->lend_host(w->data(), pk.n_vars, abc->data(), 3 * pk.domain_size, [&] { ++second; });
+  ws->lend_host(std::make_unique<counted_lease<TypeParam>>(std::span(w->data(), pk.n_vars),
+                                                          std::span(abc->data(), 3 * pk.domain_size),
+                                                          [&] { ++second; }));
   auto p = prove_with<TypeParam>(pk, c.witness, r, s, nullptr, gpu_context<TypeParam>{*gk, &*ws});
   ASSERT_TRUE(p.is_ok()) << p.error().to_string();
   EXPECT_EQ(*p, want);

@@ -22,8 +22,9 @@
 // allocate (pinned_buffer.hpp), so reserve() allocates only when a proof needs more than the
 // buffers hold (the first proof of a larger circuit, or of a key synthesizing elsewhere) and never
 // shrinks them; allocations() counts the times it did, which tests use to show the hot path
-// allocates nothing. A daemon lends its pool's pinned buffers instead (lend_host()): the
-// workspace then owns no host memory for what is lent, and the pool's budget counts it.
+// allocates nothing. A daemon lends its pool's pinned buffers instead (lend_host(), a
+// host_lease): the workspace then owns no host memory for what is lent, and the pool's budget
+// counts it.
 //
 // Thread: one proof at a time; the device must be current for create() and reserve().
 #pragma once
@@ -33,7 +34,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
+#include <memory>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -47,6 +49,7 @@
 #include "gpu/device_arena.hpp"
 #include "gpu/device_buffer.hpp"
 #include "gpu/pinned_buffer.hpp"
+#include "groth16/gpu/host_lease.hpp"
 #include "groth16/synthesis_place.hpp"
 
 namespace cuzk::groth16 {
@@ -212,33 +215,30 @@ class gpu_workspace {
     return status::ok();
   }
 
-  // Host buffers for the next proof in place of the workspace's own: the witness staging
-  // (`witness_count` values, at least nVars) and, for synthesis on the host into pinned memory,
-  // a | b | c (`abc_count`, at least 3n; null: the workspace's own). The lender keeps them alive
-  // until they are given back: `give_back` is called once, on the proving thread, as soon as the
-  // device has read them (the prover calls give_back_host() when its copies have ended: before it
-  // waits for another proof's kernels, or at its end; with two of a, b, c on the device, whose c
-  // and witness are copied after the transforms, at its end), or by unlend_host() at the latest,
-  // which must come after the proof returned.
-  void lend_host(repr* witness, std::size_t witness_count, fr* abc, std::size_t abc_count,
-                 std::function<void()> give_back = {}) {
+  // Host buffers for the next call in place of the workspace's own (host_lease.hpp): the witness
+  // staging and, for synthesis on the host into pinned memory, a | b | c (empty: the workspace's
+  // own). The workspace holds the lease until the device has read them and then ends it, giving
+  // them back, once, on the proving thread (the prover calls give_back_host() when its copies have
+  // ended: before it waits for another proof's kernels, or at its end; with two of a, b, c on the
+  // device, whose c and witness are copied after the transforms, at its end), or in unlend_host()
+  // at the latest, which must come after the call returned. A lease lent before is ended first.
+  void lend_host(std::unique_ptr<host_lease<Curve>> lease) {
     give_back_host();
-    lent_w_ = witness;
-    lent_w_count_ = witness != nullptr ? witness_count : 0;
-    lent_abc_ = abc;
-    lent_abc_count_ = abc != nullptr ? abc_count : 0;
-    give_back_ = std::move(give_back);
+    const std::span<repr> w = lease != nullptr ? lease->witness() : std::span<repr>();
+    const std::span<fr> abc = lease != nullptr ? lease->abc() : std::span<fr>();
+    lent_w_ = w.empty() ? nullptr : w.data();
+    lent_w_count_ = w.size();
+    lent_abc_ = abc.empty() ? nullptr : abc.data();
+    lent_abc_count_ = abc.size();
+    lease_ = std::move(lease);
   }
-  // The lent buffers are no longer read: the lender gets them back now (once; no-op otherwise).
-  // The workspace keeps pointing at them until unlend_host() but never touches them again.
-  void give_back_host() {
-    if (auto f = std::exchange(give_back_, {})) f();
-  }
-  bool has_lent_host() const noexcept { return static_cast<bool>(give_back_); }
-  void unlend_host() {
-    give_back_host();
-    lend_host(nullptr, 0, nullptr, 0);
-  }
+  // The lent buffers are no longer read: the lease ends now (once; no-op without one). The
+  // workspace keeps their addresses until unlend_host(), for a lender whose lease gives nothing
+  // back (a plain host_lease: the bench lends its witness once for every proof); a lender that
+  // takes its buffers back lends them again for its next call.
+  void give_back_host() { lease_.reset(); }
+  bool has_lent_host() const noexcept { return lease_ != nullptr; }
+  void unlend_host() { lend_host(nullptr); }
 
   int device() const noexcept { return device_; }
   // Bytes of pinned host memory and of device memory the buffers hold now.
@@ -317,7 +317,7 @@ class gpu_workspace {
   std::size_t lent_w_count_ = 0;
   fr* lent_abc_ = nullptr;
   std::size_t lent_abc_count_ = 0;
-  std::function<void()> give_back_;  // the lender's, until the lent buffers are given back
+  std::unique_ptr<host_lease<Curve>> lease_;  // the lender's hold on lent buffers, until given back
   gpu::cuda_stream copy_stream_, ntt_stream_, msm_stream_, b2_stream_;
   gpu::cuda_event events_[n_events];
 };
