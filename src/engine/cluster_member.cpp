@@ -158,7 +158,7 @@ void cluster_member::claim_loop() {
     if (held < capacity && e_.accepting_) {
       claim_preference prefer;
       for (const auto& c : e_.circuits_.list())
-        if (e_.srs_.resident(c.id)) prefer.resident_circuits.push_back(c.id);
+        if (e_.keys_.resident(c.id)) prefer.resident_circuits.push_back(c.id);
       prefer.max_wait = e_.opt_.cluster.key_preference;
       auto l = leases_->claim(prefer);
       if (!l) {
@@ -255,7 +255,7 @@ status cluster_member::check_claimed(live_job& j, const job_lease& l) {
       for (const auto& cr : *stored)
         if (cr.id == i.circuit)
           if (auto sum = e_.summary_as_registered(cr)) {
-            (void)e_.srs_.add(cr.id, cr.zkey_path, *sum);
+            (void)e_.keys_.add(cr.id, cr.zkey_path, *sum);
             e_.circuits_.put({cr.id, cr.zkey_path, cr.default_priority, *sum, {}, {}});
           }
     c = e_.circuits_.find(i.circuit);

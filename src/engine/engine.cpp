@@ -52,10 +52,10 @@ engine::engine(engine_options opt, engine_parts parts, witness_spool spool, witn
       spool_(std::move(spool)),
       client_paths_{std::move(dirs), std::move(key_dirs)},
       memory_(host_budget_bytes(opt_), parts.devices.memory_limits),
-      srs_(opt_.budgets, *hot_alloc_, opt_.key_check, std::move(parts.devices), &memory_, opt_.key_copy_dir),
+      keys_(opt_.budgets, *hot_alloc_, opt_.key_check, std::move(parts.devices), &memory_, opt_.key_copy_dir),
       sched_(opt_.scheduling),
       pinned_(hot_alloc_, memory_.host(), pinned_pool_options{[this](const pool_event& e) { on_pool_event(e); }}),
-      telemetry_(srs_.slots().size(), std::move(parts.gpu_monitor)),
+      telemetry_(keys_.slots().size(), std::move(parts.gpu_monitor)),
       ahead_(witness_ahead_options{witness_threads_for(opt_.witness_threads, worker_count(), backend_->worker_slots().empty(),
                                                        std::max(1u, std::thread::hardware_concurrency()))},
              memory_.host(), [this] { return queued_with_input_json(); },
@@ -65,7 +65,7 @@ engine::engine(engine_options opt, engine_parts parts, witness_spool spool, witn
              [](const live_job& j) { return witness_memory_bytes(j.key); }) {
   backend_->attach_memory(memory_);
   // A key of tens of GiB takes seconds to copy even on every core: the operator sees it move.
-  srs_.set_load_progress([this](const std::string& id, const char* step, uint64_t done, uint64_t total, double seconds) {
+  keys_.set_load_progress([this](const std::string& id, const char* step, uint64_t done, uint64_t total, double seconds) {
     char line[160];
     if (done < total)
       std::snprintf(line, sizeof line, " done_gib=%.1f of_gib=%.1f percent=%u seconds=%.1f",
@@ -80,7 +80,7 @@ engine::engine(engine_options opt, engine_parts parts, witness_spool spool, witn
   // A worker with a device slot counts a key as resident when its slot has a copy; a CPU worker
   // when the host has it.
   sched_.set_resident_predicate(
-      [this](const std::string& c, int slot) { return slot < 0 ? srs_.resident(c) : srs_.resident_on(c, slot); });
+      [this](const std::string& c, int slot) { return slot < 0 ? keys_.resident(c) : keys_.resident_on(c, slot); });
 }
 
 engine::~engine() { drain(std::chrono::milliseconds(0)); }
@@ -171,7 +171,7 @@ status engine::recover() {
       }
     }
     circuits_.put(std::move(info));
-    (void)srs_.add(c.id, c.zkey_path, *sum);
+    (void)keys_.add(c.id, c.zkey_path, *sum);
   }
   auto jobs = store_->unfinished();
   if (!jobs) return jobs.error();
@@ -293,7 +293,7 @@ status engine::register_circuit(const std::string& id, const std::string& zkey_p
                                                    " job(s) of it are queued or running; they were checked "
                                                    "against the current key");
   }
-  if (!same_key || old->zkey_path != zkey_path) CUZK_TRY(srs_.add(id, zkey_path, *sum));
+  if (!same_key || old->zkey_path != zkey_path) CUZK_TRY(keys_.add(id, zkey_path, *sum));
   CUZK_TRY(store_->put_circuit({id, zkey_path, default_priority, wasm_path, sum->digest}));
   circuits_.put({id, zkey_path, default_priority, *sum, wasm_path, generator});
   if (old && !same_key)
@@ -317,7 +317,7 @@ status engine::unregister_circuit(const std::string& id) {
       return status(errc::failed_precondition,
                     "circuit " + id + ": job " + std::to_string(first) + " still uses it");
   }
-  CUZK_TRY(srs_.remove(id));
+  CUZK_TRY(keys_.remove(id));
   CUZK_TRY(store_->remove_circuit(id));
   circuits_.erase(id);
   return status::ok();
@@ -644,9 +644,9 @@ status engine::preload(const std::string& circuit, tier_target target) {
                            (target.tier != key_tier::device ? std::string()
                             : target.slot < 0           ? std::string(" slot=all")
                                                         : " slot=" + std::to_string(target.slot)));
-  CUZK_TRY(srs_.preload(circuit, target));
+  CUZK_TRY(keys_.preload(circuit, target));
   std::string tier;
-  for (const auto& k : srs_.entries())
+  for (const auto& k : keys_.entries())
     if (k.circuit == circuit) tier = k.tier_name;
   log(log_level::info,
       "engine: key preloaded circuit=" + circuit + " tier=" + tier +
@@ -663,7 +663,7 @@ void engine::prewarm_staging(const std::string& circuit) {
   // Every worker on a slot that holds the key now, not only the preloaded one's: the pool counts
   // idle buffers whichever slot they were made for, and those workers prove at the same time.
   uint32_t workers = 0;
-  for (int s : backend_->worker_slots()) workers += (s >= 0 && srs_.resident_on(circuit, s)) ? 1 : 0;
+  for (int s : backend_->worker_slots()) workers += (s >= 0 && keys_.resident_on(circuit, s)) ? 1 : 0;
   if (workers == 0) return;
   const auto t0 = steady_clock::now();
   pinned_.set_capacity_hint(circuit, bytes);
@@ -683,7 +683,7 @@ void engine::prewarm_staging(const std::string& circuit) {
 status engine::evict(const std::string& circuit, tier_target target) {
   CUZK_TRY(circuit_registry::check_id(circuit));  // before the id is quoted (submit says why)
   if (!circuits_.find(circuit)) return status(errc::not_found, "circuit \"" + circuit + "\": not registered");
-  return srs_.evict(circuit, target);
+  return keys_.evict(circuit, target);
 }
 
 engine_snapshot engine::snapshot() const {
@@ -692,7 +692,7 @@ engine_snapshot engine::snapshot() const {
   s.uptime_s = std::chrono::duration<double>(wall_clock::now() - telemetry_.started_at).count();
   s.accepting = accepting_;
   s.backend = backend_->name();
-  s.device_tiers = srs_.slots();
+  s.device_tiers = keys_.slots();
   s.devices = backend_->activity();
   s.memory_budgets = memory_.snapshot();
   s.pinned_pool = pinned_.snapshot();
@@ -724,8 +724,8 @@ engine_snapshot engine::snapshot() const {
   s.witnesses_ahead = ahead_.snapshot();
   s.queue_depth = sched_.depth();
   s.routed_to_key_slot = sched_.handoffs();
-  s.keys = srs_.entries();
-  s.tiers = srs_.tiers();
+  s.keys = keys_.entries();
+  s.tiers = keys_.tiers();
   s.rss_bytes = process_rss_bytes();
   s.telemetry = telemetry_.devices(s.devices);
   s.counters = telemetry_.counters.snapshot();
@@ -735,7 +735,7 @@ engine_snapshot engine::snapshot() const {
 std::string engine::chrome_trace() const {
   const auto ev = telemetry_.events.recent();
   const auto kernels = telemetry_.kernels.recent();
-  const auto slots = srs_.slots();
+  const auto slots = keys_.slots();
   const auto activity = backend_->activity();
   std::vector<std::string> lanes;
   for (std::size_t k = 0; k < slots.size(); ++k)

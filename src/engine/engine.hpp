@@ -6,7 +6,7 @@
 //             all < r) -> spool inline witnesses -> job store (durable) -> scheduler
 //   dispatch  scheduler::next(), in priority order -> admit(): the proof's working set reserved
 //             from the host memory budget (waiting there, in the same order, when it is full)
-//   worker    srs_manager::acquire (key resident and leased, on the worker's
+//   worker    key_manager::acquire (key resident and leased, on the worker's
 //             device slot too with the GPU backend, its copy reserved in that device's memory
 //             budget) -> per batch of partitions (one, unless the backend batches: a GPU key
 //             streamed from host memory; the batch's witnesses reserved in the host budget):
@@ -27,7 +27,7 @@
 // before (a full disk: the job fails at once in memory, so await() returns, and is kept with its
 // witnesses until the store takes that outcome). Locks, outermost first: registration
 // (registration_m_), the engine's job table (jobs_.mutex, job_table.hpp), then the scheduler's,
-// the SRS manager's, the store's; none is held while a key loads or a proof runs.
+// the key manager's, the store's; none is held while a key loads or a proof runs.
 // RPC threads never touch a loaded key or a backend.
 //
 // What persists (in the job store): every job from the moment submit() returns, the start of each
@@ -72,7 +72,7 @@
 #include "engine/jobs/witness_dirs.hpp"
 #include "engine/jobs/witness_spool.hpp"
 #include "engine/keys/circuit_registry.hpp"
-#include "engine/keys/srs_manager.hpp"
+#include "engine/keys/key_manager.hpp"
 #include "engine/memory/host_allocator.hpp"
 #include "engine/memory/memory_budget.hpp"
 #include "engine/memory/pinned_pool.hpp"
@@ -120,9 +120,9 @@ struct engine_snapshot {
   uint64_t routed_to_key_slot = 0;  // batches handed to the worker whose device slot held the key
   std::vector<worker_status> workers;
   witness_ahead_snapshot witnesses_ahead;  // input JSON witnesses computed ahead of the workers
-  std::vector<srs_entry_status> keys;
-  std::array<srs_tier_status, 4> tiers;
-  std::vector<srs_slot_status> device_tiers;  // the device tier per slot
+  std::vector<key_entry_status> keys;
+  std::array<key_tier_status, 4> tiers;
+  std::vector<key_slot_status> device_tiers;  // the device tier per slot
   std::vector<device_activity> devices;       // the backend's work per slot
   std::vector<budget_snapshot> memory_budgets;  // the host's (proofs in flight, pinned pool)
   pinned_pool_snapshot pinned_pool;
@@ -202,7 +202,7 @@ class engine {
   // not_found (unknown id), failed_precondition (the job already ended).
   status cancel(job_id id);
 
-  // Moves a circuit's key up or down (srs_manager::preload/evict say what each target means).
+  // Moves a circuit's key up or down (key_manager::preload/evict say what each target means).
   // Errors: not_found (unknown circuit), resource_exhausted (the tier's budget cannot take the key),
   // failed_precondition (evicting a key in use), unsupported (the device tier without devices).
   // A preload to the device tier also makes one pinned staging buffer per worker proving the key
@@ -211,7 +211,7 @@ class engine {
   status preload(const std::string& circuit, tier_target target = key_tier::hot);
   status evict(const std::string& circuit, tier_target target = key_tier::cold);
   // A tier as the API names it: "cold", "warm", "hot", "device" (every slot) or a slot's name.
-  result<tier_target> parse_tier(const std::string& name) const { return srs_.parse_target(name); }
+  result<tier_target> parse_tier(const std::string& name) const { return keys_.parse_target(name); }
 
   engine_snapshot snapshot() const;
   // The most recent events of every job (a bounded ring), oldest first.
@@ -333,11 +333,11 @@ class engine {
   };
   const path_rules client_paths_;
   circuit_registry circuits_;
-  memory_budgets memory_;  // before srs_ and pinned_, which hold reservations of it
-  srs_manager srs_;
+  memory_budgets memory_;  // before keys_ and pinned_, which hold reservations of it
+  key_manager keys_;
   scheduler sched_;
   pinned_pool pinned_;
-  engine_telemetry telemetry_;  // after srs_: a kernel lane per device slot
+  engine_telemetry telemetry_;  // after keys_: a kernel lane per device slot
 
   // Registration against submission: submit() holds it shared from finding the circuit until its
   // job is in the job table, register_circuit() and unregister_circuit() exclusively, so a key is

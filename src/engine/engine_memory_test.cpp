@@ -51,7 +51,7 @@ class counting_backend final : public prover_backend {
 // One proof's working set, as the backend declares it.
 constexpr uint64_t one_proof() { return uint64_t{1} << 20; }
 
-// What admission adds for a key that is not resident (srs_manager::load_estimate).
+// What admission adds for a key that is not resident (key_manager::load_estimate).
 uint64_t key_estimate(const std::string& zkey) {
   const auto k = read_key_summary(zkey);
   EXPECT_TRUE(k.is_ok());

@@ -12,7 +12,7 @@
 #include "engine/backends/gpu_options.hpp"
 #include "engine/jobs/scheduler.hpp"
 #include "engine/keys/loaded_key.hpp"
-#include "engine/keys/srs_manager.hpp"
+#include "engine/keys/key_manager.hpp"
 #include "groth16/prover_choice.hpp"
 #include "groth16/key_vectors.hpp"
 #include "groth16/synthesis_place.hpp"

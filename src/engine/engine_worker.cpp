@@ -21,7 +21,7 @@ namespace cuzk::engine {
 void engine::admit(work_batch& batch, const worker_ref& by) {
   // One reservation per batch: its worker proves the jobs one after another, all of one circuit,
   // so one proof's working set covers them, and with it the key's load when the key is not
-  // resident (the worker's srs_manager::acquire takes that share out; the key then holds its own
+  // resident (the worker's key_manager::acquire takes that share out; the key then holds its own
   // reservation). Reserving both at once is what keeps the budget's line from deadlocking: a job
   // never waits in it while holding memory. It is taken for the first job that can run; jobs
   // refused before it leave the batch with their reason.
@@ -39,7 +39,7 @@ void engine::admit(work_batch& batch, const worker_ref& by) {
       it = batch.jobs.erase(it);
       continue;
     }
-    const uint64_t key_load = srs_.load_estimate(it->circuit);
+    const uint64_t key_load = keys_.load_estimate(it->circuit);
     const uint64_t need = backend_->memory_per_proof(j->key).host + key_load;
     const std::string purpose = "job " + std::to_string(it->id) + " working set" +
                                 (key_load != 0 ? " and its key's load" : "");

@@ -103,7 +103,7 @@ job_run::step job_run::lease_key() {
   e_.set_state(*j_, job_state::loading_key);
   if (!lease_) {
     double load_s = 0;
-    auto l = e_.srs_.acquire(info_.circuit, &j_->cancel, &load_s, slot_, &working_set_);
+    auto l = e_.keys_.acquire(info_.circuit, &j_->cancel, &load_s, slot_, &working_set_);
     if (!l) return fail_unless_stopped(l.error().with_context("loading the key of circuit " + info_.circuit));
     lease_ = std::move(l).value();
     // A key share admit() reserved that the load did not use (another job loaded it first).

@@ -2,7 +2,7 @@
 // One job's run on a worker, as named steps:
 //
 //   begin            the attempt counted, the queue wait timed, an expired deadline refused
-//   lease_key        the circuit's key resident and leased (srs_manager::acquire), once a batch
+//   lease_key        the circuit's key resident and leased (key_manager::acquire), once a batch
 //   per batch of partitions, until all are proven:
 //     plan_batch     how many partitions one backend call takes, their witnesses reserved
 //     read_witnesses the batch's witnesses read on threads of their own (witness_stream.hpp);
@@ -33,7 +33,7 @@
 #include "base/result.hpp"
 #include "engine/backends/prover_backend.hpp"
 #include "engine/jobs/witness_stream.hpp"
-#include "engine/keys/srs_manager.hpp"
+#include "engine/keys/key_manager.hpp"
 #include "engine/live_job.hpp"
 #include "engine/memory/memory_budget.hpp"
 #include "engine/witness_ahead.hpp"

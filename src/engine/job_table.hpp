@@ -31,7 +31,7 @@ namespace cuzk::engine {
 inline constexpr std::size_t recent_jobs_kept = 20;
 
 struct job_table {
-  // Locks after the engine's registration lock and before the scheduler's, the SRS manager's and
+  // Locks after the engine's registration lock and before the scheduler's, the key manager's and
   // the store's (engine.hpp).
   mutable std::mutex mutex;
   // A job ended or went back to the queue, a worker went idle, a result waits for the store, a

@@ -92,7 +92,7 @@ TEST(cluster_status, a_report_has_the_devices_resident_keys_and_workers_and_no_p
   s.backend = "gpu";
   s.workers.resize(4);
   s.workers[1].busy = true;
-  engine::srs_slot_status slot;
+  engine::key_slot_status slot;
   slot.name = "device:0";
   slot.budget = 1000;
   slot.used = 600;
@@ -101,16 +101,16 @@ TEST(cluster_status, a_report_has_the_devices_resident_keys_and_workers_and_no_p
   engine::device_activity act;
   act.description = "NVIDIA H200";
   s.devices = {act};
-  engine::srs_entry_status hot;
+  engine::key_entry_status hot;
   hot.circuit = "poseidon";
   hot.path = "/secret/keys/poseidon.zkey";
   hot.tier = engine::key_tier::device;
   hot.tier_name = "device:0";
-  engine::srs_device_copy_status copy;
+  engine::key_device_copy_status copy;
   copy.slot = "device:0";
   copy.resident = true;
   hot.devices = {copy};
-  engine::srs_entry_status cold;
+  engine::key_entry_status cold;
   cold.circuit = "idle-circuit";
   cold.tier_name = "cold";
   s.keys = {hot, cold};

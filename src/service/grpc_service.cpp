@@ -73,7 +73,7 @@ grpc::Status grpc_service::ListCircuits(grpc::ServerContext*, const v1::ListCirc
     const auto snapshot = e_.snapshot();  // the keys' tiers
     for (const auto& c : e_.list_circuits()) {
       auto* w = out->add_circuits();
-      w->set_tier("cold");  // a key the SRS manager lists nowhere is on disk only
+      w->set_tier("cold");  // a key the key manager lists nowhere is on disk only
       for (const auto& k : snapshot.keys)
         if (k.circuit == c.id) w->set_tier(k.tier_name);
       w->set_id(c.id);

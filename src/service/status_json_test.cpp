@@ -225,7 +225,7 @@ TEST(status_json, the_public_view_names_no_request_id_and_no_path) {
   lj.info.circuit = "poseidon";
   lj.info.state = engine::job_state::proving;
   s.jobs.push_back(lj);
-  engine::srs_entry_status k;
+  engine::key_entry_status k;
   k.circuit = "poseidon";
   k.path = "/srv/keys/private-name.zkey";
   k.tier_name = "warm";

@@ -17,7 +17,7 @@
 #include "base/result.hpp"
 #include "engine/backends/prover_backend.hpp"
 #include "engine/backends/gpu_options.hpp"
-#include "engine/keys/srs_manager.hpp"
+#include "engine/keys/key_manager.hpp"
 #include "engine/memory/host_allocator.hpp"
 #include "groth16/prover_choice.hpp"
 

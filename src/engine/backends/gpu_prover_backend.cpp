@@ -84,8 +84,8 @@ class gpu_backend final : public prover_backend {
   unsigned batch_partitions(const prove_call& call, unsigned remaining) override {
     if (call.on_device == nullptr || !check_worker(call)) return 1;
     const auto& dk = static_cast<const gpu_device_key&>(*call.on_device);
-    if (const auto* m = call.key.get<bn254>()) return batch_on<bn254>(call, *m, dk, remaining);
-    return batch_on<bls12_381>(call, *call.key.get<bls12_381>(), dk, remaining);
+    return formats::with_curve(call.key.curve(),
+                               [&]<class C>() { return batch_on<C>(call, *call.key.get<C>(), dk, remaining); });
   }
 
   result<std::vector<any_proof>> prove_batch(const prove_call& call, batch_witnesses& witnesses,
@@ -356,8 +356,9 @@ class gpu_backend final : public prover_backend {
     CUZK_TRY(check_slot(call, w));
     const auto& dk = static_cast<const gpu_device_key&>(*call.on_device);
     claim c(w, budget_of(sl.slot.ordinal));
-    if (const auto* m = call.key.get<bn254>()) return prove_on<bn254>(call, w, sl, *m, dk, witnesses, cancel, report);
-    return prove_on<bls12_381>(call, w, sl, *call.key.get<bls12_381>(), dk, witnesses, cancel, report);
+    return formats::with_curve(call.key.curve(), [&]<class C>() {
+      return prove_on<C>(call, w, sl, *call.key.get<C>(), dk, witnesses, cancel, report);
+    });
   }
 
   // One path for one proof and a batch (groth16::prove_batch_from; a proof is a batch of one).

@@ -6,7 +6,7 @@
 //   - the backend: the prover contract (groth16/gpu/gpu_prover.hpp) with a gpu_context on the
 //     key's copy on the worker's device, bit for bit the CPU prover's proof; workers_per_device
 //     workers per slot;
-//   - the device tier for the SRS manager: one slot per device with its key budget, and the
+//   - the device tier for the key manager: one slot per device with its key budget, and the
 //     uploader that makes a gpu_proving_key on a slot (gpu_device_key.hpp);
 //   - a pinned host allocator for the hot tier (so a hot key's upload runs at the line rate).
 //
@@ -35,7 +35,7 @@
 #include "base/result.hpp"
 #include "engine/backends/prover_backend.hpp"
 #include "engine/backends/gpu_options.hpp"
-#include "engine/keys/srs_manager.hpp"
+#include "engine/keys/key_manager.hpp"
 #include "engine/memory/host_allocator.hpp"
 
 namespace cuzk::engine {

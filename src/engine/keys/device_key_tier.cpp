@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// The SRS manager's device tier (see device_key_tier.hpp).
+// The key manager's device tier (see device_key_tier.hpp).
 #include "engine/keys/device_key_tier.hpp"
 
 #include <algorithm>
@@ -247,7 +247,7 @@ status device_key_tier::upload_locked(std::unique_lock<std::mutex>& lk, const st
       cv_.wait_for(lk, wait_step);
       continue;
     }
-    if (!devices_.uploader) return status(errc::internal, "srs_manager: device slots without an uploader");
+    if (!devices_.uploader) return status(errc::internal, "key_manager: device slots without an uploader");
     const std::shared_ptr<const loaded_key> key = std::move(on_host).value();
     const uint64_t estimate = devices_.uploader->estimate_bytes(*key, where.budget);
     const uint64_t host_estimate = devices_.uploader->estimate_host_bytes(*key, where.budget);
@@ -307,14 +307,14 @@ status device_key_tier::upload_locked(std::unique_lock<std::mutex>& lk, const st
   }
 }
 
-std::vector<srs_device_copy_status> device_key_tier::copies_locked(const std::string& id) const {
-  std::vector<srs_device_copy_status> out;
+std::vector<key_device_copy_status> device_key_tier::copies_locked(const std::string& id) const {
+  std::vector<key_device_copy_status> out;
   auto it = copies_.find(id);
   if (it == copies_.end()) return out;
   for (std::size_t k = 0; k < it->second.size(); ++k) {
     const device_copy& d = it->second[k];
     if (!d.key && !d.uploading && d.uploads == 0) continue;
-    srs_device_copy_status c;
+    key_device_copy_status c;
     c.slot = devices_.slots[k].name;
     c.resident = d.key != nullptr;
     c.bytes = d.key ? d.key->bytes() : 0;
@@ -346,10 +346,10 @@ std::size_t device_key_tier::keys_locked() const {
   return keys;
 }
 
-std::vector<srs_slot_status> device_key_tier::slots_locked() const {
-  std::vector<srs_slot_status> out;
+std::vector<key_slot_status> device_key_tier::slots_locked() const {
+  std::vector<key_slot_status> out;
   for (std::size_t k = 0; k < devices_.slots.size(); ++k) {
-    srs_slot_status s;
+    key_slot_status s;
     s.name = devices_.slots[k].name;
     s.ordinal = devices_.slots[k].ordinal;
     s.budget = devices_.slots[k].budget;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// The SRS manager's device tier: every key's copies on the device slots (device_tier.hpp), each
+// The key manager's device tier: every key's copies on the device slots (device_tier.hpp), each
 // slot's byte budget, the copies' reservations in the device memory budgets, uploads, and least
-// recently used eviction of copies no proof uses. The host tiers stay in srs_manager.hpp.
+// recently used eviction of copies no proof uses. The host tiers stay in key_manager.hpp.
 //
 // A copy exists only while its key is resident on the host (synthesis needs the matrices), so the
 // manager drops a key's copies when the key goes cold. An upload is admitted on the uploader's
@@ -55,7 +55,7 @@ struct device_tier {
 };
 
 // A key's copy on one device slot.
-struct srs_device_copy_status {
+struct key_device_copy_status {
   std::string slot;       // "device:0"
   bool resident = false;  // the copy is there now (else it is uploading, or was dropped)
   uint64_t bytes = 0;
@@ -65,7 +65,7 @@ struct srs_device_copy_status {
   uint64_t uploads = 0;  // times uploaded to this slot
 };
 
-struct srs_slot_status {
+struct key_slot_status {
   std::string name;  // "device:0"
   int ordinal = 0;
   uint64_t budget = 0;
@@ -123,10 +123,10 @@ class device_key_tier {
   void wake(int slot) const;
 
   // For status: the key's copies that exist or existed, and per slot its budget and use.
-  std::vector<srs_device_copy_status> copies_locked(const std::string& id) const;
+  std::vector<key_device_copy_status> copies_locked(const std::string& id) const;
   uint64_t used_locked() const;
   std::size_t keys_locked() const;  // keys with at least one copy
-  std::vector<srs_slot_status> slots_locked() const;
+  std::vector<key_slot_status> slots_locked() const;
 
  private:
   struct device_copy {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// The device tier's seam: what the SRS manager needs from a GPU backend, without CUDA.
+// The device tier's seam: what the key manager needs from a GPU backend, without CUDA.
 //
-// The SRS manager's device tier (device_key_tier.hpp) decides which key is on which device and when
+// The key manager's device tier (device_key_tier.hpp) decides which key is on which device and when
 // it leaves; what a key on a device is, and how it gets there, belongs to the GPU backend
 // (backends/gpu_device_key.hpp). Between them stand two small interfaces: a device_key is an
 // opaque, immutable handle the backend made, and a device_uploader makes one from a loaded key. The

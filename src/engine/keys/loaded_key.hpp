@@ -12,7 +12,7 @@
 //         those copies plus the constraint matrices.
 //   hot   the five point sections copied into one block from a host_allocator; nothing is mapped.
 //         owned_bytes = that block plus the matrices. Pinned when the allocator is.
-// The device tier belongs to the GPU backend (it needs device buffers and a stream); the SRS
+// The device tier belongs to the GPU backend (it needs device buffers and a stream); the key
 // manager reports it absent when its budget is 0.
 //
 // Both tiers share the constraint matrices (built once from the zkey's coefficient section, the

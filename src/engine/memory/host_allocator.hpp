@@ -7,7 +7,7 @@
 // (55.5 GB/s pinned against 8.2 GB/s pageable on the H200, docs/BENCHMARKS.md, 'Reference points'). The GPU backend brings
 // that allocator (backends/gpu_pinned_allocator.hpp, over the page-locked memory gpu/ owns) and
 // backend_select hands it to the engine; without the GPU prover the engine uses
-// pageable_allocator, and the SRS manager reports the tier as "hot(pageable)", never as pinned.
+// pageable_allocator, and the key manager reports the tier as "hot(pageable)", never as pinned.
 //
 // Thread safety: allocate() from any thread; a host_block is owned by one holder.
 #pragma once

@@ -27,7 +27,7 @@
 // ordinal of the device tier). The dispatcher, in priority order, calls host().acquire(job's
 // working set, {&job.cancel, nullopt, "job N"}) before it hands a job to a worker and moves the
 // reservation into the job; the pinned staging of a/b/c is charged to it (pinned_pool.hpp) and the
-// job's end drops the rest. The pinned pool registers itself on host(). The SRS manager holds a
+// job's end drops the rest. The pinned pool registers itself on host(). The key manager holds a
 // host reservation per resident key and a device reservation per device copy, registers an evictor
 // at evictor_rank::proving_keys on each of those budgets that moves unused keys one tier down
 // (least recently used first, dropping their reservations), and wakes a device budget's waiters

@@ -26,7 +26,7 @@
 namespace cuzk::engine {
 
 struct engine_telemetry {
-  // `device_slots`: the SRS manager's, one kernel lane each. `gpu`: null without device slots.
+  // `device_slots`: the key manager's, one kernel lane each. `gpu`: null without device slots.
   engine_telemetry(std::size_t device_slots, std::unique_ptr<gpu_utilization_monitor> gpu)
       : started_at(wall_clock::now()), kernels(device_slots, now_unix_us()), gpu_monitor(std::move(gpu)) {}
 

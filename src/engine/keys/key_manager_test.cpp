@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// The SRS manager on real (small) snarkjs keys: loading, LRU eviction within a budget, reference
+// The key manager on real (small) snarkjs keys: loading, LRU eviction within a budget, reference
 // counts that pin a key, the hot tier's honest name, and the refusals.
-#include "engine/keys/srs_manager.hpp"
+#include "engine/keys/key_manager.hpp"
 
 #include <gtest/gtest.h>
 
@@ -31,7 +31,7 @@ sizes measure() {
   return s;
 }
 
-key_tier tier_of(const srs_manager& m, const std::string& id) {
+key_tier tier_of(const key_manager& m, const std::string& id) {
   for (const auto& e : m.entries())
     if (e.circuit == id) return e.tier;
   return key_tier::cold;
@@ -48,10 +48,10 @@ TEST(key_summary, reads_the_header_and_rejects_what_is_not_a_zkey) {
   EXPECT_FALSE(read_key_summary("/nonexistent.zkey").is_ok());
 }
 
-TEST(srs_manager, loads_once_and_reuses) {
+TEST(key_manager, loads_once_and_reuses) {
   const auto sz = measure();
   pageable_allocator alloc;
-  srs_manager m({}, alloc, point_check::on_curve);
+  key_manager m({}, alloc, point_check::on_curve);
   ASSERT_TRUE(m.add("a", small_bn, sz.summary).is_ok());
   EXPECT_EQ(tier_of(m, "a"), key_tier::cold);
   double load_s = -1;
@@ -71,10 +71,10 @@ TEST(srs_manager, loads_once_and_reuses) {
   EXPECT_FALSE(m.acquire("missing").is_ok());
 }
 
-TEST(srs_manager, evicts_the_least_recently_used_unreferenced_key) {
+TEST(key_manager, evicts_the_least_recently_used_unreferenced_key) {
   const auto sz = measure();
   pageable_allocator alloc;
-  srs_manager m({.warm = 2 * sz.warm + sz.warm / 2}, alloc, point_check::on_curve);
+  key_manager m({.warm = 2 * sz.warm + sz.warm / 2}, alloc, point_check::on_curve);
   for (const char* id : {"a", "b", "c"}) ASSERT_TRUE(m.add(id, small_bn, sz.summary).is_ok());
   ASSERT_TRUE(m.acquire("a").is_ok());
   ASSERT_TRUE(m.acquire("b").is_ok());
@@ -86,10 +86,10 @@ TEST(srs_manager, evicts_the_least_recently_used_unreferenced_key) {
   EXPECT_LE(m.tiers()[static_cast<int>(key_tier::warm)].used, 2 * sz.warm + sz.warm / 2);
 }
 
-TEST(srs_manager, a_referenced_key_is_never_evicted) {
+TEST(key_manager, a_referenced_key_is_never_evicted) {
   const auto sz = measure();
   pageable_allocator alloc;
-  srs_manager m({.warm = 2 * sz.warm + sz.warm / 2}, alloc, point_check::on_curve);
+  key_manager m({.warm = 2 * sz.warm + sz.warm / 2}, alloc, point_check::on_curve);
   for (const char* id : {"a", "b", "c"}) ASSERT_TRUE(m.add(id, small_bn, sz.summary).is_ok());
   auto la = m.acquire("a").value();
   auto lb = m.acquire("b").value();
@@ -114,10 +114,10 @@ TEST(srs_manager, a_referenced_key_is_never_evicted) {
   EXPECT_FALSE(w2.get().is_ok());
 }
 
-TEST(srs_manager, hot_tier_is_reported_as_pageable_and_demotes_to_warm) {
+TEST(key_manager, hot_tier_is_reported_as_pageable_and_demotes_to_warm) {
   const auto sz = measure();
   pageable_allocator alloc;
-  srs_manager m({.hot = sz.hot + sz.hot / 2}, alloc, point_check::on_curve);
+  key_manager m({.hot = sz.hot + sz.hot / 2}, alloc, point_check::on_curve);
   ASSERT_TRUE(m.add("a", small_bn, sz.summary).is_ok());
   ASSERT_TRUE(m.add("b", small_bn, sz.summary).is_ok());
   ASSERT_TRUE(m.preload("a", key_tier::hot).is_ok());
@@ -140,11 +140,11 @@ TEST(srs_manager, hot_tier_is_reported_as_pageable_and_demotes_to_warm) {
   EXPECT_EQ(tier_of(m, "a"), key_tier::cold);
 }
 
-TEST(srs_manager, a_hot_copy_holds_the_same_points_and_reports_its_progress) {
+TEST(key_manager, a_hot_copy_holds_the_same_points_and_reports_its_progress) {
   const auto sz = measure();
   const auto warm = loaded_key::load_warm(small_bn, sz.summary, point_check::on_curve).value();
   pageable_allocator alloc;
-  srs_manager m({.hot = sz.hot * 2}, alloc, point_check::on_curve);
+  key_manager m({.hot = sz.hot * 2}, alloc, point_check::on_curve);
   struct report {
     std::string id, step;
     uint64_t done, total;
@@ -202,10 +202,10 @@ TEST(srs_manager, a_hot_copy_holds_the_same_points_and_reports_its_progress) {
   EXPECT_GE(reports.back().seconds, 0.0);
 }
 
-TEST(srs_manager, no_device_tier_without_a_gpu_backend) {
+TEST(key_manager, no_device_tier_without_a_gpu_backend) {
   const auto sz = measure();
   pageable_allocator alloc;
-  srs_manager m({}, alloc, point_check::on_curve);
+  key_manager m({}, alloc, point_check::on_curve);
   ASSERT_TRUE(m.add("a", small_bn, sz.summary).is_ok());
   auto s = m.preload("a", key_tier::device);
   ASSERT_FALSE(s.is_ok());
@@ -216,10 +216,10 @@ TEST(srs_manager, no_device_tier_without_a_gpu_backend) {
   EXPECT_TRUE(tiers[static_cast<int>(key_tier::warm)].present);
 }
 
-TEST(srs_manager, a_key_bigger_than_the_budget_is_refused) {
+TEST(key_manager, a_key_bigger_than_the_budget_is_refused) {
   const auto sz = measure();
   pageable_allocator alloc;
-  srs_manager m({.warm = sz.summary.file_bytes / 2}, alloc, point_check::on_curve);
+  key_manager m({.warm = sz.summary.file_bytes / 2}, alloc, point_check::on_curve);
   ASSERT_TRUE(m.add("a", small_bn, sz.summary).is_ok());
   auto l = m.acquire("a");
   ASSERT_FALSE(l.is_ok());
@@ -227,10 +227,10 @@ TEST(srs_manager, a_key_bigger_than_the_budget_is_refused) {
 }
 
 // A size refusal names the key's file, not only the circuit's id.
-TEST(srs_manager, a_key_the_hot_tier_cannot_take_is_refused_naming_its_file) {
+TEST(key_manager, a_key_the_hot_tier_cannot_take_is_refused_naming_its_file) {
   const auto sz = measure();
   pageable_allocator alloc;
-  srs_manager m({.hot = sz.hot / 2}, alloc, point_check::on_curve);
+  key_manager m({.hot = sz.hot / 2}, alloc, point_check::on_curve);
   ASSERT_TRUE(m.add("a", small_bn, sz.summary).is_ok());
   const auto s = m.preload("a", key_tier::hot);
   ASSERT_FALSE(s.is_ok());

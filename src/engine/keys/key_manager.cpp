@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// Residency of proving keys (see srs_manager.hpp).
-#include "engine/keys/srs_manager.hpp"
+// Residency of proving keys (see key_manager.hpp).
+#include "engine/keys/key_manager.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -31,7 +31,7 @@ void key_lease::release() noexcept {
   dev_.reset();
 }
 
-srs_manager::srs_manager(tier_budgets budgets, host_allocator& alloc, point_check check, device_tier devices,
+key_manager::key_manager(tier_budgets budgets, host_allocator& alloc, point_check check, device_tier devices,
                          memory_budgets* memory, std::string key_copy_dir)
     : budgets_(budgets),
       alloc_(alloc),
@@ -68,7 +68,7 @@ srs_manager::srs_manager(tier_budgets budgets, host_allocator& alloc, point_chec
       }});
 }
 
-bool srs_manager::reconcile_locked(entry& e) {
+bool key_manager::reconcile_locked(entry& e) {
   if (host_budget_ == nullptr) return true;
   // The part of the mapping lent to device copies is theirs to hold while they live.
   const uint64_t resident = e.key ? e.key->resident_bytes() : 0;
@@ -98,7 +98,7 @@ bool srs_manager::reconcile_locked(entry& e) {
   return true;
 }
 
-uint64_t srs_manager::shed(uint64_t missing) {
+uint64_t key_manager::shed(uint64_t missing) {
   uint64_t freed = 0;
   {
     std::lock_guard lk(m_);
@@ -124,14 +124,14 @@ uint64_t srs_manager::shed(uint64_t missing) {
   return freed;
 }
 
-uint64_t srs_manager::load_estimate(const std::string& id) const {
+uint64_t key_manager::load_estimate(const std::string& id) const {
   std::lock_guard lk(m_);
   auto it = entries_.find(id);
   if (it == entries_.end() || it->second.key) return 0;
   return host_load_bound(it->second.summary);
 }
 
-uint64_t srs_manager::budget(key_tier t) const noexcept {
+uint64_t key_manager::budget(key_tier t) const noexcept {
   switch (t) {
     case key_tier::device:
       return devices_.budget();
@@ -145,23 +145,23 @@ uint64_t srs_manager::budget(key_tier t) const noexcept {
   return 0;
 }
 
-std::string srs_manager::tier_name(key_tier t) const {
+std::string key_manager::tier_name(key_tier t) const {
   if (t == key_tier::hot) return std::string("hot(") + alloc_.kind() + ")";
   return key_tier_name(t);
 }
 
-bool srs_manager::busy_locked(const std::string& id, const entry& e) const noexcept {
+bool key_manager::busy_locked(const std::string& id, const entry& e) const noexcept {
   return e.users > 0 || e.loading || devices_.uploading_locked(id);
 }
 
-uint64_t srs_manager::used_locked(key_tier t, const std::string& except) const {
+uint64_t key_manager::used_locked(key_tier t, const std::string& except) const {
   uint64_t used = 0;
   for (const auto& [id, e] : entries_)
     if (e.key && e.key->tier() == t && id != except) used += e.key->resident_bytes();
   return used;
 }
 
-status srs_manager::add(const std::string& id, const std::string& path, const key_summary& summary) {
+status key_manager::add(const std::string& id, const std::string& path, const key_summary& summary) {
   std::lock_guard lk(m_);
   auto it = entries_.find(id);
   if (it != entries_.end() && busy_locked(id, it->second))
@@ -176,7 +176,7 @@ status srs_manager::add(const std::string& id, const std::string& path, const ke
   return status::ok();
 }
 
-status srs_manager::remove(const std::string& id) {
+status key_manager::remove(const std::string& id) {
   std::lock_guard lk(m_);
   auto it = entries_.find(id);
   if (it == entries_.end()) return status::ok();
@@ -188,7 +188,7 @@ status srs_manager::remove(const std::string& id) {
   return status::ok();
 }
 
-void srs_manager::release(const std::string& id, int slot) noexcept {
+void key_manager::release(const std::string& id, int slot) noexcept {
   bool copy_unused = false;
   {
     std::lock_guard lk(m_);
@@ -206,12 +206,12 @@ void srs_manager::release(const std::string& id, int slot) noexcept {
   if (copy_unused) devices_.wake(slot);
 }
 
-status srs_manager::demote_locked(const std::string& id, entry& e, key_tier target, const std::string& except) {
+status key_manager::demote_locked(const std::string& id, entry& e, key_tier target, const std::string& except) {
   if (!e.key || e.key->tier() <= target) return status::ok();
   // Whatever happens below, the host budget then holds what the key still holds (less: only
   // releases).
   struct follow {
-    srs_manager& m;
+    key_manager& m;
     entry& e;
     ~follow() { (void)m.reconcile_locked(e); }
   } follow_after{*this, e};
@@ -236,7 +236,7 @@ status srs_manager::demote_locked(const std::string& id, entry& e, key_tier targ
   return status::ok();
 }
 
-bool srs_manager::make_room_locked(key_tier t, uint64_t bytes, const std::string& except) {
+bool key_manager::make_room_locked(key_tier t, uint64_t bytes, const std::string& except) {
   const uint64_t b = budget(t);
   if (bytes > b) return false;
   while (used_locked(t) + bytes > b) {
@@ -256,7 +256,7 @@ bool srs_manager::make_room_locked(key_tier t, uint64_t bytes, const std::string
   return true;
 }
 
-status srs_manager::load_locked(std::unique_lock<std::mutex>& lk, const std::string& id,
+status key_manager::load_locked(std::unique_lock<std::mutex>& lk, const std::string& id,
                                 const cancel_token* cancel, reservation* key_charge) {
   entry* e = &entries_.at(id);
   const uint64_t estimate = e->summary.file_bytes;
@@ -333,7 +333,7 @@ status srs_manager::load_locked(std::unique_lock<std::mutex>& lk, const std::str
   return status::ok();
 }
 
-status srs_manager::promote_hot_locked(entry& e, const std::string& id, bool required) {
+status key_manager::promote_hot_locked(entry& e, const std::string& id, bool required) {
   if (!e.key || e.key->tier() >= key_tier::hot) return status::ok();
   const uint64_t need = e.key->hot_bytes();
   if (!make_room_locked(key_tier::hot, need, id)) {
@@ -379,7 +379,7 @@ status srs_manager::promote_hot_locked(entry& e, const std::string& id, bool req
   return status::ok();
 }
 
-result<std::shared_ptr<const loaded_key>> srs_manager::host_copy_locked(const std::string& id,
+result<std::shared_ptr<const loaded_key>> key_manager::host_copy_locked(const std::string& id,
                                                                       const std::string& slot) const {
   auto it = entries_.find(id);
   if (it == entries_.end()) return status(errc::not_found, "circuit " + id + ": removed while waiting");
@@ -387,7 +387,7 @@ result<std::shared_ptr<const loaded_key>> srs_manager::host_copy_locked(const st
   return it->second.key;
 }
 
-status srs_manager::upload_locked(std::unique_lock<std::mutex>& lk, const std::string& id, int slot,
+status key_manager::upload_locked(std::unique_lock<std::mutex>& lk, const std::string& id, int slot,
                                   const cancel_token* cancel) {
   const std::string& where = devices_.slots()[slot].name;
   const bool had = devices_.on_slot_locked(id, slot);
@@ -405,11 +405,11 @@ status srs_manager::upload_locked(std::unique_lock<std::mutex>& lk, const std::s
   return s;
 }
 
-result<key_lease> srs_manager::acquire(const std::string& id, const cancel_token* cancel, double* load_seconds,
+result<key_lease> key_manager::acquire(const std::string& id, const cancel_token* cancel, double* load_seconds,
                                        int slot, reservation* key_charge) {
   const auto t0 = std::chrono::steady_clock::now();
   if (slot >= static_cast<int>(devices_.slots().size()))
-    return status(errc::invalid_argument, "srs_manager: slot " + std::to_string(slot) + ": expected one of the " +
+    return status(errc::invalid_argument, "key_manager: slot " + std::to_string(slot) + ": expected one of the " +
                                               std::to_string(devices_.slots().size()) + " device slots");
   status note = status::ok();
   bool tried_device = slot < 0;
@@ -446,7 +446,7 @@ result<key_lease> srs_manager::acquire(const std::string& id, const cancel_token
   }
 }
 
-result<tier_target> srs_manager::parse_target(const std::string& name) const {
+result<tier_target> key_manager::parse_target(const std::string& name) const {
   for (int t = 0; t < 4; ++t)
     if (name == key_tier_name(static_cast<key_tier>(t))) return tier_target(static_cast<key_tier>(t));
   std::string names = "cold, warm, hot, device";
@@ -457,7 +457,7 @@ result<tier_target> srs_manager::parse_target(const std::string& name) const {
   return status(errc::invalid_argument, "tier: expected one of " + names + ", found \"" + name + "\"");
 }
 
-status srs_manager::preload(const std::string& id, tier_target target) {
+status key_manager::preload(const std::string& id, tier_target target) {
   if (target.tier == key_tier::device && !devices_.present())
     return status(errc::unsupported, "circuit " + id +
                                          ": no device tier (the engine proves on the CPU, or has no device "
@@ -494,7 +494,7 @@ status srs_manager::preload(const std::string& id, tier_target target) {
   }
 }
 
-status srs_manager::evict(const std::string& id, tier_target target) {
+status key_manager::evict(const std::string& id, tier_target target) {
   std::lock_guard lk(m_);
   auto it = entries_.find(id);
   if (it == entries_.end()) return status(errc::not_found, "circuit " + id + ": no such key registered");
@@ -510,23 +510,23 @@ status srs_manager::evict(const std::string& id, tier_target target) {
   return demote_locked(id, e, target.tier, id);
 }
 
-bool srs_manager::resident(const std::string& id) const {
+bool key_manager::resident(const std::string& id) const {
   std::lock_guard lk(m_);
   auto it = entries_.find(id);
   return it != entries_.end() && it->second.key != nullptr;
 }
 
-bool srs_manager::resident_on(const std::string& id, int slot) const {
+bool key_manager::resident_on(const std::string& id, int slot) const {
   std::lock_guard lk(m_);
   auto it = entries_.find(id);
   return it != entries_.end() && devices_.on_slot_locked(id, slot);
 }
 
-std::vector<srs_entry_status> srs_manager::entries() const {
+std::vector<key_entry_status> key_manager::entries() const {
   std::lock_guard lk(m_);
-  std::vector<srs_entry_status> out;
+  std::vector<key_entry_status> out;
   for (const auto& [id, e] : entries_) {
-    srs_entry_status s;
+    key_entry_status s;
     s.circuit = id;
     s.path = e.path;
     const key_tier host = e.key ? e.key->tier() : key_tier::cold;
@@ -555,9 +555,9 @@ std::vector<srs_entry_status> srs_manager::entries() const {
   return out;
 }
 
-std::array<srs_tier_status, 4> srs_manager::tiers() const {
+std::array<key_tier_status, 4> key_manager::tiers() const {
   std::lock_guard lk(m_);
-  std::array<srs_tier_status, 4> out;
+  std::array<key_tier_status, 4> out;
   for (int i = 0; i < 4; ++i) {
     const auto t = static_cast<key_tier>(i);
     auto& s = out[i];
@@ -578,7 +578,7 @@ std::array<srs_tier_status, 4> srs_manager::tiers() const {
   return out;
 }
 
-std::vector<srs_slot_status> srs_manager::slots() const {
+std::vector<key_slot_status> key_manager::slots() const {
   std::lock_guard lk(m_);
   return devices_.slots_locked();
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// The SRS manager's device tier with a fake uploader (no GPU): one upload per key and slot, reuse,
+// The key manager's device tier with a fake uploader (no GPU): one upload per key and slot, reuse,
 // per-slot budgets with least-recently-used demotion of copies no proof uses, reference counts
 // that pin a copy, waiting for room, keys too large for a slot, failed uploads, preload/evict
 // aimed at one slot or all, and status naming each copy's slot, bytes, users and last use. With
@@ -14,7 +14,7 @@
 #include <mutex>
 #include <thread>
 
-#include "engine/keys/srs_manager.hpp"
+#include "engine/keys/key_manager.hpp"
 
 namespace cuzk::engine {
 namespace {
@@ -68,16 +68,16 @@ class fake_uploader final : public device_uploader {
 struct fixture {
   std::shared_ptr<fake_uploader> up = std::make_shared<fake_uploader>();
   pageable_allocator alloc;
-  std::unique_ptr<srs_manager> m;
+  std::unique_ptr<key_manager> m;
 
   explicit fixture(uint64_t slot_budget, std::vector<int> ordinals = {0, 1}, tier_budgets host = {},
                    memory_budgets* memory = nullptr) {
     device_tier dt{make_device_slots(ordinals, slot_budget), up, {}};
-    m = std::make_unique<srs_manager>(host, alloc, point_check::skip, dt, memory);
+    m = std::make_unique<key_manager>(host, alloc, point_check::skip, dt, memory);
     const auto sum = read_key_summary(small_bn).value();
     for (const char* id : {"a", "b", "c"}) EXPECT_TRUE(m->add(id, small_bn, sum).is_ok());
   }
-  srs_entry_status entry(const std::string& id) const {
+  key_entry_status entry(const std::string& id) const {
     for (auto& e : m->entries())
       if (e.circuit == id) return e;
     ADD_FAILURE() << "no entry " << id;
@@ -101,7 +101,7 @@ TEST(device_slots, are_named_by_ordinal_with_repeats_numbered) {
   EXPECT_EQ(s[3].budget, 7u);
 }
 
-TEST(srs_device_tier, uploads_once_per_slot_and_every_lease_reuses_the_copy) {
+TEST(device_key_tier, uploads_once_per_slot_and_every_lease_reuses_the_copy) {
   fixture f(1000);
   f.up->measured = 120;
   {
@@ -152,7 +152,7 @@ TEST(srs_device_tier, uploads_once_per_slot_and_every_lease_reuses_the_copy) {
   EXPECT_EQ(f.up->count(), 2u);
 }
 
-TEST(srs_device_tier, the_least_recently_used_unreferenced_copy_makes_room) {
+TEST(device_key_tier, the_least_recently_used_unreferenced_copy_makes_room) {
   fixture f(250);
   ASSERT_TRUE(f.m->acquire("a", nullptr, nullptr, 0).is_ok());
   ASSERT_TRUE(f.m->acquire("b", nullptr, nullptr, 0).is_ok());
@@ -169,7 +169,7 @@ TEST(srs_device_tier, the_least_recently_used_unreferenced_copy_makes_room) {
   EXPECT_TRUE(f.on("b", "device:1"));
 }
 
-TEST(srs_device_tier, a_copy_in_use_is_never_dropped_and_an_upload_waits_for_room) {
+TEST(device_key_tier, a_copy_in_use_is_never_dropped_and_an_upload_waits_for_room) {
   fixture f(250);
   auto la = f.m->acquire("a", nullptr, nullptr, 0).value();
   auto lb = f.m->acquire("b", nullptr, nullptr, 0).value();
@@ -195,7 +195,7 @@ TEST(srs_device_tier, a_copy_in_use_is_never_dropped_and_an_upload_waits_for_roo
   EXPECT_NE(r2.error().message().find("cancelled"), std::string::npos) << r2.error().to_string();
 }
 
-TEST(srs_device_tier, a_key_too_large_for_the_slot_is_leased_without_a_copy_and_says_why) {
+TEST(device_key_tier, a_key_too_large_for_the_slot_is_leased_without_a_copy_and_says_why) {
   fixture f(250);
   f.up->estimate = 300;  // refused before uploading
   auto l = f.m->acquire("a", nullptr, nullptr, 0);
@@ -219,7 +219,7 @@ TEST(srs_device_tier, a_key_too_large_for_the_slot_is_leased_without_a_copy_and_
   EXPECT_EQ(f.entry("b").tier, key_tier::warm);
 }
 
-TEST(srs_device_tier, a_copy_larger_than_measured_evicts_more_after_the_upload) {
+TEST(device_key_tier, a_copy_larger_than_measured_evicts_more_after_the_upload) {
   fixture f(250);
   ASSERT_TRUE(f.m->acquire("a", nullptr, nullptr, 0).is_ok());
   ASSERT_TRUE(f.m->acquire("b", nullptr, nullptr, 0).is_ok());
@@ -231,7 +231,7 @@ TEST(srs_device_tier, a_copy_larger_than_measured_evicts_more_after_the_upload) 
   EXPECT_EQ(f.m->slots()[0].used, 200u);
 }
 
-TEST(srs_device_tier, a_failed_upload_leaves_the_key_on_the_host_with_the_reason) {
+TEST(device_key_tier, a_failed_upload_leaves_the_key_on_the_host_with_the_reason) {
   fixture f(1000);
   f.up->fail = true;
   auto l = f.m->acquire("a", nullptr, nullptr, 1);
@@ -251,7 +251,7 @@ TEST(srs_device_tier, a_failed_upload_leaves_the_key_on_the_host_with_the_reason
   EXPECT_EQ(p.code(), errc::cuda_error);
 }
 
-TEST(srs_device_tier, preload_and_evict_aim_at_one_slot_or_every_slot) {
+TEST(device_key_tier, preload_and_evict_aim_at_one_slot_or_every_slot) {
   fixture f(1000, {0, 1, 1});
   const auto t = f.m->parse_target("device:1#1");
   ASSERT_TRUE(t.is_ok()) << t.error().to_string();
@@ -288,7 +288,7 @@ TEST(srs_device_tier, preload_and_evict_aim_at_one_slot_or_every_slot) {
   EXPECT_EQ(f.m->slots()[2].used, 0u);
 }
 
-TEST(srs_device_tier, a_key_leaving_the_host_loses_its_device_copies_but_hot_to_warm_keeps_them) {
+TEST(device_key_tier, a_key_leaving_the_host_loses_its_device_copies_but_hot_to_warm_keeps_them) {
   const auto sum = read_key_summary(small_bn).value();
   auto probe = loaded_key::load_warm(small_bn, sum, point_check::skip).value();
   const uint64_t warm = probe->resident_bytes(), hot = probe->hot_bytes();
@@ -311,7 +311,7 @@ TEST(srs_device_tier, a_key_leaving_the_host_loses_its_device_copies_but_hot_to_
 
 // The hot tier's promotion never evicts the key being promoted (it used to, and then copied a
 // key that was no longer there).
-TEST(srs_device_tier, promoting_a_key_to_hot_never_evicts_that_key) {
+TEST(device_key_tier, promoting_a_key_to_hot_never_evicts_that_key) {
   const auto sum = read_key_summary(small_bn).value();
   auto probe = loaded_key::load_warm(small_bn, sum, point_check::skip).value();
   const uint64_t warm = probe->resident_bytes(), hot = probe->hot_bytes();
@@ -323,9 +323,9 @@ TEST(srs_device_tier, promoting_a_key_to_hot_never_evicts_that_key) {
   EXPECT_EQ(f.entry("a").tier, key_tier::cold);
 }
 
-TEST(srs_device_tier, without_slots_there_is_no_device_tier) {
+TEST(device_key_tier, without_slots_there_is_no_device_tier) {
   pageable_allocator alloc;
-  srs_manager m({}, alloc, point_check::skip);
+  key_manager m({}, alloc, point_check::skip);
   ASSERT_TRUE(m.add("a", small_bn, read_key_summary(small_bn).value()).is_ok());
   EXPECT_EQ(m.preload("a", key_tier::device).code(), errc::unsupported);
   EXPECT_FALSE(m.acquire("a", nullptr, nullptr, 0).is_ok());  // no slot 0
@@ -337,7 +337,7 @@ TEST(srs_device_tier, without_slots_there_is_no_device_tier) {
 
 constexpr uint64_t big = uint64_t{1} << 40;
 
-TEST(srs_device_budget, a_copy_holds_its_measured_bytes_in_its_devices_budget) {
+TEST(key_device_budget, a_copy_holds_its_measured_bytes_in_its_devices_budget) {
   memory_budgets mem(big, {{0, 1000}, {1, 1000}});
   fixture f(1000, {0, 1}, {}, &mem);
   f.up->estimate = 100;
@@ -356,7 +356,7 @@ TEST(srs_device_budget, a_copy_holds_its_measured_bytes_in_its_devices_budget) {
   EXPECT_EQ(mem.device(1)->used(), 0u);
 }
 
-TEST(srs_device_budget, the_slots_of_one_device_share_its_budget) {
+TEST(key_device_budget, the_slots_of_one_device_share_its_budget) {
   memory_budgets mem(big, {{0, 250}});
   fixture f(1000, {0, 0}, {}, &mem);  // two slots on device 0, each with a large key budget
   ASSERT_TRUE(f.m->acquire("a", nullptr, nullptr, 0).is_ok());
@@ -369,7 +369,7 @@ TEST(srs_device_budget, the_slots_of_one_device_share_its_budget) {
   EXPECT_EQ(mem.device(0)->used(), 200u);
 }
 
-TEST(srs_device_budget, unused_copies_make_room_for_other_work_on_the_device_least_recent_first) {
+TEST(key_device_budget, unused_copies_make_room_for_other_work_on_the_device_least_recent_first) {
   memory_budgets mem(big, {{0, 300}, {1, 300}});
   fixture f(1000, {0, 1}, {}, &mem);
   ASSERT_TRUE(f.m->acquire("a", nullptr, nullptr, 0).is_ok());
@@ -395,7 +395,7 @@ TEST(srs_device_budget, unused_copies_make_room_for_other_work_on_the_device_lea
   EXPECT_EQ(snap.evictors[0].bytes_freed, 100u);
 }
 
-TEST(srs_device_budget, an_upload_waits_in_the_budgets_line_until_room_is_freed_or_it_is_cancelled) {
+TEST(key_device_budget, an_upload_waits_in_the_budgets_line_until_room_is_freed_or_it_is_cancelled) {
   memory_budgets mem(big, {{0, 150}});
   fixture f(1000, {0}, {}, &mem);
   auto held = mem.device(0)->acquire(100, {}).value();  // someone's buffers, in use
@@ -421,7 +421,7 @@ TEST(srs_device_budget, an_upload_waits_in_the_budgets_line_until_room_is_freed_
   EXPECT_EQ(mem.device(0)->used(), 150u);
 }
 
-TEST(srs_device_budget, a_key_beyond_the_budget_or_measured_beyond_its_room_has_no_copy_and_says_why) {
+TEST(key_device_budget, a_key_beyond_the_budget_or_measured_beyond_its_room_has_no_copy_and_says_why) {
   memory_budgets mem(big, {{0, 150}});
   fixture f(1000, {0}, {}, &mem);
   f.up->estimate = 200;  // larger than the whole device budget: refused before uploading
@@ -452,7 +452,7 @@ TEST(srs_device_budget, a_key_beyond_the_budget_or_measured_beyond_its_room_has_
 // A copy's pinned points are charged to the host budget, first in place of the key's mapped file
 // (whose pages the kernel can take back), and what goes beyond the mapping from free room; the
 // mapping's charge comes back to the key with the copy's end.
-TEST(srs_device_budget, a_copys_pinned_points_are_charged_in_place_of_the_keys_mapping) {
+TEST(key_device_budget, a_copys_pinned_points_are_charged_in_place_of_the_keys_mapping) {
   const uint64_t mapped = std::filesystem::file_size(small_bn);  // the key is mapped, not copied
   memory_budgets mem(big, {{0, 1000}});
   fixture f(1000, {0}, {}, &mem);
@@ -489,7 +489,7 @@ TEST(srs_device_budget, a_copys_pinned_points_are_charged_in_place_of_the_keys_m
 
 // The key and its pinned points together exceed the budget, but the points beyond the mapping fit:
 // the copy is made. Room short of those is refused, saying why, and nothing is left charged.
-TEST(srs_device_budget, pinned_points_need_room_only_beyond_the_keys_mapping) {
+TEST(key_device_budget, pinned_points_need_room_only_beyond_the_keys_mapping) {
   const uint64_t mapped = std::filesystem::file_size(small_bn);
   uint64_t key_on_host = 0;
   {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// The SRS manager: which proving keys are resident in which tier, within a byte budget per tier.
+// The key manager: which proving keys are resident in which tier, within a byte budget per tier.
 //
 // Keys start cold (registered, nothing mapped). acquire() makes a key resident for a proof, loading
 // it when cold (warm first, then hot when the hot budget has room), and hands back a key_lease: an
@@ -88,7 +88,7 @@ struct tier_target {
   tier_target(key_tier t, int s = -1) : tier(t), slot(s) {}  // NOLINT(google-explicit-constructor)
 };
 
-struct srs_entry_status {
+struct key_entry_status {
   std::string circuit;
   std::string path;
   key_tier tier = key_tier::cold;  // the fastest tier holding it (device when on any slot)
@@ -102,10 +102,10 @@ struct srs_entry_status {
   bool loading = false;
   std::optional<wall_time> last_use;
   uint64_t loads = 0;  // times loaded from cold
-  std::vector<srs_device_copy_status> devices;
+  std::vector<key_device_copy_status> devices;
 };
 
-struct srs_tier_status {
+struct key_tier_status {
   key_tier tier = key_tier::cold;
   std::string name;
   bool present = false;
@@ -114,7 +114,7 @@ struct srs_tier_status {
   std::size_t keys = 0;  // a key on a device is counted in its host tier too
 };
 
-class srs_manager;
+class key_manager;
 
 // A proof's hold on a resident key. Move-only; the destructor releases it.
 class key_lease {
@@ -143,8 +143,8 @@ class key_lease {
   void release() noexcept;
 
  private:
-  friend class srs_manager;
-  key_lease(srs_manager* m, std::string id, std::shared_ptr<const loaded_key> k, int slot,
+  friend class key_manager;
+  key_lease(key_manager* m, std::string id, std::shared_ptr<const loaded_key> k, int slot,
             std::shared_ptr<const device_key> dev, status note)
       : mgr_(m), id_(std::move(id)), key_(std::move(k)), slot_(slot), dev_(std::move(dev)), note_(std::move(note)) {}
   void take(key_lease& o) noexcept {
@@ -155,7 +155,7 @@ class key_lease {
     dev_ = std::move(o.dev_);
     note_ = std::move(o.note_);
   }
-  srs_manager* mgr_ = nullptr;
+  key_manager* mgr_ = nullptr;
   std::string id_;
   std::shared_ptr<const loaded_key> key_;
   int slot_ = -1;
@@ -163,16 +163,16 @@ class key_lease {
   status note_;
 };
 
-class srs_manager {
+class key_manager {
  public:
   // `alloc` backs the hot tier and must outlive the manager; `devices` is the device tier (none by
   // default). `memory`, when given, must outlive the manager: its host budget and the device
   // budgets of the slots' ordinals hold the keys' bytes (see the opening comment). With a
   // key_copy_dir every key is loaded from a private copy made there (loaded_key.hpp).
-  srs_manager(tier_budgets budgets, host_allocator& alloc, point_check check, device_tier devices = {},
+  key_manager(tier_budgets budgets, host_allocator& alloc, point_check check, device_tier devices = {},
               memory_budgets* memory = nullptr, std::string key_copy_dir = {});
-  srs_manager(const srs_manager&) = delete;
-  srs_manager& operator=(const srs_manager&) = delete;
+  key_manager(const key_manager&) = delete;
+  key_manager& operator=(const key_manager&) = delete;
 
   // A new cold key (replacing an unused entry of the same id).
   status add(const std::string& id, const std::string& path, const key_summary& summary);
@@ -217,9 +217,9 @@ class srs_manager {
   bool resident(const std::string& id) const;
   // Whether the key has a copy on device slot `slot` (false for an unknown id or slot).
   bool resident_on(const std::string& id, int slot) const;
-  std::vector<srs_entry_status> entries() const;
-  std::array<srs_tier_status, 4> tiers() const;  // indexed by key_tier
-  std::vector<srs_slot_status> slots() const;    // the device tier, per slot
+  std::vector<key_entry_status> entries() const;
+  std::array<key_tier_status, 4> tiers() const;  // indexed by key_tier
+  std::vector<key_slot_status> slots() const;    // the device tier, per slot
 
  private:
   friend class key_lease;
