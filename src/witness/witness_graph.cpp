@@ -174,11 +174,18 @@ status witness_graph::check() const {
 }
 
 status witness_graph::save(const std::string& path) const {
-  std::string body;
-  append(body, prime.data(), prime.size());
-  append(body, inputs.data(), inputs.size());
-  append(body, constants.data(), constants.size());
-  append(body, instructions().data(), instructions().size());
+  // One buffer of the file's exact size, the header written last over its first bytes: the
+  // program is most of the file (49 MB for a million wires), and a body grown by appends and then
+  // copied behind the header held up to four times that (calculation_memory.hpp counts one).
+  const std::size_t body_size = prime.size() * sizeof(prime[0]) + inputs.size() * sizeof(graph_input) +
+                                constants.size() * sizeof(constants[0]) + instructions().size() * sizeof(graph_instr);
+  std::string bytes;
+  bytes.reserve(sizeof(file_header) + body_size);
+  bytes.resize(sizeof(file_header));
+  append(bytes, prime.data(), prime.size());
+  append(bytes, inputs.data(), inputs.size());
+  append(bytes, constants.data(), constants.size());
+  append(bytes, instructions().data(), instructions().size());
   file_header h{};
   std::memcpy(h.magic, magic, sizeof magic);
   h.format = format;
@@ -190,9 +197,8 @@ status witness_graph::save(const std::string& path) const {
   h.slots = slots;
   h.program = instructions().size();
   h.field_calls = field_calls;
-  h.digest = XXH3_64bits(body.data(), body.size());
-  std::string bytes(reinterpret_cast<const char*>(&h), sizeof h);
-  bytes += body;
+  h.digest = XXH3_64bits(bytes.data() + sizeof h, bytes.size() - sizeof h);
+  std::memcpy(bytes.data(), &h, sizeof h);
   return formats::write_file_atomically(path, bytes);
 }
 
