@@ -25,7 +25,7 @@ namespace cuzk::witness {
 namespace {
 
 // The glue's interface version this code speaks (CUZK_WITNESS_GLUE_VERSION in circom_wasm_glue.c).
-constexpr int glue_version = 4;
+constexpr int glue_version = 5;
 
 // The glue's code for a calculation stopped from outside (CUZK_WITNESS_STOPPED).
 constexpr uint32_t stopped_code = 0xfffffffeu;
@@ -141,6 +141,8 @@ struct glue_api {
   int (*scratch)(instance, uint32_t*);
   uint8_t* (*memory)(instance, uint64_t*);
   int (*field_call)(instance, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t*);
+  void (*limit_memory)(instance, uint32_t);
+  void (*memory_pages)(uint32_t*, uint32_t*);
 };
 
 namespace {
@@ -219,10 +221,13 @@ result<std::shared_ptr<const witness_generator>> witness_generator::load(const s
                    resolve(g->handle_, "cuzk_witness_shared_element", a->shared_element) &&
                    resolve(g->handle_, "cuzk_witness_scratch", a->scratch) &&
                    resolve(g->handle_, "cuzk_witness_test_memory", a->memory) &&
-                   resolve(g->handle_, "cuzk_witness_field_call", a->field_call);
+                   resolve(g->handle_, "cuzk_witness_field_call", a->field_call) &&
+                   resolve(g->handle_, "cuzk_witness_limit_memory", a->limit_memory) &&
+                   resolve(g->handle_, "cuzk_witness_memory_pages", a->memory_pages);
   if (!all || a->glue_version() != glue_version)
     return status(errc::format_error, source + ": " + library + " is not a witness generator this cuzk built (remove it from the cache)");
   g->api_ = std::move(a);
+  g->api_->memory_pages(&g->declared_pages_, &g->declared_max_pages_);
   if (g->take_recorded_graph(graph)) return std::shared_ptr<const witness_generator>(std::move(g));
 
   // The field and the sizes, from an instance made for the purpose.
@@ -231,7 +236,7 @@ result<std::shared_ptr<const witness_generator>> witness_generator::load(const s
   const auto failed = [&](const char* what) {
     return status(errc::format_error, source + ": " + what + ": " + g->api_->error(w.get()));
   };
-  if (g->api_->instantiate(w.get()) != 0) return failed("the wasm does not instantiate");
+  if (g->instantiate(w.get()) != 0) return failed("the wasm does not instantiate");
   uint32_t n32 = 0;
   std::vector<uint32_t> prime(16);
   if (g->api_->field(w.get(), &n32, prime.data(), static_cast<uint32_t>(prime.size())) != 0)
@@ -263,7 +268,18 @@ status stopped_status(const std::string& source, const stop_watch& watch, const 
   return status(errc::cancelled, source + ": the witness calculation was cancelled" + during);
 }
 std::string refusal_file(const std::string& library) { return library + ".nograph"; }
+
+// circom's error code for a memory.grow that failed (reserveStackFr).
+constexpr uint32_t not_enough_memory_code = 5;
 }  // namespace
+
+std::string witness_generator::memory_cap_note() const {
+  const uint32_t pages = instance_pages(sizes());
+  return " (cuzk holds the wasm's linear memory to " + std::to_string(pages) + " pages of 64 KiB: the " +
+         std::to_string(declared_pages_) + " its module declares, " + std::to_string(stack_growth_pages) +
+         " for circom's stack beyond them and one for cuzk, so that a calculation holds no more memory than was "
+         "counted for it; docs/witness.md, 'Witnesses ahead of the GPU')";
+}
 
 // The witness graph an earlier calculation recorded from this compiled object (its file is named
 // after the object, whose name is the digest of the wasm it was compiled from), with the field and
@@ -310,6 +326,37 @@ void witness_generator::load_graph(witness_graph::holding how) {
   graph_state_ = graph_state::ready;
 }
 
+int witness_generator::instantiate(void* instance) const {
+  if (api_->instantiate(instance) != 0) return -1;
+  api_->limit_memory(instance, instance_pages(sizes()));
+  return 0;
+}
+
+circuit_sizes witness_generator::sizes() const noexcept {
+  return {static_cast<uint32_t>(prime_.size()), witness_size_, declared_pages_, declared_max_pages_};
+}
+
+calculation_memory witness_generator::memory_needed(uint64_t input_json_bytes, const calculation_limits& limits) const {
+  const bool use_graph = limits.graph && limits.native_field && native_;
+  std::shared_ptr<const witness_graph> g;
+  graph_state state = graph_state::refused;
+  {
+    std::lock_guard lock(graph_mutex_);
+    g = graph_;
+    state = graph_state_;
+  }
+  calculation_kind kind = calculation_kind::wasm;
+  graph_sizes gs;
+  if (use_graph && g) {
+    kind = calculation_kind::replay;
+    gs = {g->slots, g->input_values, g->field_calls > 0};
+  } else if (use_graph && traceable_ && state == graph_state::none_yet) {
+    kind = limits.graph_recording == calculation_limits::recording::beside ? calculation_kind::record_beside
+                                                                          : calculation_kind::record_in_line;
+  }
+  return calculation_memory_bound(sizes(), kind, gs, input_json_bytes);
+}
+
 graph_state witness_generator::graph() const {
   std::lock_guard lock(graph_mutex_);
   return graph_state_;
@@ -348,7 +395,13 @@ void witness_generator::recorded(result<witness_graph> g) const {
 result<calculated_witness> witness_generator::calculate(std::span<const input_signal> inputs, const std::string& input_source,
                                                         const calculation_limits& limits) const {
   const bool use_graph = limits.graph && limits.native_field && native_;
-  if (use_graph) {
+  // Where the caller reserved memory by an estimate, nothing it did not count: no replay of a graph
+  // recorded since, no recording it left out.
+  const bool may_replay = !limits.within || limits.within->kind == calculation_kind::replay;
+  const bool may_record = !limits.within || limits.within->records();
+  const bool beside = limits.within ? limits.within->kind == calculation_kind::record_beside
+                                    : limits.graph_recording == calculation_limits::recording::beside;
+  if (use_graph && may_replay) {
     std::shared_ptr<const witness_graph> g;
     {
       std::lock_guard lock(graph_mutex_);
@@ -361,16 +414,21 @@ result<calculated_witness> witness_generator::calculate(std::span<const input_si
       // Not this input's path: the wasm computes it (and reports circom's error where there is one).
     }
   }
-  const bool record = use_graph && traceable_ && start_recording();
-  if (record && limits.graph_recording == calculation_limits::recording::beside) {
+  const bool record = use_graph && may_record && traceable_ && start_recording();
+  if (record && beside) {
     // The recording runs the same inputs a few times slower than the wasm alone: it gets five times
-    // what is left of this calculation's time, and stops with the generator.
-    calculation_limits beside;
-    if (limits.deadline) beside.deadline = std::chrono::steady_clock::now() + 5 * (*limits.deadline - std::chrono::steady_clock::now());
+    // what is left of this calculation's time, and stops with the generator. It takes the memory
+    // callback along (and with it whatever holds the recording's memory for the caller), so that
+    // memory is held until the recording ends.
+    calculation_limits on_its_own;
+    if (limits.deadline)
+      on_its_own.deadline = std::chrono::steady_clock::now() + 5 * (*limits.deadline - std::chrono::steady_clock::now());
+    on_its_own.recording_memory = limits.recording_memory;
     std::vector<input_signal> copy(inputs.begin(), inputs.end());
-    recording_ = std::jthread([this, copy = std::move(copy), input_source, beside](std::stop_token stop) mutable {
-      beside.stop = stop;
-      (void)calculate_by_wasm(copy, input_source, beside, true);
+    recording_ = std::jthread([this, copy = std::move(copy), input_source, on_its_own](std::stop_token stop) mutable {
+      on_its_own.stop = stop;
+      (void)calculate_by_wasm(copy, input_source, on_its_own, true);
+      on_its_own.recording_memory = nullptr;  // the memory goes back now, not when the next recording replaces this thread
     });
     return calculate_by_wasm(inputs, input_source, limits, false);
   }
@@ -391,7 +449,7 @@ result<std::optional<calculated_witness>> witness_generator::calculate_by_graph(
     w = std::make_unique<instance_guard>(a);
     if (!w->get()) return status(errc::resource_exhausted, source_ + ": out of memory making an instance");
     a.configure(w->get(), static_cast<const native_field_ops*>(native_), nullptr);
-    if (a.instantiate(w->get()) != 0 || a.init(w->get(), 0) != 0 || a.scratch(w->get(), &scratch) != 0)
+    if (instantiate(w->get()) != 0 || a.init(w->get(), 0) != 0 || a.scratch(w->get(), &scratch) != 0)
       return std::optional<calculated_witness>{};  // the wasm path says what is wrong
     call = [&](field_fn fn, std::span<const uint32_t> x, std::span<const uint32_t> y, std::span<uint32_t> out) {
       const uint32_t size = 8 + 4 * n32, ra = scratch, rb = scratch + size, rr = scratch + 2 * size;
@@ -446,6 +504,7 @@ result<calculated_witness> witness_generator::calculate_by_wasm(std::span<const 
     }
     std::string msg = a.error(w.get());
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+    if (a.error_code(w.get()) == not_enough_memory_code) msg += memory_cap_note();
     std::string log = take_log(a, w.get());
     return status(errc::failed_precondition, source_ + ": the circuit's witness code failed " + during + " (circom error " +
                                                  std::to_string(a.error_code(w.get())) + "): " + msg +
@@ -460,12 +519,12 @@ result<calculated_witness> witness_generator::calculate_by_wasm(std::span<const 
       if (open) g->recorded(status(errc::cancelled, "the recording calculation did not finish"));
     }
   } end{this, record};
-  if (a.instantiate(w.get()) != 0) return failed("starting");
+  if (instantiate(w.get()) != 0) return failed("starting");
   if (a.init(w.get(), 0) != 0) return failed("in init");
   if (record) {
     uint32_t shared = 0;
     if (a.shared_element(w.get(), &shared) != 0) return failed("finding its shared memory");
-    recorder = graph_recorder::make(prime_, witness_size_, shared, linear_memory{w.get(), a.memory});
+    recorder = graph_recorder::make(prime_, witness_size_, shared, linear_memory{w.get(), a.memory}, limits.recording_memory);
     if (recorder) a.trace(w.get(), recorder->trace());
   }
 
