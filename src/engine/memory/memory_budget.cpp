@@ -247,7 +247,19 @@ uint64_t memory_budget::used() const {
 }
 
 result<reservation> memory_budget::acquire(uint64_t bytes, const acquire_options& opt) {
-  auto& c = *core_;
+  return acquire_from(core_, bytes, opt);
+}
+
+status reservation::grow(uint64_t n, const acquire_options& opt) {
+  if (!core_) return status(errc::failed_precondition, "reservation: a detached reservation cannot grow");
+  auto more = memory_budget::acquire_from(core_, n, opt);
+  if (!more) return more.error();
+  return absorb(std::move(more).value());
+}
+
+result<reservation> memory_budget::acquire_from(const std::shared_ptr<detail::budget_core>& core, uint64_t bytes,
+                                                const acquire_options& opt) {
+  auto& c = *core;
   if (opt.why) *opt.why = refusal::none;
   const std::string head = "memory budget \"" + c.name + "\": ";
   const std::string request =
@@ -311,7 +323,7 @@ result<reservation> memory_budget::acquire(uint64_t bytes, const acquire_options
       }
       lk.unlock();
       c.cv.notify_all();  // the next in line may fit as well
-      return reservation(core_, bytes);
+      return reservation(core, bytes);
     }
     const auto now = clock::now();
     if (first && opt.evict && !c.evictors.empty() &&

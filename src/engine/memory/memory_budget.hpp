@@ -121,6 +121,12 @@ class reservation {
   reservation split(uint64_t n) noexcept;
   // Takes over `other`'s bytes; both must belong to the same budget (or this one be detached).
   status absorb(reservation&& other);
+  // `n` more bytes from its budget, as memory_budget::acquire(n, opt) grants them (in line, with
+  // the evictors), added to this reservation; its errors where they are refused, and
+  // failed_precondition on a detached reservation. A reservation keeps its budget's state alive,
+  // so this works where the memory_budget object may be gone (a thread that outlives its owner,
+  // such as the recording of a witness graph beside a calculation).
+  status grow(uint64_t n, const acquire_options& opt = {});
 
  private:
   friend class memory_budget;
@@ -214,6 +220,8 @@ class memory_budget {
 
  private:
   friend class reservation;
+  static result<reservation> acquire_from(const std::shared_ptr<detail::budget_core>& core, uint64_t bytes,
+                                          const acquire_options& opt);
   std::shared_ptr<detail::budget_core> core_;
 };
 

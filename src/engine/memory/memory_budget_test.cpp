@@ -190,6 +190,37 @@ TEST(memory_budget, split_and_absorb_move_bytes_without_touching_the_budget) {
   EXPECT_EQ(b.used(), 0u);
 }
 
+// grow() takes more from the reservation's budget as acquire() would (in line, with the evictors,
+// refused past the limit or without room when told not to wait), and works once the budget
+// object is gone: the recording of a witness graph grows its reservation on a thread that may
+// outlive the engine's budgets.
+TEST(memory_budget, a_reservation_grows_from_its_budget_as_acquire_grants) {
+  reservation r;
+  {
+    memory_budget b("host", memory_kind::host, -1, 100);
+    r = take(b, 30);
+    ASSERT_TRUE(r.grow(20).is_ok());
+    EXPECT_EQ(r.bytes(), 50u);
+    EXPECT_EQ(b.used(), 50u);
+    auto other = take(b, 40);
+    const status no_room = r.grow(20, {nullptr, 0ms, "more", false, nullptr});
+    EXPECT_EQ(no_room.code(), errc::resource_exhausted);
+    EXPECT_NE(no_room.message().find("no room without waiting for 20 bytes for more"), std::string::npos)
+        << no_room.message();
+    EXPECT_EQ(r.bytes(), 50u) << "a refused grow leaves the reservation as it was";
+    const status too_large = r.grow(101);
+    EXPECT_NE(too_large.message().find("larger than the whole budget"), std::string::npos) << too_large.message();
+    other.reset();
+    EXPECT_EQ(b.used(), 50u);
+  }
+  ASSERT_TRUE(r.grow(40).is_ok()) << "the budget's state outlives its object";
+  EXPECT_EQ(r.bytes(), 90u);
+  EXPECT_EQ(r.grow(11, {nullptr, 0ms, "", false, nullptr}).code(), errc::resource_exhausted);
+  r.reset();
+  reservation detached;
+  EXPECT_EQ(detached.grow(1).code(), errc::failed_precondition);
+}
+
 // A cache of reservations that an evictor drops, oldest first, recording what it was asked.
 struct cache {
   std::mutex m;
