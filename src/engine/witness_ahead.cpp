@@ -31,13 +31,16 @@ unsigned witness_threads_for(int configured, unsigned workers, bool cpu_backend,
 }
 
 witness_ahead::witness_ahead(witness_ahead_options opt, memory_budget& host, queued_jobs_fn queued,
-                             compute_fn compute, witness_bytes_fn bytes)
+                             compute_fn compute, witness_bytes_fn bytes, room_fn room)
     : opt_{opt.threads, opt.most_held != 0 ? opt.most_held : opt.threads + 2},
       host_(host),
       queued_(std::move(queued)),
       compute_(std::move(compute)),
-      bytes_(std::move(bytes)) {
+      bytes_(std::move(bytes)),
+      room_(std::move(room)) {
   counts_.threads = opt_.threads;
+  eviction_ = host_.add_evictor("witnesses computed ahead", evictor_rank::witnesses_ahead,
+                                [this](uint64_t missing) { return evict(missing); });
 }
 
 witness_ahead::~witness_ahead() { stop(); }
@@ -80,9 +83,10 @@ void witness_ahead::loop() {
     lk.unlock();
     const cancel_token cancel = p->job->cancel;
     const auto t0 = steady::now();
-    auto w = std::make_shared<result<any_witness>>(
-        compute_(*p->job, p->partition, [this, cancel] { return stop_.load() || cancel.cancelled(); }));
+    auto w = std::make_shared<result<any_witness>>(compute_(
+        *p->job, p->partition, [this, cancel] { return stop_.load() || cancel.cancelled(); }, p->room));
     const double took = seconds_between(t0, steady::now());
+    p->room = {};  // the calculation's working memory goes back as it ends (a recording beside keeps its own)
     lk.lock();
     auto it = parts_.find(key);
     const bool dropped = it == parts_.end() || it->second.state != where::computing;
@@ -131,9 +135,20 @@ std::optional<witness_ahead::pick> witness_ahead::next_locked(std::unique_lock<s
                                           "job " + std::to_string(j->rec.info.id) + ": a witness computed ahead",
                                           false, nullptr});
       if (!r) return std::nullopt;
+      refusal why = refusal::none;
+      auto room = room_(*j, q, why);
+      if (!room) {
+        // Never: its worker's admission fails the job with the budget's words; meanwhile the
+        // threads go on with later jobs.
+        if (why == refusal::too_large) {
+          parts_[{j->rec.info.id, q}].state = where::claimed;
+          continue;
+        }
+        return std::nullopt;
+      }
       memory = std::move(r).value();
       parts_[{j->rec.info.id, q}].state = where::computing;
-      return pick{j, q};
+      return pick{j, q, std::move(room).value()};
     }
   }
   return std::nullopt;
@@ -185,6 +200,26 @@ void witness_ahead::drop(job_id id) {
   }
   if (!gone.empty()) cv_.notify_all();
   // `gone` frees the witnesses and their memory here, outside the lock.
+}
+
+uint64_t witness_ahead::evict(uint64_t missing) {
+  std::vector<part> gone;
+  uint64_t freed = 0;
+  {
+    std::lock_guard lk(m_);
+    // Job ids grow with submission: the last submitted are, within a priority class, the last
+    // dispatched.
+    for (auto it = parts_.end(); it != parts_.begin() && freed < missing;) {
+      --it;
+      if (it->second.state != where::ready) continue;
+      freed += it->second.memory.bytes();
+      gone.push_back(std::move(it->second));
+      it = parts_.erase(it);
+      ++counts_.evicted;
+    }
+  }
+  gone.clear();  // the witnesses and their memory go back to the budget here, outside the lock
+  return freed;
 }
 
 witness_ahead_snapshot witness_ahead::snapshot() const {

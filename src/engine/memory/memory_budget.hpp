@@ -27,7 +27,9 @@
 // ordinal of the device tier). The dispatcher, in priority order, calls host().acquire(job's
 // working set, {&job.cancel, nullopt, "job N"}) before it hands a job to a worker and moves the
 // reservation into the job; the pinned staging of a/b/c is charged to it (pinned_pool.hpp) and the
-// job's end drops the rest. The pinned pool registers itself on host(). The key manager holds a
+// job's end drops the rest. The pinned pool registers itself on host(), and so do the witnesses
+// computed ahead of their jobs (witness_ahead.hpp: ready witnesses, evictor_rank::witnesses_ahead;
+// a witness calculation's working memory is reserved too, jobs/calculation_room.hpp). The key manager holds a
 // host reservation per resident key and a device reservation per device copy, registers an evictor
 // at evictor_rank::proving_keys on each of those budgets that moves unused keys one tier down
 // (least recently used first, dropping their reservations), and wakes a device budget's waiters
@@ -68,10 +70,12 @@ const char* refusal_name(refusal r) noexcept;
 
 // The order in which evictors are asked: lower first. Cheap-to-redo caches go first: an idle
 // pinned buffer costs 0.06-0.3 s per GiB to pin again, an idle worker's device buffers a few
-// milliseconds of cudaMalloc, a proving key moved down a tier a reload or a re-upload.
+// milliseconds of cudaMalloc, a witness computed ahead of its job its calculation again (0.06 s
+// to seconds, on its worker), a proving key moved down a tier a reload or a re-upload.
 namespace evictor_rank {
 inline constexpr int idle_pinned_buffers = 100;
 inline constexpr int idle_device_buffers = 100;  // on device budgets only
+inline constexpr int witnesses_ahead = 150;      // on the host budget only
 inline constexpr int proving_keys = 200;
 }  // namespace evictor_rank
 

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// A witness calculation's memory in the host budget (see calculation_room.hpp).
+#include "engine/jobs/calculation_room.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <utility>
+
+namespace cuzk::engine {
+
+namespace {
+
+using witness::calculation_kind;
+using witness::calculation_memory;
+
+// How often a calculation waiting for its batch's share looks at its job's cancel.
+constexpr std::chrono::milliseconds cancel_poll{10};
+
+acquire_options spare_only(const std::string& purpose, refusal* why) {
+  return {nullptr, std::chrono::milliseconds(0), purpose, false, why};
+}
+
+// `m` without its recording: the wasm alone, as much memory for the calculation itself.
+calculation_memory without_recording(calculation_memory m) {
+  if (m.records()) m.kind = calculation_kind::wasm;
+  m.recording = 0;
+  return m;
+}
+
+}  // namespace
+
+witness::calculation_memory calculation_estimate(const witness::witness_generator& gen, uint64_t input_json_bytes) {
+  witness::calculation_limits limits;
+  limits.graph_recording = witness::calculation_limits::recording::beside;  // input_witness.cpp's
+  return gen.memory_needed(input_json_bytes, limits);
+}
+
+uint64_t input_json_size(const std::string& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  return ec ? 0 : static_cast<uint64_t>(size);
+}
+
+std::string calculation_purpose(const std::string& what, const witness::witness_generator& gen,
+                                const witness::calculation_memory& m) {
+  const char* how = m.kind == calculation_kind::replay ? "a replay of its witness graph, or its wasm"
+                    : m.records()                      ? "its wasm, and the recording of its witness graph"
+                                                       : "its wasm";
+  return what + ": the witness calculation (" + how + ", " + gen.source() + ")";
+}
+
+void calculation_room::hand_to(witness::calculation_limits& limits, const std::string& purpose) {
+  limits.within = planned;
+  if (!planned.records()) return;
+  // Held by the callback: the recording beside the calculation keeps a copy of it until it ends,
+  // and grows it through the reservation, which keeps the budget's state alive however long the
+  // recording outlives the engine's objects.
+  auto held = std::make_shared<reservation>(std::move(recording));
+  limits.recording_memory = [held, purpose](uint64_t bytes) {
+    return held->grow(bytes, spare_only(purpose + ": the recording's values", nullptr)).is_ok();
+  };
+}
+
+void reserve_recording(calculation_room& room, memory_budget& host, const std::string& purpose) {
+  if (!room.planned.records()) return;
+  auto r = host.acquire(room.planned.recording, spare_only(purpose + ": recording its witness graph", nullptr));
+  if (r) {
+    room.recording = std::move(r).value();
+    return;
+  }
+  room.planned = without_recording(room.planned);
+}
+
+result<calculation_room> spare_calculation_room(const witness::witness_generator& gen, uint64_t input_json_bytes,
+                                                memory_budget& host, const std::string& purpose, refusal* why) {
+  calculation_room room;
+  room.planned = calculation_estimate(gen, input_json_bytes);
+  auto r = host.acquire(room.planned.calculation, spare_only(calculation_purpose(purpose, gen, room.planned), why));
+  if (!r) return r.error();
+  room.calculation = std::move(r).value();
+  reserve_recording(room, host, purpose);
+  return room;
+}
+
+result<calculation_room> calculation_share::take(const witness::witness_generator& gen, uint64_t input_json_bytes,
+                                                 const cancel_token& cancel, const std::string& what) {
+  calculation_room room;
+  room.planned = calculation_estimate(gen, input_json_bytes);
+  std::unique_lock lk(m_);
+  if (total_ != 0 && room.planned.calculation > total_) {
+    // A graph recorded since admission, whose replay needs more than the wasm: the wasm computes it.
+    const auto wasm = witness::calculation_memory_bound(gen.sizes(), calculation_kind::wasm, {}, input_json_bytes);
+    if (wasm.calculation <= total_) room.planned = wasm;
+  }
+  const uint64_t need = room.planned.calculation;
+  const std::string purpose = calculation_purpose(what, gen, room.planned);
+  for (;;) {
+    if (cancel.cancelled())
+      return status(errc::cancelled, what + ": the witness calculation was not started: the job is stopping");
+    if (!lent_ && need <= total_) {
+      lent_ = true;
+      room.calculation = share_.split(need);
+      room.from_share = true;
+      break;
+    }
+    // The share is another calculation's (or too small, or none): spare room lets this one run now.
+    refusal why = refusal::none;
+    auto spare = host_.acquire(need, spare_only(purpose, &why));
+    if (spare) {
+      room.calculation = std::move(spare).value();
+      break;
+    }
+    if (why == refusal::too_large) return spare.error();
+    if (need <= total_) {
+      cv_.wait_for(lk, cancel_poll);  // for the share to come back
+      continue;
+    }
+    // No share that could hold it: in the budget's line, like admission.
+    lk.unlock();
+    auto waited = host_.acquire(need, {&cancel, std::nullopt, purpose, true, nullptr});
+    if (!waited) return waited.error();
+    room.calculation = std::move(waited).value();
+    lk.lock();
+    break;
+  }
+  lk.unlock();
+  reserve_recording(room, host_, what);
+  return room;
+}
+
+void calculation_share::give_back(calculation_room& room) {
+  if (!room.from_share) {
+    room.calculation.reset();
+    return;
+  }
+  {
+    std::lock_guard lk(m_);
+    lent_ = false;
+    room.from_share = false;
+    if (done_) {
+      room.calculation.reset();
+      share_.reset();
+      total_ = 0;
+    } else {
+      (void)share_.absorb(std::move(room.calculation));
+    }
+  }
+  cv_.notify_all();
+}
+
+void calculation_share::add(reservation share) {
+  std::lock_guard lk(m_);
+  if (!share) return;
+  total_ += share.bytes();
+  (void)share_.absorb(std::move(share));
+}
+
+void calculation_share::done() {
+  std::lock_guard lk(m_);
+  done_ = true;
+  if (lent_) return;  // give_back() returns it
+  share_.reset();
+  total_ = 0;
+}
+
+}  // namespace cuzk::engine

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// A witness calculation's memory in the host budget (calculation_room.hpp), with a real circuit's
+// generator (tests/data/witness/bn128/matrix.wasm): the room from spare room only, its recording
+// part left out where there is no room for it, the recording's reservation held by the limits it
+// is handed to, and a batch's calculation share lent to one calculation at a time, others running
+// beside it on spare room or waiting for it, until a cancel; the share back to the budget once the
+// batch has no calculation left. The engine's own tests with real jobs are in
+// engine_input_json_test.cpp. Skipped where wasm2c is not installed.
+#include "engine/jobs/calculation_room.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <iterator>
+
+#include "witness/wasm_compiler.hpp"
+
+namespace cuzk::engine {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+const std::string matrix_wasm = CUZK_TEST_DATA_DIR "/witness/bn128/matrix.wasm";
+
+// One cache for the suite: the circuit is compiled once.
+const std::string& cache_dir() {
+  static const std::string d = (fs::temp_directory_path() / ("cuzk-calculation-room-" + std::to_string(::getpid()))).string();
+  return d;
+}
+
+class calculation_room_test : public ::testing::Test {
+ protected:
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    fs::remove_all(cache_dir(), ec);
+  }
+  void SetUp() override {
+    if (std::system("command -v wasm2c >/dev/null 2>&1") != 0) GTEST_SKIP() << "wasm2c not installed (apt-get install wabt)";
+    std::ifstream in(matrix_wasm, std::ios::binary);
+    const std::vector<uint8_t> code{std::istreambuf_iterator<char>(in), {}};
+    auto lib = witness::compile_witness_generator(code, matrix_wasm, cache_dir());
+    ASSERT_TRUE(lib.is_ok()) << lib.error().to_string();
+    auto g = witness::witness_generator::load(lib->library, matrix_wasm);
+    ASSERT_TRUE(g.is_ok()) << g.error().to_string();
+    gen_ = *g;
+    // A fresh generator of a circuit without a graph yet: its first calculation records beside.
+    ASSERT_EQ(gen_->graph(), witness::graph_state::none_yet);
+    estimate_ = calculation_estimate(*gen_, input_bytes);
+    ASSERT_EQ(estimate_.kind, witness::calculation_kind::record_beside);
+  }
+  static constexpr uint64_t input_bytes = 100;
+  std::shared_ptr<const witness::witness_generator> gen_;
+  witness::calculation_memory estimate_;
+};
+
+TEST_F(calculation_room_test, spare_room_gives_the_whole_room_or_the_calculation_alone_or_nothing) {
+  memory_budget roomy("host", memory_kind::host, -1, estimate_.total());
+  auto all = spare_calculation_room(*gen_, input_bytes, roomy, "job 1", nullptr);
+  ASSERT_TRUE(all.is_ok()) << all.error().to_string();
+  EXPECT_EQ(all->calculation.bytes(), estimate_.calculation);
+  EXPECT_EQ(all->recording.bytes(), estimate_.recording);
+  EXPECT_EQ(roomy.used(), estimate_.total());
+
+  // Room for the calculation, not its recording: planned as the wasm alone.
+  memory_budget tight("host", memory_kind::host, -1, estimate_.total() - 1);
+  auto alone = spare_calculation_room(*gen_, input_bytes, tight, "job 2", nullptr);
+  ASSERT_TRUE(alone.is_ok());
+  EXPECT_EQ(alone->planned.kind, witness::calculation_kind::wasm);
+  EXPECT_EQ(alone->planned.recording, 0u);
+  EXPECT_EQ(tight.used(), estimate_.calculation);
+
+  // Not even that, now or ever.
+  memory_budget busy("host", memory_kind::host, -1, estimate_.calculation);
+  auto held = busy.acquire(1).value();
+  refusal why = refusal::none;
+  auto none = spare_calculation_room(*gen_, input_bytes, busy, "job 3", &why);
+  ASSERT_FALSE(none.is_ok());
+  EXPECT_EQ(why, refusal::timed_out);
+  memory_budget small("host", memory_kind::host, -1, estimate_.calculation - 1);
+  auto never = spare_calculation_room(*gen_, input_bytes, small, "job 4 partition 0 of circuit matrix", &why);
+  ASSERT_FALSE(never.is_ok());
+  EXPECT_EQ(why, refusal::too_large);
+  EXPECT_NE(never.error().message().find("for job 4 partition 0 of circuit matrix: the witness calculation (its wasm, and "
+                                         "the recording of its witness graph, " + matrix_wasm + ")"),
+            std::string::npos)
+      << never.error().message();
+}
+
+TEST_F(calculation_room_test, the_recordings_reservation_goes_with_the_limits_it_is_handed_to) {
+  memory_budget host("host", memory_kind::host, -1, estimate_.total() + (uint64_t{64} << 20));
+  auto room = spare_calculation_room(*gen_, input_bytes, host, "job 1", nullptr);
+  ASSERT_TRUE(room.is_ok());
+  {
+    witness::calculation_limits limits;
+    room->hand_to(limits, "job 1");
+    EXPECT_EQ(limits.within->kind, witness::calculation_kind::record_beside);
+    EXPECT_FALSE(room->recording) << "moved to the limits";
+    ASSERT_TRUE(limits.recording_memory);
+    EXPECT_TRUE(limits.recording_memory(uint64_t{16} << 20)) << "the values' memory from spare room";
+    EXPECT_EQ(host.used(), estimate_.total() + (uint64_t{16} << 20));
+    EXPECT_FALSE(limits.recording_memory(uint64_t{64} << 20)) << "no more room: the recording stops";
+    room->calculation.reset();
+    EXPECT_EQ(host.used(), estimate_.recording + (uint64_t{16} << 20)) << "held while the limits live";
+  }
+  EXPECT_EQ(host.used(), 0u);
+}
+
+TEST_F(calculation_room_test, a_batchs_share_is_lent_to_one_calculation_at_a_time) {
+  const uint64_t need = estimate_.calculation;
+  memory_budget host("host", memory_kind::host, -1, need);  // the share and nothing beside it
+  calculation_share share(host);
+  share.add(host.acquire(need).value());
+  cancel_token cancel;
+  auto first = share.take(*gen_, input_bytes, cancel, "job 1 partition 0");
+  ASSERT_TRUE(first.is_ok()) << first.error().to_string();
+  EXPECT_TRUE(first->from_share);
+  EXPECT_EQ(first->planned.kind, witness::calculation_kind::wasm) << "no room for the recording beside the share";
+  EXPECT_EQ(host.used(), need);
+
+  // A second partition waits for the share (no spare room), and gets it once it is back.
+  auto second = std::async(std::launch::async, [&] { return share.take(*gen_, input_bytes, cancel, "job 1 partition 1"); });
+  EXPECT_EQ(second.wait_for(100ms), std::future_status::timeout);
+  share.give_back(*first);
+  auto got = second.get();
+  ASSERT_TRUE(got.is_ok()) << got.error().to_string();
+  EXPECT_TRUE(got->from_share);
+  EXPECT_EQ(host.used(), need);
+
+  // A cancel ends a wait.
+  cancel_token stopping;
+  auto third = std::async(std::launch::async, [&] { return share.take(*gen_, input_bytes, stopping, "job 1 partition 2"); });
+  EXPECT_EQ(third.wait_for(100ms), std::future_status::timeout);
+  stopping.request(cancel_reason::caller);
+  auto cancelled = third.get();
+  ASSERT_FALSE(cancelled.is_ok());
+  EXPECT_EQ(cancelled.error().code(), errc::cancelled);
+
+  // done() while lent: the share goes back with the calculation's memory.
+  share.done();
+  EXPECT_EQ(host.used(), need);
+  share.give_back(*got);
+  EXPECT_EQ(host.used(), 0u);
+}
+
+TEST_F(calculation_room_test, calculations_beside_the_share_run_on_spare_room) {
+  const uint64_t need = estimate_.calculation;
+  memory_budget host("host", memory_kind::host, -1, 2 * need);
+  calculation_share share(host);
+  share.add(host.acquire(need).value());
+  const cancel_token cancel;
+  auto first = share.take(*gen_, input_bytes, cancel, "job 1 partition 0");
+  ASSERT_TRUE(first.is_ok());
+  auto beside = share.take(*gen_, input_bytes, cancel, "job 1 partition 1");
+  ASSERT_TRUE(beside.is_ok()) << beside.error().to_string();
+  EXPECT_FALSE(beside->from_share);
+  EXPECT_EQ(host.used(), 2 * need);
+  share.give_back(*beside);
+  EXPECT_EQ(host.used(), need) << "spare room straight back to the budget";
+  share.give_back(*first);
+  EXPECT_EQ(host.used(), need) << "the share stays with the batch";
+  share.done();
+  EXPECT_EQ(host.used(), 0u) << "until no calculation is left";
+}
+
+}  // namespace
+}  // namespace cuzk::engine
