@@ -30,13 +30,11 @@
 // Not counted: the compiled code and the graph a generator keeps (the circuit's, held once for all
 // of its calculations), the lines a circuit's log() prints, and thread stacks.
 //
-// Measured 2026-12-06 on the 1M-constraint benchmark circuit (bench/witness/poseidon_chain_2000.circom:
-// 1,034,003 wires, 1102 declared pages), the growth of the process's peak resident memory over a
-// calculation, against the bound: the wasm 102 MB (123 MB); a replay 32 MB (123 MB, the wasm's it
-// may fall back to); the first calculation, recording in line, 200 MB (367 MB, and 117 MB its
-// 2,030,003 nodes asked for); recording beside, 233 MB (491 MB, and the same 117 MB). The bound
-// is loose where the memory is counted at its cap (the stack's 16 MiB, the saved marks); the
-// recording's, taken once per circuit and from spare room only (the daemon), is the loosest.
+// Measured (bench/witness_memory_bench.cpp; docs/witness.md, 'A calculation's memory in the host
+// budget') on the 1M-constraint benchmark circuit, 1,034,003 wires and 1102 declared pages: the
+// wasm's calculation peaked at 105 MB over the process's resident memory before it (bound 123 MB),
+// a replay at 34 MB (123 MB), the first calculation recording in line at 204 MB (367 MB and 117 MB
+// its 2,030,003 nodes asked for), recording beside at 238 MB (491 MB and the same 117 MB).
 //
 // Thread safety: pure functions.
 #pragma once
