@@ -286,10 +286,15 @@ result<any_witness> job_run::witness_from_input(uint32_t q) {
     if (!r) return r.error().with_context("partition " + std::to_string(q));
     room = std::move(r).value();
   }
-  auto w = input_partition_witness(j_->generator, path, q, j_->key, e_.opt_.witness_time_limit,
-                                   [cancel = j_->cancel] { return cancel.cancelled(); }, room, what);
-  calculations_.give_back(room);
-  return w;
+  // Given back however the calculation ends (an allocation that throws included): a share kept
+  // lent would hold up the job's other partitions.
+  struct give_back_at_exit {
+    calculation_share& share;
+    calculation_room& room;
+    ~give_back_at_exit() { share.give_back(room); }
+  } back{calculations_, room};
+  return input_partition_witness(j_->generator, path, q, j_->key, e_.opt_.witness_time_limit,
+                                 [cancel = j_->cancel] { return cancel.cancelled(); }, room, what);
 }
 
 // The next batch planned now, and its witnesses read while this one proves when the host budget
