@@ -6,6 +6,9 @@
 // XYZZ addition per bucket, ~24 products; msm_reduce.cuh); there are ceil((bits + 1) / c)
 // windows (signed digits need one bit of headroom). The model ignores the sort and memory
 // traffic; it gives c = 20 for 2^24 points on both curves (13 windows).
+//
+// Beside it, G2's measured choice of bucket accumulation (msm.hpp msm_g2_prefers_xyzz), kept in
+// this small unit so that a new measurement recompiles no kernel.
 #include <cstddef>
 
 #include "gpu/msm.hpp"
@@ -24,6 +27,12 @@ unsigned msm_window_bits(std::size_t n, unsigned bits) {
     }
   }
   return best;
+}
+
+// The affine rounds everywhere until the XYZZ runs are measured for G2 (docs/gpu/msm.md, 'XYZZ for G2').
+bool msm_g2_prefers_xyzz(std::size_t count, bool streamed) {
+  (void)count, (void)streamed;
+  return false;
 }
 
 }  // namespace cuzk::gpu
