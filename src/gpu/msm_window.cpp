@@ -20,7 +20,9 @@ unsigned msm_window_bits(std::size_t n, unsigned bits) {
   double best_cost = -1;
   for (unsigned c = 4; c <= 22; ++c) {
     const double windows = (bits + 1 + c - 1) / c;
-    const double cost = windows * (7.0 * static_cast<double>(n) + 24.0 * static_cast<double>(std::size_t{1} << (c - 1)));
+    const double additions = 7.0 * static_cast<double>(n);
+    const double reduction = 24.0 * static_cast<double>(std::size_t{1} << (c - 1));
+    const double cost = windows * (additions + reduction);
     if (best_cost < 0 || cost < best_cost) {
       best_cost = cost;
       best = c;
