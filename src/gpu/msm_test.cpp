@@ -130,21 +130,23 @@ jac_t<G> run_gpu(device_msm<G>& msm, const std::vector<fr_t<G>>& s) {
 
 // Streamed points over the same points and scalars must give `want`, for ranges of `small`
 // points, of n / 3 + 1 and of n (one range), with host and device scalars, with the automatic
-// accumulation and the other one (G1: also the affine rounds, whose range buckets are added into
-// XYZZ ones; G2: also the XYZZ runs carrying bucket sums across ranges); the same for resident
-// points in ranges taking turns (set_resident_range). One run also reports its
-// timings, which must count the ranges.
+// accumulation and the other one (the affine rounds, whose range buckets are added into XYZZ
+// ones, and the XYZZ runs, which carry bucket sums across ranges); the same for resident points
+// in ranges taking turns (set_resident_range). One run also reports its timings, which must
+// count the ranges.
 template <class G>
 void expect_streamed(const std::vector<aff_t<G>>& pts, const std::vector<fr_t<G>>& s, const jac_t<G>& want,
                      std::size_t small = 7) {
   const auto reprs = canonical<G>(s);
   const std::size_t n = pts.size();
-  const bool g1 = std::string(G::name) == "G1";
   auto dev = device_buffer<typename fr_t<G>::repr>::create(std::max<std::size_t>(reprs.size(), 1));
   ASSERT_TRUE(dev.is_ok()) << dev.error().to_string();
   ASSERT_TRUE(dev->copy_from_host(reprs.data(), reprs.size()).is_ok());
   auto check = [&](device_msm<G>& m, const std::string& what) {
-    const msm_accumulation other = g1 ? msm_accumulation::affine : msm_accumulation::xyzz;
+    // The accumulation `automatic` does not resolve to here, so that both paths run whichever
+    // msm_g2_prefers_xyzz picks.
+    const bool auto_affine = device_msm<G>::uses_affine(n, msm_accumulation::automatic, m.streamed());
+    const msm_accumulation other = auto_affine ? msm_accumulation::xyzz : msm_accumulation::affine;
     for (const auto acc : {msm_accumulation::automatic, other}) {
       m.set_accumulation(acc);
       const std::string label = what + (acc == msm_accumulation::affine ? ", affine"
