@@ -11,12 +11,14 @@
 // data_dir is made immutable, as a read-only file system refuses writes (Linux refuses to remount
 // read-only under files open for writing; engine_store_failure_test.cpp says more). Meanwhile an await
 // that runs out of time is answered UNAVAILABLE, never an end, the request id submitted again returns
-// the job, and the daemon answers /healthz and its status. Write access and room come back: the await
-// under way returns the job DONE with 10 proofs, each verified by cuzk and by snarkjs's library
-// (tests/cluster/verify_proofs.js, where tools/node/node_modules has snarkjs), the request id returns
-// the same job again, and after a kill -9 and a start on the same data_dir the job is DONE with the
-// same proofs (bytes: not proved again); its witnesses have left the spool. Root only (a loop mount,
-// chattr), as CI runs; skipped elsewhere with the reason.
+// the job, a new request is refused UNAVAILABLE (docs/HARDENING.md, finding 31: the spool on that disk
+// had answered FAILED_PRECONDITION), and the daemon answers /healthz and its status. Write access and
+// room come back: the await under way returns the job DONE with 10 proofs, each verified by cuzk and
+// by snarkjs's library (tests/cluster/verify_proofs.js, where tools/node/node_modules has snarkjs),
+// the request id returns the same job again, the request refused meanwhile is proved when sent again,
+// and after a kill -9 and a start on the same data_dir the job is DONE with the same proofs (bytes:
+// not proved again); its witnesses have left the spool. Root only (a loop mount, chattr), as CI runs;
+// skipped elsewhere with the reason.
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <signal.h>
@@ -93,13 +95,12 @@ struct small_file_system {
 // client of its socket.
 struct sqlite_daemon {
   std::string config, log, sock;
-  int http_port = 0;
+  int http_port = 0, starts = 0;
   pid_t pid = -1;
   std::unique_ptr<v1::ProvingEngine::Stub> stub;
 
   sqlite_daemon(const std::string& root, const std::string& data) {
     config = root + "/cuzk.toml";
-    log = root + "/daemon.log";
     // Off the small file system: a Unix socket made immutable refuses connect(), and the socket
     // is not what is under test.
     sock = root + "/d.sock";
@@ -120,14 +121,21 @@ struct sqlite_daemon {
   sqlite_daemon& operator=(const sqlite_daemon&) = delete;
 
   bool start() {
+    // Each start's log a file of its own: a start truncates the file it writes.
+    log = fs::path(config).parent_path().string() + "/daemon-" + std::to_string(++starts) + ".log";
     pid = start_daemon(config, log);
     auto ch = connect(sock, "");
     stub = make_stub(ch);
     return ch->WaitForConnected(std::chrono::system_clock::now() + 20s);
   }
   void kill9() { test::kill9(pid); }
-  // Whether the process is still there (not exited, not killed by a signal).
-  bool alive() const { return pid > 0 && ::waitpid(pid, nullptr, WNOHANG) == 0; }
+  // Whether the process is still there (not exited, not killed by a signal); a child that ended is
+  // left unreaped (WNOWAIT), for kill9() to reap.
+  bool alive() const {
+    siginfo_t info{};
+    return pid > 0 && ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+           info.si_pid == 0;
+  }
   std::pair<int, std::string> cli(const std::string& verb_and_args) const {
     return run_command(std::string(CUZK_BIN) + " " + verb_and_args + " --socket " + sock);
   }
@@ -161,6 +169,9 @@ struct sqlite_daemon {
     return -1;
   }
 };
+
+// The first line a `cuzk` verb printed.
+std::string first_line(const std::string& out) { return out.substr(0, out.find('\n')); }
 
 std::string describe(const grpc::Status& s, const v1::ProofResult& r) {
   return "code " + std::to_string(s.error_code()) + " \"" + s.error_message() + "\", state " +
@@ -218,6 +229,15 @@ TEST(daemon_store_faults, a_full_then_read_only_data_dir_loses_no_proof_of_a_job
   sqlite_daemon d(root, disk.at + "/data");
   ASSERT_TRUE(d.start()) << "the daemon did not come up: " << read_file(d.log);
   const std::string submit = "submit -c mul --request-id full-then-read-only-1" + witnesses;
+  // Another request, submitted while the faults last: refused as a fault that passes
+  // (docs/cluster.md, "When the database is out of reach": submits are answered UNAVAILABLE), and
+  // proved once it is submitted again afterwards.
+  const std::string other = "submit -c mul --request-id during-the-faults-1" + witnesses;
+  auto expect_refused_for_now = [&](const char* when) {
+    const auto [orc, oout] = d.cli(other);
+    EXPECT_EQ(orc, 1) << when << ": " << oout;
+    EXPECT_NE(oout.find("daemon: unavailable: "), std::string::npos) << when << ": " << oout;
+  };
 
   // Submitted (the witnesses' bytes, spooled on the small disk), and held in flight.
   auto [rc, out] = d.cli(submit);
@@ -250,14 +270,16 @@ TEST(daemon_store_faults, a_full_then_read_only_data_dir_loses_no_proof_of_a_job
   // The request id is not burnt: the same request again is the same job.
   auto again = d.cli(submit);
   EXPECT_EQ(again.first, 0) << again.second;
-  EXPECT_EQ(again.second.substr(0, again.second.find('\n')), std::to_string(id));
+  EXPECT_EQ(first_line(again.second), std::to_string(id));
+  expect_refused_for_now("the disk full");
 
   // Read-only too: the retries meet another fault that passes.
   ASSERT_TRUE(disk.immutable(true));
   EXPECT_TRUE(awaits_are_told_to_wait_until(d, id, "disk I/O error"));  // the write refused (EPERM)
   again = d.cli(submit);
   EXPECT_EQ(again.first, 0) << again.second;
-  EXPECT_EQ(again.second.substr(0, again.second.find('\n')), std::to_string(id));
+  EXPECT_EQ(first_line(again.second), std::to_string(id));
+  expect_refused_for_now("the disk full and read-only");
 
   // Write access back, then the room: the job ends DONE.
   ASSERT_TRUE(disk.immutable(false));
@@ -282,10 +304,19 @@ TEST(daemon_store_faults, a_full_then_read_only_data_dir_loses_no_proof_of_a_job
   }
   again = d.cli(submit);
   EXPECT_EQ(again.first, 0) << again.second;
-  EXPECT_EQ(again.second.substr(0, again.second.find('\n')), std::to_string(id));
+  EXPECT_EQ(first_line(again.second), std::to_string(id));
   v1::ProofResult after;
   EXPECT_TRUE(d.await(id, 5000, after).ok());
   EXPECT_EQ(after.state(), v1::DONE);
+  // The request refused meanwhile is a new job now (its request id was not taken by the refusals).
+  const auto [orc, oout] = d.cli(other);
+  ASSERT_EQ(orc, 0) << oout;
+  const uint64_t other_id = std::stoull(oout);
+  EXPECT_NE(other_id, id);
+  v1::ProofResult other_end;
+  const grpc::Status os = d.await(other_id, 20000, other_end);
+  EXPECT_TRUE(os.ok() && other_end.state() == v1::DONE && other_end.proofs_size() == partitions)
+      << describe(os, other_end);
 
   // Its witnesses leave the spool with it.
   std::vector<std::string> left;
@@ -308,7 +339,7 @@ TEST(daemon_store_faults, a_full_then_read_only_data_dir_loses_no_proof_of_a_job
   for (int k = 0; k < partitions; ++k)
     EXPECT_EQ(restarted.proofs(k).proof_json(), r.proofs(k).proof_json()) << "partition " << k;
   again = d.cli(submit);
-  EXPECT_EQ(again.second.substr(0, again.second.find('\n')), std::to_string(id)) << again.second;
+  EXPECT_EQ(first_line(again.second), std::to_string(id)) << again.second;
 
   std::string snarkjs_said = "snarkjs not installed (cd tools/node && npm ci): its check skipped";
   if (fs::exists(snarkjs + "/package.json")) {
@@ -321,7 +352,10 @@ TEST(daemon_store_faults, a_full_then_read_only_data_dir_loses_no_proof_of_a_job
   std::cout << "[ store faults ] held at partition " << held_at << "; stored " << stored_after
             << " s after the room came back (the retry wait doubles up to 8 s); " << snarkjs_said << "; "
             << std::chrono::duration<double>(steady::now() - t0).count() << " s in all\n";
-  if (HasFailure()) std::cout << "[ store faults ] the daemon's log:\n" << read_file(d.log);
+  if (HasFailure())
+    for (int k = 1; k <= d.starts; ++k)
+      std::cout << "[ store faults ] the daemon's log, start " << k << ":\n"
+                << read_file(root + "/daemon-" + std::to_string(k) + ".log");
   d.kill9();
 }
 
