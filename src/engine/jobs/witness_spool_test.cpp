@@ -91,7 +91,7 @@ TEST(witness_spool, a_full_file_system_is_a_fault_that_passes) {
     GTEST_SKIP() << "cannot mount a tmpfs here (a container without CAP_SYS_ADMIN?)";
   struct unmount {
     std::string at;
-    ~unmount() { (void)std::system(("umount -l " + at).c_str()); }
+    ~unmount() { (void)std::system(("umount -l " + at + " && rmdir " + at).c_str()); }
   } guard{mnt};
   auto spool = witness_spool::open(mnt + "/spool").value();
   const auto begun = spool.begin().value();  // an empty file takes no room
