@@ -496,6 +496,11 @@ TEST(engine_store_failure, a_full_then_read_only_file_system_under_store_and_spo
   EXPECT_FALSE(is_terminal(eng->get(id).value().state));
   // The last refusal is the write refused (SQLite's IOERR), not the full disk any more.
   EXPECT_NE(r.error().message().find("I/O error"), std::string::npos) << r.error().to_string();
+  // A new job meanwhile is refused as a fault that passes too: its witness cannot be spooled
+  // (EPERM), which is the daemon's disk, not the caller's request (docs/HARDENING.md, finding 31).
+  auto refused = eng->submit(request("small"));
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_EQ(refused.error().code(), errc::unavailable) << refused.error().to_string();
 
   // Write access back, then the room: the outcome is stored, all ten proofs.
   ASSERT_TRUE(immutable(false));
