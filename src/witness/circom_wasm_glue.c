@@ -26,7 +26,7 @@
 #define CUZK_EXPORT __attribute__((visibility("default")))
 
 /* The glue's interface version: circom_wasm.cpp refuses an object built from another one. */
-#define CUZK_WITNESS_GLUE_VERSION 4
+#define CUZK_WITNESS_GLUE_VERSION 5
 
 /* A growable text buffer, always NUL-terminated. */
 typedef struct {
