@@ -58,6 +58,8 @@ class recorder final : public graph_recorder {
 
   cuzk_trace* trace() noexcept override { return &trace_.c; }
 
+  bool may_finish() const noexcept override { return failure_.empty() && !trace_.c.followed_load; }
+
   result<witness_graph> finish() override {
     assign_pending_input();
     if (!failure_.empty()) return status(errc::failed_precondition, failure_);

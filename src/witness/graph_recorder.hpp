@@ -50,6 +50,9 @@ class graph_recorder {
   // What to hand the glue (cuzk_witness_trace).
   virtual cuzk_trace* trace() noexcept = 0;
 
+  // False once the trace has failed: finish() will give no graph.
+  virtual bool may_finish() const noexcept = 0;
+
   // After the calculation succeeded: its graph, or failed_precondition with why there is none.
   virtual result<witness_graph> finish() = 0;
 };
