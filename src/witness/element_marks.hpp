@@ -11,8 +11,8 @@
 //     themselves, circom_wasm_glue_abi.h), else 1 + k for granule k of a followed element;
 //   - a node slot per 8 granules (32 bytes; 512 MiB reserved): the followed node of the element
 //     whose granule 0 lies in those 8, and which of the 8 it is.
-// That is 1.125 bytes per 4 bytes of memory where a u32 per granule took 4: the 72 MB the benchmark
-// circuit's calculation touches cost 20 MB of marks, not 72 (docs/witness.md, 'Peak memory of the
+// That is 1.5 bytes per 4 bytes of memory where a u32 per granule took 4: the 72 MB the benchmark
+// circuit's calculation touches cost 27 MB of marks, not 72 (docs/witness.md, 'Peak memory of the
 // recording').
 //
 // One slot for 8 granules suffices because a field element spans more than 8 (40 bytes for BN254,
@@ -46,8 +46,9 @@ class element_marks {
   // Nodes are 29 bits: the slot's other 3 say which of its granules is the element's granule 0.
   static constexpr uint32_t max_node = (uint32_t{1} << 29) - 1;
 
-  // `element_granules`: 4-byte granules of one field element, more than `slot_granules` and less
-  // than `stored`. Throws std::bad_alloc where the address space cannot be reserved.
+  // `element_granules`: 4-byte granules of one field element, more than `slot_granules` and at
+  // most 16 (the 40 bytes of a BN254 element, the 56 of a BLS12-381 one). Throws std::bad_alloc
+  // where the address space cannot be reserved.
   explicit element_marks(uint32_t element_granules);
   ~element_marks();
   element_marks(const element_marks&) = delete;
@@ -71,19 +72,24 @@ class element_marks {
   void set_stored(uint32_t g) noexcept;
 
   // The marks of `granules` granules from g, to put back (after a copy: elsewhere) with restore.
+  // Most copies are of one element, whole or constant (circom's Fr_copy, tens of millions in a
+  // large circuit): those keep only that, the rest every state.
   struct snapshot {
-    std::vector<uint8_t> states;
-    std::vector<std::pair<uint32_t, uint32_t>> firsts;  // (granule within, node) of each granule 0
+    uint32_t granules = 0;
+    enum class shape : uint8_t { whole, constant, any } form = shape::any;
+    uint32_t node = 0;  // whole
+    std::vector<uint8_t> states;                        // any
+    std::vector<std::pair<uint32_t, uint32_t>> firsts;  // any: (granule within, node) of each granule 0
   };
   void save(uint32_t g, uint32_t granules, snapshot& s) const;
   void restore(uint32_t g, const snapshot& s) noexcept;
-  // Whether the marks from g are the snapshot's.
-  bool same(uint32_t g, const snapshot& s) const noexcept;
 
  private:
   uint8_t* states_ = nullptr;
   uint32_t* slots_ = nullptr;
   uint32_t n_;
+  // The states of a whole element, 1, 2, .., n, and the mask of its last n - 8, as two words.
+  uint64_t whole_low_ = 0, whole_high_ = 0, high_mask_ = 0;
 };
 
 }  // namespace cuzk::witness

@@ -84,7 +84,7 @@ class recorder final : public graph_recorder {
   struct operand {
     value_ref ref = unset;  // unset: a constant whose value is not needed
     bool constant = false;
-    element_marks::snapshot marks;  // as they were before the call
+    element_marks::reading marks{};  // as it was before the call
     std::array<uint8_t, E::size> bytes{};
   };
 
@@ -131,9 +131,8 @@ class recorder final : public graph_recorder {
       fail("a field element at a misaligned or out-of-bounds address (" + std::to_string(at) + ")");
       return false;
     }
-    marks_->save(granule(at), granules, o.marks);
     std::memcpy(o.bytes.data(), b, E::size);
-    const element_marks::reading r = marks_->read(granule(at));
+    const element_marks::reading r = o.marks = marks_->read(granule(at));
     if (r.what == element_marks::holds::constant) {
       o.constant = true;
       o.ref = unset;
@@ -305,9 +304,16 @@ class recorder final : public graph_recorder {
   // A field function may change an operand's representation in place (the wasm's own code does,
   // through its stores); where its value is the same, it is still the followed value.
   void keep_unchanged(uint32_t at, const operand& o, uint32_t result_at) {
-    if (at == result_at || marks_->same(granule(at), o.marks)) return;
+    if (at == result_at) return;
+    const element_marks::reading now = marks_->read(granule(at));
+    if (now.what == o.marks.what && now.node == o.marks.node) return;
     const uint8_t* b = bytes(at);
-    if (b && E::load(b) == E::load(o.bytes.data())) marks_->restore(granule(at), o.marks);
+    if (!b || !(E::load(b) == E::load(o.bytes.data()))) return;
+    if (o.constant) {
+      marks_->set_constant(granule(at));
+    } else {
+      marks_->follow(granule(at), o.marks.node);
+    }
   }
 
   void save_marks(uint32_t from, uint32_t count) {
@@ -317,7 +323,7 @@ class recorder final : public graph_recorder {
   // The saved marks, as they were before the call, at `to` (a copy moves the marks with the bytes).
   void restore_marks(uint32_t to, uint32_t count) {
     if (!inside(to, count)) return fail("a copy to a misaligned or out-of-bounds address (" + std::to_string(to) + ")");
-    if (saved_.states.size() != std::size_t{count} * granules) return fail("a copy's count changed");
+    if (saved_.granules != std::size_t{count} * granules) return fail("a copy's count changed");
     marks_->restore(granule(to), saved_);
   }
 
