@@ -3,6 +3,7 @@
 #include "witness/circom_wasm.hpp"
 
 #include <dlfcn.h>
+#include <malloc.h>
 #include <xxhash.h>
 
 #include <condition_variable>
@@ -545,6 +546,10 @@ result<calculated_witness> witness_generator::calculate_by_wasm(std::span<const 
     end.open = false;
     result<witness_graph> g = recorder->finish();
     recorder.reset();  // its nodes: the graph holds what the replay needs
+    // The nodes (24 MB of small blocks for the benchmark circuit) and the making of the program
+    // were in the heap, whose free pages glibc gives back only past a threshold that an earlier
+    // large free raises (the compile before a first calculation): given back before the witness.
+    ::malloc_trim(0);
     if (!g) {
       recorded(std::move(g));
       return calculate_by_wasm(inputs, input_source, limits, false);  // rare: a wire never read
