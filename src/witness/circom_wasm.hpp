@@ -76,6 +76,9 @@ struct calculation_limits {
   // of the generator's from a copy of these inputs, while this one runs the wasm at its own speed
   // (the daemon: no job waits for a recording).
   enum class recording { in_line, beside } graph_recording = recording::in_line;
+  // For tests: given the witness a recording's graph replayed, before it is checked against the
+  // wasm's (to damage it, as a wrong graph would).
+  std::function<void(std::span<uint32_t>)> replay_of_recording;
 };
 
 // Where a generator stands with its witness graph (witness_graph.hpp).
