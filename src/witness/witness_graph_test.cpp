@@ -64,6 +64,13 @@ class WitnessGraph : public ::testing::TestWithParam<const char*> {
     return g ? *g : nullptr;
   }
 
+  // The circuit's bundled input (tests/data/witness/circuits/<circuit>.input.json), parsed for g.
+  result<std::vector<input_signal>> bundled_inputs(const witness_generator& g, const std::string& circuit) {
+    auto json = formats::read_text_file(data_dir + "/circuits/" + circuit + ".input.json");
+    if (!json) return json.error();
+    return parse_circom_input(*json, "input.json", g.prime());
+  }
+
   result<calculated_witness> calculate(const witness_generator& g, const std::string& json, bool graph = true) {
     auto inputs = parse_circom_input(json, "input.json", g.prime());
     if (!inputs) return inputs.error();
@@ -153,10 +160,8 @@ TEST_P(WitnessGraph, TheFirstCalculationRecordsItAndItIsSnarkjsBytes) {
 TEST_P(WitnessGraph, ARecordingWhoseReplayIsNotTheWasmsWitnessIsRefused) {
   auto g = load("graph_ops");
   ASSERT_TRUE(g);
-  auto json = formats::read_text_file(data_dir + "/circuits/graph_ops.input.json");
-  ASSERT_TRUE(json.is_ok());
-  auto inputs = parse_circom_input(*json, "input.json", g->prime());
-  ASSERT_TRUE(inputs.is_ok());
+  auto inputs = bundled_inputs(*g, "graph_ops");
+  ASSERT_TRUE(inputs.is_ok()) << inputs.error().message();
   calculation_limits limits;
   int replays = 0;
   limits.replay_of_recording = [&](std::span<uint32_t> words) {
@@ -324,10 +329,8 @@ TEST_P(WitnessGraph, NeverEndingCodeReplaysWhereItEndedAndStopsAtItsLimitElsewhe
 TEST_P(WitnessGraph, ARecordingBesideTheCalculationLeavesItAtTheWasmsPace) {
   auto g = load("matrix");
   ASSERT_TRUE(g);
-  auto json = formats::read_text_file(data_dir + "/circuits/matrix.input.json");
-  ASSERT_TRUE(json.is_ok());
-  auto inputs = parse_circom_input(*json, "input.json", g->prime());
-  ASSERT_TRUE(inputs.is_ok());
+  auto inputs = bundled_inputs(*g, "matrix");
+  ASSERT_TRUE(inputs.is_ok()) << inputs.error().message();
   calculation_limits limits;
   limits.graph_recording = calculation_limits::recording::beside;
   auto first = g->calculate(*inputs, "input.json", limits);
