@@ -10,7 +10,8 @@
 #     cache, the first calculation recording a witness graph beside it, later ones replaying it.
 #
 # Measured: wall time, CPU time (user + system) and peak resident memory of each whole command
-# (process start, reading, computing, writing the 33 MB .wtns). cuzk's first run on an empty cache
+# (process start, reading, computing, writing the 33 MB .wtns). The peak of cuzk's first run is its
+# C compiler's (a child process); cuzk's own process's peak, which `cuzk -v` prints, is given too. cuzk's first run on an empty cache
 # (compile + graph recording) once, with its steps as `cuzk -v` prints them; then --reps rounds,
 # after one that is not counted, in which the three commands run one after another, cuzk between
 # the other two (the order reversed every round), so that background load hits neighbours alike
@@ -101,7 +102,8 @@ steps() {
     grep -v '^total ' | awk '{ t = $(NF - 1); $(NF - 1) = sprintf("%.2f", t); print }' | paste -sd ';' | sed 's/;/; /g'
 }
 first_steps=$(steps)
-echo "cuzk, empty cache: ${first_s} s, ${first_kb} KB, cpu ${first_cpu} s ($first_steps)"
+first_own_mb=$(sed -nE 's/^ +peak memory \(this process\) +([0-9.]+) MB$/\1/p' "$WORK/out.log")
+echo "cuzk, empty cache: ${first_s} s, ${first_kb} KB (cuzk's own process: ${first_own_mb:-?} MB), cpu ${first_cpu} s ($first_steps)"
 compgen -G "$WORK/cache/*.graph" >/dev/null ||
   echo "note: no witness graph in $WORK/cache after the first run: later runs run the compiled wasm" >&2
 r=$(timed "$CUZK" -v "${CUZK_ARGS[@]}" "$WORK/cuzk.wtns")
@@ -166,7 +168,7 @@ fi
 echo "| cuzk wtns calculate, --threads 1, cached (graph replay) | $(median "${cuzk_s[@]}") s | $(range "${cuzk_s[@]}") | $(cpu_median "${cuzk_cpu[@]}") | $(max_mb "${cuzk_kb[@]}") | $(to_cpp cuzk_s) |"
 first_ratio="-"
 [[ -n $cpp_med ]] && first_ratio="$(awk -v x="$first_s" -v y="$cpp_med" 'BEGIN { printf "%.1fx", x / y }') (of the median)"
-echo "| cuzk, first run on an empty cache (one run: $first_steps) | $first_s s | | $first_cpu s | $((first_kb / 1024)) MB | $first_ratio |"
+echo "| cuzk, first run on an empty cache (one run: $first_steps) | $first_s s | | $first_cpu s | $((first_kb / 1024)) MB (the C compiler's; cuzk's own: ${first_own_mb:-?} MB) | $first_ratio |"
 if [[ -z $CPP_MISSING ]]; then
   echo "| building circom's C++ generator (once, $built_on) | circom2 --c $gen_s s + make $make_s s | | | $((gen_kb / 1024)) MB, $((make_kb / 1024)) MB | |"
 fi

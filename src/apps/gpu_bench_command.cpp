@@ -85,7 +85,7 @@ void gpu_bench_command::add_to(CLI::App& bench) {
   msm->add_option("--group", group, "g1 or g2")->capture_default_str()->transform(one_of(group_names));
   msm->add_option(
          "--accumulation", accumulations,
-         "bucket accumulation, auto|affine|xyzz[,...] (default auto; xyzz falls back to affine in G2)")
+         "bucket accumulation, auto|affine|xyzz[,...] (default auto)")
       ->delimiter(',')
       ->transform(one_of(accumulation_names));
   msm->add_option("--chunks", msm_opts.chunks,

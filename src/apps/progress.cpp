@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 #include "apps/progress.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <condition_variable>
@@ -87,6 +88,9 @@ void step_reporter::finish() const {
   if (!verbose_) return;
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   std::fprintf(stderr, "  %-*s %9.3f s\n", label_width, "total", s);
+  rusage self{};
+  if (::getrusage(RUSAGE_SELF, &self) == 0)
+    std::fprintf(stderr, "  %-*s %9.1f MB\n", label_width, "peak memory (this process)", static_cast<double>(self.ru_maxrss) / 1024);
 }
 
 }  // namespace cuzk::apps

@@ -51,7 +51,9 @@ class step_reporter {
   // A phase timed elsewhere, printed when verbose (indented one more level with `sub`).
   void phase(const std::string& label, double seconds, bool sub = false) const;
 
-  // "  total  1.234 s" since construction, when verbose.
+  // "  total  1.234 s" since construction, then the process's peak resident memory ("peak memory
+  // (this process)  155.8 MB", its own: not a child's, such as the C compiler of a witness
+  // generator's first compile), when verbose.
   void finish() const;
 
   // Is stderr a terminal that can redraw a line?

@@ -374,6 +374,36 @@ TEST(engine_store_failure, a_damaged_or_foreign_parked_result_is_refused_and_the
   EXPECT_EQ(f.proved.load(), 3);  // each proved again
 }
 
+// Writes one file under `dir` until the file system under it is full (the write that meets ENOSPC
+// ends the loop); its path, so that removing it makes the room back.
+std::string fill_file_system(const std::string& dir) {
+  const std::string filler = dir + "/filler";
+  std::ofstream out(filler, std::ios::binary);
+  const std::vector<char> block(4096, 'x');
+  while (out.write(block.data(), block.size())) {
+  }
+  return filler;
+}
+
+// Fills the file system under `mnt` while the job is held at the backend, then lets the job end.
+// Its waiter must hear of a fault that passes (unavailable, "full"), never of an ending. Returns
+// the filler's path.
+std::string end_the_job_on_a_full_file_system(engine& eng, gated_backend& gate, job_id id, const std::string& mnt) {
+  const std::string filler = fill_file_system(mnt);
+  gate.open();
+  // An await whose window passes returns the job's state, not an error; a busy machine may take
+  // longer than one window to prove the ten partitions, so wait in short windows for the refusal.
+  const auto until = std::chrono::steady_clock::now() + 20s;
+  auto r = eng.await(id, 250ms);
+  while (r.is_ok() && !is_terminal(r->state) && std::chrono::steady_clock::now() < until) r = eng.await(id, 250ms);
+  EXPECT_FALSE(r.is_ok()) << job_state_name(r->state) << " " << r->error.to_string();
+  if (!r.is_ok()) {
+    EXPECT_EQ(r.error().code(), errc::unavailable) << r.error().to_string();
+    EXPECT_NE(r.error().message().find("full"), std::string::npos) << r.error().to_string();
+  }
+  return filler;
+}
+
 // The real fault: the store on a tmpfs of its own that fills while a 10-partition job proves. The
 // WAL grows at the job's end (no checkpoint has restarted it yet), the write meets ENOSPC and SQLite
 // says SQLITE_FULL; once room is made, the parked result is stored. Needs root (mount).
@@ -393,40 +423,23 @@ TEST(engine_store_failure, a_full_disk_under_the_sqlite_store_holds_the_result_u
   ASSERT_TRUE(opened.is_ok()) << opened.error().to_string();
   std::shared_ptr<job_store> store(std::move(opened).value());
   engine_options o;
-  o.verify_proofs = false;
   o.spool_dir = dir + "/spool";  // the witnesses are not on the full disk: only the store is
-  engine_parts parts;
-  auto gated = std::make_unique<gated_backend>(std::chrono::milliseconds(0), false);
-  gated_backend* gate = gated.get();
-  parts.backend = std::move(gated);
-  parts.store = store;
-  auto eng = engine::create(std::move(o), std::move(parts));
-  ASSERT_TRUE(eng.is_ok()) << eng.error().to_string();
-  ASSERT_TRUE((*eng)->register_circuit("small", small_zkey).is_ok());
-  const job_id id = (*eng)->submit(request("small", 10)).value();
+  gated_engine g(std::move(o), std::make_unique<gated_backend>(std::chrono::milliseconds(0), false), store);
+  ASSERT_TRUE(g.eng);
+  auto& eng = g.eng;
+  gated_backend* gate = g.backend;
+  ASSERT_TRUE(eng->register_circuit("small", small_zkey).is_ok());
+  const job_id id = eng->submit(request("small", 10)).value();
   ASSERT_TRUE(gate->wait_calls(1));
 
-  // Fill the file system, then let the job end.
-  const std::string filler = mnt + "/filler";
-  {
-    std::ofstream out(filler, std::ios::binary);
-    const std::vector<char> block(4096, 'x');
-    while (out.write(block.data(), block.size())) {
-    }
-  }
-  gate->open();
-  auto r = (*eng)->await(id, 1500ms);
-  ASSERT_FALSE(r.is_ok()) << job_state_name(r->state) << " " << r->error.to_string();
-  EXPECT_EQ(r.error().code(), errc::unavailable) << r.error().to_string();
-  EXPECT_NE(r.error().message().find("full"), std::string::npos) << r.error().to_string();
-
+  const std::string filler = end_the_job_on_a_full_file_system(*eng, *gate, id, mnt);
   std::filesystem::remove(filler);
-  r = (*eng)->await(id, 20s);
+  auto r = eng->await(id, 20s);
   ASSERT_TRUE(r.is_ok()) << r.error().to_string();
   EXPECT_EQ(r->state, job_state::done) << r->error.to_string();
   EXPECT_EQ(r->proofs.size(), 10u);
   EXPECT_EQ(store->get(id).value()->info.state, job_state::done);
-  (*eng)->drain(std::chrono::seconds(5));
+  eng->drain(std::chrono::seconds(5));
 }
 
 // docs/HARDENING.md, finding 24: the real SQLite store and the spool on one small file system, a
@@ -463,61 +476,57 @@ TEST(engine_store_failure, a_full_then_read_only_file_system_under_store_and_spo
   ASSERT_TRUE(opened.is_ok()) << opened.error().to_string();
   std::shared_ptr<job_store> store(std::move(opened).value());
   engine_options o;
-  o.verify_proofs = false;
   o.spool_dir = mnt + "/spool";
-  engine_parts parts;
-  auto gated = std::make_unique<gated_backend>(std::chrono::milliseconds(0), false);
-  gated_backend* gate = gated.get();
-  parts.backend = std::move(gated);
-  parts.store = store;
-  auto eng = engine::create(std::move(o), std::move(parts));
-  ASSERT_TRUE(eng.is_ok()) << eng.error().to_string();
-  ASSERT_TRUE((*eng)->register_circuit("small", small_zkey).is_ok());
+  gated_engine g(std::move(o), std::make_unique<gated_backend>(std::chrono::milliseconds(0), false), store);
+  ASSERT_TRUE(g.eng);
+  auto& eng = g.eng;
+  gated_backend* gate = g.backend;
+  ASSERT_TRUE(eng->register_circuit("small", small_zkey).is_ok());
   auto req = request("small", 10);
   req.request_id = "full-then-ro-1";
-  const job_id id = (*eng)->submit(req).value();
+  const job_id id = eng->submit(req).value();
   ASSERT_TRUE(gate->wait_calls(1));
 
-  const std::string filler = mnt + "/filler";
-  {
-    std::ofstream out(filler, std::ios::binary);
-    const std::vector<char> block(4096, 'x');
-    while (out.write(block.data(), block.size())) {
-    }
-  }
-  gate->open();
-  auto r = (*eng)->await(id, 1500ms);
-  ASSERT_FALSE(r.is_ok()) << job_state_name(r->state) << " " << r->error.to_string();
-  EXPECT_EQ(r.error().code(), errc::unavailable) << r.error().to_string();
-  EXPECT_NE(r.error().message().find("full"), std::string::npos) << r.error().to_string();
+  const std::string filler = end_the_job_on_a_full_file_system(*eng, *gate, id, mnt);
   const std::string parked = witness_spool::open(mnt + "/spool").value().result_path(id);
   EXPECT_FALSE(std::filesystem::exists(parked));  // no room for it: held in memory
 
   // Read-only while still full: the retries meet another fault that passes, and the job waits on.
   ASSERT_TRUE(immutable(true));
   std::this_thread::sleep_for(1500ms);  // several retries (250 ms, doubling)
-  r = (*eng)->await(id, 100ms);
+  auto r = eng->await(id, 100ms);
+  // The retries' timing follows the machine's load: give the next one time to meet the new fault.
+  for (const auto until = std::chrono::steady_clock::now() + 20s;
+       !r.is_ok() && r.error().message().find("I/O error") == std::string::npos &&
+       std::chrono::steady_clock::now() < until;
+       std::this_thread::sleep_for(250ms))
+    r = eng->await(id, 100ms);
   ASSERT_FALSE(r.is_ok()) << job_state_name(r->state) << " " << r->error.to_string();
   EXPECT_EQ(r.error().code(), errc::unavailable) << r.error().to_string();
-  EXPECT_FALSE(is_terminal((*eng)->get(id).value().state));
+  EXPECT_FALSE(is_terminal(eng->get(id).value().state));
   // The last refusal is the write refused (SQLite's IOERR), not the full disk any more.
   EXPECT_NE(r.error().message().find("I/O error"), std::string::npos) << r.error().to_string();
+  // A new job meanwhile is refused as a fault that passes too: its witness cannot be spooled
+  // (EPERM), which is the daemon's disk, not the caller's request (docs/HARDENING.md, finding 31).
+  auto refused = eng->submit(request("small"));
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_EQ(refused.error().code(), errc::unavailable) << refused.error().to_string();
 
   // Write access back, then the room: the outcome is stored, all ten proofs.
   ASSERT_TRUE(immutable(false));
   std::this_thread::sleep_for(500ms);
-  r = (*eng)->await(id, 100ms);
+  r = eng->await(id, 100ms);
   EXPECT_FALSE(r.is_ok()) << "stored before there was room";
   std::filesystem::remove(filler);
-  r = (*eng)->await(id, 20s);
+  r = eng->await(id, 20s);
   ASSERT_TRUE(r.is_ok()) << r.error().to_string();
   EXPECT_EQ(r->state, job_state::done) << r->error.to_string();
   EXPECT_EQ(r->proofs.size(), 10u);
   EXPECT_EQ(store->get(id).value()->info.state, job_state::done);
   EXPECT_EQ(store->get(id).value()->info.proofs.size(), 10u);
-  EXPECT_EQ((*eng)->submit(req).value(), id);
+  EXPECT_EQ(eng->submit(req).value(), id);
   EXPECT_EQ(gate->calls.load(), 10);  // proved once
-  (*eng)->drain(std::chrono::seconds(5));
+  eng->drain(std::chrono::seconds(5));
 }
 
 }  // namespace

@@ -214,11 +214,16 @@ result<std::string> read_file_head(const std::string& path, std::size_t n) {
 }
 
 status write_file_atomically(const std::string& path, std::string_view content, flush_to_disk flush) {
+  return write_file_atomically(path, std::span<const std::string_view>(&content, 1), flush);
+}
+
+status write_file_atomically(const std::string& path, std::span<const std::string_view> parts, flush_to_disk flush) {
   std::string tmp = path + ".tmp.XXXXXX";
   const int fd = ::mkstemp(tmp.data());
   if (fd < 0) return sys_error(tmp, "cannot create");
-  const bool ok = ::fchmod(fd, 0644) == 0 && write_all(fd, content.data(), content.size()) &&
-                  (flush == flush_to_disk::no || ::fsync(fd) == 0);
+  bool ok = ::fchmod(fd, 0644) == 0;
+  for (std::size_t i = 0; ok && i < parts.size(); ++i) ok = write_all(fd, parts[i].data(), parts[i].size());
+  ok = ok && (flush == flush_to_disk::no || ::fsync(fd) == 0);
   const status s = ok ? status::ok() : sys_error(tmp, "write failed");
   ::close(fd);
   if (!s) {

@@ -76,5 +76,9 @@ enum class flush_to_disk : bool { no, yes };
 // temporary is removed and `path` is left as it was. The new file gets mode 0644 (mkstemp's 0600
 // would hide a proof from the user's other tools).
 status write_file_atomically(const std::string& path, std::string_view content, flush_to_disk flush = flush_to_disk::yes);
+// The same with the content in parts, written one after another: a file made of large arrays needs
+// no copy of them joined (the witness graph's 49 MB program, which a joined copy held twice).
+status write_file_atomically(const std::string& path, std::span<const std::string_view> parts,
+                             flush_to_disk flush = flush_to_disk::yes);
 
 }  // namespace cuzk::formats

@@ -104,5 +104,24 @@ TEST(file_io, read_file_head_reads_at_most_n_bytes) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(file_io, an_atomic_write_in_parts_is_the_parts_in_order) {
+  const std::string d = temp_dir("parts");
+  const std::string path = d + "/out";
+  const std::vector<uint8_t> big = pattern(3 * 4096 + 5);
+  const std::string_view parts[] = {"head", "", {reinterpret_cast<const char*>(big.data()), big.size()}, "tail"};
+  ASSERT_TRUE(write_file_atomically(path, parts).is_ok());
+  std::string want = "head";
+  want.append(reinterpret_cast<const char*>(big.data()), big.size());
+  want += "tail";
+  auto got = read_text_file(path, want.size() + 1, "test file");
+  ASSERT_TRUE(got.is_ok()) << got.error().message();
+  EXPECT_EQ(*got, want);
+  // No parts: an empty file, in place of the old one.
+  ASSERT_TRUE(write_file_atomically(path, std::span<const std::string_view>{}, flush_to_disk::no).is_ok());
+  EXPECT_EQ(std::filesystem::file_size(path), 0u);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(d), {}), 1);  // no temporary left
+  std::filesystem::remove_all(d);
+}
+
 }  // namespace
 }  // namespace cuzk::formats

@@ -226,13 +226,14 @@ result<device_msm<Group>> device_msm<Group>::create_streamed(const affine* host_
 }
 
 template <class Group>
-bool device_msm<Group>::uses_affine(std::size_t count, msm_accumulation a) {
+bool device_msm<Group>::uses_affine(std::size_t count, msm_accumulation a, bool streamed) {
   constexpr bool g1 = std::is_same_v<typename Group::field, typename Group::curve::fq>;
-  if (!g1) return true;
+  // An explicit choice holds for both groups (the XYZZ kernels are templates over the field).
   if (a != msm_accumulation::automatic) return a == msm_accumulation::affine;
   // H200 (docs/gpu/msm.md): with its work items sorted by length, XYZZ is faster for G1 of both curves at
-  // every size measured (2^16 to 2^24); the affine rounds stay for G2 and for comparison.
-  (void)count;
+  // every size measured (2^16 to 2^24). G2's choice is a plain function, so that the measured rule
+  // lives in one small unit (msm_window.cpp) rather than in the four kernel units.
+  if (!g1) return !msm_g2_prefers_xyzz(count, streamed);
   return false;
 }
 
@@ -252,7 +253,7 @@ result<typename device_msm<Group>::run_shape> device_msm<Group>::shape_of(const 
   const unsigned bits = Group::scalar::bits;
   sh.on_device = in.on_device;
   sh.stream_points = in.streamed;
-  sh.affine_path = uses_affine(count, in.accumulation);
+  sh.affine_path = uses_affine(count, in.accumulation, in.streamed);
   // Ranges "in turns": fixed ranges that take turns on two slices of the scratch, for streamed
   // points, and for resident ones too many to index all their digits with 32 bits (BN254 at
   // 2^28). G2 ranges reduce their own affine buckets into the run's XYZZ ones, so their window

@@ -8,7 +8,7 @@
 // Pippenger's bucket method with signed c-bit digits (msm.cuh says how each step runs and what
 // it costs): digits -> radix sort by (window, bucket) -> bucket accumulation by rounds of pairwise
 // affine additions with batched inversions (msm_accumulate.cuh) or by per-thread XYZZ runs
-// (msm_xyzz.cuh, G1), whichever measured faster -> per-window bucket reduction by
+// (msm_xyzz.cuh), whichever measured faster -> per-window bucket reduction by
 // running sums (msm_reduce.cuh) -> the windows combined on the host (a few hundred doublings,
 // cheaper there than a one-thread kernel).
 //
@@ -66,8 +66,8 @@
 namespace cuzk::gpu {
 
 // How buckets are filled (msm.cuh): affine rounds with batched inversions (msm_accumulate.cuh)
-// or per-thread XYZZ runs (msm_xyzz.cuh, G1 only); `automatic` picks by group (XYZZ for G1, the
-// affine rounds for G2) from the H200 measurements in docs/gpu/msm.md ('XYZZ work items sorted by length').
+// or per-thread XYZZ runs (msm_xyzz.cuh); `automatic` picks from the H200 measurements in
+// docs/gpu/msm.md: XYZZ for G1 ('XYZZ work items sorted by length'), msm_g2_prefers_xyzz for G2.
 enum class msm_accumulation { automatic, affine, xyzz };
 
 // Where one run's time went (CUDA events; milliseconds), filled when a caller asks for it. With
@@ -94,6 +94,10 @@ struct msm_timing {
 // The window width c the cost model picks for n points and scalars of `bits` bits: it minimises
 // windows * (n additions into buckets + 2^(c-1) bucket reduction steps), msm_window.cpp.
 unsigned msm_window_bits(std::size_t n, unsigned bits);
+
+// Whether G2's `automatic` accumulation is the XYZZ runs rather than the affine rounds, for
+// `count` points, resident or streamed; msm_window.cpp, beside the measurements it follows.
+bool msm_g2_prefers_xyzz(std::size_t count, bool streamed);
 
 // Group is a group description (curves/<curve>_groups.hpp): bn254_g1, bn254_g2, bls12_381_g1,
 // bls12_381_g2.
@@ -141,10 +145,11 @@ class device_msm {
   bool streamed() const noexcept { return streamed_; }
   std::size_t chunk_points() const noexcept { return chunk_points_; }
 
-  // The accumulation later runs use (automatic unless set; xyzz falls back to affine for G2).
+  // The accumulation later runs use (automatic unless set; an explicit choice holds for G2 too).
   void set_accumulation(msm_accumulation a) noexcept { accumulation_ = a; }
-  // What `automatic` resolves to for `count` points.
-  static bool uses_affine(std::size_t count, msm_accumulation a = msm_accumulation::automatic);
+  // Whether `a` resolves to the affine rounds for `count` points, resident or streamed.
+  static bool uses_affine(std::size_t count, msm_accumulation a = msm_accumulation::automatic,
+                          bool streamed = false);
 
   // Point ranges for the XYZZ accumulation (0: by size for host scalars, one for device scalars;
   // msm.cuh chunks_for); ignored by the affine rounds, which always run as one.

@@ -140,62 +140,58 @@ status device_msm<Group>::plan_xyzz(unsigned k, unsigned c, uint32_t slots, cons
 
 // Chunk k's additions into bucket_x_ on `stream`: items, their order by length, the runs (the
 // first range of points from infinity, later ones from the sums already there), merges, scatter.
-// G1 only.
+// Both groups: G2's points and sums are twice G1's words, so each thread needs about twice the
+// registers; the kernel keeps 128 threads per block for both.
 template <class Group>
 status device_msm<Group>::accumulate_xyzz(unsigned k, unsigned c, uint32_t slots, const chunk& ch,
                                           unsigned& rounds, cudaStream_t stream) {
-  if constexpr (!std::is_same_v<typename Group::field, typename Group::curve::fq>) {
-    (void)k, (void)c, (void)slots, (void)ch, (void)rounds, (void)stream;
-    return status(errc::internal, "gpu::device_msm: the XYZZ accumulation is G1 only");
-  } else {
-    using namespace msm_detail;
-    using A = typename device_types<Group>::affine;
-    using X = typename device_types<Group>::xyzz;
-    constexpr unsigned T = 256;
-    // The plan words are in pinned memory once the prep stream passed this chunk's event.
-    CUZK_CUDA_TRY(cudaEventSynchronize(prepped_[k].get()));
-    const uint32_t* plan = plan_host_.data() + 3 * std::size_t{k};
-    const uint32_t items = plan[0] + plan[1];
-    const uint32_t max_parts = plan[2];
-    if (items > ch.items_cap) return status(errc::internal, "gpu::device_msm: work items exceed their bound");
-    if (items == 0) return status::ok();
-    const std::size_t set = std::size_t{ch.slice} * slots;
-    const uint32_t* parts = parts_.data() + set;
-    const uint32_t* offs = offs_.data() + set;
-    const uint32_t* start = start_.data() + set;
-    const uint32_t* end = end_.data() + set;
-    items_kernel<<<grid(slots, T), T, 0, stream>>>(parts, offs, slots, item_slot_.data());
+  using namespace msm_detail;
+  using A = typename device_types<Group>::affine;
+  using X = typename device_types<Group>::xyzz;
+  constexpr unsigned T = 256;
+  // The plan words are in pinned memory once the prep stream passed this chunk's event.
+  CUZK_CUDA_TRY(cudaEventSynchronize(prepped_[k].get()));
+  const uint32_t* plan = plan_host_.data() + 3 * std::size_t{k};
+  const uint32_t items = plan[0] + plan[1];
+  const uint32_t max_parts = plan[2];
+  if (items > ch.items_cap) return status(errc::internal, "gpu::device_msm: work items exceed their bound");
+  if (items == 0) return status::ok();
+  const std::size_t set = std::size_t{ch.slice} * slots;
+  const uint32_t* parts = parts_.data() + set;
+  const uint32_t* offs = offs_.data() + set;
+  const uint32_t* start = start_.data() + set;
+  const uint32_t* end = end_.data() + set;
+  items_kernel<<<grid(slots, T), T, 0, stream>>>(parts, offs, slots, item_slot_.data());
+  CUZK_CUDA_TRY(cudaGetLastError());
+  item_len_kernel<<<grid(items, T), T, 0, stream>>>(item_slot_.data(), start, end, offs, ch.part, items,
+                                                    item_len_[0].data(), item_ord_[0].data());
+  CUZK_CUDA_TRY(cudaGetLastError());
+  cub::DoubleBuffer<uint32_t> lk(item_len_[0].data(), item_len_[1].data());
+  cub::DoubleBuffer<uint32_t> lv(item_ord_[0].data(), item_ord_[1].data());
+  std::size_t temp_bytes = temp_c_.size();
+  CUZK_CUDA_TRY(
+      cub::DeviceRadixSort::SortPairsDescending(temp_c_.data(), temp_bytes, lk, lv, static_cast<int>(items),
+                                                0, static_cast<int>(std::bit_width(ch.part)), stream));
+  X* partial = reinterpret_cast<X*>(partial_.data());
+  // The bucket set of the chunk's scalar set (one per set in a batch, msm.hpp run_device_batch).
+  X* buckets = reinterpret_cast<X*>(bucket_x_.data()) + std::size_t{ch.set} * (slots / 2);
+  constexpr unsigned TA = 128;
+  accumulate_kernel<A, X><<<grid(items, TA), TA, 0, stream>>>(
+      reinterpret_cast<const A*>(ch.points), ch.vals, item_slot_.data(), start, end, offs, parts,
+      lv.Current(), ch.part, items, c, ch.range > 0, partial, buckets);
+  CUZK_CUDA_TRY(cudaGetLastError());
+  unsigned r = 0;
+  for (; (1u << r) < max_parts; ++r) {
+    merge_kernel<X>
+        <<<grid(items, 128), 128, 0, stream>>>(partial, item_slot_.data(), offs, parts, items, r);
     CUZK_CUDA_TRY(cudaGetLastError());
-    item_len_kernel<<<grid(items, T), T, 0, stream>>>(item_slot_.data(), start, end, offs, ch.part, items,
-                                                      item_len_[0].data(), item_ord_[0].data());
-    CUZK_CUDA_TRY(cudaGetLastError());
-    cub::DoubleBuffer<uint32_t> lk(item_len_[0].data(), item_len_[1].data());
-    cub::DoubleBuffer<uint32_t> lv(item_ord_[0].data(), item_ord_[1].data());
-    std::size_t temp_bytes = temp_c_.size();
-    CUZK_CUDA_TRY(
-        cub::DeviceRadixSort::SortPairsDescending(temp_c_.data(), temp_bytes, lk, lv, static_cast<int>(items),
-                                                  0, static_cast<int>(std::bit_width(ch.part)), stream));
-    X* partial = reinterpret_cast<X*>(partial_.data());
-    // The bucket set of the chunk's scalar set (one per set in a batch, msm.hpp run_device_batch).
-    X* buckets = reinterpret_cast<X*>(bucket_x_.data()) + std::size_t{ch.set} * (slots / 2);
-    constexpr unsigned TA = 128;
-    accumulate_kernel<A, X><<<grid(items, TA), TA, 0, stream>>>(
-        reinterpret_cast<const A*>(ch.points), ch.vals, item_slot_.data(), start, end, offs, parts,
-        lv.Current(), ch.part, items, c, ch.range > 0, partial, buckets);
-    CUZK_CUDA_TRY(cudaGetLastError());
-    unsigned r = 0;
-    for (; (1u << r) < max_parts; ++r) {
-      merge_kernel<X>
-          <<<grid(items, 128), 128, 0, stream>>>(partial, item_slot_.data(), offs, parts, items, r);
-      CUZK_CUDA_TRY(cudaGetLastError());
-    }
-    rounds += r;
-    if (max_parts > 1) {
-      scatter_kernel<X><<<grid(slots, T), T, 0, stream>>>(partial, offs, parts, slots, c, buckets);
-      CUZK_CUDA_TRY(cudaGetLastError());
-    }
-    return status::ok();
   }
+  rounds += r;
+  if (max_parts > 1) {
+    scatter_kernel<X><<<grid(slots, T), T, 0, stream>>>(partial, offs, parts, slots, c, buckets);
+    CUZK_CUDA_TRY(cudaGetLastError());
+  }
+  return status::ok();
 }
 
 }  // namespace cuzk::gpu

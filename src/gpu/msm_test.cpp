@@ -95,8 +95,8 @@ jac_t<G> naive_parallel(const std::vector<aff_t<G>>& p, const std::vector<fr_t<G
   return acc;
 }
 
-// The affine rounds, and for G1 also the XYZZ accumulation in 1, 3 and the default number of
-// point ranges, and the device-scalar entry point: all must agree.
+// The affine rounds, the XYZZ accumulation in 1, 3 and the default number of point ranges, and
+// the device-scalar entry point: all must agree, for G1 and G2.
 template <class G>
 jac_t<G> run_gpu(device_msm<G>& msm, const std::vector<fr_t<G>>& s) {
   const auto reprs = canonical<G>(s);
@@ -104,18 +104,16 @@ jac_t<G> run_gpu(device_msm<G>& msm, const std::vector<fr_t<G>>& s) {
   auto r = msm.run(reprs.data(), reprs.size());
   EXPECT_TRUE(r.is_ok()) << r.error().to_string();
   if (!r.is_ok()) return jac_t<G>::infinity();
-  if (std::string(G::name) == "G1") {
-    msm.set_accumulation(msm_accumulation::xyzz);
-    for (unsigned chunks : {0u, 1u, 3u}) {
-      msm.set_chunks(chunks);
-      auto x = msm.run(reprs.data(), reprs.size());
-      EXPECT_TRUE(x.is_ok()) << x.error().to_string();
-      if (x.is_ok()) {
-        EXPECT_EQ(*r, *x) << "affine and XYZZ (" << chunks << " chunks) differ, n=" << s.size();
-      }
+  msm.set_accumulation(msm_accumulation::xyzz);
+  for (unsigned chunks : {0u, 1u, 3u}) {
+    msm.set_chunks(chunks);
+    auto x = msm.run(reprs.data(), reprs.size());
+    EXPECT_TRUE(x.is_ok()) << x.error().to_string();
+    if (x.is_ok()) {
+      EXPECT_EQ(*r, *x) << "affine and XYZZ (" << chunks << " chunks) differ, n=" << s.size();
     }
-    msm.set_chunks(0);
   }
+  msm.set_chunks(0);
   msm.set_accumulation(msm_accumulation::automatic);
   auto dev = device_buffer<typename fr_t<G>::repr>::create(reprs.size());
   EXPECT_TRUE(dev.is_ok()) << dev.error().to_string();
@@ -131,25 +129,30 @@ jac_t<G> run_gpu(device_msm<G>& msm, const std::vector<fr_t<G>>& s) {
 }
 
 // Streamed points over the same points and scalars must give `want`, for ranges of `small`
-// points, of n / 3 + 1 and of n (one range), with host and device scalars, and for G1 with the
-// affine rounds too (whose range buckets are added into XYZZ ones, as G2's always are); the same
-// for resident points in ranges taking turns (set_resident_range). One run also reports its
-// timings, which must count the ranges.
+// points, of n / 3 + 1 and of n (one range), with host and device scalars, with the automatic
+// accumulation and the other one (the affine rounds, whose range buckets are added into XYZZ
+// ones, and the XYZZ runs, which carry bucket sums across ranges); the same for resident points
+// in ranges taking turns (set_resident_range). One run also reports its timings, which must
+// count the ranges.
 template <class G>
 void expect_streamed(const std::vector<aff_t<G>>& pts, const std::vector<fr_t<G>>& s, const jac_t<G>& want,
                      std::size_t small = 7) {
   const auto reprs = canonical<G>(s);
   const std::size_t n = pts.size();
-  const bool g1 = std::string(G::name) == "G1";
   auto dev = device_buffer<typename fr_t<G>::repr>::create(std::max<std::size_t>(reprs.size(), 1));
   ASSERT_TRUE(dev.is_ok()) << dev.error().to_string();
   ASSERT_TRUE(dev->copy_from_host(reprs.data(), reprs.size()).is_ok());
   auto check = [&](device_msm<G>& m, const std::string& what) {
-    for (const auto acc : {msm_accumulation::automatic, msm_accumulation::affine}) {
-      if (acc == msm_accumulation::affine && !g1) continue;  // G2's automatic is the affine rounds
+    // The accumulation `automatic` does not resolve to here, so that both paths run whichever
+    // msm_g2_prefers_xyzz picks.
+    const bool auto_affine = device_msm<G>::uses_affine(n, msm_accumulation::automatic, m.streamed());
+    const msm_accumulation other = auto_affine ? msm_accumulation::xyzz : msm_accumulation::affine;
+    for (const auto acc : {msm_accumulation::automatic, other}) {
       m.set_accumulation(acc);
-      const std::string label = what + (acc == msm_accumulation::affine ? ", affine" : "") + ", n=" +
-                                std::to_string(n);
+      const std::string label = what + (acc == msm_accumulation::affine ? ", affine"
+                                        : acc == msm_accumulation::xyzz ? ", xyzz"
+                                                                        : "") +
+                                ", n=" + std::to_string(n);
       auto h = m.run(reprs.data(), reprs.size());
       ASSERT_TRUE(h.is_ok()) << h.error().to_string();
       EXPECT_EQ(*h, want) << label << ", host scalars";
@@ -340,7 +343,6 @@ TYPED_TEST(GpuMsm, BatchOfScalarSetsMatchesEachSet) {
   }
   auto check = [&](device_msm<G>& m, const std::string& where) {
     for (const auto acc : {msm_accumulation::affine, msm_accumulation::xyzz}) {
-      if (acc == msm_accumulation::xyzz && std::string(G::name) != "G1") continue;  // G2 is affine only
       m.set_accumulation(acc);
       const std::string what = where + (acc == msm_accumulation::affine ? ", affine" : ", xyzz");
       std::vector<jac_t<G>> got(P);

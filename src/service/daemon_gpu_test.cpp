@@ -28,19 +28,11 @@
 #include <set>
 #include <thread>
 
-#include "formats/proof.hpp"
-#include "formats/public_signals.hpp"
-#include "formats/verification_key.hpp"
-#include "groth16/verifier.hpp"
-#include "service/client.hpp"
 #include "service/daemon_test_util.hpp"
 
 namespace cuzk::service {
 namespace {
 
-namespace v1 = cuzk::v1;
-namespace fs = std::filesystem;
-using namespace std::chrono_literals;
 using namespace test;
 
 std::string env_or(const char* name, const char* fallback) {

@@ -31,19 +31,11 @@
 #include <vector>
 
 #include "base/poll_until.hpp"
-#include "formats/proof.hpp"
-#include "formats/public_signals.hpp"
-#include "formats/verification_key.hpp"
-#include "groth16/verifier.hpp"
-#include "service/client.hpp"
 #include "service/daemon_test_util.hpp"
 
 namespace cuzk::service {
 namespace {
 
-namespace v1 = cuzk::v1;
-namespace fs = std::filesystem;
-using namespace std::chrono_literals;
 using namespace test;
 
 const std::string other_wtns = data_dir + "/snarkjs/bn128/circuit.wtns";  // another circuit: wrong length

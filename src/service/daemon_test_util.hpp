@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -25,8 +27,14 @@
 #include "formats/public_signals.hpp"
 #include "formats/verification_key.hpp"
 #include "groth16/verifier.hpp"
+#include "service/client.hpp"
 
 namespace cuzk::service::test {
+
+// The names every daemon test uses: the API's messages, paths and durations.
+namespace v1 = cuzk::v1;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
 
 // The fixtures, and snarkjs's Poseidon circuit on bn128 among them: its proving key, a witness
 // and the verification key snarkjs wrote for it.

@@ -22,15 +22,11 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "service/client.hpp"
 #include "service/daemon_test_util.hpp"
 
 namespace cuzk::service {
 namespace {
 
-namespace v1 = cuzk::v1;
-namespace fs = std::filesystem;
-using namespace std::chrono_literals;
 using namespace test;
 
 const std::string circuit_id = "status-page-fixture";  // distinctive, so finding it in the DOM means something

@@ -48,7 +48,7 @@ calculation_memory calculation_memory_bound(const circuit_sizes& c, calculation_
   if (m.records()) {
     // The marks over the instance's memory, and those a copy saves.
     const uint64_t linear = uint64_t{instance_pages(c)} * wasm_page_bytes;
-    m.recording = 2 * linear + uint64_t{c.witness_size} * wire_bytes;
+    m.recording = marks_bytes(linear) + saved_marks_bytes(linear) + uint64_t{c.witness_size} * wire_bytes;
     if (kind == calculation_kind::record_beside)
       m.recording += instance + wtns_buffer_bytes(c) + input_json_bytes * parsed_input_bytes_per_text_byte;
   }

@@ -20,13 +20,19 @@
 //                  field functions on the wasm. A replay that does not fit the input falls back to
 //                  the wasm after freeing its own, so a calculation that starts as a replay counts
 //                  the larger of the two: whether an input fits is known only at the replay's end.
-//   a recording    the recorder's marks over the linear memory (4 bytes per 4 bytes of it), the
-//                  marks a copy saves (at most as many), wire_bytes per wire, and, beside a
+//   a recording    the recorder's marks over the linear memory (element_marks.hpp: a byte per 4
+//                  bytes of it and a 4-byte node slot per 32, 3/8 of it), the marks a copy saves (a
+//                  state byte per 4 bytes copied and 8 bytes per element, under 1/2 of the memory
+//                  copied), wire_bytes per wire, and, beside a
 //                  calculation (calculation_limits::recording::beside), its own instance, .wtns
 //                  and copy of the inputs. The trace's values (its nodes and constants) are known
 //                  only as it runs: the recorder asks for them as they grow, recording_chunk_bytes
 //                  at a time, node_bytes per node and constant_bytes per constant
 //                  (calculation_limits::recording_memory); `recording` below is the rest.
+//                  The recording's witness is its graph's replay (circom_wasm.cpp), made once the
+//                  instance, the marks and the nodes are freed: its slots and input values (each a
+//                  node, 32 bytes) and the graph (16 bytes a node) fit in what the nodes asked
+//                  for, and the instance it may make for field calls in the one freed.
 // Not counted: the compiled code and the graph a generator keeps (the circuit's, held once for all
 // of its calculations), the lines a circuit's log() prints, and thread stacks.
 //
@@ -65,6 +71,12 @@ inline constexpr uint64_t constant_bytes = 320;
 // A wire: what it reads, the order of the wires (a vector's growth), its output instruction and the
 // file's copy of that.
 inline constexpr uint64_t wire_bytes = 64;
+// The recorder's marks over `linear` bytes of linear memory (element_marks.hpp), resident where
+// the calculation writes: a state byte per 4 bytes and a node slot (4 bytes) per 32.
+inline constexpr uint64_t marks_bytes(uint64_t linear) noexcept { return linear / 4 + linear / 8; }
+// The marks one copy saves over `linear` bytes (element_marks::snapshot): a state byte per 4
+// bytes and a (granule, node) pair per element of at least 36 bytes; within half.
+inline constexpr uint64_t saved_marks_bytes(uint64_t linear) noexcept { return linear / 2; }
 // How much more memory a recording asks for at a time as its values grow.
 inline constexpr uint64_t recording_chunk_bytes = uint64_t{16} << 20;
 

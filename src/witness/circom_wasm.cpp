@@ -3,6 +3,8 @@
 #include "witness/circom_wasm.hpp"
 
 #include <dlfcn.h>
+#include <malloc.h>
+#include <xxhash.h>
 
 #include <condition_variable>
 #include <filesystem>
@@ -12,6 +14,7 @@
 #include <string_view>
 #include <thread>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "formats/file_io.hpp"
@@ -25,7 +28,7 @@ namespace cuzk::witness {
 namespace {
 
 // The glue's interface version this code speaks (CUZK_WITNESS_GLUE_VERSION in circom_wasm_glue.c).
-constexpr int glue_version = 5;
+constexpr int glue_version = 7;
 
 // The glue's code for a calculation stopped from outside (CUZK_WITNESS_STOPPED).
 constexpr uint32_t stopped_code = 0xfffffffeu;
@@ -132,7 +135,7 @@ struct glue_api {
   int (*init)(instance, int);
   int (*input_size)(instance, uint32_t, uint32_t, int32_t*);
   int (*set_input)(instance, uint32_t, uint32_t, uint32_t, const uint32_t*, uint32_t);
-  int (*values)(instance, uint32_t*, uint32_t, uint32_t);
+  int (*values)(instance, uint32_t, uint32_t*, uint32_t, uint32_t);
   void (*configure)(instance, const native_field_ops*, const int*);
   int (*native_stubs)();
   int (*traceable)();
@@ -581,11 +584,64 @@ result<calculated_witness> witness_generator::calculate_by_wasm(std::span<const 
     }
     return status(errc::failed_precondition, std::move(msg));
   }
+  // A recording that can still make a graph reads the wasm's witness through a small buffer and
+  // keeps only its digest: the witness is written by the graph's replay, once the instance and the
+  // recorder are gone, and must have that digest. So the witness is never held beside the linear
+  // memory, the recorder's marks and its nodes (docs/witness.md, 'Peak memory of the recording').
+  if (recorder && recorder->may_finish() && a.take_log(w.get(), nullptr, 0) == 0) {
+    std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> digest(XXH3_createState(), &XXH3_freeState);
+    if (!digest) return status(errc::resource_exhausted, source_ + ": out of memory digesting the witness");
+    XXH3_128bits_reset(digest.get());
+    constexpr uint32_t chunk_wires = 4096;
+    std::vector<uint32_t> chunk(std::size_t{std::min(chunk_wires, witness_size_)} * n32);
+    for (uint32_t first = 0; first < witness_size_; first += chunk_wires) {
+      const uint32_t count = std::min(chunk_wires, witness_size_ - first);
+      if (a.values(w.get(), first, chunk.data(), count, n32) != 0) return failed("reading the witness");
+      XXH3_128bits_update(digest.get(), chunk.data(), std::size_t{count} * n32 * sizeof(uint32_t));
+    }
+    const XXH128_hash_t wasm_digest = XXH3_128bits_digest(digest.get());
+    a.trace(w.get(), nullptr);
+    w.reset();
+    end.open = false;
+    result<witness_graph> g = recorder->finish();
+    recorder.reset();  // its nodes: the graph holds what the replay needs
+    // The nodes (24 MB of small blocks for the benchmark circuit) and the making of the program
+    // were in the heap, whose free pages glibc gives back only past a threshold that an earlier
+    // large free raises (the compile before a first calculation): given back before the witness.
+    ::malloc_trim(0);
+    if (!g) {
+      recorded(std::move(g));
+      return calculate_by_wasm(inputs, input_source, limits, false);  // rare: a wire never read
+    }
+    auto replayed = calculate_by_graph(*g, inputs, limits);
+    if (!replayed && (replayed.error().code() == errc::cancelled || replayed.error().code() == errc::deadline_exceeded)) {
+      recorded(status(errc::cancelled, "the recording calculation did not finish"));
+      return replayed.error();
+    }
+    if (replayed && *replayed) {
+      if (limits.replay_of_recording) limits.replay_of_recording((**replayed).words());
+      std::span<const uint32_t> words = std::as_const(**replayed).words();
+      const XXH128_hash_t graph_digest = XXH3_128bits(words.data(), words.size_bytes());
+      if (XXH128_isEqual(graph_digest, wasm_digest)) {
+        recorded(std::move(g));
+        calculated_witness out_of_graph = std::move(**replayed);
+        out_of_graph.by_graph = false;  // the wasm's witness: written by the replay, checked by its digest
+        return out_of_graph;
+      }
+    }
+    if (!replayed) {
+      recorded(status(errc::internal, replayed.error().message()));  // the next calculation records again
+    } else {
+      // A graph whose replay of its own recording is not the wasm's witness is never used.
+      recorded(status(errc::failed_precondition, "its replay of the recorded calculation is not the wasm's witness"));
+    }
+    return calculate_by_wasm(inputs, input_source, limits, false);
+  }
   auto room = formats::wtns_with_room(prime_bytes(prime_), witness_size_);
   if (!room) return room.error();
   out.wires = witness_size_;
   out.wtns = std::move(*room);
-  if (a.values(w.get(), out.words().data(), witness_size_, n32) != 0) return failed("reading the witness");
+  if (a.values(w.get(), 0, out.words().data(), witness_size_, n32) != 0) return failed("reading the witness");
   out.log = take_log(a, w.get());
   if (recorder) {
     a.trace(w.get(), nullptr);

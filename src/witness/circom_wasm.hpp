@@ -87,6 +87,9 @@ struct calculation_limits {
   // calculation records). Kept by a recording beside the calculation until that ends, with
   // whatever it holds. Empty: no limit.
   std::function<bool(uint64_t bytes)> recording_memory;
+  // For tests: given the witness a recording's graph replayed, before it is checked against the
+  // wasm's (to damage it, as a wrong graph would).
+  std::function<void(std::span<uint32_t>)> replay_of_recording;
 };
 
 // Where a generator stands with its witness graph (witness_graph.hpp).

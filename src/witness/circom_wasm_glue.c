@@ -26,7 +26,7 @@
 #define CUZK_EXPORT __attribute__((visibility("default")))
 
 /* The glue's interface version: circom_wasm.cpp refuses an object built from another one. */
-#define CUZK_WITNESS_GLUE_VERSION 5
+#define CUZK_WITNESS_GLUE_VERSION 7
 
 /* A growable text buffer, always NUL-terminated. */
 typedef struct {
@@ -285,12 +285,13 @@ CUZK_EXPORT int cuzk_witness_set_input(cuzk_witness* w, uint32_t msb, uint32_t l
   return 0;
 }
 
-/* The whole witness, wire by wire: `count` values of n32 little-endian words into `out`. */
-CUZK_EXPORT int cuzk_witness_values(cuzk_witness* w, uint32_t* out, uint32_t count, uint32_t n32) {
+/* The witness, wire by wire: `count` values from wire `first`, n32 little-endian words each, into
+ * `out`. */
+CUZK_EXPORT int cuzk_witness_values(cuzk_witness* w, uint32_t first, uint32_t* out, uint32_t count, uint32_t n32) {
   GUARDED(w, {
     for (uint32_t i = 0; i < count; ++i) {
-      Z_circuitZ_getWitness(&w->wasm, i);
-      if (w->head.trace) w->head.trace->call(w->head.trace, CUZK_TRACE_OUTPUT_EVENT, 1, i, 0, 0, 0);
+      Z_circuitZ_getWitness(&w->wasm, first + i);
+      if (w->head.trace) w->head.trace->call(w->head.trace, CUZK_TRACE_OUTPUT_EVENT, 1, first + i, 0, 0, 0);
       for (uint32_t j = 0; j < n32; ++j) out[(size_t)i * n32 + j] = Z_circuitZ_readSharedRWMemory(&w->wasm, j);
     }
   });

@@ -28,10 +28,11 @@ struct cuzk_native_field {
  * circom's field functions (field_functions.hpp, their codes), and every load and store of the
  * circuit's code through the linear memory's `cuzk_trace` (the hooks below). */
 struct cuzk_trace {
-  /* One u32 per 4 bytes of the linear memory (4 GiB of it): 0 where the bytes have not been
+  /* One byte per 4 bytes of the linear memory (4 GiB of it): 0 where the bytes have not been
    * written since the trace began, CUZK_TRACE_STORED where the circuit's own code stored them, or
-   * what the recorder wrote there (an element's value it follows). */
-  uint32_t* owner;
+   * what the recorder wrote there (a part of an element whose value it follows, or 0 for a
+   * constant: src/witness/element_marks.hpp). */
+  uint8_t* state;
   /* Nonzero inside a traced call: its loads and stores are the field function's own. */
   uint32_t depth;
   /* Set by a load, outside any traced call, of bytes the recorder follows: the trace cannot
@@ -42,7 +43,7 @@ struct cuzk_trace {
   void (*call)(struct cuzk_trace* t, uint32_t code, uint32_t phase, uint32_t x0, uint32_t x1, uint32_t x2, uint32_t ret);
 };
 
-#define CUZK_TRACE_STORED 0xffffffffu
+#define CUZK_TRACE_STORED 0xffu
 /* The events of the glue (field_functions.hpp: trace_input_event, trace_output_event). */
 #define CUZK_TRACE_INPUT_EVENT 100u
 #define CUZK_TRACE_OUTPUT_EVENT 101u
@@ -50,14 +51,14 @@ struct cuzk_trace {
 static inline void cuzk_trace_store(void* trace, uint64_t addr, uint64_t n) {
   struct cuzk_trace* t = (struct cuzk_trace*)trace;
   if (n == 0) return;
-  for (uint64_t g = addr >> 2, end = (addr + n - 1) >> 2; g <= end; ++g) t->owner[g] = CUZK_TRACE_STORED;
+  for (uint64_t g = addr >> 2, end = (addr + n - 1) >> 2; g <= end; ++g) t->state[g] = CUZK_TRACE_STORED;
 }
 
 static inline void cuzk_trace_load(void* trace, uint64_t addr, uint64_t n) {
   struct cuzk_trace* t = (struct cuzk_trace*)trace;
   if (t->depth || n == 0) return;
   for (uint64_t g = addr >> 2, end = (addr + n - 1) >> 2; g <= end; ++g) {
-    const uint32_t o = t->owner[g];
+    const uint8_t o = t->state[g];
     if (o != 0 && o != CUZK_TRACE_STORED && !t->followed_load) {
       t->followed_load = 1;
       t->load_at = addr;

@@ -16,6 +16,7 @@
 #include <iterator>
 #include <random>
 
+#include "formats/formats_test_util.hpp"
 #include "witness/wasm_compiler.hpp"
 
 namespace cuzk::witness {
@@ -25,11 +26,7 @@ namespace fs = std::filesystem;
 
 const std::string data_dir = CUZK_TEST_DATA_DIR "/witness";
 
-std::vector<uint8_t> read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "cannot open " << path;
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using formats::testing::read_bytes;
 
 // circom's exports, each with a body of the right type (a constant or nothing), and its memory.
 std::string circom_like_exports(const std::string& get_witness_params = "(param i32)") {

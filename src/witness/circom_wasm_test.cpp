@@ -20,6 +20,7 @@
 #include <optional>
 
 #include "formats/file_io.hpp"
+#include "formats/formats_test_util.hpp"
 #include "formats/wtns_writer.hpp"
 #include "witness/wasm_compiler.hpp"
 
@@ -30,11 +31,7 @@ namespace fs = std::filesystem;
 
 const std::string data_dir = CUZK_TEST_DATA_DIR "/witness";
 
-std::vector<uint8_t> read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "cannot open " << path;
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using formats::testing::read_bytes;
 
 bool have_wasm2c() { return std::system("command -v wasm2c >/dev/null 2>&1") == 0; }
 

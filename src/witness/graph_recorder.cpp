@@ -2,12 +2,11 @@
 // The trace of one calculation, and the witness graph made from it; see graph_recorder.hpp.
 #include "witness/graph_recorder.hpp"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <array>
 #include <deque>
 #include <new>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -15,6 +14,7 @@
 #include "curves/bn254.hpp"
 #include "witness/calculation_memory.hpp"
 #include "witness/circom_element.hpp"
+#include "witness/element_marks.hpp"
 #include "witness/field_functions.hpp"
 
 extern "C" {
@@ -29,10 +29,7 @@ namespace {
 using value_ref = uint32_t;
 constexpr value_ref constant_bit = 0x80000000u;
 
-// The mark of a followed element's first 4 bytes (the rest carry the node alone), so that no
-// read that starts inside an element takes it for the element.
-constexpr uint32_t first_bit = 0x80000000u;
-constexpr uint32_t max_node = 0x7ffffffeu;
+constexpr uint32_t max_node = element_marks::max_node;
 
 enum class node_kind : uint8_t { input, call, guard_nonzero, guard_zero, guard_equal };
 
@@ -40,29 +37,6 @@ struct node {
   node_kind kind;
   field_fn fn;
   value_ref a, b;  // input: a is the input value's index; guard_equal: b is a constant
-};
-
-// The owner marks for all 4 GiB a wasm32 memory can grow to; untouched pages cost nothing.
-class owner_map {
- public:
-  static constexpr std::size_t entries = std::size_t{1} << 30;
-  owner_map() {
-    void* p = ::mmap(nullptr, entries * sizeof(uint32_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                     -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
-    marks_ = static_cast<uint32_t*>(p);
-  }
-  ~owner_map() { release(); }
-  void release() noexcept {
-    if (marks_) ::munmap(marks_, entries * sizeof(uint32_t));
-    marks_ = nullptr;
-  }
-  owner_map(const owner_map&) = delete;
-  owner_map& operator=(const owner_map&) = delete;
-  uint32_t* data() const noexcept { return marks_; }
-
- private:
-  uint32_t* marks_ = nullptr;
 };
 
 template <class F>
@@ -73,18 +47,21 @@ class recorder final : public graph_recorder {
  public:
   recorder(std::span<const uint32_t> prime, uint32_t witness_size, uint32_t shared, linear_memory memory,
            std::function<bool(uint64_t)> more_memory)
-      : prime_(prime.begin(), prime.end()),
+      : marks_(std::in_place, granules),
+        prime_(prime.begin(), prime.end()),
         shared_(shared),
         memory_(memory),
         more_memory_(std::move(more_memory)),
         outputs_(witness_size, unset) {
     trace_.self = this;
-    trace_.c.owner = owner_.data();
+    trace_.c.state = marks_->states();
     trace_.c.call = &recorder::on_call;
     nodes_.push_back({});  // node 0 is none
   }
 
   cuzk_trace* trace() noexcept override { return &trace_.c; }
+
+  bool may_finish() const noexcept override { return failure_.empty() && !trace_.c.followed_load; }
 
   result<witness_graph> finish() override {
     assign_pending_input();
@@ -95,7 +72,7 @@ class recorder final : public graph_recorder {
                                                    std::to_string(trace_.c.load_at));
     for (uint32_t w = 0; w < outputs_.size(); ++w)
       if (outputs_[w] == unset) return status(errc::failed_precondition, "wire " + std::to_string(w) + " was never read");
-    owner_.release();  // the marks are done with: the program is made from the nodes alone
+    marks_.reset();  // the marks are done with: the program is made from the nodes alone
     return compile();
   }
 
@@ -111,7 +88,7 @@ class recorder final : public graph_recorder {
   struct operand {
     value_ref ref = unset;  // unset: a constant whose value is not needed
     bool constant = false;
-    std::array<uint32_t, granules> marks{};
+    element_marks::reading marks{};  // as it was before the call
     std::array<uint8_t, E::size> bytes{};
   };
 
@@ -135,7 +112,8 @@ class recorder final : public graph_recorder {
     if (failure_.empty()) failure_ = std::move(why);
   }
 
-  uint32_t* marks(uint32_t at) const noexcept { return trace_.c.owner + (at >> 2); }
+  // The marks' granule of `at`, an address bytes() accepted.
+  static uint32_t granule(uint32_t at) noexcept { return at >> 2; }
 
   const uint8_t* bytes(uint32_t at) {
     uint64_t size = 0;
@@ -143,13 +121,12 @@ class recorder final : public graph_recorder {
     if ((at & 3) != 0 || !E::inside(size, at)) return nullptr;
     return m + at;
   }
-
-  void mark(uint32_t at, uint32_t n) {
-    uint32_t* m = marks(at);
-    m[0] = n | first_bit;
-    std::fill(m + 1, m + granules, n);
+  // Whether `count` elements from `at` lie inside the memory.
+  bool inside(uint32_t at, uint32_t count) {
+    uint64_t size = 0;
+    memory_.data(memory_.instance, &size);
+    return (at & 3) == 0 && uint64_t{at} + uint64_t{count} * E::size <= size;
   }
-  void mark_all(uint32_t at, uint32_t value) { std::fill(marks(at), marks(at) + granules, value); }
 
   // What the element at `at` holds: a constant, a followed node, or nothing the trace can use.
   bool classify(uint32_t at, operand& o) {
@@ -158,21 +135,20 @@ class recorder final : public graph_recorder {
       fail("a field element at a misaligned or out-of-bounds address (" + std::to_string(at) + ")");
       return false;
     }
-    const uint32_t* m = marks(at);
-    std::copy(m, m + granules, o.marks.begin());
     std::memcpy(o.bytes.data(), b, E::size);
-    if (std::all_of(m, m + granules, [](uint32_t x) { return x == 0; })) {
+    const element_marks::reading r = o.marks = marks_->read(granule(at));
+    if (r.what == element_marks::holds::constant) {
       o.constant = true;
       o.ref = unset;
       return true;
     }
-    const uint32_t n = m[0] & ~first_bit;
-    if ((m[0] & first_bit) && m[0] != CUZK_TRACE_STORED && n != 0 && std::all_of(m + 1, m + granules, [n](uint32_t x) { return x == n; })) {
+    if (r.what == element_marks::holds::followed) {
       o.constant = false;
-      o.ref = n;
+      o.ref = r.node;
       return true;
     }
-    fail(std::string(current_) + " read an element (at " + std::to_string(at) + ") that the circuit's own code wrote");
+    fail(std::string(current_) + " read an element (at " + std::to_string(at) +
+         ") that the circuit's own code wrote, or that is pieces of several");
     return false;
   }
 
@@ -205,7 +181,7 @@ class recorder final : public graph_recorder {
 
   uint32_t add_node(node n) {
     if (nodes_.size() > max_node) {
-      fail("more than 2^31 values");
+      fail("more than 2^29 values");
       return 0;
     }
     nodes_.push_back(n);
@@ -224,7 +200,7 @@ class recorder final : public graph_recorder {
     }
     const uint32_t n = add_node({node_kind::input, field_fn{}, input_values_++, 0});
     if (!n || !bytes(shared_)) return fail("the shared memory is not an element");
-    mark(shared_, n);
+    marks_->follow(granule(shared_), n);
     input_pending_ = true;
   }
 
@@ -235,7 +211,7 @@ class recorder final : public graph_recorder {
     if (!classify(shared_, o)) return;
     outputs_[wire] = ref_of(o);
     // The glue reads the wire's words next, through the circuit's own loads: the value is taken.
-    mark_all(shared_, CUZK_TRACE_STORED);
+    marks_->set_stored(granule(shared_));
   }
 
   void before(const field_function& f, uint32_t x0, uint32_t x1, uint32_t x2) {
@@ -286,11 +262,11 @@ class recorder final : public graph_recorder {
         keep_unchanged(x1, ops_[0], x0);
         if (two) keep_unchanged(x2, ops_[1], x0);
         if (!bytes(x0)) return fail("a result at a misaligned or out-of-bounds address (" + std::to_string(x0) + ")");
-        if (ops_[0].constant && (!two || ops_[1].constant)) return mark_all(x0, 0);  // a constant
+        if (ops_[0].constant && (!two || ops_[1].constant)) return marks_->set_constant(granule(x0));
         const value_ref a = ref_of(ops_[0]);
         const value_ref b = two ? ref_of(ops_[1]) : a;
         const uint32_t n = add_node({node_kind::call, f.code, a, b});
-        if (n) mark(x0, n);
+        if (n) marks_->follow(granule(x0), n);
         return;
       }
       case field_shape::in_place:
@@ -309,8 +285,9 @@ class recorder final : public graph_recorder {
           if (ret != 0) {
             const uint8_t* in = bytes(shared_);
             if (!in) return fail("the shared memory is not an element");
+            if (!bytes(x0)) return fail("setInputSignal's short input is not an element");
             input_at_ = x0;
-            std::copy(marks(shared_), marks(shared_) + granules, input_marks_.begin());
+            marks_->save(granule(shared_), granules, input_marks_);
             std::memcpy(input_bytes_.data(), in, E::size);
           }
           return;
@@ -331,7 +308,7 @@ class recorder final : public graph_recorder {
     input_at_ = unset;
     const uint8_t* x = bytes(at);
     if (!x || !(E::load(x) == E::load(input_bytes_.data()))) return fail("setInputSignal stored another value than the input's");
-    std::copy(input_marks_.begin(), input_marks_.end(), marks(at));
+    marks_->restore(granule(at), input_marks_);
   }
 
   // A test of a followed value: the replay must see what this run saw.
@@ -350,21 +327,26 @@ class recorder final : public graph_recorder {
   // through its stores); where its value is the same, it is still the followed value.
   void keep_unchanged(uint32_t at, const operand& o, uint32_t result_at) {
     if (at == result_at) return;
-    const uint32_t* m = marks(at);
-    if (std::equal(o.marks.begin(), o.marks.end(), m)) return;
+    const element_marks::reading now = marks_->read(granule(at));
+    if (now.what == o.marks.what && now.node == o.marks.node) return;
     const uint8_t* b = bytes(at);
-    if (b && E::load(b) == E::load(o.bytes.data())) std::copy(o.marks.begin(), o.marks.end(), marks(at));
+    if (!b || !(E::load(b) == E::load(o.bytes.data()))) return;
+    if (o.constant) {
+      marks_->set_constant(granule(at));
+    } else {
+      marks_->follow(granule(at), o.marks.node);
+    }
   }
 
   void save_marks(uint32_t from, uint32_t count) {
-    if ((from & 3) != 0) return fail("a copy from a misaligned address");
-    saved_.assign(marks(from), marks(from) + std::size_t{count} * granules);
+    if (!inside(from, count)) return fail("a copy from a misaligned or out-of-bounds address (" + std::to_string(from) + ")");
+    marks_->save(granule(from), count * granules, saved_);
   }
   // The saved marks, as they were before the call, at `to` (a copy moves the marks with the bytes).
   void restore_marks(uint32_t to, uint32_t count) {
-    if ((to & 3) != 0) return fail("a copy to a misaligned address");
-    if (saved_.size() != std::size_t{count} * granules) return fail("a copy's count changed");
-    std::copy(saved_.begin(), saved_.end(), marks(to));
+    if (!inside(to, count)) return fail("a copy to a misaligned or out-of-bounds address (" + std::to_string(to) + ")");
+    if (saved_.granules != std::size_t{count} * granules) return fail("a copy's count changed");
+    marks_->restore(granule(to), saved_);
   }
 
   // The program: the nodes the wires and guards need, in the trace's order, each value in a slot
@@ -489,7 +471,7 @@ class recorder final : public graph_recorder {
   }
 
   traced trace_;
-  owner_map owner_;
+  std::optional<element_marks> marks_;  // until finish()
   std::vector<uint32_t> prime_;
   uint32_t shared_;
   linear_memory memory_;
@@ -512,12 +494,12 @@ class recorder final : public graph_recorder {
   uint32_t input_values_ = 0;
   bool input_pending_ = false;
   uint32_t input_at_ = unset;  // where setInputSignal stores a short input, until marked
-  std::array<uint32_t, granules> input_marks_{};
+  element_marks::snapshot input_marks_;
   std::array<uint8_t, E::size> input_bytes_{};
   std::string_view current_ = "the glue";  // the field function being recorded, for messages
   bool skip_test_ = false;
   std::array<operand, 2> ops_;
-  std::vector<uint32_t> saved_;
+  element_marks::snapshot saved_;
   std::string failure_;
 };
 

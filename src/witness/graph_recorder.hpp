@@ -5,13 +5,13 @@
 // The compiled code tells the recorder of every outermost call of circom's field functions, before
 // and after (field_functions.hpp), and of every load and store of the circuit's own code
 // (circom_wasm_glue_abi.h, struct cuzk_trace). The recorder keeps, for each 4 bytes of the linear
-// memory, what they hold:
+// memory, what they hold (element_marks.hpp: a byte per 4 bytes, and a node per 32):
 //   - not written since the trace began (after init, before the first input): bytes that do not
 //     depend on the inputs, so a field function reading them reads a constant;
 //   - an element whose value the recorder follows: an input, or the result of a field function of
 //     a followed value. Copies move the mark with the bytes;
-//   - stored by the circuit's own code: unknown. A field function reading such bytes ends the
-//     trace without a graph.
+//   - stored by the circuit's own code: unknown. A field function reading such bytes, or an
+//     element made of pieces of several, ends the trace without a graph.
 // A field function whose operands are all constants gives a constant (nothing is recorded). A
 // test of a followed value (Fr_isTrue, Fr_toInt, ...) becomes a guard. A load of a followed value
 // by the circuit's own code, which no guard covers, ends the trace without a graph.
@@ -54,6 +54,9 @@ class graph_recorder {
 
   // What to hand the glue (cuzk_witness_trace).
   virtual cuzk_trace* trace() noexcept = 0;
+
+  // False once the trace has failed: finish() will give no graph.
+  virtual bool may_finish() const noexcept = 0;
 
   // After the calculation succeeded: its graph, or failed_precondition with why there is none
   // (resource_exhausted where more_memory said no: another calculation may record).

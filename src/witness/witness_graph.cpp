@@ -7,10 +7,11 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include <array>
 #include <cerrno>
-
 #include <cstring>
 #include <filesystem>
+#include <span>
 #include <unordered_map>
 
 #include "curves/bls12_381.hpp"
@@ -46,9 +47,14 @@ static_assert(sizeof(file_header) == 64);
 static_assert(sizeof(graph_instr) == 16);
 static_assert(sizeof(graph_input) == 16);
 
+// An array's bytes as they lie in memory, which is how the file holds them.
 template <class T>
-void append(std::string& out, const T* data, std::size_t count) {
-  out.append(reinterpret_cast<const char*>(data), count * sizeof(T));
+std::string_view bytes_of(std::span<const T> v) {
+  return {reinterpret_cast<const char*>(v.data()), v.size_bytes()};
+}
+template <class T>
+std::string_view bytes_of(const std::vector<T>& v) {
+  return bytes_of(std::span<const T>(v));
 }
 
 
@@ -174,18 +180,15 @@ status witness_graph::check() const {
 }
 
 status witness_graph::save(const std::string& path) const {
-  // One buffer of the file's exact size, the header written last over its first bytes: the
-  // program is most of the file (49 MB for a million wires), and a body grown by appends and then
-  // copied behind the header held up to four times that (calculation_memory.hpp counts one).
-  const std::size_t body_size = prime.size() * sizeof(prime[0]) + inputs.size() * sizeof(graph_input) +
-                                constants.size() * sizeof(constants[0]) + instructions().size() * sizeof(graph_instr);
-  std::string bytes;
-  bytes.reserve(sizeof(file_header) + body_size);
-  bytes.resize(sizeof(file_header));
-  append(bytes, prime.data(), prime.size());
-  append(bytes, inputs.data(), inputs.size());
-  append(bytes, constants.data(), constants.size());
-  append(bytes, instructions().data(), instructions().size());
+  // The parts as they are in memory, digested and written in turn: no copy of the program.
+  std::array<std::string_view, 5> parts{std::string_view{}, bytes_of(prime), bytes_of(inputs), bytes_of(constants),
+                                        bytes_of(instructions())};
+  XXH3_state_t* state = XXH3_createState();
+  if (!state) return status(errc::resource_exhausted, path + ": out of memory digesting the witness graph");
+  XXH3_64bits_reset(state);
+  for (std::size_t i = 1; i < parts.size(); ++i) XXH3_64bits_update(state, parts[i].data(), parts[i].size());
+  const XXH64_hash_t digest = XXH3_64bits_digest(state);
+  XXH3_freeState(state);
   file_header h{};
   std::memcpy(h.magic, magic, sizeof magic);
   h.format = format;
@@ -197,9 +200,9 @@ status witness_graph::save(const std::string& path) const {
   h.slots = slots;
   h.program = instructions().size();
   h.field_calls = field_calls;
-  h.digest = XXH3_64bits(bytes.data() + sizeof h, bytes.size() - sizeof h);
-  std::memcpy(bytes.data(), &h, sizeof h);
-  return formats::write_file_atomically(path, bytes);
+  h.digest = digest;
+  parts[0] = std::string_view(reinterpret_cast<const char*>(&h), sizeof h);
+  return formats::write_file_atomically(path, parts);
 }
 
 namespace {

@@ -64,6 +64,13 @@ class WitnessGraph : public ::testing::TestWithParam<const char*> {
     return g ? *g : nullptr;
   }
 
+  // The circuit's bundled input (tests/data/witness/circuits/<circuit>.input.json), parsed for g.
+  result<std::vector<input_signal>> bundled_inputs(const witness_generator& g, const std::string& circuit) {
+    auto json = formats::read_text_file(data_dir + "/circuits/" + circuit + ".input.json");
+    if (!json) return json.error();
+    return parse_circom_input(*json, "input.json", g.prime());
+  }
+
   result<calculated_witness> calculate(const witness_generator& g, const std::string& json, bool graph = true) {
     auto inputs = parse_circom_input(json, "input.json", g.prime());
     if (!inputs) return inputs.error();
@@ -127,9 +134,15 @@ TEST_P(WitnessGraph, TheFirstCalculationRecordsItAndItIsSnarkjsBytes) {
   EXPECT_EQ(g->graph(), graph_state::none_yet);
   auto json = formats::read_text_file(data_dir + "/circuits/graph_ops.input.json");
   ASSERT_TRUE(json.is_ok());
-  auto first = calculate(*g, *json);
+  auto inputs = parse_circom_input(*json, "input.json", g->prime());
+  ASSERT_TRUE(inputs.is_ok());
+  calculation_limits limits;
+  int replays = 0;
+  limits.replay_of_recording = [&](std::span<uint32_t>) { ++replays; };
+  auto first = g->calculate(*inputs, "input.json", limits);
   ASSERT_TRUE(first.is_ok()) << first.error().message();
   EXPECT_FALSE(first->by_graph);
+  EXPECT_EQ(replays, 1);  // its witness was written by the graph's replay
   ASSERT_EQ(g->graph(), graph_state::ready) << g->graph_reason();
   auto again = calculate(*g, *json);
   ASSERT_TRUE(again.is_ok()) << again.error().message();
@@ -139,6 +152,38 @@ TEST_P(WitnessGraph, TheFirstCalculationRecordsItAndItIsSnarkjsBytes) {
   auto wtns = formats::read_text_file(data_dir + "/" + GetParam() + "/graph_ops.wtns");
   ASSERT_TRUE(wtns.is_ok());
   EXPECT_EQ(*wtns, std::string(again->wtns.begin(), again->wtns.end()));
+}
+
+// The recording calculation's witness is the graph's replay, checked against the digest of the
+// wasm's: a replay that differs (damaged here, as a wrong graph's would be) refuses the graph for
+// good, in this process and the next, and the witness is still the wasm's.
+TEST_P(WitnessGraph, ARecordingWhoseReplayIsNotTheWasmsWitnessIsRefused) {
+  auto g = load("graph_ops");
+  ASSERT_TRUE(g);
+  auto inputs = bundled_inputs(*g, "graph_ops");
+  ASSERT_TRUE(inputs.is_ok()) << inputs.error().message();
+  calculation_limits limits;
+  int replays = 0;
+  limits.replay_of_recording = [&](std::span<uint32_t> words) {
+    ++replays;
+    words[words.size() - 1] ^= 1;
+  };
+  auto first = g->calculate(*inputs, "input.json", limits);
+  ASSERT_TRUE(first.is_ok()) << first.error().message();
+  EXPECT_EQ(replays, 1);
+  EXPECT_FALSE(first->by_graph);
+  EXPECT_EQ(g->graph(), graph_state::refused);
+  EXPECT_NE(g->graph_reason().find("replay"), std::string::npos) << g->graph_reason();
+  auto wtns = formats::read_text_file(data_dir + "/" + GetParam() + "/graph_ops.wtns");
+  ASSERT_TRUE(wtns.is_ok());
+  EXPECT_EQ(*wtns, std::string(first->wtns.begin(), first->wtns.end()));
+  auto again = g->calculate(*inputs, "input.json", limits);
+  ASSERT_TRUE(again.is_ok()) << again.error().message();
+  EXPECT_EQ(replays, 1);  // no second recording
+  EXPECT_EQ(again->wtns, first->wtns);
+  auto later = load("graph_ops");
+  ASSERT_TRUE(later);
+  EXPECT_EQ(later->graph(), graph_state::refused);
 }
 
 TEST_P(WitnessGraph, FreshInputsOnTheRecordedPathReplayAndOthersFallBackWithTheSameBytes) {
@@ -284,10 +329,8 @@ TEST_P(WitnessGraph, NeverEndingCodeReplaysWhereItEndedAndStopsAtItsLimitElsewhe
 TEST_P(WitnessGraph, ARecordingBesideTheCalculationLeavesItAtTheWasmsPace) {
   auto g = load("matrix");
   ASSERT_TRUE(g);
-  auto json = formats::read_text_file(data_dir + "/circuits/matrix.input.json");
-  ASSERT_TRUE(json.is_ok());
-  auto inputs = parse_circom_input(*json, "input.json", g->prime());
-  ASSERT_TRUE(inputs.is_ok());
+  auto inputs = bundled_inputs(*g, "matrix");
+  ASSERT_TRUE(inputs.is_ok()) << inputs.error().message();
   calculation_limits limits;
   limits.graph_recording = calculation_limits::recording::beside;
   auto first = g->calculate(*inputs, "input.json", limits);

@@ -34,6 +34,28 @@ result<witness_spool> witness_spool::open(const std::string& dir) {
 
 namespace {
 
+// A write the spool's file system refuses: io_error naming the file and the system's reason, or
+// unavailable where the refusal passes once the operator makes room or gives write access back (a
+// full disk or quota, a file system gone read-only, an immutable file or folder, an I/O error), as
+// the job store says of the same disk (sqlite_job_store.cpp, classify()). The spool lies in the
+// daemon's data directory: a client told FAILED_PRECONDITION there would take it for its own
+// request's fault and not send it again (docs/HARDENING.md, finding 31). Call it right after the
+// failing call, as sys_error.
+status write_error(const std::string& path, const char* what) {
+  const int e = errno;
+  status s = sys_error(path, what);
+  switch (e) {
+    case ENOSPC:
+    case EDQUOT:
+    case EROFS:
+    case EPERM:
+    case EIO:
+      return status(errc::unavailable, s.message());
+    default:
+      return s;
+  }
+}
+
 // The directory's entries (a creation, a rename) are durable only once the directory is synced.
 bool sync_dir(const std::string& dir) {
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -51,7 +73,7 @@ result<witness_spool::pending> witness_spool::create_temporary() {
             std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count()) + "-" +
             std::to_string(::getpid()) + "-" + std::to_string(counter_.fetch_add(1)) + suffix};
   const int fd = ::open(p.tmp().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return sys_error(p.tmp(), "cannot create the spool file");
+  if (fd < 0) return write_error(p.tmp(), "cannot create the spool file");
   ::close(fd);
   return p;
 }
@@ -60,7 +82,7 @@ result<witness_spool::pending> witness_spool::begin() {
   auto p = create_temporary();
   if (!p) return p.error();
   if (!sync_dir(dir_)) {
-    const status s = sys_error(dir_, "cannot sync the spool directory");
+    const status s = write_error(dir_, "cannot sync the spool directory");
     abandon(*p);
     return s;
   }
@@ -70,7 +92,7 @@ result<witness_spool::pending> witness_spool::begin() {
 status witness_spool::complete(const pending& p, std::span<const uint8_t> bytes) {
   const std::string tmp = p.tmp();
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-  if (fd < 0) return sys_error(tmp, "cannot open the spool file");
+  if (fd < 0) return write_error(tmp, "cannot open the spool file");
   const bool ok = write_all(fd, bytes.data(), bytes.size()) && ::fsync(fd) == 0;
   const int saved = errno;
   if (!ok) {
@@ -79,13 +101,14 @@ status witness_spool::complete(const pending& p, std::span<const uint8_t> bytes)
     (void)::ftruncate(fd, 0);
     ::close(fd);
     errno = saved;
-    return sys_error(tmp, "cannot write the spool file");
+    return write_error(tmp, "cannot write the spool file");
   }
   ::close(fd);
-  if (::rename(tmp.c_str(), p.path.c_str()) != 0) return sys_error(p.path, "cannot rename the spool file into place");
+  if (::rename(tmp.c_str(), p.path.c_str()) != 0)
+    return write_error(p.path, "cannot rename the spool file into place");
   if (!sync_dir(dir_)) {
     // The rename may not be durable: the file goes back under its temporary name.
-    const status s = sys_error(dir_, "cannot sync the spool directory");
+    const status s = write_error(dir_, "cannot sync the spool directory");
     (void)::rename(p.path.c_str(), tmp.c_str());
     return s;
   }
@@ -132,7 +155,7 @@ status witness_spool::put_result(uint64_t id, std::span<const uint8_t> bytes) {
   const pending p{result_path(id)};
   // Truncated, not refused, when a temporary is left from a write that stopped.
   const int fd = ::open(p.tmp().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return sys_error(p.tmp(), "cannot create the parked result file");
+  if (fd < 0) return write_error(p.tmp(), "cannot create the parked result file");
   ::close(fd);
   if (status s = complete(p, bytes); !s) {
     abandon(p);

@@ -18,6 +18,11 @@
 // lives beside the job's witnesses because it is their product: both go once the store has the
 // outcome.
 //
+// A write the file system refuses for now (full, over quota, read-only, an immutable file or
+// folder, an I/O error) is errc::unavailable, a fault that passes once the operator makes room or
+// gives write access back, as the job store says of the same disk; any other failure is io_error
+// naming the file (docs/HARDENING.md, finding 31).
+//
 // Thread safety: any thread (names are unique per process and call).
 #pragma once
 
