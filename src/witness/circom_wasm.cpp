@@ -28,7 +28,7 @@ namespace cuzk::witness {
 namespace {
 
 // The glue's interface version this code speaks (CUZK_WITNESS_GLUE_VERSION in circom_wasm_glue.c).
-constexpr int glue_version = 7;
+constexpr int glue_version = 8;
 
 // The glue's code for a calculation stopped from outside (CUZK_WITNESS_STOPPED).
 constexpr uint32_t stopped_code = 0xfffffffeu;
@@ -144,7 +144,7 @@ struct glue_api {
   int (*scratch)(instance, uint32_t*);
   uint8_t* (*memory)(instance, uint64_t*);
   int (*field_call)(instance, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t*);
-  void (*limit_memory)(instance, uint32_t);
+  void (*memory_growth)(instance, int (*)(void*, uint32_t), void*);
   void (*memory_pages)(uint32_t*, uint32_t*);
 };
 
@@ -225,7 +225,7 @@ result<std::shared_ptr<const witness_generator>> witness_generator::load(const s
                    resolve(g->handle_, "cuzk_witness_scratch", a->scratch) &&
                    resolve(g->handle_, "cuzk_witness_test_memory", a->memory) &&
                    resolve(g->handle_, "cuzk_witness_field_call", a->field_call) &&
-                   resolve(g->handle_, "cuzk_witness_limit_memory", a->limit_memory) &&
+                   resolve(g->handle_, "cuzk_witness_memory_growth", a->memory_growth) &&
                    resolve(g->handle_, "cuzk_witness_memory_pages", a->memory_pages);
   if (!all || a->glue_version() != glue_version)
     return status(errc::format_error, source + ": " + library + " is not a witness generator this cuzk built (remove it from the cache)");
@@ -276,12 +276,30 @@ std::string refusal_file(const std::string& library) { return library + ".nograp
 constexpr uint32_t not_enough_memory_code = 5;
 }  // namespace
 
-std::string witness_generator::memory_cap_note() const {
-  const uint32_t pages = instance_pages(sizes());
-  return " (cuzk holds the wasm's linear memory to " + std::to_string(pages) + " pages of 64 KiB: the " +
-         std::to_string(declared_pages_) + " its module declares, " + std::to_string(stack_growth_pages) +
-         " for circom's stack beyond them and one for cuzk, so that a calculation holds no more memory than was "
-         "counted for it; docs/witness.md, 'Witnesses ahead of the GPU')";
+std::string witness_generator::memory_refused_note(uint32_t pages) const {
+  return " (cuzk's host budget had no room for the wasm's linear memory beyond " + std::to_string(pages) +
+         " pages of 64 KiB (the " + std::to_string(declared_pages_) +
+         " its module declares and what its stack took since): every calculation's memory is charged to the "
+         "host budget; docs/witness.md, 'Witnesses ahead of the GPU')";
+}
+
+int linear_growth::ask(void* context, uint32_t pages) noexcept {
+  auto* self = static_cast<linear_growth*>(context);
+  if (pages <= self->counted_pages) return 1;
+  if (!self->limits || !self->limits->within) {
+    self->counted_pages = pages;  // no budget: never capped
+    return 1;
+  }
+  try {
+    const uint64_t bytes = uint64_t{pages - self->counted_pages} * self->bytes_per_page;
+    if (self->limits->memory_growth && self->limits->memory_growth(bytes)) {
+      self->counted_pages = pages;
+      return 1;
+    }
+  } catch (...) {
+  }
+  self->refused = true;
+  return 0;
 }
 
 // The witness graph an earlier calculation recorded from this compiled object (its file is named
@@ -329,9 +347,9 @@ void witness_generator::load_graph(witness_graph::holding how) {
   graph_state_ = graph_state::ready;
 }
 
-int witness_generator::instantiate(void* instance) const {
+int witness_generator::instantiate(void* instance, linear_growth* growth) const {
   if (api_->instantiate(instance) != 0) return -1;
-  api_->limit_memory(instance, instance_pages(sizes()));
+  if (growth) api_->memory_growth(instance, &linear_growth::ask, growth);
   return 0;
 }
 
@@ -427,6 +445,9 @@ result<calculated_witness> witness_generator::calculate(std::span<const input_si
     if (limits.deadline)
       on_its_own.deadline = std::chrono::steady_clock::now() + 5 * (*limits.deadline - std::chrono::steady_clock::now());
     on_its_own.recording_memory = limits.recording_memory;
+    // Its linear memory beyond the estimate, from the recording's share (which it holds).
+    on_its_own.within = limits.within;
+    on_its_own.memory_growth = limits.recording_memory;
     std::vector<input_signal> copy(inputs.begin(), inputs.end());
     recording_ = std::jthread([this, copy = std::move(copy), input_source, on_its_own](std::stop_token stop) mutable {
       on_its_own.stop = stop;
@@ -445,6 +466,7 @@ result<std::optional<calculated_witness>> witness_generator::calculate_by_graph(
   const glue_api& a = *api_;
   const uint32_t n32 = static_cast<uint32_t>(prime_.size());
   // The field functions without native code run on an instance of the wasm, on a page of its own.
+  linear_growth growth{&limits, instance_pages(sizes()), wasm_page_bytes};
   std::unique_ptr<instance_guard> w;
   uint32_t scratch = 0;
   field_caller call;
@@ -452,7 +474,7 @@ result<std::optional<calculated_witness>> witness_generator::calculate_by_graph(
     w = std::make_unique<instance_guard>(a);
     if (!w->get()) return status(errc::resource_exhausted, source_ + ": out of memory making an instance");
     a.configure(w->get(), static_cast<const native_field_ops*>(native_), nullptr);
-    if (instantiate(w->get()) != 0 || a.init(w->get(), 0) != 0 || a.scratch(w->get(), &scratch) != 0)
+    if (instantiate(w->get(), &growth) != 0 || a.init(w->get(), 0) != 0 || a.scratch(w->get(), &scratch) != 0)
       return std::optional<calculated_witness>{};  // the wasm path says what is wrong
     call = [&](field_fn fn, std::span<const uint32_t> x, std::span<const uint32_t> y, std::span<uint32_t> out) {
       const uint32_t size = 8 + 4 * n32, ra = scratch, rb = scratch + size, rr = scratch + 2 * size;
@@ -494,6 +516,11 @@ result<calculated_witness> witness_generator::calculate_by_wasm(std::span<const 
                                                                 const calculation_limits& limits, bool record) const {
   const glue_api& a = *api_;
   const auto n32 = static_cast<uint32_t>(prime_.size());
+  // Past what the estimate counted, the linear memory grows only as the budget grants it (and, while
+  // recording, the marks over it: calculation_memory.hpp).
+  const uint64_t page = wasm_page_bytes;
+  linear_growth growth{&limits, instance_pages(sizes()),
+                       record ? page + marks_bytes(page) + saved_marks_bytes(page) : page};
   instance_guard w(a);
   if (!w.get()) return status(errc::resource_exhausted, source_ + ": out of memory making an instance");
   stop_watch watch(limits);
@@ -507,7 +534,7 @@ result<calculated_witness> witness_generator::calculate_by_wasm(std::span<const 
     }
     std::string msg = a.error(w.get());
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();
-    if (a.error_code(w.get()) == not_enough_memory_code) msg += memory_cap_note();
+    if (a.error_code(w.get()) == not_enough_memory_code && growth.refused) msg += memory_refused_note(growth.counted_pages);
     std::string log = take_log(a, w.get());
     return status(errc::failed_precondition, source_ + ": the circuit's witness code failed " + during + " (circom error " +
                                                  std::to_string(a.error_code(w.get())) + "): " + msg +
@@ -522,7 +549,7 @@ result<calculated_witness> witness_generator::calculate_by_wasm(std::span<const 
       if (open) g->recorded(status(errc::cancelled, "the recording calculation did not finish"));
     }
   } end{this, record};
-  if (instantiate(w.get()) != 0) return failed("starting");
+  if (instantiate(w.get(), &growth) != 0) return failed("starting");
   if (a.init(w.get(), 0) != 0) return failed("in init");
   if (record) {
     uint32_t shared = 0;

@@ -87,6 +87,11 @@ struct calculation_limits {
   // calculation records). Kept by a recording beside the calculation until that ends, with
   // whatever it holds. Empty: no limit.
   std::function<bool(uint64_t bytes)> recording_memory;
+  // Asked for `bytes` more memory where the wasm's linear memory grows past what `within` counted
+  // (circom's stack beyond stack_growth_pages), on the calculating thread; false: the grow fails
+  // with circom's "Not enough memory." and a note naming the budget. Without `within` the linear
+  // memory is never capped (the `cuzk wtns calculate` command, as snarkjs).
+  std::function<bool(uint64_t bytes)> memory_growth;
   // For tests: given the witness a recording's graph replayed, before it is checked against the
   // wasm's (to damage it, as a wrong graph would).
   std::function<void(std::span<uint32_t>)> replay_of_recording;
@@ -98,6 +103,16 @@ enum class graph_state {
   recording, // a calculation is recording it
   ready,     // calculations replay it, and fall back to the wasm for inputs it does not fit
   refused,   // this circuit's witness code cannot be replayed (graph_reason() says why)
+};
+
+// The wasm's linear memory growing past what a calculation's estimate counted (instance_pages):
+// granted by limits.memory_growth, `bytes_per_page` a page. The glue calls ask() before a grow.
+struct linear_growth {
+  const calculation_limits* limits = nullptr;
+  uint32_t counted_pages = 0;  // counted by the estimate, or granted since
+  uint64_t bytes_per_page = 0;
+  bool refused = false;  // the budget had no room for a grow
+  static int ask(void* context, uint32_t pages) noexcept;
 };
 
 class witness_generator {
@@ -154,9 +169,10 @@ class witness_generator {
   void load_graph(witness_graph::holding how);
   // Instantiates the module with its memory capped at instance_pages(sizes()); nonzero where it
   // trapped.
-  int instantiate(void* instance) const;
+  // `growth`: asked before the linear memory grows (linear_growth); null: never asked.
+  int instantiate(void* instance, linear_growth* growth = nullptr) const;
   // The words added to circom's "Not enough memory.", saying where the cap is.
-  std::string memory_cap_note() const;
+  std::string memory_refused_note(uint32_t pages) const;
 
   void* handle_ = nullptr;
   std::unique_ptr<glue_api> api_;

@@ -26,7 +26,7 @@
 #define CUZK_EXPORT __attribute__((visibility("default")))
 
 /* The glue's interface version: circom_wasm.cpp refuses an object built from another one. */
-#define CUZK_WITNESS_GLUE_VERSION 7
+#define CUZK_WITNESS_GLUE_VERSION 8
 
 /* A growable text buffer, always NUL-terminated. */
 typedef struct {
@@ -212,12 +212,13 @@ CUZK_EXPORT int cuzk_witness_instantiate(cuzk_witness* w) {
   return 0;
 }
 
-/* Caps the linear memory at `max_pages` (the module's own maximum where that is lower): a grow
- * beyond fails as it would at the module's maximum, and circom's code reports "Not enough memory."
- * (error 5). After instantiate. So that a calculation holds no more memory than its generator
- * counted for it (calculation_memory.hpp). */
-CUZK_EXPORT void cuzk_witness_limit_memory(cuzk_witness* w, uint32_t max_pages) {
-  if (max_pages < w->wasm.w2c_memory.max_pages) w->wasm.w2c_memory.max_pages = max_pages;
+/* Asks `grow(context, pages)` before the linear memory grows to `pages`: where it answers 0 the
+ * grow fails as it would at the module's maximum, and circom's code reports "Not enough memory."
+ * (error 5). After instantiate. So that growth beyond what a calculation's memory counted is
+ * charged as it happens (calculation_memory.hpp). */
+CUZK_EXPORT void cuzk_witness_memory_growth(cuzk_witness* w, int (*grow)(void*, uint32_t), void* context) {
+  w->wasm.w2c_memory.cuzk_grow = grow;
+  w->wasm.w2c_memory.cuzk_grow_context = context;
 }
 
 CUZK_EXPORT void cuzk_witness_delete(cuzk_witness* w) {

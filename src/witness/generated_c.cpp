@@ -407,8 +407,15 @@ status write_thread_local_runtime(const std::string& runtime_dir, const std::str
                         header_dir + "/wasm-rt.h"));
   CUZK_TRY(replace_once(rt, "  uint32_t size;\n} wasm_rt_memory_t;",
                         "  uint32_t size;\n  /* cuzk: the calculation's trace (circom_wasm_glue_abi.h), or NULL. */\n"
-                        "  void* cuzk_trace;\n} wasm_rt_memory_t;",
+                        "  void* cuzk_trace;\n"
+                        "  /* cuzk: asked before the memory grows to `pages` (0: it does not), or NULL. */\n"
+                        "  int (*cuzk_grow)(void* context, uint32_t pages);\n  void* cuzk_grow_context;\n} wasm_rt_memory_t;",
                         header_dir + "/wasm-rt.h"));
+  // A grow beyond what the calculation's memory allows fails as one beyond the module's maximum.
+  CUZK_TRY(replace_once(c, "if (new_pages < old_pages || new_pages > memory->max_pages) {",
+                        "if (new_pages < old_pages || new_pages > memory->max_pages ||\n"
+                        "      (memory->cuzk_grow && !memory->cuzk_grow(memory->cuzk_grow_context, new_pages))) {",
+                        f));
   const std::pair<std::string, const std::string*> files[] = {{"wasm-rt-impl.c", &c}, {"wasm-rt-impl.h", &h}, {"wasm-rt.h", &rt}};
   for (const auto& [name, content] : files) {
     std::ofstream out(dir + "/" + name, std::ios::binary | std::ios::trunc);

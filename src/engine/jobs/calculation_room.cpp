@@ -52,6 +52,12 @@ std::string calculation_purpose(const std::string& what, const witness::witness_
 
 void calculation_room::hand_to(witness::calculation_limits& limits, const std::string& purpose) {
   limits.within = planned;
+  // The linear memory past the estimate (circom's stack), charged as it grows to this room's
+  // reservation, which the calculation holds until it returns.
+  reservation* own = &calculation;
+  limits.memory_growth = [own, purpose](uint64_t bytes) {
+    return own->grow(bytes, spare_only(purpose + ": the wasm's linear memory beyond its estimate", nullptr)).is_ok();
+  };
   if (!planned.records()) return;
   // Held by the callback: the recording beside the calculation keeps a copy of it until it ends,
   // and grows it through the reservation, which keeps the budget's state alive however long the
