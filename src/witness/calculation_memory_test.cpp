@@ -3,7 +3,7 @@
 // the header lists, and the bound held against real calculations of a fixture whose stack grows
 // with its input (tests/data/witness/circuits/deep_stack.circom): the process's peak resident
 // memory during a calculation (reset through /proc/self/clear_refs) stays within the bound for the
-// wasm, a recording in line and beside, and a replay; the linear memory stops at the cap with
+// wasm, a recording in line and beside, and a replay; the linear memory past the estimate is charged as it grows (refused: circom's message and the budget's), never capped without a budget;
 // circom's message and the cap's; the recording asks for its values' memory and ends without a
 // graph where it gets none; a calculation keeps to the estimate it was given. Skipped where wasm2c
 // is not installed (scripts/setup.sh installs wabt).
@@ -211,22 +211,47 @@ TEST_F(CalculationMemory, a_recording_beside_the_calculation_stays_within_its_bo
   EXPECT_LE(m.growth, m.estimate.total() + m.granted);
 }
 
-TEST_F(CalculationMemory, the_linear_memory_stops_at_the_cap_with_circoms_message_and_the_caps) {
+TEST_F(CalculationMemory, the_linear_memory_past_the_estimate_is_charged_as_it_grows_and_never_capped_without_a_budget) {
   auto g = load();
   ASSERT_TRUE(g);
   calculation_limits wasm_only;
   wasm_only.graph = false;
-  // 400 frames of 40 KB (16 MB) fit in the 16 MiB allowed beyond the declared memory; 1000 (40 MB)
-  // do not, and snarkjs computes both.
-  auto fits = calculate(*g, input(400), wasm_only);
-  ASSERT_TRUE(fits.is_ok()) << fits.error().message();
-  auto beyond = calculate(*g, input(1000), wasm_only);
+  // 1000 frames of 40 KB (40 MB) do not fit the 16 MiB counted beyond the declared memory; snarkjs
+  // computes them, and so does a calculation with no budget (the `cuzk wtns calculate` command).
+  auto unbudgeted = calculate(*g, input(1000), wasm_only);
+  ASSERT_TRUE(unbudgeted.is_ok()) << unbudgeted.error().message();
+
+  // With a budget: the pages past the estimate are asked for as the memory grows.
+  calculation_limits budgeted = wasm_only;
+  budgeted.within = g->memory_needed(0, wasm_only);
+  ASSERT_EQ(budgeted.within->kind, calculation_kind::wasm);
+  uint64_t granted = 0;
+  int asks = 0;
+  budgeted.memory_growth = [&](uint64_t bytes) {
+    granted += bytes;
+    ++asks;
+    return true;
+  };
+  auto charged = calculate(*g, input(1000), budgeted);
+  ASSERT_TRUE(charged.is_ok()) << charged.error().message();
+  EXPECT_EQ(charged->wtns, unbudgeted->wtns);
+  EXPECT_GT(asks, 0);
+  EXPECT_EQ(granted % wasm_page_bytes, 0u);
+  EXPECT_GE(granted, uint64_t{40'000'000} - uint64_t{16} * 1024 * 1024 - 12 * wasm_page_bytes) << "the stack beyond the estimate";
+  EXPECT_LE(granted, uint64_t{48} << 20);
+  // Within the estimate nothing is asked.
+  asks = 0;
+  ASSERT_TRUE(calculate(*g, input(100), budgeted).is_ok());
+  EXPECT_EQ(asks, 0);
+
+  // A budget that says no: circom's message and a note naming the budget.
+  budgeted.memory_growth = [](uint64_t) { return false; };
+  auto beyond = calculate(*g, input(1000), budgeted);
   ASSERT_FALSE(beyond.is_ok());
   EXPECT_EQ(beyond.error().code(), errc::failed_precondition);
   EXPECT_NE(beyond.error().message().find("(circom error 5): Not enough memory."), std::string::npos)
       << beyond.error().message();
-  EXPECT_NE(beyond.error().message().find("cuzk holds the wasm's linear memory to 268 pages of 64 KiB: the 11 its "
-                                          "module declares, 256 for circom's stack beyond them and one for cuzk"),
+  EXPECT_NE(beyond.error().message().find("cuzk's host budget had no room for the wasm's linear memory beyond 268 pages"),
             std::string::npos)
       << beyond.error().message();
   // The fixture's own input (100 frames) gives snarkjs's bytes.
