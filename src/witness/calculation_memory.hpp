@@ -12,10 +12,11 @@
 //                  at most 49 bytes per byte of text (a million one-digit values; a value takes two
 //                  bytes of text at least), counted as input_bytes_per_text_byte.
 //   an instance    the wasm's linear memory: the pages the module declares, stack_growth_pages for
-//                  circom's stack beyond them and one page for the replay's scratch. Every instance
-//                  is capped there (circom_wasm_glue.c, cuzk_witness_limit_memory): a calculation
-//                  that would grow its memory further fails with circom's own "Not enough memory."
-//                  rather than hold more than was counted. Its resident pages are at most its size.
+//                  circom's stack beyond them and one page for the replay's scratch. Growth past
+//                  that is charged as it happens (circom_wasm_glue.c, cuzk_witness_memory_growth;
+//                  calculation_limits::memory_growth); where the budget has no room, the grow fails
+//                  with circom's own "Not enough memory.". Without a budget it is never capped.
+//                  Its resident pages are at most its size.
 //   a replay       its slots and input values, 32 bytes each, and an instance where the graph calls
 //                  field functions on the wasm. A replay that does not fit the input falls back to
 //                  the wasm after freeing its own, so a calculation that starts as a replay counts

@@ -3,8 +3,9 @@
 // the header lists, and the bound held against real calculations of a fixture whose stack grows
 // with its input (tests/data/witness/circuits/deep_stack.circom): the process's peak resident
 // memory during a calculation (reset through /proc/self/clear_refs) stays within the bound for the
-// wasm, a recording in line and beside, and a replay; the linear memory past the estimate is charged as it grows (refused: circom's message and the budget's), never capped without a budget;
-// circom's message and the cap's; the recording asks for its values' memory and ends without a
+// wasm, a recording in line and beside, and a replay; the linear memory past the estimate is
+// charged as it grows (refused: circom's message and the budget's), never capped without a
+// budget; the recording asks for its values' memory and ends without a
 // graph where it gets none; a calculation keeps to the estimate it was given. Skipped where wasm2c
 // is not installed (scripts/setup.sh installs wabt).
 #include "witness/calculation_memory.hpp"
