@@ -116,7 +116,7 @@ struct calculation_memory {
   }
 };
 
-// The pages every instance of the circuit may hold (the cap above).
+// The pages every instance of the circuit is counted for (growth past them is charged as it happens).
 uint32_t instance_pages(const circuit_sizes& c) noexcept;
 uint64_t instance_bytes(const circuit_sizes& c) noexcept;
 uint64_t wtns_buffer_bytes(const circuit_sizes& c) noexcept;
