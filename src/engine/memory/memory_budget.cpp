@@ -285,6 +285,12 @@ result<reservation> memory_budget::acquire_from(const std::shared_ptr<detail::bu
     ++c.cancelled;
     return refuse(refusal::cancelled, "cancelled before waiting for " + request);
   }
+  if (opt.ahead_of_line && c.fits(bytes)) {
+    c.used += bytes;
+    c.peak = std::max(c.peak, c.used);
+    ++c.granted;
+    return reservation(core, bytes);
+  }
   const auto self = c.line.insert(c.line.end(), {c.next_ticket++, bytes});
   bool waited = false;
   bool evicted = false;

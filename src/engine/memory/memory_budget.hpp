@@ -5,7 +5,8 @@
 // Work reserves the memory it will use before it starts, as an RAII `reservation`, so the daemon
 // never holds more than its configured limit and how many proofs run at once follows from their
 // sizes rather than from a thread count. Requests are served in strict arrival order (one ticket
-// queue per budget): a later, smaller request never overtakes an earlier one that is waiting,
+// queue per budget): a later, smaller request never overtakes an earlier one that is waiting
+// (but for acquire_options::ahead_of_line: memory running work needs to go on, never waited for),
 // because the dispatcher acquires in priority order and finishing jobs one after another beats
 // interleaving them (the Rust cuzk measured +24% throughput and half the latency from that). A
 // reservation is returned in parts (release(n): the a/b/c share as soon as they are on the GPU,
@@ -92,6 +93,11 @@ struct acquire_options {
   bool evict = true;
   // When set: why no reservation came back (refusal::none when one did).
   refusal* why = nullptr;
+  // Granted at once where it fits, ahead of the requests waiting in line (else as without it).
+  // For memory that work already running needs to go on (a witness calculation's linear memory
+  // growing past its estimate): it cannot wait in line, as what it would wait for may be its own
+  // job's, and refusing it where there is room would fail the job only because others wait.
+  bool ahead_of_line = false;
 };
 
 namespace detail {

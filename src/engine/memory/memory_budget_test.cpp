@@ -117,6 +117,34 @@ TEST(memory_budget, a_waiting_big_request_blocks_a_later_small_one) {
   EXPECT_EQ(b.snapshot().waited, 2u);
 }
 
+// ahead_of_line: memory a running calculation needs to go on is granted where it fits though a
+// request waits in line (which a request without it, told not to wait, never is), and refused
+// where it does not fit, leaving the line as it was.
+TEST(memory_budget, a_request_ahead_of_the_line_takes_what_fits_past_the_waiters) {
+  memory_budget b("host", memory_kind::host, -1, 100);
+  auto holder = take(b, 60);
+  auto big = request(b, 50);
+  ASSERT_TRUE(poll_until([&] { return b.snapshot().waiting == 1; }));
+  acquire_options in_line{nullptr, 0ms, "in line", false, nullptr};
+  EXPECT_FALSE(b.acquire(10, in_line).is_ok()) << "the 50 came first";
+  acquire_options ahead = in_line;
+  ahead.ahead_of_line = true;
+  auto r = b.acquire(10, ahead);
+  ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+  EXPECT_EQ(b.used(), 70u);
+  refusal why = refusal::none;
+  ahead.why = &why;
+  EXPECT_FALSE(b.acquire(31, ahead).is_ok()) << "30 bytes free";
+  EXPECT_EQ(why, refusal::timed_out);
+  EXPECT_EQ(b.snapshot().waiting, 1u) << "the 50 still first in line";
+  EXPECT_EQ(big.wait_for(20ms), std::future_status::timeout);
+  r->reset();
+  holder.release(20);  // 40 used: the 50 fits
+  auto granted = big.get();
+  ASSERT_TRUE(granted.is_ok());
+  EXPECT_EQ(b.used(), 90u);
+}
+
 TEST(memory_budget, waiters_are_served_in_arrival_order) {
   // Requests queue behind a full budget; the holder then returns 5 bytes at a time. At every step
   // the requests granted must be exactly the longest prefix that fits, which the bytes still
