@@ -53,10 +53,16 @@ std::string calculation_purpose(const std::string& what, const witness::witness_
 void calculation_room::hand_to(witness::calculation_limits& limits, const std::string& purpose) {
   limits.within = planned;
   // The linear memory past the estimate (circom's stack), charged as it grows to this room's
-  // reservation, which the calculation holds until it returns.
+  // reservation, which the calculation holds until it returns. From spare room, ahead of whoever
+  // waits in line: a running calculation refused where there is room would fail its job only
+  // because others wait, and one that waited might wait for its own job's memory.
   reservation* own = &calculation;
   limits.memory_growth = [own, purpose](uint64_t bytes) {
-    return own->grow(bytes, spare_only(purpose + ": the wasm's linear memory beyond its estimate", nullptr)).is_ok();
+    // Named: `now` holds a view of it.
+    const std::string what = purpose + ": the wasm's linear memory beyond its estimate";
+    acquire_options now = spare_only(what, nullptr);
+    now.ahead_of_line = true;
+    return own->grow(bytes, now).is_ok();
   };
   if (!planned.records()) return;
   // Held by the callback: the recording beside the calculation keeps a copy of it until it ends,
@@ -149,6 +155,11 @@ void calculation_share::give_back(calculation_room& room) {
       share_.reset();
       total_ = 0;
     } else {
+      // The share takes back what it lent, and no more: the linear memory the calculation grew
+      // past its estimate (calculation_room::hand_to) goes back to the budget, or the share would
+      // hold it until the batch ends and lend a later calculation more than it counts (total_).
+      const uint64_t lent = total_ - share_.bytes();
+      room.calculation.release(room.calculation.bytes() > lent ? room.calculation.bytes() - lent : 0);
       (void)share_.absorb(std::move(room.calculation));
     }
   }

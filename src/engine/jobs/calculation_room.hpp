@@ -58,6 +58,8 @@ struct calculation_room {
   // `limits` set to keep to the room: within = planned, and where it records, the recording's
   // reservation handed to it (held by limits.recording_memory, and so by the recording beside
   // the calculation until that ends), its values' memory asked for from its budget's spare room.
+  // The linear memory past `planned` is added to `calculation` as it grows (limits.memory_growth,
+  // on the calculating thread): the room stays where it is, and `limits` goes, before it returns.
   void hand_to(witness::calculation_limits& limits, const std::string& purpose);
 };
 
@@ -91,8 +93,9 @@ class calculation_share {
   // admission) waits in the budget's line.
   result<calculation_room> take(const witness::witness_generator& gen, uint64_t input_json_bytes,
                                 const cancel_token& cancel, const std::string& what);
-  // The room's calculation part, once its calculation returned: the share's back to the share (or
-  // to the budget after done()), spare room's to the budget.
+  // The room's calculation part, once its calculation returned: what the share lent back to the
+  // share (or to the budget after done()); spare room's, and whatever the linear memory grew past
+  // the estimate, to the budget.
   void give_back(calculation_room& room);
   // Admission's share for a job of the batch, added to the batch's.
   void add(reservation share);

@@ -4,8 +4,9 @@
 // part left out where there is no room for it, the recording's reservation held by the limits it
 // is handed to, and a batch's calculation share lent to one calculation at a time, others running
 // beside it on spare room or waiting for it, until a cancel; the share back to the budget once the
-// batch has no calculation left. The engine's own tests with real jobs are in
-// engine_input_json_test.cpp. Skipped where wasm2c is not installed.
+// batch has no calculation left, and what a calculation lent the share grew by back to the budget.
+// The engine's own tests with real jobs are in engine_input_json_test.cpp. Skipped where wasm2c is
+// not installed.
 #include "engine/jobs/calculation_room.hpp"
 
 #include <gtest/gtest.h>
@@ -18,6 +19,7 @@
 #include <future>
 #include <iterator>
 
+#include "base/poll_until.hpp"
 #include "witness/wasm_compiler.hpp"
 
 namespace cuzk::engine {
@@ -166,6 +168,63 @@ TEST_F(calculation_room_test, calculations_beside_the_share_run_on_spare_room) {
   EXPECT_EQ(host.used(), need) << "the share stays with the batch";
   share.done();
   EXPECT_EQ(host.used(), 0u) << "until no calculation is left";
+}
+
+// The share lent to a calculation whose linear memory grows (hand_to's memory_growth, as the wasm
+// asks it): the growth comes from spare room, ahead of a request waiting in line, and goes back to
+// the budget; the share takes back what it lent, so it lends the next calculation its own size.
+TEST_F(calculation_room_test, a_share_lent_to_a_calculation_that_grew_takes_back_only_what_it_lent) {
+  const uint64_t need = estimate_.calculation;
+  const uint64_t page = witness::wasm_page_bytes;
+  memory_budget host("host", memory_kind::host, -1, need + 4 * page);
+  calculation_share share(host);
+  share.add(host.acquire(need).value());
+  const cancel_token cancel;
+  auto room = share.take(*gen_, input_bytes, cancel, "job 1 partition 0");
+  ASSERT_TRUE(room.is_ok()) << room.error().to_string();
+  ASSERT_TRUE(room->from_share);
+  ASSERT_EQ(room->calculation.bytes(), need);
+
+  cancel_token waiter_cancel;
+  acquire_options in_line;
+  in_line.cancel = &waiter_cancel;
+  auto waiter = std::async(std::launch::async, [&] { return host.acquire(5 * page, in_line); });
+  ASSERT_TRUE(poll_until([&] { return host.snapshot().waiting == 1; }));
+  {
+    witness::calculation_limits limits;
+    room->hand_to(limits, "job 1 partition 0");
+    ASSERT_TRUE(limits.memory_growth);
+    EXPECT_TRUE(limits.memory_growth(3 * page)) << "room for it, though a request waits in line";
+    EXPECT_EQ(room->calculation.bytes(), need + 3 * page);
+    EXPECT_EQ(host.used(), need + 3 * page);
+    EXPECT_FALSE(limits.memory_growth(2 * page)) << "a page left";
+    EXPECT_EQ(host.used(), need + 3 * page);
+  }
+  share.give_back(*room);
+  EXPECT_FALSE(room->calculation);
+  EXPECT_EQ(host.used(), need) << "the growth back to the budget, the share kept";
+  share.give_back(*room);
+  EXPECT_EQ(host.used(), need) << "given back once";
+  waiter_cancel.request(cancel_reason::caller);
+  host.wake_waiters();
+  auto waited = waiter.get();
+  ASSERT_FALSE(waited.is_ok()) << "4 pages free of the 5 it asks";
+  EXPECT_EQ(waited.error().code(), errc::cancelled);
+
+  auto again = share.take(*gen_, input_bytes, cancel, "job 1 partition 1");
+  ASSERT_TRUE(again.is_ok()) << again.error().to_string();
+  EXPECT_TRUE(again->from_share);
+  EXPECT_EQ(again->calculation.bytes(), need) << "the share lends its own size";
+  {
+    witness::calculation_limits limits;
+    again->hand_to(limits, "job 1 partition 1");
+    EXPECT_TRUE(limits.memory_growth(page));
+  }
+  // done() while lent: the share and the growth go back with the calculation's room.
+  share.done();
+  EXPECT_EQ(host.used(), need + page);
+  share.give_back(*again);
+  EXPECT_EQ(host.used(), 0u);
 }
 
 }  // namespace
