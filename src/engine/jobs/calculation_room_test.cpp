@@ -4,9 +4,11 @@
 // part left out where there is no room for it, the recording's reservation held by the limits it
 // is handed to, and a batch's calculation share lent to one calculation at a time, others running
 // beside it on spare room or waiting for it, until a cancel; the share back to the budget once the
-// batch has no calculation left, and what a calculation lent the share grew by back to the budget.
-// The engine's own tests with real jobs are in engine_input_json_test.cpp. Skipped where wasm2c is
-// not installed.
+// batch has no calculation left. And the linear memory a calculation grows past its estimate
+// (tests/data/witness/circuits/deep_stack.circom, whose stack grows with its input), charged to the
+// room as it grows and given back with it, to the budget or to the share that lent the room. The
+// engine's own tests with real jobs are in engine_input_json_test.cpp. Skipped where wasm2c is not
+// installed.
 #include "engine/jobs/calculation_room.hpp"
 
 #include <gtest/gtest.h>
@@ -20,6 +22,7 @@
 #include <iterator>
 
 #include "base/poll_until.hpp"
+#include "engine/jobs/input_witness.hpp"
 #include "witness/wasm_compiler.hpp"
 
 namespace cuzk::engine {
@@ -29,6 +32,7 @@ using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
 const std::string matrix_wasm = CUZK_TEST_DATA_DIR "/witness/bn128/matrix.wasm";
+const std::string deep_stack_wasm = CUZK_TEST_DATA_DIR "/witness/bn128/deep_stack.wasm";
 
 // One cache for the suite: the circuit is compiled once.
 const std::string& cache_dir() {
@@ -224,6 +228,104 @@ TEST_F(calculation_room_test, a_share_lent_to_a_calculation_that_grew_takes_back
   share.done();
   EXPECT_EQ(host.used(), need + page);
   share.give_back(*again);
+  EXPECT_EQ(host.used(), 0u);
+}
+
+// A real calculation run as the engine runs one (input_partition_witness in a reserved room) whose
+// linear memory grows past its estimate: depth(n) of deep_stack.circom takes n frames of 40 KB of
+// circom's stack, past the 16 MiB the estimate counts beyond the 11 declared pages from about 420.
+class calculation_growth_test : public ::testing::Test {
+ protected:
+  static constexpr uint64_t page = witness::wasm_page_bytes;
+  // Spare room for the growth, not for the first calculation's recording (34 MB): the calculations
+  // run the wasm alone, which the recording would only follow.
+  static constexpr uint64_t spare = uint64_t{16} << 20;
+
+  void SetUp() override {
+    if (std::system("command -v wasm2c >/dev/null 2>&1") != 0) GTEST_SKIP() << "wasm2c not installed (apt-get install wabt)";
+    std::ifstream in(deep_stack_wasm, std::ios::binary);
+    const std::vector<uint8_t> code{std::istreambuf_iterator<char>(in), {}};
+    auto lib = witness::compile_witness_generator(code, deep_stack_wasm, cache_dir());
+    ASSERT_TRUE(lib.is_ok()) << lib.error().to_string();
+    auto g = witness::witness_generator::load(lib->library, deep_stack_wasm);
+    ASSERT_TRUE(g.is_ok()) << g.error().to_string();
+    gen_ = *g;
+    key_.n_vars = gen_->witness_size();
+    for (int n : {600, 1000}) {
+      std::ofstream(input_path(n)) << R"({"n": ")" << n << R"("})";
+      ASSERT_EQ(input_json_size(input_path(n)), input_size(n));
+    }
+  }
+  static std::string input_path(int n) { return cache_dir() + "/deep_stack." + std::to_string(n) + ".json"; }
+  static uint64_t input_size(int n) { return 9 + std::to_string(n).size(); }
+
+  result<any_witness> calculate(int n, calculation_room& room) {
+    return input_partition_witness(gen_, input_path(n), 0, key_, std::chrono::seconds(60), [] { return false; }, room,
+                                   "job 1 partition 0 of circuit deep_stack");
+  }
+
+  std::shared_ptr<const witness::witness_generator> gen_;
+  key_summary key_;
+};
+
+// A witness thread's room, from spare room: the growth charged to it while the calculation runs
+// (the budget's peak is the estimate and the growth), everything back when the room goes, as
+// witness_ahead drops it.
+TEST_F(calculation_growth_test, a_calculations_growth_is_charged_while_it_runs_and_given_back_with_its_room) {
+  const uint64_t need = calculation_estimate(*gen_, input_size(600)).calculation;
+  memory_budget host("host", memory_kind::host, -1, need + spare);
+  auto room = spare_calculation_room(*gen_, input_size(600), host, "job 1 partition 0", nullptr);
+  ASSERT_TRUE(room.is_ok()) << room.error().to_string();
+  ASSERT_EQ(room->planned.kind, witness::calculation_kind::wasm) << "no room for the recording";
+  auto w = calculate(600, *room);
+  ASSERT_TRUE(w.is_ok()) << w.error().to_string();
+  const uint64_t grown = room->calculation.bytes() - need;
+  EXPECT_GE(grown, 600 * uint64_t{40'000} - (uint64_t{16} << 20) - 12 * page) << "the stack past the estimate";
+  EXPECT_LE(grown, uint64_t{12} << 20);
+  EXPECT_EQ(grown % page, 0u);
+  EXPECT_EQ(host.used(), need + grown) << "held with the room until it goes";
+  EXPECT_EQ(host.snapshot().peak, need + grown);
+  *room = {};
+  EXPECT_EQ(host.used(), 0u);
+}
+
+// A worker's room, lent by its batch's share: the growth back to the budget when the calculation
+// returns, succeeding or refused its growth (circom's "Not enough memory." and the budget's note),
+// the share back to its own size for the next calculation, and nothing held once the batch is done.
+TEST_F(calculation_growth_test, a_worker_calculations_growth_goes_back_to_the_budget_and_its_share_to_the_batch) {
+  const uint64_t need = calculation_estimate(*gen_, input_size(1000)).calculation;
+  memory_budget host("host", memory_kind::host, -1, need + spare);
+  calculation_share share(host);
+  share.add(host.acquire(need).value());
+  const cancel_token cancel;
+
+  auto room = share.take(*gen_, input_size(600), cancel, "job 1 partition 0");
+  ASSERT_TRUE(room.is_ok()) << room.error().to_string();
+  ASSERT_TRUE(room->from_share);
+  ASSERT_EQ(room->planned.kind, witness::calculation_kind::wasm);
+  const uint64_t lent = room->calculation.bytes();
+  auto w = calculate(600, *room);
+  ASSERT_TRUE(w.is_ok()) << w.error().to_string();
+  const uint64_t grown = room->calculation.bytes() - lent;
+  EXPECT_GT(grown, 0u);
+  EXPECT_EQ(host.used(), need + grown);
+  share.give_back(*room);
+  EXPECT_EQ(host.used(), need) << "the growth back to the budget";
+
+  // 1000 frames need 23 MB past the estimate: the budget grants its 16 MiB, then refuses.
+  auto deeper = share.take(*gen_, input_size(1000), cancel, "job 1 partition 1");
+  ASSERT_TRUE(deeper.is_ok()) << deeper.error().to_string();
+  ASSERT_EQ(deeper->calculation.bytes(), need) << "the share's whole size, as before";
+  auto refused = calculate(1000, *deeper);
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_NE(refused.error().message().find("(circom error 5): Not enough memory. (cuzk's host budget had no room"),
+            std::string::npos)
+      << refused.error().message();
+  EXPECT_GT(host.snapshot().peak, need + spare - page) << "charged up to the limit before it was refused";
+  EXPECT_EQ(host.used(), deeper->calculation.bytes());
+  share.give_back(*deeper);
+  EXPECT_EQ(host.used(), need);
+  share.done();
   EXPECT_EQ(host.used(), 0u);
 }
 
