@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // The host memory one witness calculation holds while it runs, known before it starts: an upper
 // bound, so that the daemon can reserve it in its host budget first and hold no more than the
-// operator allowed however many calculations run at once (docs/witness.md, 'Witnesses ahead of the
-// GPU'). witness_generator::memory_needed() fills in what the generator knows of its circuit
+// operator allowed however many calculations run at once (docs/witness.md, 'A calculation's memory
+// in the host budget'). witness_generator::memory_needed() fills in what the generator knows of its circuit
 // without running it: the field, the wires, the linear memory's pages as the module declares them,
 // and its witness graph's sizes; the caller gives the input JSON's size.
 //
@@ -54,8 +54,8 @@ inline constexpr uint64_t wasm_page_bytes = 65536;
 
 // circom's stack beyond the memory its module declares: reserveStackFr grows the memory where a
 // function's frame does not fit. wasm2c traps at a call depth of 10,000 (wasm_compiler.cpp), so 16
-// MiB holds that depth of frames of 1.6 KiB, forty field elements each; a circuit whose functions
-// keep larger frames that deep fails with circom's "Not enough memory.".
+// MiB holds that depth of frames of 1.6 KiB, forty field elements each; the pages of larger frames
+// that deep are charged as the memory grows (calculation_limits::memory_growth).
 inline constexpr uint32_t stack_growth_pages = 256;
 // The wasm2c instance beside its linear memory (its globals, tables, the glue's text buffers),
 // rounded up.

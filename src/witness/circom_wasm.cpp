@@ -280,7 +280,7 @@ std::string witness_generator::memory_refused_note(uint32_t pages) const {
   return " (cuzk's host budget had no room for the wasm's linear memory beyond " + std::to_string(pages) +
          " pages of 64 KiB (the " + std::to_string(declared_pages_) +
          " its module declares and what its stack took since): every calculation's memory is charged to the "
-         "host budget; docs/witness.md, 'Witnesses ahead of the GPU')";
+         "host budget; docs/witness.md, 'A calculation's memory in the host budget')";
 }
 
 int linear_growth::ask(void* context, uint32_t pages) noexcept {

@@ -167,9 +167,8 @@ class witness_generator {
   void recorded(result<witness_graph> g) const;
   bool take_recorded_graph(witness_graph::holding how);
   void load_graph(witness_graph::holding how);
-  // Instantiates the module with its memory capped at instance_pages(sizes()); nonzero where it
-  // trapped.
-  // `growth`: asked before the linear memory grows (linear_growth); null: never asked.
+  // Instantiates the module; nonzero where it trapped. `growth`: asked before the linear memory
+  // grows (linear_growth: past instance_pages(sizes()), charged as it grows); null: never asked.
   int instantiate(void* instance, linear_growth* growth = nullptr) const;
   // The words added to circom's "Not enough memory.", saying where the cap is.
   std::string memory_refused_note(uint32_t pages) const;

@@ -3,7 +3,7 @@
 // holds while it runs (witness/calculation_memory.hpp: its .wtns, the wasm's linear memory or the
 // replay's slots, the parsed input), reserved before it starts and returned when it ends, also on
 // an error, a cancel or the time limit. So that no number of calculations at once takes the host
-// past the budget the operator set (docs/witness.md, 'Witnesses ahead of the GPU').
+// past the budget the operator set (docs/witness.md, 'A calculation's memory in the host budget').
 //
 // Where the memory comes from:
 //   - a worker's calculation: from its batch's calculation share, which admission reserved with
