@@ -44,6 +44,15 @@ any_witness made(job_id id, uint32_t q) {
 
 uint64_t value_of(const taken_witness& t) { return t.witness.value().values[0].limb[0]; }
 
+// Partition 0 of j taken from the pool, its worker computing it (made()) where it is not ahead;
+// `here_calls` counts the worker's calculations.
+taken_witness take_or_compute(witness_ahead& pool, live_job& j, int& here_calls) {
+  return pool.take(j, 0, [&] {
+    ++here_calls;
+    return result<any_witness>(made(j.rec.info.id, 0));
+  });
+}
+
 // A queue the test sets, a calculation it can hold at a gate, and the order calculations began.
 struct fixture {
   std::mutex m;
@@ -218,10 +227,7 @@ TEST(witness_ahead, a_calculation_that_can_never_fit_is_left_to_its_worker) {
   const std::vector<std::pair<job_id, uint32_t>> order{{7, 0}};
   EXPECT_EQ(f.began, order);
   int here_calls = 0;
-  const taken_witness t = pool.take(*never, 0, [&] {
-    ++here_calls;
-    return result<any_witness>(made(6, 0));
-  });
+  const taken_witness t = take_or_compute(pool, *never, here_calls);
   EXPECT_FALSE(t.ahead);
   EXPECT_EQ(here_calls, 1) << "its worker computes it (or its admission fails the job first)";
   EXPECT_EQ(f.host.used(), witness_bytes) << "job 7's witness alone";
@@ -244,10 +250,7 @@ TEST(witness_ahead, ready_witnesses_give_way_to_a_job_that_waits_for_memory) {
   EXPECT_EQ(pool.snapshot().ready, 1u);
   EXPECT_TRUE(pool.take(*a, 0, never_here).ahead) << "the first job's witness is kept";
   int here_calls = 0;
-  const taken_witness t = pool.take(*c, 0, [&] {
-    ++here_calls;
-    return result<any_witness>(made(3, 0));
-  });
+  const taken_witness t = take_or_compute(pool, *c, here_calls);
   EXPECT_FALSE(t.ahead);
   EXPECT_EQ(here_calls, 1) << "an evicted witness is computed by its worker";
   EXPECT_EQ(value_of(t), 300u);
@@ -276,10 +279,7 @@ TEST(witness_ahead, a_partition_nobody_began_is_computed_by_its_worker_and_never
   auto pool = f.pool(1);
   pool.start();
   int here_calls = 0;
-  const taken_witness t = pool.take(*a, 0, [&] {
-    ++here_calls;
-    return result<any_witness>(made(5, 0));
-  });
+  const taken_witness t = take_or_compute(pool, *a, here_calls);
   EXPECT_FALSE(t.ahead);
   EXPECT_EQ(here_calls, 1);
   EXPECT_EQ(value_of(t), 500u);

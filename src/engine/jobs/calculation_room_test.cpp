@@ -40,7 +40,9 @@ const std::string& cache_dir() {
   return d;
 }
 
-class calculation_room_test : public ::testing::Test {
+// A suite of tests with a circuit's generator, compiled into the suite's cache (removed after it).
+// Skipped where wasm2c is not installed.
+class generator_test : public ::testing::Test {
  protected:
   static void TearDownTestSuite() {
     std::error_code ec;
@@ -48,20 +50,32 @@ class calculation_room_test : public ::testing::Test {
   }
   void SetUp() override {
     if (std::system("command -v wasm2c >/dev/null 2>&1") != 0) GTEST_SKIP() << "wasm2c not installed (apt-get install wabt)";
-    std::ifstream in(matrix_wasm, std::ios::binary);
+  }
+  // `wasm`'s generator into gen_: a fresh one, without a graph yet.
+  void load(const std::string& wasm) {
+    std::ifstream in(wasm, std::ios::binary);
     const std::vector<uint8_t> code{std::istreambuf_iterator<char>(in), {}};
-    auto lib = witness::compile_witness_generator(code, matrix_wasm, cache_dir());
+    auto lib = witness::compile_witness_generator(code, wasm, cache_dir());
     ASSERT_TRUE(lib.is_ok()) << lib.error().to_string();
-    auto g = witness::witness_generator::load(lib->library, matrix_wasm);
+    auto g = witness::witness_generator::load(lib->library, wasm);
     ASSERT_TRUE(g.is_ok()) << g.error().to_string();
     gen_ = *g;
+  }
+  std::shared_ptr<const witness::witness_generator> gen_;
+};
+
+class calculation_room_test : public generator_test {
+ protected:
+  void SetUp() override {
+    generator_test::SetUp();
+    if (IsSkipped()) return;
+    ASSERT_NO_FATAL_FAILURE(load(matrix_wasm));
     // A fresh generator of a circuit without a graph yet: its first calculation records beside.
     ASSERT_EQ(gen_->graph(), witness::graph_state::none_yet);
     estimate_ = calculation_estimate(*gen_, input_bytes);
     ASSERT_EQ(estimate_.kind, witness::calculation_kind::record_beside);
   }
   static constexpr uint64_t input_bytes = 100;
-  std::shared_ptr<const witness::witness_generator> gen_;
   witness::calculation_memory estimate_;
 };
 
@@ -234,7 +248,7 @@ TEST_F(calculation_room_test, a_share_lent_to_a_calculation_that_grew_takes_back
 // A real calculation run as the engine runs one (input_partition_witness in a reserved room) whose
 // linear memory grows past its estimate: depth(n) of deep_stack.circom takes n frames of 40 KB of
 // circom's stack, past the 16 MiB the estimate counts beyond the 11 declared pages from about 420.
-class calculation_growth_test : public ::testing::Test {
+class calculation_growth_test : public generator_test {
  protected:
   static constexpr uint64_t page = witness::wasm_page_bytes;
   // Spare room for the growth, not for the first calculation's recording (34 MB): the calculations
@@ -242,14 +256,9 @@ class calculation_growth_test : public ::testing::Test {
   static constexpr uint64_t spare = uint64_t{16} << 20;
 
   void SetUp() override {
-    if (std::system("command -v wasm2c >/dev/null 2>&1") != 0) GTEST_SKIP() << "wasm2c not installed (apt-get install wabt)";
-    std::ifstream in(deep_stack_wasm, std::ios::binary);
-    const std::vector<uint8_t> code{std::istreambuf_iterator<char>(in), {}};
-    auto lib = witness::compile_witness_generator(code, deep_stack_wasm, cache_dir());
-    ASSERT_TRUE(lib.is_ok()) << lib.error().to_string();
-    auto g = witness::witness_generator::load(lib->library, deep_stack_wasm);
-    ASSERT_TRUE(g.is_ok()) << g.error().to_string();
-    gen_ = *g;
+    generator_test::SetUp();
+    if (IsSkipped()) return;
+    ASSERT_NO_FATAL_FAILURE(load(deep_stack_wasm));
     key_.n_vars = gen_->witness_size();
     for (int n : {600, 1000}) {
       std::ofstream(input_path(n)) << R"({"n": ")" << n << R"("})";
@@ -264,7 +273,6 @@ class calculation_growth_test : public ::testing::Test {
                                    "job 1 partition 0 of circuit deep_stack");
   }
 
-  std::shared_ptr<const witness::witness_generator> gen_;
   key_summary key_;
 };
 
