@@ -5,7 +5,7 @@
 // waiters whenever memory comes back. The line is a list of tickets in arrival order and only the
 // first ticket may be granted, which is what keeps a later, smaller request from overtaking.
 // The first in line also runs the evictors, with the lock released (they release reservations of
-// this budget). It asks them again only when something changed since its last round (memory came
+// this budget), and so does a request ahead of the line that does not fit. It asks them again only when something changed since its last round (memory came
 // back, wake_waiters(), a new evictor) or after k_evict_retry, so a long wait does not turn into a
 // stream of useless evictor calls.
 #include "engine/memory/memory_budget.hpp"
@@ -285,17 +285,27 @@ result<reservation> memory_budget::acquire_from(const std::shared_ptr<detail::bu
     ++c.cancelled;
     return refuse(refusal::cancelled, "cancelled before waiting for " + request);
   }
-  if (opt.ahead_of_line && c.fits(bytes)) {
-    c.used += bytes;
-    c.peak = std::max(c.peak, c.used);
-    ++c.granted;
-    return reservation(core, bytes);
-  }
-  const auto self = c.line.insert(c.line.end(), {c.next_ticket++, bytes});
-  bool waited = false;
   bool evicted = false;
   uint64_t evicted_generation = 0;
   clock::time_point evicted_at{};
+  if (opt.ahead_of_line) {
+    // The evictors asked from this thread, outside the line: what running work needs to go on
+    // may push a cache out, but never waits behind the line for it.
+    if (!c.fits(bytes) && opt.evict && !c.evictors.empty()) {
+      c.evict(lk, bytes);
+      evicted = true;
+      evicted_generation = c.generation;
+      evicted_at = clock::now();
+    }
+    if (c.fits(bytes)) {
+      c.used += bytes;
+      c.peak = std::max(c.peak, c.used);
+      ++c.granted;
+      return reservation(core, bytes);
+    }
+  }
+  const auto self = c.line.insert(c.line.end(), {c.next_ticket++, bytes});
+  bool waited = false;
 
   // Leaves the line, lets the next one look, and says why.
   auto leave = [&](refusal r) -> result<reservation> {
@@ -347,6 +357,16 @@ result<reservation> memory_budget::acquire_from(const std::shared_ptr<detail::bu
     // evictors' safety net.
     c.cv.wait_until(lk, std::min(deadline, now + (opt.cancel ? k_poll : k_evict_retry)));
   }
+}
+
+std::optional<reservation> memory_budget::try_now(uint64_t bytes) {
+  auto& c = *core_;
+  std::lock_guard lk(c.m);
+  if (!c.line.empty() || !c.fits(bytes)) return std::nullopt;
+  c.used += bytes;
+  c.peak = std::max(c.peak, c.used);
+  ++c.granted;
+  return reservation(core_, bytes);
 }
 
 evictor_registration memory_budget::add_evictor(std::string name, int rank, evict_fn fn) {

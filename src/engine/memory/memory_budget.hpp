@@ -42,9 +42,10 @@
 //
 // Thread safety: every method of memory_budget and memory_budgets from any thread. A reservation
 // belongs to one owner at a time (move it between threads, do not share it). Evictors are called
-// without the budget's lock held (so they may release reservations of this budget), one at a time,
-// from the thread whose request is first in line; an evictor must not acquire from this budget nor
-// destroy its own registration. Reservations and registrations keep the budget's state alive, so
+// without the budget's lock held (so they may release reservations of this budget), from the thread
+// whose request is first in line or from one whose request ahead of the line does not fit (so two
+// rounds may run at once, but each evictor takes one call at a time); an evictor must not acquire
+// from this budget nor destroy its own registration. Reservations and registrations keep the budget's state alive, so
 // they may outlive the memory_budget object.
 #pragma once
 
@@ -93,10 +94,18 @@ struct acquire_options {
   bool evict = true;
   // When set: why no reservation came back (refusal::none when one did).
   refusal* why = nullptr;
-  // Granted at once where it fits, ahead of the requests waiting in line (else as without it).
-  // For memory that work already running needs to go on (a witness calculation's linear memory
-  // growing past its estimate): it cannot wait in line, as what it would wait for may be its own
-  // job's, and refusing it where there is room would fail the job only because others wait.
+  // Granted at once where it fits, ahead of the requests waiting in line, after asking the
+  // evictors from the caller's thread where it does not fit and `evict` is set (else as without
+  // it). For memory that work already running needs to go on (a worker's witness calculation
+  // whose linear memory grows past its estimate): it cannot wait in line, as what it would wait
+  // for may be its own job's, and refusing it where there is room would fail the job only because
+  // others wait.
+  // It cannot keep the first in line waiting for long: only the witness calculations of the
+  // batches workers run now ask ahead of the line (a witness thread's asks in line,
+  // jobs/calculation_room.hpp), what each takes goes back when it returns (its time limit bounds
+  // that), and no new batch starts past the first in line (admission waits in line). So what it
+  // takes ahead delays the first in line by no more than the batches already under way, which it
+  // waits for anyway.
   bool ahead_of_line = false;
 };
 
@@ -218,6 +227,12 @@ class memory_budget {
   // (resource_exhausted), cancelled while waiting (cancelled). A refused request leaves the line at
   // once and the next one proceeds.
   result<reservation> acquire(uint64_t bytes, const acquire_options& opt = {});
+
+  // `bytes` reserved where they fit now and nobody waits in line; else nothing, and nothing
+  // counted (no timed_out) and nobody woken. For a caller that polls for spare room while it
+  // waits for something else (a calculation waiting for its batch's share), so that its tries do
+  // not read as refusals in /status and /metrics nor wake the line. Never asks the evictors.
+  std::optional<reservation> try_now(uint64_t bytes);
 
   // Adds an evictor, asked after those of lower rank and those of equal rank added earlier.
   evictor_registration add_evictor(std::string name, int rank, evict_fn fn);

@@ -449,6 +449,58 @@ TEST(memory_budget, a_zero_timeout_does_not_wait_but_keeps_the_order) {
   ASSERT_TRUE(waiter.get().is_ok());
 }
 
+// A request ahead of the line that does not fit asks the evictors itself, without joining the
+// line, and takes what they freed; the first in line, which asks none, still waits. Told not to
+// evict, it takes nothing from the caches.
+TEST(memory_budget, a_request_ahead_of_the_line_asks_the_evictors_from_its_own_thread) {
+  memory_budget b("host", memory_kind::host, -1, 100);
+  auto holder = take(b, 60);
+  cache c;
+  c.put(take(b, 20));
+  c.put(take(b, 20));
+  auto reg = b.add_evictor("cache", 0, [&](uint64_t n) { return c.evict(n); });
+  cancel_token stop;
+  auto waiter = request(b, 50, {&stop, std::nullopt, "in line", false, nullptr});
+  ASSERT_TRUE(poll_until([&] { return b.snapshot().waiting == 1; }));
+  acquire_options ahead{nullptr, 0ms, "ahead", false, nullptr};
+  ahead.ahead_of_line = true;
+  EXPECT_FALSE(b.acquire(20, ahead).is_ok()) << "no room, and no eviction asked";
+  EXPECT_TRUE(c.asked.empty());
+  ahead.evict = true;
+  auto r = b.acquire(20, ahead);
+  ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+  EXPECT_EQ(c.asked, std::vector<uint64_t>{20});
+  EXPECT_EQ(b.used(), 100u) << "one cached item freed and taken";
+  const auto s = b.snapshot();
+  EXPECT_EQ(s.eviction_calls, 1u);
+  EXPECT_EQ(s.eviction_bytes_freed, 20u);
+  EXPECT_EQ(s.waiting, 1u) << "the 50 still first in line";
+  EXPECT_EQ(waiter.wait_for(20ms), std::future_status::timeout);
+  stop.request(cancel_reason::caller);
+  b.wake_waiters();
+  EXPECT_EQ(waiter.get().error().code(), errc::cancelled);
+}
+
+// A poll for spare room: granted where it fits and nobody waits in line, else nothing, and a
+// refusal neither counts (timed_out) nor wakes the line.
+TEST(memory_budget, a_try_now_takes_spare_room_past_nobody_and_counts_no_refusal) {
+  memory_budget b("host", memory_kind::host, -1, 100);
+  auto r = b.try_now(60);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(b.used(), 60u);
+  EXPECT_FALSE(b.try_now(41).has_value()) << "40 free";
+  auto waiter = request(b, 50);
+  ASSERT_TRUE(poll_until([&] { return b.snapshot().waiting == 1; }));
+  EXPECT_FALSE(b.try_now(10).has_value()) << "it fits, but the 50 came first";
+  const auto s = b.snapshot();
+  EXPECT_EQ(s.timed_out, 0u);
+  EXPECT_EQ(s.granted, 1u);
+  EXPECT_EQ(s.waiting, 1u);
+  r->reset();
+  ASSERT_TRUE(waiter.get().is_ok());
+  EXPECT_EQ(b.used(), 0u) << "the waiter's reservation read and dropped";
+}
+
 TEST(memory_budget, an_opportunistic_request_does_not_evict) {
   memory_budget b("host", memory_kind::host, -1, 100);
   cache c;
