@@ -245,16 +245,22 @@ TEST_F(CalculationMemory, the_linear_memory_past_the_estimate_is_charged_as_it_g
   ASSERT_TRUE(calculate(*g, input(100), budgeted).is_ok());
   EXPECT_EQ(asks, 0);
 
-  // A budget that says no: circom's message and a note naming the budget.
+  // A budget that says no: circom's message and a note naming the budget, told apart from the
+  // circuit's code failing (failed_precondition) by its code.
   budgeted.memory_growth = [](uint64_t) { return false; };
   auto beyond = calculate(*g, input(1000), budgeted);
   ASSERT_FALSE(beyond.is_ok());
-  EXPECT_EQ(beyond.error().code(), errc::failed_precondition);
+  EXPECT_EQ(beyond.error().code(), errc::resource_exhausted);
   EXPECT_NE(beyond.error().message().find("(circom error 5): Not enough memory."), std::string::npos)
       << beyond.error().message();
   EXPECT_NE(beyond.error().message().find("cuzk's host budget had no room for the wasm's linear memory beyond 268 pages"),
             std::string::npos)
       << beyond.error().message();
+  // An estimate without a budget to ask: never capped, as without the estimate.
+  budgeted.memory_growth = nullptr;
+  auto uncapped = calculate(*g, input(1000), budgeted);
+  ASSERT_TRUE(uncapped.is_ok()) << uncapped.error().message();
+  EXPECT_EQ(uncapped->wtns, unbudgeted->wtns);
   // The fixture's own input (100 frames) gives snarkjs's bytes.
   const auto json = formats::read_text_file(data_dir + "/circuits/deep_stack.input.json");
   ASSERT_TRUE(json.is_ok());

@@ -286,13 +286,13 @@ std::string witness_generator::memory_refused_note(uint32_t pages) const {
 int linear_growth::ask(void* context, uint32_t pages) noexcept {
   auto* self = static_cast<linear_growth*>(context);
   if (pages <= self->counted_pages) return 1;
-  if (!self->limits || !self->limits->within) {
+  if (!self->limits || !self->limits->within || !self->limits->memory_growth) {
     self->counted_pages = pages;  // no budget: never capped
     return 1;
   }
   try {
     const uint64_t bytes = uint64_t{pages - self->counted_pages} * self->bytes_per_page;
-    if (self->limits->memory_growth && self->limits->memory_growth(bytes)) {
+    if (self->limits->memory_growth(bytes)) {
       self->counted_pages = pages;
       return 1;
     }
@@ -452,7 +452,10 @@ result<calculated_witness> witness_generator::calculate(std::span<const input_si
     recording_ = std::jthread([this, copy = std::move(copy), input_source, on_its_own](std::stop_token stop) mutable {
       on_its_own.stop = stop;
       (void)calculate_by_wasm(copy, input_source, on_its_own, true);
-      on_its_own.recording_memory = nullptr;  // the memory goes back now, not when the next recording replaces this thread
+      // The memory goes back now (both hold the recording's reservation), not when the next
+      // recording replaces this thread.
+      on_its_own.recording_memory = nullptr;
+      on_its_own.memory_growth = nullptr;
     });
     return calculate_by_wasm(inputs, input_source, limits, false);
   }
@@ -534,11 +537,15 @@ result<calculated_witness> witness_generator::calculate_by_wasm(std::span<const 
     }
     std::string msg = a.error(w.get());
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();
-    if (a.error_code(w.get()) == not_enough_memory_code && growth.refused) msg += memory_refused_note(growth.counted_pages);
+    // Refused by the budget, not the circuit's code failing: resource_exhausted, so that a caller
+    // can tell (a witness computed ahead leaves it to its worker, witness_ahead.hpp).
+    const bool refused = a.error_code(w.get()) == not_enough_memory_code && growth.refused;
+    if (refused) msg += memory_refused_note(growth.counted_pages);
     std::string log = take_log(a, w.get());
-    return status(errc::failed_precondition, source_ + ": the circuit's witness code failed " + during + " (circom error " +
-                                                 std::to_string(a.error_code(w.get())) + "): " + msg +
-                                                 (log.empty() ? "" : "\nits log before the failure:\n" + log));
+    return status(refused ? errc::resource_exhausted : errc::failed_precondition,
+                  source_ + ": the circuit's witness code failed " + during + " (circom error " +
+                      std::to_string(a.error_code(w.get())) + "): " + msg +
+                      (log.empty() ? "" : "\nits log before the failure:\n" + log));
   };
   // A recording that ends without a graph (a failure, a stop) leaves the next calculation to try.
   std::unique_ptr<graph_recorder> recorder;

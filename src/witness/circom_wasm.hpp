@@ -89,8 +89,9 @@ struct calculation_limits {
   std::function<bool(uint64_t bytes)> recording_memory;
   // Asked for `bytes` more memory where the wasm's linear memory grows past what `within` counted
   // (circom's stack beyond stack_growth_pages), on the calculating thread; false: the grow fails
-  // with circom's "Not enough memory." and a note naming the budget. Without `within` the linear
-  // memory is never capped (the `cuzk wtns calculate` command, as snarkjs).
+  // with circom's "Not enough memory." and a note naming the budget, resource_exhausted (a failure
+  // of the circuit's own code is failed_precondition). Empty, or without `within`, the linear
+  // memory is never capped: no budget, as the `cuzk wtns calculate` command (as snarkjs).
   std::function<bool(uint64_t bytes)> memory_growth;
   // For tests: given the witness a recording's graph replayed, before it is checked against the
   // wasm's (to damage it, as a wrong graph would).
