@@ -91,10 +91,15 @@ void witness_ahead::loop() {
     auto it = parts_.find(key);
     const bool dropped = it == parts_.end() || it->second.state != where::computing;
     // A calculation the pool's stop or the job's cancel interrupted is no result: a worker that
-    // waits for it computes the witness itself, and a job that ends drops it anyway.
+    // waits for it computes the witness itself, and a job that ends drops it anyway. Nor is one
+    // the budget refused memory to grow (resource_exhausted, where the circuit's own failure is
+    // failed_precondition): speculative work takes no memory the line waits for, and its worker,
+    // with its batch's share, computes it; no thread begins it again.
     const bool interrupted = !*w && (stop_ || cancel.cancelled());
-    if (dropped || interrupted) {
-      if (!dropped) parts_.erase(it);
+    const bool refused = !*w && w->error().code() == errc::resource_exhausted;
+    if (dropped || interrupted || refused) {
+      if (!dropped && refused && !interrupted) it->second.state = where::claimed;
+      else if (!dropped) parts_.erase(it);
       lk.unlock();
       memory.reset();
       w.reset();  // the witness's bytes freed outside the lock
@@ -129,26 +134,37 @@ std::optional<witness_ahead::pick> witness_ahead::next_locked(std::unique_lock<s
     // Fixed since the submit: which partitions are input JSON.
     const auto& input_json = j->rec.input_json;
     for (uint32_t q = 0; q < input_json.size(); ++q) {
-      if (!input_json[q] || parts_.contains({j->rec.info.id, q})) continue;
+      const part_key key{j->rec.info.id, q};
+      if (!input_json[q] || parts_.contains(key)) continue;
+      // Claimed while its memory is reserved without the pool's lock (the room reads the input's
+      // size and the circuit's estimate): a worker that comes meanwhile waits for the outcome.
+      parts_[key].state = where::computing;
+      lk.unlock();
       // Spare memory only: no wait, no eviction. The next look, after the poll, tries again.
       auto r = host_.acquire(bytes_(*j), {nullptr, std::chrono::milliseconds(0),
                                           "job " + std::to_string(j->rec.info.id) + ": a witness computed ahead",
                                           false, nullptr});
-      if (!r) return std::nullopt;
       refusal why = refusal::none;
-      auto room = room_(*j, q, why);
-      if (!room) {
-        // Never: its worker's admission fails the job with the budget's words; meanwhile the
-        // threads go on with later jobs.
-        if (why == refusal::too_large) {
-          parts_[{j->rec.info.id, q}].state = where::claimed;
-          continue;
-        }
-        return std::nullopt;
+      auto room = r ? room_(*j, q, why) : result<calculation_room>(r.error());
+      lk.lock();
+      auto it = parts_.find(key);
+      const bool ours = it != parts_.end() && it->second.state == where::computing;  // not dropped meanwhile
+      if (ours && r && room && !stop_) {
+        memory = std::move(r).value();
+        return pick{j, q, std::move(room).value()};
       }
-      memory = std::move(r).value();
-      parts_[{j->rec.info.id, q}].state = where::computing;
-      return pick{j, q, std::move(room).value()};
+      // Never: its worker's admission fails the job with the budget's words; meanwhile the threads
+      // go on with later jobs. Else no room now: left to a later look, or to its worker.
+      const bool never = ours && r && why == refusal::too_large;
+      if (never) it->second.state = where::claimed;
+      else if (ours) parts_.erase(it);
+      // What was reserved goes back, and a worker that waited looks again, outside the lock.
+      lk.unlock();
+      r = status(errc::cancelled, "not started");
+      room = status(errc::cancelled, "not started");
+      cv_.notify_all();
+      lk.lock();
+      if (!never || stop_ || held() >= opt_.most_held) return std::nullopt;
     }
   }
   return std::nullopt;

@@ -13,7 +13,8 @@
 //   ready      the result (a witness, or the error the circuit gave) waits to be taken, its
 //              memory held in the host budget (the witness's bytes, reserved before it started;
 //              the calculation's working memory, reserved with them, went back when it ended)
-//   claimed    its job's worker computes it itself (it asked before a witness thread began)
+//   claimed    its job's worker computes it itself (it asked before a witness thread began, or
+//              the budget refused the thread's calculation the memory its growth asked for)
 // A worker's take() moves a ready result out, waits for one being computed, or claims the
 // partition and computes it on the spot. drop() forgets a job's partitions when it ends: ready
 // results are freed, a calculation under way is dropped when it returns (the job's cancel token
@@ -22,7 +23,10 @@
 // calculation's working memory (jobs/calculation_room.hpp): witnesses ahead use spare memory,
 // never a job's or a key's. Where the room is not there the thread starts nothing and looks again
 // later (the job's worker computes it if it gets there first); a calculation that can never fit
-// the budget is left to the worker, whose admission fails the job saying so. And what they hold
+// the budget is left to the worker, whose admission fails the job saying so. A calculation whose
+// linear memory grows past its estimate asks for the growth in line, from spare room (
+// calculation_growth::speculative); refused (resource_exhausted), it is no result: its worker
+// computes it, from its batch's share and ahead of the line. And what they hold
 // gives way: the pool is an evictor of the host budget (evictor_rank::witnesses_ahead), which
 // drops ready witnesses, the last jobs' first, when a job or a key waits for memory, so that a
 // witness held for a queued job never keeps the jobs ahead of it (or its own) from being admitted;

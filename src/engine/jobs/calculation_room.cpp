@@ -53,15 +53,19 @@ std::string calculation_purpose(const std::string& what, const witness::witness_
 void calculation_room::hand_to(witness::calculation_limits& limits, const std::string& purpose) {
   limits.within = planned;
   // The linear memory past the estimate (circom's stack), charged as it grows to this room's
-  // reservation, which the calculation holds until it returns. From spare room, ahead of whoever
-  // waits in line: a running calculation refused where there is room would fail its job only
-  // because others wait, and one that waited might wait for its own job's memory.
+  // reservation, which the calculation holds until it returns, never waiting. A worker's ahead of
+  // whoever waits in line, with the evictors: a running calculation refused where there is room,
+  // or where a cache could make some, would fail its job only because others wait, and one that
+  // waited might wait for its own job's memory. A witness thread's in line, from spare room only:
+  // speculative work takes nothing the line waits for, and its worker computes what it could not.
   reservation* own = &calculation;
-  limits.memory_growth = [own, purpose](uint64_t bytes) {
+  const bool worker = growth == calculation_growth::worker;
+  limits.memory_growth = [own, purpose, worker](uint64_t bytes) {
     // Named: `now` holds a view of it.
     const std::string what = purpose + ": the wasm's linear memory beyond its estimate";
     acquire_options now = spare_only(what, nullptr);
-    now.ahead_of_line = true;
+    now.ahead_of_line = worker;
+    now.evict = worker;
     return own->grow(bytes, now).is_ok();
   };
   if (!planned.records()) return;
@@ -91,6 +95,7 @@ result<calculation_room> spare_calculation_room(const witness::witness_generator
   auto r = host.acquire(room.planned.calculation, spare_only(calculation_purpose(purpose, gen, room.planned), why));
   if (!r) return r.error();
   room.calculation = std::move(r).value();
+  room.growth = calculation_growth::speculative;
   reserve_recording(room, host, purpose);
   return room;
 }
@@ -107,34 +112,40 @@ result<calculation_room> calculation_share::take(const witness::witness_generato
   }
   const uint64_t need = room.planned.calculation;
   const std::string purpose = calculation_purpose(what, gen, room.planned);
+  if (need > total_) {
+    // No share could hold it: spare room, after asking the evictors, or a clear failure. Never a
+    // wait in the budget's line, as this worker holds its job's memory and key, which whoever is
+    // first in line may be waiting for.
+    const uint64_t share = total_;
+    lk.unlock();
+    acquire_options now = spare_only(purpose, nullptr);
+    now.evict = true;
+    auto spare = host_.acquire(need, now);
+    if (!spare)
+      return status(errc::resource_exhausted,
+                    what + ": the witness calculation needs " + describe_bytes(need) + ", more than its batch's " +
+                        "calculation share (" + describe_bytes(share) + ", reserved at admission), and a " +
+                        "worker does not wait for memory while it holds its job's: " + spare.error().message());
+    room.calculation = std::move(spare).value();
+    reserve_recording(room, host_, what);
+    return room;
+  }
   for (;;) {
     if (cancel.cancelled())
       return status(errc::cancelled, what + ": the witness calculation was not started: the job is stopping");
-    if (!lent_ && need <= total_) {
+    if (!lent_) {
       lent_ = true;
       room.calculation = share_.split(need);
       room.from_share = true;
       break;
     }
-    // The share is another calculation's (or too small, or none): spare room lets this one run now.
-    refusal why = refusal::none;
-    auto spare = host_.acquire(need, spare_only(purpose, &why));
-    if (spare) {
-      room.calculation = std::move(spare).value();
+    // The share is another calculation's: spare room lets this one run now. A poll, which neither
+    // counts as a refusal nor wakes the budget's line.
+    if (auto spare = host_.try_now(need)) {
+      room.calculation = std::move(*spare);
       break;
     }
-    if (why == refusal::too_large) return spare.error();
-    if (need <= total_) {
-      cv_.wait_for(lk, cancel_poll);  // for the share to come back
-      continue;
-    }
-    // No share that could hold it: in the budget's line, like admission.
-    lk.unlock();
-    auto waited = host_.acquire(need, {&cancel, std::nullopt, purpose, true, nullptr});
-    if (!waited) return waited.error();
-    room.calculation = std::move(waited).value();
-    lk.lock();
-    break;
+    cv_.wait_for(lk, cancel_poll);  // for the share to come back, or spare room
   }
   lk.unlock();
   reserve_recording(room, host_, what);

@@ -14,6 +14,7 @@
 //     otherwise they wait their turn for the share (calculation_share below).
 //   - a witness thread's calculation: from spare room only, without waiting or evicting
 //     (witness_ahead.hpp): where there is none, the thread starts nothing and looks again later.
+//     Its growth too (calculation_growth::speculative): refused, the worker computes it.
 //   - the recording of a circuit's first calculation (beside it, on the generator's thread): from
 //     spare room only, whoever computes. Where there is none the calculation does not record and a
 //     later one does. Its reservation stays with the recording until it ends, and grows from spare
@@ -49,17 +50,30 @@ uint64_t input_json_size(const std::string& path);
 std::string calculation_purpose(const std::string& what, const witness::witness_generator& gen,
                                 const witness::calculation_memory& m);
 
+// How a calculation's linear memory past its estimate is asked for (calculation_room::hand_to).
+enum class calculation_growth {
+  // A worker's: ahead of the line, asking the evictors where there is no spare room (its job
+  // fails where it is refused, and what the evictors free is cheaper to redo than the job).
+  worker,
+  // A witness thread's, computed ahead on speculation: in line without waiting or evicting, so it
+  // never takes memory the requests in line wait for; refused, it leaves the partition to its
+  // worker (witness_ahead.hpp).
+  speculative,
+};
+
 struct calculation_room {
   witness::calculation_memory planned;  // what the reservations below hold
   reservation calculation;              // planned.calculation: until the calculation returns
   reservation recording;                // planned.recording: with the recording until it ends
   bool from_share = false;              // `calculation` is a calculation_share's, to give back
+  calculation_growth growth = calculation_growth::worker;
 
   // `limits` set to keep to the room: within = planned, and where it records, the recording's
   // reservation handed to it (held by limits.recording_memory, and so by the recording beside
   // the calculation until that ends), its values' memory asked for from its budget's spare room.
   // The linear memory past `planned` is added to `calculation` as it grows (limits.memory_growth,
-  // on the calculating thread): the room stays where it is, and `limits` goes, before it returns.
+  // on the calculating thread, as `growth` says): the room stays where it is, and `limits` goes,
+  // before it returns.
   void hand_to(witness::calculation_limits& limits, const std::string& purpose);
 };
 
@@ -68,7 +82,8 @@ struct calculation_room {
 // later one records.
 void reserve_recording(calculation_room& room, memory_budget& host, const std::string& purpose);
 
-// A calculation's whole room from spare room (no waiting, no eviction): the witness threads' rule.
+// A calculation's whole room from spare room (no waiting, no eviction): the witness threads' rule,
+// and their growth rule (calculation_growth::speculative).
 // Errors as memory_budget::acquire's (`why`: too_large where it can never fit, timed_out where
 // there is no room now).
 result<calculation_room> spare_calculation_room(const witness::witness_generator& gen, uint64_t input_json_bytes,
@@ -77,7 +92,9 @@ result<calculation_room> spare_calculation_room(const witness::witness_generator
 // One batch's calculations on its worker, from the share admission reserved for one of them.
 // take() gives a calculation its memory: the share where it is free and large enough, else spare
 // room (no waiting: another partition's calculation holds the share), else the share once it is
-// back; the room's recording part from spare room. Once the batch has no calculation left
+// back; the room's recording part from spare room. A calculation larger than the whole share
+// (never where admission sized it) gets spare room, after asking the evictors, or fails at once:
+// its worker holds its job's memory, so it never waits in line for more. Once the batch has no calculation left
 // (done()), the share goes back to the budget: a job whose witnesses were computed ahead, or
 // whose calculations are over, holds none through its proof.
 class calculation_share {
@@ -90,7 +107,7 @@ class calculation_share {
   // from the share or spare room; waits for the share until `cancel`. Planned as the wasm alone
   // where the estimate now is larger than the share (a graph whose replay calls the wasm, recorded
   // since admission). A batch without a share (its jobs had no input JSON, or no generator, at
-  // admission) waits in the budget's line.
+  // admission) has spare room or fails, resource_exhausted, naming the bytes and the share.
   result<calculation_room> take(const witness::witness_generator& gen, uint64_t input_json_bytes,
                                 const cancel_token& cancel, const std::string& what);
   // The room's calculation part, once its calculation returned: what the share lent back to the

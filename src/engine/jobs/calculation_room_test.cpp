@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -23,6 +24,7 @@
 
 #include "base/poll_until.hpp"
 #include "engine/jobs/input_witness.hpp"
+#include "engine/witness_ahead.hpp"
 #include "witness/wasm_compiler.hpp"
 
 namespace cuzk::engine {
@@ -151,6 +153,7 @@ TEST_F(calculation_room_test, a_batchs_share_is_lent_to_one_calculation_at_a_tim
   ASSERT_TRUE(got.is_ok()) << got.error().to_string();
   EXPECT_TRUE(got->from_share);
   EXPECT_EQ(host.used(), need);
+  EXPECT_EQ(host.snapshot().timed_out, 0u) << "its looks for spare room while it waited count as no refusal";
 
   // A cancel ends a wait.
   cancel_token stopping;
@@ -186,6 +189,100 @@ TEST_F(calculation_room_test, calculations_beside_the_share_run_on_spare_room) {
   EXPECT_EQ(host.used(), need) << "the share stays with the batch";
   share.done();
   EXPECT_EQ(host.used(), 0u) << "until no calculation is left";
+}
+
+// A calculation larger than its batch's whole share (a batch admitted without one) gets spare
+// room, after asking the evictors, or fails at once saying why: its worker holds its job's memory,
+// so it never waits in the budget's line for more.
+TEST_F(calculation_room_test, a_calculation_larger_than_its_share_never_waits_in_line) {
+  const uint64_t need = estimate_.calculation;
+  memory_budget host("host", memory_kind::host, -1, need + 1);
+  calculation_share share(host);
+  share.add(host.acquire(1).value());
+  reservation cached = host.acquire(1).value();
+  cancel_token cancel;
+  auto refused = std::async(std::launch::async, [&] { return share.take(*gen_, input_bytes, cancel, "job 1 partition 0"); });
+  if (refused.wait_for(5s) != std::future_status::ready) {
+    cancel.request(cancel_reason::caller);
+    host.wake_waiters();
+    FAIL() << "the calculation waited in line for memory while its worker holds some";
+  }
+  auto r = refused.get();
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.error().code(), errc::resource_exhausted);
+  EXPECT_NE(r.error().message().find("job 1 partition 0: the witness calculation needs " + describe_bytes(need) +
+                                     ", more than its batch's calculation share (1 bytes, reserved at admission)"),
+            std::string::npos)
+      << r.error().message();
+  EXPECT_EQ(host.snapshot().waiting, 0u);
+  EXPECT_EQ(host.used(), 2u);
+
+  // What is cached gives way to it.
+  auto reg = host.add_evictor("cache", evictor_rank::witnesses_ahead, [&](uint64_t) {
+    const uint64_t freed = cached.bytes();
+    cached.reset();
+    return freed;
+  });
+  auto room = share.take(*gen_, input_bytes, cancel, "job 1 partition 0");
+  ASSERT_TRUE(room.is_ok()) << room.error().to_string();
+  EXPECT_FALSE(room->from_share);
+  EXPECT_EQ(host.snapshot().eviction_bytes_freed, 1u);
+  EXPECT_EQ(host.used(), need + 1);
+  share.give_back(*room);
+  share.done();
+  EXPECT_EQ(host.used(), 0u);
+}
+
+// A worker's growth asks the evictors where there is no spare room (a ready witness computed ahead
+// is cheaper to redo than its job); a witness thread's asks in line, from spare room only, so it
+// takes nothing a request in line waits for and pushes no cache out.
+TEST_F(calculation_room_test, a_workers_growth_asks_the_evictors_and_a_witness_threads_only_spare_room_in_line) {
+  const uint64_t need = estimate_.calculation;
+  const uint64_t page = witness::wasm_page_bytes;
+  memory_budget host("host", memory_kind::host, -1, 2 * need + 8 * page);
+  calculation_share share(host);
+  share.add(host.acquire(need).value());
+  const cancel_token cancel;
+  auto worker = share.take(*gen_, input_bytes, cancel, "job 1 partition 0");
+  ASSERT_TRUE(worker.is_ok()) << worker.error().to_string();
+  auto ahead = spare_calculation_room(*gen_, input_bytes, host, "job 2 partition 0", nullptr);
+  ASSERT_TRUE(ahead.is_ok()) << ahead.error().to_string();
+  // All but a page held by a cache.
+  reservation cached = host.acquire(host.limit() - host.used() - page).value();
+  auto reg = host.add_evictor("cache", evictor_rank::witnesses_ahead, [&](uint64_t) {
+    const uint64_t freed = cached.bytes();
+    cached.reset();
+    return freed;
+  });
+  cancel_token waiter_cancel;
+  auto waiter = std::async(std::launch::async, [&] {
+    return host.acquire(2 * page, {&waiter_cancel, std::nullopt, "in line", false, nullptr});
+  });
+  ASSERT_TRUE(poll_until([&] { return host.snapshot().waiting == 1; }));
+  const uint64_t full = host.used() + page;
+  {
+    witness::calculation_limits speculative, own;
+    ahead->hand_to(speculative, "job 2 partition 0");
+    worker->hand_to(own, "job 1 partition 0");
+    EXPECT_FALSE(speculative.memory_growth(page)) << "the page free is the line's";
+    EXPECT_EQ(host.used(), full - page);
+    EXPECT_TRUE(own.memory_growth(page)) << "ahead of the line";
+    EXPECT_EQ(host.used(), full);
+    EXPECT_FALSE(speculative.memory_growth(page)) << "no eviction for speculative work";
+    EXPECT_EQ(host.snapshot().eviction_calls, 0u);
+    EXPECT_TRUE(own.memory_growth(page)) << "the cache gives way";
+    EXPECT_EQ(host.snapshot().eviction_calls, 1u);
+    EXPECT_FALSE(cached);
+  }
+  EXPECT_EQ(worker->calculation.bytes(), need + 2 * page);
+  EXPECT_EQ(ahead->calculation.bytes(), ahead->planned.calculation) << "it never grew";
+  waiter_cancel.request(cancel_reason::caller);
+  host.wake_waiters();
+  (void)waiter.get();
+  *ahead = {};
+  share.give_back(*worker);
+  share.done();
+  EXPECT_EQ(host.used(), 0u);
 }
 
 // The share lent to a calculation whose linear memory grows (hand_to's memory_growth, as the wasm
@@ -332,6 +429,60 @@ TEST_F(calculation_growth_test, a_worker_calculations_growth_goes_back_to_the_bu
   EXPECT_GT(host.snapshot().peak, need + spare - page) << "charged up to the limit before it was refused";
   EXPECT_EQ(host.used(), deeper->calculation.bytes());
   share.give_back(*deeper);
+  EXPECT_EQ(host.used(), need);
+  share.done();
+  EXPECT_EQ(host.used(), 0u);
+}
+
+
+// A witness thread's calculation (witness_ahead.hpp) refused its growth, in line from spare room
+// while another job's memory holds the rest, is no result: no thread begins it again, what the
+// thread reserved goes back, and its worker computes it, from its batch's share, once that memory
+// is back.
+TEST_F(calculation_growth_test, a_witness_threads_refused_growth_leaves_the_partition_to_its_worker) {
+  const uint64_t need = calculation_estimate(*gen_, input_size(1000)).calculation;
+  const uint64_t witness_bytes = 4096;
+  memory_budget host("host", memory_kind::host, -1, witness_bytes + need + 2 * spare);
+  reservation other_job = host.acquire(spare).value();  // the thread's growth has `spare`, 1000 frames need more
+  auto j = std::make_shared<live_job>();
+  j->rec.info.id = 1;
+  j->rec.input_json = {true};
+  std::atomic<int> thread_calculations{0};
+  std::atomic<errc> thread_error{errc::ok};
+  witness_ahead pool(
+      {1, 0}, host, [&] { return std::vector<std::shared_ptr<live_job>>{j}; },
+      [&](live_job&, uint32_t, const std::function<bool()>&, calculation_room& room) {
+        auto w = calculate(1000, room);
+        thread_error = w ? errc::ok : w.error().code();
+        ++thread_calculations;
+        return w;
+      },
+      [&](const live_job&) { return witness_bytes; },
+      [&](const live_job&, uint32_t, refusal& why) {
+        return spare_calculation_room(*gen_, input_size(1000), host, "job 1 partition 0, computed ahead", &why);
+      });
+  pool.start();
+  ASSERT_TRUE(poll_until([&] { return thread_calculations == 1 && pool.snapshot().computing == 0; }, 60s));
+  EXPECT_EQ(thread_error.load(), errc::resource_exhausted) << "refused by the budget, not failed by the circuit";
+  EXPECT_EQ(pool.snapshot().ready, 0u);
+  EXPECT_EQ(host.used(), spare) << "the thread's witness and room back";
+
+  other_job.reset();
+  calculation_share share(host);
+  share.add(host.acquire(need).value());
+  const cancel_token cancel;
+  const taken_witness t = pool.take(*j, 0, [&]() -> result<any_witness> {
+    auto room = share.take(*gen_, input_size(1000), cancel, "job 1 partition 0");
+    if (!room) return room.error();
+    auto w = calculate(1000, *room);
+    share.give_back(*room);
+    return w;
+  });
+  ASSERT_TRUE(t.witness.is_ok()) << t.witness.error().to_string();
+  EXPECT_FALSE(t.ahead);
+  EXPECT_EQ(pool.snapshot().computed_by_worker, 1u);
+  EXPECT_EQ(thread_calculations.load(), 1) << "no thread began it again";
+  pool.stop();
   EXPECT_EQ(host.used(), need);
   share.done();
   EXPECT_EQ(host.used(), 0u);
