@@ -13,6 +13,7 @@
 #include <map>
 #include <thread>
 
+#include "base/poll_until.hpp"
 #include "engine/engine.hpp"
 #include "engine/engine_test_util.hpp"
 #include "engine/jobs/pg_job_store.hpp"
@@ -351,10 +352,11 @@ TEST_F(engine_input_json, a_calculations_memory_is_in_the_host_budget_while_it_r
   const job_id hung = e->submit(input_request("walk", odd)).value();
   for (int i = 0; i < 200 && e->get(hung).value().state != job_state::synthesizing; ++i) std::this_thread::sleep_for(20ms);
   ASSERT_EQ(e->get(hung).value().state, job_state::synthesizing);
-  std::this_thread::sleep_for(100ms);
   const uint64_t calculation = calculation_bytes(never_ending_wasm, odd);
   EXPECT_GT(calculation, uint64_t{16} << 20) << "the wasm's linear memory, with room for its stack";
-  EXPECT_EQ(used(*e), idle + proof_bytes(walk.zkey) + calculation);
+  // Until the worker's calculation has its room (the state turns to synthesizing just before).
+  const uint64_t running = idle + proof_bytes(walk.zkey) + calculation;
+  EXPECT_TRUE(poll_until([&] { return used(*e) == running; }, 10s)) << used(*e) << " held, not " << running;
   ASSERT_TRUE(e->cancel(hung).is_ok());
   EXPECT_EQ(e->await(hung, 0ms).value().state, job_state::cancelled);
   EXPECT_EQ(idle_used(*e), idle) << "after a cancel";
