@@ -9,7 +9,7 @@
 // 0.60x the throughput of the same jobs with .wtns files.
 //
 // A partition's witness is in one of three places:
-//   computing  a witness thread runs the circuit's generator for it
+//   computing  a witness thread runs the circuit's generator for it (or reserves its memory)
 //   ready      the result (a witness, or the error the circuit gave) waits to be taken, its
 //              memory held in the host budget (the witness's bytes, reserved before it started;
 //              the calculation's working memory, reserved with them, went back when it ended)

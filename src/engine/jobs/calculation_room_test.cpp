@@ -228,8 +228,9 @@ TEST_F(calculation_room_test, a_calculation_larger_than_its_share_never_waits_in
   EXPECT_FALSE(room->from_share);
   EXPECT_EQ(host.snapshot().eviction_bytes_freed, 1u);
   EXPECT_EQ(host.used(), need + 1);
-  share.give_back(*room);
   share.done();
+  EXPECT_EQ(host.used(), need) << "the share back; spare room is the calculation's until it returns";
+  share.give_back(*room);
   EXPECT_EQ(host.used(), 0u);
 }
 
@@ -237,8 +238,7 @@ TEST_F(calculation_room_test, a_calculation_larger_than_its_share_never_waits_in
 // is cheaper to redo than its job); a witness thread's asks in line, from spare room only, so it
 // takes nothing a request in line waits for and pushes no cache out.
 TEST_F(calculation_room_test, a_workers_growth_asks_the_evictors_and_a_witness_threads_only_spare_room_in_line) {
-  const uint64_t need = estimate_.calculation;
-  const uint64_t page = witness::wasm_page_bytes;
+  const uint64_t need = estimate_.calculation, page = witness::wasm_page_bytes;
   memory_budget host("host", memory_kind::host, -1, 2 * need + 8 * page);
   calculation_share share(host);
   share.add(host.acquire(need).value());
