@@ -127,6 +127,8 @@ std::optional<witness_ahead::pick> witness_ahead::next_locked(std::unique_lock<s
   // The queue is read without the pool's lock: the callback takes the engine's.
   lk.unlock();
   const std::vector<std::shared_ptr<live_job>> jobs = queued_();
+  // One thread picks at a time: a later job never takes the room an earlier one is reserving.
+  const std::lock_guard picking(picking_);
   lk.lock();
   if (stop_ || held() >= opt_.most_held) return std::nullopt;
   for (const auto& j : jobs) {

@@ -150,7 +150,10 @@ class witness_ahead {
   const room_fn room_;
 
   std::atomic<bool> stop_{false};  // polled by calculations, without the lock
-  mutable std::mutex m_;           // everything below
+  // Held by the thread that picks the next partition and reserves its memory (without m_, taken
+  // after this one): one at a time, so the partitions start in dispatch order.
+  std::mutex picking_;
+  mutable std::mutex m_;  // everything below
   std::condition_variable cv_;
   std::map<part_key, part> parts_;
   uint64_t wakes_ = 0;  // bumped by wake(): a thread that found nothing looks again
