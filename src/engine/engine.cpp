@@ -59,10 +59,14 @@ engine::engine(engine_options opt, engine_parts parts, witness_spool spool, witn
       ahead_(witness_ahead_options{witness_threads_for(opt_.witness_threads, worker_count(), backend_->worker_slots().empty(),
                                                        std::max(1u, std::thread::hardware_concurrency()))},
              memory_.host(), [this] { return queued_with_input_json(); },
-             [this](live_job& j, uint32_t q, const std::function<bool()>& stop) {
-               return witness_computed_ahead(j, q, stop);
+             [this](live_job& j, uint32_t q, const std::function<bool()>& stop, calculation_room& room) {
+               return witness_computed_ahead(j, q, stop, room);
              },
-             [](const live_job& j) { return witness_memory_bytes(j.key); }) {
+             [](const live_job& j) { return witness_memory_bytes(j.key); },
+             [this](const live_job& j, uint32_t q, refusal& why) {
+               return spare_calculation_room(*j.generator, input_json_size(j.rec.witness_paths[q]), memory_.host(),
+                                             calculation_what(j, q) + ", computed ahead", &why);
+             }) {
   backend_->attach_memory(memory_);
   // A key of tens of GiB takes seconds to copy even on every core: the operator sees it move.
   keys_.set_load_progress([this](const std::string& id, const char* step, uint64_t done, uint64_t total, double seconds) {
@@ -202,9 +206,15 @@ std::vector<std::shared_ptr<live_job>> engine::queued_with_input_json() const {
   return jobs;
 }
 
-result<any_witness> engine::witness_computed_ahead(live_job& j, uint32_t q, const std::function<bool()>& stop) {
+std::string engine::calculation_what(const live_job& j, uint32_t q) {
+  return "job " + std::to_string(j.rec.info.id) + " partition " + std::to_string(q) + " of circuit " + j.rec.info.circuit;
+}
+
+result<any_witness> engine::witness_computed_ahead(live_job& j, uint32_t q, const std::function<bool()>& stop,
+                                                   calculation_room& room) {
   event(j, event_kind::witness_start, q, -1);
-  auto w = input_partition_witness(j.generator, j.rec.witness_paths[q], q, j.key, opt_.witness_time_limit, stop);
+  auto w = input_partition_witness(j.generator, j.rec.witness_paths[q], q, j.key, opt_.witness_time_limit, stop, room,
+                                   calculation_what(j, q) + ", computed ahead");
   event(j, event_kind::witness_end, q, -1);
   return w;
 }

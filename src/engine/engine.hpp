@@ -285,6 +285,9 @@ class engine {
   // Worker side (engine_worker.cpp; a job's own steps are job_run.cpp).
   // The scheduler's admission step: reserves the batch's working set, drops refused jobs.
   void admit(work_batch& batch, const worker_ref& by);
+  // One witness calculation's memory for the batch's input JSON partitions (their largest input),
+  // reserved by admit() with the working set; 0 where the batch has none or `first` no generator.
+  uint64_t calculation_share_for(const work_batch& batch, const live_job& first);
   void worker_loop(int index);
   // Each job of the batch through its steps (job_run.hpp), one after another.
   void run_batch(int index, const work_batch& batch);
@@ -308,7 +311,10 @@ class engine {
   // The queued jobs with input JSON partitions, in dispatch order (for ahead_).
   std::vector<std::shared_ptr<live_job>> queued_with_input_json() const;
   // Partition q of a queued job, on a witness thread: a span on the timeline's queue row.
-  result<any_witness> witness_computed_ahead(live_job& j, uint32_t q, const std::function<bool()>& stop);
+  result<any_witness> witness_computed_ahead(live_job& j, uint32_t q, const std::function<bool()>& stop,
+                                             calculation_room& room);
+  // "job 7 partition 0 of circuit matrix": a calculation's memory in the budget's messages.
+  static std::string calculation_what(const live_job& j, uint32_t q);
   // The prover workers: one per device slot with the GPU backend, options.workers with the CPU's.
   std::size_t worker_count() const;
   // Stores the outcomes the store refused before, oldest first, until one is refused again; each

@@ -13,6 +13,7 @@
 #include <map>
 #include <thread>
 
+#include "base/poll_until.hpp"
 #include "engine/engine.hpp"
 #include "engine/engine_test_util.hpp"
 #include "engine/jobs/pg_job_store.hpp"
@@ -20,6 +21,7 @@
 #include "formats/r1cs.hpp"
 #include "groth16/circuit_io.hpp"
 #include "groth16/setup.hpp"
+#include "witness/wasm_compiler.hpp"
 
 namespace cuzk::engine {
 namespace {
@@ -81,12 +83,45 @@ class engine_input_json : public ::testing::Test {
     return make(std::move(o));
   }
   std::unique_ptr<engine> make(engine_options o, engine_parts parts = {}) {
-    static const std::string cache = temp_dir("input-json-cache");
-    o.witness_cache_dir = cache;
+    o.witness_cache_dir = cache();
     auto e = engine::create(std::move(o), std::move(parts));
     EXPECT_TRUE(e.is_ok()) << e.error().to_string();
     return std::move(e).value();
   }
+  static const std::string& cache() {
+    static const std::string dir = temp_dir("input-json-cache");
+    return dir;
+  }
+  // The circuit's generator as the engine loads it (from the same cache), for what a calculation
+  // of it reserves (jobs/calculation_room.hpp).
+  static uint64_t calculation_bytes(const std::string& wasm, const std::string& input) {
+    const auto code = read_bytes(wasm);
+    auto lib = witness::compile_witness_generator(code, wasm, cache());
+    EXPECT_TRUE(lib.is_ok()) << lib.error().to_string();
+    auto gen = witness::witness_generator::load(lib->library, wasm);
+    EXPECT_TRUE(gen.is_ok()) << gen.error().to_string();
+    return calculation_estimate(**gen, input.size()).calculation;
+  }
+  // What one proof of the key holds in host memory (prover_backend's default, the CPU prover's and
+  // the gated backend's).
+  static uint64_t proof_bytes(const std::string& zkey) {
+    const auto k = read_key_summary(zkey).value();
+    return (uint64_t{k.n_vars} + 4 * uint64_t{k.domain_size}) * 32;
+  }
+  // What the host budget holds once it holds still (no worker busy, nothing changing for a while).
+  static uint64_t idle_used(engine& e) {
+    uint64_t last = e.snapshot().memory_budgets.front().used;
+    for (int i = 0, still = 0; i < 500 && still < 5; ++i) {
+      std::this_thread::sleep_for(20ms);
+      const auto s = e.snapshot();
+      const uint64_t now = s.memory_budgets.front().used;
+      const bool busy = std::any_of(s.workers.begin(), s.workers.end(), [](const auto& w) { return w.busy; });
+      still = now == last && !busy ? still + 1 : 0;
+      last = now;
+    }
+    return last;
+  }
+  static uint64_t used(engine& e) { return e.snapshot().memory_budgets.front().used; }
 };
 
 TEST_F(engine_input_json, proves_from_input_json_with_the_witness_snarkjs_computes) {
@@ -285,6 +320,138 @@ TEST_F(engine_input_json, the_witnesses_of_queued_jobs_are_computed_while_the_wo
     EXPECT_LT(witness_end, dispatched);
   }
   EXPECT_EQ(idle_used(), idle) << "nothing computed ahead is left held";
+}
+
+// A witness calculation's working memory is in the host budget while it runs, reserved with its
+// job's working set at admission, and goes back when the calculation ends, whether it ended in a
+// witness (before the proof: the proof's own memory is the working set's), a failed assert, a
+// cancel or the time limit. Nothing is left held at the end.
+TEST_F(engine_input_json, a_calculations_memory_is_in_the_host_budget_while_it_runs_and_only_then) {
+  engine_options o;
+  o.spool_dir = temp_dir("input-json-spool");
+  o.witness_threads = 0;  // every calculation on the worker, where the test can see it
+  o.witness_time_limit = 2s;
+  engine_parts parts;
+  auto backend = std::make_unique<gated_backend>(0ms, true);
+  gated_backend& gate = *backend;
+  parts.backend = std::move(backend);
+  o.verify_proofs = false;  // the gated backend's proof is a constant
+  auto e = make(std::move(o), std::move(parts));
+  const auto& walk = key_of("never_ending");
+  const auto& range = key_of("range_check");
+  ASSERT_TRUE(e->register_circuit("walk", walk.zkey, priority::normal, key_change::refuse, never_ending_wasm).is_ok());
+  ASSERT_TRUE(e->register_circuit("range", range.zkey, priority::normal, key_change::refuse, range_wasm).is_ok());
+  // The keys loaded and the graphs recorded (beside the first jobs: their memory back once done).
+  ASSERT_EQ(e->await(e->submit(input_request("walk", R"({"x": "8"})")).value(), 0ms).value().state, job_state::done);
+  ASSERT_EQ(e->await(e->submit(input_request("range", R"({"x": "5"})")).value(), 0ms).value().state, job_state::done);
+  const uint64_t idle = idle_used(*e);
+
+  // While it runs: the job's working set and its calculation's memory, the estimate of a replay
+  // (or the wasm it falls back to, which an odd x does).
+  const std::string odd = R"({"x": "3"})";
+  const job_id hung = e->submit(input_request("walk", odd)).value();
+  for (int i = 0; i < 200 && e->get(hung).value().state != job_state::synthesizing; ++i) std::this_thread::sleep_for(20ms);
+  ASSERT_EQ(e->get(hung).value().state, job_state::synthesizing);
+  const uint64_t calculation = calculation_bytes(never_ending_wasm, odd);
+  EXPECT_GT(calculation, uint64_t{16} << 20) << "the wasm's linear memory, with room for its stack";
+  // Until the worker's calculation has its room (the state turns to synthesizing just before).
+  const uint64_t running = idle + proof_bytes(walk.zkey) + calculation;
+  EXPECT_TRUE(poll_until([&] { return used(*e) == running; }, 10s)) << used(*e) << " held, not " << running;
+  ASSERT_TRUE(e->cancel(hung).is_ok());
+  EXPECT_EQ(e->await(hung, 0ms).value().state, job_state::cancelled);
+  EXPECT_EQ(idle_used(*e), idle) << "after a cancel";
+
+  const auto timed_out = e->await(e->submit(input_request("walk", R"({"x": "5"})")).value(), 0ms).value();
+  EXPECT_EQ(timed_out.error.code(), errc::deadline_exceeded) << timed_out.error.to_string();
+  EXPECT_EQ(idle_used(*e), idle) << "after the time limit";
+
+  const auto failed = e->await(e->submit(input_request("range", R"({"x": 100})")).value(), 0ms).value();
+  EXPECT_NE(failed.error.message().find("Assert Failed."), std::string::npos) << failed.error.to_string();
+  EXPECT_EQ(idle_used(*e), idle) << "after a failed assert";
+
+  // A witness made: its calculation's memory goes back before the proof, which holds the working
+  // set alone.
+  gate.close();
+  const job_id proving = e->submit(input_request("walk", R"({"x": "6"})")).value();
+  ASSERT_TRUE(gate.wait_calls(3));
+  EXPECT_EQ(used(*e), idle + proof_bytes(walk.zkey)) << "during the proof";
+  gate.open();
+  EXPECT_EQ(e->await(proving, 0ms).value().state, job_state::done);
+  EXPECT_EQ(idle_used(*e), idle) << "after the proof";
+}
+
+// A host budget that holds the key and the proof but not the calculation fails the job at
+// admission, naming the circuit, the bytes and the budget's limit; a .wtns of the same key proves.
+TEST_F(engine_input_json, a_host_budget_too_small_for_the_calculation_fails_the_job_saying_so) {
+  engine_options o;
+  o.spool_dir = temp_dir("input-json-spool");
+  o.host_memory_budget = uint64_t{10} << 20;
+  auto e = make(std::move(o));
+  const auto& key = key_of("matrix");
+  ASSERT_TRUE(e->register_circuit("matrix", key.zkey, priority::normal, key_change::refuse, matrix_wasm).is_ok());
+  const auto by_file = e->await(e->submit(request("matrix", 1, std::nullopt, witness_data + "/bn128/matrix.wtns")).value(), 0ms).value();
+  ASSERT_EQ(by_file.state, job_state::done) << by_file.error.to_string();
+
+  const std::string input = file_text(witness_data + "/circuits/matrix.input.json");
+  const uint64_t calculation = calculation_bytes(matrix_wasm, input);
+  ASSERT_GT(calculation, uint64_t{10} << 20);
+  const auto r = e->await(e->submit(input_request("matrix", input)).value(), 0ms).value();
+  ASSERT_EQ(r.state, job_state::failed);
+  EXPECT_EQ(r.error.code(), errc::resource_exhausted) << r.error.to_string();
+  const std::string& m = r.error.message();
+  EXPECT_NE(m.find("with " + describe_bytes(calculation) + " for a witness calculation of circuit matrix"), std::string::npos) << m;
+  EXPECT_NE(m.find("is larger than the whole budget (limit " + describe_bytes(uint64_t{10} << 20) + ")"), std::string::npos) << m;
+  EXPECT_TRUE(m.starts_with("admission: memory budget \"host\": a request of " +
+                            describe_bytes(proof_bytes(key.zkey) + calculation)))
+      << m;
+}
+
+// The witness threads take memory only from spare room: while a job proves, a queued job whose
+// calculation would not fit beside it is not computed ahead (its worker computes it once its turn
+// comes, and what the threads hold gives way to its admission).
+TEST_F(engine_input_json, the_witness_threads_start_no_calculation_the_spare_room_cannot_hold) {
+  const auto& key = key_of("matrix");
+  const std::string input = file_text(witness_data + "/circuits/matrix.input.json");
+  // What the key holds once loaded, learnt from an engine of its own.
+  uint64_t key_held = 0;
+  {
+    auto probe = make();
+    ASSERT_TRUE(probe->register_circuit("matrix", key.zkey, priority::normal, key_change::refuse, matrix_wasm).is_ok());
+    const status loaded = probe->preload("matrix", key_tier::warm);
+    ASSERT_TRUE(loaded.is_ok()) << loaded.to_string();
+    key_held = idle_used(*probe);
+    ASSERT_GT(key_held, 0u);
+  }
+  const uint64_t proof = proof_bytes(key.zkey), calculation = calculation_bytes(matrix_wasm, input);
+  const uint64_t witness = uint64_t{read_key_summary(key.zkey).value().n_vars} * 32;
+  engine_options o;
+  o.spool_dir = temp_dir("input-json-spool");
+  o.witness_threads = 2;
+  // Room for the key, a proof and a calculation (a job's admission), and beside a proof for less
+  // than a witness and a calculation (what the threads would take).
+  o.host_memory_budget = key_held + proof + calculation + witness / 2;
+  o.verify_proofs = false;
+  engine_parts parts;
+  auto backend = std::make_unique<gated_backend>(0ms, false);
+  gated_backend& gate = *backend;
+  parts.backend = std::move(backend);
+  auto e = make(std::move(o), std::move(parts));
+  ASSERT_TRUE(e->register_circuit("matrix", key.zkey, priority::normal, key_change::refuse, matrix_wasm).is_ok());
+  ASSERT_TRUE(e->preload("matrix", key_tier::warm).is_ok());
+  ASSERT_EQ(idle_used(*e), key_held);
+
+  const job_id by_file = e->submit(request("matrix", 1, std::nullopt, witness_data + "/bn128/matrix.wtns")).value();
+  ASSERT_TRUE(gate.wait_calls(1));
+  const job_id queued = e->submit(input_request("matrix", input)).value();
+  std::this_thread::sleep_for(400ms);  // the threads look four times
+  const auto ahead = e->snapshot().witnesses_ahead;
+  EXPECT_EQ(ahead.computing + ahead.ready + ahead.computed, 0u) << "a calculation started without room for it";
+  EXPECT_EQ(used(*e), key_held + proof);
+  gate.open();
+  EXPECT_EQ(e->await(by_file, 0ms).value().state, job_state::done);
+  const auto r = e->await(queued, 0ms).value();
+  EXPECT_EQ(r.state, job_state::done) << r.error.to_string();
+  EXPECT_EQ(idle_used(*e), key_held);
 }
 
 // docs/HARDENING.md, finding 28: the wasm of another circuit with the key's prime, wire count and

@@ -209,9 +209,11 @@ TEST(engine_memory, a_key_holds_its_bytes_in_the_budget_and_an_unused_one_moves_
     }
   }
   const auto& b = s.memory_budgets.at(0);
-  ASSERT_EQ(b.evictors.size(), 2u);  // the pinned pool first, then the keys
-  EXPECT_EQ(b.evictors[1].name, "proving keys");
-  EXPECT_GE(b.evictors[1].bytes_freed, poseidon_bytes);
+  // The pinned pool first, then the witnesses computed ahead, then the keys.
+  ASSERT_EQ(b.evictors.size(), 3u);
+  EXPECT_EQ(b.evictors[1].name, "witnesses computed ahead");
+  EXPECT_EQ(b.evictors[2].name, "proving keys");
+  EXPECT_GE(b.evictors[2].bytes_freed, poseidon_bytes);
   EXPECT_LE(b.peak, limit);
 }
 

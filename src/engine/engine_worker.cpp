@@ -40,9 +40,15 @@ void engine::admit(work_batch& batch, const worker_ref& by) {
       continue;
     }
     const uint64_t key_load = keys_.load_estimate(it->circuit);
-    const uint64_t need = backend_->memory_per_proof(j->key).host + key_load;
+    // A batch with input JSON reserves one witness calculation's memory with the rest, so that its
+    // worker never waits for memory while it holds some (jobs/calculation_room.hpp).
+    const uint64_t calculation = calculation_share_for(batch, *j);
+    const uint64_t need = backend_->memory_per_proof(j->key).host + key_load + calculation;
     const std::string purpose = "job " + std::to_string(it->id) + " working set" +
-                                (key_load != 0 ? " and its key's load" : "");
+                                (key_load != 0 ? " and its key's load" : "") +
+                                (calculation != 0 ? ", with " + describe_bytes(calculation) +
+                                                        " for a witness calculation of circuit " + it->circuit
+                                                  : "");
     refusal why = refusal::none;
     const auto t0 = steady_clock::now();
     auto r = memory_.host().acquire(need, {&j->cancel, std::nullopt, purpose, true, &why});
@@ -53,6 +59,7 @@ void engine::admit(work_batch& batch, const worker_ref& by) {
                                  " s for host memory (" + describe_bytes(need) + ")");
       std::lock_guard lk(jobs_.mutex);
       j->working_set = std::move(r).value();
+      j->calculation_share = j->working_set.split(calculation);
       j->rec.info.times[phase::reservation_wait] = waited;
       return;
     }
@@ -68,6 +75,26 @@ void engine::admit(work_batch& batch, const worker_ref& by) {
     else
       finish(j, job_state::failed, r.error().with_context("admission"));
   }
+}
+
+uint64_t engine::calculation_share_for(const work_batch& batch, const live_job& first) {
+  if (!first.generator) return 0;
+  // The largest input among the batch's input JSON partitions: the share holds any of them.
+  std::vector<std::string> inputs;
+  {
+    std::lock_guard lk(jobs_.mutex);
+    for (const auto& qj : batch.jobs) {
+      auto it = jobs_.live.find(qj.id);
+      if (it == jobs_.live.end()) continue;
+      const job_record& rec = it->second->rec;
+      for (std::size_t q = 0; q < rec.input_json.size() && q < rec.witness_paths.size(); ++q)
+        if (rec.input_json[q]) inputs.push_back(rec.witness_paths[q]);
+    }
+  }
+  if (inputs.empty()) return 0;
+  uint64_t largest = 0;
+  for (const auto& path : inputs) largest = std::max(largest, input_json_size(path));
+  return calculation_estimate(*first.generator, largest).calculation;
 }
 
 std::size_t engine::witness_reads_at_once(std::size_t files, uint64_t file_bytes, const cancel_token* cancel,
@@ -88,7 +115,20 @@ void engine::worker_loop(int index) {
 void engine::run_batch(int index, const work_batch& batch) {
   key_lease lease;
   reservation working_set;  // admit()'s, for the whole batch; returned when the batch ends
-  for (const auto& qj : batch.jobs) {
+  calculation_share calculations(memory_.host());  // admit()'s too, returned once no calculation is left
+  // Whether a job of the batch from i on has input JSON (fixed since its submit).
+  auto input_json_from = [&](std::size_t i) {
+    std::lock_guard lk(jobs_.mutex);
+    for (; i < batch.jobs.size(); ++i) {
+      auto it = jobs_.live.find(batch.jobs[i].id);
+      if (it == jobs_.live.end()) continue;
+      const auto& in = it->second->rec.input_json;
+      if (std::find(in.begin(), in.end(), true) != in.end()) return true;
+    }
+    return false;
+  };
+  for (std::size_t i = 0; i < batch.jobs.size(); ++i) {
+    const auto& qj = batch.jobs[i];
     std::shared_ptr<live_job> j;
     {
       std::lock_guard lk(jobs_.mutex);
@@ -98,6 +138,7 @@ void engine::run_batch(int index, const work_batch& batch) {
       if (it == jobs_.live.end() || is_terminal(it->second->rec.info.state)) continue;
       j = it->second;
       if (it->second->working_set) working_set = std::move(it->second->working_set);
+      calculations.add(std::move(it->second->calculation_share));
       j->worker = index;
       auto& w = workers_[index];
       w.busy = true;
@@ -105,7 +146,7 @@ void engine::run_batch(int index, const work_batch& batch) {
       w.partition = 0;
     }
     const auto t0 = steady_clock::now();
-    job_run(*this, index, j, lease, working_set).run();
+    job_run(*this, index, j, lease, working_set, calculations, input_json_from(i + 1)).run();
     std::lock_guard lk(jobs_.mutex);
     auto& w = workers_[index];
     w.busy = false;

@@ -44,14 +44,21 @@ void add_proof_times(job_result& info, const prove_report& r) {
 
 }  // namespace
 
-job_run::job_run(engine& e, int worker, std::shared_ptr<live_job> job, key_lease& lease, reservation& working_set)
+job_run::job_run(engine& e, int worker, std::shared_ptr<live_job> job, key_lease& lease, reservation& working_set,
+                 calculation_share& calculations, bool later_calculations)
     : e_(e),
       worker_(worker),
       slot_(e.workers_[worker].device_slot),
       j_(std::move(job)),
       info_(j_->rec.info),
       lease_(lease),
-      working_set_(working_set) {}
+      working_set_(working_set),
+      calculations_(calculations),
+      later_calculations_(later_calculations) {
+  const auto& input_json = j_->rec.input_json;
+  calculations_left_ = static_cast<uint32_t>(std::count(input_json.begin(), input_json.end(), true));
+  if (calculations_left_ == 0 && !later_calculations_) calculations_.done();
+}
 
 void job_run::run() {
   if (begin() == step::ended || lease_key() == step::ended || prove_partitions() == step::ended) return;
@@ -240,8 +247,11 @@ taken_witness job_run::witness_of(uint32_t q) {
     return w;
   };
   const job_record& rec = j_->rec;
-  if (q < rec.input_json.size() && rec.input_json[q])
-    return e_.ahead_.take(*j_, q, [&] { return here([&] { return witness_from_input(q); }); });
+  if (q < rec.input_json.size() && rec.input_json[q]) {
+    taken_witness t = e_.ahead_.take(*j_, q, [&] { return here([&] { return witness_from_input(q); }); });
+    if (--calculations_left_ == 0 && !later_calculations_) calculations_.done();
+    return t;
+  }
   const auto t0 = steady_clock::now();
   taken_witness t{here([&] { return witness_from_file(q); })};
   t.calc_seconds = seconds_since(t0);
@@ -265,10 +275,26 @@ result<any_witness> job_run::witness_from_file(uint32_t q) {
 
 // The circuit's generator runs here: a failed assert or a missing signal fails this job, with
 // circom's message. Bounded: the job's cancel (and the drain's) stops it, and so does
-// witness_time_limit_s.
+// witness_time_limit_s. Its working memory comes from the batch's calculation share
+// (calculation_room.hpp) and goes back to it when the calculation returns, whatever it returned.
 result<any_witness> job_run::witness_from_input(uint32_t q) {
-  return input_partition_witness(j_->generator, j_->rec.witness_paths[q], q, j_->key, e_.opt_.witness_time_limit,
-                                 [cancel = j_->cancel] { return cancel.cancelled(); });
+  const std::string& path = j_->rec.witness_paths[q];
+  const std::string what = engine::calculation_what(*j_, q);
+  calculation_room room;
+  if (j_->generator) {
+    auto r = calculations_.take(*j_->generator, input_json_size(path), j_->cancel, what);
+    if (!r) return r.error().with_context("partition " + std::to_string(q));
+    room = std::move(r).value();
+  }
+  // Given back however the calculation ends (an allocation that throws included): a share kept
+  // lent would hold up the job's other partitions.
+  struct give_back_at_exit {
+    calculation_share& share;
+    calculation_room& room;
+    ~give_back_at_exit() { share.give_back(room); }
+  } back{calculations_, room};
+  return input_partition_witness(j_->generator, path, q, j_->key, e_.opt_.witness_time_limit,
+                                 [cancel = j_->cancel] { return cancel.cancelled(); }, room, what);
 }
 
 // The next batch planned now, and its witnesses read while this one proves when the host budget

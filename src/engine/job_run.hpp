@@ -24,6 +24,7 @@
 // run on threads of their own and end before the step that started them returns.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -44,9 +45,12 @@ class engine;
 
 class job_run {
  public:
-  // `lease` and `working_set` belong to the worker's batch: a job after the first of a batch finds
-  // the key leased already, and the working set admission reserved is the batch's.
-  job_run(engine& e, int worker, std::shared_ptr<live_job> job, key_lease& lease, reservation& working_set);
+  // `lease`, `working_set` and `calculations` belong to the worker's batch: a job after the first of
+  // a batch finds the key leased already, and the working set and the calculation share admission
+  // reserved are the batch's. `later_calculations`: a later job of the batch has input JSON, so
+  // the share stays once this job's calculations are over.
+  job_run(engine& e, int worker, std::shared_ptr<live_job> job, key_lease& lease, reservation& working_set,
+          calculation_share& calculations, bool later_calculations);
   job_run(const job_run&) = delete;
   job_run& operator=(const job_run&) = delete;
 
@@ -96,6 +100,11 @@ class job_run {
   job_result& info_;
   key_lease& lease_;
   reservation& working_set_;
+  calculation_share& calculations_;
+  const bool later_calculations_;
+  // The job's input JSON partitions whose witnesses are not yet in hand; at 0 the batch's
+  // calculation share goes back (unless a later job of the batch needs it).
+  std::atomic<uint32_t> calculations_left_{0};
   std::optional<prove_call> call_;  // once the key is leased
   std::vector<partition_proof> proofs_;
 };

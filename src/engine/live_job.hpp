@@ -33,6 +33,9 @@ struct live_job {
   std::vector<timeline_event> events;
   int worker = -1;
   reservation working_set;  // from admission until its batch ends (the worker takes it over)
+  // From admission: one witness calculation's memory for its batch's input JSON (the worker's
+  // calculation_share, jobs/calculation_room.hpp), where the batch has any.
+  reservation calculation_share;
   // Ended, but the store refused its outcome for good (engine::finish()): it stays in the job
   // table, failed, until engine::retry_unstored() stores that failure.
   bool unstored = false;

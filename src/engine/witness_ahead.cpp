@@ -31,13 +31,16 @@ unsigned witness_threads_for(int configured, unsigned workers, bool cpu_backend,
 }
 
 witness_ahead::witness_ahead(witness_ahead_options opt, memory_budget& host, queued_jobs_fn queued,
-                             compute_fn compute, witness_bytes_fn bytes)
+                             compute_fn compute, witness_bytes_fn bytes, room_fn room)
     : opt_{opt.threads, opt.most_held != 0 ? opt.most_held : opt.threads + 2},
       host_(host),
       queued_(std::move(queued)),
       compute_(std::move(compute)),
-      bytes_(std::move(bytes)) {
+      bytes_(std::move(bytes)),
+      room_(std::move(room)) {
   counts_.threads = opt_.threads;
+  eviction_ = host_.add_evictor("witnesses computed ahead", evictor_rank::witnesses_ahead,
+                                [this](uint64_t missing) { return evict(missing); });
 }
 
 witness_ahead::~witness_ahead() { stop(); }
@@ -80,17 +83,23 @@ void witness_ahead::loop() {
     lk.unlock();
     const cancel_token cancel = p->job->cancel;
     const auto t0 = steady::now();
-    auto w = std::make_shared<result<any_witness>>(
-        compute_(*p->job, p->partition, [this, cancel] { return stop_.load() || cancel.cancelled(); }));
+    auto w = std::make_shared<result<any_witness>>(compute_(
+        *p->job, p->partition, [this, cancel] { return stop_.load() || cancel.cancelled(); }, p->room));
     const double took = seconds_between(t0, steady::now());
+    p->room = {};  // the calculation's working memory goes back as it ends (a recording beside keeps its own)
     lk.lock();
     auto it = parts_.find(key);
     const bool dropped = it == parts_.end() || it->second.state != where::computing;
     // A calculation the pool's stop or the job's cancel interrupted is no result: a worker that
-    // waits for it computes the witness itself, and a job that ends drops it anyway.
+    // waits for it computes the witness itself, and a job that ends drops it anyway. Nor is one
+    // the budget refused memory to grow (resource_exhausted, where the circuit's own failure is
+    // failed_precondition): speculative work takes no memory the line waits for, and its worker,
+    // with its batch's share, computes it; no thread begins it again.
     const bool interrupted = !*w && (stop_ || cancel.cancelled());
-    if (dropped || interrupted) {
-      if (!dropped) parts_.erase(it);
+    const bool refused = !*w && w->error().code() == errc::resource_exhausted;
+    if (dropped || interrupted || refused) {
+      if (!dropped && refused && !interrupted) it->second.state = where::claimed;
+      else if (!dropped) parts_.erase(it);
       lk.unlock();
       memory.reset();
       w.reset();  // the witness's bytes freed outside the lock
@@ -118,6 +127,8 @@ std::optional<witness_ahead::pick> witness_ahead::next_locked(std::unique_lock<s
   // The queue is read without the pool's lock: the callback takes the engine's.
   lk.unlock();
   const std::vector<std::shared_ptr<live_job>> jobs = queued_();
+  // One thread picks at a time: a later job never takes the room an earlier one is reserving.
+  const std::lock_guard picking(picking_);
   lk.lock();
   if (stop_ || held() >= opt_.most_held) return std::nullopt;
   for (const auto& j : jobs) {
@@ -125,15 +136,37 @@ std::optional<witness_ahead::pick> witness_ahead::next_locked(std::unique_lock<s
     // Fixed since the submit: which partitions are input JSON.
     const auto& input_json = j->rec.input_json;
     for (uint32_t q = 0; q < input_json.size(); ++q) {
-      if (!input_json[q] || parts_.contains({j->rec.info.id, q})) continue;
+      const part_key key{j->rec.info.id, q};
+      if (!input_json[q] || parts_.contains(key)) continue;
+      // Claimed while its memory is reserved without the pool's lock (the room reads the input's
+      // size and the circuit's estimate): a worker that comes meanwhile waits for the outcome.
+      parts_[key].state = where::computing;
+      lk.unlock();
       // Spare memory only: no wait, no eviction. The next look, after the poll, tries again.
       auto r = host_.acquire(bytes_(*j), {nullptr, std::chrono::milliseconds(0),
                                           "job " + std::to_string(j->rec.info.id) + ": a witness computed ahead",
                                           false, nullptr});
-      if (!r) return std::nullopt;
-      memory = std::move(r).value();
-      parts_[{j->rec.info.id, q}].state = where::computing;
-      return pick{j, q};
+      refusal why = refusal::none;
+      auto room = r ? room_(*j, q, why) : result<calculation_room>(r.error());
+      lk.lock();
+      auto it = parts_.find(key);
+      const bool ours = it != parts_.end() && it->second.state == where::computing;  // not dropped meanwhile
+      if (ours && r && room && !stop_) {
+        memory = std::move(r).value();
+        return pick{j, q, std::move(room).value()};
+      }
+      // Never: its worker's admission fails the job with the budget's words; meanwhile the threads
+      // go on with later jobs. Else no room now: left to a later look, or to its worker.
+      const bool never = ours && r && why == refusal::too_large;
+      if (never) it->second.state = where::claimed;
+      else if (ours) parts_.erase(it);
+      // What was reserved goes back, and a worker that waited looks again, outside the lock.
+      lk.unlock();
+      r = status(errc::cancelled, "not started");
+      room = status(errc::cancelled, "not started");
+      cv_.notify_all();
+      lk.lock();
+      if (!never || stop_ || held() >= opt_.most_held) return std::nullopt;
     }
   }
   return std::nullopt;
@@ -185,6 +218,26 @@ void witness_ahead::drop(job_id id) {
   }
   if (!gone.empty()) cv_.notify_all();
   // `gone` frees the witnesses and their memory here, outside the lock.
+}
+
+uint64_t witness_ahead::evict(uint64_t missing) {
+  std::vector<part> gone;
+  uint64_t freed = 0;
+  {
+    std::lock_guard lk(m_);
+    // Job ids grow with submission: the last submitted are, within a priority class, the last
+    // dispatched.
+    for (auto it = parts_.end(); it != parts_.begin() && freed < missing;) {
+      --it;
+      if (it->second.state != where::ready) continue;
+      freed += it->second.memory.bytes();
+      gone.push_back(std::move(it->second));
+      it = parts_.erase(it);
+      ++counts_.evicted;
+    }
+  }
+  gone.clear();  // the witnesses and their memory go back to the budget here, outside the lock
+  return freed;
 }
 
 witness_ahead_snapshot witness_ahead::snapshot() const {

@@ -9,16 +9,28 @@
 // 0.60x the throughput of the same jobs with .wtns files.
 //
 // A partition's witness is in one of three places:
-//   computing  a witness thread runs the circuit's generator for it
+//   computing  a witness thread runs the circuit's generator for it (or reserves its memory)
 //   ready      the result (a witness, or the error the circuit gave) waits to be taken, its
-//              memory held in the host budget (the witness's bytes, reserved before it started)
-//   claimed    its job's worker computes it itself (it asked before a witness thread began)
+//              memory held in the host budget (the witness's bytes, reserved before it started;
+//              the calculation's working memory, reserved with them, went back when it ended)
+//   claimed    its job's worker computes it itself (it asked before a witness thread began, or
+//              the budget refused the thread's calculation the memory its growth asked for)
 // A worker's take() moves a ready result out, waits for one being computed, or claims the
 // partition and computes it on the spot. drop() forgets a job's partitions when it ends: ready
 // results are freed, a calculation under way is dropped when it returns (the job's cancel token
 // stops it sooner). At most `most_held` partitions are computing or ready at once, and each
-// needs room in the host budget taken without waiting or evicting: witnesses ahead use spare
-// memory, never a job's or a key's.
+// needs room in the host budget taken without waiting or evicting, for its witness and for its
+// calculation's working memory (jobs/calculation_room.hpp): witnesses ahead use spare memory,
+// never a job's or a key's. Where the room is not there the thread starts nothing and looks again
+// later (the job's worker computes it if it gets there first); a calculation that can never fit
+// the budget is left to the worker, whose admission fails the job saying so. A calculation whose
+// linear memory grows past its estimate asks for the growth in line, from spare room (
+// calculation_growth::speculative); refused (resource_exhausted), it is no result: its worker
+// computes it, from its batch's share and ahead of the line. And what they hold
+// gives way: the pool is an evictor of the host budget (evictor_rank::witnesses_ahead), which
+// drops ready witnesses, the last jobs' first, when a job or a key waits for memory, so that a
+// witness held for a queued job never keeps the jobs ahead of it (or its own) from being admitted;
+// their workers compute them.
 //
 // stop() (the engine's drain) ends the threads: calculations under way stop at their next check
 // (circom_wasm.hpp's limits) and are forgotten, so a worker that waited for one computes it itself.
@@ -41,6 +53,7 @@
 #include <vector>
 
 #include "base/result.hpp"
+#include "engine/jobs/calculation_room.hpp"
 #include "engine/jobs/job.hpp"
 #include "engine/jobs/witness.hpp"
 #include "engine/live_job.hpp"
@@ -61,6 +74,7 @@ struct witness_ahead_snapshot {
   uint64_t taken_ready = 0;  // take()s that found the witness made
   uint64_t waited = 0;       // take()s that waited for a witness thread's calculation
   uint64_t computed_by_worker = 0;  // take()s that computed the witness themselves
+  uint64_t evicted = 0;      // ready witnesses dropped to make room for a job or a key
 };
 
 // What take() hands a worker: the witness (or why there is none), how long its calculation took
@@ -76,14 +90,18 @@ class witness_ahead {
   // The jobs whose input JSON partitions may be computed, most urgent first: queued jobs with a
   // witness generator, in dispatch order.
   using queued_jobs_fn = std::function<std::vector<std::shared_ptr<live_job>>()>;
-  // Partition q's witness of job j, computed now; `stop` is polled during the calculation.
-  using compute_fn =
-      std::function<result<any_witness>(live_job& j, uint32_t q, const std::function<bool()>& stop)>;
+  // Partition q's witness of job j, computed now in `room` (its working memory, reserved); `stop`
+  // is polled during the calculation.
+  using compute_fn = std::function<result<any_witness>(live_job& j, uint32_t q, const std::function<bool()>& stop,
+                                                       calculation_room& room)>;
   // The host memory one partition's witness of j holds.
   using witness_bytes_fn = std::function<uint64_t(const live_job& j)>;
+  // Partition q's calculation's working memory, reserved from spare room (no waiting, no
+  // eviction); where there is none, why (refusal::too_large: it can never fit).
+  using room_fn = std::function<result<calculation_room>(const live_job& j, uint32_t q, refusal& why)>;
 
   witness_ahead(witness_ahead_options opt, memory_budget& host, queued_jobs_fn queued, compute_fn compute,
-                witness_bytes_fn bytes);
+                witness_bytes_fn bytes, room_fn room);
   ~witness_ahead();
   witness_ahead(const witness_ahead&) = delete;
   witness_ahead& operator=(const witness_ahead&) = delete;
@@ -113,9 +131,13 @@ class witness_ahead {
   struct pick {
     std::shared_ptr<live_job> job;
     uint32_t partition = 0;
+    calculation_room room;
   };
 
   void loop();
+  // The host budget's evictor: drops ready witnesses, the last jobs' first, until `missing` bytes
+  // are free; returns what it freed.
+  uint64_t evict(uint64_t missing);
   // The next partition to compute, marked computing, with its memory reserved; empty when there is
   // none now (or no room for it).
   std::optional<pick> next_locked(std::unique_lock<std::mutex>& lk, reservation& memory);
@@ -125,14 +147,19 @@ class witness_ahead {
   const queued_jobs_fn queued_;
   const compute_fn compute_;
   const witness_bytes_fn bytes_;
+  const room_fn room_;
 
   std::atomic<bool> stop_{false};  // polled by calculations, without the lock
-  mutable std::mutex m_;           // everything below
+  // Held by the thread that picks the next partition and reserves its memory (without m_, taken
+  // after this one): one at a time, so the partitions start in dispatch order.
+  std::mutex picking_;
+  mutable std::mutex m_;  // everything below
   std::condition_variable cv_;
   std::map<part_key, part> parts_;
   uint64_t wakes_ = 0;  // bumped by wake(): a thread that found nothing looks again
   witness_ahead_snapshot counts_;
   std::vector<std::thread> threads_;
+  evictor_registration eviction_;  // last: unregistered (a call of it waited for) before the rest goes
 };
 
 // witness_threads as configured (-1: automatic) for a daemon with `workers` prover workers: the

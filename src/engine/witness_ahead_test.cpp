@@ -12,6 +12,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <future>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -43,6 +44,15 @@ any_witness made(job_id id, uint32_t q) {
 
 uint64_t value_of(const taken_witness& t) { return t.witness.value().values[0].limb[0]; }
 
+// Partition 0 of j taken from the pool, its worker computing it (made()) where it is not ahead;
+// `here_calls` counts the worker's calculations.
+taken_witness take_or_compute(witness_ahead& pool, live_job& j, int& here_calls) {
+  return pool.take(j, 0, [&] {
+    ++here_calls;
+    return result<any_witness>(made(j.rec.info.id, 0));
+  });
+}
+
 // A queue the test sets, a calculation it can hold at a gate, and the order calculations began.
 struct fixture {
   std::mutex m;
@@ -51,6 +61,7 @@ struct fixture {
   bool gate_open = true;
   std::condition_variable gate;
   memory_budget host;
+  std::map<job_id, uint64_t> working;  // a job's calculation's working memory (none where absent)
 
   explicit fixture(uint64_t host_limit = uint64_t{1} << 30) : host("host", memory_kind::host, -1, host_limit) {}
 
@@ -61,7 +72,7 @@ struct fixture {
           std::lock_guard lk(m);
           return queue;
         },
-        [this](live_job& j, uint32_t q, const std::function<bool()>& stop) -> result<any_witness> {
+        [this](live_job& j, uint32_t q, const std::function<bool()>& stop, calculation_room&) -> result<any_witness> {
           std::unique_lock lk(m);
           began.emplace_back(j.rec.info.id, q);
           while (!gate_open)
@@ -70,7 +81,16 @@ struct fixture {
           if (j.rec.info.id == 13) return status(errc::failed_precondition, "the circuit's assert failed");
           return made(j.rec.info.id, q);
         },
-        [](const live_job&) { return witness_bytes; });
+        [](const live_job&) { return witness_bytes; },
+        [this](const live_job& j, uint32_t, refusal& why) -> result<calculation_room> {
+          calculation_room room;
+          auto it = working.find(j.rec.info.id);  // set before the pool starts
+          if (it == working.end()) return room;
+          auto r = host.acquire(it->second, {nullptr, 0ms, "a calculation", false, &why});
+          if (!r) return r.error();
+          room.calculation = std::move(r).value();
+          return room;
+        });
   }
   void set_queue(std::vector<std::shared_ptr<live_job>> q) {
     std::lock_guard lk(m);
@@ -141,6 +161,101 @@ TEST(witness_ahead, holds_no_more_than_most_held_and_the_host_budget_allows) {
   ASSERT_TRUE(poll_until([&] { return g.began_count() == 4; })) << "and the room goes to the next";
 }
 
+// A calculation's working memory (its room) is taken from spare room with its witness's bytes,
+// held while it runs and returned when it ends.
+TEST(witness_ahead, a_calculation_holds_its_working_memory_while_it_runs) {
+  fixture f;
+  f.working = {{1, 5000}, {2, 5000}};
+  f.gate_open = false;
+  auto a = job(1, {true}), b = job(2, {true});
+  f.set_queue({a, b});
+  auto pool = f.pool(1);
+  pool.start();
+  ASSERT_TRUE(poll_until([&] { return f.began_count() == 1; }));
+  EXPECT_EQ(f.host.used(), witness_bytes + 5000) << "the witness and the calculation's working memory";
+  f.open();
+  ASSERT_TRUE(poll_until([&] { return pool.snapshot().ready == 2; }));
+  EXPECT_EQ(f.host.used(), 2 * witness_bytes) << "the working memory went back as each calculation ended";
+}
+
+// A thread starts no calculation the spare room cannot hold beside its witness: it looks again
+// once room is made (here by a take), and never evicts or waits for it.
+TEST(witness_ahead, no_calculation_starts_that_the_spare_room_cannot_hold) {
+  constexpr uint64_t working = 5000;
+  fixture tight(witness_bytes + working - 1);
+  tight.working = {{3, working}};
+  tight.set_queue({job(3, {true})});
+  auto none = tight.pool(2);
+  none.start();
+  std::this_thread::sleep_for(300ms);  // three polls
+  EXPECT_EQ(tight.began_count(), 0u);
+  EXPECT_EQ(tight.host.used(), 0u) << "nothing held for a calculation that did not start";
+  // A byte less of working memory, and it starts.
+  fixture exact(witness_bytes + working - 1);
+  exact.working = {{3, working - 1}};
+  exact.set_queue({job(3, {true})});
+  auto one = exact.pool(2);
+  one.start();
+  ASSERT_TRUE(poll_until([&] { return one.snapshot().ready == 1; }));
+
+  // Room for one calculation beside one ready witness, not beside two.
+  fixture roomy(2 * witness_bytes + working - 1);
+  roomy.working = {{4, working}, {5, working}};
+  auto c = job(4, {true}), d = job(5, {true});
+  roomy.set_queue({c, d});
+  auto pool = roomy.pool(2);
+  pool.start();
+  ASSERT_TRUE(poll_until([&] { return pool.snapshot().ready == 1; }));
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(roomy.began_count(), 1u) << "job 4's witness leaves no room for job 5's calculation";
+  EXPECT_EQ(roomy.host.used(), witness_bytes);
+  EXPECT_TRUE(pool.take(*c, 0, never_here).ahead);
+  pool.wake();
+  ASSERT_TRUE(poll_until([&] { return pool.snapshot().ready == 1 && roomy.began_count() == 2; }));
+}
+
+// A calculation larger than the whole budget is left to its worker (whose admission fails the job
+// saying so), and the threads go on with the next job.
+TEST(witness_ahead, a_calculation_that_can_never_fit_is_left_to_its_worker) {
+  fixture f(10 * witness_bytes);
+  f.working = {{6, 10 * witness_bytes + 1}};
+  auto never = job(6, {true}), next = job(7, {true});
+  f.set_queue({never, next});
+  auto pool = f.pool(1);
+  pool.start();
+  ASSERT_TRUE(poll_until([&] { return pool.snapshot().ready == 1; }));
+  const std::vector<std::pair<job_id, uint32_t>> order{{7, 0}};
+  EXPECT_EQ(f.began, order);
+  int here_calls = 0;
+  const taken_witness t = take_or_compute(pool, *never, here_calls);
+  EXPECT_FALSE(t.ahead);
+  EXPECT_EQ(here_calls, 1) << "its worker computes it (or its admission fails the job first)";
+  EXPECT_EQ(f.host.used(), witness_bytes) << "job 7's witness alone";
+}
+
+// Ready witnesses give way to a job or a key that waits for memory: the last jobs' first, and
+// their workers compute them. A calculation under way is not evicted (its memory comes back when
+// it ends).
+TEST(witness_ahead, ready_witnesses_give_way_to_a_job_that_waits_for_memory) {
+  fixture f(3 * witness_bytes);
+  auto a = job(1, {true}), b = job(2, {true}), c = job(3, {true});
+  f.set_queue({a, b, c});
+  auto pool = f.pool(1);
+  pool.start();
+  ASSERT_TRUE(poll_until([&] { return pool.snapshot().ready == 3; }));
+  f.set_queue({});  // nothing more to compute: what is freed stays free
+  auto admitted = f.host.acquire(2 * witness_bytes, {nullptr, std::nullopt, "a job's working set", true, nullptr});
+  ASSERT_TRUE(admitted.is_ok()) << admitted.error().message();
+  EXPECT_EQ(pool.snapshot().evicted, 2u);
+  EXPECT_EQ(pool.snapshot().ready, 1u);
+  EXPECT_TRUE(pool.take(*a, 0, never_here).ahead) << "the first job's witness is kept";
+  int here_calls = 0;
+  const taken_witness t = take_or_compute(pool, *c, here_calls);
+  EXPECT_FALSE(t.ahead);
+  EXPECT_EQ(here_calls, 1) << "an evicted witness is computed by its worker";
+  EXPECT_EQ(value_of(t), 300u);
+}
+
 TEST(witness_ahead, a_worker_waits_for_a_calculation_under_way) {
   fixture f;
   f.gate_open = false;
@@ -164,10 +279,7 @@ TEST(witness_ahead, a_partition_nobody_began_is_computed_by_its_worker_and_never
   auto pool = f.pool(1);
   pool.start();
   int here_calls = 0;
-  const taken_witness t = pool.take(*a, 0, [&] {
-    ++here_calls;
-    return result<any_witness>(made(5, 0));
-  });
+  const taken_witness t = take_or_compute(pool, *a, here_calls);
   EXPECT_FALSE(t.ahead);
   EXPECT_EQ(here_calls, 1);
   EXPECT_EQ(value_of(t), 500u);

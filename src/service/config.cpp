@@ -183,7 +183,8 @@ std::vector<config_key> make_table() {
       INT(warm_budget_mib, 0, int64_t(1) << 30, false, "mapped key files plus matrices, MiB; 0: unlimited"),
       INT(host_memory_budget_mib, 0, int64_t(1) << 30, false,
           "host memory for proofs in flight (each job reserves its working set before it starts, in "
-          "priority order) and the pinned staging pool, MiB; 0: 80% of the physical memory"),
+          "priority order), witness calculations from input JSON while they run, witnesses computed "
+          "ahead and the pinned staging pool, MiB; 0: 80% of the physical memory"),
       INT(drain_grace_s, 0, 86400, true,
           "on SIGTERM, how long running jobs may finish before they are requeued, s"),
       STR(log_level, true, "debug, info, warn or error", "debug", "info", "warn", "error"),

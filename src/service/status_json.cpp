@@ -403,7 +403,7 @@ std::string status_json(const engine::engine_snapshot& s, const daemon_config& c
   j["witnesses_ahead"] = {{"threads", wa.threads},          {"computing", wa.computing},
                           {"ready", wa.ready},              {"computed", wa.computed},
                           {"taken_ready", wa.taken_ready},  {"waited_for", wa.waited},
-                          {"computed_by_worker", wa.computed_by_worker}};
+                          {"computed_by_worker", wa.computed_by_worker}, {"evicted", wa.evicted}};
   j["memory_budgets"] = budgets_json(s);
   j["pinned_pool"] = pinned_pool_json(s.pinned_pool);
   // A live job's age and, once a worker took it, how long it has run and which partition the
@@ -559,7 +559,10 @@ std::string prometheus_text(const engine::engine_snapshot& s) {
      << "\n# HELP cuzk_witness_takes_total input JSON witnesses as the workers got them\n"
         "# TYPE cuzk_witness_takes_total counter\ncuzk_witness_takes_total{how=\"ready\"} "
      << wa.taken_ready << "\ncuzk_witness_takes_total{how=\"waited\"} " << wa.waited
-     << "\ncuzk_witness_takes_total{how=\"computed_by_worker\"} " << wa.computed_by_worker << "\n";
+     << "\ncuzk_witness_takes_total{how=\"computed_by_worker\"} " << wa.computed_by_worker
+     << "\n# HELP cuzk_witnesses_ahead_evicted_total ready witnesses dropped to make room for a job or a key\n"
+        "# TYPE cuzk_witnesses_ahead_evicted_total counter\ncuzk_witnesses_ahead_evicted_total "
+     << wa.evicted << "\n";
   std::size_t busy = 0;
   for (const auto& w : s.workers) busy += w.busy;
   os << "# HELP cuzk_workers_busy workers proving now\n# TYPE cuzk_workers_busy gauge\ncuzk_workers_busy "

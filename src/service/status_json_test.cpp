@@ -71,6 +71,7 @@ engine::engine_snapshot snapshot_with_memory() {
   s.witnesses_ahead.ready = 2;
   s.witnesses_ahead.taken_ready = 40;
   s.witnesses_ahead.computed_by_worker = 1;
+  s.witnesses_ahead.evicted = 5;
   return s;
 }
 
@@ -97,6 +98,8 @@ TEST(status_json, memory_budgets_and_the_pinned_pool_in_status_and_metrics) {
   EXPECT_NE(text.find("cuzk_witnesses_ahead{state=\"ready\"} 2\n"), std::string::npos);
   EXPECT_NE(text.find("cuzk_witness_takes_total{how=\"ready\"} 40\n"), std::string::npos);
   EXPECT_NE(text.find("cuzk_witness_takes_total{how=\"computed_by_worker\"} 1\n"), std::string::npos);
+  EXPECT_EQ(j["witnesses_ahead"]["evicted"], 5);
+  EXPECT_NE(text.find("cuzk_witnesses_ahead_evicted_total 5\n"), std::string::npos);
 }
 
 // Two slots; NVML answers for one GPU, which is slot 0's; slot 1 has no NVML device.

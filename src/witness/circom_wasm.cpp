@@ -28,7 +28,7 @@ namespace cuzk::witness {
 namespace {
 
 // The glue's interface version this code speaks (CUZK_WITNESS_GLUE_VERSION in circom_wasm_glue.c).
-constexpr int glue_version = 6;
+constexpr int glue_version = 8;
 
 // The glue's code for a calculation stopped from outside (CUZK_WITNESS_STOPPED).
 constexpr uint32_t stopped_code = 0xfffffffeu;
@@ -144,6 +144,8 @@ struct glue_api {
   int (*scratch)(instance, uint32_t*);
   uint8_t* (*memory)(instance, uint64_t*);
   int (*field_call)(instance, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t*);
+  void (*memory_growth)(instance, int (*)(void*, uint32_t), void*);
+  void (*memory_pages)(uint32_t*, uint32_t*);
 };
 
 namespace {
@@ -222,10 +224,13 @@ result<std::shared_ptr<const witness_generator>> witness_generator::load(const s
                    resolve(g->handle_, "cuzk_witness_shared_element", a->shared_element) &&
                    resolve(g->handle_, "cuzk_witness_scratch", a->scratch) &&
                    resolve(g->handle_, "cuzk_witness_test_memory", a->memory) &&
-                   resolve(g->handle_, "cuzk_witness_field_call", a->field_call);
+                   resolve(g->handle_, "cuzk_witness_field_call", a->field_call) &&
+                   resolve(g->handle_, "cuzk_witness_memory_growth", a->memory_growth) &&
+                   resolve(g->handle_, "cuzk_witness_memory_pages", a->memory_pages);
   if (!all || a->glue_version() != glue_version)
     return status(errc::format_error, source + ": " + library + " is not a witness generator this cuzk built (remove it from the cache)");
   g->api_ = std::move(a);
+  g->api_->memory_pages(&g->declared_pages_, &g->declared_max_pages_);
   if (g->take_recorded_graph(graph)) return std::shared_ptr<const witness_generator>(std::move(g));
 
   // The field and the sizes, from an instance made for the purpose.
@@ -234,7 +239,7 @@ result<std::shared_ptr<const witness_generator>> witness_generator::load(const s
   const auto failed = [&](const char* what) {
     return status(errc::format_error, source + ": " + what + ": " + g->api_->error(w.get()));
   };
-  if (g->api_->instantiate(w.get()) != 0) return failed("the wasm does not instantiate");
+  if (g->instantiate(w.get()) != 0) return failed("the wasm does not instantiate");
   uint32_t n32 = 0;
   std::vector<uint32_t> prime(16);
   if (g->api_->field(w.get(), &n32, prime.data(), static_cast<uint32_t>(prime.size())) != 0)
@@ -266,7 +271,36 @@ status stopped_status(const std::string& source, const stop_watch& watch, const 
   return status(errc::cancelled, source + ": the witness calculation was cancelled" + during);
 }
 std::string refusal_file(const std::string& library) { return library + ".nograph"; }
+
+// circom's error code for a memory.grow that failed (reserveStackFr).
+constexpr uint32_t not_enough_memory_code = 5;
 }  // namespace
+
+std::string witness_generator::memory_refused_note(uint32_t pages) const {
+  return " (cuzk's host budget had no room for the wasm's linear memory beyond " + std::to_string(pages) +
+         " pages of 64 KiB (the " + std::to_string(declared_pages_) +
+         " its module declares and what its stack took since): every calculation's memory is charged to the "
+         "host budget; docs/witness.md, 'A calculation's memory in the host budget')";
+}
+
+int linear_growth::ask(void* context, uint32_t pages) noexcept {
+  auto* self = static_cast<linear_growth*>(context);
+  if (pages <= self->counted_pages) return 1;
+  if (!self->limits || !self->limits->within || !self->limits->memory_growth) {
+    self->counted_pages = pages;  // no budget: never capped
+    return 1;
+  }
+  try {
+    const uint64_t bytes = uint64_t{pages - self->counted_pages} * self->bytes_per_page;
+    if (self->limits->memory_growth(bytes)) {
+      self->counted_pages = pages;
+      return 1;
+    }
+  } catch (...) {
+  }
+  self->refused = true;
+  return 0;
+}
 
 // The witness graph an earlier calculation recorded from this compiled object (its file is named
 // after the object, whose name is the digest of the wasm it was compiled from), with the field and
@@ -313,6 +347,37 @@ void witness_generator::load_graph(witness_graph::holding how) {
   graph_state_ = graph_state::ready;
 }
 
+int witness_generator::instantiate(void* instance, linear_growth* growth) const {
+  if (api_->instantiate(instance) != 0) return -1;
+  if (growth) api_->memory_growth(instance, &linear_growth::ask, growth);
+  return 0;
+}
+
+circuit_sizes witness_generator::sizes() const noexcept {
+  return {static_cast<uint32_t>(prime_.size()), witness_size_, declared_pages_, declared_max_pages_};
+}
+
+calculation_memory witness_generator::memory_needed(uint64_t input_json_bytes, const calculation_limits& limits) const {
+  const bool use_graph = limits.graph && limits.native_field && native_;
+  std::shared_ptr<const witness_graph> g;
+  graph_state state = graph_state::refused;
+  {
+    std::lock_guard lock(graph_mutex_);
+    g = graph_;
+    state = graph_state_;
+  }
+  calculation_kind kind = calculation_kind::wasm;
+  graph_sizes gs;
+  if (use_graph && g) {
+    kind = calculation_kind::replay;
+    gs = {g->slots, g->input_values, g->field_calls > 0};
+  } else if (use_graph && traceable_ && state == graph_state::none_yet) {
+    kind = limits.graph_recording == calculation_limits::recording::beside ? calculation_kind::record_beside
+                                                                          : calculation_kind::record_in_line;
+  }
+  return calculation_memory_bound(sizes(), kind, gs, input_json_bytes);
+}
+
 graph_state witness_generator::graph() const {
   std::lock_guard lock(graph_mutex_);
   return graph_state_;
@@ -351,7 +416,13 @@ void witness_generator::recorded(result<witness_graph> g) const {
 result<calculated_witness> witness_generator::calculate(std::span<const input_signal> inputs, const std::string& input_source,
                                                         const calculation_limits& limits) const {
   const bool use_graph = limits.graph && limits.native_field && native_;
-  if (use_graph) {
+  // Where the caller reserved memory by an estimate, nothing it did not count: no replay of a graph
+  // recorded since, no recording it left out.
+  const bool may_replay = !limits.within || limits.within->kind == calculation_kind::replay;
+  const bool may_record = !limits.within || limits.within->records();
+  const bool beside = limits.within ? limits.within->kind == calculation_kind::record_beside
+                                    : limits.graph_recording == calculation_limits::recording::beside;
+  if (use_graph && may_replay) {
     std::shared_ptr<const witness_graph> g;
     {
       std::lock_guard lock(graph_mutex_);
@@ -364,16 +435,27 @@ result<calculated_witness> witness_generator::calculate(std::span<const input_si
       // Not this input's path: the wasm computes it (and reports circom's error where there is one).
     }
   }
-  const bool record = use_graph && traceable_ && start_recording();
-  if (record && limits.graph_recording == calculation_limits::recording::beside) {
+  const bool record = use_graph && may_record && traceable_ && start_recording();
+  if (record && beside) {
     // The recording runs the same inputs a few times slower than the wasm alone: it gets five times
-    // what is left of this calculation's time, and stops with the generator.
-    calculation_limits beside;
-    if (limits.deadline) beside.deadline = std::chrono::steady_clock::now() + 5 * (*limits.deadline - std::chrono::steady_clock::now());
+    // what is left of this calculation's time, and stops with the generator. It takes the memory
+    // callback along (and with it whatever holds the recording's memory for the caller), so that
+    // memory is held until the recording ends.
+    calculation_limits on_its_own;
+    if (limits.deadline)
+      on_its_own.deadline = std::chrono::steady_clock::now() + 5 * (*limits.deadline - std::chrono::steady_clock::now());
+    on_its_own.recording_memory = limits.recording_memory;
+    // Its linear memory beyond the estimate, from the recording's share (which it holds).
+    on_its_own.within = limits.within;
+    on_its_own.memory_growth = limits.recording_memory;
     std::vector<input_signal> copy(inputs.begin(), inputs.end());
-    recording_ = std::jthread([this, copy = std::move(copy), input_source, beside](std::stop_token stop) mutable {
-      beside.stop = stop;
-      (void)calculate_by_wasm(copy, input_source, beside, true);
+    recording_ = std::jthread([this, copy = std::move(copy), input_source, on_its_own](std::stop_token stop) mutable {
+      on_its_own.stop = stop;
+      (void)calculate_by_wasm(copy, input_source, on_its_own, true);
+      // The memory goes back now (both hold the recording's reservation), not when the next
+      // recording replaces this thread.
+      on_its_own.recording_memory = nullptr;
+      on_its_own.memory_growth = nullptr;
     });
     return calculate_by_wasm(inputs, input_source, limits, false);
   }
@@ -387,6 +469,7 @@ result<std::optional<calculated_witness>> witness_generator::calculate_by_graph(
   const glue_api& a = *api_;
   const uint32_t n32 = static_cast<uint32_t>(prime_.size());
   // The field functions without native code run on an instance of the wasm, on a page of its own.
+  linear_growth growth{&limits, instance_pages(sizes()), wasm_page_bytes};
   std::unique_ptr<instance_guard> w;
   uint32_t scratch = 0;
   field_caller call;
@@ -394,7 +477,7 @@ result<std::optional<calculated_witness>> witness_generator::calculate_by_graph(
     w = std::make_unique<instance_guard>(a);
     if (!w->get()) return status(errc::resource_exhausted, source_ + ": out of memory making an instance");
     a.configure(w->get(), static_cast<const native_field_ops*>(native_), nullptr);
-    if (a.instantiate(w->get()) != 0 || a.init(w->get(), 0) != 0 || a.scratch(w->get(), &scratch) != 0)
+    if (instantiate(w->get(), &growth) != 0 || a.init(w->get(), 0) != 0 || a.scratch(w->get(), &scratch) != 0)
       return std::optional<calculated_witness>{};  // the wasm path says what is wrong
     call = [&](field_fn fn, std::span<const uint32_t> x, std::span<const uint32_t> y, std::span<uint32_t> out) {
       const uint32_t size = 8 + 4 * n32, ra = scratch, rb = scratch + size, rr = scratch + 2 * size;
@@ -436,6 +519,11 @@ result<calculated_witness> witness_generator::calculate_by_wasm(std::span<const 
                                                                 const calculation_limits& limits, bool record) const {
   const glue_api& a = *api_;
   const auto n32 = static_cast<uint32_t>(prime_.size());
+  // Past what the estimate counted, the linear memory grows only as the budget grants it (and, while
+  // recording, the marks over it: calculation_memory.hpp).
+  const uint64_t page = wasm_page_bytes;
+  linear_growth growth{&limits, instance_pages(sizes()),
+                       record ? page + marks_bytes(page) + saved_marks_bytes(page) : page};
   instance_guard w(a);
   if (!w.get()) return status(errc::resource_exhausted, source_ + ": out of memory making an instance");
   stop_watch watch(limits);
@@ -449,10 +537,15 @@ result<calculated_witness> witness_generator::calculate_by_wasm(std::span<const 
     }
     std::string msg = a.error(w.get());
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+    // Refused by the budget, not the circuit's code failing: resource_exhausted, so that a caller
+    // can tell (a witness computed ahead leaves it to its worker, witness_ahead.hpp).
+    const bool refused = a.error_code(w.get()) == not_enough_memory_code && growth.refused;
+    if (refused) msg += memory_refused_note(growth.counted_pages);
     std::string log = take_log(a, w.get());
-    return status(errc::failed_precondition, source_ + ": the circuit's witness code failed " + during + " (circom error " +
-                                                 std::to_string(a.error_code(w.get())) + "): " + msg +
-                                                 (log.empty() ? "" : "\nits log before the failure:\n" + log));
+    return status(refused ? errc::resource_exhausted : errc::failed_precondition,
+                  source_ + ": the circuit's witness code failed " + during + " (circom error " +
+                      std::to_string(a.error_code(w.get())) + "): " + msg +
+                      (log.empty() ? "" : "\nits log before the failure:\n" + log));
   };
   // A recording that ends without a graph (a failure, a stop) leaves the next calculation to try.
   std::unique_ptr<graph_recorder> recorder;
@@ -463,12 +556,12 @@ result<calculated_witness> witness_generator::calculate_by_wasm(std::span<const 
       if (open) g->recorded(status(errc::cancelled, "the recording calculation did not finish"));
     }
   } end{this, record};
-  if (a.instantiate(w.get()) != 0) return failed("starting");
+  if (instantiate(w.get(), &growth) != 0) return failed("starting");
   if (a.init(w.get(), 0) != 0) return failed("in init");
   if (record) {
     uint32_t shared = 0;
     if (a.shared_element(w.get(), &shared) != 0) return failed("finding its shared memory");
-    recorder = graph_recorder::make(prime_, witness_size_, shared, linear_memory{w.get(), a.memory});
+    recorder = graph_recorder::make(prime_, witness_size_, shared, linear_memory{w.get(), a.memory}, limits.recording_memory);
     if (recorder) a.trace(w.get(), recorder->trace());
   }
 

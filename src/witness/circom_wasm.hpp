@@ -35,6 +35,7 @@
 
 #include "base/result.hpp"
 #include "formats/wtns_writer.hpp"
+#include "witness/calculation_memory.hpp"
 #include "witness/circom_input.hpp"
 #include "witness/witness_graph.hpp"
 
@@ -76,6 +77,22 @@ struct calculation_limits {
   // of the generator's from a copy of these inputs, while this one runs the wasm at its own speed
   // (the daemon: no job waits for a recording).
   enum class recording { in_line, beside } graph_recording = recording::in_line;
+  // The estimate (witness_generator::memory_needed) by which the caller reserved this
+  // calculation's memory: it then does nothing that estimate did not count (no replay of a graph
+  // recorded since, no recording the estimate left out; a recording where and as it says). Unset:
+  // as the generator stands.
+  std::optional<calculation_memory> within;
+  // Asked for `bytes` more memory as the recording's values grow (calculation_memory.hpp), on the
+  // thread that records; false: there is none, and the recording ends without a graph (a later
+  // calculation records). Kept by a recording beside the calculation until that ends, with
+  // whatever it holds. Empty: no limit.
+  std::function<bool(uint64_t bytes)> recording_memory;
+  // Asked for `bytes` more memory where the wasm's linear memory grows past what `within` counted
+  // (circom's stack beyond stack_growth_pages), on the calculating thread; false: the grow fails
+  // with circom's "Not enough memory." and a note naming the budget, resource_exhausted (a failure
+  // of the circuit's own code is failed_precondition). Empty, or without `within`, the linear
+  // memory is never capped: no budget, as the `cuzk wtns calculate` command (as snarkjs).
+  std::function<bool(uint64_t bytes)> memory_growth;
   // For tests: given the witness a recording's graph replayed, before it is checked against the
   // wasm's (to damage it, as a wrong graph would).
   std::function<void(std::span<uint32_t>)> replay_of_recording;
@@ -87,6 +104,16 @@ enum class graph_state {
   recording, // a calculation is recording it
   ready,     // calculations replay it, and fall back to the wasm for inputs it does not fit
   refused,   // this circuit's witness code cannot be replayed (graph_reason() says why)
+};
+
+// The wasm's linear memory growing past what a calculation's estimate counted (instance_pages):
+// granted by limits.memory_growth, `bytes_per_page` a page. The glue calls ask() before a grow.
+struct linear_growth {
+  const calculation_limits* limits = nullptr;
+  uint32_t counted_pages = 0;  // counted by the estimate, or granted since
+  uint64_t bytes_per_page = 0;
+  bool refused = false;  // the budget had no room for a grow
+  static int ask(void* context, uint32_t pages) noexcept;
 };
 
 class witness_generator {
@@ -121,6 +148,13 @@ class witness_generator {
   // Why the graph was refused ("" otherwise).
   std::string graph_reason() const;
 
+  // What the generator knows of its circuit's sizes (calculation_memory.hpp).
+  circuit_sizes sizes() const noexcept;
+  // The memory a calculation under `limits` of an input of `input_json_bytes` bytes of JSON would
+  // hold now, as the generator stands (a replay, a recording or the wasm): an upper bound
+  // (calculation_memory.hpp). Pass it back as limits.within so that the calculation keeps to it.
+  calculation_memory memory_needed(uint64_t input_json_bytes, const calculation_limits& limits = {}) const;
+
  private:
   witness_generator() = default;
   // The calculation by the wasm, recording the graph where `record`.
@@ -134,6 +168,11 @@ class witness_generator {
   void recorded(result<witness_graph> g) const;
   bool take_recorded_graph(witness_graph::holding how);
   void load_graph(witness_graph::holding how);
+  // Instantiates the module; nonzero where it trapped. `growth`: asked before the linear memory
+  // grows (linear_growth: past instance_pages(sizes()), charged as it grows); null: never asked.
+  int instantiate(void* instance, linear_growth* growth = nullptr) const;
+  // The words added to circom's "Not enough memory.", saying where the cap is.
+  std::string memory_refused_note(uint32_t pages) const;
 
   void* handle_ = nullptr;
   std::unique_ptr<glue_api> api_;
@@ -141,6 +180,7 @@ class witness_generator {
   std::string source_, library_;
   std::vector<uint32_t> prime_;
   uint32_t witness_size_ = 0;
+  uint32_t declared_pages_ = 0, declared_max_pages_ = 65536;  // the module's linear memory
   bool traceable_ = false;  // the compiled code tells a trace all it does (generated_c.hpp)
   mutable std::mutex graph_mutex_;
   mutable graph_state graph_state_ = graph_state::none_yet;

@@ -26,7 +26,7 @@
 #define CUZK_EXPORT __attribute__((visibility("default")))
 
 /* The glue's interface version: circom_wasm.cpp refuses an object built from another one. */
-#define CUZK_WITNESS_GLUE_VERSION 6
+#define CUZK_WITNESS_GLUE_VERSION 8
 
 /* A growable text buffer, always NUL-terminated. */
 typedef struct {
@@ -210,6 +210,15 @@ CUZK_EXPORT int cuzk_witness_instantiate(cuzk_witness* w) {
   GUARDED(w, Z_circuit_instantiate(&w->wasm, w));
   w->instantiated = 1;
   return 0;
+}
+
+/* Asks `grow(context, pages)` before the linear memory grows to `pages`: where it answers 0 the
+ * grow fails as it would at the module's maximum, and circom's code reports "Not enough memory."
+ * (error 5). After instantiate. So that growth beyond what a calculation's memory counted is
+ * charged as it happens (calculation_memory.hpp). */
+CUZK_EXPORT void cuzk_witness_memory_growth(cuzk_witness* w, int (*grow)(void*, uint32_t), void* context) {
+  w->wasm.w2c_memory.cuzk_grow = grow;
+  w->wasm.w2c_memory.cuzk_grow_context = context;
 }
 
 CUZK_EXPORT void cuzk_witness_delete(cuzk_witness* w) {

@@ -3,6 +3,7 @@
 #include "witness/generated_c.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -290,6 +291,26 @@ status add_memory_hooks(std::string& text) {
   return status::ok();
 }
 
+// The linear memory's pages as the module declares them, initial and maximum (65536 where it
+// declares none), from wasm2c 1.0.32's allocation of it in init_memories: what a generator needs
+// to know its instances' memory before it makes one (calculation_memory.hpp).
+result<std::pair<uint32_t, uint32_t>> declared_memory_pages(const std::string& text) {
+  const std::string call = "wasm_rt_allocate_memory(&instance->w2c_memory, ";
+  const std::size_t at = text.find(call);
+  const auto fail = [] {
+    return status(errc::unsupported, "wasm2c's C: its memory is not allocated as the wasm2c cuzk knows (1.0.32) does");
+  };
+  if (at == std::string::npos || text.find(call, at + 1) != std::string::npos) return fail();
+  const char* p = text.c_str() + at + call.size();
+  char* end = nullptr;
+  const unsigned long long initial = std::strtoull(p, &end, 10);
+  if (end == p || std::strncmp(end, ", ", 2) != 0) return fail();
+  p = end + 2;
+  const unsigned long long maximum = std::strtoull(p, &end, 10);
+  if (end == p || *end != ')' || initial > maximum || maximum > 65536) return fail();
+  return std::pair{static_cast<uint32_t>(initial), static_cast<uint32_t>(maximum)};
+}
+
 }  // namespace
 
 result<std::string> rewrite_generated_c(const std::string& c, const std::string& dir) {
@@ -354,6 +375,10 @@ result<std::string> rewrite_generated_c(const std::string& c, const std::string&
           (arithmetic ? "1" : "0") + "; }\n";
   tail += std::string("__attribute__((visibility(\"default\"))) int cuzk_witness_traceable(void) { return ") +
           (can_trace ? "1" : "0") + "; }\n";
+  auto pages = declared_memory_pages(text);
+  if (!pages) return pages.error();
+  tail += "__attribute__((visibility(\"default\"))) void cuzk_witness_memory_pages(u32* initial, u32* maximum) { *initial = " +
+          std::to_string(pages->first) + "u; *maximum = " + std::to_string(pages->second) + "u; }\n";
   return prelude + text + tail;
 }
 
@@ -382,8 +407,15 @@ status write_thread_local_runtime(const std::string& runtime_dir, const std::str
                         header_dir + "/wasm-rt.h"));
   CUZK_TRY(replace_once(rt, "  uint32_t size;\n} wasm_rt_memory_t;",
                         "  uint32_t size;\n  /* cuzk: the calculation's trace (circom_wasm_glue_abi.h), or NULL. */\n"
-                        "  void* cuzk_trace;\n} wasm_rt_memory_t;",
+                        "  void* cuzk_trace;\n"
+                        "  /* cuzk: asked before the memory grows to `pages` (0: it does not), or NULL. */\n"
+                        "  int (*cuzk_grow)(void* context, uint32_t pages);\n  void* cuzk_grow_context;\n} wasm_rt_memory_t;",
                         header_dir + "/wasm-rt.h"));
+  // A grow beyond what the calculation's memory allows fails as one beyond the module's maximum.
+  CUZK_TRY(replace_once(c, "if (new_pages < old_pages || new_pages > memory->max_pages) {",
+                        "if (new_pages < old_pages || new_pages > memory->max_pages ||\n"
+                        "      (memory->cuzk_grow && !memory->cuzk_grow(memory->cuzk_grow_context, new_pages))) {",
+                        f));
   const std::pair<std::string, const std::string*> files[] = {{"wasm-rt-impl.c", &c}, {"wasm-rt-impl.h", &h}, {"wasm-rt.h", &rt}};
   for (const auto& [name, content] : files) {
     std::ofstream out(dir + "/" + name, std::ios::binary | std::ios::trunc);

@@ -16,6 +16,9 @@
 // - data_blob: the wasm's data segments (5 MB for a circuit of a million constraints, as 30 MB of
 //   C array text) go into one binary file that the assembler includes with .incbin, so the C
 //   compiler no longer parses them: that text was most of a first compile's time.
+// - memory_pages: the exported `cuzk_witness_memory_pages` says the linear memory's pages as the
+//   module declares them (initial and maximum), so that a generator knows how much memory an
+//   instance takes before it makes one (calculation_memory.hpp).
 // - thread_local_runtime: wabt's runtime keeps its trap target, call depth and exception in
 //   globals; a copy of its sources with those per thread lets calculations run on several threads.
 #pragma once

@@ -12,6 +12,7 @@
 
 #include "curves/bls12_381.hpp"
 #include "curves/bn254.hpp"
+#include "witness/calculation_memory.hpp"
 #include "witness/circom_element.hpp"
 #include "witness/element_marks.hpp"
 #include "witness/field_functions.hpp"
@@ -44,11 +45,13 @@ class recorder final : public graph_recorder {
   static constexpr uint32_t granules = static_cast<uint32_t>(E::size / 4);  // 4-byte units of an element
 
  public:
-  recorder(std::span<const uint32_t> prime, uint32_t witness_size, uint32_t shared, linear_memory memory)
+  recorder(std::span<const uint32_t> prime, uint32_t witness_size, uint32_t shared, linear_memory memory,
+           std::function<bool(uint64_t)> more_memory)
       : marks_(std::in_place, granules),
         prime_(prime.begin(), prime.end()),
         shared_(shared),
         memory_(memory),
+        more_memory_(std::move(more_memory)),
         outputs_(witness_size, unset) {
     trace_.self = this;
     trace_.c.state = marks_->states();
@@ -62,6 +65,7 @@ class recorder final : public graph_recorder {
 
   result<witness_graph> finish() override {
     assign_pending_input();
+    if (out_of_memory_) return status(errc::resource_exhausted, failure_);
     if (!failure_.empty()) return status(errc::failed_precondition, failure_);
     if (trace_.c.followed_load)
       return status(errc::failed_precondition, "the circuit's own code read a value that depends on the inputs, at address " +
@@ -150,8 +154,25 @@ class recorder final : public graph_recorder {
 
   value_ref constant_of(const F& v) {
     const auto [it, added] = constant_index_.try_emplace(v.montgomery(), static_cast<uint32_t>(constants_.size()));
-    if (added) constants_.push_back(v);
+    if (added) {
+      constants_.push_back(v);
+      count_memory(constant_bytes);
+    }
     return it->second | constant_bit;
+  }
+
+  // The memory the trace's values will hold, asked for before it is needed.
+  void count_memory(uint64_t bytes) {
+    counted_ += bytes;
+    if (counted_ <= granted_ || !more_memory_ || !failure_.empty()) return;
+    const uint64_t ask = std::max(recording_chunk_bytes, counted_ - granted_);
+    if (more_memory_(ask)) {
+      granted_ += ask;
+      return;
+    }
+    out_of_memory_ = true;
+    fail("no memory for the recording's next " + std::to_string(ask >> 20) + " MiB (its trace holds " +
+         std::to_string(nodes_.size()) + " values, " + std::to_string(granted_ >> 20) + " MiB counted)");
   }
   value_ref ref_of(operand& o) {
     if (o.constant && o.ref == unset) o.ref = constant_of(E::load(o.bytes.data()));
@@ -164,6 +185,7 @@ class recorder final : public graph_recorder {
       return 0;
     }
     nodes_.push_back(n);
+    count_memory(node_bytes);
     return static_cast<uint32_t>(nodes_.size() - 1);
   }
 
@@ -453,6 +475,9 @@ class recorder final : public graph_recorder {
   std::vector<uint32_t> prime_;
   uint32_t shared_;
   linear_memory memory_;
+  std::function<bool(uint64_t)> more_memory_;
+  uint64_t counted_ = 0, granted_ = 0;  // the values' memory: what they will hold, what was granted
+  bool out_of_memory_ = false;
   // In pieces, not one array: growing never copies (and holds twice) the millions of nodes.
   std::deque<node> nodes_;
   std::vector<F> constants_;
@@ -482,10 +507,12 @@ class recorder final : public graph_recorder {
 }  // namespace
 
 std::unique_ptr<graph_recorder> graph_recorder::make(std::span<const uint32_t> prime, uint32_t witness_size,
-                                                     uint32_t shared_element, linear_memory memory) {
-  if (is_prime_of<bn254::fr>(prime)) return std::make_unique<recorder<bn254::fr>>(prime, witness_size, shared_element, memory);
+                                                     uint32_t shared_element, linear_memory memory,
+                                                     std::function<bool(uint64_t)> more_memory) {
+  if (is_prime_of<bn254::fr>(prime))
+    return std::make_unique<recorder<bn254::fr>>(prime, witness_size, shared_element, memory, std::move(more_memory));
   if (is_prime_of<bls12_381::fr>(prime))
-    return std::make_unique<recorder<bls12_381::fr>>(prime, witness_size, shared_element, memory);
+    return std::make_unique<recorder<bls12_381::fr>>(prime, witness_size, shared_element, memory, std::move(more_memory));
   return nullptr;
 }
 

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -42,9 +43,13 @@ struct linear_memory {
 class graph_recorder {
  public:
   // nullptr where cuzk has no native field for `prime`. `shared_element` is the element whose
-  // limbs are the wasm's shared memory.
+  // limbs are the wasm's shared memory. `more_memory` is asked for memory as the trace's values
+  // grow (calculation_memory.hpp: node_bytes a node, constant_bytes a constant, at least
+  // recording_chunk_bytes at a time); where it says no, the trace ends and finish() answers
+  // resource_exhausted. Empty: no limit.
   static std::unique_ptr<graph_recorder> make(std::span<const uint32_t> prime, uint32_t witness_size,
-                                              uint32_t shared_element, linear_memory memory);
+                                              uint32_t shared_element, linear_memory memory,
+                                              std::function<bool(uint64_t bytes)> more_memory = {});
   virtual ~graph_recorder() = default;
 
   // What to hand the glue (cuzk_witness_trace).
@@ -53,7 +58,8 @@ class graph_recorder {
   // False once the trace has failed: finish() will give no graph.
   virtual bool may_finish() const noexcept = 0;
 
-  // After the calculation succeeded: its graph, or failed_precondition with why there is none.
+  // After the calculation succeeded: its graph, or failed_precondition with why there is none
+  // (resource_exhausted where more_memory said no: another calculation may record).
   virtual result<witness_graph> finish() = 0;
 };
 

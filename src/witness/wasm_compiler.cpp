@@ -35,7 +35,7 @@ namespace fs = std::filesystem;
 
 // The version of what generated_c.cpp does to wasm2c's C, part of the cache's key.
 constexpr std::string_view generated_c_version =
-    "native field stubs, data blob, per-thread runtime, traced field functions and memory, units: 7";
+    "native field stubs, data blob, per-thread runtime, traced field functions and memory, units, memory pages: 8, memory growth asked: 9";
 
 // -Og: the compiled wasm runs once per circuit at full length, to record the witness graph that
 // every later calculation replays (docs/witness.md), and after that only for an input the graph

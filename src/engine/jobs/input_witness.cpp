@@ -66,10 +66,12 @@ result<any_witness> witness_from_input_json(const witness::witness_generator& ge
 
 result<any_witness> input_partition_witness(const generator_ptr& gen, const std::string& path, uint32_t q,
                                             const key_summary& key, std::chrono::seconds time_limit,
-                                            std::function<bool()> stop) {
+                                            std::function<bool()> stop, calculation_room& room,
+                                            const std::string& purpose) {
   witness::calculation_limits limits;
   limits.deadline = std::chrono::steady_clock::now() + time_limit;
   limits.stop_polled = std::move(stop);
+  room.hand_to(limits, purpose);
   auto w = gen ? witness_from_input_json(*gen, path, key, "input JSON", limits)
                : result<any_witness>(status(errc::failed_precondition,
                                             "input JSON: the circuit's witness generator is not loaded"));

@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "base/result.hpp"
+#include "engine/jobs/calculation_room.hpp"
 #include "engine/jobs/request_checks.hpp"
 #include "engine/jobs/witness.hpp"
 #include "engine/jobs/key_summary.hpp"
@@ -49,9 +50,12 @@ result<any_witness> witness_from_input_json(const witness::witness_generator& ge
 // A job's partition q given as input JSON, spooled at `path`: its witness by the circuit's generator
 // (null: failed_precondition, the generator is not loaded), stopped at `time_limit` (the message
 // names witness_time_limit_s) or once `stop` says so. Errors say "partition q: input JSON", never
-// the spool's path.
+// the spool's path. The calculation keeps to `room`, whose memory the caller reserved
+// (calculation_room.hpp): its recording part goes to the recording, the rest stays the caller's
+// to return once this returns; `purpose` names it in the budget's messages.
 result<any_witness> input_partition_witness(const generator_ptr& gen, const std::string& path, uint32_t q,
                                             const key_summary& key, std::chrono::seconds time_limit,
-                                            std::function<bool()> stop);
+                                            std::function<bool()> stop, calculation_room& room,
+                                            const std::string& purpose);
 
 }  // namespace cuzk::engine

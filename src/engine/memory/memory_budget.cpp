@@ -5,7 +5,7 @@
 // waiters whenever memory comes back. The line is a list of tickets in arrival order and only the
 // first ticket may be granted, which is what keeps a later, smaller request from overtaking.
 // The first in line also runs the evictors, with the lock released (they release reservations of
-// this budget). It asks them again only when something changed since its last round (memory came
+// this budget), and so does a request ahead of the line that does not fit. It asks them again only when something changed since its last round (memory came
 // back, wake_waiters(), a new evictor) or after k_evict_retry, so a long wait does not turn into a
 // stream of useless evictor calls.
 #include "engine/memory/memory_budget.hpp"
@@ -247,7 +247,19 @@ uint64_t memory_budget::used() const {
 }
 
 result<reservation> memory_budget::acquire(uint64_t bytes, const acquire_options& opt) {
-  auto& c = *core_;
+  return acquire_from(core_, bytes, opt);
+}
+
+status reservation::grow(uint64_t n, const acquire_options& opt) {
+  if (!core_) return status(errc::failed_precondition, "reservation: a detached reservation cannot grow");
+  auto more = memory_budget::acquire_from(core_, n, opt);
+  if (!more) return more.error();
+  return absorb(std::move(more).value());
+}
+
+result<reservation> memory_budget::acquire_from(const std::shared_ptr<detail::budget_core>& core, uint64_t bytes,
+                                                const acquire_options& opt) {
+  auto& c = *core;
   if (opt.why) *opt.why = refusal::none;
   const std::string head = "memory budget \"" + c.name + "\": ";
   const std::string request =
@@ -273,11 +285,27 @@ result<reservation> memory_budget::acquire(uint64_t bytes, const acquire_options
     ++c.cancelled;
     return refuse(refusal::cancelled, "cancelled before waiting for " + request);
   }
-  const auto self = c.line.insert(c.line.end(), {c.next_ticket++, bytes});
-  bool waited = false;
   bool evicted = false;
   uint64_t evicted_generation = 0;
   clock::time_point evicted_at{};
+  if (opt.ahead_of_line) {
+    // The evictors asked from this thread, outside the line: what running work needs to go on
+    // may push a cache out, but never waits behind the line for it.
+    if (!c.fits(bytes) && opt.evict && !c.evictors.empty()) {
+      c.evict(lk, bytes);
+      evicted = true;
+      evicted_generation = c.generation;
+      evicted_at = clock::now();
+    }
+    if (c.fits(bytes)) {
+      c.used += bytes;
+      c.peak = std::max(c.peak, c.used);
+      ++c.granted;
+      return reservation(core, bytes);
+    }
+  }
+  const auto self = c.line.insert(c.line.end(), {c.next_ticket++, bytes});
+  bool waited = false;
 
   // Leaves the line, lets the next one look, and says why.
   auto leave = [&](refusal r) -> result<reservation> {
@@ -311,7 +339,7 @@ result<reservation> memory_budget::acquire(uint64_t bytes, const acquire_options
       }
       lk.unlock();
       c.cv.notify_all();  // the next in line may fit as well
-      return reservation(core_, bytes);
+      return reservation(core, bytes);
     }
     const auto now = clock::now();
     if (first && opt.evict && !c.evictors.empty() &&
@@ -329,6 +357,16 @@ result<reservation> memory_budget::acquire(uint64_t bytes, const acquire_options
     // evictors' safety net.
     c.cv.wait_until(lk, std::min(deadline, now + (opt.cancel ? k_poll : k_evict_retry)));
   }
+}
+
+std::optional<reservation> memory_budget::try_now(uint64_t bytes) {
+  auto& c = *core_;
+  std::lock_guard lk(c.m);
+  if (!c.line.empty() || !c.fits(bytes)) return std::nullopt;
+  c.used += bytes;
+  c.peak = std::max(c.peak, c.used);
+  ++c.granted;
+  return reservation(core_, bytes);
 }
 
 evictor_registration memory_budget::add_evictor(std::string name, int rank, evict_fn fn) {

@@ -5,7 +5,8 @@
 // Work reserves the memory it will use before it starts, as an RAII `reservation`, so the daemon
 // never holds more than its configured limit and how many proofs run at once follows from their
 // sizes rather than from a thread count. Requests are served in strict arrival order (one ticket
-// queue per budget): a later, smaller request never overtakes an earlier one that is waiting,
+// queue per budget): a later, smaller request never overtakes an earlier one that is waiting
+// (but for acquire_options::ahead_of_line: memory running work needs to go on, never waited for),
 // because the dispatcher acquires in priority order and finishing jobs one after another beats
 // interleaving them (the Rust cuzk measured +24% throughput and half the latency from that). A
 // reservation is returned in parts (release(n): the a/b/c share as soon as they are on the GPU,
@@ -27,7 +28,9 @@
 // ordinal of the device tier). The dispatcher, in priority order, calls host().acquire(job's
 // working set, {&job.cancel, nullopt, "job N"}) before it hands a job to a worker and moves the
 // reservation into the job; the pinned staging of a/b/c is charged to it (pinned_pool.hpp) and the
-// job's end drops the rest. The pinned pool registers itself on host(). The key manager holds a
+// job's end drops the rest. The pinned pool registers itself on host(), and so do the witnesses
+// computed ahead of their jobs (witness_ahead.hpp: ready witnesses, evictor_rank::witnesses_ahead;
+// a witness calculation's working memory is reserved too, jobs/calculation_room.hpp). The key manager holds a
 // host reservation per resident key and a device reservation per device copy, registers an evictor
 // at evictor_rank::proving_keys on each of those budgets that moves unused keys one tier down
 // (least recently used first, dropping their reservations), and wakes a device budget's waiters
@@ -39,9 +42,10 @@
 //
 // Thread safety: every method of memory_budget and memory_budgets from any thread. A reservation
 // belongs to one owner at a time (move it between threads, do not share it). Evictors are called
-// without the budget's lock held (so they may release reservations of this budget), one at a time,
-// from the thread whose request is first in line; an evictor must not acquire from this budget nor
-// destroy its own registration. Reservations and registrations keep the budget's state alive, so
+// without the budget's lock held (so they may release reservations of this budget), from the thread
+// whose request is first in line or from one whose request ahead of the line does not fit (so two
+// rounds may run at once, but each evictor takes one call at a time); an evictor must not acquire
+// from this budget nor destroy its own registration. Reservations and registrations keep the budget's state alive, so
 // they may outlive the memory_budget object.
 #pragma once
 
@@ -68,10 +72,12 @@ const char* refusal_name(refusal r) noexcept;
 
 // The order in which evictors are asked: lower first. Cheap-to-redo caches go first: an idle
 // pinned buffer costs 0.06-0.3 s per GiB to pin again, an idle worker's device buffers a few
-// milliseconds of cudaMalloc, a proving key moved down a tier a reload or a re-upload.
+// milliseconds of cudaMalloc, a witness computed ahead of its job its calculation again (0.06 s
+// to seconds, on its worker), a proving key moved down a tier a reload or a re-upload.
 namespace evictor_rank {
 inline constexpr int idle_pinned_buffers = 100;
 inline constexpr int idle_device_buffers = 100;  // on device budgets only
+inline constexpr int witnesses_ahead = 150;      // on the host budget only
 inline constexpr int proving_keys = 200;
 }  // namespace evictor_rank
 
@@ -88,6 +94,19 @@ struct acquire_options {
   bool evict = true;
   // When set: why no reservation came back (refusal::none when one did).
   refusal* why = nullptr;
+  // Granted at once where it fits, ahead of the requests waiting in line, after asking the
+  // evictors from the caller's thread where it does not fit and `evict` is set (else as without
+  // it). For memory that work already running needs to go on (a worker's witness calculation
+  // whose linear memory grows past its estimate): it cannot wait in line, as what it would wait
+  // for may be its own job's, and refusing it where there is room would fail the job only because
+  // others wait.
+  // It cannot keep the first in line waiting for long: only the witness calculations of the
+  // batches workers run now ask ahead of the line (a witness thread's asks in line,
+  // jobs/calculation_room.hpp), what each takes goes back when it returns (its time limit bounds
+  // that), and no new batch starts past the first in line (admission waits in line). So what it
+  // takes ahead delays the first in line by no more than the batches already under way, which it
+  // waits for anyway.
+  bool ahead_of_line = false;
 };
 
 namespace detail {
@@ -121,6 +140,12 @@ class reservation {
   reservation split(uint64_t n) noexcept;
   // Takes over `other`'s bytes; both must belong to the same budget (or this one be detached).
   status absorb(reservation&& other);
+  // `n` more bytes from its budget, as memory_budget::acquire(n, opt) grants them (in line, with
+  // the evictors), added to this reservation; its errors where they are refused, and
+  // failed_precondition on a detached reservation. A reservation keeps its budget's state alive,
+  // so this works where the memory_budget object may be gone (a thread that outlives its owner,
+  // such as the recording of a witness graph beside a calculation).
+  status grow(uint64_t n, const acquire_options& opt = {});
 
  private:
   friend class memory_budget;
@@ -203,6 +228,12 @@ class memory_budget {
   // once and the next one proceeds.
   result<reservation> acquire(uint64_t bytes, const acquire_options& opt = {});
 
+  // `bytes` reserved where they fit now and nobody waits in line; else nothing, and nothing
+  // counted (no timed_out) and nobody woken. For a caller that polls for spare room while it
+  // waits for something else (a calculation waiting for its batch's share), so that its tries do
+  // not read as refusals in /status and /metrics nor wake the line. Never asks the evictors.
+  std::optional<reservation> try_now(uint64_t bytes);
+
   // Adds an evictor, asked after those of lower rank and those of equal rank added earlier.
   evictor_registration add_evictor(std::string name, int rank, evict_fn fn);
 
@@ -214,6 +245,8 @@ class memory_budget {
 
  private:
   friend class reservation;
+  static result<reservation> acquire_from(const std::shared_ptr<detail::budget_core>& core, uint64_t bytes,
+                                          const acquire_options& opt);
   std::shared_ptr<detail::budget_core> core_;
 };
 

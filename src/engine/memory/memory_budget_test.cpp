@@ -117,6 +117,34 @@ TEST(memory_budget, a_waiting_big_request_blocks_a_later_small_one) {
   EXPECT_EQ(b.snapshot().waited, 2u);
 }
 
+// ahead_of_line: memory a running calculation needs to go on is granted where it fits though a
+// request waits in line (which a request without it, told not to wait, never is), and refused
+// where it does not fit, leaving the line as it was.
+TEST(memory_budget, a_request_ahead_of_the_line_takes_what_fits_past_the_waiters) {
+  memory_budget b("host", memory_kind::host, -1, 100);
+  auto holder = take(b, 60);
+  auto big = request(b, 50);
+  ASSERT_TRUE(poll_until([&] { return b.snapshot().waiting == 1; }));
+  acquire_options in_line{nullptr, 0ms, "in line", false, nullptr};
+  EXPECT_FALSE(b.acquire(10, in_line).is_ok()) << "the 50 came first";
+  acquire_options ahead = in_line;
+  ahead.ahead_of_line = true;
+  auto r = b.acquire(10, ahead);
+  ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+  EXPECT_EQ(b.used(), 70u);
+  refusal why = refusal::none;
+  ahead.why = &why;
+  EXPECT_FALSE(b.acquire(31, ahead).is_ok()) << "30 bytes free";
+  EXPECT_EQ(why, refusal::timed_out);
+  EXPECT_EQ(b.snapshot().waiting, 1u) << "the 50 still first in line";
+  EXPECT_EQ(big.wait_for(20ms), std::future_status::timeout);
+  r->reset();
+  holder.release(20);  // 40 used: the 50 fits
+  auto granted = big.get();
+  ASSERT_TRUE(granted.is_ok());
+  EXPECT_EQ(b.used(), 90u);
+}
+
 TEST(memory_budget, waiters_are_served_in_arrival_order) {
   // Requests queue behind a full budget; the holder then returns 5 bytes at a time. At every step
   // the requests granted must be exactly the longest prefix that fits, which the bytes still
@@ -188,6 +216,37 @@ TEST(memory_budget, split_and_absorb_move_bytes_without_touching_the_budget) {
   EXPECT_NE(st.message().find("device0"), std::string::npos) << st.message();
   detached.reset();
   EXPECT_EQ(b.used(), 0u);
+}
+
+// grow() takes more from the reservation's budget as acquire() would (in line, with the evictors,
+// refused past the limit or without room when told not to wait), and works once the budget
+// object is gone: the recording of a witness graph grows its reservation on a thread that may
+// outlive the engine's budgets.
+TEST(memory_budget, a_reservation_grows_from_its_budget_as_acquire_grants) {
+  reservation r;
+  {
+    memory_budget b("host", memory_kind::host, -1, 100);
+    r = take(b, 30);
+    ASSERT_TRUE(r.grow(20).is_ok());
+    EXPECT_EQ(r.bytes(), 50u);
+    EXPECT_EQ(b.used(), 50u);
+    auto other = take(b, 40);
+    const status no_room = r.grow(20, {nullptr, 0ms, "more", false, nullptr});
+    EXPECT_EQ(no_room.code(), errc::resource_exhausted);
+    EXPECT_NE(no_room.message().find("no room without waiting for 20 bytes for more"), std::string::npos)
+        << no_room.message();
+    EXPECT_EQ(r.bytes(), 50u) << "a refused grow leaves the reservation as it was";
+    const status too_large = r.grow(101);
+    EXPECT_NE(too_large.message().find("larger than the whole budget"), std::string::npos) << too_large.message();
+    other.reset();
+    EXPECT_EQ(b.used(), 50u);
+  }
+  ASSERT_TRUE(r.grow(40).is_ok()) << "the budget's state outlives its object";
+  EXPECT_EQ(r.bytes(), 90u);
+  EXPECT_EQ(r.grow(11, {nullptr, 0ms, "", false, nullptr}).code(), errc::resource_exhausted);
+  r.reset();
+  reservation detached;
+  EXPECT_EQ(detached.grow(1).code(), errc::failed_precondition);
 }
 
 // A cache of reservations that an evictor drops, oldest first, recording what it was asked.
@@ -388,6 +447,58 @@ TEST(memory_budget, a_zero_timeout_does_not_wait_but_keeps_the_order) {
   EXPECT_EQ(why, refusal::timed_out);
   a->reset();
   ASSERT_TRUE(waiter.get().is_ok());
+}
+
+// A request ahead of the line that does not fit asks the evictors itself, without joining the
+// line, and takes what they freed; the first in line, which asks none, still waits. Told not to
+// evict, it takes nothing from the caches.
+TEST(memory_budget, a_request_ahead_of_the_line_asks_the_evictors_from_its_own_thread) {
+  memory_budget b("host", memory_kind::host, -1, 100);
+  auto holder = take(b, 60);
+  cache c;
+  c.put(take(b, 20));
+  c.put(take(b, 20));
+  auto reg = b.add_evictor("cache", 0, [&](uint64_t n) { return c.evict(n); });
+  cancel_token stop;
+  auto waiter = request(b, 50, {&stop, std::nullopt, "in line", false, nullptr});
+  ASSERT_TRUE(poll_until([&] { return b.snapshot().waiting == 1; }));
+  acquire_options ahead{nullptr, 0ms, "ahead", false, nullptr};
+  ahead.ahead_of_line = true;
+  EXPECT_FALSE(b.acquire(20, ahead).is_ok()) << "no room, and no eviction asked";
+  EXPECT_TRUE(c.asked.empty());
+  ahead.evict = true;
+  auto r = b.acquire(20, ahead);
+  ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+  EXPECT_EQ(c.asked, std::vector<uint64_t>{20});
+  EXPECT_EQ(b.used(), 100u) << "one cached item freed and taken";
+  const auto s = b.snapshot();
+  EXPECT_EQ(s.eviction_calls, 1u);
+  EXPECT_EQ(s.eviction_bytes_freed, 20u);
+  EXPECT_EQ(s.waiting, 1u) << "the 50 still first in line";
+  EXPECT_EQ(waiter.wait_for(20ms), std::future_status::timeout);
+  stop.request(cancel_reason::caller);
+  b.wake_waiters();
+  EXPECT_EQ(waiter.get().error().code(), errc::cancelled);
+}
+
+// A poll for spare room: granted where it fits and nobody waits in line, else nothing, and a
+// refusal neither counts (timed_out) nor wakes the line.
+TEST(memory_budget, a_try_now_takes_spare_room_past_nobody_and_counts_no_refusal) {
+  memory_budget b("host", memory_kind::host, -1, 100);
+  auto r = b.try_now(60);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(b.used(), 60u);
+  EXPECT_FALSE(b.try_now(41).has_value()) << "40 free";
+  auto waiter = request(b, 50);
+  ASSERT_TRUE(poll_until([&] { return b.snapshot().waiting == 1; }));
+  EXPECT_FALSE(b.try_now(10).has_value()) << "it fits, but the 50 came first";
+  const auto s = b.snapshot();
+  EXPECT_EQ(s.timed_out, 0u);
+  EXPECT_EQ(s.granted, 1u);
+  EXPECT_EQ(s.waiting, 1u);
+  r->reset();
+  ASSERT_TRUE(waiter.get().is_ok());
+  EXPECT_EQ(b.used(), 0u) << "the waiter's reservation read and dropped";
 }
 
 TEST(memory_budget, an_opportunistic_request_does_not_evict) {
