@@ -31,12 +31,17 @@ unsigned msm_window_bits(std::size_t n, unsigned bits) {
   return best;
 }
 
-// The affine rounds everywhere (docs/gpu/msm.md, 'XYZZ for G2', H100): with full scalars XYZZ is
-// 2x slower on BLS12-381 G2 (its kernel spills) and 4-13% faster on BN254; with a proof's mostly
-// 0/1 witness it is 3x faster streamed. What decides is the scalars, not the size or the path.
-bool msm_g2_prefers_xyzz(std::size_t count, bool streamed) {
-  (void)count, (void)streamed;
-  return false;
+// Full scalars: the affine rounds (docs/gpu/msm.md, 'XYZZ for G2', H100): XYZZ is 2x slower on
+// BLS12-381 G2 (its kernel spills) and 4-13% faster on BN254. A mostly-0/1 witness puts nearly
+// every point into one bucket, which the affine rounds halve with a step on the host per round in
+// every range: streamed, XYZZ is 3x faster there ('The witness decides G2's accumulation' gives
+// the crossover this share follows). Resident, the proof was slower with XYZZ (its B2 runs beside
+// the H MSM, whose kernels the heavier XYZZ kernel slows), so the rule is for streamed points.
+constexpr double g2_xyzz_zero_one_share = 0.5;
+
+bool msm_g2_prefers_xyzz(std::size_t count, bool streamed, double zero_one_share) {
+  (void)count;
+  return streamed && zero_one_share >= g2_xyzz_zero_one_share;
 }
 
 }  // namespace cuzk::gpu
