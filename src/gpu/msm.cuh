@@ -234,7 +234,8 @@ bool device_msm<Group>::uses_affine(std::size_t count, msm_accumulation a, bool 
   // H200 (docs/gpu/msm.md): with its work items sorted by length, XYZZ is faster for G1 of both curves at
   // every size measured (2^16 to 2^24). G2's choice is a plain function, so that the measured rule
   // lives in one small unit (msm_window.cpp) rather than in the four kernel units.
-  if (!g1) return !msm_g2_prefers_xyzz(count, streamed, zero_one_share);
+  constexpr unsigned fq_limbs = Group::curve::fq::repr::num_limbs;
+  if (!g1) return !msm_g2_prefers_xyzz(count, streamed, fq_limbs, zero_one_share);
   return false;
 }
 

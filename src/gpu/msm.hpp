@@ -96,10 +96,10 @@ struct msm_timing {
 unsigned msm_window_bits(std::size_t n, unsigned bits);
 
 // Whether G2's `automatic` accumulation is the XYZZ runs rather than the affine rounds, for
-// `count` points, resident or streamed, with `zero_one_share` of the scalars 0 or 1 (a sample's,
-// msm/scalar_sample.hpp; 0 where the caller did not look); msm_window.cpp, beside the
-// measurements it follows.
-bool msm_g2_prefers_xyzz(std::size_t count, bool streamed, double zero_one_share);
+// `count` points, resident or streamed, over a base field of `fq_limbs` 64-bit words (BN254 4,
+// BLS12-381 6), with `zero_one_share` of the scalars 0 or 1 (a sample's, msm/scalar_sample.hpp; 0
+// where the caller did not look); msm_window.cpp, beside the measurements it follows.
+bool msm_g2_prefers_xyzz(std::size_t count, bool streamed, unsigned fq_limbs, double zero_one_share);
 
 // Group is a group description (curves/<curve>_groups.hpp): bn254_g1, bn254_g2, bls12_381_g1,
 // bls12_381_g2.

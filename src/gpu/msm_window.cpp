@@ -31,17 +31,20 @@ unsigned msm_window_bits(std::size_t n, unsigned bits) {
   return best;
 }
 
-// Full scalars: the affine rounds (docs/gpu/msm.md, 'XYZZ for G2', H100): XYZZ is 2x slower on
-// BLS12-381 G2 (its kernel spills) and 4-13% faster on BN254. A mostly-0/1 witness puts nearly
-// every point into one bucket, which the affine rounds halve with a step on the host per round in
-// every range: streamed, XYZZ is 3x faster there ('The witness decides G2's accumulation' gives
-// the crossover this share follows). Resident, the proof was slower with XYZZ (its B2 runs beside
-// the H MSM, whose kernels the heavier XYZZ kernel slows), so the rule is for streamed points.
-constexpr double g2_xyzz_zero_one_share = 0.5;
+// Resident G2: the affine rounds (docs/gpu/msm.md, 'XYZZ for G2', H100). With full scalars XYZZ
+// is 2x slower on BLS12-381 (its kernel spills) and 4-13% faster on BN254, and a mostly-0/1
+// proof was 10% slower with XYZZ, whose heavier kernel slows the H MSM beside B2.
+// Streamed G2 ('The witness decides G2's accumulation', H100, 2^24 points in ranges of 2^20):
+// a mostly-0/1 witness puts nearly every point into one bucket, which the affine rounds halve
+// with a step on the host per round in every range. BLS12-381's XYZZ overtakes them between
+// shares of 0.5 and 0.75 (0.95x at 0.75, 0.62x at 0.9, 0.42x at 1; 2.2x slower at 0); BN254's is
+// faster at every share (0.81x at 0, 0.40x at 0.9).
+constexpr double bls12_381_g2_xyzz_share = 0.75;
 
-bool msm_g2_prefers_xyzz(std::size_t count, bool streamed, double zero_one_share) {
+bool msm_g2_prefers_xyzz(std::size_t count, bool streamed, unsigned fq_limbs, double zero_one_share) {
   (void)count;
-  return streamed && zero_one_share >= g2_xyzz_zero_one_share;
+  if (!streamed) return false;
+  return fq_limbs <= 4 || zero_one_share >= bls12_381_g2_xyzz_share;
 }
 
 }  // namespace cuzk::gpu
