@@ -26,7 +26,8 @@
 # is then deleted once the key is on the device, before the job, to give its memory back).
 # A key already in ZKEY_DIR (cuzk-porep-kK.zkey with its witness and verification key beside it,
 # and the .ok mark a finished setup leaves) is reused instead of made again. KEEP_KEY=1 keeps it
-# there at the end (and through the job) for a later run, as is a key whose preload did not finish
+# there at the end (and through the job, in memory where ZKEY_DIR is a tmpfs, outside the daemon's
+# host budget: lower HOST_BUDGET_MIB to match) for a later run, as is a key whose preload did not finish
 # (timed out, or failed); SETUP_ONLY=1 makes or finds the key,
 # keeps it and stops (a 2^26 setup takes ~4 min: one run can make it, the next prove with it).
 # DEADLINE_S (default 570): the preload and each job are stopped by `timeout` so that the script
@@ -115,6 +116,13 @@ if [[ -z ${DEVICE_BUDGET_MIB:-} ]]; then
   DEVICE_BUDGET_MIB=$((${card_mib:-0} > 8192 ? card_mib - 4096 : 100000))
 fi
 say "device budget ${DEVICE_BUDGET_MIB} MiB, key budget ${KEY_BUDGET_MIB:-24576} MiB, deadline ${DEADLINE_S:-570} s"
+# A key kept in memory through the job is memory the daemon's host budget does not see: at 2^26 on
+# a 128 GiB host the 44 GB zkey in /dev/shm left the job's witnesses too little, and the kernel
+# killed the daemon as the job began.
+if [[ $keep_key == 1 && ${SETUP_ONLY:-0} != 1 && $(df --output=fstype "$zkey_dir" 2>/dev/null | tail -1) == tmpfs ]]; then
+  say "warning: KEEP_KEY keeps the zkey in $zkey_dir (memory) through the job, outside the daemon's host budget;" \
+    "set HOST_BUDGET_MIB below what is left"
+fi
 phase setup
 progress_loop &
 progress_pid=$!

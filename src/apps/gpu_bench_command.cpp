@@ -97,6 +97,10 @@ void gpu_bench_command::add_to(CLI::App& bench) {
       ->transform(one_of(point_names));
   msm->add_option("--chunk-points", msm_opts.chunk_points,
                   "points per streamed range (0: the MSM's default, 2^22; with --points streamed)");
+  msm->add_option("--zero-one", msm_opts.zero_one_share,
+                  "share of the scalars that are 0 or 1, the rest uniform (0..1; a witness of bits: ~0.9); "
+                  "`auto` chooses as for scalars it was not told of")
+      ->capture_default_str();
   msm->add_option("--scalars", scalars,
                   "host: streamed from pinned host memory each run (the copy is timed); device: resident; "
                   "host|device[,...] (default host)")

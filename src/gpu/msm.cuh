@@ -226,14 +226,16 @@ result<device_msm<Group>> device_msm<Group>::create_streamed(const affine* host_
 }
 
 template <class Group>
-bool device_msm<Group>::uses_affine(std::size_t count, msm_accumulation a, bool streamed) {
+bool device_msm<Group>::uses_affine(std::size_t count, msm_accumulation a, bool streamed,
+                                    double zero_one_share) {
   constexpr bool g1 = std::is_same_v<typename Group::field, typename Group::curve::fq>;
   // An explicit choice holds for both groups (the XYZZ kernels are templates over the field).
   if (a != msm_accumulation::automatic) return a == msm_accumulation::affine;
   // H200 (docs/gpu/msm.md): with its work items sorted by length, XYZZ is faster for G1 of both curves at
   // every size measured (2^16 to 2^24). G2's choice is a plain function, so that the measured rule
   // lives in one small unit (msm_window.cpp) rather than in the four kernel units.
-  if (!g1) return !msm_g2_prefers_xyzz(count, streamed);
+  constexpr unsigned fq_limbs = Group::curve::fq::repr::num_limbs;
+  if (!g1) return !msm_g2_prefers_xyzz(count, streamed, fq_limbs, zero_one_share);
   return false;
 }
 
@@ -253,21 +255,26 @@ result<typename device_msm<Group>::run_shape> device_msm<Group>::shape_of(const 
   const unsigned bits = Group::scalar::bits;
   sh.on_device = in.on_device;
   sh.stream_points = in.streamed;
-  sh.affine_path = uses_affine(count, in.accumulation, in.streamed);
+  sh.affine_path = uses_affine(count, in.accumulation, in.streamed, in.zero_one_share);
   // Ranges "in turns": fixed ranges that take turns on two slices of the scratch, for streamed
   // points, and for resident ones too many to index all their digits with 32 bits (BN254 at
-  // 2^28). G2 ranges reduce their own affine buckets into the run's XYZZ ones, so their window
+  // 2^28). Affine ranges reduce their own buckets into the run's XYZZ ones, so their window
   // suits one range. Streamed G1 ranges share the run's buckets, with the window of
   // streamed_window_ranges ranges, so that buckets, slot tables and work items shrink with the
   // range as the rest of the scratch does (msm.hpp); resident G1 ranges take a capped one.
+  // Streamed G2 takes one range's window with either accumulation: its XYZZ runs are chosen per
+  // proof inside an arena sized for the affine rounds (run_device_batch's zero_one_share), and
+  // with the same window their buckets are the same size, so they fit (a wider window's bucket
+  // sets, 384 bytes a bucket, one per scalar set of a batch, would not).
   const std::size_t range = in.streamed              ? in.chunk_points
                             : in.resident_range != 0 ? in.resident_range
                                                      : resident_range_points;
   const unsigned c_whole = msm_window_bits(count, bits);
   sh.in_turns = in.streamed || in.resident_range != 0 ||
                 count * ((bits + c_whole) / c_whole) >= (std::size_t{1} << 31);
-  sh.c = !sh.in_turns     ? c_whole
-         : sh.affine_path ? msm_window_bits(std::min(count, range), bits)
+  constexpr bool g1 = std::is_same_v<typename Group::field, typename Group::curve::fq>;
+  sh.c = !sh.in_turns                               ? c_whole
+         : sh.affine_path || (in.streamed && !g1) ? msm_window_bits(std::min(count, range), bits)
          : in.streamed    ? msm_window_bits(std::min(count, range * streamed_window_ranges), bits)
                           : std::min(c_whole, resident_ranges_max_window_bits);
   const unsigned c = sh.c;
@@ -484,7 +491,8 @@ result<typename device_msm<Group>::point> device_msm<Group>::run_impl(const scal
 
 template <class Group>
 status device_msm<Group>::run_device_batch(std::span<const scalar_repr* const> sets, std::size_t count,
-                                           std::span<point> out, cudaStream_t stream, device_arena* scratch) {
+                                           std::span<point> out, cudaStream_t stream, device_arena* scratch,
+                                           double zero_one_share) {
   if (out.size() != sets.size())
     return status(errc::invalid_argument, "gpu::device_msm::run_device_batch: " + std::to_string(sets.size()) +
                                               " scalar sets, " + std::to_string(out.size()) + " results");
@@ -495,13 +503,13 @@ status device_msm<Group>::run_device_batch(std::span<const scalar_repr* const> s
     for (point& p : out) p = point::infinity();
     return status::ok();
   }
-  return run_sets(sets, true, count, out, nullptr, stream, scratch);
+  return run_sets(sets, true, count, out, nullptr, stream, scratch, zero_one_share);
 }
 
 template <class Group>
 status device_msm<Group>::run_sets(std::span<const scalar_repr* const> sets, bool on_device, std::size_t count,
                                    std::span<point> out, msm_timing* timing, cudaStream_t stream,
-                                   device_arena* scratch) {
+                                   device_arena* scratch, double zero_one_share) {
   using namespace msm_detail;
   using F = typename device_types<Group>::field;
   using A = typename device_types<Group>::affine;
@@ -515,8 +523,20 @@ status device_msm<Group>::run_sets(std::span<const scalar_repr* const> sets, boo
   in.chunk_points = chunk_points_;
   in.resident_range = resident_range_;
   in.accumulation = accumulation_;
+  in.zero_one_share = zero_one_share;
   in.chunks = chunks_;
   in.sets = static_cast<unsigned>(sets.size());
+  // Where the scalars' share of 0 and 1 changes the choice, the change holds only if its scratch
+  // fits the caller's arena as it is (sized for the choice without it, perhaps for a budget).
+  if (scratch != nullptr && zero_one_share > 0 &&
+      uses_affine(count, in.accumulation, in.streamed, zero_one_share) !=
+          uses_affine(count, in.accumulation, in.streamed)) {
+    auto hinted = shape_of(in);
+    if (!hinted) return hinted.error();
+    carver count_only;
+    CUZK_TRY(layout(*hinted, count_only));
+    if (count_only.used() > scratch->capacity()) in.zero_one_share = 0;
+  }
   auto shaped = shape_of(in);
   if (!shaped) return shaped.error();
   run_shape& sh = *shaped;
@@ -524,7 +544,7 @@ status device_msm<Group>::run_sets(std::span<const scalar_repr* const> sets, boo
   if (sh.sets < sets.size()) {
     for (std::size_t p = 0; p < sets.size(); ++p)
       CUZK_TRY(run_sets(sets.subspan(p, 1), on_device, count, out.subspan(p, 1), p == 0 ? timing : nullptr, stream,
-                        scratch));
+                        scratch, in.zero_one_share));
     return status::ok();
   }
   const bool stream_points = sh.stream_points, affine_path = sh.affine_path, in_turns = sh.in_turns;

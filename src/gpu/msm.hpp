@@ -96,8 +96,10 @@ struct msm_timing {
 unsigned msm_window_bits(std::size_t n, unsigned bits);
 
 // Whether G2's `automatic` accumulation is the XYZZ runs rather than the affine rounds, for
-// `count` points, resident or streamed; msm_window.cpp, beside the measurements it follows.
-bool msm_g2_prefers_xyzz(std::size_t count, bool streamed);
+// `count` points, resident or streamed, over a base field of `fq_limbs` 64-bit words (BN254 4,
+// BLS12-381 6), with `zero_one_share` of the scalars 0 or 1 (a sample's, msm/scalar_sample.hpp; 0
+// where the caller did not look); msm_window.cpp, beside the measurements it follows.
+bool msm_g2_prefers_xyzz(std::size_t count, bool streamed, unsigned fq_limbs, double zero_one_share);
 
 // Group is a group description (curves/<curve>_groups.hpp): bn254_g1, bn254_g2, bls12_381_g1,
 // bls12_381_g2.
@@ -147,9 +149,10 @@ class device_msm {
 
   // The accumulation later runs use (automatic unless set; an explicit choice holds for G2 too).
   void set_accumulation(msm_accumulation a) noexcept { accumulation_ = a; }
-  // Whether `a` resolves to the affine rounds for `count` points, resident or streamed.
+  // Whether `a` resolves to the affine rounds for `count` points, resident or streamed, with
+  // `zero_one_share` of the scalars 0 or 1 (msm_g2_prefers_xyzz).
   static bool uses_affine(std::size_t count, msm_accumulation a = msm_accumulation::automatic,
-                          bool streamed = false);
+                          bool streamed = false, double zero_one_share = 0);
 
   // Point ranges for the XYZZ accumulation (0: by size for host scalars, one for device scalars;
   // msm.cuh chunks_for); ignored by the affine rounds, which always run as one.
@@ -174,8 +177,13 @@ class device_msm {
   // bucket set per scalar set, which is how a job's partitions on one key share the copy of its
   // points. The arena then holds sets.size() bucket sets (scratch_bytes' `sets`). Other resident
   // runs gain nothing from it and run one set after another. out.size() must be sets.size().
+  // `zero_one_share`: the share of the scalars that are 0 or 1 (msm/scalar_sample.hpp; 0: not
+  // looked at), which `automatic` may choose by (msm_g2_prefers_xyzz); a choice it changes holds
+  // only where its scratch fits `scratch` as it is, so that a proof's arena, sized up front for
+  // its device budget, never grows for it.
   status run_device_batch(std::span<const scalar_repr* const> sets, std::size_t count, std::span<point> out,
-                          cudaStream_t stream = nullptr, device_arena* scratch = nullptr);
+                          cudaStream_t stream = nullptr, device_arena* scratch = nullptr,
+                          double zero_one_share = 0);
   // Device bytes of the object's own arena (zero where every run had the caller's).
   std::size_t own_scratch_bytes() const noexcept { return own_scratch_.capacity(); }
 
@@ -211,6 +219,7 @@ class device_msm {
     bool on_device = false, streamed = false;
     std::size_t chunk_points = 0, resident_range = 0;
     msm_accumulation accumulation = msm_accumulation::automatic;
+    double zero_one_share = 0;
     unsigned chunks = 0;
     unsigned sets = 1;
   };
@@ -221,7 +230,8 @@ class device_msm {
                          cudaStream_t stream, device_arena* scratch);
   // The run of every entry point: `sets` of scalars (one, except run_device_batch), sums to `out`.
   status run_sets(std::span<const scalar_repr* const> sets, bool on_device, std::size_t count,
-                  std::span<point> out, msm_timing* timing, cudaStream_t stream, device_arena* scratch);
+                  std::span<point> out, msm_timing* timing, cudaStream_t stream, device_arena* scratch,
+                  double zero_one_share = 0);
   static unsigned chunks_for(std::size_t count, bool on_device, unsigned chosen);
   status ensure_streams(unsigned chunks, cudaStream_t caller);
   status accumulate_affine(unsigned c, unsigned windows, unsigned group_windows, uint32_t slots, const chunk& ch,

@@ -369,6 +369,88 @@ TYPED_TEST(GpuMsm, BatchOfScalarSetsMatchesEachSet) {
   EXPECT_EQ(resident->run_device_batch(sets, n, wrong).code(), errc::invalid_argument);
 }
 
+// The scalars' share of 0 and 1 (run_device_batch's zero_one_share) may change what `automatic`
+// runs, never the sums, and never grows the caller's arena: a streamed batch of mostly-0/1 sets
+// on an arena sized for the other accumulation's scratch, exactly, with shares 0, one half and 1.
+// Where the two scratches differ in size, the smaller arena tells which one ran: had the hint not
+// taken the path that fits, the arena would have grown.
+TYPED_TEST(GpuMsm, ZeroOneShareChoosesOnlyWhatFitsTheArena) {
+  CUZK_REQUIRE_GPU();
+  using G = TypeParam;
+  using Fr = fr_t<G>;
+  using repr = typename Fr::repr;
+  std::mt19937_64 rng(0x01e + sizeof(typename G::field));
+  const std::size_t n = 6000, chunk = 2048;
+  constexpr unsigned P = 2;
+  auto pts = progression<G>(n, random_point<G>(rng), random_point<G>(rng).to_affine());
+  std::vector<device_buffer<repr>> dev;
+  std::vector<const repr*> sets;
+  std::vector<jac_t<G>> want;
+  for (unsigned p = 0; p < P; ++p) {
+    std::vector<Fr> s(n);
+    for (std::size_t i = 0; i < n; ++i) s[i] = (rng() % 10 == 0) ? Fr::random(rng) : Fr::from_uint(rng() % 2);
+    want.push_back(naive_parallel<G>(pts, s));
+    const auto reprs = canonical<G>(s);
+    auto d = device_buffer<repr>::create(n);
+    ASSERT_TRUE(d.is_ok());
+    ASSERT_TRUE(d->copy_from_host(reprs.data(), n).is_ok());
+    sets.push_back(d->data());
+    dev.push_back(std::move(*d));
+  }
+  auto m = device_msm<G>::create_streamed(pts.data(), n, chunk);
+  ASSERT_TRUE(m.is_ok());
+  const bool plain_affine = device_msm<G>::uses_affine(n, msm_accumulation::automatic, true);
+  const bool hinted_affine = device_msm<G>::uses_affine(n, msm_accumulation::automatic, true, 1.0);
+  const std::size_t affine_bytes = device_msm<G>::scratch_bytes(n, chunk, msm_accumulation::affine, P);
+  const std::size_t xyzz_bytes = device_msm<G>::scratch_bytes(n, chunk, msm_accumulation::xyzz, P);
+  for (const std::size_t size : {affine_bytes, xyzz_bytes}) {
+    for (const double share : {0.0, 0.5, 1.0}) {
+      const std::string what = "arena of " + std::to_string(size) + " bytes (affine " +
+                               std::to_string(affine_bytes) + ", xyzz " + std::to_string(xyzz_bytes) +
+                               "), share " + std::to_string(share);
+      const bool hinted = device_msm<G>::uses_affine(n, msm_accumulation::automatic, true, share);
+      device_arena arena;
+      ASSERT_TRUE(arena.reserve(size).is_ok());
+      std::vector<jac_t<G>> got(P);
+      const status done = m->run_device_batch(sets, n, got, nullptr, &arena, share);
+      ASSERT_TRUE(done.is_ok()) << what << ": " << done.to_string();
+      for (unsigned p = 0; p < P; ++p) EXPECT_EQ(got[p], want[p]) << what << ", set " << p;
+      // The path the share asked for, where it fits; the one without the share otherwise (which
+      // grows the arena only where that one's own scratch is larger than the arena).
+      const std::size_t asked = hinted ? affine_bytes : xyzz_bytes;
+      const std::size_t plain = plain_affine ? affine_bytes : xyzz_bytes;
+      const bool grows = asked <= size ? false : plain > size;
+      EXPECT_EQ(arena.allocations(), grows ? 2u : 1u) << what;
+    }
+  }
+  // G2 takes the XYZZ runs for a mostly-0/1 streamed batch; G1's choice does not depend on it.
+  if constexpr (std::is_same_v<typename G::field, typename G::curve::fq>) {
+    EXPECT_EQ(hinted_affine, plain_affine);
+  } else {
+    // BLS12-381 streams G2 through the affine rounds unless most scalars are 0 or 1; BN254 through
+    // the XYZZ runs whatever the scalars (msm_g2_prefers_xyzz).
+    const bool bls = std::is_same_v<typename G::curve, bls12_381>;
+    EXPECT_EQ(plain_affine, bls);
+    EXPECT_EQ(device_msm<G>::uses_affine(n, msm_accumulation::automatic, true, 0.7), bls);
+    EXPECT_FALSE(hinted_affine);
+    EXPECT_TRUE(device_msm<G>::uses_affine(n, msm_accumulation::automatic, false, 1.0)) << "resident G2";
+    // Streamed G2's XYZZ scratch fits wherever the affine rounds' does, up to a PoRep batch's
+    // (the sizes are counted, nothing is allocated): the choice per proof is then always free.
+    struct shape {
+      std::size_t count, chunk;
+      unsigned sets;
+    };
+    for (const shape sh : {shape{n, chunk, P}, shape{std::size_t{1} << 24, std::size_t{1} << 22, 1},
+                           shape{std::size_t{1} << 26, std::size_t{1} << 20, 1},
+                           shape{std::size_t{1} << 26, std::size_t{1} << 22, 10},
+                           shape{std::size_t{1} << 27, std::size_t{1} << 20, 3}}) {
+      EXPECT_LE(device_msm<G>::scratch_bytes(sh.count, sh.chunk, msm_accumulation::xyzz, sh.sets),
+                device_msm<G>::scratch_bytes(sh.count, sh.chunk, msm_accumulation::affine, sh.sets))
+          << "count " << sh.count << ", ranges of " << sh.chunk << ", " << sh.sets << " sets";
+    }
+  }
+}
+
 TYPED_TEST(GpuMsm, ClosedFormsLarge) {
   CUZK_REQUIRE_GPU();
   using G = TypeParam;

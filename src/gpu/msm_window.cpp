@@ -31,12 +31,20 @@ unsigned msm_window_bits(std::size_t n, unsigned bits) {
   return best;
 }
 
-// The affine rounds everywhere (docs/gpu/msm.md, 'XYZZ for G2', H100): with full scalars XYZZ is
-// 2x slower on BLS12-381 G2 (its kernel spills) and 4-13% faster on BN254; with a proof's mostly
-// 0/1 witness it is 3x faster streamed. What decides is the scalars, not the size or the path.
-bool msm_g2_prefers_xyzz(std::size_t count, bool streamed) {
-  (void)count, (void)streamed;
-  return false;
+// Resident G2: the affine rounds (docs/gpu/msm.md, 'XYZZ for G2', H100). With full scalars XYZZ
+// is 2x slower on BLS12-381 (its kernel spills) and 4-13% faster on BN254, and a mostly-0/1
+// proof was 10% slower with XYZZ, whose heavier kernel slows the H MSM beside B2.
+// Streamed G2 ('The witness decides G2's accumulation', H100, 2^24 points in ranges of 2^20):
+// a mostly-0/1 witness puts nearly every point into one bucket, which the affine rounds halve
+// with a step on the host per round in every range. BLS12-381's XYZZ overtakes them between
+// shares of 0.5 and 0.75 (0.95x at 0.75, 0.62x at 0.9, 0.42x at 1; 2.2x slower at 0); BN254's is
+// faster at every share (0.81x at 0, 0.40x at 0.9).
+constexpr double bls12_381_g2_xyzz_share = 0.75;
+
+bool msm_g2_prefers_xyzz(std::size_t count, bool streamed, unsigned fq_limbs, double zero_one_share) {
+  (void)count;
+  if (!streamed) return false;
+  return fq_limbs <= 4 || zero_one_share >= bls12_381_g2_xyzz_share;
 }
 
 }  // namespace cuzk::gpu

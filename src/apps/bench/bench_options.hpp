@@ -63,6 +63,9 @@ struct msm_bench_options : common_options {
   std::vector<msm_scalars> scalars{msm_scalars::host};
   msm_points points = msm_points::resident;
   std::size_t chunk_points = 0;  // streamed points per range (0: the MSM's default)
+  // The share of scalars that are 0 or 1 (each equally likely), the rest uniform: 0 for full
+  // scalars, ~0.9 for a witness of bits.
+  double zero_one_share = 0;
 };
 
 struct prove_bench_options : common_options {
@@ -124,6 +127,9 @@ inline status validate(const msm_bench_options& o) {
                                               ", found " + std::to_string(o.chunk_points));
   if (o.chunk_points != 0 && o.points != msm_points::streamed)
     return status(errc::invalid_argument, "--chunk-points: only with --points streamed");
+  if (!(o.zero_one_share >= 0 && o.zero_one_share <= 1))
+    return status(errc::invalid_argument,
+                  "--zero-one: expected a share from 0 to 1, found " + std::to_string(o.zero_one_share));
   const bool g1 = o.group == msm_group::g1;
   return detail::check_sizes(o.log_sizes, msm_min_log, g1 ? msm_max_log_g1 : msm_max_log_g2,
                              g1 ? "msm --group g1" : "msm --group g2");

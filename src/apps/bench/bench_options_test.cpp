@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 
 #include "apps/bench/bench_stats.hpp"
@@ -58,6 +59,16 @@ TEST(BenchOptions, RepsDeviceAndLists) {
   EXPECT_NE(validate(o).message().find("--chunks"), std::string::npos);
   o.chunks = {};
   EXPECT_FALSE(validate(o).is_ok());
+  o.chunks = {0};
+  for (const double fine : {0.0, 0.9, 1.0}) {
+    o.zero_one_share = fine;
+    EXPECT_TRUE(validate(o).is_ok()) << fine;
+  }
+  for (const double bad : {-0.1, 1.5, std::nan("")}) {
+    o.zero_one_share = bad;
+    EXPECT_NE(validate(o).message().find("--zero-one: expected a share from 0 to 1"), std::string::npos) << bad;
+  }
+  o.zero_one_share = 0;
   auto p = with_sizes<prove_bench_options>({10});
   p.chunk_points = max_chunk_points;
   EXPECT_TRUE(validate(p).is_ok());

@@ -66,7 +66,10 @@ status bench(const msm_bench_options& o, std::FILE* out) {
       max_n,
       [&](std::size_t b, std::size_t e) {
         std::mt19937_64 rng(b * 3 + 5);
-        for (std::size_t i = b; i < e; ++i) s[i] = G::scalar::random(rng).to_canonical();
+        std::uniform_real_distribution<double> u(0.0, 1.0);
+        for (std::size_t i = b; i < e; ++i)
+          s[i] = o.zero_one_share > 0 && u(rng) < o.zero_one_share ? repr::from_u64(rng() & 1)
+                                                                   : G::scalar::random(rng).to_canonical();
       },
       1 << 14);
   device_buffer<repr> dev_scalars;
@@ -124,12 +127,13 @@ status run_msm_bench(const msm_bench_options& o, std::FILE* out) {
   const bool g1 = o.group == msm_group::g1;
   std::fprintf(
       out,
-      "# %s, device %d; msm %s %s; ms over %u runs after one warm-up (CUDA events), points %s; "
-      "phases of the median run\n",
+      "# %s, device %d; msm %s %s; ms over %u runs after one warm-up (CUDA events), points %s, "
+      "scalars %.2f 0/1; phases of the median run\n",
       desc->c_str(), o.device, curve_name(o.curve), g1 ? "G1" : "G2", o.reps,
       o.points == msm_points::resident ? "resident"
       : o.chunk_points != 0            ? ("streamed in ranges of " + std::to_string(o.chunk_points)).c_str()
-                                       : "streamed in the default ranges");
+                                       : "streamed in the default ranges",
+      o.zero_one_share);
   if (o.curve == bench_curve::bn254) return g1 ? bench<bn254_g1>(o, out) : bench<bn254_g2>(o, out);
   return g1 ? bench<bls12_381_g1>(o, out) : bench<bls12_381_g2>(o, out);
 }

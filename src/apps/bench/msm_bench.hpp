@@ -5,9 +5,11 @@
 // 2^K points are resident on the device (random subgroup points, built on the CPU with one
 // addition each, msm/msm_inputs.hpp; with several sizes those of the largest are built once and
 // the smaller runs use a prefix), or with `--points streamed` kept in pinned host memory and
-// copied in ranges of `--chunk-points` every run, as a streamed key's are (device_msm::create_streamed). Scalars are uniformly random canonical Fr, either streamed from
-// pinned host memory each run (`--scalars host`: the copy is in the time, as in the sppark figures
-// of docs/BENCHMARKS.md, 'Reference points', and the row gives its effective rate) or already in
+// copied in ranges of `--chunk-points` every run, as a streamed key's are
+// (device_msm::create_streamed). Scalars are uniformly random canonical Fr (with `--zero-one S`, a
+// share S of them 0 or 1, as a witness of bits has), either streamed from pinned host memory
+// each run (`--scalars host`: the copy is in the time, as in the sppark figures of
+// docs/BENCHMARKS.md, 'Reference points', and the row gives its effective rate) or already in
 // device memory (`--scalars device`, device_msm::run_device, as the prover's witness and h are).
 // One warm-up run per row is excluded; then `reps` runs, each timed by the MSM's own CUDA events
 // (msm_timing: first event to the result on the host). The row has the median, min and max of the

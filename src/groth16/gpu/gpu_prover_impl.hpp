@@ -29,6 +29,7 @@
 #include "gpu/abc_device.hpp"
 #include "gpu/device_buffer.hpp"
 #include "gpu/h_scalars.hpp"
+#include "msm/scalar_sample.hpp"
 #include "groth16/assemble.hpp"
 #include "groth16/gpu/gpu_batch_prover.hpp"
 #include "groth16/gpu/gpu_prover.hpp"
@@ -156,6 +157,9 @@ struct gpu_proof_run {
   // Each partition's witness once it has arrived, and its sums once the MSMs have run.
   std::vector<std::span<const repr>> witness = std::vector<std::span<const repr>>(parts);
   std::vector<msm_sums<Curve>> sums = std::vector<msm_sums<Curve>>(parts);
+  // Each partition's share of witness values 0 or 1, sampled as it arrives: the witness MSMs
+  // choose their accumulation by it (gpu::device_msm::run_device_batch).
+  std::vector<double> zero_one = std::vector<double>(parts);
   // The MSM threads' own timings and results (A, B1, C and B2 in turn; B2 beside them), merged
   // into `t` after they have joined.
   phase_timings msm_side{}, b2_side{};
@@ -175,6 +179,11 @@ struct gpu_proof_run {
   }
   repr* device_h(std::size_t q) noexcept {
     return batch() ? batch_h.data() + q * key.domain_size : reinterpret_cast<repr*>(ws.abc());
+  }
+  double witness_zero_one_share() const {
+    double sum = 0;
+    for (const double z : zero_one) sum += z;
+    return zero_one.empty() ? 0 : sum / static_cast<double>(zero_one.size());
   }
   std::vector<const repr*> witness_sets(std::size_t offset = 0) {
     std::vector<const repr*> out(parts);
@@ -248,15 +257,17 @@ status copy_witness(gpu_proof_run<Curve>& run, std::size_t q) {
 
 // One witness MSM over every partition's scalars (`sets`: one set, or a batch's, whose points then
 // cross once for all of them: gpu::device_msm::run_device_batch) on `stream` into each partition's
-// sums' `member`, timed as a part of `side` (its slot and spans).
+// sums' `member`, timed as a part of `side` (its slot and spans). `zero_one_share`: the witnesses'
+// share of 0 and 1, by which the MSM may choose its accumulation.
 template <class Curve, class M, class Member>
 status timed_witness_msm(const char* name, M& m, std::span<const typename Curve::fr::repr* const> sets,
                          std::size_t count, std::vector<msm_sums<Curve>>& sums, Member member, double& slot,
-                         phase_timings& side, cudaStream_t stream, gpu::device_arena& arena) {
+                         phase_timings& side, cudaStream_t stream, gpu::device_arena& arena,
+                         double zero_one_share) {
   return timed_part(name, slot, side.kernel_spans, [&]() -> status {
     using point = std::remove_cvref_t<decltype(sums[0].*member)>;
     std::vector<point> out(sets.size());
-    CUZK_TRY(m.run_device_batch(sets, count, out, stream, &arena));
+    CUZK_TRY(m.run_device_batch(sets, count, out, stream, &arena, zero_one_share));
     for (std::size_t q = 0; q < sets.size(); ++q) sums[q].*member = out[q];
     return status::ok();
   });
@@ -274,7 +285,7 @@ status run_b2_beside(gpu_proof_run<Curve>& run, std::span<const typename Curve::
   phase_timings& side = run.b2_side;
   timed_kernel_lock lock(run.turn, "msm_abc", side.lock_wait, side.kernel_spans);
   return timed_witness_msm<Curve>("msm_b2", st.msm_b2, w, st.n_vars, run.sums, &msm_sums<Curve>::b2, side.msm_b2,
-                                  side, bs, run.ws.b2_msm_scratch());
+                                  side, bs, run.ws.b2_msm_scratch(), run.witness_zero_one_share());
 }
 
 // A, B1, B2 and C over every partition's witness, on the MSM stream under the kernel lock, once the
@@ -307,17 +318,18 @@ status run_witness_msms(gpu_proof_run<Curve>& run) {
     timed_kernel_lock lock(run.turn, "msm_abc", side.lock_wait, side.kernel_spans);
     const std::size_t n_vars = st.n_vars, n_private = st.n_vars - st.n_public - 1;
     auto& arena = run.ws.witness_msm_scratch();
+    const double zero_one = run.witness_zero_one_share();
     // In this order: B2 first (its G2 points are the most bytes to stream) was measured slower, 287
     // against 266 ms at 2^24 mostly-0/1 streamed (docs/gpu/msm.md, 'One scratch for a proof').
     CUZK_TRY(timed_witness_msm<Curve>("msm_a", st.msm_a, w, n_vars, run.sums, &sums_t::a, side.msm_a, side, ms,
-                                      arena));
+                                      arena, zero_one));
     CUZK_TRY(timed_witness_msm<Curve>("msm_b1", st.msm_b1, w, n_vars, run.sums, &sums_t::b1, side.msm_b1, side, ms,
-                                      arena));
+                                      arena, zero_one));
     if (!st.b2_beside)
       CUZK_TRY(timed_witness_msm<Curve>("msm_b2", st.msm_b2, w, n_vars, run.sums, &sums_t::b2, side.msm_b2, side, ms,
-                                        arena));
+                                        arena, zero_one));
     return timed_witness_msm<Curve>("msm_c", st.msm_c, c_sets, n_private, run.sums, &sums_t::c, side.msm_c, side, ms,
-                                    arena);
+                                    arena, zero_one);
   }();
   if (b2_thread.joinable()) b2_thread.join();
   if (b2_after && g1_status) b2_status = run_b2_beside<Curve>(run, w);
@@ -556,6 +568,7 @@ status prove_partitions(gpu_proof_run<Curve>& run, const batch_witness_source<Cu
       return run.batch() ? wrong.with_context("partition " + std::to_string(q)) : wrong;
     }
     run.witness[q] = *w;
+    run.zero_one[q] = msm::zero_one_share(*w);
     stage_witness(run, q);
     return status::ok();
   };
