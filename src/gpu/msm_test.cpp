@@ -313,6 +313,27 @@ TYPED_TEST(GpuMsm, SharedArenaServesObjectsInTurn) {
   EXPECT_EQ(streamed->own_scratch_bytes(), 0u);
 }
 
+// Scalar sets copied to the device, each with its sum by the CPU over `pts`: a batch for
+// run_device_batch and what it must give.
+template <class G>
+struct device_scalar_sets {
+  using repr = typename fr_t<G>::repr;
+  std::vector<device_buffer<repr>> dev;
+  std::vector<const repr*> sets;
+  std::vector<jac_t<G>> want;
+
+  // False where the device refused the buffer or the copy.
+  bool add(const std::vector<aff_t<G>>& pts, const std::vector<fr_t<G>>& s) {
+    want.push_back(naive_parallel<G>(pts, s));
+    const auto reprs = canonical<G>(s);
+    auto d = device_buffer<repr>::create(s.size());
+    if (!d.is_ok() || !d->copy_from_host(reprs.data(), s.size()).is_ok()) return false;
+    sets.push_back(d->data());
+    dev.push_back(std::move(*d));
+    return true;
+  }
+};
+
 // A batch of scalar sets over one object: streamed points (each range crossing once for all the
 // sets), resident points in ranges, and plain resident points (one set after another) give every
 // set's sum, for ranges that do not divide n, with one set all zero.
@@ -326,21 +347,15 @@ TYPED_TEST(GpuMsm, BatchOfScalarSetsMatchesEachSet) {
   auto pts = progression<G>(n, random_point<G>(rng), random_point<G>(rng).to_affine());
   pts[11] = aff_t<G>::infinity();
   constexpr unsigned P = 3;
-  std::vector<device_buffer<repr>> dev;
-  std::vector<const repr*> sets;
-  std::vector<jac_t<G>> want;
+  device_scalar_sets<G> batch;
   for (unsigned p = 0; p < P; ++p) {
     std::vector<Fr> s(n);
     for (std::size_t i = 0; i < n; ++i)
       s[i] = p == 1 ? Fr::zero() : (rng() % 4 == 0) ? Fr::random(rng) : Fr::from_uint(rng() % 2);
-    want.push_back(naive_parallel<G>(pts, s));
-    const auto reprs = canonical<G>(s);
-    auto d = device_buffer<repr>::create(n);
-    ASSERT_TRUE(d.is_ok());
-    ASSERT_TRUE(d->copy_from_host(reprs.data(), n).is_ok());
-    sets.push_back(d->data());
-    dev.push_back(std::move(*d));
+    ASSERT_TRUE(batch.add(pts, s));
   }
+  const auto& sets = batch.sets;
+  const auto& want = batch.want;
   auto check = [&](device_msm<G>& m, const std::string& where) {
     for (const auto acc : {msm_accumulation::affine, msm_accumulation::xyzz}) {
       m.set_accumulation(acc);
@@ -378,25 +393,18 @@ TYPED_TEST(GpuMsm, ZeroOneShareChoosesOnlyWhatFitsTheArena) {
   CUZK_REQUIRE_GPU();
   using G = TypeParam;
   using Fr = fr_t<G>;
-  using repr = typename Fr::repr;
   std::mt19937_64 rng(0x01e + sizeof(typename G::field));
   const std::size_t n = 6000, chunk = 2048;
   constexpr unsigned P = 2;
   auto pts = progression<G>(n, random_point<G>(rng), random_point<G>(rng).to_affine());
-  std::vector<device_buffer<repr>> dev;
-  std::vector<const repr*> sets;
-  std::vector<jac_t<G>> want;
+  device_scalar_sets<G> batch;
   for (unsigned p = 0; p < P; ++p) {
     std::vector<Fr> s(n);
     for (std::size_t i = 0; i < n; ++i) s[i] = (rng() % 10 == 0) ? Fr::random(rng) : Fr::from_uint(rng() % 2);
-    want.push_back(naive_parallel<G>(pts, s));
-    const auto reprs = canonical<G>(s);
-    auto d = device_buffer<repr>::create(n);
-    ASSERT_TRUE(d.is_ok());
-    ASSERT_TRUE(d->copy_from_host(reprs.data(), n).is_ok());
-    sets.push_back(d->data());
-    dev.push_back(std::move(*d));
+    ASSERT_TRUE(batch.add(pts, s));
   }
+  const auto& sets = batch.sets;
+  const auto& want = batch.want;
   auto m = device_msm<G>::create_streamed(pts.data(), n, chunk);
   ASSERT_TRUE(m.is_ok());
   const bool plain_affine = device_msm<G>::uses_affine(n, msm_accumulation::automatic, true);
