@@ -174,7 +174,7 @@ EOF
   phase "$name preload"
   t_pre=$(date +%s)
   local tier=device
-  if [[ ${BACKEND:-gpu} == cpu ]]; then tier=hot; fi
+  if [[ ${BACKEND:-gpu} == cpu ]]; then tier=warm; fi  # the CPU proves from the mapped key (hot needs hot_budget_mib)
   timeout "$(left)" "$cuzk" preload porep --tier "$tier" --socket "$sock" >>"$out/$name.client.log" 2>&1
   pst=$?
   if ((pst == 0)); then preloaded=1; fi

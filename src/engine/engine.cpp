@@ -595,11 +595,14 @@ result<job_result> engine::await(job_id id, std::chrono::milliseconds timeout) {
       if (timed_out && it->second->parked && timeout.count() > 0) {
         // Ended, but its result waits for the store: not an answer a client may take as final. A
         // look without a wait (get()) sees the job as it stands, in its last running state.
+        // The store's refusal names its database file (sqlite_job_store.cpp), which is no more the
+        // client's business than the spool's paths are (docs/HARDENING.md, finding 15).
         const live_job& j = *it->second;
+        const status fault =
+            opt_.store_path.empty() ? j.store_fault : hide_path(j.store_fault, opt_.store_path, "the job database");
         return status(errc::unavailable, "job " + std::to_string(id) + ": ended " +
                                              job_state_name(j.parked->state) +
-                                             ", and its result waits for the job store (" +
-                                             j.store_fault.to_string() +
+                                             ", and its result waits for the job store (" + fault.to_string() +
                                              "); the daemon keeps trying to store it: await again");
       }
       if (stalled || is_terminal(it->second->rec.info.state) || timed_out) {

@@ -10,8 +10,9 @@
 // machine with one GPU, ordinals 0 and 1 where there are two); a key over the slot budget proved by
 // the CPU; the device memory budget holding exactly the key copies and the workers' buffers, and a
 // budget too small for both keys at once served by evicting idle buffers and the unused key, every
-// proof still on the device; a streamed key's partitions proven in batches, in order; the backend
-// choice with and without a device.
+// proof still on the device; a streamed key's partitions proven in batches, in order; a key budget
+// above the device budget capped at it, and a key whose matrices leave a worker no room
+// synthesizing on the host; the backend choice with and without a device.
 // Without a CUDA device the device tests skip with a message (the choice test runs everywhere).
 #include <gtest/gtest.h>
 
@@ -19,7 +20,9 @@
 #include <cstdio>
 
 #include "engine/backends/backend_select.hpp"
+#include "engine/backends/gpu_device_key.hpp"
 #include "engine/backends/gpu_prover_backend.hpp"
+#include "engine/backends/gpu_staging.hpp"
 #include "engine/engine.hpp"
 #include "engine/engine_test_util.hpp"
 #include "engine/jobs/key_summary.hpp"
@@ -28,6 +31,7 @@
 #include "formats/public_signals.hpp"
 #include "formats/verification_key.hpp"
 #include "groth16/gpu/gpu_devices.hpp"
+#include "groth16/gpu/gpu_key_placement.hpp"
 #include "groth16/prover_choice.hpp"
 #include "groth16/synthesis_place.hpp"
 #include "groth16/verifier.hpp"
@@ -389,6 +393,114 @@ TEST(gpu_backend, a_tight_device_budget_frees_idle_buffers_and_unused_keys_and_e
               static_cast<unsigned long long>(key_bn), static_cast<unsigned long long>(key_bls),
               static_cast<unsigned long long>(buffers), static_cast<unsigned long long>(uploads),
               static_cast<unsigned long long>(s.devices.at(0).workspace_evictions));
+}
+
+// The smallest budget in which fit_to_budget places pk with `o` (one worker's buffers counted).
+template <class C>
+uint64_t smallest_fitting_budget(const groth16::proving_key_view<C>& pk, const groth16::gpu_key_options& o) {
+  uint64_t lo = 0, hi = uint64_t{1} << 34;  // 16 GiB holds either fixture many times over
+  EXPECT_TRUE(groth16::fit_to_budget<C>(pk, o, hi).is_ok());
+  while (lo + 1 < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    (groth16::fit_to_budget<C>(pk, o, mid).is_ok() ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+// A key budget configured above the device budget is capped at it (a key is placed with one
+// worker's buffers beside it, and both come out of the device budget), and in a budget where the
+// key's matrices and a worker's buffers do not fit together at any placement, the key synthesizes
+// on the host: its upload says so, its estimate is still its bytes, and the host memory per proof
+// then counts a | b | c in pinned staging. At the budget where the matrices fit, the device.
+TEST(gpu_backend, a_key_whose_matrices_leave_a_worker_no_room_synthesizes_on_the_host) {
+  CUZK_REQUIRE_GPU();
+  for (const auto curve : {formats::curve_id::bn254, formats::curve_id::bls12_381}) {
+    SCOPED_TRACE(curve == formats::curve_id::bn254 ? "bn254" : "bls12-381");
+    formats::with_curve(curve, [&]<class C>() {
+      const auto f = poseidon(curve);
+      const key_summary summary = read_key_summary(f.zkey).value();
+      auto key = loaded_key::load_warm(f.zkey, summary, point_check::skip);
+      ASSERT_TRUE(key.is_ok()) << key.error().to_string();
+      const auto& view = (*key)->get<C>()->view;
+      groth16::gpu_key_options o;
+      o.workspace = groth16::key_workspace::own;
+      const uint64_t with_matrices = smallest_fitting_budget<C>(view, o);
+      o.synthesis = groth16::synthesis_place::host_pinned;
+      const uint64_t without = smallest_fitting_budget<C>(view, o);
+      ASSERT_LT(without, with_matrices);
+
+      gpu_options g;
+      g.devices = {0};
+      g.workers_per_device = 1;
+      g.key_budget = uint64_t{64} << 30;
+      g.device_memory_budget = with_matrices - 1;
+      auto parts = make_gpu_backend(g);
+      ASSERT_TRUE(parts.is_ok()) << parts.error().to_string();
+      device_slot slot = parts->devices.slots.at(0);
+      EXPECT_EQ(slot.budget, with_matrices - 1);
+      EXPECT_NE(parts->description.find("capped"), std::string::npos) << parts->description;
+
+      const proof_memory before = parts->backend->memory_per_proof(summary);
+      EXPECT_EQ(before.pinned, staging_for(summary.n_vars, summary.domain_size, groth16::synthesis_place::device).total());
+      const uint64_t estimate = parts->devices.uploader->estimate_bytes(**key, slot.budget);
+      auto copy = parts->devices.uploader->upload(**key, 0, slot);
+      ASSERT_TRUE(copy.is_ok()) << copy.error().to_string();
+      const auto& gk = std::get<groth16::gpu_proving_key<C>>(static_cast<const gpu_device_key&>(**copy).key);
+      EXPECT_EQ(gk.synthesis(), groth16::synthesis_place::host_pinned);
+      EXPECT_EQ((*copy)->bytes(), estimate);
+      const proof_memory after = parts->backend->memory_per_proof(summary);
+      EXPECT_EQ(after.pinned,
+                staging_for(summary.n_vars, summary.domain_size, groth16::synthesis_place::host_pinned).total());
+      EXPECT_GE(after.host, uint64_t{summary.n_vars} * 32 + after.pinned);
+
+      slot.budget = with_matrices;
+      auto resident = parts->devices.uploader->upload(**key, 0, slot);
+      ASSERT_TRUE(resident.is_ok()) << resident.error().to_string();
+      EXPECT_EQ(std::get<groth16::gpu_proving_key<C>>(static_cast<const gpu_device_key&>(**resident).key).synthesis(),
+                groth16::synthesis_place::device);
+    });
+  }
+}
+
+// The same budget through the engine: a key budget far above a device budget that holds the key
+// and a worker only with synthesis on the host. Every proof runs on the device and verifies, and
+// the device budget never held more than its limit (with the key budget uncapped the matrices
+// went to the device and the worker waited for room that never came).
+TEST(gpu_backend, a_device_budget_below_the_key_budget_still_proves_on_the_device) {
+  CUZK_REQUIRE_GPU();
+  for (const auto curve : {formats::curve_id::bn254, formats::curve_id::bls12_381}) {
+    SCOPED_TRACE(curve == formats::curve_id::bn254 ? "bn254" : "bls12-381");
+    const auto f = poseidon(curve);
+    uint64_t with_matrices = 0;
+    formats::with_curve(curve, [&]<class C>() {
+      auto key = loaded_key::load_warm(f.zkey, read_key_summary(f.zkey).value(), point_check::skip);
+      ASSERT_TRUE(key.is_ok()) << key.error().to_string();
+      groth16::gpu_key_options o;
+      o.workspace = groth16::key_workspace::own;
+      with_matrices = smallest_fitting_budget<C>((*key)->get<C>()->view, o);
+    });
+    ASSERT_GT(with_matrices, 1u);
+    engine_options o;
+    o.spool_dir = temp_dir("gpu-spool");
+    o.backend = groth16::prover_kind::gpu;
+    o.gpu.devices = {0};
+    o.gpu.workers_per_device = 1;
+    o.gpu.key_budget = uint64_t{64} << 30;
+    o.gpu.device_memory_budget = with_matrices - 1;
+    auto made = engine::create(std::move(o));
+    ASSERT_TRUE(made.is_ok()) << made.error().to_string();
+    auto e = std::move(made).value();
+    ASSERT_TRUE(e->register_circuit("k", f.zkey).is_ok());
+    for (int i = 0; i < 3; ++i) {
+      const auto r = e->await(e->submit(request("k", 1, std::nullopt, f.wtns)).value(), 120s).value();
+      ASSERT_EQ(r.state, job_state::done) << r.error.to_string();
+      EXPECT_EQ(r.ran_on, "device:0");
+      expect_valid(r.proofs.at(0), f);
+    }
+    const auto s = e->snapshot();
+    EXPECT_EQ(s.devices.at(0).cpu_fallbacks, 0u);
+    expect_device_budget_holds_keys_and_buffers(s);
+  }
 }
 
 // A job's partitions on a key whose points stream from host memory go in batches of up to

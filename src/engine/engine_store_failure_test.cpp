@@ -41,7 +41,8 @@ using namespace cuzk::engine::test;
 // (unavailable, a fault that passes) or on a damaged database (`permanent`: io_error).
 class refusing_store final : public job_store {
  public:
-  explicit refusing_store(std::shared_ptr<job_store> inner) : inner_(std::move(inner)) {}
+  refusing_store(std::shared_ptr<job_store> inner, std::string db) : path(std::move(db)), inner_(std::move(inner)) {}
+  const std::string path;
   std::atomic<bool> refuse{false};
   std::atomic<bool> permanent{false};
   std::atomic<int> refused{0};
@@ -54,7 +55,8 @@ class refusing_store final : public job_store {
     if (refuse) {
       ++refused;
       if (permanent) return status(errc::io_error, "job store: finish: database disk image is malformed");
-      return status(errc::unavailable, "job store: finish: database or disk is full");
+      // As SQLite's store says it: its database file first.
+      return status(errc::unavailable, path + ": finish: database or disk is full");
     }
     return inner_->finish(info);
   }
@@ -103,7 +105,7 @@ struct fixture {
     auto s = sqlite_job_store::open(dir + "/jobs.db");
     EXPECT_TRUE(s.is_ok()) << s.error().to_string();
     sqlite = std::shared_ptr<job_store>(std::move(s).value());
-    store = std::make_shared<refusing_store>(sqlite);
+    store = std::make_shared<refusing_store>(sqlite, dir + "/jobs.db");
   }
   std::atomic<int> proved{0};  // the counting backend's proofs
 
@@ -112,6 +114,7 @@ struct fixture {
   std::unique_ptr<engine> start(bool counting = false) {
     engine_options o;
     o.verify_proofs = counting;
+    o.store_path = dir + "/jobs.db";  // names the database in messages; the store is the fixture's
     o.spool_dir = dir + "/spool";
     engine_parts parts;
     if (counting)
@@ -169,6 +172,9 @@ TEST(engine_store_failure, a_result_the_store_cannot_take_for_now_waits_and_is_d
   EXPECT_EQ(r.error().code(), errc::unavailable) << r.error().to_string();
   EXPECT_NE(r.error().message().find("await again"), std::string::npos) << r.error().to_string();
   EXPECT_NE(r.error().message().find("disk is full"), std::string::npos) << r.error().to_string();
+  // The database's path is the daemon's own business (docs/HARDENING.md, finding 15).
+  EXPECT_EQ(r.error().message().find(f.dir), std::string::npos) << r.error().to_string();
+  EXPECT_NE(r.error().message().find("the job database: finish"), std::string::npos) << r.error().to_string();
   EXPECT_FALSE(is_terminal(eng->get(*id).value().state));
   EXPECT_EQ(eng->cancel(*id).code(), errc::failed_precondition);  // it has ended; nothing to stop
   // A retry under the same request id is the same job, not a new one.

@@ -152,13 +152,15 @@ std::vector<config_key> make_table() {
           "(its points then cross to the device once per batch); fewer when device memory is short; 1: "
           "one at a time"),
       INT(gpu_key_budget_mib, 0, int64_t(1) << 24, false,
-          "GPU backend: device memory for proving keys per device, MiB; 0: 80% of the free memory at start"),
+          "GPU backend: device memory for proving keys per device, MiB; 0: 80% of the free memory at start; "
+          "never more than the device budget"),
       INT(gpu_memory_budget_mib, 0, int64_t(1) << 24, false,
           "GPU backend: device memory the daemon uses per device (key copies and workers' buffers), MiB; 0: "
           "90% of the free memory at start"),
       STR(gpu_synthesis, false,
-          "GPU backend: where a, b, c are computed: device (default), host-pinned, or host-pageable (the slow "
-          "copy, to measure what pinned memory buys)",
+          "GPU backend: where a, b, c are computed: device (default; on the host, pinned, for a key whose "
+          "matrices and one worker's buffers do not fit the device beside it), host-pinned, or host-pageable "
+          "(the slow copy, to measure what pinned memory buys)",
           "device", "host-pinned", "host-pageable"),
       INT(threads, 0, 4096, false, "CPU threads for proving; 0: all cores"),
       BOOL(verify_proofs, false, "verify every proof before returning it"),

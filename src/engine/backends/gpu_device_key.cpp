@@ -25,8 +25,10 @@ uint64_t point_bytes(const key_material<C>& m, groth16::key_vector_set set) {
 
 // Where a key's points and twiddles go on a slot: the vectors it streams and the range they cross
 // in, how its NTT plan keeps its twiddles, whether its workers run B2 beside A, B1 and C (one
-// arena more each), and how many of a, b, c a proof keeps on the device at once.
+// arena more each), how many of a, b, c a proof keeps on the device at once, and where its proofs
+// compute a, b, c.
 struct placement {
+  groth16::synthesis_place synthesis = groth16::synthesis_place::device;
   groth16::key_vector_set streamed;
   std::size_t chunk_points = 0;  // 0: the MSM's default range
   gpu::ntt_memory twiddles = gpu::ntt_memory::tables;
@@ -42,6 +44,7 @@ struct placement {
 template <class C>
 uint64_t known_device_bytes(const key_material<C>& m, groth16::gpu_key_options o, const placement& p) {
   o.workspace = groth16::key_workspace::none;
+  o.synthesis = p.synthesis;
   o.twiddles = p.twiddles;
   return groth16::estimate_device_bytes<C>(m.view, o, p.streamed);
 }
@@ -58,14 +61,31 @@ uint64_t known_device_bytes(const key_material<C>& m, groth16::gpu_key_options o
 // chosen on its own points could fill the budget and leave its workers waiting for room that
 // never comes. The buffers are reserved in the device budget, not the key budget, when a proof
 // runs (gpu_prover_backend.cpp, at the key's range).
+//
+// Synthesis on the device keeps the matrices A and B resident (36 bytes an entry: 7.5 GiB at
+// 2^26). Where that leaves no placement with a worker's buffers, the key synthesizes on the host
+// into pinned memory instead, as `cuzk bench prove --synthesis host-pinned` does in the same
+// budget: slower per proof (the CPU computes a, b, c), but the alternative is a key on the device
+// that no proof can use.
 template <class C>
 placement place_on(const key_material<C>& m, groth16::gpu_key_options o, uint64_t budget) {
   o.workspace = groth16::key_workspace::own;  // what estimate_device_bytes counts for one worker
-  const auto placed = groth16::fit_to_budget<C>(m.view, o, budget);
+  auto placed = groth16::fit_to_budget<C>(m.view, o, budget);
+  if (!placed && o.synthesis == groth16::synthesis_place::device) {
+    groth16::gpu_key_options on_host = o;
+    on_host.synthesis = groth16::synthesis_place::host_pinned;
+    if (auto fits = groth16::fit_to_budget<C>(m.view, on_host, budget)) placed = std::move(fits);
+  }
   if (!placed)
-    return {groth16::key_vector_set::all(), 0, groth16::choose_twiddles<C>(m.view, o, budget), false,
+    return {o.synthesis, groth16::key_vector_set::all(), 0, groth16::choose_twiddles<C>(m.view, o, budget), false,
             groth16::abc_on_device::three};
-  return {placed->streamed, placed->stream_chunk_points, placed->twiddles, placed->b2_beside, placed->abc};
+  return {placed->synthesis,  placed->streamed, placed->stream_chunk_points,
+          placed->twiddles,   placed->b2_beside, placed->abc};
+}
+
+template <class C>
+formats::curve_id curve_of() {
+  return std::is_same_v<C, bn254> ? formats::curve_id::bn254 : formats::curve_id::bls12_381;
 }
 
 template <class C>
@@ -106,8 +126,11 @@ result<std::shared_ptr<const device_key>> gpu_uploader::upload(const loaded_key&
     return status(errc::invalid_argument, "gpu uploader: no slot " + std::to_string(slot));
   groth16::gpu_key_options o = key_options();
   o.kernel_lock = slots_->slots[slot]->kernel_lock;
-  auto place = [&](const auto& m) {
+  auto place = [&]<class C>(const key_material<C>& m) {
     const placement p = place_on(m, o, where.budget);
+    if (p.synthesis != o.synthesis)
+      slots_->host_synthesis.add({curve_of<C>(), m.view.n_vars, m.view.domain_size});
+    o.synthesis = p.synthesis;
     o.streamed = p.streamed;
     o.stream_chunk_points = p.chunk_points;
     o.twiddles = p.twiddles;

@@ -19,7 +19,8 @@ struct gpu_options {
   // Workers per slot: with two, one worker's synthesis and copies overlap the other's kernels.
   unsigned workers_per_device = 2;
   // Bytes of device memory for proving keys, per slot. 0: 80% of the device's free memory at
-  // start, shared among the slots on that device.
+  // start, shared among the slots on that device. Never more than the slot's share of
+  // device_memory_budget: a key is placed with one worker's buffers beside it, out of that budget.
   uint64_t key_budget = 0;
   // Bytes of device memory the daemon uses on each device: key copies and the workers' buffers
   // together, reserved before they are allocated (memory_budget.hpp). 0: 90% of the device's free
@@ -27,7 +28,10 @@ struct gpu_options {
   uint64_t device_memory_budget = 0;
   // Where a, b, c are computed: on the device (from matrices resident with the key), host_pinned
   // (CPU threads into pinned buffers, copied outside the kernel lock) or host_pageable (the slow
-  // copy, kept to measure what pinned memory buys).
+  // copy, kept to measure what pinned memory buys). With device, a key whose matrices and one
+  // worker's buffers do not fit its slot's budget together at any placement gets host_pinned
+  // instead (gpu_device_key.cpp): a 2^26 key's matrices are 7.5 GiB, a 16 GiB card's worker needs
+  // the rest.
   groth16::synthesis_place synthesis = groth16::synthesis_place::device;
   // The most partitions of one job proven in one pass over a streamed key's points (each range of
   // points then crosses from host memory once for all of them); fewer when the device budget has

@@ -99,13 +99,21 @@ class gpu_backend final : public prover_backend {
   // The witness as read (pageable), its pinned staging, and a | b | c on the host when synthesis
   // runs there (pinned, from the pool; or pageable in the workspace, the measuring switch). A key
   // without a device copy is proved by the CPU backend, which needs less than the sum of both.
+  // Where the key's uploads put its synthesis on the host (gpu_slots.hpp, key_shapes), its place,
+  // not the backend's. A job admitted before the key's first upload counts the backend's place;
+  // its proof's staging then takes the difference from the budget without waiting, or stages in
+  // pageable memory (pinned_pool.hpp). A preload uploads the key before any job.
   proof_memory memory_per_proof(const key_summary& k) const override {
     constexpr uint64_t scalar = 32;
-    const staging_layout l = staging_for(k.n_vars, k.domain_size, place_);
-    const uint64_t pageable_abc = place_ == groth16::synthesis_place::host_pageable ? 3 * uint64_t{k.domain_size} * scalar : 0;
+    const groth16::synthesis_place place =
+        place_ == groth16::synthesis_place::device && sh_->host_synthesis.contains({k.curve, k.n_vars, k.domain_size})
+            ? groth16::synthesis_place::host_pinned
+            : place_;
+    const staging_layout l = staging_for(k.n_vars, k.domain_size, place);
+    const uint64_t pageable_abc = place == groth16::synthesis_place::host_pageable ? 3 * uint64_t{k.domain_size} * scalar : 0;
     const uint64_t gpu_host = uint64_t{k.n_vars} * scalar + l.total() + pageable_abc;
     // Host synthesis into pageable memory takes nothing from the pinned pool (take_staging).
-    const uint64_t pinned = place_ == groth16::synthesis_place::host_pageable ? 0 : l.total();
+    const uint64_t pinned = place == groth16::synthesis_place::host_pageable ? 0 : l.total();
     return {std::max(gpu_host, cpu_.memory_per_proof(k).host), pinned};
   }
 
@@ -498,10 +506,17 @@ result<gpu_parts> make_gpu_backend(const gpu_options& o) {
   std::string desc;
   for (auto& s : slots) {
     auto st = std::make_unique<gpu_slot_state>();
+    // A key is placed on its slot with one worker's buffers beside it (gpu_device_key.cpp), and
+    // both come out of the device budget: a key budget above the slot's share of that budget
+    // would place a key whose workers then wait for room that never comes (a 24 GiB key budget
+    // in a 16 GiB device budget put a 2^26 key's matrices on the device, and no worker fitted).
+    const uint64_t share = memory_limits[s.ordinal] / per_ordinal[s.ordinal];
+    const bool capped = s.budget > share;
     if (s.budget == 0)
       s.budget = std::min(static_cast<uint64_t>(static_cast<double>(free_at_start[s.ordinal]) * 0.8),
                           memory_limits[s.ordinal]) /
                  per_ordinal[s.ordinal];
+    s.budget = std::min(s.budget, share);
     const groth16::gpu_device_info& d = info[s.ordinal];
     st->slot = s;
     st->description = d.description;
@@ -511,6 +526,7 @@ result<gpu_parts> make_gpu_backend(const gpu_options& o) {
     // NVML finds the device by its bus id (gpu_utilization.hpp); without one the slot has no NVML row.
     st->stats.pci_bus_id = d.pci_bus_id;
     desc += (desc.empty() ? "" : ", ") + s.name + "=" + st->description + " key_budget=" + mib(s.budget) +
+            (capped ? " (capped at the slot's share of the device budget)" : "") +
             " device_budget=" + mib(memory_limits[s.ordinal]);
     sh->slots.push_back(std::move(st));
   }
