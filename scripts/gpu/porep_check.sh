@@ -118,10 +118,13 @@ fi
 say "device budget ${DEVICE_BUDGET_MIB} MiB, key budget ${KEY_BUDGET_MIB:-24576} MiB, deadline ${DEADLINE_S:-570} s"
 # A key kept in memory through the job is memory the daemon's host budget does not see: at 2^26 on
 # a 128 GiB host the 44 GB zkey in /dev/shm left the job's witnesses too little, and the kernel
-# killed the daemon as the job began.
+# killed the daemon as the job began. A lower HOST_BUDGET_MIB does not help there: the daemon's
+# load of the key asks about twice the zkey's size of it (its mapped private copy, the matrices,
+# the pinned points; 88.95 GiB at 2^26), and is refused.
 if [[ $keep_key == 1 && ${SETUP_ONLY:-0} != 1 && $(df --output=fstype "$zkey_dir" 2>/dev/null | tail -1) == tmpfs ]]; then
   say "warning: KEEP_KEY keeps the zkey in $zkey_dir (memory) through the job, outside the daemon's host budget;" \
-    "set HOST_BUDGET_MIB below what is left"
+    "the daemon's load of the key asks about twice its size of that budget: set HOST_BUDGET_MIB below what" \
+    "is left, where that still holds the key"
 fi
 phase setup
 progress_loop &
