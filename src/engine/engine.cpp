@@ -304,7 +304,8 @@ status engine::register_circuit(const std::string& id, const std::string& zkey_p
                                                    "against the current key");
   }
   if (!same_key || old->zkey_path != zkey_path) CUZK_TRY(keys_.add(id, zkey_path, *sum));
-  CUZK_TRY(store_->put_circuit({id, zkey_path, default_priority, wasm_path, sum->digest}));
+  if (status put = store_->put_circuit({id, zkey_path, default_priority, wasm_path, sum->digest}); !put)
+    return hide_store(put);
   circuits_.put({id, zkey_path, default_priority, *sum, wasm_path, generator});
   if (old && !same_key)
     log(log_level::warn, "engine: circuit key replaced id=" + id + " old_zkey=" + old->zkey_path +
@@ -535,7 +536,7 @@ result<job_id> engine::submit(job_request req) {
   auto ins = store_->insert(rec);
   if (!ins) {
     discard();
-    return ins.error();
+    return hide_store(ins.error());
   }
   if (!ins->inserted) {  // a concurrent submit with the same request id won
     discard();
@@ -581,6 +582,10 @@ status engine::hide_spool(const status& s) const {
   return hide_path(hide_path(s, spool_.dir() + "/", ""), spool_.dir(), "the witness spool");
 }
 
+status engine::hide_store(const status& s) const {
+  return opt_.store_path.empty() ? s : hide_path(s, opt_.store_path, "the job database");
+}
+
 result<job_result> engine::await(job_id id, std::chrono::milliseconds timeout) {
   const auto until = steady_clock::now() + timeout;
   {
@@ -598,11 +603,9 @@ result<job_result> engine::await(job_id id, std::chrono::milliseconds timeout) {
         // The store's refusal names its database file (sqlite_job_store.cpp), which is no more the
         // client's business than the spool's paths are (docs/HARDENING.md, finding 15).
         const live_job& j = *it->second;
-        const status fault =
-            opt_.store_path.empty() ? j.store_fault : hide_path(j.store_fault, opt_.store_path, "the job database");
         return status(errc::unavailable, "job " + std::to_string(id) + ": ended " +
-                                             job_state_name(j.parked->state) +
-                                             ", and its result waits for the job store (" + fault.to_string() +
+                                             job_state_name(j.parked->state) + ", and its result waits for the job store (" +
+                                             hide_store(j.store_fault).to_string() +
                                              "); the daemon keeps trying to store it: await again");
       }
       if (stalled || is_terminal(it->second->rec.info.state) || timed_out) {

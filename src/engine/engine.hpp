@@ -281,6 +281,8 @@ class engine {
   void withdraw(const std::shared_ptr<live_job>& j, const begun_files& files) noexcept;
   // `s` without the spool's paths: the client hears why, not where (docs/HARDENING.md, finding 15).
   status hide_spool(const status& s) const;
+  // `s` with the SQLite job database's path (its errors begin with it) named "the job database".
+  status hide_store(const status& s) const;
 
   // Worker side (engine_worker.cpp; a job's own steps are job_run.cpp).
   // The scheduler's admission step: reserves the batch's working set, drops refused jobs.

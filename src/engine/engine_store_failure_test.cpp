@@ -47,15 +47,19 @@ class refusing_store final : public job_store {
   std::atomic<bool> permanent{false};
   std::atomic<int> refused{0};
 
-  result<insert_outcome> insert(const job_record& rec) override { return inner_->insert(rec); }
+  std::atomic<bool> refuse_inserts{false};
+  result<insert_outcome> insert(const job_record& rec) override {
+    if (refuse_inserts) return status(errc::unavailable, path + ": insert: database or disk is full");
+    return inner_->insert(rec);
+  }
   status update_state(job_id id, job_state s, uint32_t attempts) override {
     return inner_->update_state(id, s, attempts);
   }
   status finish(const job_result& info) override {
     if (refuse) {
       ++refused;
-      if (permanent) return status(errc::io_error, "job store: finish: database disk image is malformed");
       // As SQLite's store says it: its database file first.
+      if (permanent) return status(errc::io_error, path + ": finish: database disk image is malformed");
       return status(errc::unavailable, path + ": finish: database or disk is full");
     }
     return inner_->finish(info);
@@ -198,6 +202,25 @@ TEST(engine_store_failure, a_result_the_store_cannot_take_for_now_waits_and_is_d
   EXPECT_TRUE(poll_until([&] { return eng->snapshot().jobs.empty(); }));
 }
 
+// A submit the store cannot take is refused with the store's reason, without its database's path
+// (docs/HARDENING.md, finding 15), and queues nothing.
+TEST(engine_store_failure, a_submit_the_store_refuses_names_the_job_database_not_its_path) {
+  fixture f;
+  auto eng = f.start();
+  ASSERT_TRUE(eng);
+  f.store->refuse_inserts = true;
+  auto id = eng->submit(request("small"));
+  ASSERT_FALSE(id.is_ok());
+  EXPECT_EQ(id.error().code(), errc::unavailable) << id.error().to_string();
+  EXPECT_EQ(id.error().message().find(f.dir), std::string::npos) << id.error().to_string();
+  EXPECT_NE(id.error().message().find("the job database: insert"), std::string::npos) << id.error().to_string();
+  for (const std::size_t depth : eng->snapshot().queue_depth) EXPECT_EQ(depth, 0u);
+  f.store->refuse_inserts = false;
+  auto again = eng->submit(request("small"));
+  ASSERT_TRUE(again.is_ok()) << again.error().to_string();
+  EXPECT_EQ(eng->await(*again, 20s).value().state, job_state::done);
+}
+
 TEST(engine_store_failure, an_unstored_result_fails_the_job_and_is_stored_once_the_store_takes_it) {
   fixture f;
   auto eng = f.start();
@@ -219,6 +242,9 @@ TEST(engine_store_failure, an_unstored_result_fails_the_job_and_is_stored_once_t
   EXPECT_NE(r->error.message().find("malformed"), std::string::npos) << r->error.to_string();
   EXPECT_NE(r->error.message().find("submit it again under the same request id"), std::string::npos)
       << r->error.to_string();
+  // The database's path is the daemon's own business (docs/HARDENING.md, finding 15).
+  EXPECT_EQ(r->error.message().find(f.dir), std::string::npos) << r->error.to_string();
+  EXPECT_NE(r->error.message().find("the job database: finish"), std::string::npos) << r->error.to_string();
   EXPECT_TRUE(r->proofs.empty());
   EXPECT_EQ(eng->get(*id).value().state, job_state::failed);
   EXPECT_EQ(eng->cancel(*id).code(), errc::failed_precondition);

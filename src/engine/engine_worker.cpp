@@ -250,7 +250,7 @@ void engine::store_end(const std::shared_ptr<live_job>& j, job_result snapshot) 
     log(log_level::error,
         "engine: job=" + std::to_string(snapshot.id) + " result not stored: " + st.to_string());
     snapshot.error = status(errc::io_error, std::string(result_not_stored) + " (the job had ended " +
-                                                job_state_name(end) + "): " + st.to_string() +
+                                                job_state_name(end) + "): " + hide_store(st).to_string() +
                                                 "; submit it again under the same request id to prove it again");
     snapshot.state = job_state::failed;
     snapshot.proofs.clear();

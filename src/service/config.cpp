@@ -153,7 +153,7 @@ std::vector<config_key> make_table() {
           "one at a time"),
       INT(gpu_key_budget_mib, 0, int64_t(1) << 24, false,
           "GPU backend: device memory for proving keys per device, MiB; 0: 80% of the free memory at start; "
-          "never more than the device budget"),
+          "never more than its share of the device budget (the budget over the slots listed on that device)"),
       INT(gpu_memory_budget_mib, 0, int64_t(1) << 24, false,
           "GPU backend: device memory the daemon uses per device (key copies and workers' buffers), MiB; 0: "
           "90% of the free memory at start"),

@@ -128,8 +128,6 @@ result<std::shared_ptr<const device_key>> gpu_uploader::upload(const loaded_key&
   o.kernel_lock = slots_->slots[slot]->kernel_lock;
   auto place = [&]<class C>(const key_material<C>& m) {
     const placement p = place_on(m, o, where.budget);
-    if (p.synthesis != o.synthesis)
-      slots_->host_synthesis.add({curve_of<C>(), m.view.n_vars, m.view.domain_size});
     o.synthesis = p.synthesis;
     o.streamed = p.streamed;
     o.stream_chunk_points = p.chunk_points;
@@ -139,8 +137,16 @@ result<std::shared_ptr<const device_key>> gpu_uploader::upload(const loaded_key&
   };
   if (const auto* m = key.get<bn254>()) place(*m);
   else place(*key.get<bls12_381>());
-  if (const auto* m = key.get<bn254>()) return make<bn254>(*m, where.ordinal, std::move(o));
-  return make<bls12_381>(*key.get<bls12_381>(), where.ordinal, std::move(o));
+  // The shape is recorded once the copy exists: a failed upload puts no proof on the host's
+  // synthesis.
+  auto made = [&]<class C>(const key_material<C>& m) -> result<std::shared_ptr<const device_key>> {
+    const bool on_host = o.synthesis != place_;
+    auto k = make<C>(m, where.ordinal, std::move(o));
+    if (k && on_host) slots_->host_synthesis.add({curve_of<C>(), m.view.n_vars, m.view.domain_size});
+    return k;
+  };
+  if (const auto* m = key.get<bn254>()) return made(*m);
+  return made(*key.get<bls12_381>());
 }
 
 }  // namespace cuzk::engine

@@ -41,7 +41,10 @@ struct gpu_slot_state {
 // together: gpu_device_key.cpp). Their proofs stage a | b | c in pinned host memory, which the
 // host budget must count before a job starts (the backend's memory_per_proof), and admission
 // knows a key only by its summary. A shape, not a key: two keys of one shape differ only in their
-// matrices' entries, and counting the staging for the other one too only over-counts.
+// matrices' entries, and counting the staging for the other one too only over-counts. Never
+// removed, for the same reason: a shape outlives its copy, and covers a slot where the same key
+// kept its matrices. Slots of one daemon have the same budgets unless configured otherwise, so
+// the over-count (3 x domain x 32 bytes a proof) is rare; an under-count never happens.
 class key_shapes {
  public:
   struct shape {
