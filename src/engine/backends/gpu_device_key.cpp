@@ -84,11 +84,6 @@ placement place_on(const key_material<C>& m, groth16::gpu_key_options o, uint64_
 }
 
 template <class C>
-formats::curve_id curve_of() {
-  return std::is_same_v<C, bn254> ? formats::curve_id::bn254 : formats::curve_id::bls12_381;
-}
-
-template <class C>
 result<std::shared_ptr<const device_key>> make(const key_material<C>& m, int ordinal,
                                                groth16::gpu_key_options o) {
   auto k = groth16::gpu_proving_key<C>::create(m.view, ordinal, std::move(o));
@@ -126,7 +121,9 @@ result<std::shared_ptr<const device_key>> gpu_uploader::upload(const loaded_key&
     return status(errc::invalid_argument, "gpu uploader: no slot " + std::to_string(slot));
   groth16::gpu_key_options o = key_options();
   o.kernel_lock = slots_->slots[slot]->kernel_lock;
-  auto place = [&]<class C>(const key_material<C>& m) {
+  // The shape is recorded once the copy exists: a failed upload puts no proof on the host's
+  // synthesis.
+  auto place_and_make = [&]<class C>(const key_material<C>& m) -> result<std::shared_ptr<const device_key>> {
     const placement p = place_on(m, o, where.budget);
     o.synthesis = p.synthesis;
     o.streamed = p.streamed;
@@ -134,19 +131,13 @@ result<std::shared_ptr<const device_key>> gpu_uploader::upload(const loaded_key&
     o.twiddles = p.twiddles;
     o.b2_beside = p.b2_beside;
     o.abc = p.abc;
-  };
-  if (const auto* m = key.get<bn254>()) place(*m);
-  else place(*key.get<bls12_381>());
-  // The shape is recorded once the copy exists: a failed upload puts no proof on the host's
-  // synthesis.
-  auto made = [&]<class C>(const key_material<C>& m) -> result<std::shared_ptr<const device_key>> {
-    const bool on_host = o.synthesis != place_;
     auto k = make<C>(m, where.ordinal, std::move(o));
-    if (k && on_host) slots_->host_synthesis.add({curve_of<C>(), m.view.n_vars, m.view.domain_size});
+    if (k && p.synthesis != place_)
+      slots_->host_synthesis.add({formats::curve_id_of<C>, m.view.n_vars, m.view.domain_size});
     return k;
   };
-  if (const auto* m = key.get<bn254>()) return made(*m);
-  return made(*key.get<bls12_381>());
+  if (const auto* m = key.get<bn254>()) return place_and_make(*m);
+  return place_and_make(*key.get<bls12_381>());
 }
 
 }  // namespace cuzk::engine

@@ -16,13 +16,11 @@
 #include <mutex>
 #include <set>
 #include <string>
-#include <tuple>
 #include <vector>
-
-#include "formats/curve_id.hpp"
 
 #include "engine/backends/prover_backend.hpp"
 #include "engine/keys/device_tier.hpp"
+#include "formats/curve_id.hpp"
 #include "groth16/gpu/kernel_gate.hpp"
 
 namespace cuzk::engine {
