@@ -26,7 +26,75 @@ std::string show_magic(std::span<const uint8_t> m) {
   return s + "'";
 }
 
+template <class T>
+T read_le(const std::string& s, std::size_t at) {
+  T v = 0;
+  for (std::size_t i = 0; i < sizeof(T); ++i) v |= static_cast<T>(static_cast<uint8_t>(s[at + i])) << (8 * i);
+  return v;
+}
+
+template <class T>
+void append_le(std::string& s, T v) {
+  for (std::size_t i = 0; i < sizeof(T); ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+constexpr uint64_t section_header_bytes = 12;  // u32 type, u64 size
+constexpr uint64_t payload_alignment = 8;
+
+// The pieces of open_aligned_copy's copy: the file's header with the count of sections grown by the
+// padding, then each section (header and payload from the source) behind a padding section where
+// its payload would start misaligned. Anything malformed (a short header, a count or a size the file
+// cannot hold, bytes after the last section): the file as it is.
+result<std::vector<mapped_file::copy_piece>> aligned_layout(const mapped_file::source_reader& read, uint64_t size) {
+  using piece = mapped_file::copy_piece;
+  const std::vector<piece> as_is{piece{0, size, {}}};
+  auto head = read(0, 12);
+  if (!head) return head.error();
+  if (head->size() < 12) return as_is;
+  const uint32_t n = read_le<uint32_t>(*head, 8);
+  std::vector<piece> body;
+  uint64_t in = 12, out = 12;
+  uint32_t pads = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (size - in < section_header_bytes) return as_is;
+    auto h = read(in, section_header_bytes);
+    if (!h) return h.error();
+    if (h->size() < section_header_bytes) return as_is;
+    const uint64_t payload = read_le<uint64_t>(*h, 4);
+    if (payload > size - in - section_header_bytes) return as_is;
+    if ((out + section_header_bytes) % payload_alignment != 0) {
+      // A padding section of p zero bytes puts this section's payload at out + 12 + p + 12.
+      const uint64_t p = (payload_alignment - (out + 2 * section_header_bytes) % payload_alignment) % payload_alignment;
+      std::string pad;
+      append_le<uint32_t>(pad, binfile::padding_section);
+      append_le<uint64_t>(pad, p);
+      pad.append(static_cast<std::size_t>(p), '\0');
+      out += pad.size();
+      body.push_back(piece{0, 0, std::move(pad)});
+      ++pads;
+    }
+    body.push_back(piece{in, section_header_bytes + payload, {}});
+    in += section_header_bytes + payload;
+    out += section_header_bytes + payload;
+  }
+  if (in != size || pads > UINT32_MAX - n) return as_is;
+  std::string header = head->substr(0, 8);
+  append_le<uint32_t>(header, n + pads);
+  std::vector<piece> all;
+  all.reserve(body.size() + 1);
+  all.push_back(piece{0, 0, std::move(header)});
+  for (auto& p : body) all.push_back(std::move(p));
+  return all;
+}
+
 }  // namespace
+
+result<binfile> binfile::open_aligned_copy(const std::string& path, const std::string& dir, std::string_view magic,
+                                           uint32_t max_version) {
+  auto m = mapped_file::open_private_copy(path, dir, aligned_layout);
+  if (!m) return m.error();
+  return from_mapping(std::move(m).value(), path, magic, max_version);
+}
 
 result<binfile> binfile::open(const std::string& path, std::string_view magic, uint32_t max_version) {
   auto m = mapped_file::open(path);

@@ -50,6 +50,21 @@ class binfile {
   // for the path in messages.
   static result<binfile> from_mapping(mapped_file m, const std::string& name, std::string_view magic,
                                       uint32_t max_version);
+  // The same checks over a private copy of `path` made in `dir` (mapped_file::open_private_copy
+  // says why a daemon wants one), laid out so that every section's payload starts at a multiple of
+  // 8 bytes from the file's start: before a payload that would not, the copy has a section of type
+  // padding_section holding 0 to 7 zero bytes, and its header counts those sections too. Readers
+  // look sections up by type (see above), so they read the copy as the file; what the layout buys
+  // is that points, whose limbs are 8-byte words, are used in place in every section (a zkey's
+  // sections 5..9 alternate between aligned and not in the file, and a misaligned one is copied
+  // into memory once more: formats/zkey.hpp). A file whose container is malformed is copied as it
+  // is, so that the checks report it as they would the file. Messages name `path`; a section's
+  // offset in them is the copy's.
+  static result<binfile> open_aligned_copy(const std::string& path, const std::string& dir, std::string_view magic,
+                                           uint32_t max_version);
+  // The type of the sections open_aligned_copy inserts; no iden3 format defines it.
+  static constexpr uint32_t padding_section = 0x70616400;  // "\0dap" little-endian: "pad"
+
   // The same checks over bytes already in memory (a buffer handed over by a caller, or a test's
   // corrupted copy); `name` stands for the path in messages.
   static result<binfile> from_bytes(std::vector<uint8_t> bytes, const std::string& name,

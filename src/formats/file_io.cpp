@@ -107,15 +107,32 @@ result<int> unnamed_file(const std::string& dir) {
   return fd;
 }
 
-// Copies `size` bytes from `in` to `out`: copy_file_range (a reflink or an in-kernel copy), and
-// pread/write where the kernel refuses it (another file system, an old kernel). false with errno,
-// or with errno 0 when the source ended early.
-bool copy_bytes(int in, int out, uint64_t size) {
-  off_t in_off = 0, out_off = 0;
+// Writes all of `data` at `offset` of `fd` (the copy is written at explicit offsets throughout:
+// copy_file_range with offsets leaves the file position where it was).
+bool pwrite_all(int fd, const char* data, std::size_t size, uint64_t offset) {
+  while (size > 0) {
+    const ssize_t n = ::pwrite(fd, data, size, static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+    offset += static_cast<uint64_t>(n);
+  }
+  return true;
+}
+
+// Copies `size` bytes of `in` from `in_at` to `out` at `out_at`: copy_file_range (a reflink or an
+// in-kernel copy), and pread/pwrite where the kernel refuses it (another file system, an old
+// kernel). false with errno, or with errno 0 when the source ended early.
+bool copy_bytes(int in, uint64_t in_at, int out, uint64_t out_at, uint64_t size) {
+  auto in_off = static_cast<off_t>(in_at), out_off = static_cast<off_t>(out_at);
+  const uint64_t end = in_at + size;
   bool plain = false;
   std::vector<char> buf;
-  while (static_cast<uint64_t>(in_off) < size) {
-    const std::size_t want = static_cast<std::size_t>(std::min<uint64_t>(size - in_off, 1u << 30));
+  while (static_cast<uint64_t>(in_off) < end) {
+    const std::size_t want = static_cast<std::size_t>(std::min<uint64_t>(end - in_off, 1u << 30));
     ssize_t n;
     if (!plain) {
       n = ::copy_file_range(in, &in_off, out, &out_off, want, 0);
@@ -127,7 +144,7 @@ bool copy_bytes(int in, int out, uint64_t size) {
     } else {
       n = ::pread(in, buf.data(), std::min(want, buf.size()), in_off);
       if (n > 0) {
-        if (!write_all(out, buf.data(), static_cast<std::size_t>(n))) return false;
+        if (!pwrite_all(out, buf.data(), static_cast<std::size_t>(n), static_cast<uint64_t>(out_off))) return false;
         in_off += n;
         out_off += n;
       }
@@ -155,19 +172,54 @@ result<mapped_file> mapped_file::open(const std::string& path) {
 }
 
 result<mapped_file> mapped_file::open_private_copy(const std::string& path, const std::string& dir) {
+  return open_private_copy(path, dir, [](const source_reader&, uint64_t size) -> result<std::vector<copy_piece>> {
+    return std::vector<copy_piece>{copy_piece{0, size, {}}};
+  });
+}
+
+result<mapped_file> mapped_file::open_private_copy(const std::string& path, const std::string& dir,
+                                                   const copy_layout& layout) {
   struct stat st {};
   auto in = open_regular(path, st);
   if (!in) return in.error();
   fd_closer ci{*in};
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  const source_reader read = [&](uint64_t offset, std::size_t n) -> result<std::string> {
+    std::string out(n, '\0');
+    std::size_t got = 0;
+    while (got < n) {
+      const ssize_t r = ::pread(*in, out.data() + got, n - got, static_cast<off_t>(offset + got));
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) return sys_error(path, "read failed");
+      if (r == 0) break;
+      got += static_cast<std::size_t>(r);
+    }
+    out.resize(got);
+    return out;
+  };
+  auto pieces = layout(read, size);
+  if (!pieces) return pieces.error();
   auto out = unnamed_file(dir);
   if (!out) return out.error().with_context(path + ": a private copy");
   fd_closer co{*out};
-  const uint64_t size = static_cast<uint64_t>(st.st_size);
-  if (!copy_bytes(*in, *out, size)) {
-    if (errno == 0)
-      return status(errc::io_error, path + ": the file shrank while it was copied (expected " +
-                                        std::to_string(size) + " bytes)");
-    return sys_error(path, "cannot copy into the data directory");
+  uint64_t at = 0;
+  for (const copy_piece& p : *pieces) {
+    if (!p.bytes.empty()) {
+      if (!pwrite_all(*out, p.bytes.data(), p.bytes.size(), at)) return sys_error(path, "cannot copy into the data directory");
+      at += p.bytes.size();
+      continue;
+    }
+    if (p.from > size || p.size > size - p.from)
+      return status(errc::internal, path + ": a private copy's piece at " + std::to_string(p.from) + " (" +
+                                        std::to_string(p.size) + " bytes) lies past the file's " +
+                                        std::to_string(size) + " bytes");
+    if (!copy_bytes(*in, p.from, *out, at, p.size)) {
+      if (errno == 0)
+        return status(errc::io_error, path + ": the file shrank while it was copied (expected " +
+                                          std::to_string(size) + " bytes)");
+      return sys_error(path, "cannot copy into the data directory");
+    }
+    at += p.size;
   }
   // A writer that changed the file while it was copied may have left a mix of two versions.
   struct stat after {};
@@ -176,7 +228,7 @@ result<mapped_file> mapped_file::open_private_copy(const std::string& path, cons
       after.st_mtim.tv_nsec != st.st_mtim.tv_nsec)
     return status(errc::io_error, path + ": the file changed while it was copied (" + std::to_string(size) +
                                       " bytes before, " + std::to_string(after.st_size) + " after)");
-  return map_fd(*out, static_cast<std::size_t>(size), path);
+  return map_fd(*out, static_cast<std::size_t>(at), path);
 }
 
 result<std::string> read_text_file(const std::string& path) {

@@ -11,9 +11,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.hpp"
 
@@ -41,6 +43,24 @@ class mapped_file {
   // size on the disk of `dir` (nothing with reflinks, which copy_file_range uses where it can).
   // io_error when the source is not a regular file or changes size while it is copied.
   static result<mapped_file> open_private_copy(const std::string& path, const std::string& dir);
+
+  // A piece of a laid-out private copy: `size` bytes of the source from offset `from`, or, when
+  // `bytes` is not empty, those bytes (what a layout adds: headers, padding).
+  struct copy_piece {
+    uint64_t from = 0;
+    uint64_t size = 0;
+    std::string bytes;
+  };
+  // Up to `n` bytes of the source from `offset` (fewer where it ends).
+  using source_reader = std::function<result<std::string>(uint64_t offset, std::size_t n)>;
+  // The pieces of the copy, in order, for a source of `size` bytes, read through `read`; an error
+  // stops the copy before a byte is written.
+  using copy_layout = std::function<result<std::vector<copy_piece>>(const source_reader& read, uint64_t size)>;
+  // The same private copy, laid out as `layout` says: a format can move its parts in the copy (the
+  // iden3 container aligns its sections, binfile.hpp). The source may not change while it is
+  // copied (io_error, as above); a piece beyond the source's end is an internal error.
+  static result<mapped_file> open_private_copy(const std::string& path, const std::string& dir,
+                                               const copy_layout& layout);
 
   std::span<const uint8_t> bytes() const noexcept { return {data_, size_}; }
 

@@ -56,6 +56,54 @@ TEST(mapped_file, a_private_copy_keeps_its_bytes_when_the_source_is_truncated_or
   std::filesystem::remove_all(dir);
 }
 
+TEST(mapped_file, a_laid_out_private_copy_holds_its_pieces_in_order) {
+  const std::string dir = temp_dir("layout");
+  const std::string src = dir + "/key.bin";
+  const auto source = pattern(3 << 20);
+  write_bytes(src, source);
+  // Pieces of the source out of order, bytes of the layout's own between them, an empty range, a
+  // piece that crosses the 1 MiB steps of the plain copy.
+  const mapped_file::copy_layout layout = [](const mapped_file::source_reader& read, uint64_t size)
+      -> result<std::vector<mapped_file::copy_piece>> {
+    EXPECT_EQ(size, uint64_t{3} << 20);
+    auto head = read(size - 5, 100);  // a read past the end is short, not an error
+    if (!head) return head.error();
+    EXPECT_EQ(head->size(), 5u);
+    return std::vector<mapped_file::copy_piece>{
+        {100, 4096, {}}, {0, 0, "abc"}, {0, 7, {}}, {5, 0, {}}, {999'999, 1'500'000, {}}, {0, 0, *head}};
+  };
+  auto m = mapped_file::open_private_copy(src, dir, layout);
+  ASSERT_TRUE(m.is_ok()) << m.error().to_string();
+  std::vector<uint8_t> want;
+  const auto append = [&](std::size_t from, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) want.push_back(source[from + i]);
+  };
+  append(100, 4096);
+  for (const char c : {'a', 'b', 'c'}) want.push_back(static_cast<uint8_t>(c));
+  append(0, 7);
+  append(999'999, 1'500'000);
+  append(source.size() - 5, 5);
+  EXPECT_TRUE(std::equal(m->bytes().begin(), m->bytes().end(), want.begin(), want.end()));
+  // A layout's error stops the copy; a piece past the source's end is the layout's bug, said so.
+  auto refused = mapped_file::open_private_copy(src, dir, [](const mapped_file::source_reader&, uint64_t)
+                                                              -> result<std::vector<mapped_file::copy_piece>> {
+    return status(errc::format_error, "the layout says no");
+  });
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_EQ(refused.error().message(), "the layout says no");
+  auto past = mapped_file::open_private_copy(src, dir, [](const mapped_file::source_reader&, uint64_t size)
+                                                           -> result<std::vector<mapped_file::copy_piece>> {
+    return std::vector<mapped_file::copy_piece>{{size - 10, 11, {}}};
+  });
+  ASSERT_FALSE(past.is_ok());
+  EXPECT_EQ(past.error().code(), errc::internal);
+  EXPECT_NE(past.error().to_string().find("past the file's 3145728 bytes"), std::string::npos)
+      << past.error().to_string();
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()),
+            1);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(mapped_file, a_private_copy_names_the_file_when_it_cannot_be_made) {
   const std::string dir = temp_dir("copy-missing");
   auto m = mapped_file::open_private_copy(dir + "/absent.zkey", dir);

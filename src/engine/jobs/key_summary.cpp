@@ -64,6 +64,9 @@ result<key_summary> read_key_summary(const std::string& zkey_path) {
   s.n_public = le32(h.data() + off + 4);
   s.domain_size = le32(h.data() + off + 8);
   s.file_bytes = f->bytes().size();
+  s.sections = static_cast<uint32_t>(f->sections().size());
+  // Missing or duplicated: 0, and the load that checks every section says what is wrong.
+  if (auto coefs = f->section(formats::zkey_coefs, "coefs")) s.coef_bytes = coefs->size();
   auto ic = f->section(formats::zkey_ic, "IC");
   if (!ic) return ic.error();
   s.digest = key_digest(h, *ic);

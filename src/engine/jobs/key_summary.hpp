@@ -30,6 +30,8 @@ struct key_summary {
   uint32_t n_public = 0;
   uint32_t domain_size = 0;
   uint64_t file_bytes = 0;
+  uint64_t coef_bytes = 0;  // the coefficient section's size: what the constraint matrices are built from
+  uint32_t sections = 0;    // the container's section count (0: unknown)
   std::string digest;  // "fnv1a64:<16 hex digits>" over the header and IC sections
 };
 

@@ -17,9 +17,13 @@ status cancelled(const std::string& what) { return status(errc::cancelled, "canc
 
 // An upper bound of a loaded key's host bytes (see load_estimate()): the mapped file, the
 // sections the reader copies (at most the file again, less the coefficients) and the matrices
-// built from the coefficients (36 bytes per 44-byte entry, plus two row-start arrays).
-uint64_t host_load_bound(const key_summary& k) {
-  return 2 * k.file_bytes + 16 * (uint64_t{k.domain_size} + 1);
+// built from the coefficients (36 bytes per 44-byte entry, plus two row-start arrays). A private
+// copy has every section aligned, so the reader copies nothing; it has up to 19 bytes of padding
+// per section (formats::binfile::open_aligned_copy).
+uint64_t host_load_bound(const key_summary& k, bool private_copy) {
+  const uint64_t row_starts = 16 * (uint64_t{k.domain_size} + 1);
+  if (!private_copy || k.sections == 0 || k.coef_bytes == 0) return 2 * k.file_bytes + row_starts;
+  return k.file_bytes + 19 * uint64_t{k.sections} + k.coef_bytes + row_starts;
 }
 
 }  // namespace
@@ -128,7 +132,7 @@ uint64_t key_manager::load_estimate(const std::string& id) const {
   std::lock_guard lk(m_);
   auto it = entries_.find(id);
   if (it == entries_.end() || it->second.key) return 0;
-  return host_load_bound(it->second.summary);
+  return host_load_bound(it->second.summary, !copy_dir_.empty());
 }
 
 uint64_t key_manager::budget(key_tier t) const noexcept {
@@ -276,7 +280,7 @@ status key_manager::load_locked(std::unique_lock<std::mutex>& lk, const std::str
   e->loading = true;
   const std::string path = e->path;
   const key_summary summary = e->summary;
-  const uint64_t host_estimate = host_load_bound(summary);  // load_estimate()
+  const uint64_t host_estimate = host_load_bound(summary, !copy_dir_.empty());  // load_estimate()
   lk.unlock();
   // The host budget first (without the lock: waiting there may ask shed() for room).
   reservation res;

@@ -6,9 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <filesystem>
 #include <future>
 #include <vector>
 #include <thread>
+
+#include <unistd.h>
 
 namespace cuzk::engine {
 namespace {
@@ -200,6 +203,68 @@ TEST(key_manager, a_hot_copy_holds_the_same_points_and_reports_its_progress) {
   EXPECT_EQ(reports.back().done, point_bytes);
   EXPECT_EQ(reports.back().total, point_bytes);
   EXPECT_GE(reports.back().seconds, 0.0);
+}
+
+// The private copy is laid out with its sections aligned, so none of its point sections is copied
+// into memory again: what a key owns is its matrices, where the mapped file owns the misaligned
+// sections' copies too; the points are the same and lie in the copy's mapping.
+TEST(loaded_key, a_private_copy_uses_every_point_section_in_place) {
+  const auto sz = measure();
+  const std::string dir = ::testing::TempDir() + "/cuzk-key-copy-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  const auto mapped = loaded_key::load_warm(small_bn, sz.summary, point_check::on_curve).value();
+  const auto copied = loaded_key::load_warm(small_bn, sz.summary, point_check::on_curve, dir).value();
+  const auto& in_file = *mapped->get<bn254>();
+  const auto& in_copy = *copied->get<bn254>();
+  ASSERT_GT(in_file.zk->copied_bytes(), 0u) << "the fixture has no misaligned section to test";
+  EXPECT_EQ(in_copy.zk->copied_bytes(), 0u);
+  EXPECT_EQ(mapped->owned_bytes() - copied->owned_bytes(), in_file.zk->copied_bytes());
+  EXPECT_EQ(copied->owned_bytes(), in_copy.matrices->a.bytes() + in_copy.matrices->b.bytes());
+  // Padding: at most one section of 12 + 7 bytes before each of the file's sections.
+  EXPECT_GT(copied->mapped_bytes(), mapped->mapped_bytes());
+  EXPECT_LE(copied->mapped_bytes(), mapped->mapped_bytes() + 19 * in_file.zk->file().sections().size());
+  const auto map = in_copy.zk->file().bytes();
+  auto same_in_copy = [&](auto x, auto y) {
+    const auto* p = reinterpret_cast<const uint8_t*>(y.data());
+    return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size_bytes()) == 0 && p >= map.data() &&
+           p + y.size_bytes() <= map.data() + map.size();
+  };
+  EXPECT_TRUE(same_in_copy(in_file.view.a, in_copy.view.a));
+  EXPECT_TRUE(same_in_copy(in_file.view.b1, in_copy.view.b1));
+  EXPECT_TRUE(same_in_copy(in_file.view.b2, in_copy.view.b2));
+  EXPECT_TRUE(same_in_copy(in_file.view.c, in_copy.view.c));
+  EXPECT_TRUE(same_in_copy(in_file.view.h, in_copy.view.h));
+  // The copy is unnamed: nothing is left in the directory.
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+  std::filesystem::remove_all(dir);
+}
+
+// A load is admitted on an upper bound of the key's host bytes: twice the file for a mapping (the
+// reader may copy every point section), the file and its coefficients once each for a private copy.
+// Both bound what the key then holds.
+TEST(key_manager, a_load_is_admitted_on_a_bound_of_what_its_copy_holds) {
+  const auto sz = measure();
+  const std::string dir = ::testing::TempDir() + "/cuzk-key-bound-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  pageable_allocator alloc;
+  key_manager mapped({}, alloc, point_check::on_curve);
+  key_manager copied({}, alloc, point_check::on_curve, {}, nullptr, dir);
+  ASSERT_GT(sz.summary.coef_bytes, 0u);
+  ASSERT_GT(sz.summary.sections, 0u);
+  for (auto* m : {&mapped, &copied}) ASSERT_TRUE(m->add("a", small_bn, sz.summary).is_ok());
+  const uint64_t row_starts = 16 * (uint64_t{sz.summary.domain_size} + 1);
+  EXPECT_EQ(mapped.load_estimate("a"), 2 * sz.summary.file_bytes + row_starts);
+  EXPECT_EQ(copied.load_estimate("a"),
+            sz.summary.file_bytes + 19 * uint64_t{sz.summary.sections} + sz.summary.coef_bytes + row_starts);
+  for (auto* m : {&mapped, &copied}) {
+    const uint64_t bound = m->load_estimate("a");
+    ASSERT_TRUE(m->preload("a", key_tier::warm).is_ok());
+    EXPECT_EQ(m->load_estimate("a"), 0u);  // resident
+    const auto e = m->entries().front();
+    EXPECT_LE(e.mapped_bytes + e.owned_bytes, bound);
+  }
+  ASSERT_TRUE(copied.evict("a").is_ok());
+  std::filesystem::remove_all(dir);
 }
 
 TEST(key_manager, no_device_tier_without_a_gpu_backend) {

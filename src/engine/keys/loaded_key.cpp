@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/enum_names.hpp"
+#include "formats/binfile.hpp"
 #include "formats/curve_id.hpp"
 
 namespace cuzk::engine {
@@ -52,13 +53,12 @@ void point_spans_from(groth16::proving_key_view<C>& v, const formats::zkey<C>& z
   v.h = zk.h();
 }
 
-// The zkey at `path`, mapped in place or (with a copy_dir) from a private copy.
+// The zkey at `path`, mapped in place or (with a copy_dir) from a private copy whose sections are
+// all aligned, so that no point section is copied into memory again (binfile::open_aligned_copy).
 template <class C>
 result<formats::zkey<C>> open_zkey(const std::string& path, const std::string& copy_dir) {
   if (copy_dir.empty()) return formats::zkey<C>::open(path);
-  auto m = formats::mapped_file::open_private_copy(path, copy_dir);
-  if (!m) return m.error();
-  auto f = formats::binfile::from_mapping(std::move(m).value(), path, "zkey", 1);
+  auto f = formats::binfile::open_aligned_copy(path, copy_dir, "zkey", 1);
   if (!f) return f.error();
   return formats::zkey<C>::from_binfile(std::move(f).value());
 }

@@ -7,9 +7,13 @@
 //   warm  formats::zkey maps the file (or, with a copy_dir, a private copy of it made there: a
 //         daemon must own the bytes it serves, since a mapped file truncated by someone else
 //         kills the process with SIGBUS on the next page it reads; see
-//         formats::mapped_file::open_private_copy); the point sections are used in place (misaligned ones are
-//         copied once by the zkey reader, see zkey.hpp). mapped_bytes = the file, owned_bytes =
-//         those copies plus the constraint matrices.
+//         formats::mapped_file::open_private_copy); the point sections are used in place. In a
+//         mapping of the file, the misaligned ones are copied once by the zkey reader (zkey.hpp);
+//         the private copy is laid out with every section aligned (binfile::open_aligned_copy),
+//         which saves those copies (A, B2 and H, or B1 and C, by the parity of the number of
+//         coefficients: at 2^26 on BLS12-381, 24 or 12 GiB). mapped_bytes =
+//         the file (the copy: a few bytes of padding more), owned_bytes = the zkey reader's copies
+//         plus the constraint matrices.
 //   hot   the five point sections copied into one block from a host_allocator; nothing is mapped.
 //         owned_bytes = that block plus the matrices. Pinned when the allocator is.
 // The device tier belongs to the GPU backend (it needs device buffers and a stream); the key
