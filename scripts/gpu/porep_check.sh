@@ -116,15 +116,14 @@ if [[ -z ${DEVICE_BUDGET_MIB:-} ]]; then
   DEVICE_BUDGET_MIB=$((${card_mib:-0} > 8192 ? card_mib - 4096 : 100000))
 fi
 say "device budget ${DEVICE_BUDGET_MIB} MiB, key budget ${KEY_BUDGET_MIB:-24576} MiB, deadline ${DEADLINE_S:-570} s"
-# A key kept in memory through the job is memory the daemon's host budget does not see: at 2^26 on
-# a 128 GiB host the 44 GB zkey in /dev/shm left the job's witnesses too little, and the kernel
-# killed the daemon as the job began. A lower HOST_BUDGET_MIB does not help there: the daemon's
-# load of the key asks about twice the zkey's size of it (its mapped private copy, the matrices,
-# the pinned points; 88.95 GiB at 2^26), and is refused.
+# A key kept in memory through the job is memory the daemon's host budget does not see: the 44 GB
+# 2^26 zkey in /dev/shm on a 128 GiB host. The daemon's load of the key asks the zkey's size and
+# its coefficients' of the budget (its aligned private copy, with the pinned points lent from it,
+# and the matrices; ~52 GiB at 2^26).
 if [[ $keep_key == 1 && ${SETUP_ONLY:-0} != 1 && $(df --output=fstype "$zkey_dir" 2>/dev/null | tail -1) == tmpfs ]]; then
   say "warning: KEEP_KEY keeps the zkey in $zkey_dir (memory) through the job, outside the daemon's host budget;" \
-    "the daemon's load of the key asks about twice its size of that budget: set HOST_BUDGET_MIB below what" \
-    "is left, where that still holds the key"
+    "the daemon's load of the key asks a little more than its size of that budget: set HOST_BUDGET_MIB below" \
+    "what is left, where that still holds the key"
 fi
 phase setup
 progress_loop &
@@ -183,6 +182,24 @@ EOF
   if ((pst == 0)); then preloaded=1; fi
   say "$name preload: exit=$pst$( ((pst == 124)) && echo ' (timed out)') after $(($(date +%s) - t_pre)) s; the daemon's key lines:"
   grep -E "engine: (key|pinned staging)" "$out/$name.daemon.log" | sed 's/^/  /' | tee -a "$summary"
+  # What the key holds of the host budget, and the budget's use, before the job.
+  "$cuzk" status --socket "$sock" >"$out/$name.status.json" 2>&1
+  python3 - "$out/$name.status.json" <<'PY' 2>/dev/null | sed 's/^/  /' | tee -a "$summary"
+import json, sys
+s = json.load(open(sys.argv[1]))
+def gib(b): return f"{b / 2**30:.2f} GiB ({b} bytes)"
+def walk(o, path=""):
+    if isinstance(o, dict):
+        if "mapped_bytes" in o and "owned_bytes" in o:
+            print(f"key {o.get('circuit', '?')}: mapped {gib(o['mapped_bytes'])}, owned {gib(o['owned_bytes'])}")
+        if o.get("name") == "host" and "used_bytes" in o:
+            limit = o.get("limit_bytes")
+            print(f"host budget: {gib(o['used_bytes'])} used of {gib(limit) if limit else 'no limit'}")
+        for v in o.values(): walk(v)
+    elif isinstance(o, list):
+        for v in o: walk(v)
+walk(s)
+PY
   pack
   if ((preloaded == 0)); then
     say "$name: no job without the key preloaded"
