@@ -40,11 +40,16 @@ void append_le(std::string& s, T v) {
 
 constexpr uint64_t section_header_bytes = 12;  // u32 type, u64 size
 constexpr uint64_t payload_alignment = 8;
+// More sections than any format of ours has by far: such a file is copied as it is (one read and
+// one piece per section would otherwise be the file's to choose).
+constexpr uint32_t max_laid_out_sections = 4096;
 
 // The pieces of open_aligned_copy's copy: the file's header with the count of sections grown by the
 // padding, then each section (header and payload from the source) behind a padding section where
-// its payload would start misaligned. Anything malformed (a short header, a count or a size the file
-// cannot hold, bytes after the last section): the file as it is.
+// its payload would start misaligned, the sections between two paddings in one piece. A file that
+// needs no padding, and anything malformed (a short header, a count or a size the file cannot hold,
+// bytes after the last section, more than max_laid_out_sections): the file as it is, in one piece,
+// which copy_file_range can make a reflink of.
 result<std::vector<mapped_file::copy_piece>> aligned_layout(const mapped_file::source_reader& read, uint64_t size) {
   using piece = mapped_file::copy_piece;
   const std::vector<piece> as_is{piece{0, size, {}}};
@@ -52,6 +57,7 @@ result<std::vector<mapped_file::copy_piece>> aligned_layout(const mapped_file::s
   if (!head) return head.error();
   if (head->size() < 12) return as_is;
   const uint32_t n = read_le<uint32_t>(*head, 8);
+  if (n > max_laid_out_sections) return as_is;
   std::vector<piece> body;
   uint64_t in = 12, out = 12;
   uint32_t pads = 0;
@@ -73,11 +79,14 @@ result<std::vector<mapped_file::copy_piece>> aligned_layout(const mapped_file::s
       body.push_back(piece{0, 0, std::move(pad)});
       ++pads;
     }
-    body.push_back(piece{in, section_header_bytes + payload, {}});
+    if (!body.empty() && body.back().bytes.empty() && body.back().from + body.back().size == in)
+      body.back().size += section_header_bytes + payload;  // the source's next bytes: one piece
+    else
+      body.push_back(piece{in, section_header_bytes + payload, {}});
     in += section_header_bytes + payload;
     out += section_header_bytes + payload;
   }
-  if (in != size || pads > UINT32_MAX - n) return as_is;
+  if (in != size || pads == 0 || pads > UINT32_MAX - n) return as_is;
   std::string header = head->substr(0, 8);
   append_le<uint32_t>(header, n + pads);
   std::vector<piece> all;

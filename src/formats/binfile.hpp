@@ -58,8 +58,10 @@ class binfile {
   // is that points, whose limbs are 8-byte words, are used in place in every section (a zkey's
   // sections 5..9 alternate between aligned and not in the file, and a misaligned one is copied
   // into memory once more: formats/zkey.hpp). A file whose container is malformed is copied as it
-  // is, so that the checks report it as they would the file. Messages name `path`; a section's
-  // offset in them is the copy's.
+  // is, so that the checks report it as they would the file; so is one that needs no padding. A
+  // padded copy is never a reflink of the file (a clone keeps every byte's offset within its
+  // block), so it takes the file's size on the disk of `dir` where the file system could have
+  // shared the blocks. Messages name `path`; a section's offset in them is the copy's.
   static result<binfile> open_aligned_copy(const std::string& path, const std::string& dir, std::string_view magic,
                                            uint32_t max_version);
   // The type of the sections open_aligned_copy inserts; no iden3 format defines it.

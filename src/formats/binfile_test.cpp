@@ -115,15 +115,21 @@ TEST(Binfile, MissingFile) {
 }
 
 // Every section of `copy` that is not padding, in order, against the file's: same type, same bytes,
-// and its payload 8-byte aligned in the copy.
+// and its payload 8-byte aligned in the copy. Every padding is needed: without it, the next
+// section's payload would begin where the padding's begins, and that is misaligned.
 void expect_same_sections_aligned(const binfile& copy, const std::vector<raw_section>& want) {
   std::size_t k = 0, pads = 0;
+  bool after_pad = false;
   for (const auto& e : copy.sections()) {
     if (e.type == binfile::padding_section) {
       ++pads;
       EXPECT_LT(e.size, 8u);
+      EXPECT_NE(e.offset % 8, 0u) << "a padding no section needed, at " << e.offset;
+      EXPECT_FALSE(after_pad) << "two paddings in a row, at " << e.offset;
+      after_pad = true;
       continue;
     }
+    after_pad = false;
     ASSERT_LT(k, want.size());
     EXPECT_EQ(e.type, want[k].type) << "section " << k;
     EXPECT_EQ(e.offset % 8, 0u) << "section " << k << " at " << e.offset;
@@ -160,6 +166,16 @@ TEST(BinfileAlignedCopy, EveryPayloadStartsAtAMultipleOf8AndReadsAsTheFile) {
       ASSERT_TRUE(file.is_ok());
       EXPECT_EQ(copy->count(t), file->count(t));
     }
+  }
+  // A file whose payloads are all aligned is copied as it is, byte for byte (a reflink where the
+  // file system can make one): 12 + 12 + 4, then 12 + 4, then 12 + 0.
+  {
+    const auto aligned = join_sections("zkey", 1, {{1, {1, 2, 3, 4}}, {2, {5, 6, 7, 8}}, {3, {}}});
+    const std::string path = dir + "/aligned.zkey";
+    write_bytes(path, aligned);
+    auto copy = binfile::open_aligned_copy(path, dir, "zkey", 1);
+    ASSERT_TRUE(copy.is_ok()) << copy.error().to_string();
+    EXPECT_TRUE(std::equal(copy->bytes().begin(), copy->bytes().end(), aligned.begin(), aligned.end()));
   }
   // A real key: its point sections alternate between aligned and not in the file.
   const std::string zkey = snarkjs_dir + "/bn128/circuit.zkey";

@@ -19,11 +19,14 @@ status cancelled(const std::string& what) { return status(errc::cancelled, "canc
 // sections the reader copies (at most the file again, less the coefficients) and the matrices
 // built from the coefficients (36 bytes per 44-byte entry, plus two row-start arrays). A private
 // copy has every section aligned, so the reader copies nothing; it has up to 19 bytes of padding
-// per section (formats::binfile::open_aligned_copy).
+// per section (formats::binfile::open_aligned_copy). While the second matrix is built it holds,
+// for a moment, its entries twice where merging shrank them and two row indexes of 8 bytes a row
+// beside its own (synth/csr_matrix.hpp, build_csr): at most twice the coefficients and 16 bytes a
+// row more, which is what the bound for a private copy takes.
 uint64_t host_load_bound(const key_summary& k, bool private_copy) {
   const uint64_t row_starts = 16 * (uint64_t{k.domain_size} + 1);
   if (!private_copy || k.sections == 0 || k.coef_bytes == 0) return 2 * k.file_bytes + row_starts;
-  return k.file_bytes + 19 * uint64_t{k.sections} + k.coef_bytes + row_starts;
+  return k.file_bytes + 19 * uint64_t{k.sections} + 2 * k.coef_bytes + 2 * row_starts;
 }
 
 }  // namespace

@@ -189,8 +189,8 @@ class key_manager {
                             double* load_seconds = nullptr, int slot = -1, reservation* key_charge = nullptr);
   // Host bytes a load of the key is admitted on: an upper bound from the file's size (the
   // mapping, the sections the reader copies, the constraint matrices built from the
-  // coefficients; with a key_copy_dir nothing is copied, and the bound is about the file and its
-  // coefficients once each, where it is twice the file without); the reservation shrinks to the
+  // coefficients; with a key_copy_dir nothing is copied, and the bound is the file once and its
+  // coefficients twice, where it is twice the file without); the reservation shrinks to the
   // measured size once loaded. 0 when the key is resident or unknown.
   uint64_t load_estimate(const std::string& id) const;
   // Loads a key up to `target` without using it: warm, hot, or the device tier (one slot, or every
