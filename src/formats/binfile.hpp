@@ -65,7 +65,7 @@ class binfile {
   static result<binfile> open_aligned_copy(const std::string& path, const std::string& dir, std::string_view magic,
                                            uint32_t max_version);
   // The type of the sections open_aligned_copy inserts; no iden3 format defines it.
-  static constexpr uint32_t padding_section = 0x70616400;  // "\0dap" little-endian: "pad"
+  static constexpr uint32_t padding_section = 0x70616400;  // "pad\0" as a big-endian word
 
   // The same checks over bytes already in memory (a buffer handed over by a caller, or a test's
   // corrupted copy); `name` stands for the path in messages.
