@@ -26,11 +26,12 @@ std::string show_magic(std::span<const uint8_t> m) {
   return s + "'";
 }
 
+// The little-endian word at `at` of bytes the caller has checked are long enough.
 template <class T>
-T read_le(const std::string& s, std::size_t at) {
-  T v = 0;
-  for (std::size_t i = 0; i < sizeof(T); ++i) v |= static_cast<T>(static_cast<uint8_t>(s[at + i])) << (8 * i);
-  return v;
+T word_at(const std::string& s, std::size_t at) {
+  byte_reader r({reinterpret_cast<const uint8_t*>(s.data()) + at, sizeof(T)}, "a section header");
+  if constexpr (sizeof(T) == 4) return r.u32("word");
+  else return r.u64("word");
 }
 
 template <class T>
@@ -56,7 +57,7 @@ result<std::vector<mapped_file::copy_piece>> aligned_layout(const mapped_file::s
   auto head = read(0, 12);
   if (!head) return head.error();
   if (head->size() < 12) return as_is;
-  const uint32_t n = read_le<uint32_t>(*head, 8);
+  const uint32_t n = word_at<uint32_t>(*head, 8);
   if (n > max_laid_out_sections) return as_is;
   std::vector<piece> body;
   uint64_t in = 12, out = 12;
@@ -66,7 +67,7 @@ result<std::vector<mapped_file::copy_piece>> aligned_layout(const mapped_file::s
     auto h = read(in, section_header_bytes);
     if (!h) return h.error();
     if (h->size() < section_header_bytes) return as_is;
-    const uint64_t payload = read_le<uint64_t>(*h, 4);
+    const uint64_t payload = word_at<uint64_t>(*h, 4);
     if (payload > size - in - section_header_bytes) return as_is;
     if ((out + section_header_bytes) % payload_alignment != 0) {
       // A padding section of p zero bytes puts this section's payload at out + 12 + p + 12.
