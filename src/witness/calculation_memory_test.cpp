@@ -208,7 +208,10 @@ TEST_F(CalculationMemory, a_recording_beside_the_calculation_stays_within_its_bo
   ASSERT_TRUE(m.witness.is_ok()) << m.witness.error().message();
   EXPECT_EQ(m.estimate.kind, calculation_kind::record_beside);
   EXPECT_EQ(g->graph(), graph_state::ready) << g->graph_reason();
-  EXPECT_GT(m.growth, 2 * 12'000'000u) << "the recording's instance and its marks over it, at least";
+  // The recording's own instance (its 12 MB stack) and its marks over that stack (3/8 of it at
+  // least, element_marks.hpp), whether or not the calculation's instance is still resident then:
+  // the recording may peak after the calculation has returned its memory.
+  EXPECT_GT(m.growth, 12'000'000u * 11 / 8) << "the recording's instance and its marks over it, at least";
   EXPECT_LE(m.growth, m.estimate.total() + m.granted);
 }
 
