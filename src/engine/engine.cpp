@@ -341,7 +341,7 @@ void engine::discard_spooled(const job_record& rec) {
     if (k < rec.spooled.size() && rec.spooled[k]) spool_.remove(rec.witness_paths[k]);
 }
 
-status engine::check_request(const job_request& req, const circuit_info& c, reject_reason& why) {
+status engine::check_request(const job_request& req, const circuit_info& c, bool paths, reject_reason& why) {
   // The files' bytes each path check holds until it returns, for the reads beyond one, where the
   // host budget has room for them now (witness_reads_at_once).
   std::size_t by_path = 0;
@@ -349,8 +349,10 @@ status engine::check_request(const job_request& req, const circuit_info& c, reje
   reservation room;
   partition_checks with;
   with.dirs = &client_paths_.witnesses;
-  with.reads_at_once =
-      witness_reads_at_once(by_path, max_witness_bytes(c.key), nullptr, "a submit's witness checks", room);
+  with.paths = paths;
+  if (paths)
+    with.reads_at_once =
+        witness_reads_at_once(by_path, max_witness_bytes(c.key), nullptr, "a submit's witness checks", room);
   if (c.generator)
     with.input_json = [gen = c.generator](std::string_view json, const std::string& what) {
       return check_input_json(*gen, json, what);
@@ -359,6 +361,15 @@ status engine::check_request(const job_request& req, const circuit_info& c, reje
   const status s = check_partitions(req, c.key, with, fault);
   why = fault == request_fault::malformed ? reject_reason::malformed_request : reject_reason::bad_witness;
   return s;
+}
+
+status engine::check_paths_while_proving(const job_request& req, const key_summary& key) const {
+  // One file at a time: the checks are off the job's path now, and a second file's bytes would take
+  // host memory that the job's batch, planned at this moment, needs for its own witnesses.
+  partition_checks with;
+  with.dirs = &client_paths_.witnesses;
+  with.reads_at_once = 1;
+  return check_witness_paths(req, key, with);
 }
 
 status engine::spool_inline(const job_request& req, job_record& rec, begun_files* begun) {
@@ -438,14 +449,17 @@ std::string engine::request_conflict(const job_request& req, const job_record& s
 
 result<job_id> engine::same_request(const job_request& req, job_id existing) {
   // The first submit may still be storing its witnesses: its answer is this one's.
-  std::shared_ptr<inline_arrival> arriving;
+  std::shared_ptr<arriving_witnesses> arriving;
   {
     std::lock_guard lk(jobs_.mutex);
     if (auto it = jobs_.live.find(existing); it != jobs_.live.end()) arriving = it->second->arrival;
   }
-  if (arriving && !arriving->wait_stored())
+  if (arriving && !arriving->wait_accepted()) {
+    // A witness refused: the same request gets the same answer.
+    if (status refused = arriving->refusal(); !refused) return reject(reject_reason::bad_witness, refused);
     return status(errc::unavailable, "request id \"" + req.request_id +
                                          "\": its first submit could not store the witnesses; submit it again");
+  }
   auto r = store_->get(existing);
   if (!r) return r.error();
   // Gone meanwhile: withdrawn (its submit could not store the witnesses) or purged.
@@ -513,8 +527,11 @@ result<job_id> engine::submit(job_request req) {
     if (*found)
       if (auto again = same_request(req, **found); !again || *again != 0) return again;
   }
+  // Where the job is queued at once, the files it names by path are read and checked while it
+  // proves (arriving_witnesses.hpp): a PoRep job's ten files of GiBs each took its submit seconds.
+  const bool paths_while_proving = source_->queues_at_submit();
   reject_reason why = reject_reason::bad_witness;
-  if (status s = check_request(req, *c, why); !s) return reject(why, s);
+  if (status s = check_request(req, *c, !paths_while_proving, why); !s) return reject(why, s);
   auto j = new_job(req, *c);
   job_record& rec = j->rec;
   // Witnesses sent inline as .wtns bytes, where the source queues the job at once: its files are
@@ -549,7 +566,7 @@ result<job_id> engine::submit(job_request req) {
   return source_->queue_submitted(j, req, begun);
 }
 
-void engine::withdraw(const std::shared_ptr<live_job>& j, const begun_files& files) noexcept {
+void engine::withdraw(const std::shared_ptr<live_job>& j, const begun_files& files, status refusal) noexcept {
   const job_id id = j->rec.info.id;
   // The row goes first, while the begun files still mark it as a submit that did not complete:
   // killed before the remove, the next start removes it (recover()); a retry waiting on the
@@ -558,7 +575,7 @@ void engine::withdraw(const std::shared_ptr<live_job>& j, const begun_files& fil
   if (!removed)
     log(log_level::error, "engine: job=" + std::to_string(id) +
                               " not removed from the store (the next start removes it): " + removed.to_string());
-  j->arrival->settle(false);
+  j->arrival->settle(false, std::move(refusal));
   j->cancel.request(cancel_reason::caller);
   memory_.host().wake_waiters();  // a job waiting for memory leaves now
   // Not on a worker (still queued, or handed back by a drain): nothing else ends it. On a worker,

@@ -64,8 +64,8 @@
 #include "engine/job_table.hpp"
 #include "engine/job_source.hpp"
 #include "engine/live_job.hpp"
+#include "engine/jobs/arriving_witnesses.hpp"
 #include "engine/jobs/cancel_token.hpp"
-#include "engine/jobs/inline_arrival.hpp"
 #include "engine/jobs/job.hpp"
 #include "engine/jobs/job_store.hpp"
 #include "engine/jobs/scheduler.hpp"
@@ -257,7 +257,11 @@ class engine {
   void prewarm_staging(const std::string& circuit);
   // check_partitions() (jobs/request_checks.hpp) with this engine's witness_dirs, its host budget's
   // room for parallel reads and the circuit's generator; `why` is the refusal's reason.
-  status check_request(const job_request& req, const circuit_info& c, reject_reason& why);
+  // `paths`: false leaves the files named by path to check_paths_while_proving().
+  status check_request(const job_request& req, const circuit_info& c, bool paths, reject_reason& why);
+  // check_witness_paths() (jobs/request_checks.hpp) for a job already queued: one file at a time,
+  // with no room taken from the host budget, which the job's own witnesses need now.
+  status check_paths_while_proving(const job_request& req, const key_summary& key) const;
   // Each partition's witness into rec: a path as it is, inline bytes written to the spool, or only
   // begun there (witness_spool::begin; with their partitions' indexes) with `begun`, for the caller
   // to complete once the job is queued.
@@ -276,9 +280,11 @@ class engine {
   result<job_id> same_request(const job_request& req, job_id existing);
   // How `req` differs from the job stored under its request id ("of circuit x, not y"); empty: not.
   static std::string request_conflict(const job_request& req, const job_record& stored);
-  // A submit that queued its job before its inline witnesses were stored, and could not store
-  // them: the job is taken out of the store, the queue (or dropped at its end) and the spool.
-  void withdraw(const std::shared_ptr<live_job>& j, const begun_files& files) noexcept;
+  // A submit that queued its job before its witnesses were stored and checked, and could not store
+  // them or refused one (`refusal`, what the submit answers): the job is taken out of the store,
+  // the queue (or dropped at its end) and the spool.
+  void withdraw(const std::shared_ptr<live_job>& j, const begun_files& files,
+                status refusal = status::ok()) noexcept;
   // `s` without the spool's paths: the client hears why, not where (docs/HARDENING.md, finding 15).
   status hide_spool(const status& s) const;
   // `s` with the SQLite job database's path (its errors begin with it) named "the job database".

@@ -518,7 +518,7 @@ TEST(engine, a_crash_image_of_the_store_resumes_every_job) {
 }
 
 // A submit with an inline witness queues its job before the witness is on disk and returns once it
-// is (inline_arrival.hpp). Killed in between, it leaves the job's row and the spool file's begun
+// is (arriving_witnesses.hpp). Killed in between, it leaves the job's row and the spool file's begun
 // temporary: the submit never returned, so the job goes at the next start, and the client's retry
 // under the same request id makes a new one rather than finding a job with no witness.
 TEST(engine, a_submit_stopped_while_storing_its_witness_leaves_no_job) {

@@ -8,8 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <memory>
 
 #include "engine/engine.hpp"
 #include "engine/engine_test_util.hpp"
@@ -188,6 +190,97 @@ TEST(engine_witness_path, of_two_refused_paths_in_one_submit_the_first_is_named)
   ASSERT_TRUE(done.is_ok());
   EXPECT_EQ(done->state, job_state::done) << done->error.to_string();
   EXPECT_EQ(done->proofs.size(), 6u);
+}
+
+// On a daemon alone a job named by path is queued before its files are read (a PoRep job's ten
+// files of GiBs each took its submit seconds) and proves while its submit checks them: a refused
+// file still reaches the client from the submit, with the message it always had, and the job that
+// was queued is withdrawn from the worker proving it and the store. A retry under the request id
+// hears the same refusal; counted as one refused witness each, never as a submitted job.
+TEST(engine_witness_path, a_job_proves_while_its_files_are_checked_and_is_withdrawn_when_one_is_refused) {
+  const std::string dir = temp_dir("witness-while-proving");
+  const std::string outside = temp_dir("witness-while-proving-outside");
+  fs::copy_file(small_wtns, dir + "/p0.wtns");
+  fs::copy_file(small_wtns, outside + "/secret.wtns");
+  fs::create_symlink(outside + "/secret.wtns", dir + "/p1.wtns");
+  // At the first "job queued" line (the submit's thread, before the checks), the job's worker is
+  // waited for at the gate: the checks then run while the job proves.
+  gated_backend* gate = nullptr;
+  auto reached = std::make_shared<std::atomic<bool>>(false);
+  auto queued_id = std::make_shared<std::atomic<job_id>>(0);
+  engine_options o;
+  o.spool_dir = temp_dir("witness-while-proving-spool");
+  o.witness_dirs = {dir};
+  o.log = [&gate, reached, queued_id](log_level, const std::string& line) {
+    if (line.rfind("engine: job queued id=", 0) != 0 || reached->exchange(true)) return;
+    queued_id->store(std::stoull(line.substr(line.find("id=") + 3)));
+    EXPECT_TRUE(gate->wait_calls(1)) << "the queued job did not reach a worker";
+  };
+  gated_engine h(std::move(o), std::make_unique<gated_backend>(0ms, false));
+  ASSERT_TRUE(h.eng);
+  gate = h.backend;
+  // Whatever fails below, the worker is let go, so that the engine can stop.
+  const std::unique_ptr<gated_backend, void (*)(gated_backend*)> open_at_end(h.backend, [](gated_backend* b) { b->open(); });
+  ASSERT_TRUE(h.eng->register_circuit("small", small_zkey).is_ok());
+  job_request r = by_path(dir + "/p0.wtns");
+  r.partitions.push_back(witness_input::from_path(dir + "/p1.wtns"));
+  r.request_id = "while-proving";
+  auto refused = h.eng->submit(r);
+  ASSERT_TRUE(reached->load()) << "the job was not queued before its files were checked";
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_EQ(refused.error().code(), errc::failed_precondition) << refused.error().to_string();
+  EXPECT_EQ(refused.error().message().rfind("partition 1: ", 0), 0u) << refused.error().to_string();
+  EXPECT_NE(refused.error().message().find("witness_dirs"), std::string::npos) << refused.error().to_string();
+  // The worker, let go, ends the job without a word: nothing of it is kept, in the store or the
+  // job table.
+  h.backend->open();
+  auto gone = h.eng->await(queued_id->load(), 20s);
+  ASSERT_FALSE(gone.is_ok());
+  EXPECT_EQ(gone.error().code(), errc::not_found) << gone.error().to_string();
+  EXPECT_TRUE(h.eng->snapshot().jobs.empty());
+  // The same request again (its request id free: the withdrawn job's row is gone) is refused the
+  // same way.
+  auto again = h.eng->submit(r);
+  ASSERT_FALSE(again.is_ok());
+  EXPECT_EQ(again.error().to_string(), refused.error().to_string());
+  const auto counted = h.eng->snapshot().counters;
+  EXPECT_EQ(counted.rejected[static_cast<int>(reject_reason::bad_witness)], 2u);
+  EXPECT_EQ(counted.total.submitted, 0u);
+  // With the file put right, it proves.
+  fs::remove(dir + "/p1.wtns");
+  fs::copy_file(small_wtns, dir + "/p1.wtns");
+  auto id = h.eng->submit(r);
+  ASSERT_TRUE(id.is_ok()) << id.error().to_string();
+  auto done = h.eng->await(*id, 20s);
+  ASSERT_TRUE(done.is_ok());
+  EXPECT_EQ(done->state, job_state::done) << done->error.to_string();
+  EXPECT_EQ(done->proofs.size(), 2u);
+}
+
+// A refused inline witness after a path: the path, checked while the job would prove, is still the
+// first refusal in partition order, as when every file was checked before the job was stored.
+TEST(engine_witness_path, a_refused_path_before_a_refused_inline_witness_is_the_one_named) {
+  const std::string dir = temp_dir("witness-path-then-inline");
+  const std::string outside = temp_dir("witness-path-then-inline-outside");
+  fs::copy_file(small_wtns, outside + "/secret.wtns");
+  fs::create_symlink(outside + "/secret.wtns", dir + "/p0.wtns");
+  auto h = make({dir});
+  ASSERT_TRUE(h.eng);
+  job_request r = by_path(dir + "/p0.wtns");
+  auto garbage = read_bytes(small_wtns);
+  garbage.resize(garbage.size() - 32);
+  r.partitions.push_back(witness_input::from_bytes(garbage));
+  auto refused = h.eng->submit(r);
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_EQ(refused.error().message().rfind("partition 0: ", 0), 0u) << refused.error().to_string();
+  EXPECT_NE(refused.error().message().find("witness_dirs"), std::string::npos) << refused.error().to_string();
+  EXPECT_TRUE(h.eng->snapshot().jobs.empty());
+  r.partitions[0] = witness_input::from_path(dir + "/p0.wtns");
+  fs::remove(dir + "/p0.wtns");
+  fs::copy_file(small_wtns, dir + "/p0.wtns");
+  refused = h.eng->submit(r);
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_EQ(refused.error().message().rfind("partition 1: inline witness", 0), 0u) << refused.error().to_string();
 }
 
 TEST(engine_witness_path, a_witness_dir_that_is_not_a_directory_is_a_start_error) {

@@ -159,9 +159,10 @@ void engine::run_batch(int index, const work_batch& batch) {
 
 void engine::finish(const std::shared_ptr<live_job>& j, job_state end, status error) {
   ahead_.drop(j->rec.info.id);  // a witness computed ahead that its job never took
-  // A job queued while its submit stored its witnesses ends only once they are stored; if they
-  // could not be, the submit refused the job (withdraw()) and there is nothing to record.
-  if (j->arrival && !j->arrival->wait_stored()) {
+  // A job queued while its submit stored or checked its witnesses ends only once the submit has
+  // settled; if they could not be stored or were refused, the submit refused the job (withdraw())
+  // and there is nothing to record.
+  if (j->arrival && !j->arrival->wait_accepted()) {
     {
       std::lock_guard lk(jobs_.mutex);
       jobs_.live.erase(j->rec.info.id);

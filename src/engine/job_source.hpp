@@ -42,10 +42,12 @@ class job_source {
   virtual void start() = 0;
 
   // Whether a submitted job is queued on this daemon at once, so that its inline .wtns witnesses
-  // may be stored while it proves; otherwise they are written before the job is.
+  // may be stored, and the files it names by path checked, while it proves (arriving_witnesses.hpp);
+  // otherwise both happen before the job is stored.
   virtual bool queues_at_submit() const = 0;
   // A submitted job, durable in the store with its id: queued here, or left for a claim. `begun`
-  // are its inline files still to complete (empty unless queues_at_submit()). Returns its id.
+  // are its inline files still to complete (empty unless queues_at_submit()); where the source
+  // queues at submit, the witnesses named by path are still to check too. Returns its id.
   virtual result<job_id> queue_submitted(const std::shared_ptr<live_job>& j, const job_request& req,
                                          const begun_files& begun) = 0;
 

@@ -12,13 +12,13 @@
 #include <vector>
 
 #include "base/result.hpp"
+#include "engine/jobs/arriving_witnesses.hpp"
 #include "engine/jobs/cancel_token.hpp"
-#include "engine/jobs/inline_arrival.hpp"
 #include "engine/jobs/input_witness.hpp"
 #include "engine/jobs/job_lease.hpp"
 #include "engine/jobs/job_store.hpp"
-#include "engine/jobs/scheduler.hpp"
 #include "engine/jobs/key_summary.hpp"
+#include "engine/jobs/scheduler.hpp"
 #include "engine/memory/memory_budget.hpp"
 #include "engine/telemetry/timeline.hpp"
 
@@ -49,8 +49,8 @@ struct live_job {
   status store_fault;
   // In a cluster: this node's claim on the job, which its result is committed under.
   std::optional<job_lease> lease;
-  // While its submit is still storing the inline witnesses (inline_arrival.hpp); null otherwise.
-  std::shared_ptr<inline_arrival> arrival;
+  // While its submit still stores or checks its witnesses (arriving_witnesses.hpp); null otherwise.
+  std::shared_ptr<arriving_witnesses> arrival;
 };
 
 }  // namespace cuzk::engine

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <span>
 
 #include "engine/engine.hpp"
@@ -35,7 +36,7 @@ status local_job_source::take_unfinished(std::vector<job_record> jobs) {
 }
 
 result<local_job_source::recovered> local_job_source::recover(job_record r, std::set<std::string>& keep) {
-  // A submit that stopped while it stored the witnesses of a job it had queued (inline_arrival.hpp):
+  // A submit that stopped while it stored the witnesses of a job it had queued (arriving_witnesses.hpp):
   // it never returned, so nobody has the job's id, and a retry of it must make a new job. The job
   // goes, and the spool's sweep takes its files.
   bool interrupted_submit = false;
@@ -106,15 +107,19 @@ result<local_job_source::recovered> local_job_source::recover(job_record r, std:
   return recovered::requeued;
 }
 
-// Witnesses sent inline as .wtns bytes: the job is queued as soon as its row is committed, and its
-// files are written while it proves (inline_arrival.hpp); the submit returns once they are on disk.
+// The job is queued as soon as its row is committed. Witnesses sent inline as .wtns bytes are
+// written, and files named by path read and checked, while it proves (arriving_witnesses.hpp); the
+// submit returns once they are on disk and passed.
 result<job_id> local_job_source::queue_submitted(const std::shared_ptr<live_job>& j, const job_request& req,
                                                  const begun_files& begun) {
   const job_id id = j->rec.info.id;
-  if (!begun.empty()) {
-    std::vector<std::span<const uint8_t>> bytes;
-    for (const auto& p : req.partitions) bytes.push_back(p.inline_bytes());
-    j->arrival = std::make_shared<inline_arrival>(std::move(bytes));
+  const bool paths = std::ranges::any_of(req.partitions, [](const witness_input& p) { return p.inline_bytes().empty(); });
+  if (!begun.empty() || paths) {
+    // The bytes a worker may read meanwhile: those of the begun files alone (input JSON, written
+    // before the job was stored, is not a .wtns to read).
+    std::vector<std::span<const uint8_t>> bytes(req.partitions.size());
+    for (const auto& [k, f] : begun) bytes[k] = req.partitions[k].inline_bytes();
+    j->arrival = std::make_shared<arriving_witnesses>(std::move(bytes));
   }
   j->enqueued = steady_clock::now();
   {
@@ -124,12 +129,12 @@ result<job_id> local_job_source::queue_submitted(const std::shared_ptr<live_job>
   e_.event(*j, event_kind::queued, 0, -1);
   e_.enqueue({id, req.circuit, j->rec.info.prio, j->enqueued});
   e_.log_queued(j->rec.info, "");
-  if (j->arrival) CUZK_TRY(store_arriving(j, req, begun));
+  if (j->arrival) CUZK_TRY(settle_arriving(j, req, begun));
   e_.telemetry_.counters.add(req.circuit, metrics::counter::submitted);
   return id;
 }
 
-status local_job_source::store_arriving(const std::shared_ptr<live_job>& j, const job_request& req,
+status local_job_source::settle_arriving(const std::shared_ptr<live_job>& j, const job_request& req,
                                         const begun_files& begun) {
   // Settled on every way out of here, an exception's too: a worker must not read the request's
   // bytes once submit has returned, and the job's end must not wait for good.
@@ -151,6 +156,14 @@ status local_job_source::store_arriving(const std::shared_ptr<live_job>& j, cons
     guard.armed = false;
     e_.withdraw(j, begun);
     return e_.reject(reject_reason::spool_failed, e_.hide_spool(stored).with_context("inline witness"));
+  }
+  // The files named by path, refused as a submit refuses them before its job is stored: the same
+  // message, and the job gone as if it never was.
+  if (status checked = e_.check_paths_while_proving(req, j->key); !checked) {
+    e_.log(log_level::info, "engine: job=" + std::to_string(j->rec.info.id) + " withdrawn: a witness was refused");
+    guard.armed = false;
+    e_.withdraw(j, begun, checked);
+    return e_.reject(reject_reason::bad_witness, checked);
   }
   guard.armed = false;
   j->arrival->settle(true);

@@ -44,8 +44,9 @@ class local_job_source final : public job_source {
   // spool kept for it when the store could not take it (parked_result.hpp).
   // The spooled witnesses of a job that stays go into `keep` (what the spool's sweep spares).
   result<recovered> recover(job_record r, std::set<std::string>& keep);
-  // Stores the inline witnesses a submit began while its job is already queued.
-  status store_arriving(const std::shared_ptr<live_job>& j, const job_request& req, const begun_files& begun);
+  // Stores the inline witnesses a submit began, and checks the files it names by path, while its job
+  // is already queued; settles j's arrival, or withdraws the job.
+  status settle_arriving(const std::shared_ptr<live_job>& j, const job_request& req, const begun_files& begun);
 
   engine& e_;
 };

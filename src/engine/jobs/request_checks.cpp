@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <vector>
 
 #include "base/in_order_async.hpp"
 #include "engine/jobs/witness.hpp"
@@ -73,23 +74,20 @@ status check_inline(const job_request& req, std::size_t k, const key_summary& ke
   return with.input_json({reinterpret_cast<const char*>(bytes.data()), bytes.size()}, what + ": input JSON");
 }
 
-}  // namespace
-
-status check_partitions(const job_request& req, const key_summary& key, const partition_checks& with,
-                        request_fault& fault) {
-  fault = request_fault::malformed;
-  CUZK_TRY(check_request_shape(req));
-  fault = request_fault::witness;
-  // The witnesses named by path, read and checked `reads_at_once` at a time before the loop below
-  // takes the partitions in order: each is a read and a check of up to GiBs, and a PoRep job's ten
-  // in turn kept its submit waiting for seconds. After a refusal, later files are not read: the
-  // first refused partition in order is the one named.
+// The check of the witness each of the first `count` partitions names by path (ok for one sent
+// inline), read and checked `reads_at_once` at a time before a caller takes the partitions in
+// order: each is a read and a check of up to GiBs, and a PoRep job's ten in turn kept its submit
+// waiting for seconds. After a refusal, later files are not read: the first refused partition in
+// order is the one named.
+std::vector<status> path_checks(const job_request& req, std::size_t count, const key_summary& key,
+                                const partition_checks& with) {
+  const auto by_path = [&](std::size_t k) { return req.partitions[k].inline_bytes().empty(); };
   std::atomic<std::size_t> refused_at{SIZE_MAX};
-  const auto path_checks = in_order_async<status>(
-      req.partitions.size(), with.reads_at_once,
+  return in_order_async<status>(
+      count, with.reads_at_once,
       [&](std::size_t k) {
         const auto& p = req.partitions[k];
-        if (!p.inline_bytes().empty() || k > refused_at.load()) return status::ok();
+        if (!by_path(k) || k > refused_at.load()) return status::ok();
         const std::string what = "partition " + std::to_string(k);
         auto w = open_witness(p.path, witness_origin::client_path, *with.dirs, key);
         status s = w ? check_witness(w->wtns, key, what) : w.error().with_context(what);
@@ -100,9 +98,36 @@ status check_partitions(const job_request& req, const key_summary& key, const pa
         }
         return s;
       },
-      [&](std::size_t k) { return !req.partitions[k].inline_bytes().empty(); });
-  for (std::size_t k = 0; k < req.partitions.size(); ++k)
-    CUZK_TRY(req.partitions[k].inline_bytes().empty() ? path_checks[k] : check_inline(req, k, key, with));
+      [&](std::size_t k) { return !by_path(k); });
+}
+
+}  // namespace
+
+status check_witness_paths(const job_request& req, const key_summary& key, const partition_checks& with) {
+  for (const status& s : path_checks(req, req.partitions.size(), key, with)) CUZK_TRY(s);
+  return status::ok();
+}
+
+status check_partitions(const job_request& req, const key_summary& key, const partition_checks& with,
+                        request_fault& fault) {
+  fault = request_fault::malformed;
+  CUZK_TRY(check_request_shape(req));
+  fault = request_fault::witness;
+  const std::size_t n = req.partitions.size();
+  const auto paths = with.paths ? path_checks(req, n, key, with) : std::vector<status>(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    if (req.partitions[k].inline_bytes().empty()) {
+      CUZK_TRY(paths[k]);
+      continue;
+    }
+    status s = check_inline(req, k, key, with);
+    if (s.is_ok()) continue;
+    // With the paths left for later, a refused path before k is still the one named, as when all
+    // are checked here: the refusal is the request's first, whichever kind it is.
+    if (!with.paths)
+      for (const status& earlier : path_checks(req, k, key, with)) CUZK_TRY(earlier);
+    return s;
+  }
   fault = request_fault::none;
   return status::ok();
 }

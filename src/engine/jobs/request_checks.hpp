@@ -17,7 +17,8 @@
 // engine::submit runs check_request_shape() once it knows the circuit, before it looks the request
 // id up, so that a malformed request is refused as such whatever its request id names; then
 // check_partitions(), which checks the shape again (a loop over the partitions' texts) and each
-// witness. check_partitions() reads only the request, the key and the files, so the fuzz target
+// witness; on a daemon alone, the files named by path are checked by check_witness_paths() after the
+// job is queued, while it proves, and the submit returns once they are. check_partitions() reads only the request, the key and the files, so the fuzz target
 // (fuzz/submit_request_fuzz.cpp) runs it without an engine.
 //
 // Thread safety: free functions; check_partitions() reads files on threads of its own.
@@ -56,6 +57,9 @@ status check_request_shape(const job_request& req);
 struct partition_checks {
   const witness_dirs* dirs = nullptr;  // where a client's paths may lie
   std::size_t reads_at_once = 1;       // witness files read and checked at once
+  // false: the witnesses named by path are left to check_witness_paths(), which the submit runs
+  // while the job already proves (arriving_witnesses.hpp).
+  bool paths = true;
   // circom's input rules, run by the circuit's generator; empty: the circuit takes no input JSON.
   std::function<status(std::string_view json, const std::string& what)> input_json;
 };
@@ -71,5 +75,9 @@ enum class request_fault : uint8_t { none, malformed, witness };
 // partition ("partition 2: ...").
 status check_partitions(const job_request& req, const key_summary& key, const partition_checks& with,
                         request_fault& fault);
+// The witnesses named by path alone, `with.reads_at_once` files at a time: the first partition in
+// order whose file is refused (outside witness_dirs, unreadable, or a .wtns the key refuses), as
+// check_partitions() names it. Later files are not read after a refusal.
+status check_witness_paths(const job_request& req, const key_summary& key, const partition_checks& with);
 
 }  // namespace cuzk::engine

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// inline_arrival: a worker reads the request's bytes only while the submit holds them, and a job's
-// end learns whether they were stored.
-#include "engine/jobs/inline_arrival.hpp"
+// arriving_witnesses: a worker reads the request's bytes only while the submit holds them, and a job's
+// end learns whether its witnesses were accepted.
+#include "engine/jobs/arriving_witnesses.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,12 +20,12 @@ using test::read_bytes;
 using test::small_wtns;
 using test::small_zkey;
 
-TEST(inline_arrival, reads_the_held_bytes_checked_until_the_submit_settles) {
+TEST(arriving_witnesses, reads_the_held_bytes_checked_until_the_submit_settles) {
   const auto key = read_key_summary(small_zkey).value();
   const auto good = read_bytes(small_wtns);
   auto bad = good;
   bad.resize(bad.size() - 32);  // one value short
-  inline_arrival a({good, {}, bad});
+  arriving_witnesses a({good, {}, bad});
   const auto read = a.read(0, key);
   ASSERT_TRUE(read.has_value());
   ASSERT_TRUE(read->is_ok()) << read->error().to_string();
@@ -40,12 +40,12 @@ TEST(inline_arrival, reads_the_held_bytes_checked_until_the_submit_settles) {
       << short_one->error().to_string();
   a.settle(true);
   EXPECT_FALSE(a.read(0, key).has_value());  // the submit returned: the bytes are not its to read
-  EXPECT_TRUE(a.wait_stored());
+  EXPECT_TRUE(a.wait_accepted());
 }
 
-TEST(inline_arrival, the_end_waits_for_the_submit_and_hears_a_failure) {
-  inline_arrival a({});
-  auto ended = std::async(std::launch::async, [&] { return a.wait_stored(); });
+TEST(arriving_witnesses, the_end_waits_for_the_submit_and_hears_a_failure) {
+  arriving_witnesses a({});
+  auto ended = std::async(std::launch::async, [&] { return a.wait_accepted(); });
   EXPECT_EQ(ended.wait_for(50ms), std::future_status::timeout);
   a.settle(false);
   EXPECT_FALSE(ended.get());

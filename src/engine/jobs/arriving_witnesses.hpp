@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The witnesses of a job that proves while its submit still stores or checks them.
+//
+// A submit commits the job and queues it before the slow part of taking its witnesses has ended,
+// and returns only once it has (engine.cpp, 'submit'; local_job_source.cpp): inline .wtns bytes
+// are written to the spool, and files named by path are read and every value checked against r.
+// The proof overlaps that work, and the client still hears of a refused witness from the submit,
+// as it would have before the job was queued. Until the submit returns it holds the request's
+// bytes, and a worker that reaches the job first reads them here instead of from the spool. The
+// job's end waits until the submit has settled: a job whose witnesses could not be stored or were
+// refused is removed (engine::withdraw), and its submit tells the client why.
+//
+// Thread safety: any thread. Reads share a lock that settle() (the submit, about to return and free
+// the bytes) takes alone, so it waits for the reads in progress and none starts after it.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "base/result.hpp"
+#include "engine/jobs/witness.hpp"
+#include "engine/jobs/key_summary.hpp"
+
+namespace cuzk::engine {
+
+class arriving_witnesses {
+ public:
+  // Per partition, the bytes sent inline (empty for a partition given by path), each already
+  // passed by check_inline_witness().
+  explicit arriving_witnesses(std::vector<std::span<const uint8_t>> bytes) : bytes_(std::move(bytes)) {}
+
+  // Partition q's values, read from the request's bytes while the submit still holds them (the
+  // header matched to the key again, the values not checked twice: read_checked_inline_witness);
+  // nullopt once it has settled, or for a partition not sent inline.
+  std::optional<result<any_witness>> read(std::size_t q, const key_summary& key);
+
+  // The submit's last word on the witnesses: whether every one is stored and passed its checks,
+  // and where one was refused, the refusal the submit answered with (a retry under the same
+  // request id answers it too). The bytes are not read after.
+  void settle(bool accepted, status refusal = status::ok()) {
+    {
+      std::unique_lock bytes_lk(bytes_m_);
+      bytes_.clear();
+    }
+    {
+      std::lock_guard lk(m_);
+      outcome_ = accepted ? state::accepted : state::refused;
+      refusal_ = std::move(refusal);
+    }
+    cv_.notify_all();
+  }
+
+  // Blocks until settle(); whether the witnesses were accepted.
+  bool wait_accepted() {
+    std::unique_lock lk(m_);
+    cv_.wait(lk, [&] { return outcome_ != state::arriving; });
+    return outcome_ == state::accepted;
+  }
+
+  // After wait_accepted() said no: the witness refusal the submit answered with, or ok where the
+  // witnesses were not refused but could not be stored.
+  status refusal() {
+    std::lock_guard lk(m_);
+    return refusal_;
+  }
+
+ private:
+  enum class state { arriving, accepted, refused };
+  std::shared_mutex bytes_m_;  // bytes_: shared by reads, alone by settle()
+  std::vector<std::span<const uint8_t>> bytes_;  // empty once settled
+  std::mutex m_;  // outcome_
+  std::condition_variable cv_;
+  state outcome_ = state::arriving;
+  status refusal_;
+};
+
+}  // namespace cuzk::engine
