@@ -4,9 +4,11 @@
 // layout; error cases name the bad record; results do not depend on the thread count.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <map>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "curves/bls12_381.hpp"
@@ -55,9 +57,14 @@ random_system<Fr> make_random(std::mt19937_64& rng, std::size_t rows, std::size_
   // Make sure the last row is present so the row count is known.
   s.records.push_back({0, static_cast<uint32_t>(rows - 1), 0, value_times_r(Fr::one()).montgomery()});
   s.dense[0][{static_cast<uint32_t>(rows - 1), 0}] += Fr::one();
+  // Zeros (which evaluation skips) and ones, their neighbours 2 and r - 1, and random values.
   for (std::size_t i = 0; i < n_vars; ++i) {
-    const auto kind = rng() % 3;
-    const Fr w = kind == 0 ? Fr::zero() : kind == 1 ? Fr::one() : Fr::random(rng);
+    const auto kind = rng() % 5;
+    const Fr w = kind == 0   ? Fr::zero()
+                 : kind == 1 ? Fr::one()
+                 : kind == 2 ? Fr::from_uint(2)
+                 : kind == 3 ? Fr::zero() - Fr::one()
+                             : Fr::random(rng);
     s.witness.push_back(w.to_canonical());
   }
   return s;
@@ -127,6 +134,40 @@ TYPED_TEST(synth_test, rows_are_sorted_and_merged) {
   EXPECT_EQ(m->a.row_cols(1)[1], 3u);
   EXPECT_EQ(m->a.row_values(1)[1], value_times_r(two + two));
   EXPECT_EQ(m->b.nnz(), 0u);
+}
+
+// Large enough for the rows' sort and merge to run in many pieces on every thread of the pool: each
+// matrix is the records' sums, row by row, sorted by column, with no zero entry; from records with
+// repeats (merged, some to zero and dropped) and from records without, shuffled (rows met in no
+// order; nothing to compact).
+TYPED_TEST(synth_test, a_build_on_many_threads_is_the_sum_of_the_records) {
+  using Fr = typename TypeParam::fr;
+  std::mt19937_64 rng(7);
+  const auto s = make_random<Fr>(rng, 50'000, 20'000, std::size_t{1} << 16);
+  for (const bool repeats : {true, false}) {
+    std::vector<zkey_coefficient<Fr>> records = s.records;
+    if (!repeats) {
+      records.clear();
+      for (uint32_t which = 0; which < 2; ++which)
+        for (const auto& [rc, c] : s.dense[which])
+          if (!c.is_zero()) records.push_back({which, rc.first, rc.second, value_times_r(c).montgomery()});
+      std::shuffle(records.begin(), records.end(), rng);
+    }
+    auto m = matrices_from_records<Fr>(records, s.n_vars, s.domain);
+    ASSERT_TRUE(m.is_ok()) << m.error().to_string();
+    for (uint32_t which = 0; which < 2; ++which) {
+      const csr_matrix<Fr>& csr = which == 0 ? m->a : m->b;
+      std::vector<std::tuple<uint32_t, uint32_t, Fr>> expected, built;
+      for (const auto& [rc, c] : s.dense[which])
+        if (!c.is_zero()) expected.emplace_back(rc.first, rc.second, value_times_r(c));
+      for (std::size_t r = 0; r < csr.rows; ++r)
+        for (std::size_t k = csr.row_start[r]; k < csr.row_start[r + 1]; ++k)
+          built.emplace_back(static_cast<uint32_t>(r), csr.col[k], csr.value[k]);
+      ASSERT_EQ(built.size(), expected.size()) << "matrix " << which << (repeats ? ", repeats" : "");
+      for (std::size_t k = 0; k < built.size(); ++k)
+        ASSERT_TRUE(built[k] == expected[k]) << "matrix " << which << ", entry " << k << (repeats ? ", repeats" : "");
+    }
+  }
 }
 
 TYPED_TEST(synth_test, zkey_bytes_give_the_same_matrices) {
