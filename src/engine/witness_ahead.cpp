@@ -227,12 +227,16 @@ uint64_t witness_ahead::evict(uint64_t missing) {
     std::lock_guard lk(m_);
     // Job ids grow with submission: the last submitted are, within a priority class, the last
     // dispatched.
+    // An evicted partition stays, claimed: its worker computes it, and no thread begins it again.
+    // Begun again, it would take the room its eviction made for the job or key that waits, be
+    // evicted once more at that waiter's next round, and so on until the waiter timed out.
     for (auto it = parts_.end(); it != parts_.begin() && freed < missing;) {
       --it;
       if (it->second.state != where::ready) continue;
       freed += it->second.memory.bytes();
       gone.push_back(std::move(it->second));
-      it = parts_.erase(it);
+      it->second = part{};
+      it->second.state = where::claimed;
       ++counts_.evicted;
     }
   }

@@ -30,7 +30,7 @@
 // gives way: the pool is an evictor of the host budget (evictor_rank::witnesses_ahead), which
 // drops ready witnesses, the last jobs' first, when a job or a key waits for memory, so that a
 // witness held for a queued job never keeps the jobs ahead of it (or its own) from being admitted;
-// their workers compute them.
+// their workers compute them, and no thread begins them again.
 //
 // stop() (the engine's drain) ends the threads: calculations under way stop at their next check
 // (circom_wasm.hpp's limits) and are forgotten, so a worker that waited for one computes it itself.

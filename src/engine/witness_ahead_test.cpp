@@ -256,6 +256,31 @@ TEST(witness_ahead, ready_witnesses_give_way_to_a_job_that_waits_for_memory) {
   EXPECT_EQ(value_of(t), 300u);
 }
 
+// An evicted witness is not computed ahead again, though its job is still queued and room comes
+// back: begun again, it would take the room made for the waiter, be evicted at the waiter's next
+// round, and so on until the waiter timed out (a job's admission failed that way, with its key
+// evicted meanwhile).
+TEST(witness_ahead, an_evicted_witness_is_left_to_its_worker) {
+  fixture f(4 * witness_bytes);
+  auto a = job(1, {true}), b = job(2, {true}), c = job(3, {true});
+  f.set_queue({a, b, c});
+  auto pool = f.pool(1);
+  pool.start();
+  ASSERT_TRUE(poll_until([&] { return pool.snapshot().ready == 3; }));
+  auto admitted = f.host.acquire(2 * witness_bytes, {nullptr, std::nullopt, "a key's load", true, nullptr});
+  ASSERT_TRUE(admitted.is_ok()) << admitted.error().message();
+  EXPECT_EQ(pool.snapshot().evicted, 1u);
+  admitted = status(errc::cancelled, "returned");  // the room comes back; job 3 is still queued
+  std::this_thread::sleep_for(500ms);              // five of the threads' looks
+  EXPECT_EQ(pool.snapshot().computed, 3u) << "the evicted witness was computed ahead again";
+  EXPECT_EQ(pool.snapshot().ready, 2u);
+  int here_calls = 0;
+  const taken_witness t = take_or_compute(pool, *c, here_calls);
+  EXPECT_FALSE(t.ahead);
+  EXPECT_EQ(here_calls, 1);
+  EXPECT_EQ(value_of(t), 300u);
+}
+
 TEST(witness_ahead, a_worker_waits_for_a_calculation_under_way) {
   fixture f;
   f.gate_open = false;
