@@ -256,10 +256,10 @@ TEST(witness_ahead, ready_witnesses_give_way_to_a_job_that_waits_for_memory) {
   EXPECT_EQ(value_of(t), 300u);
 }
 
-// An evicted witness is not computed ahead again, though its job is still queued and room comes
-// back: begun again, it would take the room made for the waiter, be evicted at the waiter's next
-// round, and so on until the waiter timed out (a job's admission failed that way, with its key
-// evicted meanwhile).
+// docs/HARDENING.md, finding 32: an evicted witness is not computed ahead again, though its job is
+// still queued and room comes back: begun again, it would take the room made for the waiter, be
+// evicted at the waiter's next round, and so on until the waiter timed out (a job's admission
+// failed that way, with its key evicted meanwhile).
 TEST(witness_ahead, an_evicted_witness_is_left_to_its_worker) {
   fixture f(4 * witness_bytes);
   auto a = job(1, {true}), b = job(2, {true}), c = job(3, {true});
