@@ -57,7 +57,8 @@ status evaluate_abc(const constraint_matrices<Fr>& m, std::span<const typename F
           const Fr br = r < m.b.rows ? detail::row_times_witness(m.b, r, w) : Fr::zero();
           a[r] = ar;
           b[r] = br;
-          c[r] = ar * br;
+          // A zero side is common (a booleanity row z (z - 1) = 0 with z = 0 has a = 0): no product.
+          c[r] = ar.is_zero() || br.is_zero() ? Fr::zero() : ar * br;
         }
       },
       4096);
