@@ -13,8 +13,9 @@
 //   ready      the result (a witness, or the error the circuit gave) waits to be taken, its
 //              memory held in the host budget (the witness's bytes, reserved before it started;
 //              the calculation's working memory, reserved with them, went back when it ended)
-//   claimed    its job's worker computes it itself (it asked before a witness thread began, or
-//              the budget refused the thread's calculation the memory its growth asked for)
+//   claimed    its job's worker computes it itself (it asked before a witness thread began, the
+//              budget refused the thread's calculation the memory its growth asked for, or its
+//              ready witness was evicted)
 // A worker's take() moves a ready result out, waits for one being computed, or claims the
 // partition and computes it on the spot. drop() forgets a job's partitions when it ends: ready
 // results are freed, a calculation under way is dropped when it returns (the job's cancel token
