@@ -30,6 +30,7 @@
 #include <string>
 #include <thread>
 
+#include "base/poll_until.hpp"
 #include "service/client.hpp"
 #include "service/daemon_test_util.hpp"
 
@@ -357,8 +358,15 @@ TEST_F(remote_access, a_refused_handshake_names_its_cause) {
                 "signed by the CA of --tls-ca (" +
                 certs->dir + "/other-ca.pem) (its issuer: /CN=ca)");
   // The daemon's log names the cause and the certificate (client_certificate_check.hpp), and the
-  // causes gRPC's handshake reports (grpc_log.hpp), not gRPC's raw lines.
-  const std::string log = read_file(guarded().dir + "/daemon.log");
+  // causes gRPC's handshake reports (grpc_log.hpp), not gRPC's raw lines. The daemon logs a refusal
+  // on its own thread, which may come after the client has heard of it: the log is read again
+  // until it holds the last one (or 10 s have passed).
+  const char* const last = "tls: a client's handshake was refused: it does not trust the daemon's tls_cert";
+  std::string log;
+  poll_until([&] {
+    log = read_file(guarded().dir + "/daemon.log");
+    return log.find(std::string("warning ") + last) != std::string::npos;
+  });
   for (const std::string line : {
            "tls: a client's handshake was refused: the client certificate /CN=expired (issuer /CN=ca): it "
            "expired "
@@ -374,7 +382,7 @@ TEST_F(remote_access, a_refused_handshake_names_its_cause) {
            "not for client authentication (its extendedKeyUsage lacks clientAuth)",
            "tls: a client's handshake was refused: it sent no client certificate, and tls_client_ca asks for "
            "one",
-           "tls: a client's handshake was refused: it does not trust the daemon's tls_cert",
+           last,
        })
     EXPECT_NE(log.find("warning " + line), std::string::npos) << line << "\nnot in:\n" << log;
   EXPECT_EQ(log.find("Handshake failed with fatal error"), std::string::npos) << log;
