@@ -448,7 +448,7 @@ std::string engine::request_conflict(const job_request& req, const job_record& s
 }
 
 result<job_id> engine::same_request(const job_request& req, job_id existing) {
-  // The first submit may still be storing its witnesses: its answer is this one's.
+  // The first submit may still be storing or checking its witnesses: its answer is this one's.
   std::shared_ptr<arriving_witnesses> arriving;
   {
     std::lock_guard lk(jobs_.mutex);
@@ -462,7 +462,7 @@ result<job_id> engine::same_request(const job_request& req, job_id existing) {
   }
   auto r = store_->get(existing);
   if (!r) return r.error();
-  // Gone meanwhile: withdrawn (its submit could not store the witnesses) or purged.
+  // Gone meanwhile: withdrawn (its submit could not store the witnesses, or refused one) or purged.
   if (!*r)
     return status(errc::unavailable, "request id \"" + req.request_id + "\": job " + std::to_string(existing) +
                                          " was withdrawn or purged meanwhile; submit it again");
