@@ -3,6 +3,11 @@
 // instantiations).
 #pragma once
 
+#include <atomic>
+#include <type_traits>
+#include <vector>
+
+#include "base/thread_pool.hpp"
 #include "gpu/abc_device.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/fp_device.cuh"
@@ -11,69 +16,114 @@ namespace cuzk::gpu {
 
 namespace abc_detail {
 
-template <class D>
+// A matrix as the kernel reads it: an entry's value is value[index[k]] with a dictionary, value[k]
+// without (index null; the branch is the same for every thread).
+template <class D, class Offset>
 struct device_csr {
-  const uint64_t* row_start;
+  const Offset* row_start;
   const uint32_t* col;
   const D* value;
+  const uint16_t* index;
   std::size_t rows;
 };
 
-template <class D>
-__device__ __forceinline__ D row_times_witness(const device_csr<D>& m, std::size_t r, const D* w) {
+template <class D, class Offset>
+__device__ __forceinline__ D row_times_witness(const device_csr<D, Offset>& m, std::size_t r, const D* w) {
   D acc = D::zero();
   if (r >= m.rows) return acc;
   const uint64_t hi = m.row_start[r + 1];
   for (uint64_t k = m.row_start[r]; k < hi; ++k) {
     const D wk = w[m.col[k]];
     if (wk.is_zero()) continue;
-    acc += m.value[k] * wk;
+    acc += (m.index != nullptr ? m.value[m.index[k]] : m.value[k]) * wk;
   }
   return acc;
 }
 
-template <class D>
-__global__ void abc_kernel(device_csr<D> ma, device_csr<D> mb, const D* w, D* a, D* b, D* c, std::size_t n) {
+template <class D, class Offset>
+__global__ void abc_kernel(device_csr<D, Offset> ma, device_csr<D, Offset> mb, const D* w, D* a, D* b, D* c,
+                           std::size_t n) {
   const std::size_t r = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (r >= n) return;
   const D ar = row_times_witness(ma, r, w);
   const D br = row_times_witness(mb, r, w);
-  a[r] = ar;
-  b[r] = br;
-  c[r] = ar * br;
+  if (a != nullptr) a[r] = ar;  // null for every thread alike, as b and c
+  if (b != nullptr) b[r] = br;
+  if (c != nullptr) c[r] = ar * br;
 }
 
 }  // namespace abc_detail
 
 template <class Fr>
-auto device_constraint_matrices<Fr>::upload(const synth::csr_matrix<Fr>& m, counting_arena* arena)
-    -> result<matrix> {
+auto device_constraint_matrices<Fr>::upload(const synth::csr_matrix<Fr>& m, const device_matrix_layout& form,
+                                            counting_arena* arena) -> result<matrix> {
   matrix out;
   out.rows = m.rows;
-  auto rs = allocate_in<uint64_t>(arena, m.row_start.size());
-  if (!rs) return rs.error();
-  out.row_start = std::move(rs).value();
-  CUZK_TRY(out.row_start.copy_from_host(m.row_start.data(), m.row_start.size()));
+  out.indexed = form.indexed;
+  if (m.row_start.size() != m.rows + 1)
+    return status(errc::invalid_argument, "gpu synthesis: matrix of " + std::to_string(m.rows) +
+                                              " rows: expected " + std::to_string(m.rows + 1) +
+                                              " row offsets, found " + std::to_string(m.row_start.size()));
+  if (form.wide_offsets) {
+    auto rs = allocate_in<uint64_t>(arena, m.row_start.size());
+    if (!rs) return rs.error();
+    out.row_start_wide = std::move(rs).value();
+    CUZK_TRY(out.row_start_wide.copy_from_host(m.row_start.data(), m.row_start.size()));
+  } else {
+    const std::vector<uint32_t> narrow(m.row_start.begin(), m.row_start.end());  // every offset < 2^32
+    auto rs = allocate_in<uint32_t>(arena, narrow.size());
+    if (!rs) return rs.error();
+    out.row_start = std::move(rs).value();
+    CUZK_TRY(out.row_start.copy_from_host(narrow.data(), narrow.size()));
+  }
   auto col = allocate_in<uint32_t>(arena, m.nnz());
   if (!col) return col.error();
   out.col = std::move(col).value();
   CUZK_TRY(out.col.copy_from_host(m.col.data(), m.nnz()));
-  auto value = allocate_in<Fr>(arena, m.nnz());
-  if (!value) return value.error();
-  out.value = std::move(value).value();
-  CUZK_TRY(out.value.copy_from_host(m.value.data(), m.nnz()));
+  if (!form.indexed) {
+    auto value = allocate_in<Fr>(arena, m.nnz());
+    if (!value) return value.error();
+    out.value = std::move(value).value();
+    CUZK_TRY(out.value.copy_from_host(m.value.data(), m.nnz()));
+    return result<matrix>(std::move(out));
+  }
+  // Each entry's index, made on the pool and dropped once on the device. A value the dictionary
+  // lacks means the matrix changed after its build: refused, since its index would be wrong.
+  const synth::value_index<Fr> lookup(*m.dictionary);
+  std::vector<uint16_t> index(m.nnz());
+  std::atomic<bool> missing{false};
+  thread_pool::global().parallel_for(
+      m.nnz(),
+      [&](std::size_t lo, std::size_t hi) {
+        if (!lookup.indexes({m.value.data() + lo, hi - lo}, index.data() + lo))
+          missing.store(true, std::memory_order_relaxed);
+      },
+      1 << 16);
+  if (missing.load())
+    return status(errc::invalid_argument,
+                  "gpu synthesis: a matrix entry's value is not in the matrix's dictionary (the matrix changed "
+                  "after it was built)");
+  auto table = allocate_in<Fr>(arena, m.dictionary->size());
+  if (!table) return table.error();
+  out.value = std::move(table).value();
+  CUZK_TRY(out.value.copy_from_host(m.dictionary->data(), m.dictionary->size()));
+  auto idx = allocate_in<uint16_t>(arena, index.size());
+  if (!idx) return idx.error();
+  out.index = std::move(idx).value();
+  CUZK_TRY(out.index.copy_from_host(index.data(), index.size()));
   return result<matrix>(std::move(out));
 }
 
 template <class Fr>
 result<device_constraint_matrices<Fr>> device_constraint_matrices<Fr>::create(
-    const synth::constraint_matrices<Fr>& m, counting_arena* arena) {
+    const synth::constraint_matrices<Fr>& m, counting_arena* arena, offsets kept) {
   device_constraint_matrices out;
   out.n_vars_ = m.n_vars;
-  auto a = upload(m.a, arena);
+  out.wide_ = kept == offsets::wide || wide(m);
+  auto a = upload(m.a, layout(m.a, out.wide_), arena);
   if (!a) return a.error();
   out.a_ = std::move(a).value();
-  auto b = upload(m.b, arena);
+  auto b = upload(m.b, layout(m.b, out.wide_), arena);
   if (!b) return b.error();
   out.b_ = std::move(b).value();
   return result<device_constraint_matrices>(std::move(out));
@@ -90,17 +140,26 @@ status device_constraint_matrices<Fr>::evaluate(const typename Fr::repr* w, Fr* 
                                               " elements: expected at least the matrices' " +
                                               std::to_string(rows()) + " rows");
   if (n == 0) return status::ok();
-  if (w == nullptr || a == nullptr || b == nullptr || c == nullptr)
-    return status(errc::invalid_argument, "gpu synthesis: null device pointer");
-  auto view = [](const matrix& m) {
-    return abc_detail::device_csr<D>{m.row_start.data(), m.col.data(), reinterpret_cast<const D*>(m.value.data()),
-                                     m.rows};
-  };
+  if (w == nullptr || (a == nullptr) != (b == nullptr) || (a == nullptr && c == nullptr))
+    return status(errc::invalid_argument,
+                  "gpu synthesis: device pointers: expected the witness, and a and b, c, or all three");
   constexpr unsigned threads = 256;
   const auto blocks = static_cast<unsigned>((n + threads - 1) / threads);
-  abc_detail::abc_kernel<D><<<blocks, threads, 0, stream>>>(view(a_), view(b_), reinterpret_cast<const D*>(w),
-                                                            reinterpret_cast<D*>(a), reinterpret_cast<D*>(b),
-                                                            reinterpret_cast<D*>(c), n);
+  auto launch = [&](auto offsets_of) {
+    using Offset = std::remove_const_t<std::remove_pointer_t<decltype(offsets_of(a_))>>;
+    auto view = [&](const matrix& m) {
+      return abc_detail::device_csr<D, Offset>{offsets_of(m), m.col.data(),
+                                               reinterpret_cast<const D*>(m.value.data()),
+                                               m.indexed ? m.index.data() : nullptr, m.rows};
+    };
+    abc_detail::abc_kernel<D, Offset><<<blocks, threads, 0, stream>>>(
+        view(a_), view(b_), reinterpret_cast<const D*>(w), reinterpret_cast<D*>(a), reinterpret_cast<D*>(b),
+        reinterpret_cast<D*>(c), n);
+  };
+  if (wide_)
+    launch([](const matrix& m) -> const uint64_t* { return m.row_start_wide.data(); });
+  else
+    launch([](const matrix& m) -> const uint32_t* { return m.row_start.data(); });
   CUZK_CUDA_TRY(cudaGetLastError());
   return status::ok();
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Synthesis on the device: a = A w, b = B w and c = a∘b computed by the GPU from constraint
-// matrices kept resident beside the key's points.
+// matrices kept resident beside the key's points, in a compact form (device_matrix_layout).
 //
 // Why: on the CPU this step is a sparse matrix-vector product whose witness reads land at random
 // addresses; at 2^24 constraints it took 0.9 s on 16 cores (docs/BENCHMARKS.md), longer than
@@ -34,34 +34,84 @@
 
 namespace cuzk::gpu {
 
+// The device form of a matrix (the counts its upload allocates, to the byte; also what a key's
+// estimate counts before it exists): row offsets of 4 bytes where both matrices' entries number
+// fewer than 2^32 (8 otherwise), a 4-byte column per entry, and the entry's value as a 2-byte
+// index into the matrix's dictionary where it has one that takes fewer bytes that way
+// (synth/value_dictionary.hpp), else the 32-byte value.
+struct device_matrix_layout {
+  bool wide_offsets = false;
+  std::size_t rows = 0, nnz = 0, dictionary_values = 0;
+  bool indexed = false;
+  std::size_t offset_bytes() const noexcept { return wide_offsets ? 8 : 4; }
+  template <class Fr>
+  std::size_t bytes() const noexcept {
+    return (rows + 1) * offset_bytes() + nnz * sizeof(uint32_t) +
+           (indexed ? nnz * sizeof(uint16_t) + dictionary_values * sizeof(Fr) : nnz * sizeof(Fr));
+  }
+};
+
 template <class Fr>
 class device_constraint_matrices {
  public:
-  // Uploads m.a and m.b (CSR: row offsets, columns, values) to the current device, in buffers
-  // from `arena` where one is given (bytes() of them, the host matrices' bytes() too).
-  // Errors: CUDA failures (out of memory).
+  // Which row offsets create() keeps: 4 bytes where the entries allow (automatic), or 8 whatever
+  // their count (wide: the tests check that form on matrices too small to need it).
+  enum class offsets { automatic, wide };
+
+  // Uploads m.a and m.b (device_matrix_layout) to the current device, in buffers from `arena`
+  // where one is given (device_bytes(m) of them with automatic offsets). Errors: CUDA failures
+  // (out of memory), a value missing from its matrix's dictionary (a matrix changed after its
+  // build), row offsets not rows + 1.
   static result<device_constraint_matrices> create(const synth::constraint_matrices<Fr>& m,
-                                                   counting_arena* arena = nullptr);
+                                                   counting_arena* arena = nullptr,
+                                                   offsets kept = offsets::automatic);
+
+  // The bytes create() allocates for m, without allocating.
+  static std::size_t device_bytes(const synth::constraint_matrices<Fr>& m) noexcept {
+    return layout(m.a, wide(m)).template bytes<Fr>() + layout(m.b, wide(m)).template bytes<Fr>();
+  }
 
   // a, b, c (device, n >= the matrices' row count each) from the device witness w (nVars
-  // canonical integers), queued on `stream`.
+  // canonical integers), queued on `stream`. Either c or a and b may be null: a and b alone, then c
+  // alone once a and b have been transformed, for a proof that holds two of them at a time (c is
+  // computed from the rows again, the same values).
   status evaluate(const typename Fr::repr* w, Fr* a, Fr* b, Fr* c, std::size_t n, cudaStream_t stream) const;
 
   std::size_t n_vars() const noexcept { return n_vars_; }
   std::size_t rows() const noexcept { return a_.rows > b_.rows ? a_.rows : b_.rows; }
   std::size_t bytes() const noexcept { return a_.bytes() + b_.bytes(); }
+  // Whether the matrices keep 8-byte row offsets (more than 2^32 entries in one of them), and
+  // whether each keeps indexes into its dictionary rather than values.
+  bool wide_offsets() const noexcept { return wide_; }
+  bool a_indexed() const noexcept { return a_.indexed; }
+  bool b_indexed() const noexcept { return b_.indexed; }
 
  private:
   struct matrix {
     std::size_t rows = 0;
-    device_buffer<uint64_t> row_start;
+    bool indexed = false;
+    device_buffer<uint64_t> row_start_wide;  // with wide offsets
+    device_buffer<uint32_t> row_start;       // otherwise
     device_buffer<uint32_t> col;
-    device_buffer<Fr> value;
-    std::size_t bytes() const noexcept { return row_start.bytes() + col.bytes() + value.bytes(); }
+    device_buffer<Fr> value;       // the entries' values, or the dictionary's
+    device_buffer<uint16_t> index;  // with a dictionary: each entry's index into `value`
+    std::size_t bytes() const noexcept {
+      return row_start_wide.bytes() + row_start.bytes() + col.bytes() + value.bytes() + index.bytes();
+    }
   };
-  static result<matrix> upload(const synth::csr_matrix<Fr>& m, counting_arena* arena);
+  static bool wide(const synth::constraint_matrices<Fr>& m) noexcept {
+    return m.a.nnz() > UINT32_MAX || m.b.nnz() > UINT32_MAX;
+  }
+  static device_matrix_layout layout(const synth::csr_matrix<Fr>& m, bool wide_offsets) noexcept {
+    const std::size_t table = m.dictionary ? m.dictionary->size() : 0;
+    const bool smaller = m.dictionary && table * sizeof(Fr) + m.nnz() * sizeof(uint16_t) < m.nnz() * sizeof(Fr);
+    return {wide_offsets, m.rows, m.nnz(), smaller ? table : 0, smaller};
+  }
+  static result<matrix> upload(const synth::csr_matrix<Fr>& m, const device_matrix_layout& form,
+                               counting_arena* arena);
 
   matrix a_, b_;
+  bool wide_ = false;
   std::size_t n_vars_ = 0;
 };
 

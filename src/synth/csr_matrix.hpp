@@ -10,7 +10,8 @@
 // the builder counts entries per row, places them, then sorts each row by column and merges
 // repeats by adding their values. Entries whose sum is zero are dropped.
 //
-// Building costs O(nnz log(row length)) once per circuit; the row pointers are 64-bit because
+// Building costs O(nnz log(row length)) once per circuit, and one more pass finds the values'
+// dictionary (value_dictionary.hpp); the row pointers are 64-bit because
 // nnz exceeds 2^32 for the largest circuits (2^28 rows with tens of entries each).
 #pragma once
 
@@ -18,10 +19,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "base/thread_pool.hpp"
+#include "synth/value_dictionary.hpp"
 
 namespace cuzk::synth {
 
@@ -32,11 +35,16 @@ struct csr_matrix {
   std::vector<uint64_t> row_start;  // rows + 1 offsets into col / value
   std::vector<uint32_t> col;
   std::vector<Fr> value;
+  // The distinct values of `value` where there are at most max_dictionary_values of them
+  // (value_dictionary.hpp): the device then keeps an index per entry instead of its value.
+  // build_csr finds it; a matrix made another way may have none, and is kept with its values.
+  std::optional<std::vector<Fr>> dictionary;
 
   std::size_t nnz() const { return col.size(); }
-  // The bytes of its three arrays, as they are held on the host or copied to a device.
+  // The bytes of its arrays, as they are held on the host.
   std::size_t bytes() const {
-    return row_start.size() * sizeof(uint64_t) + col.size() * sizeof(uint32_t) + value.size() * sizeof(Fr);
+    return row_start.size() * sizeof(uint64_t) + col.size() * sizeof(uint32_t) + value.size() * sizeof(Fr) +
+           (dictionary ? dictionary->size() * sizeof(Fr) : 0);
   }
   std::span<const uint32_t> row_cols(std::size_t r) const {
     return {col.data() + row_start[r], col.data() + row_start[r + 1]};
@@ -126,6 +134,7 @@ csr_matrix<Fr> build_csr(std::size_t rows, std::size_t cols, std::size_t count, 
   value.shrink_to_fit();
   m.col = std::move(col);
   m.value = std::move(value);
+  m.dictionary = distinct_values<Fr>(m.value);
   return m;
 }
 

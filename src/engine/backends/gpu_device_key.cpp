@@ -62,11 +62,12 @@ uint64_t known_device_bytes(const key_material<C>& m, groth16::gpu_key_options o
 // never comes. The buffers are reserved in the device budget, not the key budget, when a proof
 // runs (gpu_prover_backend.cpp, at the key's range).
 //
-// Synthesis on the device keeps the matrices A and B resident (36 bytes an entry: 7.5 GiB at
-// 2^26). Where that leaves no placement with a worker's buffers, the key synthesizes on the host
-// into pinned memory instead, as `cuzk bench prove --synthesis host-pinned` does in the same
-// budget: slower per proof (the CPU computes a, b, c), but the alternative is a key on the device
-// that no proof can use.
+// Synthesis on the device keeps the matrices A and B resident (gpu/abc_device.hpp: 6 bytes an entry
+// where a matrix has few distinct values, 36 otherwise, plus 4 a row; 1.6 GiB at 2^26 for a
+// mostly-0/1 circuit, 7.3 GiB with every value distinct). Where that leaves no placement with a
+// worker's buffers, the key synthesizes on the host into pinned memory instead, as `cuzk bench
+// prove --synthesis host-pinned` does in the same budget: slower per proof (the CPU computes a, b,
+// c), but the alternative is a key on the device that no proof can use.
 template <class C>
 placement place_on(const key_material<C>& m, groth16::gpu_key_options o, uint64_t budget) {
   o.workspace = groth16::key_workspace::own;  // what estimate_device_bytes counts for one worker

@@ -30,8 +30,8 @@ struct gpu_options {
   // (CPU threads into pinned buffers, copied outside the kernel lock) or host_pageable (the slow
   // copy, kept to measure what pinned memory buys). With device, a key whose matrices and one
   // worker's buffers do not fit its slot's budget together at any placement gets host_pinned
-  // instead (gpu_device_key.cpp): a 2^26 key's matrices are 7.5 GiB, a 16 GiB card's worker needs
-  // the rest.
+  // instead (gpu_device_key.cpp): a 2^26 key's matrices are 1.6 GiB with few distinct values, 7.3
+  // GiB with every value distinct, and a 16 GiB card's worker needs most of the rest.
   groth16::synthesis_place synthesis = groth16::synthesis_place::device;
   // The most partitions of one job proven in one pass over a streamed key's points (each range of
   // points then crosses from host memory once for all of them); fewer when the device budget has

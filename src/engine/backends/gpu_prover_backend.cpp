@@ -327,8 +327,9 @@ class gpu_backend final : public prover_backend {
   static uint64_t batch_buffer_bytes(const key_material<C>& m, const groth16::gpu_proving_key<C>& gk,
                                      unsigned partitions) {
     constexpr uint64_t scalar = 32;
-    const uint64_t abc = groth16::gpu_workspace<C>::abc_elements(m.view.n_vars, m.view.domain_size, gk.abc());
-    const uint64_t witness = gk.abc() == groth16::abc_on_device::three ? m.view.n_vars : 0;
+    using workspace = groth16::gpu_workspace<C>;
+    const uint64_t abc = workspace::abc_elements(m.view.n_vars, m.view.domain_size, gk.synthesis(), gk.abc());
+    const uint64_t witness = workspace::witness_of_its_own(gk.synthesis(), gk.abc()) ? m.view.n_vars : 0;
     const uint64_t single = (abc + witness) * scalar + gk.msm_scratch().total();
     return single + groth16::batch_device_bytes<C>(m.view, gk, partitions);
   }
@@ -398,7 +399,8 @@ class gpu_backend final : public prover_backend {
     const groth16::msm_scratch_sizes scratch = groth16::batch_msm_scratch<C>(m.view, *gk, parts);
     const uint64_t vectors = batch ? uint64_t{parts} * (m.view.n_vars + m.view.domain_size) * sizeof(repr) : 0;
     const uint64_t want = w.workspace_device_bytes() - ws->device_bytes() +
-                          ws->device_bytes_after(m.view.n_vars, m.view.domain_size, gk->abc(), scratch) + vectors;
+                          ws->device_bytes_after(m.view.n_vars, m.view.domain_size, place, gk->abc(), scratch) +
+                          vectors;
     if (const status r = reserve_device_bytes(w, sl, want, cancel, report); !r)
       return r.with_context(sl.slot.name + ": device memory" +
                             (batch ? " for a batch of " + std::to_string(parts) : std::string()));

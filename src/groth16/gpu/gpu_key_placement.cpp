@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/abc_device.hpp"
 #include "gpu/msm.hpp"
 
 namespace cuzk::groth16 {
@@ -50,13 +51,14 @@ std::size_t estimate_device_bytes(const proving_key_view<Curve>& pk, const gpu_k
   resident(key_vector::h, pk.h.size_bytes());
   bytes += gpu_ntt_plan_bytes<Curve>(pk.domain_size, options.twiddles);
   if (options.synthesis == synthesis_place::device && pk.matrices != nullptr)
-    bytes += pk.matrices->a.bytes() + pk.matrices->b.bytes();
+    bytes += gpu::device_constraint_matrices<fr>::device_bytes(*pk.matrices);
   if (options.workspace == key_workspace::own) {
     using repr = typename fr::repr;
     const unsigned parts = std::max(1u, options.batch_partitions);
-    // a | b | c and the witness (with two of a, b, c on the device, the witness in b's place).
-    bytes += gpu_workspace<Curve>::abc_elements(pk.n_vars, pk.domain_size, options.abc) * sizeof(fr);
-    if (options.abc == abc_on_device::three) bytes += pk.n_vars * sizeof(repr);
+    // a | b | c and the witness (with two of a, b, c on the device and synthesis on the host, the
+    // witness in b's place).
+    bytes += gpu_workspace<Curve>::abc_elements(pk.n_vars, pk.domain_size, options.synthesis, options.abc) * sizeof(fr);
+    if (gpu_workspace<Curve>::witness_of_its_own(options.synthesis, options.abc)) bytes += pk.n_vars * sizeof(repr);
     // A batch's witnesses and h vectors (what batch_device_bytes adds beside the arenas).
     if (parts > 1) bytes += parts * (pk.n_vars + pk.domain_size) * sizeof(repr);
     bytes += key_msm_scratch(pk, streamed, options.stream_chunk_points, parts, options.b2_beside).total();
@@ -129,8 +131,9 @@ result<gpu_key_options> fit_to_budget(const proving_key_view<Curve>& pk, gpu_key
   };
   if (fit_at_some_range()) return placed;
   // Two of a, b, c on the device take a third of a proof's vectors off (a 2^27 domain's 4 GiB)
-  // and cost only the overlap of the witness MSMs with the transforms: the last thing tried.
-  if (options.abc == abc_on_device::three && options.synthesis != synthesis_place::device) {
+  // and cost, with synthesis on the host, the overlap of the witness MSMs with the transforms,
+  // with synthesis on the device a second synthesis kernel for c: the last thing tried.
+  if (options.abc == abc_on_device::three) {
     options.abc = abc_on_device::two;
     fit_at_some_range();
   }

@@ -86,10 +86,11 @@ struct gpu_key_options {
   // estimate_device_bytes (and so a budget's fit) counts the batch's witnesses, h vectors and
   // bucket sets too (batch_device_bytes), for a caller that proves batches of this size.
   unsigned batch_partitions = 1;
-  // How many of a, b, c a proof keeps on the device at once (gpu_workspace.hpp, abc_on_device);
-  // two needs synthesis on the host. With a budget, create() keeps three wherever the key fits
-  // with them at some range, and takes two only where it fits no other way (fit_to_budget): two
-  // costs the witness MSMs' overlap with the transforms.
+  // How many of a, b, c a proof keeps on the device at once (gpu_workspace.hpp, abc_on_device).
+  // With a budget, create() keeps three wherever the key fits with them at some range, and takes
+  // two only where it fits no other way (fit_to_budget): with synthesis on the host two costs the
+  // witness MSMs' overlap with the transforms (the witness waits for b's place), on the device a
+  // second synthesis kernel that makes c once a b is made.
   abc_on_device abc = abc_on_device::three;
 };
 
@@ -148,8 +149,8 @@ result<gpu_key_options> place_at_range(const proving_key_view<Curve>& pk, gpu_ke
 // `options` placed in `budget` bytes as create() places a key with options.device_budget_bytes:
 // place_at_range at the largest range of streamed points, from the option's own (or the MSM's
 // default and its halves down to min_budget_chunk_points where the option leaves it to the key),
-// at which it fits; where none fits and synthesis is on the host, the same again with two of a,
-// b, c on the device (abc_on_device::two); the result has no budget left in it. What is
+// at which it fits; where none fits, the same again with two of a, b, c on the device
+// (abc_on_device::two); the result has no budget left in it. What is
 // counted follows options.workspace: a caller that lends its own workspace asks with
 // key_workspace::own to count it, then makes the key with none. The error of the smallest range
 // where none fits.

@@ -21,8 +21,10 @@
 // A proof is a batch of one (gpu_batch_prover.hpp): the same steps prove a batch's partitions, each
 // MSM once over every partition's scalars.
 // With two of a, b, c on the device (abc_on_device::two, gpu_workspace.hpp) the order differs: c
-// is copied into b's place once a b is made, and the witness into it once h is, so the witness
-// MSMs start after the transforms, beside msm_h; lent host buffers then go back at the end.
+// is made in b's place once a b is made. With synthesis on the device a second synthesis kernel
+// makes it there; with synthesis on the host it is copied in, and the witness into it once h is,
+// so the witness MSMs start after the transforms, beside msm_h, and lent host buffers go back at
+// the end.
 // The domain points, the coset shift (omega_2n, or 25 at the largest domain) and every field
 // operation are those of poly::compute_h, and a field element's representation is unique, so
 // h and the MSM sums, and hence the affine proof points, equal the CPU prover's exactly.

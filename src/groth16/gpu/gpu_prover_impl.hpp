@@ -197,10 +197,13 @@ struct gpu_proof_run {
   }
 
   bool on_device() const noexcept { return key.synthesis == synthesis_place::device; }
-  // Two of a, b, c on the device at a time (abc_on_device::two): c's copy waits for room, and so
-  // does the witness of a batch of one, whose place is b's.
+  // Two of a, b, c on the device at a time (abc_on_device::two): c waits for room (made by a
+  // second synthesis kernel, or copied from the host), and with synthesis on the host so does the
+  // witness of a batch of one, whose place is b's.
   bool two_on_device() const noexcept { return key.abc == abc_on_device::two; }
-  bool witness_after_h() const noexcept { return two_on_device() && !batch(); }
+  bool witness_after_h() const noexcept { return two_on_device() && !on_device() && !batch(); }
+  // Whether the host buffers are read after the transforms begin (c's copy, and the witness's).
+  bool copies_after_transforms() const noexcept { return two_on_device() && !on_device(); }
   std::size_t n() const noexcept { return key.domain_size; }
   // Where synthesis on the host writes a | b | c (pinned, or pageable to measure the difference).
   typename Curve::fr* host_abc() noexcept {
@@ -367,8 +370,8 @@ status synthesize_on_host(gpu_proof_run<Curve>& run, std::size_t q) {
 // -> bit-reversed with 1/n and the forward on the odd coset bit-reversed -> natural (evaluations at
 // shift * omega^j in natural order, as poly::compute_h leaves them); then h = ab - c into the
 // partition's h (a's place, in a batch of one). With two on the device: a and b so, then a b into
-// a; c, copied into b's place once the product has read b, so; then h = ab - c (the same values,
-// gpu/h_scalars.hpp).
+// a; c, into b's place once the product has read b (made there by a second synthesis kernel, or
+// copied from the host), so; then h = ab - c (the same values, gpu/h_scalars.hpp).
 template <class Curve>
 status transform(gpu_proof_run<Curve>& run, std::size_t q) {
   using ev = typename gpu_proof_run<Curve>::ev;
@@ -381,7 +384,9 @@ status transform(gpu_proof_run<Curve>& run, std::size_t q) {
   if (run.on_device()) {
     CUZK_CUDA_TRY(cudaStreamWaitEvent(ns, ws.event(ev::w_end).get(), 0));
     CUZK_TRY(ws.event(ev::synth_begin).record(ns));
-    CUZK_TRY(st.matrices->evaluate(run.device_witness(q), d, d + n, d + 2 * n, n, ns));
+    // With two on the device, a and b now and c later, into b's place (below).
+    CUZK_TRY(st.matrices->evaluate(run.device_witness(q), d, d + n, run.two_on_device() ? nullptr : d + 2 * n, n,
+                                   ns));
     CUZK_TRY(ws.event(ev::synth_end).record(ns));
     CUZK_TRY(ws.event(ev::ntt_begin).record(ns));
   }
@@ -405,6 +410,14 @@ status transform(gpu_proof_run<Curve>& run, std::size_t q) {
   }
   CUZK_TRY(gpu::ab_product<fr>(d, d + n, n, ns));
   CUZK_TRY(ws.event(ev::ab_made).record(ns));
+  if (run.on_device()) {
+    // c = (A w)(B w) again, into b's place: a few ms of the device (counted in the transforms'
+    // span) where keeping c from the first kernel would take n more elements of device memory.
+    CUZK_TRY(st.matrices->evaluate(run.device_witness(q), nullptr, nullptr, d + n, n, ns));
+    CUZK_TRY(to_coset(d + n));
+    CUZK_TRY(gpu::h_scalars_from_product<fr>(d, d + n, run.device_h(q), n, ns));
+    return ws.event(ev::ntt_end).record(ns);
+  }
   const cudaStream_t cs = ws.copy_stream();
   CUZK_CUDA_TRY(cudaStreamWaitEvent(cs, ws.event(ev::ab_made).get(), 0));
   CUZK_TRY(ws.event(ev::copy_c_begin).record(cs));
@@ -598,10 +611,10 @@ status prove_partitions(gpu_proof_run<Curve>& run, const batch_witness_source<Cu
       if (!run.on_device()) CUZK_TRY(synthesize_on_host(run, q));
       // The lock is taken after the copies were queued. When another proof holds it, host buffers
       // lent for the last partition go back first (its copies end while this call waits, so the
-      // next proof's synthesis can fill them), except with two of a, b, c on the device, whose c
-      // (and in a batch of one the witness) are copied later.
+      // next proof's synthesis can fill them), except with two of a, b, c on the device and
+      // synthesis on the host, whose c (and in a batch of one the witness) are copied later.
       timed_kernel_lock lock(run.turn, "ntt_h", t.lock_wait, t.kernel_spans, [&] {
-        if (!last || run.two_on_device()) return;
+        if (!last || run.copies_after_transforms()) return;
         if (ws.has_lent_host() && cudaStreamSynchronize(ws.copy_stream()) == cudaSuccess) ws.give_back_host();
       });
       if (!last) {

@@ -348,12 +348,13 @@ TYPED_TEST(gpu_prover_test, streamed_keys_match_cpu_and_verify) {
   }
 }
 
-// Two of a, b, c on the device at a time (abc_on_device::two: c, then the witness, take b's place):
-// the same proofs as the CPU prover with synthesis on the host (pinned and pageable), resident and
-// with every vector streamed in ranges of 333 points, for a circuit whose nVars is one more than
-// its domain and its first 1000 constraints, whose nVars is four times its domain (the witness
-// then needs far more room than b had). The device
-// synthesis is refused with it; a budget with room for two but not for three at any range picks it.
+// Two of a, b, c on the device at a time (abc_on_device::two: c takes b's place, and with synthesis
+// on the host then the witness): the same proofs as the CPU prover with synthesis on the host
+// (pinned and pageable) and on the device (c from a second synthesis kernel), resident and with
+// every vector streamed in ranges of 333 points, for a circuit whose nVars is one more than its
+// domain and its first 1000 constraints, whose nVars is four times its domain (the witness then
+// needs far more room than b had). A budget with room for two but not for three at any range picks
+// it, either place.
 TYPED_TEST(gpu_prover_test, two_of_abc_on_the_device_match_cpu_and_verify) {
   CUZK_REQUIRE_GPU();
   using Fr = typename TypeParam::fr;
@@ -370,7 +371,8 @@ TYPED_TEST(gpu_prover_test, two_of_abc_on_the_device_match_cpu_and_verify) {
     if (m == 1000) {
       ASSERT_GT(pk.n_vars, 3 * pk.domain_size);
     }
-    for (const synthesis_place place : {synthesis_place::host_pinned, synthesis_place::host_pageable}) {
+    for (const synthesis_place place :
+         {synthesis_place::host_pinned, synthesis_place::host_pageable, synthesis_place::device}) {
       for (const auto& set : {key_vector_set{}, key_vector_set::all()}) {
         SCOPED_TRACE(std::string(synthesis_place_name(place)) + ", streamed " + set.to_string());
         gpu_key_options o;
@@ -380,29 +382,31 @@ TYPED_TEST(gpu_prover_test, two_of_abc_on_the_device_match_cpu_and_verify) {
         expect_same_proofs_with<TypeParam>(pk, circuit.witness, key->dk.vk, m, 2, place, o);
       }
     }
-    gpu_key_options on_device;
-    on_device.abc = abc_on_device::two;
-    auto refused = gpu_proving_key<TypeParam>::create(pk, 0, on_device);
-    ASSERT_FALSE(refused.is_ok());
-    EXPECT_NE(refused.error().to_string().find("needs synthesis on the host"), std::string::npos)
-        << refused.error().to_string();
 
-    // What the device holds: a and b's place, no witness buffer of its own. One workspace then
-    // proves with a key of three, one of two and one of three again (the witness's place moves).
+    // What the device holds: a and b's place, and with synthesis on the host no witness buffer of
+    // its own, with synthesis on the device 2n and the witness's own. One workspace then proves
+    // with a key of three, one of two, one of two synthesizing on the device and one of three
+    // again (the witness's place moves, and back).
     gpu_key_options two(synthesis_place::host_pinned), three(synthesis_place::host_pinned);
+    gpu_key_options two_on_device(synthesis_place::device);
     two.abc = abc_on_device::two;
+    two_on_device.abc = abc_on_device::two;
     auto k2 = gpu_proving_key<TypeParam>::create(pk, 0, two);
     ASSERT_TRUE(k2.is_ok()) << k2.error().to_string();
-    const auto& own = *k2->state().own;
-    EXPECT_EQ(own.device_bytes(),
+    EXPECT_EQ(k2->state().own->device_bytes(),
               (pk.domain_size + std::max(pk.domain_size, pk.n_vars)) * sizeof(Fr) + k2->msm_scratch().total());
+    auto kd2 = gpu_proving_key<TypeParam>::create(pk, 0, two_on_device);
+    ASSERT_TRUE(kd2.is_ok()) << kd2.error().to_string();
+    EXPECT_EQ(kd2->state().own->device_bytes(),
+              (2 * pk.domain_size + pk.n_vars) * sizeof(Fr) + kd2->msm_scratch().total());
     auto k3 = gpu_proving_key<TypeParam>::create(pk, 0, three);
     ASSERT_TRUE(k3.is_ok()) << k3.error().to_string();
     auto ws = gpu_workspace<TypeParam>::create(0);
     ASSERT_TRUE(ws.is_ok()) << ws.error().to_string();
     std::mt19937_64 rng(m);
-    for (const auto* k : {&*k3, &*k2, &*k3}) {
-      SCOPED_TRACE(std::string("one workspace, ") + abc_on_device_name(k->abc()));
+    for (const auto* k : {&*k3, &*k2, &*kd2, &*k2, &*k3}) {
+      SCOPED_TRACE(std::string("one workspace, ") + abc_on_device_name(k->abc()) + ", synthesis " +
+                   synthesis_place_name(k->synthesis()));
       const Fr r = Fr::random(rng), s = Fr::random(rng);
       auto cpu = prove_with<TypeParam>(pk, circuit.witness, r, s);
       ASSERT_TRUE(cpu.is_ok()) << cpu.error().to_string();
@@ -413,8 +417,8 @@ TYPED_TEST(gpu_prover_test, two_of_abc_on_the_device_match_cpu_and_verify) {
 
     // The smallest budget each way fits in (fit_to_budget succeeds from some size on): a caller's
     // choice of two fits with less than three needs, by the n + min(n, nVars) elements three hold
-    // more at every placement; at two's smallest budget a caller who left it to the key gets two,
-    // and its proofs are the CPU's. The device synthesis never takes two.
+    // more at every placement (n with synthesis on the device); at two's smallest budget a caller
+    // who left it to the key gets two, and its proofs are the CPU's.
     auto smallest_budget = [&](const gpu_key_options& o) {
       std::size_t lo = 0, hi = std::size_t{1} << 40;  // fits at hi, not at lo
       while (hi - lo > 1) {
@@ -441,7 +445,15 @@ TYPED_TEST(gpu_prover_test, two_of_abc_on_the_device_match_cpu_and_verify) {
     const std::size_t device_budget = smallest_budget(device_asked);
     auto device_fitted = fit_to_budget<TypeParam>(pk, device_asked, device_budget);
     ASSERT_TRUE(device_fitted.is_ok()) << device_fitted.error().to_string();
-    EXPECT_EQ(device_fitted->abc, abc_on_device::three);
+    EXPECT_EQ(device_fitted->abc, abc_on_device::two);
+    gpu_key_options device_three = *device_fitted;
+    device_three.abc = abc_on_device::three;
+    EXPECT_EQ(estimate_device_bytes<TypeParam>(pk, device_three, device_fitted->streamed),
+              estimate_device_bytes<TypeParam>(pk, *device_fitted, device_fitted->streamed) +
+                  pk.domain_size * sizeof(Fr));
+    device_asked.device_budget_bytes = device_budget;
+    expect_same_proofs_with<TypeParam>(pk, circuit.witness, key->dk.vk, m + 2, 2, synthesis_place::device,
+                                       device_asked);
   }
 }
 

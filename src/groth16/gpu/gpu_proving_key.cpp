@@ -77,10 +77,6 @@ result<gpu_proving_key<Curve>> gpu_proving_key<Curve>::create(const proving_key_
   st->domain_size = pk.domain_size;
   st->kernel_lock = options.kernel_lock ? std::move(options.kernel_lock) : std::make_shared<kernel_gate>();
   const std::size_t n = pk.domain_size;
-  if (options.abc == abc_on_device::two && options.synthesis == synthesis_place::device)
-    return status(errc::invalid_argument,
-                  "gpu prover: two of a, b, c on the device (abc_on_device::two) needs synthesis on the host: the "
-                  "device synthesis writes all three at once");
   if (options.device_budget_bytes) {
     const std::size_t budget = *options.device_budget_bytes;
     auto fitted = fit_to_budget(pk, std::move(options), budget);

@@ -23,16 +23,18 @@
 //
 // Memory: with P the G1 affine size (64 bytes on BN254, 96 on BLS12-381), about P (3 nVars + n) +
 // 2P nVars for the points (G2 affine points are twice as large), 192 n for the NTT plan
-// (ntt_plan::device_bytes) and 36 bytes per matrix entry plus 8 per row with synthesis on the
-// device. The MSMs' scratch is the workspace's: up to three arenas per worker, whatever the number
-// of keys (msm_scratch(): the largest G1 witness MSM's, B2's where it runs beside them, and H's; a
-// few GiB each at 2^24 resident, O(chunk) when streamed). A key in a budget too small for the
-// plan's 192 n keeps its twiddles compact (tens of MiB; choose_twiddles). A key_workspace::own
-// adds its workspace (96 n of device a | b | c, 32 nVars of device witness, the arenas; 32 n + 32
-// max(n, nVars) for a and b's place with two of a, b, c on the device, the witness then in b's
-// place), allocated by create(). Every buffer the key keeps comes from its counting arena
-// (gpu/counting_arena.hpp), so resident_bytes() is their sum, whatever else allocates on the
-// device meanwhile, and equals estimate_device_bytes() with key_workspace::none.
+// (ntt_plan::device_bytes) and, with synthesis on the device, the matrices: 6 bytes an entry and a
+// table of its distinct values where they are few, 36 otherwise, plus 4 a row (8 beyond 2^32
+// entries; gpu/abc_device.hpp). The MSMs' scratch is the workspace's: up to three arenas per
+// worker, whatever the number of keys (msm_scratch(): the largest G1 witness MSM's, B2's where it
+// runs beside them, and H's; a few GiB each at 2^24 resident, O(chunk) when streamed). A key in a
+// budget too small for the plan's 192 n keeps its twiddles compact (tens of MiB; choose_twiddles).
+// A key_workspace::own adds its workspace (96 n of device a | b | c, 32 nVars of device witness,
+// the arenas; with two of a, b, c on the device 64 n for a and b's place, and with synthesis on
+// the host 32 n + 32 max(n, nVars) and no witness of its own, the witness then in b's place),
+// allocated by create(). Every buffer the key keeps comes from its
+// counting arena (gpu/counting_arena.hpp), so resident_bytes() is their sum, whatever else
+// allocates on the device meanwhile, and equals estimate_device_bytes() with key_workspace::none.
 //
 // Streamed vectors. A key larger than the device keeps some point vectors in host memory and
 // streams them to the device in every proof (gpu/msm.hpp, 'Streamed points'): which ones is

@@ -111,6 +111,8 @@ TYPED_TEST(gpu_proving_key_test, the_estimate_is_what_the_key_allocated) {
   configs.push_back({"two of a, b, c on the device, B2 and H streamed", gpu_key_options(synthesis_place::host_pinned)});
   configs.back().options.abc = abc_on_device::two;
   configs.back().options.streamed = key_vector_set().with(key_vector::b2).with(key_vector::h);
+  configs.push_back({"two of a, b, c on the device, synthesis on the device", {}});
+  configs.back().options.abc = abc_on_device::two;
   {
     // Just below the whole key with its workspace: the budget's own choice of twiddles and vectors.
     gpu_key_options o;

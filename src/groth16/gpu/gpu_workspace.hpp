@@ -11,7 +11,8 @@
 // What it holds, for a domain of n and nVars signals: the witness in pinned memory and on the
 // device (nVars each; copied once, the MSMs and the synthesis kernel read it there), the device
 // a | b | c (3n; h overwrites a, and the H MSM reads it there; or, for a key that holds two of
-// them at a time, abc_on_device::two, a | b with c and then the witness in b's place), the MSMs'
+// them at a time, abc_on_device::two, a | b with c in b's place, and with synthesis on the host
+// then the witness too), the MSMs'
 // scratch (up to three arenas: one for A, B1 and C, which run in turn on the MSM thread, one for B2, which runs beside
 // them on a thread and stream of its own where the key gave it an arena, and in their turn
 // otherwise, and one for H, which runs beside them all; sized by the key, msm_scratch_sizes),
@@ -158,10 +159,6 @@ class gpu_workspace {
   // says is the most it holds); on an error that buffer stays empty until the next reserve().
   status reserve(std::size_t n_vars, std::size_t domain_size, synthesis_place place, abc_on_device abc,
                  msm_scratch_sizes scratch) {
-    if (abc == abc_on_device::two && place == synthesis_place::device)
-      return status(errc::invalid_argument,
-                    "gpu workspace: two of a, b, c on the device needs synthesis on the host (the device "
-                    "synthesis writes all three at once)");
     CUZK_CUDA_TRY(cudaSetDevice(device_));
     if (lent_w_ != nullptr && lent_w_count_ < n_vars)
       return status(errc::invalid_argument, "gpu workspace: the lent witness buffer holds " +
@@ -183,15 +180,16 @@ class gpu_workspace {
       return status::ok();
     };
     if (lent_w_ == nullptr) CUZK_TRY(grow(host_w_, n_vars));
-    // With two on the device the witness lives in b's place, which must hold it (repr and fr are
-    // the same size: a canonical integer and a Montgomery element share a layout).
+    // With two on the device and synthesis on the host the witness lives in b's place, which must
+    // hold it (repr and fr are the same size: a canonical integer and a Montgomery element share a
+    // layout). Synthesis on the device reads the witness before a and b exist: its own buffer.
     static_assert(sizeof(repr) == sizeof(fr));
-    if (abc == abc_on_device::three)
+    if (witness_of_its_own(place, abc))
       CUZK_TRY(grow(w_, n_vars));
     else
       w_ = {};  // a buffer of an earlier key's: b's place holds the witness now
-    CUZK_TRY(grow(abc_, abc_elements(n_vars, domain_size, abc)));
-    layout_ = abc;
+    witness_in_b_ = !witness_of_its_own(place, abc);
+    CUZK_TRY(grow(abc_, abc_elements(n_vars, domain_size, place, abc)));
     domain_size_ = domain_size;
     const std::size_t arena_allocations = arena_allocation_count();
     CUZK_TRY(msm_scratch_[0].reserve(scratch.witness_side));
@@ -247,12 +245,12 @@ class gpu_workspace {
     return abc_.bytes() + w_.bytes() + msm_scratch_[0].capacity() + msm_scratch_[1].capacity() +
            msm_scratch_[2].capacity();
   }
-  // Device bytes the buffers hold after reserve(n_vars, domain_size, any place, abc, scratch): what
-  // a caller reserves in a device memory budget before it calls reserve().
-  std::size_t device_bytes_after(std::size_t n_vars, std::size_t domain_size, abc_on_device abc,
-                                 msm_scratch_sizes scratch) const noexcept {
-    const std::size_t w = abc == abc_on_device::three ? std::max(w_.size(), n_vars) : 0;
-    return std::max(abc_.size(), abc_elements(n_vars, domain_size, abc)) * sizeof(fr) + w * sizeof(repr) +
+  // Device bytes the buffers hold after reserve(n_vars, domain_size, place, abc, scratch): what a
+  // caller reserves in a device memory budget before it calls reserve().
+  std::size_t device_bytes_after(std::size_t n_vars, std::size_t domain_size, synthesis_place place,
+                                 abc_on_device abc, msm_scratch_sizes scratch) const noexcept {
+    const std::size_t w = witness_of_its_own(place, abc) ? std::max(w_.size(), n_vars) : 0;
+    return std::max(abc_.size(), abc_elements(n_vars, domain_size, place, abc)) * sizeof(fr) + w * sizeof(repr) +
            std::max(msm_scratch_[0].capacity(), scratch.witness_side) +
            std::max(msm_scratch_[1].capacity(), scratch.h_side) +
            std::max(msm_scratch_[2].capacity(), scratch.b2_side);
@@ -266,15 +264,23 @@ class gpu_workspace {
   fr* pageable_abc() noexcept { return pageable_abc_.data(); }
   repr* host_w() noexcept { return lent_w_ != nullptr ? lent_w_ : host_w_.data(); }
   fr* abc() noexcept { return abc_.data(); }
-  // The device witness: its own buffer, or with two of a, b, c on the device b's place (which it
-  // takes once h is made).
+  // The device witness: its own buffer, or with two of a, b, c on the device and synthesis on the
+  // host b's place (which it takes once h is made).
   repr* w() noexcept {
-    return layout_ == abc_on_device::two ? reinterpret_cast<repr*>(abc_.data() + domain_size_) : w_.data();
+    return witness_in_b_ ? reinterpret_cast<repr*>(abc_.data() + domain_size_) : w_.data();
+  }
+  // Whether the device witness has a buffer of its own: with three of a, b, c, or with synthesis on
+  // the device (which reads it before a and b are made); otherwise it waits for b's place.
+  static bool witness_of_its_own(synthesis_place place, abc_on_device abc) noexcept {
+    return abc == abc_on_device::three || place == synthesis_place::device;
   }
   // Elements of the device a | b | c for a proof of that shape: 3n, or with two on the device n
-  // for a (and h) and the larger of n and nVars for b, then c, then the witness.
-  static std::size_t abc_elements(std::size_t n_vars, std::size_t domain_size, abc_on_device abc) noexcept {
-    return abc == abc_on_device::three ? 3 * domain_size : domain_size + std::max(domain_size, n_vars);
+  // for a (and h) and for b, then c, and with synthesis on the host then the witness too (the
+  // larger of n and nVars).
+  static std::size_t abc_elements(std::size_t n_vars, std::size_t domain_size, synthesis_place place,
+                                  abc_on_device abc) noexcept {
+    if (abc == abc_on_device::three) return 3 * domain_size;
+    return domain_size + (witness_of_its_own(place, abc) ? domain_size : std::max(domain_size, n_vars));
   }
   // The arena of the A, B1 and C MSMs (and B2's in their turn), H's, and B2's beside them.
   gpu::device_arena& witness_msm_scratch() noexcept { return msm_scratch_[0]; }
@@ -310,7 +316,7 @@ class gpu_workspace {
   gpu::pinned_buffer<repr> host_w_;    // the witness, staged for its one copy to the device
   gpu::device_buffer<fr> abc_;         // a | b | c, domain_size each (abc_elements)
   gpu::device_buffer<repr> w_;         // the witness the MSMs (and the device synthesis) read; none with two
-  abc_on_device layout_ = abc_on_device::three;  // the last reserve()'s
+  bool witness_in_b_ = false;                    // the last reserve()'s: w() is b's place
   std::size_t domain_size_ = 0;                  // the last reserve()'s
   gpu::device_arena msm_scratch_[3];   // the witness MSMs', H's and B2's (beside them) scratch
   repr* lent_w_ = nullptr;        // lend_host()'s, used instead of host_w_ / host_abc_

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// The distinct values of a constraint matrix's entries, where they are few, and each entry's index
+// among them.
+//
+// Why: a matrix entry's value is a 32-byte field element, 8 of the 36 bytes an entry takes being
+// its column. Circuits use few distinct coefficients: circom's booleanity and product rows hold 1
+// and -1, bit decompositions the powers of two, so a 2-byte index into a table of them carries
+// the same entry in 6 bytes. Synthesis on the device keeps the matrices resident beside the key
+// (gpu/abc_device.hpp): at 2^26 constraints of such a circuit that is 1.6 GiB instead of 7.5, which
+// a 16 GiB card can hold beside a proof. A circuit of many distinct coefficients (more than
+// max_dictionary_values, as in one of random coefficients) keeps its values in place.
+//
+// The table is found once, when a matrix is built (csr_matrix.hpp's build_csr); the indexes are
+// made when they are needed (the device's upload), so the host keeps no copy of them.
+//
+// Thread: distinct_values and value_index::create on one thread; value_index::of on any, once made.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+namespace cuzk::synth {
+
+// At most this many distinct values get a table: one more than a 2-byte index holds would not fit.
+inline constexpr std::size_t max_dictionary_values = std::size_t{1} << 16;
+
+namespace detail {
+template <class Fr>
+struct value_hash {
+  std::size_t operator()(const Fr& v) const noexcept {
+    // The limbs of a field element are uniform enough that mixing them is a good hash.
+    std::size_t h = 0;
+    for (const uint64_t limb : v.montgomery().limb) h = (h ^ limb) * 0x9e3779b97f4a7c15ULL;
+    return h ^ (h >> 29);
+  }
+};
+}  // namespace detail
+
+// The distinct values among `values` in the order they first appear, or nullopt where there are
+// more than `limit`. A matrix's rows repeat a few values in short patterns (a booleanity check's
+// B row is 1 then -1), so a small cache of recent values, by hash, answers most entries before
+// the table is searched.
+template <class Fr>
+std::optional<std::vector<Fr>> distinct_values(std::span<const Fr> values,
+                                               std::size_t limit = max_dictionary_values) {
+  std::vector<Fr> distinct;
+  std::unordered_map<Fr, uint32_t, detail::value_hash<Fr>> seen;
+  const detail::value_hash<Fr> hash;
+  constexpr std::size_t cache_slots = 16;
+  std::size_t recent[cache_slots];
+  std::fill(std::begin(recent), std::end(recent), std::numeric_limits<std::size_t>::max());
+  for (const Fr& v : values) {
+    std::size_t& slot = recent[hash(v) % cache_slots];
+    if (slot < distinct.size() && distinct[slot] == v) continue;
+    const auto [at, inserted] = seen.try_emplace(v, static_cast<uint32_t>(distinct.size()));
+    if (inserted) {
+      if (distinct.size() == limit) return std::nullopt;
+      distinct.push_back(v);
+    }
+    slot = at->second;
+  }
+  return distinct;
+}
+
+// Each value's index in a table of distinct values (at most max_dictionary_values of them).
+template <class Fr>
+class value_index {
+ public:
+  explicit value_index(std::span<const Fr> table) {
+    index_.reserve(table.size());
+    for (std::size_t i = 0; i < table.size(); ++i) index_.try_emplace(table[i], static_cast<uint16_t>(i));
+  }
+  // The index of v, or nullopt where v is not in the table.
+  std::optional<uint16_t> of(const Fr& v) const {
+    const auto at = index_.find(v);
+    if (at == index_.end()) return std::nullopt;
+    return at->second;
+  }
+
+  // The indexes of `values` into `out` (as many), or false where one is not in the table. One
+  // thread's share of a matrix: the same cache of recent values as distinct_values.
+  bool indexes(std::span<const Fr> values, uint16_t* out) const {
+    constexpr std::size_t cache_slots = 16;
+    const detail::value_hash<Fr> hash;
+    std::size_t recent[cache_slots];  // an earlier position in `values` with this slot's hash
+    std::fill(std::begin(recent), std::end(recent), std::numeric_limits<std::size_t>::max());
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      std::size_t& slot = recent[hash(values[k]) % cache_slots];
+      if (slot < k && values[slot] == values[k]) {
+        out[k] = out[slot];
+        continue;
+      }
+      const auto i = of(values[k]);
+      if (!i) return false;
+      out[k] = *i;
+      slot = k;
+    }
+    return true;
+  }
+
+ private:
+  std::unordered_map<Fr, uint16_t, detail::value_hash<Fr>> index_;
+};
+
+}  // namespace cuzk::synth
