@@ -110,6 +110,19 @@ result<gpu_key_options> place_at_range(const proving_key_view<Curve>& pk, gpu_ke
   return same ? beside : in_turn;
 }
 
+namespace {
+// Whether placement `a` gives up nothing `b` keeps: no vector streamed that b keeps resident, the
+// twiddles' tables where b has them, and ranges of streamed points no smaller (0: the default).
+template <class Curve>
+bool no_worse_than(const gpu_key_options& a, const gpu_key_options& b) {
+  for (const key_vector v : all_key_vectors)
+    if (a.streamed.contains(v) && !b.streamed.contains(v)) return false;
+  const bool tables_kept = a.twiddles == gpu::ntt_memory::tables || b.twiddles != gpu::ntt_memory::tables;
+  auto range = [](std::size_t r) { return r != 0 ? r : gpu::msm_g1<Curve>::default_chunk_points; };
+  return tables_kept && range(a.stream_chunk_points) >= range(b.stream_chunk_points);
+}
+}  // namespace
+
 template <class Curve>
 result<gpu_key_options> fit_to_budget(const proving_key_view<Curve>& pk, gpu_key_options options,
                                       std::size_t budget) {
@@ -129,10 +142,23 @@ result<gpu_key_options> fit_to_budget(const proving_key_view<Curve>& pk, gpu_key
     }
     return false;
   };
-  if (fit_at_some_range()) return placed;
+  if (fit_at_some_range()) {
+    if (!(options.abc == abc_on_device::three && options.synthesis == synthesis_place::device &&
+          options.b2_beside && !placed->b2_beside))
+      return placed;
+    // B2 in turn puts its whole G2 MSM on the witness side's path, where with synthesis on the
+    // device two of a, b, c cost one more synthesis kernel (~6 ms at 2^26) and free n elements,
+    // which may be the room B2's own arena needs: 2^26 in a 16 GiB budget proved in 1174 ms with
+    // three and B2 in turn, in 995 ms with two and B2 beside (docs/BENCHMARKS.md). Two is taken
+    // where it places B2 beside with nothing else given up.
+    const gpu_key_options three = *placed;
+    options.abc = abc_on_device::two;
+    if (fit_at_some_range() && placed->b2_beside && no_worse_than<Curve>(*placed, three)) return placed;
+    return three;
+  }
   // Two of a, b, c on the device take a third of a proof's vectors off (a 2^27 domain's 4 GiB)
   // and cost, with synthesis on the host, the overlap of the witness MSMs with the transforms,
-  // with synthesis on the device a second synthesis kernel for c: the last thing tried.
+  // with synthesis on the device a second synthesis kernel for c: otherwise the last thing tried.
   if (options.abc == abc_on_device::three) {
     options.abc = abc_on_device::two;
     fit_at_some_range();

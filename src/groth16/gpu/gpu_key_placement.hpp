@@ -88,9 +88,10 @@ struct gpu_key_options {
   unsigned batch_partitions = 1;
   // How many of a, b, c a proof keeps on the device at once (gpu_workspace.hpp, abc_on_device).
   // With a budget, create() keeps three wherever the key fits with them at some range, and takes
-  // two only where it fits no other way (fit_to_budget): with synthesis on the host two costs the
-  // witness MSMs' overlap with the transforms (the witness waits for b's place), on the device a
-  // second synthesis kernel that makes c once a b is made.
+  // two only where it fits no other way, or, with synthesis on the device, where two lets B2 run
+  // beside A, B1 and C (fit_to_budget): with synthesis on the host two costs the witness MSMs'
+  // overlap with the transforms (the witness waits for b's place), on the device a second
+  // synthesis kernel that makes c once a b is made.
   abc_on_device abc = abc_on_device::three;
 };
 
@@ -150,7 +151,10 @@ result<gpu_key_options> place_at_range(const proving_key_view<Curve>& pk, gpu_ke
 // place_at_range at the largest range of streamed points, from the option's own (or the MSM's
 // default and its halves down to min_budget_chunk_points where the option leaves it to the key),
 // at which it fits; where none fits, the same again with two of a, b, c on the device
-// (abc_on_device::two); the result has no budget left in it. What is
+// (abc_on_device::two). With synthesis on the device two is also taken where three fits only with
+// B2 in turn and two places B2 beside giving up nothing else (no vector streamed, no table, no
+// range smaller): there two costs one synthesis kernel, and B2 in turn its whole G2 MSM on the
+// witness side's path; the result has no budget left in it. What is
 // counted follows options.workspace: a caller that lends its own workspace asks with
 // key_workspace::own to count it, then makes the key with none. The error of the smallest range
 // where none fits.

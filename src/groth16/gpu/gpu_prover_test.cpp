@@ -354,7 +354,8 @@ TYPED_TEST(gpu_prover_test, streamed_keys_match_cpu_and_verify) {
 // every vector streamed in ranges of 333 points, for a circuit whose nVars is one more than its
 // domain and its first 1000 constraints, whose nVars is four times its domain (the witness then
 // needs far more room than b had). A budget with room for two but not for three at any range picks
-// it, either place.
+// it, either place; with synthesis on the device, so does one where three fit only with B2 in turn
+// and two with B2 beside.
 TYPED_TEST(gpu_prover_test, two_of_abc_on_the_device_match_cpu_and_verify) {
   CUZK_REQUIRE_GPU();
   using Fr = typename TypeParam::fr;
@@ -454,6 +455,34 @@ TYPED_TEST(gpu_prover_test, two_of_abc_on_the_device_match_cpu_and_verify) {
     device_asked.device_budget_bytes = device_budget;
     expect_same_proofs_with<TypeParam>(pk, circuit.witness, key->dk.vk, m + 2, 2, synthesis_place::device,
                                        device_asked);
+
+    // With synthesis on the device, a budget in which three fit only with B2 in turn and two fit
+    // with B2 beside, every vector resident and the tables kept either way, gets two and B2 beside;
+    // its proofs are the CPU's.
+    gpu_key_options three_in_turn, three_beside, two_beside;
+    three_in_turn.b2_beside = false;
+    two_beside.abc = abc_on_device::two;
+    const std::size_t e3_turn = estimate_device_bytes<TypeParam>(pk, three_in_turn, {});
+    const std::size_t e3_beside = estimate_device_bytes<TypeParam>(pk, three_beside, {});
+    const std::size_t between = std::max(e3_turn, estimate_device_bytes<TypeParam>(pk, two_beside, {}));
+    ASSERT_LT(between, e3_beside);
+    auto preferred = fit_to_budget<TypeParam>(pk, gpu_key_options{}, between);
+    ASSERT_TRUE(preferred.is_ok()) << preferred.error().to_string();
+    EXPECT_EQ(preferred->abc, abc_on_device::two);
+    EXPECT_TRUE(preferred->b2_beside);
+    EXPECT_TRUE(preferred->streamed.empty()) << preferred->streamed.to_string();
+    EXPECT_EQ(preferred->twiddles, gpu::ntt_memory::tables);
+    // Where two would give up something three keeps (here: nothing of two fits beside), three
+    // in turn stays: the budget e3_turn with two's estimate above it.
+    if (estimate_device_bytes<TypeParam>(pk, two_beside, {}) > e3_turn) {
+      auto kept = fit_to_budget<TypeParam>(pk, gpu_key_options{}, e3_turn);
+      ASSERT_TRUE(kept.is_ok()) << kept.error().to_string();
+      EXPECT_EQ(kept->abc, abc_on_device::three);
+    }
+    gpu_key_options preferred_asked;
+    preferred_asked.device_budget_bytes = between;
+    expect_same_proofs_with<TypeParam>(pk, circuit.witness, key->dk.vk, m + 3, 1, synthesis_place::device,
+                                       preferred_asked);
   }
 }
 
