@@ -146,8 +146,10 @@ void gpu_bench_command::add_to(CLI::App& bench) {
   prove
       ->add_option("--abc-on-device", abc,
                    "how many of the vectors a, b, c a proof holds on the device at once: three (the witness "
-                   "beside them), or two (c and then the witness take b's place; needs synthesis on the host; "
-                   "what a budget picks when three do not fit)")
+                   "beside them), or two (c takes b's place, made there by a second synthesis kernel or copied "
+                   "from the host, and then with synthesis on the host the witness). With a budget the budget "
+                   "chooses: two where three do not fit, or with synthesis on the device where two let B2 run "
+                   "beside A, B1 and C")
       ->capture_default_str()
       ->transform(one_of(abc_names));
   prove->add_option("--chunk-points", prove_opts.chunk_points,

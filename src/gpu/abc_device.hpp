@@ -103,8 +103,10 @@ class device_constraint_matrices {
     return m.a.nnz() > UINT32_MAX || m.b.nnz() > UINT32_MAX;
   }
   static device_matrix_layout layout(const synth::csr_matrix<Fr>& m, bool wide_offsets) noexcept {
+    // A table larger than a 2-byte index reaches (set by hand: a build never makes one) keeps values.
     const std::size_t table = m.dictionary ? m.dictionary->size() : 0;
-    const bool smaller = m.dictionary && table * sizeof(Fr) + m.nnz() * sizeof(uint16_t) < m.nnz() * sizeof(Fr);
+    const bool smaller = m.dictionary && table <= synth::max_dictionary_values &&
+                         table * sizeof(Fr) + m.nnz() * sizeof(uint16_t) < m.nnz() * sizeof(Fr);
     return {wide_offsets, m.rows, m.nnz(), smaller ? table : 0, smaller};
   }
   static result<matrix> upload(const synth::csr_matrix<Fr>& m, const device_matrix_layout& form,

@@ -2,8 +2,8 @@
 // The distinct values of a constraint matrix's entries, where they are few, and each entry's index
 // among them.
 //
-// Why: a matrix entry's value is a 32-byte field element, 8 of the 36 bytes an entry takes being
-// its column. Circuits use few distinct coefficients: circom's booleanity and product rows hold 1
+// Why: a matrix entry's value is a 32-byte field element, 32 of the 36 bytes an entry takes (the
+// column is the other 4). Circuits use few distinct coefficients: circom's booleanity and product rows hold 1
 // and -1, bit decompositions the powers of two, so a 2-byte index into a table of them carries
 // the same entry in 6 bytes. Synthesis on the device keeps the matrices resident beside the key
 // (gpu/abc_device.hpp): at 2^26 constraints of such a circuit that is 1.6 GiB instead of 7.5, which
@@ -13,7 +13,8 @@
 // The table is found once, when a matrix is built (csr_matrix.hpp's build_csr); the indexes are
 // made when they are needed (the device's upload), so the host keeps no copy of them.
 //
-// Thread: distinct_values and value_index::create on one thread; value_index::of on any, once made.
+// Thread: distinct_values and value_index's constructor on one thread; value_index::of and
+// indexes on any number at once, once it is made (they only read it).
 #pragma once
 
 #include <algorithm>

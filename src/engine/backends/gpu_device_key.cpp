@@ -52,15 +52,16 @@ uint64_t known_device_bytes(const key_material<C>& m, groth16::gpu_key_options o
 // Where a key goes on a slot with `budget` bytes for keys, counting one worker's buffers with it:
 // groth16::fit_to_budget, the bench's own choice, so that what `cuzk bench prove --gpu-budget-mib`
 // proves the daemon proves in a slot of that size. Compact twiddles where the key and the buffers
-// do not fit with the plan's tables, the vectors it always streams (gpu_options::streamed) and
-// what else must stream, B2 beside A, B1 and C only where its arena costs no resident vector and
-// no table; then smaller ranges of streamed points (a streamed MSM's arena shrinks with its range),
-// and two of a, b, c on the device only where nothing else fits. Where even that does not fit, all
-// vectors streamed at the default range (the upload is then refused on the estimate). The worker's
-// buffers count because their MSM arenas grow with a resident key (several GB each at 2^24): a key
-// chosen on its own points could fill the budget and leave its workers waiting for room that
-// never comes. The buffers are reserved in the device budget, not the key budget, when a proof
-// runs (gpu_prover_backend.cpp, at the key's range).
+// do not fit with the plan's tables, the vectors it always streams (gpu_options::streamed) and what
+// else must stream, B2 beside A, B1 and C only where its arena costs no resident vector and no
+// table; then smaller ranges of streamed points (a streamed MSM's arena shrinks with its range),
+// and two of a, b, c on the device only where nothing else fits (or, with synthesis on the device,
+// where two let B2 run beside A, B1 and C with nothing else given up). Where even that does not
+// fit, all vectors streamed at the default range (the upload is then refused on the estimate). The
+// worker's buffers count because their MSM arenas grow with a resident key (several GB each at
+// 2^24): a key chosen on its own points could fill the budget and leave its workers waiting for
+// room that never comes. The buffers are reserved in the device budget, not the key budget, when a
+// proof runs (gpu_prover_backend.cpp, at the key's range).
 //
 // Synthesis on the device keeps the matrices A and B resident (gpu/abc_device.hpp: 6 bytes an entry
 // where a matrix has few distinct values, 36 otherwise, plus 4 a row; 1.6 GiB at 2^26 for a

@@ -92,6 +92,10 @@ TYPED_TEST(gpu_batch_prover_test, every_partition_equals_the_cpu_proof_of_its_wi
   configs.back().options.abc = abc_on_device::two;
   configs.back().options.streamed = key_vector_set::all();
   configs.back().options.stream_chunk_points = 333;
+  configs.push_back({"synthesis on the device, two of a, b, c on the device, all streamed", {}});
+  configs.back().options.abc = abc_on_device::two;
+  configs.back().options.streamed = key_vector_set::all();
+  configs.back().options.stream_chunk_points = 333;
   for (const auto& cfg : configs) {
     SCOPED_TRACE(cfg.name);
     auto gk = gpu_proving_key<C>::create(pk, 0, cfg.options);

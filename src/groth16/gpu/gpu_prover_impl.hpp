@@ -551,8 +551,8 @@ result<gpu_workspace<Curve>*> workspace_of(const gpu_context<Curve>& where, std:
 // last witness is on the device, the MSM thread runs A, B1 and C once for all of them, beside the
 // remaining synthesis and transforms, and B2 beside them on a thread of its own where the key gave
 // it an arena (or in their turn). The last partition's transforms and the H MSM over every h hold
-// the gate at once. In a batch of one with two of a, b, c on the device, the witness takes b's
-// place once h is made, and only then do the witness MSMs start.
+// the gate at once. In a batch of one with two of a, b, c on the device and synthesis on the host,
+// the witness takes b's place once h is made, and only then do the witness MSMs start.
 template <class Curve>
 status prove_partitions(gpu_proof_run<Curve>& run, const batch_witness_source<Curve>& witnesses) {
   using ev = typename gpu_proof_run<Curve>::ev;
@@ -652,8 +652,8 @@ status prove_partitions(gpu_proof_run<Curve>& run, const batch_witness_source<Cu
   }();
   // After a failure the copies may still be reading the pinned buffers: let them end before the
   // workspace serves another call or gives them back. (After success they ended before the last
-  // NTTs began, except, with two of a, b, c on the device, c's, between them, and in a batch of
-  // one the witness's, beside H.)
+  // NTTs began, except, with two of a, b, c on the device and synthesis on the host, c's, between
+  // them, and in a batch of one the witness's, beside H.)
   (void)cudaStreamSynchronize(ws.copy_stream());
   ws.give_back_host();
   {

@@ -70,10 +70,11 @@ struct msm_scratch_sizes {
 // gpu_key_options::abc). Three, with the witness beside them: the witness MSMs start as soon as it
 // is copied, beside synthesis and the transforms. Two, for a device that cannot hold 3n + nVars
 // elements (a 2^27 domain is 4 GiB per vector: 16 GiB that way, 8 GiB this one): a and b are
-// transformed and multiplied into a, then c, copied into b's place, is transformed and h made over
-// a, and only then does the witness take b's place (it needs max(n, nVars)), so the witness MSMs
-// wait for the transforms; with synthesis on the host only (the device synthesis writes all
-// three at once). gpu_prover_impl.hpp, 'transform'.
+// transformed and multiplied into a, then c, made in b's place, is transformed and h made over a.
+// With synthesis on the host c is copied there, and only then does the witness take b's place (it
+// needs max(n, nVars)), so the witness MSMs wait for the transforms; with synthesis on the device
+// a second kernel makes c there, and the witness keeps its own buffer (the synthesis reads it
+// first). gpu_prover_impl.hpp, 'transform'.
 enum class abc_on_device { three, two };
 
 inline const char* abc_on_device_name(abc_on_device a) noexcept {
@@ -218,7 +219,8 @@ class gpu_workspace {
   // own). The workspace holds the lease until the device has read them and then ends it, giving
   // them back, once, on the proving thread (the prover calls give_back_host() when its copies have
   // ended: before it waits for another proof's kernels, or at its end; with two of a, b, c on the
-  // device, whose c and witness are copied after the transforms, at its end), or in unlend_host()
+  // device and synthesis on the host, whose c and witness are copied after the transforms, at its
+  // end), or in unlend_host()
   // at the latest, which must come after the call returned. A lease lent before is ended first.
   void lend_host(std::unique_ptr<host_lease<Curve>> lease) {
     give_back_host();
@@ -315,7 +317,7 @@ class gpu_workspace {
   std::vector<fr> pageable_abc_;  // synthesis_place::host_pageable writes here
   gpu::pinned_buffer<repr> host_w_;    // the witness, staged for its one copy to the device
   gpu::device_buffer<fr> abc_;         // a | b | c, domain_size each (abc_elements)
-  gpu::device_buffer<repr> w_;         // the witness the MSMs (and the device synthesis) read; none with two
+  gpu::device_buffer<repr> w_;  // the witness the MSMs (and the device synthesis) read; none where it is in b's place
   bool witness_in_b_ = false;                    // the last reserve()'s: w() is b's place
   std::size_t domain_size_ = 0;                  // the last reserve()'s
   gpu::device_arena msm_scratch_[3];   // the witness MSMs', H's and B2's (beside them) scratch
