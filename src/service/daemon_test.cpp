@@ -545,7 +545,11 @@ TEST(daemon, a_fifo_as_witness_path_is_refused_and_sigterm_still_exits) {
 TEST(daemon, await_timeouts_saturate_and_an_unfinished_job_is_exit_1) {
   daemon_proc d("await-timeout");
   const std::string w = read_file(poseidon_wtns);
-  std::vector<uint64_t> ids(5);
+  // A head job of 64 partitions (~2 s on one worker) keeps the awaited job queued behind it while
+  // the CLI starts: five single jobs (~0.5 s) once finished first on a loaded machine.
+  uint64_t head = 0;
+  ASSERT_TRUE(d.submit(w, head, "", "poseidon", v1::NORMAL, 64).ok());
+  std::vector<uint64_t> ids(2);
   for (auto& id : ids) ASSERT_TRUE(d.submit(w, id).ok());
   auto [rc, out] = d.cli("await " + std::to_string(ids.back()) + " --timeout-ms 1");
   EXPECT_EQ(rc, 1) << out;
