@@ -3,9 +3,9 @@
 // among them.
 //
 // Why: a matrix entry's value is a 32-byte field element, 32 of the 36 bytes an entry takes (the
-// column is the other 4). Circuits use few distinct coefficients: circom's booleanity and product rows hold 1
-// and -1, bit decompositions the powers of two, so a 2-byte index into a table of them carries
-// the same entry in 6 bytes. Synthesis on the device keeps the matrices resident beside the key
+// column is the other 4). Circuits use few distinct coefficients: circom's booleanity and product
+// rows hold 1 and -1, bit decompositions the powers of two, so a 2-byte index into a table of them
+// carries the same entry in 6 bytes. Synthesis on the device keeps the matrices resident beside the key
 // (gpu/abc_device.hpp): at 2^26 constraints of such a circuit that is 1.6 GiB instead of 7.5, which
 // a 16 GiB card can hold beside a proof. A circuit of many distinct coefficients (more than
 // max_dictionary_values, as in one of random coefficients) keeps its values in place.
@@ -41,23 +41,36 @@ struct value_hash {
     return h ^ (h >> 29);
   }
 };
+
+// The place (a position in some array) of the last value met with each of 16 hashes: a matrix's
+// rows repeat a few values in short patterns (a booleanity check's B row is 1 then -1), so a value
+// met again is mostly found here before any table is searched. The caller compares the value at
+// the place it gets, so a collision costs a search, never a wrong answer.
+template <class Fr>
+class recent_values {
+ public:
+  recent_values() { std::fill(std::begin(place_), std::end(place_), none); }
+  // The slot for v: `none`, or a place where a value with v's slot was last met.
+  std::size_t& slot(const Fr& v) noexcept { return place_[value_hash<Fr>{}(v) % slots]; }
+  static constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+
+ private:
+  static constexpr std::size_t slots = 16;
+  std::size_t place_[slots];
+};
 }  // namespace detail
 
 // The distinct values among `values` in the order they first appear, or nullopt where there are
-// more than `limit`. A matrix's rows repeat a few values in short patterns (a booleanity check's
-// B row is 1 then -1), so a small cache of recent values, by hash, answers most entries before
-// the table is searched.
+// more than `limit`. Recent values (detail::recent_values) are compared before the table is
+// searched.
 template <class Fr>
 std::optional<std::vector<Fr>> distinct_values(std::span<const Fr> values,
                                                std::size_t limit = max_dictionary_values) {
   std::vector<Fr> distinct;
   std::unordered_map<Fr, uint32_t, detail::value_hash<Fr>> seen;
-  const detail::value_hash<Fr> hash;
-  constexpr std::size_t cache_slots = 16;
-  std::size_t recent[cache_slots];
-  std::fill(std::begin(recent), std::end(recent), std::numeric_limits<std::size_t>::max());
+  detail::recent_values<Fr> recent;  // places in `distinct`
   for (const Fr& v : values) {
-    std::size_t& slot = recent[hash(v) % cache_slots];
+    std::size_t& slot = recent.slot(v);
     if (slot < distinct.size() && distinct[slot] == v) continue;
     const auto [at, inserted] = seen.try_emplace(v, static_cast<uint32_t>(distinct.size()));
     if (inserted) {
@@ -85,14 +98,11 @@ class value_index {
   }
 
   // The indexes of `values` into `out` (as many), or false where one is not in the table. One
-  // thread's share of a matrix: the same cache of recent values as distinct_values.
+  // thread's share of a matrix: recent values first, as in distinct_values.
   bool indexes(std::span<const Fr> values, uint16_t* out) const {
-    constexpr std::size_t cache_slots = 16;
-    const detail::value_hash<Fr> hash;
-    std::size_t recent[cache_slots];  // an earlier position in `values` with this slot's hash
-    std::fill(std::begin(recent), std::end(recent), std::numeric_limits<std::size_t>::max());
+    detail::recent_values<Fr> recent;  // places in `values`
     for (std::size_t k = 0; k < values.size(); ++k) {
-      std::size_t& slot = recent[hash(values[k]) % cache_slots];
+      std::size_t& slot = recent.slot(values[k]);
       if (slot < k && values[slot] == values[k]) {
         out[k] = out[slot];
         continue;

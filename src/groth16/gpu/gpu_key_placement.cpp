@@ -57,8 +57,9 @@ std::size_t estimate_device_bytes(const proving_key_view<Curve>& pk, const gpu_k
     const unsigned parts = std::max(1u, options.batch_partitions);
     // a | b | c and the witness (with two of a, b, c on the device and synthesis on the host, the
     // witness in b's place).
-    bytes += gpu_workspace<Curve>::abc_elements(pk.n_vars, pk.domain_size, options.synthesis, options.abc) * sizeof(fr);
-    if (gpu_workspace<Curve>::witness_of_its_own(options.synthesis, options.abc)) bytes += pk.n_vars * sizeof(repr);
+    using workspace = gpu_workspace<Curve>;
+    bytes += workspace::abc_elements(pk.n_vars, pk.domain_size, options.synthesis, options.abc) * sizeof(fr);
+    if (workspace::witness_of_its_own(options.synthesis, options.abc)) bytes += pk.n_vars * sizeof(repr);
     // A batch's witnesses and h vectors (what batch_device_bytes adds beside the arenas).
     if (parts > 1) bytes += parts * (pk.n_vars + pk.domain_size) * sizeof(repr);
     bytes += key_msm_scratch(pk, streamed, options.stream_chunk_points, parts, options.b2_beside).total();
