@@ -239,6 +239,40 @@ PY
   say "$name: exit=$st$( ((st == 124)) && echo ' (timed out)') job $(((t_end - t_start) / 1000000)) ms, $verified/$parts proofs verified by cuzk verify;" \
     "nvidia-smi utilization $util"
   grep -E "job ended|proven together|streams|tier=device" "$out/$name.daemon.log" | tail -4 | sed 's/^/  /' | tee -a "$summary"
+  # The job's timeline (the daemon's /trace, chrome://tracing or Perfetto), and from it when each
+  # partition's witness read ran and the device's kernel lock was held, from the job's queueing.
+  python3 - "$out/$name.trace.json" "${HTTP_ADDR:-127.0.0.1:9745}" <<'PY' 2>&1 | sed 's/^/  /' | tee -a "$summary"
+import json, sys, urllib.request
+path, addr = sys.argv[1], sys.argv[2]
+try:
+    body = urllib.request.urlopen(f"http://{addr}/trace", timeout=10).read()
+except Exception as e:
+    print(f"trace: not fetched ({e})"); sys.exit(0)
+open(path, "wb").write(body)
+ev = json.loads(body)
+ev = ev.get("traceEvents", ev) if isinstance(ev, dict) else ev
+timed = [e for e in ev if isinstance(e, dict) and "ts" in e and e.get("ph") != "M"]
+if not timed:
+    print("trace: no events"); sys.exit(0)
+t0 = min(e["ts"] for e in timed)
+opened = {}
+lines = []
+for e in sorted(timed, key=lambda e: e["ts"]):
+    name, ph, ts = e.get("name", "?"), e.get("ph"), (e["ts"] - t0) / 1e3
+    key = (name, e.get("pid"), e.get("tid"), json.dumps(e.get("args", {}).get("partition")))
+    if ph == "X":
+        lines.append(f"{ts:9.1f} ms +{e.get('dur', 0) / 1e3:8.1f} ms  {name} {json.dumps(e.get('args', {}))[:80]}")
+    elif ph in ("b", "B"):
+        opened[key] = ts
+    elif ph in ("e", "E") and key in opened:
+        b = opened.pop(key)
+        lines.append(f"{b:9.1f} ms +{ts - b:8.1f} ms  {name} {json.dumps(e.get('args', {}))[:80]}")
+    else:
+        lines.append(f"{ts:9.1f} ms              {name} {json.dumps(e.get('args', {}))[:80]}")
+print(f"trace: {len(timed)} events, saved as {path.rsplit('/', 1)[-1]}; the first 80 spans and marks by start:")
+for l in sorted(lines, key=lambda l: float(l.split()[0]))[:80]:
+    print(l)
+PY
   stop_daemon
   pack
 }

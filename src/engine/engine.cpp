@@ -363,13 +363,14 @@ status engine::check_request(const job_request& req, const circuit_info& c, bool
   return s;
 }
 
-status engine::check_paths_while_proving(const job_request& req, const key_summary& key) const {
-  // One file at a time: the checks are off the job's path now, and a second file's bytes would take
-  // host memory that the job's batch, planned at this moment, needs for its own witnesses.
-  partition_checks with;
-  with.dirs = &client_paths_.witnesses;
-  with.reads_at_once = 1;
-  return check_witness_paths(req, key, with);
+status engine::check_paths_while_proving(const job_request& req, const key_summary& key,
+                                         arriving_witnesses& arrival) const {
+  // One file at a time, from the last partition back while the job reads from the first on: a file
+  // the job has read and passed is not read again (arriving_witnesses.hpp). A second file's bytes
+  // would take host memory that the job's batch, planned at this moment, needs for its own
+  // witnesses.
+  return check_witness_paths_from_last(req, key, client_paths_.witnesses,
+                                       [&arrival](std::size_t k) { return arrival.passed_by_job(k); });
 }
 
 status engine::spool_inline(const job_request& req, job_record& rec, begun_files* begun) {

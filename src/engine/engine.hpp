@@ -259,9 +259,10 @@ class engine {
   // room for parallel reads and the circuit's generator; `why` is the refusal's reason.
   // `paths`: false leaves the files named by path to check_paths_while_proving().
   status check_request(const job_request& req, const circuit_info& c, bool paths, reject_reason& why);
-  // check_witness_paths() (jobs/request_checks.hpp) for a job already queued: one file at a time,
-  // with no room taken from the host budget, which the job's own witnesses need now.
-  status check_paths_while_proving(const job_request& req, const key_summary& key) const;
+  // check_witness_paths_from_last() (jobs/request_checks.hpp) for a job already queued: one file at
+  // a time, with no room taken from the host budget, which the job's own witnesses need now, and
+  // none read that the job's own reads have passed (`arrival`).
+  status check_paths_while_proving(const job_request& req, const key_summary& key, arriving_witnesses& arrival) const;
   // Each partition's witness into rec: a path as it is, inline bytes written to the spool, or only
   // begun there (witness_spool::begin; with their partitions' indexes) with `begun`, for the caller
   // to complete once the job is queued.

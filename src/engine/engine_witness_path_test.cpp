@@ -257,6 +257,49 @@ TEST(engine_witness_path, a_job_proves_while_its_files_are_checked_and_is_withdr
   EXPECT_EQ(done->proofs.size(), 2u);
 }
 
+// A file the job has read and passed is not read again by the submit's check (arriving_witnesses.hpp):
+// each 2 GiB file of a PoRep job was read twice at the job's start. Here partition 0's file is
+// replaced by one outside witness_dirs once the job has proven from it: a check that read it again
+// would refuse the submit of a job that proves what it read.
+TEST(engine_witness_path, the_submits_check_takes_the_jobs_word_for_a_file_the_job_has_read) {
+  const std::string dir = temp_dir("witness-read-once");
+  const std::string outside = temp_dir("witness-read-once-outside");
+  fs::copy_file(small_wtns, dir + "/p0.wtns");
+  fs::copy_file(small_wtns, dir + "/p1.wtns");
+  fs::copy_file(small_wtns, outside + "/secret.wtns");
+  gated_backend* gate = nullptr;
+  auto reached = std::make_shared<std::atomic<bool>>(false);
+  engine_options o;
+  o.spool_dir = temp_dir("witness-read-once-spool");
+  o.witness_dirs = {dir};
+  o.log = [&gate, reached, &dir, &outside](log_level, const std::string& line) {
+    if (line.rfind("engine: job queued id=", 0) != 0 || reached->exchange(true)) return;
+    // Partition 0 read and passed by the job, which proves it at the gate; then the file changes.
+    EXPECT_TRUE(gate->wait_calls(1)) << "the queued job did not reach a worker";
+    fs::remove(dir + "/p0.wtns");
+    fs::create_symlink(outside + "/secret.wtns", dir + "/p0.wtns");
+  };
+  gated_engine h(std::move(o), std::make_unique<gated_backend>(0ms, false));
+  ASSERT_TRUE(h.eng);
+  gate = h.backend;
+  const std::unique_ptr<gated_backend, void (*)(gated_backend*)> open_at_end(h.backend, [](gated_backend* b) { b->open(); });
+  ASSERT_TRUE(h.eng->register_circuit("small", small_zkey).is_ok());
+  job_request r = by_path(dir + "/p0.wtns");
+  r.partitions.push_back(witness_input::from_path(dir + "/p1.wtns"));
+  auto id = h.eng->submit(r);
+  ASSERT_TRUE(reached->load()) << "the job was not queued before its files were checked";
+  ASSERT_TRUE(id.is_ok()) << id.error().to_string();
+  h.backend->open();
+  auto done = h.eng->await(*id, 20s);
+  ASSERT_TRUE(done.is_ok());
+  EXPECT_EQ(done->state, job_state::done) << done->error.to_string();
+  EXPECT_EQ(done->proofs.size(), 2u);
+  // The same request now reads partition 0's file at its check, before anything is proven.
+  auto again = h.eng->submit(r);
+  ASSERT_FALSE(again.is_ok());
+  EXPECT_EQ(again.error().message().rfind("partition 0: ", 0), 0u) << again.error().to_string();
+}
+
 // A refused inline witness after a path: the path, checked while the job would prove, is still the
 // first refusal in partition order, as when every file was checked before the job was stored.
 TEST(engine_witness_path, a_refused_path_before_a_refused_inline_witness_is_the_one_named) {

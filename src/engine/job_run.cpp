@@ -197,10 +197,13 @@ uint32_t job_run::batch_size(uint32_t first, reservation& held) {
   return 1;
 }
 
-// Partitions first .. first + count - 1, read on threads of their own, parallel_witness_reads
-// files at once (one read is a copy and a check of up to GiBs, and a batch of ten read in turn
-// kept the device waiting for seconds), from now on or, reading ahead, once the batch before has
-// all of its witnesses (`after`). The memory is the witnesses' own, which the batch reserved: a
+// Partitions first .. first + count - 1, read on threads of their own, from now on or, reading
+// ahead, once the batch before has all of its witnesses (`after`). Files are read one at a time
+// in partition order, each on threads of its own (witness_dirs.cpp, read_whole), so that the first
+// arrives first: four at once, each 2 GiB file of a 10 x 2^26 job took 0.7 s and the device waited
+// that long for its first witness, where the reads are no faster together than one at a time on
+// the memory bus they share. Input JSON is computed parallel_witness_reads partitions at once (one
+// calculation runs on one thread). The memory is the witnesses' own, which the batch reserved: a
 // client's file from circom or snarkjs is proven where it was read (witness.hpp); one whose
 // values lie elsewhere holds its bytes beside their copy while it is read, uncounted. The backend
 // takes each witness when it is ready for it (witness_stream.hpp): a batch starts on its first
@@ -211,9 +214,25 @@ uint32_t job_run::batch_size(uint32_t first, reservation& held) {
 // timeline; a read the job's stop interrupted adds nothing (a requeued job starts its times anew).
 std::unique_ptr<witness_stream> job_run::read_witnesses(uint32_t first, uint32_t count,
                                                         std::shared_ptr<reads_ended> after) {
+  const job_record& rec = j_->rec;
+  bool calculations = false;
+  for (uint32_t q = first; q < first + count && q < rec.input_json.size(); ++q) calculations |= rec.input_json[q];
+  // The submit's checks of these files, where it still runs, take this read's word for them
+  // (arriving_witnesses.hpp); the claims the reads leave, failed or never begun, go back to it
+  // with the read function, once the stream's reads have ended.
+  struct claims_back {
+    std::shared_ptr<arriving_witnesses> arrival;
+    uint32_t first, count;
+    ~claims_back() {
+      if (arrival) arrival->job_reads_over(first, count);
+    }
+  };
+  auto claims = std::make_shared<claims_back>(claims_back{j_->arrival, first, count});
+  if (j_->arrival) j_->arrival->job_reads(first, count);
   return std::make_unique<witness_stream>(
-      count, std::min<std::size_t>(count, parallel_witness_reads),
-      [this, first](std::size_t i) -> result<any_witness> {
+      count, calculations ? std::min<std::size_t>(count, parallel_witness_reads) : 1,
+      [this, first, claims](std::size_t i) -> result<any_witness> {
+        (void)claims;  // held for its destructor
         const uint32_t q = first + static_cast<uint32_t>(i);
         if (j_->cancel.cancelled())
           return status(errc::cancelled, "partition " + std::to_string(q) + ": not read: the job is stopping");
@@ -269,6 +288,7 @@ result<any_witness> job_run::witness_from_file(uint32_t q) {
   auto file = open_witness(rec.witness_paths[q], spooled ? witness_origin::spooled : witness_origin::client_path,
                            e_.client_paths_.witnesses, j_->key);
   auto w = file ? read_witness(std::move(file).value(), j_->key) : result<any_witness>(file.error());
+  if (j_->arrival && !spooled) j_->arrival->job_read_ended(q, w.is_ok());
   if (!w) return w.error().with_context("partition " + std::to_string(q));
   return w;
 }

@@ -159,7 +159,7 @@ status local_job_source::settle_arriving(const std::shared_ptr<live_job>& j, con
   }
   // The files named by path, refused as a submit refuses them before its job is stored: the same
   // message, and the job gone as if it never was.
-  if (status checked = e_.check_paths_while_proving(req, j->key); !checked) {
+  if (status checked = e_.check_paths_while_proving(req, j->key, *j->arrival); !checked) {
     e_.log(log_level::info, "engine: job=" + std::to_string(j->rec.info.id) + " withdrawn: a witness was refused");
     guard.armed = false;
     e_.withdraw(j, begun, checked);

@@ -10,6 +10,15 @@
 // job's end waits until the submit has settled: a job whose witnesses could not be stored or were
 // refused is removed (engine::withdraw), and its submit tells the client why.
 //
+// A file named by path is read once where the job and the submit's checks both want it: the job's
+// read of it checks every value as the submit's check does (witness.hpp, read_witness), so the
+// check takes the job's word for a file the job has read (or is reading: it waits), and reads only
+// the others. A read of 2 GiB and its check cost ~0.3 s of a PoRep partition's host time, and the
+// two sets of reads shared the memory bus at the job's start, when the device waits for its first
+// witness. The job claims a batch's partitions as it begins to read them; a claim it gives up (its
+// read failed, or never ran) goes back to the check, which then reads the file itself, so the
+// client hears the check's own refusal as before.
+//
 // Thread safety: any thread. Reads share a lock that settle() (the submit, about to return and free
 // the bytes) takes alone, so it waits for the reads in progress and none starts after it.
 #pragma once
@@ -39,6 +48,17 @@ class arriving_witnesses {
   // header matched to the key again, the values not checked twice: read_checked_inline_witness);
   // nullopt once it has settled, or for a partition not sent inline.
   std::optional<result<any_witness>> read(std::size_t q, const key_summary& key);
+
+  // The job, before it reads partitions first .. first + count - 1: the check leaves to its read each
+  // one the check has not begun itself.
+  void job_reads(std::size_t first, std::size_t count);
+  // The job, once its read of q has ended: whether it passed (read, matched to the key and every
+  // value below r). One that did not (or, job_reads_over(), never ran) goes back to the check.
+  void job_read_ended(std::size_t q, bool passed);
+  void job_reads_over(std::size_t first, std::size_t count);
+  // The submit's check, before it reads q: true where the job's read of q passed (waiting while it
+  // runs); false where the check is to read q itself, which it then holds.
+  bool passed_by_job(std::size_t q);
 
   // The submit's last word on the witnesses: whether every one is stored and passed its checks,
   // and where one was refused, the refusal the submit answered with (a retry under the same
@@ -72,10 +92,13 @@ class arriving_witnesses {
 
  private:
   enum class state { arriving, accepted, refused };
+  // Who reads a file named by path: nobody yet, the job (its read runs or is to run), the check.
+  enum class reader : uint8_t { none, job, check, passed };
   std::shared_mutex bytes_m_;  // bytes_: shared by reads, alone by settle()
   std::vector<std::span<const uint8_t>> bytes_;  // empty once settled
-  std::mutex m_;  // outcome_
+  std::mutex m_;  // outcome_, readers_
   std::condition_variable cv_;
+  std::vector<reader> readers_;  // grown on use: partitions past its end have none
   state outcome_ = state::arriving;
   status refusal_;
 };

@@ -51,5 +51,32 @@ TEST(arriving_witnesses, the_end_waits_for_the_submit_and_hears_a_failure) {
   EXPECT_FALSE(ended.get());
 }
 
+// The submit's check and the job share the reads of files named by path: the check takes the job's
+// word for a file it passed, waits for one it is reading, and reads itself one the job failed,
+// never began, or claimed after the check had begun it.
+TEST(arriving_witnesses, the_check_takes_the_jobs_word_for_the_files_it_read) {
+  arriving_witnesses a({});
+  a.job_reads(0, 4);
+  a.job_read_ended(0, true);
+  EXPECT_TRUE(a.passed_by_job(0));
+  auto waited = std::async(std::launch::async, [&] { return a.passed_by_job(1); });
+  EXPECT_EQ(waited.wait_for(50ms), std::future_status::timeout);  // the job's read of 1 still runs
+  a.job_read_ended(1, true);
+  EXPECT_TRUE(waited.get());
+  a.job_read_ended(2, false);  // failed: the check reads it and says why
+  EXPECT_FALSE(a.passed_by_job(2));
+  a.job_reads_over(0, 4);  // 3 never read (an earlier read failed, or the batch ended)
+  EXPECT_FALSE(a.passed_by_job(3));
+  EXPECT_FALSE(a.passed_by_job(6));  // never claimed: the check's
+  a.job_reads(6, 1);                 // the check began it first: the job's read does not count
+  a.job_read_ended(6, true);
+  EXPECT_FALSE(a.passed_by_job(6));
+  a.job_reads(8, 2);
+  a.job_read_ended(9, true);  // out of order: each partition on its own
+  EXPECT_TRUE(a.passed_by_job(9));
+  a.job_reads_over(8, 2);
+  EXPECT_FALSE(a.passed_by_job(8));
+}
+
 }  // namespace
 }  // namespace cuzk::engine

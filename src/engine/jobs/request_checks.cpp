@@ -74,6 +74,13 @@ status check_inline(const job_request& req, std::size_t k, const key_summary& ke
   return with.input_json({reinterpret_cast<const char*>(bytes.data()), bytes.size()}, what + ": input JSON");
 }
 
+// Partition k's file, named by path: read through `dirs` and checked against the key.
+status check_path(const job_request& req, std::size_t k, const key_summary& key, const witness_dirs& dirs) {
+  const std::string what = "partition " + std::to_string(k);
+  auto w = open_witness(req.partitions[k].path, witness_origin::client_path, dirs, key);
+  return w ? check_witness(w->wtns, key, what) : w.error().with_context(what);
+}
+
 // The check of the witness each of the first `count` partitions names by path (ok for one sent
 // inline), read and checked `reads_at_once` at a time before a caller takes the partitions in
 // order: each is a read and a check of up to GiBs, and a PoRep job's ten in turn kept its submit
@@ -86,11 +93,8 @@ std::vector<status> path_checks(const job_request& req, std::size_t count, const
   return in_order_async<status>(
       count, with.reads_at_once,
       [&](std::size_t k) {
-        const auto& p = req.partitions[k];
         if (!by_path(k) || k > refused_at.load()) return status::ok();
-        const std::string what = "partition " + std::to_string(k);
-        auto w = open_witness(p.path, witness_origin::client_path, *with.dirs, key);
-        status s = w ? check_witness(w->wtns, key, what) : w.error().with_context(what);
+        status s = check_path(req, k, key, *with.dirs);
         if (!s) {
           std::size_t seen = refused_at.load();
           while (k < seen && !refused_at.compare_exchange_weak(seen, k)) {
@@ -105,6 +109,15 @@ std::vector<status> path_checks(const job_request& req, std::size_t count, const
 
 status check_witness_paths(const job_request& req, const key_summary& key, const partition_checks& with) {
   for (const status& s : path_checks(req, req.partitions.size(), key, with)) CUZK_TRY(s);
+  return status::ok();
+}
+
+status check_witness_paths_from_last(const job_request& req, const key_summary& key, const witness_dirs& dirs,
+                                     const std::function<bool(std::size_t)>& passed_elsewhere) {
+  std::vector<status> checked(req.partitions.size());
+  for (std::size_t k = req.partitions.size(); k-- > 0;)
+    if (req.partitions[k].inline_bytes().empty() && !passed_elsewhere(k)) checked[k] = check_path(req, k, key, dirs);
+  for (const status& s : checked) CUZK_TRY(s);
   return status::ok();
 }
 

@@ -79,5 +79,11 @@ status check_partitions(const job_request& req, const key_summary& key, const pa
 // order whose file is refused (outside witness_dirs, unreadable, or a .wtns the key refuses), as
 // check_partitions() names it. Later files are not read after a refusal.
 status check_witness_paths(const job_request& req, const key_summary& key, const partition_checks& with);
+// The same answer for a job already proving: its files from the last partition back, one at a
+// time, each unless `passed_elsewhere(k)` says that partition's file was read and passed by the
+// job itself (arriving_witnesses.hpp), which reads from the first on. Every file not passed
+// elsewhere is checked, and the first refusal in partition order is the one returned.
+status check_witness_paths_from_last(const job_request& req, const key_summary& key, const witness_dirs& dirs,
+                                     const std::function<bool(std::size_t)>& passed_elsewhere);
 
 }  // namespace cuzk::engine
