@@ -10,12 +10,13 @@
 // the builder counts entries per row, places them, then sorts each row by column and merges
 // repeats by adding their values. Entries whose sum is zero are dropped.
 //
-// Building costs O(nnz log(row length)) once per circuit, and one more pass finds the values'
-// dictionary (value_dictionary.hpp); the row pointers are 64-bit because
+// Building costs O(nnz log(row length)) once per circuit, on every thread of the global pool, and
+// one more pass finds the values' dictionary (value_dictionary.hpp); the row pointers are 64-bit because
 // nnz exceeds 2^32 for the largest circuits (2^28 rows with tens of entries each).
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <numeric>
@@ -66,34 +67,53 @@ struct keep_every_triplet {
 };
 
 // Builds a rows x cols matrix from the triplets get(i), i < count, for which keep(i) (both called
-// twice per index, so they must be cheap and deterministic: a zkey's records of both matrices are
-// read in place, each builder keeping its own). The caller has checked row < rows and col < cols.
+// twice per index from the global pool's threads, so they must be cheap, deterministic and safe to
+// call at once: a zkey's records of both matrices are read in place, each builder keeping its
+// own). The caller has checked row < rows and col < cols.
+//
+// Every pass runs on the pool: a PoRep key's ~10^8 records, counted and placed on one thread for
+// each matrix, were most of its 32 s build. Entries are placed by atomic counters per row, so
+// their order within a row depends on the threads; the sort by column and the merge of repeats
+// that follow make the result the same whatever that order (the sum of a row's repeats is the
+// same in any order: field addition is associative and commutative).
 template <class Fr, class Get, class Keep = keep_every_triplet>
 csr_matrix<Fr> build_csr(std::size_t rows, std::size_t cols, std::size_t count, Get&& get, Keep&& keep = {}) {
+  thread_pool& pool = thread_pool::global();
+  constexpr std::size_t records_a_piece = std::size_t{1} << 14;
   csr_matrix<Fr> m;
   m.rows = rows;
   m.cols = cols;
   std::vector<uint64_t> fill(rows + 1, 0);
-  for (std::size_t i = 0; i < count; ++i)
-    if (keep(i)) ++fill[get(i).row + 1];
+  pool.parallel_for(
+      count,
+      [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i)
+          if (keep(i)) std::atomic_ref<uint64_t>(fill[get(i).row + 1]).fetch_add(1, std::memory_order_relaxed);
+      },
+      records_a_piece);
   std::partial_sum(fill.begin(), fill.end(), fill.begin());
   const std::size_t kept_count = fill[rows];
   std::vector<uint32_t> col(kept_count);
   std::vector<Fr> value(kept_count);
   {
     std::vector<uint64_t> next(fill.begin(), fill.end() - 1);
-    for (std::size_t i = 0; i < count; ++i) {
-      if (!keep(i)) continue;
-      const triplet<Fr> t = get(i);
-      const uint64_t at = next[t.row]++;
-      col[at] = t.col;
-      value[at] = t.value;
-    }
+    pool.parallel_for(
+        count,
+        [&](std::size_t begin, std::size_t end) {
+          for (std::size_t i = begin; i < end; ++i) {
+            if (!keep(i)) continue;
+            const triplet<Fr> t = get(i);
+            const uint64_t at = std::atomic_ref<uint64_t>(next[t.row]).fetch_add(1, std::memory_order_relaxed);
+            col[at] = t.col;
+            value[at] = t.value;
+          }
+        },
+        records_a_piece);
   }
 
   // Sort and merge each row in place; rows shrink, so a second pass compacts them.
   std::vector<uint64_t> kept(rows, 0);
-  thread_pool::global().parallel_for(
+  pool.parallel_for(
       rows,
       [&](std::size_t begin, std::size_t end) {
         std::vector<std::pair<uint32_t, Fr>> row;
@@ -118,23 +138,29 @@ csr_matrix<Fr> build_csr(std::size_t rows, std::size_t cols, std::size_t count, 
       1024);
 
   // Compact left in row order: every row's new start is at or before its old one, so moving
-  // rows front to back never overwrites data not yet moved.
-  m.row_start.assign(rows + 1, 0);
-  for (std::size_t r = 0; r < rows; ++r) {
-    const uint64_t to = m.row_start[r];
-    std::copy_n(col.begin() + static_cast<std::ptrdiff_t>(fill[r]), kept[r],
-                col.begin() + static_cast<std::ptrdiff_t>(to));
-    std::copy_n(value.begin() + static_cast<std::ptrdiff_t>(fill[r]), kept[r],
-                value.begin() + static_cast<std::ptrdiff_t>(to));
-    m.row_start[r + 1] = to + kept[r];
+  // rows front to back never overwrites data not yet moved. Where no entry was merged or dropped
+  // (the usual zkey), every row is where it is and the offsets are the counts'.
+  const uint64_t kept_total = std::accumulate(kept.begin(), kept.end(), uint64_t{0});
+  if (kept_total == kept_count) {
+    m.row_start = std::move(fill);
+  } else {
+    m.row_start.assign(rows + 1, 0);
+    for (std::size_t r = 0; r < rows; ++r) {
+      const uint64_t to = m.row_start[r];
+      std::copy_n(col.begin() + static_cast<std::ptrdiff_t>(fill[r]), kept[r],
+                  col.begin() + static_cast<std::ptrdiff_t>(to));
+      std::copy_n(value.begin() + static_cast<std::ptrdiff_t>(fill[r]), kept[r],
+                  value.begin() + static_cast<std::ptrdiff_t>(to));
+      m.row_start[r + 1] = to + kept[r];
+    }
+    col.resize(m.row_start[rows]);
+    value.resize(m.row_start[rows]);
+    col.shrink_to_fit();
+    value.shrink_to_fit();
   }
-  col.resize(m.row_start[rows]);
-  value.resize(m.row_start[rows]);
-  col.shrink_to_fit();
-  value.shrink_to_fit();
   m.col = std::move(col);
   m.value = std::move(value);
-  m.dictionary = distinct_values<Fr>(m.value);
+  m.dictionary = distinct_values_on<Fr>(pool, m.value);
   return m;
 }
 

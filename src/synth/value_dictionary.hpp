@@ -13,8 +13,8 @@
 // The table is found once, when a matrix is built (csr_matrix.hpp's build_csr); the indexes are
 // made when they are needed (the device's upload), so the host keeps no copy of them.
 //
-// Thread: distinct_values and value_index's constructor on one thread; value_index::of and
-// indexes on any number at once, once it is made (they only read it).
+// Thread: distinct_values and value_index's constructor on one thread, distinct_values_on on a
+// pool's; value_index::of and indexes on any number at once, once it is made (they only read it).
 #pragma once
 
 #include <algorithm>
@@ -25,6 +25,8 @@
 #include <span>
 #include <unordered_map>
 #include <vector>
+
+#include "base/thread_pool.hpp"
 
 namespace cuzk::synth {
 
@@ -62,7 +64,7 @@ class recent_values {
 
 // The distinct values among `values` in the order they first appear, or nullopt where there are
 // more than `limit`. Recent values (detail::recent_values) are compared before the table is
-// searched.
+// searched. One thread; distinct_values_on below splits the work.
 template <class Fr>
 std::optional<std::vector<Fr>> distinct_values(std::span<const Fr> values,
                                                std::size_t limit = max_dictionary_values) {
@@ -78,6 +80,36 @@ std::optional<std::vector<Fr>> distinct_values(std::span<const Fr> values,
       distinct.push_back(v);
     }
     slot = at->second;
+  }
+  return distinct;
+}
+
+// distinct_values, the same table in the same order, on `pool`: each piece's own distinct values
+// in the order met there, then the pieces' lists merged in piece order, each value kept where it
+// is first met. A value's first place overall is in the first piece that holds it, at its first
+// place there, so the merged order is the one-thread order. A matrix of 2^26 rows has ~10^8
+// entries: one thread took seconds of a key's load.
+// `piece`: values a piece (a test's smaller pieces exercise the merge).
+template <class Fr>
+std::optional<std::vector<Fr>> distinct_values_on(thread_pool& pool, std::span<const Fr> values,
+                                                  std::size_t limit = max_dictionary_values,
+                                                  std::size_t piece = std::size_t{1} << 20) {
+  const std::size_t pieces = (values.size() + piece - 1) / piece;
+  if (pieces <= 1) return distinct_values<Fr>(values, limit);
+  std::vector<std::optional<std::vector<Fr>>> found(pieces);
+  pool.parallel_for(pieces, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t p = begin; p < end; ++p)
+      found[p] = distinct_values<Fr>(values.subspan(p * piece, std::min(piece, values.size() - p * piece)), limit);
+  });
+  std::vector<Fr> distinct;
+  std::unordered_map<Fr, uint32_t, detail::value_hash<Fr>> seen;
+  for (const auto& list : found) {
+    if (!list) return std::nullopt;  // one piece alone has more than `limit`
+    for (const Fr& v : *list) {
+      if (!seen.try_emplace(v, static_cast<uint32_t>(distinct.size())).second) continue;
+      if (distinct.size() == limit) return std::nullopt;
+      distinct.push_back(v);
+    }
   }
   return distinct;
 }

@@ -82,6 +82,55 @@ TYPED_TEST(value_dictionary_test, none_past_the_limit) {
   EXPECT_FALSE(distinct_values<Fr>(many).has_value());
 }
 
+// On a pool, in pieces: the same table in the same order as on one thread, for values spread
+// over the pieces (a value first met in a late piece, values met again in later pieces), on 1 and
+// 4 threads, and none past the limit where no piece alone passes it but the pieces together do.
+TYPED_TEST(value_dictionary_test, the_table_found_in_pieces_is_the_one_threads) {
+  using Fr = typename TypeParam::fr;
+  std::mt19937_64 rng(11);
+  std::vector<Fr> set;
+  for (int i = 0; i < 300; ++i) set.push_back(Fr::random(rng));
+  std::vector<Fr> values;
+  for (int i = 0; i < 50'000; ++i) {
+    const std::size_t reach = 1 + static_cast<std::size_t>(i) * set.size() / 50'000;  // new values keep coming
+    values.push_back(i % 4 == 0 ? set[rng() % reach] : set[static_cast<std::size_t>(i) % 5]);
+  }
+  values.push_back(Fr::from_uint(123456789));  // last, in the last piece alone
+  const auto one_thread = distinct_values<Fr>(values);
+  ASSERT_TRUE(one_thread.has_value());
+  thread_pool one(1), four(4);
+  for (thread_pool* pool : {&one, &four})
+    for (const std::size_t piece : {std::size_t{1}, std::size_t{7}, std::size_t{4096}, values.size()}) {
+      const auto split = distinct_values_on<Fr>(*pool, values, max_dictionary_values, piece);
+      ASSERT_TRUE(split.has_value()) << "piece " << piece;
+      EXPECT_EQ(*split, *one_thread) << "piece " << piece << ", threads " << pool->size();
+    }
+  // 300 values and the late one: a limit of 301 holds them, 300 does not, though every piece of
+  // 4096 holds fewer.
+  EXPECT_EQ(distinct_values_on<Fr>(four, values, one_thread->size(), 4096)->size(), one_thread->size());
+  EXPECT_FALSE(distinct_values_on<Fr>(four, values, one_thread->size() - 1, 4096).has_value());
+  EXPECT_FALSE(distinct_values_on<Fr>(four, values, 3, 4096).has_value());  // the first piece alone passes it
+}
+
+// A build is the same, dictionary and all, however the pool's threads placed the entries.
+TYPED_TEST(value_dictionary_test, builds_from_the_same_triplets_are_the_same) {
+  using Fr = typename TypeParam::fr;
+  std::mt19937_64 rng(13);
+  const std::vector<Fr> coefficients = {Fr::one(), -Fr::one(), Fr::from_uint(2), Fr::random(rng)};
+  std::vector<triplet<Fr>> t;
+  for (int i = 0; i < 300'000; ++i)
+    t.push_back({static_cast<uint32_t>(rng() % 3000), static_cast<uint32_t>(rng() % 40),
+                 coefficients[rng() % coefficients.size()]});
+  const auto first = build_csr<Fr>(3000, 40, t.size(), [&](std::size_t i) { return t[i]; });
+  for (int again = 0; again < 3; ++again) {
+    const auto m = build_csr<Fr>(3000, 40, t.size(), [&](std::size_t i) { return t[i]; });
+    EXPECT_EQ(m.row_start, first.row_start);
+    EXPECT_EQ(m.col, first.col);
+    EXPECT_EQ(m.value, first.value);
+    EXPECT_EQ(m.dictionary, first.dictionary);
+  }
+}
+
 TYPED_TEST(value_dictionary_test, a_build_holds_the_merged_entries_values) {
   using Fr = typename TypeParam::fr;
   std::mt19937_64 rng(5);
