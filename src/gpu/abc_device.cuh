@@ -3,6 +3,7 @@
 // instantiations).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <type_traits>
 #include <vector>
@@ -40,6 +41,22 @@ __device__ __forceinline__ D row_times_witness(const device_csr<D, Offset>& m, s
   return acc;
 }
 
+// n elements made on the host by fill(lo, hi, to) (a status: ok, or why not) into `device`, a
+// piece at a time through one host buffer: the indexes and narrowed offsets of a 2^26 circuit's
+// matrices, made whole, were ~0.27 GiB of host memory outside the host budget for the moment of
+// the upload; a piece is 16 Mi elements (32-64 MiB).
+template <class T, class Fill>
+status upload_in_pieces(T* device, std::size_t n, Fill&& fill) {
+  constexpr std::size_t piece = std::size_t{1} << 24;
+  std::vector<T> host(std::min(n, piece));
+  for (std::size_t lo = 0; lo < n; lo += piece) {
+    const std::size_t hi = std::min(n, lo + piece);
+    CUZK_TRY(fill(lo, hi, host.data()));
+    CUZK_CUDA_TRY(cudaMemcpy(device + lo, host.data(), (hi - lo) * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  return status::ok();
+}
+
 template <class D, class Offset>
 __global__ void abc_kernel(device_csr<D, Offset> ma, device_csr<D, Offset> mb, const D* w, D* a, D* b, D* c,
                            std::size_t n) {
@@ -70,11 +87,15 @@ auto device_constraint_matrices<Fr>::upload(const synth::csr_matrix<Fr>& m, cons
     out.row_start_wide = std::move(rs).value();
     CUZK_TRY(out.row_start_wide.copy_from_host(m.row_start.data(), m.row_start.size()));
   } else {
-    const std::vector<uint32_t> narrow(m.row_start.begin(), m.row_start.end());  // every offset < 2^32
-    auto rs = allocate_in<uint32_t>(arena, narrow.size());
+    auto rs = allocate_in<uint32_t>(arena, m.row_start.size());
     if (!rs) return rs.error();
     out.row_start = std::move(rs).value();
-    CUZK_TRY(out.row_start.copy_from_host(narrow.data(), narrow.size()));
+    CUZK_TRY(abc_detail::upload_in_pieces<uint32_t>(
+        out.row_start.data(), m.row_start.size(), [&](std::size_t lo, std::size_t hi, uint32_t* to) {
+          std::copy(m.row_start.begin() + static_cast<std::ptrdiff_t>(lo),
+                    m.row_start.begin() + static_cast<std::ptrdiff_t>(hi), to);  // every offset < 2^32
+          return status::ok();
+        }));
   }
   auto col = allocate_in<uint32_t>(arena, m.nnz());
   if (!col) return col.error();
@@ -87,30 +108,32 @@ auto device_constraint_matrices<Fr>::upload(const synth::csr_matrix<Fr>& m, cons
     CUZK_TRY(out.value.copy_from_host(m.value.data(), m.nnz()));
     return result<matrix>(std::move(out));
   }
-  // Each entry's index, made on the pool and dropped once on the device. A value the dictionary
-  // lacks means the matrix changed after its build: refused, since its index would be wrong.
+  // Each entry's index, made on the pool a piece at a time and dropped once on the device. A value
+  // the dictionary lacks means the matrix changed after its build: refused, since its index would
+  // be wrong.
   const synth::value_index<Fr> lookup(*m.dictionary);
-  std::vector<uint16_t> index(m.nnz());
-  std::atomic<bool> missing{false};
-  thread_pool::global().parallel_for(
-      m.nnz(),
-      [&](std::size_t lo, std::size_t hi) {
-        if (!lookup.indexes({m.value.data() + lo, hi - lo}, index.data() + lo))
-          missing.store(true, std::memory_order_relaxed);
-      },
-      1 << 16);
-  if (missing.load())
-    return status(errc::invalid_argument,
-                  "gpu synthesis: a matrix entry's value is not in the matrix's dictionary (the matrix changed "
-                  "after it was built)");
   auto table = allocate_in<Fr>(arena, m.dictionary->size());
   if (!table) return table.error();
   out.value = std::move(table).value();
   CUZK_TRY(out.value.copy_from_host(m.dictionary->data(), m.dictionary->size()));
-  auto idx = allocate_in<uint16_t>(arena, index.size());
+  auto idx = allocate_in<uint16_t>(arena, m.nnz());
   if (!idx) return idx.error();
   out.index = std::move(idx).value();
-  CUZK_TRY(out.index.copy_from_host(index.data(), index.size()));
+  CUZK_TRY(abc_detail::upload_in_pieces<uint16_t>(
+      out.index.data(), m.nnz(), [&](std::size_t lo, std::size_t hi, uint16_t* to) -> status {
+        std::atomic<bool> missing{false};
+        thread_pool::global().parallel_for(
+            hi - lo,
+            [&](std::size_t b, std::size_t e) {
+              if (!lookup.indexes({m.value.data() + lo + b, e - b}, to + b))
+                missing.store(true, std::memory_order_relaxed);
+            },
+            1 << 16);
+        if (!missing.load()) return status::ok();
+        return status(errc::invalid_argument,
+                      "gpu synthesis: a matrix entry's value is not in the matrix's dictionary (the matrix "
+                      "changed after it was built)");
+      }));
   return result<matrix>(std::move(out));
 }
 
