@@ -173,15 +173,28 @@ void expect_same_proofs_streamed(const proving_key_view<C>& pk, std::span<const 
   // plan's tables are most of a small key), and that would be enough.
   o.device_budget_bytes = resident - 1;
   EXPECT_EQ(choose_twiddles<C>(pk, o, resident - 1), gpu::ntt_memory::compact);
-  // There B2 beside would cost the tables; in turn the key stays whole with them, and that wins.
+  // There B2 beside would cost the tables with three of a, b, c; in turn the key stays whole with
+  // them. With synthesis on the device, two of a, b, c keeps both: the key whole, the tables, and B2
+  // beside (fit_to_budget), which costs one synthesis kernel where in turn costs B2's whole MSM on
+  // the witness side's path.
   gpu_key_options whole_in_turn = o;
   whole_in_turn.b2_beside = false;
   ASSERT_LE(estimate_device_bytes<C>(pk, whole_in_turn, {}), resident - 1);
   auto whole = fit_to_budget<C>(pk, o, resident - 1);
   ASSERT_TRUE(whole.is_ok()) << whole.error().to_string();
-  EXPECT_FALSE(whole->b2_beside);
+  EXPECT_TRUE(whole->b2_beside);
+  EXPECT_EQ(whole->abc, abc_on_device::two);
   EXPECT_TRUE(whole->streamed.empty()) << whole->streamed.to_string();
   EXPECT_EQ(whole->twiddles, gpu::ntt_memory::tables);
+  {
+    gpu_key_options three_only = o;  // with three required, in turn wins as before
+    three_only.abc = abc_on_device::three;
+    auto kept = place_at_range<C>(pk, three_only, resident - 1);
+    ASSERT_TRUE(kept.is_ok()) << kept.error().to_string();
+    EXPECT_FALSE(kept->b2_beside);
+    EXPECT_TRUE(kept->streamed.empty()) << kept->streamed.to_string();
+    EXPECT_EQ(kept->twiddles, gpu::ntt_memory::tables);
+  }
   {
     SCOPED_TRACE("budget just below all resident");
     expect_same_proofs_with<C>(pk, w, vk, seed, 2, synthesis_place::device, o);
@@ -199,14 +212,22 @@ void expect_same_proofs_streamed(const proving_key_view<C>& pk, std::span<const 
     SCOPED_TRACE("budget just below the compact key");
     expect_same_proofs_with<C>(pk, w, vk, seed, 2, synthesis_place::device, o);
   }
-  // Below the all-streamed key's size with B2 beside, B2 goes in turn (one arena fewer).
+  // Below the all-streamed key's size with B2 beside, three of a, b, c put B2 in turn (one arena
+  // fewer).
   gpu_key_options in_turn = compact;
   const std::size_t beside_all = estimate_device_bytes<C>(pk, compact, key_vector_set::all());
   in_turn.b2_beside = false;
   ASSERT_LT(estimate_device_bytes<C>(pk, in_turn, key_vector_set::all()), beside_all);
   auto fitted = fit_to_budget<C>(pk, compact, beside_all - 1);
   ASSERT_TRUE(fitted.is_ok()) << fitted.error().to_string();
-  EXPECT_FALSE(fitted->b2_beside);
+  // With synthesis on the device, two of a, b, c there keeps B2 beside (as above).
+  EXPECT_TRUE(fitted->b2_beside);
+  EXPECT_EQ(fitted->abc, abc_on_device::two);
+  {
+    auto kept = place_at_range<C>(pk, compact, beside_all - 1);  // three: B2 in turn
+    ASSERT_TRUE(kept.is_ok()) << kept.error().to_string();
+    EXPECT_FALSE(kept->b2_beside);
+  }
   o.device_budget_bytes = beside_all - 1;
   {
     SCOPED_TRACE("budget just below the all-streamed key with B2 beside");
