@@ -369,8 +369,9 @@ status engine::check_paths_while_proving(const job_request& req, const key_summa
   // the job has read and passed is not read again (arriving_witnesses.hpp). A second file's bytes
   // would take host memory that the job's batch, planned at this moment, needs for its own
   // witnesses.
-  return check_witness_paths_from_last(req, key, client_paths_.witnesses,
-                                       [&arrival](std::size_t k) { return arrival.passed_by_job(k); });
+  return check_witness_paths_from_last(
+      req, key, client_paths_.witnesses, [&arrival](std::size_t k) { return arrival.passed_by_job(k); },
+      [&arrival] { return arrival.failed_by_job(); });
 }
 
 status engine::spool_inline(const job_request& req, job_record& rec, begun_files* begun) {

@@ -221,14 +221,18 @@ std::unique_ptr<witness_stream> job_run::read_witnesses(uint32_t first, uint32_t
   // (arriving_witnesses.hpp); the claims the reads leave, failed or never begun, go back to it
   // with the read function, once the stream's reads have ended.
   struct claims_back {
-    std::shared_ptr<arriving_witnesses> arrival;
-    uint32_t first, count;
+    claims_back(std::shared_ptr<arriving_witnesses> a, uint32_t f, uint32_t c) : arrival(std::move(a)), first(f), count(c) {
+      if (arrival) arrival->job_reads(first, count);
+    }
+    claims_back(const claims_back&) = delete;
+    claims_back& operator=(const claims_back&) = delete;
     ~claims_back() {
       if (arrival) arrival->job_reads_over(first, count);
     }
+    std::shared_ptr<arriving_witnesses> arrival;
+    uint32_t first, count;
   };
-  auto claims = std::make_shared<claims_back>(claims_back{j_->arrival, first, count});
-  if (j_->arrival) j_->arrival->job_reads(first, count);
+  auto claims = std::make_shared<claims_back>(j_->arrival, first, count);
   return std::make_unique<witness_stream>(
       count, calculations ? std::min<std::size_t>(count, parallel_witness_reads) : 1,
       [this, first, claims](std::size_t i) -> result<any_witness> {

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -94,13 +95,18 @@ template <class Fr>
 std::optional<std::vector<Fr>> distinct_values_on(thread_pool& pool, std::span<const Fr> values,
                                                   std::size_t limit = max_dictionary_values,
                                                   std::size_t piece = std::size_t{1} << 20) {
+  piece = std::max<std::size_t>(piece, 1);
   const std::size_t pieces = (values.size() + piece - 1) / piece;
   if (pieces <= 1) return distinct_values<Fr>(values, limit);
   std::vector<std::optional<std::vector<Fr>>> found(pieces);
+  std::atomic<bool> over{false};  // a piece alone past the limit: the rest need not be searched
   pool.parallel_for(pieces, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t p = begin; p < end; ++p)
+    for (std::size_t p = begin; p < end && !over.load(std::memory_order_relaxed); ++p) {
       found[p] = distinct_values<Fr>(values.subspan(p * piece, std::min(piece, values.size() - p * piece)), limit);
+      if (!found[p]) over.store(true, std::memory_order_relaxed);
+    }
   });
+  if (over.load()) return std::nullopt;
   std::vector<Fr> distinct;
   std::unordered_map<Fr, uint32_t, detail::value_hash<Fr>> seen;
   for (const auto& list : found) {

@@ -25,6 +25,7 @@ void arriving_witnesses::job_read_ended(std::size_t q, bool passed) {
     std::lock_guard lk(m_);
     if (q >= readers_.size() || readers_[q] != reader::job) return;  // the check's to read
     readers_[q] = passed ? reader::passed : reader::none;
+    if (!passed && (!failed_ || q < *failed_)) failed_ = q;
   }
   cv_.notify_all();
 }
@@ -36,6 +37,11 @@ void arriving_witnesses::job_reads_over(std::size_t first, std::size_t count) {
       if (readers_[q] == reader::job) readers_[q] = reader::none;
   }
   cv_.notify_all();
+}
+
+std::optional<std::size_t> arriving_witnesses::failed_by_job() {
+  std::lock_guard lk(m_);
+  return failed_;
 }
 
 bool arriving_witnesses::passed_by_job(std::size_t q) {

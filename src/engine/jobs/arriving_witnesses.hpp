@@ -59,6 +59,9 @@ class arriving_witnesses {
   // The submit's check, before it reads q: true where the job's read of q passed (waiting while it
   // runs); false where the check is to read q itself, which it then holds.
   bool passed_by_job(std::size_t q);
+  // The lowest partition whose read by the job failed, if any: the check reads it next, so that a
+  // refused file is answered without reading the files after it first.
+  std::optional<std::size_t> failed_by_job();
 
   // The submit's last word on the witnesses: whether every one is stored and passed its checks,
   // and where one was refused, the refusal the submit answered with (a retry under the same
@@ -99,6 +102,7 @@ class arriving_witnesses {
   std::mutex m_;  // outcome_, readers_
   std::condition_variable cv_;
   std::vector<reader> readers_;  // grown on use: partitions past its end have none
+  std::optional<std::size_t> failed_;  // the lowest partition whose read by the job failed
   state outcome_ = state::arriving;
   status refusal_;
 };

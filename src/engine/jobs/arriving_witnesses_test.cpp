@@ -63,7 +63,9 @@ TEST(arriving_witnesses, the_check_takes_the_jobs_word_for_the_files_it_read) {
   EXPECT_EQ(waited.wait_for(50ms), std::future_status::timeout);  // the job's read of 1 still runs
   a.job_read_ended(1, true);
   EXPECT_TRUE(waited.get());
-  a.job_read_ended(2, false);  // failed: the check reads it and says why
+  EXPECT_FALSE(a.failed_by_job().has_value());
+  a.job_read_ended(2, false);  // failed: the check reads it (next) and says why
+  EXPECT_EQ(a.failed_by_job(), std::optional<std::size_t>{2});
   EXPECT_FALSE(a.passed_by_job(2));
   a.job_reads_over(0, 4);  // 3 never read (an earlier read failed, or the batch ended)
   EXPECT_FALSE(a.passed_by_job(3));

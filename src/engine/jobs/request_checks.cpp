@@ -113,10 +113,24 @@ status check_witness_paths(const job_request& req, const key_summary& key, const
 }
 
 status check_witness_paths_from_last(const job_request& req, const key_summary& key, const witness_dirs& dirs,
-                                     const std::function<bool(std::size_t)>& passed_elsewhere) {
-  std::vector<status> checked(req.partitions.size());
-  for (std::size_t k = req.partitions.size(); k-- > 0;)
-    if (req.partitions[k].inline_bytes().empty() && !passed_elsewhere(k)) checked[k] = check_path(req, k, key, dirs);
+                                     const std::function<bool(std::size_t)>& passed_elsewhere,
+                                     const std::function<std::optional<std::size_t>()>& failed_elsewhere) {
+  const std::size_t n = req.partitions.size();
+  std::vector<status> checked(n);
+  std::vector<bool> done(n, false);
+  std::size_t refused = n;  // partitions after a refusal need no answer
+  std::size_t next = n;     // from the last back
+  for (;;) {
+    std::size_t k = n;
+    if (const auto f = failed_elsewhere(); f && *f < refused && !done[*f]) k = *f;
+    while (k == n && next > 0)
+      if (--next < refused && !done[next]) k = next;
+    if (k == n) break;
+    done[k] = true;
+    if (!req.partitions[k].inline_bytes().empty() || passed_elsewhere(k)) continue;
+    checked[k] = check_path(req, k, key, dirs);
+    if (!checked[k]) refused = k;
+  }
   for (const status& s : checked) CUZK_TRY(s);
   return status::ok();
 }

@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -81,9 +82,12 @@ status check_partitions(const job_request& req, const key_summary& key, const pa
 status check_witness_paths(const job_request& req, const key_summary& key, const partition_checks& with);
 // The same answer for a job already proving: its files from the last partition back, one at a
 // time, each unless `passed_elsewhere(k)` says that partition's file was read and passed by the
-// job itself (arriving_witnesses.hpp), which reads from the first on. Every file not passed
-// elsewhere is checked, and the first refusal in partition order is the one returned.
+// job itself (arriving_witnesses.hpp), which reads from the first on. A partition whose read by
+// the job failed (`failed_elsewhere`, the lowest) is checked next, wherever the check is, and once
+// one is refused the partitions after it are not read. The first refusal in partition order is the
+// one returned.
 status check_witness_paths_from_last(const job_request& req, const key_summary& key, const witness_dirs& dirs,
-                                     const std::function<bool(std::size_t)>& passed_elsewhere);
+                                     const std::function<bool(std::size_t)>& passed_elsewhere,
+                                     const std::function<std::optional<std::size_t>()>& failed_elsewhere);
 
 }  // namespace cuzk::engine
