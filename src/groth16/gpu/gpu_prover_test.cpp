@@ -220,9 +220,14 @@ void expect_same_proofs_streamed(const proving_key_view<C>& pk, std::span<const 
   ASSERT_LT(estimate_device_bytes<C>(pk, in_turn, key_vector_set::all()), beside_all);
   auto fitted = fit_to_budget<C>(pk, compact, beside_all - 1);
   ASSERT_TRUE(fitted.is_ok()) << fitted.error().to_string();
-  // With synthesis on the device, two of a, b, c there keeps B2 beside (as above).
-  EXPECT_TRUE(fitted->b2_beside);
-  EXPECT_EQ(fitted->abc, abc_on_device::two);
+  // With synthesis on the device, two of a, b, c there where it keeps B2 beside with nothing else
+  // given up (as above): whether it does depends on the key's sizes (c's n values against B2's
+  // arena), so the rule is checked against the estimate.
+  gpu_key_options two_beside = compact;
+  two_beside.abc = abc_on_device::two;
+  const bool two_fits = estimate_device_bytes<C>(pk, two_beside, key_vector_set::all()) <= beside_all - 1;
+  EXPECT_EQ(fitted->b2_beside, two_fits);
+  EXPECT_EQ(fitted->abc, two_fits ? abc_on_device::two : abc_on_device::three);
   {
     auto kept = place_at_range<C>(pk, compact, beside_all - 1);  // three: B2 in turn
     ASSERT_TRUE(kept.is_ok()) << kept.error().to_string();
