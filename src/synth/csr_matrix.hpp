@@ -72,7 +72,10 @@ struct keep_every_triplet {
 // own). The caller has checked row < rows and col < cols.
 //
 // Every pass runs on the pool: a PoRep key's ~10^8 records, counted and placed on one thread for
-// each matrix, were most of its 32 s build. Entries are placed by atomic counters per row, so
+// each matrix, were most of its 18-32 s build, 6.5 s on 16 threads (docs/BENCHMARKS.md, 'Witness
+// files read once and in order'). On 2 threads the locked increments cost about what the second
+// thread gains (2^20: 335-343 ms against 320 before; counting on one thread with plain increments
+// was slower still, 352). Entries are placed by atomic counters per row, so
 // their order within a row depends on the threads; the sort by column and the merge of repeats
 // that follow make the result the same whatever that order (the sum of a row's repeats is the
 // same in any order: field addition is associative and commutative).
