@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 
 #include "engine/engine.hpp"
@@ -50,6 +51,41 @@ std::string refusal_of(engine& e, const std::string& path) {
   const auto at = m.find(path);
   if (at != std::string::npos) m.replace(at, path.size(), "P");
   return m;
+}
+
+// An engine over `dir` whose first "job queued" line (the submit's thread, before its checks) waits
+// until the job's worker is at the gate, then runs `then`: the submit's checks run while the job
+// proves. Whatever fails, the worker is let go at the end, so that the engine can stop.
+struct paused_at_queue {
+  gated_backend* gate = nullptr;
+  std::atomic<bool> reached{false};
+  std::atomic<job_id> queued_id{0};
+  std::function<void()> then;
+  std::unique_ptr<gated_engine> h;
+  ~paused_at_queue() {
+    if (h && h->backend) h->backend->open();
+  }
+};
+
+std::unique_ptr<paused_at_queue> pause_at_queue(const std::string& name, const std::string& dir,
+                                                std::function<void()> then = {}) {
+  auto p = std::make_unique<paused_at_queue>();
+  p->then = std::move(then);
+  engine_options o;
+  o.spool_dir = temp_dir(name + "-spool");
+  o.witness_dirs = {dir};
+  o.log = [at = p.get()](log_level, const std::string& line) {
+    if (line.rfind("engine: job queued id=", 0) != 0 || at->reached.exchange(true)) return;
+    at->queued_id.store(std::stoull(line.substr(line.find("id=") + 3)));
+    EXPECT_TRUE(at->gate->wait_calls(1)) << "the queued job did not reach a worker";
+    if (at->then) at->then();
+  };
+  p->h = std::make_unique<gated_engine>(std::move(o), std::make_unique<gated_backend>(0ms, false));
+  p->gate = p->h->backend;
+  if (p->h->eng) {
+    EXPECT_TRUE(p->h->eng->register_circuit("small", small_zkey).is_ok());
+  }
+  return p;
 }
 
 TEST(engine_witness_path, paths_are_refused_by_default_and_inline_witnesses_still_work) {
@@ -203,30 +239,14 @@ TEST(engine_witness_path, a_job_proves_while_its_files_are_checked_and_is_withdr
   fs::copy_file(small_wtns, dir + "/p0.wtns");
   fs::copy_file(small_wtns, outside + "/secret.wtns");
   fs::create_symlink(outside + "/secret.wtns", dir + "/p1.wtns");
-  // At the first "job queued" line (the submit's thread, before the checks), the job's worker is
-  // waited for at the gate: the checks then run while the job proves.
-  gated_backend* gate = nullptr;
-  auto reached = std::make_shared<std::atomic<bool>>(false);
-  auto queued_id = std::make_shared<std::atomic<job_id>>(0);
-  engine_options o;
-  o.spool_dir = temp_dir("witness-while-proving-spool");
-  o.witness_dirs = {dir};
-  o.log = [&gate, reached, queued_id](log_level, const std::string& line) {
-    if (line.rfind("engine: job queued id=", 0) != 0 || reached->exchange(true)) return;
-    queued_id->store(std::stoull(line.substr(line.find("id=") + 3)));
-    EXPECT_TRUE(gate->wait_calls(1)) << "the queued job did not reach a worker";
-  };
-  gated_engine h(std::move(o), std::make_unique<gated_backend>(0ms, false));
-  ASSERT_TRUE(h.eng);
-  gate = h.backend;
-  // Whatever fails below, the worker is let go, so that the engine can stop.
-  const std::unique_ptr<gated_backend, void (*)(gated_backend*)> open_at_end(h.backend, [](gated_backend* b) { b->open(); });
-  ASSERT_TRUE(h.eng->register_circuit("small", small_zkey).is_ok());
+  auto p = pause_at_queue("witness-while-proving", dir);
+  ASSERT_TRUE(p->h->eng);
+  gated_engine& h = *p->h;
   job_request r = by_path(dir + "/p0.wtns");
   r.partitions.push_back(witness_input::from_path(dir + "/p1.wtns"));
   r.request_id = "while-proving";
   auto refused = h.eng->submit(r);
-  ASSERT_TRUE(reached->load()) << "the job was not queued before its files were checked";
+  ASSERT_TRUE(p->reached.load()) << "the job was not queued before its files were checked";
   ASSERT_FALSE(refused.is_ok());
   EXPECT_EQ(refused.error().code(), errc::failed_precondition) << refused.error().to_string();
   EXPECT_EQ(refused.error().message().rfind("partition 1: ", 0), 0u) << refused.error().to_string();
@@ -234,7 +254,7 @@ TEST(engine_witness_path, a_job_proves_while_its_files_are_checked_and_is_withdr
   // The worker, let go, ends the job without a word: nothing of it is kept, in the store or the
   // job table.
   h.backend->open();
-  auto gone = h.eng->await(queued_id->load(), 20s);
+  auto gone = h.eng->await(p->queued_id.load(), 20s);
   ASSERT_FALSE(gone.is_ok());
   EXPECT_EQ(gone.error().code(), errc::not_found) << gone.error().to_string();
   EXPECT_TRUE(h.eng->snapshot().jobs.empty());
@@ -267,27 +287,17 @@ TEST(engine_witness_path, the_submits_check_takes_the_jobs_word_for_a_file_the_j
   fs::copy_file(small_wtns, dir + "/p0.wtns");
   fs::copy_file(small_wtns, dir + "/p1.wtns");
   fs::copy_file(small_wtns, outside + "/secret.wtns");
-  gated_backend* gate = nullptr;
-  auto reached = std::make_shared<std::atomic<bool>>(false);
-  engine_options o;
-  o.spool_dir = temp_dir("witness-read-once-spool");
-  o.witness_dirs = {dir};
-  o.log = [&gate, reached, &dir, &outside](log_level, const std::string& line) {
-    if (line.rfind("engine: job queued id=", 0) != 0 || reached->exchange(true)) return;
-    // Partition 0 read and passed by the job, which proves it at the gate; then the file changes.
-    EXPECT_TRUE(gate->wait_calls(1)) << "the queued job did not reach a worker";
+  // Partition 0 read and passed by the job, which proves it at the gate; then the file changes.
+  auto p = pause_at_queue("witness-read-once", dir, [&] {
     fs::remove(dir + "/p0.wtns");
     fs::create_symlink(outside + "/secret.wtns", dir + "/p0.wtns");
-  };
-  gated_engine h(std::move(o), std::make_unique<gated_backend>(0ms, false));
-  ASSERT_TRUE(h.eng);
-  gate = h.backend;
-  const std::unique_ptr<gated_backend, void (*)(gated_backend*)> open_at_end(h.backend, [](gated_backend* b) { b->open(); });
-  ASSERT_TRUE(h.eng->register_circuit("small", small_zkey).is_ok());
+  });
+  ASSERT_TRUE(p->h->eng);
+  gated_engine& h = *p->h;
   job_request r = by_path(dir + "/p0.wtns");
   r.partitions.push_back(witness_input::from_path(dir + "/p1.wtns"));
   auto id = h.eng->submit(r);
-  ASSERT_TRUE(reached->load()) << "the job was not queued before its files were checked";
+  ASSERT_TRUE(p->reached.load()) << "the job was not queued before its files were checked";
   ASSERT_TRUE(id.is_ok()) << id.error().to_string();
   h.backend->open();
   auto done = h.eng->await(*id, 20s);

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
+#include <utility>
 #include <set>
 #include <string>
 #include <vector>
@@ -46,6 +48,20 @@ paths_job make_job(const std::string& name, std::size_t n, const std::set<std::s
   return j;
 }
 
+// The check's answer, and the partitions it asked about in its order; none passed by the job, and
+// `failed` the job's failed read, if any.
+std::pair<status, std::vector<std::size_t>> check_asking(const paths_job& j, std::optional<std::size_t> failed) {
+  std::vector<std::size_t> asked;
+  const status s = check_witness_paths_from_last(
+      j.req, j.key, j.dirs,
+      [&](std::size_t k) {
+        asked.push_back(k);
+        return false;
+      },
+      [failed] { return failed; });
+  return {s, asked};
+}
+
 TEST(request_checks, from_the_last_back_skipping_what_the_job_passed) {
   auto j = make_job("checks-from-last", 5, {});
   std::vector<std::size_t> asked;
@@ -71,14 +87,7 @@ TEST(request_checks, the_first_refusal_in_order_is_named_though_found_last) {
 // The job's read of partition 0 failed: the check reads it at once, and no file after it.
 TEST(request_checks, a_partition_the_jobs_read_refused_is_checked_first_and_ends_the_rest) {
   auto j = make_job("checks-failed-first", 8, {0});
-  std::vector<std::size_t> asked;
-  const status s = check_witness_paths_from_last(
-      j.req, j.key, j.dirs,
-      [&](std::size_t k) {
-        asked.push_back(k);
-        return false;
-      },
-      [] { return std::optional<std::size_t>{0}; });
+  const auto [s, asked] = check_asking(j, 0);
   ASSERT_FALSE(s.is_ok());
   EXPECT_EQ(s.message().rfind("partition 0: ", 0), 0u) << s.to_string();
   EXPECT_EQ(asked, (std::vector<std::size_t>{0}));
@@ -87,14 +96,7 @@ TEST(request_checks, a_partition_the_jobs_read_refused_is_checked_first_and_ends
 // A failed read the check finds good (the file put right since): the check goes on with the rest.
 TEST(request_checks, a_failed_read_the_check_passes_leaves_the_others_to_check) {
   auto j = make_job("checks-failed-then-good", 4, {3});
-  std::vector<std::size_t> asked;
-  const status s = check_witness_paths_from_last(
-      j.req, j.key, j.dirs,
-      [&](std::size_t k) {
-        asked.push_back(k);
-        return false;
-      },
-      [] { return std::optional<std::size_t>{1}; });
+  const auto [s, asked] = check_asking(j, 1);
   ASSERT_FALSE(s.is_ok());
   EXPECT_EQ(s.message().rfind("partition 3: ", 0), 0u) << s.to_string();
   EXPECT_EQ(asked, (std::vector<std::size_t>{1, 3, 2, 0}));
