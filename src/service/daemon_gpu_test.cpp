@@ -183,6 +183,8 @@ TEST(daemon_gpu, proves_on_the_device_and_reports_where_and_how_long) {
   EXPECT_EQ(k["devices"][0]["uploads"], 1);
   EXPECT_EQ(k["devices"][0]["users"], 0);
   EXPECT_GT(k["devices"][0]["last_use_unix_ms"].get<int64_t>(), 0);
+  // How the budget laid the copy out, in words (gpu_device_key::placement).
+  EXPECT_EQ(k["devices"][0]["placement"].get<std::string>().rfind("streamed: ", 0), 0u) << k.dump(2);
 
   const std::string m = d.metrics();
   EXPECT_NE(m.find("cuzk_phase_seconds_count{circuit=\"bn\",phase=\"msm_h\"} 3"), std::string::npos) << m;

@@ -454,6 +454,7 @@ std::string status_json(const engine::engine_snapshot& s, const daemon_config& c
                         {"users", d.users},
                         {"uploading", d.uploading},
                         {"uploads", d.uploads},
+                        {"placement", d.placement},
                         {"last_use_unix_ms", d.last_use ? engine::to_unix_ms(*d.last_use) : 0}});
     json key = {{"circuit", k.circuit},
                 {"tier", k.tier_name},

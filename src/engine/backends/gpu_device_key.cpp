@@ -95,6 +95,19 @@ result<std::shared_ptr<const device_key>> make(const key_material<C>& m, int ord
 
 }  // namespace
 
+std::string gpu_device_key::placement() const {
+  return std::visit(
+      [](const auto& k) {
+        const auto streamed = k.streamed();
+        return "streamed: " + (streamed.empty() ? std::string("none") : streamed.to_string()) +
+               (streamed.empty() ? "" : " in ranges of " + std::to_string(k.stream_chunk_points()) + " points") +
+               "; twiddles " + (k.twiddles() == gpu::ntt_memory::compact ? "compact" : "tables") + "; B2 " +
+               (k.b2_beside() ? "beside A, B1, C" : "in turn") + "; a, b, c on the device: " +
+               groth16::abc_on_device_name(k.abc()) + "; synthesis " + groth16::synthesis_place_name(k.synthesis());
+      },
+      key);
+}
+
 groth16::gpu_key_options gpu_uploader::key_options() const {
   groth16::gpu_key_options o;
   o.synthesis = place_;

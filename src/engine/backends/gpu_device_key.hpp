@@ -34,6 +34,9 @@ class gpu_device_key final : public device_key {
   uint64_t host_bytes() const noexcept override {
     return std::visit([](const auto& k) -> uint64_t { return k.pinned_host_bytes(); }, key);
   }
+  // "streamed: h,b2 in ranges of 1048576 points; twiddles tables; B2 in turn; a, b, c on the
+  // device: three; synthesis device": what the budget chose (gpu_device_key.cpp, place_on).
+  std::string placement() const override;
   std::variant<groth16::gpu_proving_key<bn254>, groth16::gpu_proving_key<bls12_381>> key;
 };
 

@@ -322,6 +322,7 @@ std::vector<key_device_copy_status> device_key_tier::copies_locked(const std::st
     c.uploading = d.uploading;
     c.last_use = d.last_use_wall;
     c.uploads = d.uploads;
+    if (d.key) c.placement = d.key->placement();
     out.push_back(std::move(c));
   }
   return out;

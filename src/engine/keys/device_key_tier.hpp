@@ -63,6 +63,7 @@ struct key_device_copy_status {
   bool uploading = false;
   std::optional<wall_time> last_use;
   uint64_t uploads = 0;  // times uploaded to this slot
+  std::string placement;  // device_key::placement() of the copy there now
 };
 
 struct key_slot_status {

@@ -9,6 +9,8 @@
 // reason. The oracle is the fake's own record of what it was asked to upload.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <filesystem>
 #include <future>
 #include <mutex>
@@ -29,6 +31,7 @@ class fake_device_key final : public device_key {
   fake_device_key(int slot, uint64_t bytes, uint64_t host = 0) : slot_(slot), bytes_(bytes), host_(host) {}
   uint64_t bytes() const noexcept override { return bytes_; }
   uint64_t host_bytes() const noexcept override { return host_; }
+  std::string placement() const override { return "slot " + std::to_string(slot_) + "'s layout"; }
   int slot() const noexcept { return slot_; }
 
  private:
@@ -150,6 +153,20 @@ TEST(device_key_tier, uploads_once_per_slot_and_every_lease_reuses_the_copy) {
   EXPECT_EQ(host_only.on_device(), nullptr);
   EXPECT_EQ(host_only.slot(), -1);
   EXPECT_EQ(f.up->count(), 2u);
+}
+
+// How a copy is laid out (device_key::placement: for the GPU backend, what streams and whether B2
+// runs beside) is in the name of its load's upload step, which the daemon logs, and in the status.
+TEST(device_key_tier, the_upload_step_and_the_status_say_how_the_copy_is_laid_out) {
+  fixture f(1000);
+  std::vector<std::string> steps;
+  f.m->set_load_progress([&](const std::string&, const char* step, uint64_t, uint64_t, double) { steps.push_back(step); });
+  ASSERT_TRUE(f.m->acquire("a", nullptr, nullptr, 1).is_ok());
+  EXPECT_NE(std::find(steps.begin(), steps.end(), "upload to device:1 (slot 1's layout)"), steps.end())
+      << (steps.empty() ? "no step" : steps.back());
+  const auto e = f.entry("a");
+  ASSERT_EQ(e.devices.size(), 1u);
+  EXPECT_EQ(e.devices[0].placement, "slot 1's layout");
 }
 
 TEST(device_key_tier, the_least_recently_used_unreferenced_copy_makes_room) {

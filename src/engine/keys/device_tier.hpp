@@ -47,6 +47,10 @@ class device_key {
   // Host memory it holds besides the key in its host tier: the pinned copies of point vectors it
   // streams from host memory in every proof.
   virtual uint64_t host_bytes() const noexcept { return 0; }
+  // How the copy is laid out on its device, in words for the log and the status (the GPU backend:
+  // which vectors stream and in what ranges, the twiddles, B2 beside A, B1 and C or in turn, how
+  // many of a, b, c a proof keeps there, where synthesis runs); empty where there is nothing to say.
+  virtual std::string placement() const { return {}; }
 };
 
 class device_uploader {

@@ -403,9 +403,15 @@ status key_manager::upload_locked(std::unique_lock<std::mutex>& lk, const std::s
   // An upload that made the copy is a step of the key's load like the others, with its seconds.
   if (s && !had && progress_ && devices_.on_slot_locked(id, slot)) {
     uint64_t bytes = 0;
+    std::string placement;
     for (const auto& c : devices_.copies_locked(id))
-      if (c.slot == where) bytes = c.bytes;
-    const std::string what = "upload to " + where;
+      if (c.slot == where) {
+        bytes = c.bytes;
+        placement = c.placement;
+      }
+    // The placement in the step's name: the one line of the log that says how the budget laid the
+    // key out (which vectors stream, B2 beside or in turn), which a job's times depend on.
+    const std::string what = "upload to " + where + (placement.empty() ? "" : " (" + placement + ")");
     progress_(id, what.c_str(), bytes, bytes,
               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
