@@ -200,9 +200,10 @@ uint32_t job_run::batch_size(uint32_t first, reservation& held) {
 // Partitions first .. first + count - 1, read on threads of their own, from now on or, reading
 // ahead, once the batch before has all of its witnesses (`after`). Files are read one at a time
 // in partition order, each on threads of its own (witness_dirs.cpp, read_whole), so that the first
-// arrives first: four at once, each 2 GiB file of a 10 x 2^26 job took 0.7 s and the device waited
-// that long for its first witness, where the reads are no faster together than one at a time on
-// the memory bus they share. Input JSON is computed parallel_witness_reads partitions at once (one
+// arrives first: four at once, each 2 GiB file of a 10 x 2^26 job took 0.45-0.59 s and the device
+// waited 0.46 s for its first witness; one at a time each took 0.15-0.19 s, ahead of the device
+// (docs/BENCHMARKS.md, 'Witness files read once and in order'). On a host short of free memory a
+// lone read is slower (0.55-0.93 s) and four at once did better: not yet handled. Input JSON is computed parallel_witness_reads partitions at once (one
 // calculation runs on one thread). The memory is the witnesses' own, which the batch reserved: a
 // client's file from circom or snarkjs is proven where it was read (witness.hpp); one whose
 // values lie elsewhere holds its bytes beside their copy while it is read, uncounted. The backend

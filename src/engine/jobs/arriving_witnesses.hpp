@@ -13,9 +13,9 @@
 // A file named by path is read once where the job and the submit's checks both want it: the job's
 // read of it checks every value as the submit's check does (witness.hpp, read_witness), so the
 // check takes the job's word for a file the job has read (or is reading: it waits), and reads only
-// the others. A read of 2 GiB and its check cost ~0.3 s of a PoRep partition's host time, and the
-// two sets of reads shared the memory bus at the job's start, when the device waits for its first
-// witness. The job claims a batch's partitions as it begins to read them; a claim it gives up (its
+// the others. Read twice, each 2 GiB file of a 10 x 2^26 PoRep job was copied and checked twice,
+// and the check's reads shared the memory bus with the job's at its start, while the device waited
+// for its first witness (docs/gpu/proof.md, 'Submitting by path'). The job claims a batch's partitions as it begins to read them; a claim it gives up (its
 // read failed, or never ran) goes back to the check, which then reads the file itself, so the
 // client hears the check's own refusal as before.
 //
