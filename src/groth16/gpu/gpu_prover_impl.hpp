@@ -172,6 +172,12 @@ struct gpu_proof_run {
   gpu::device_buffer<repr> batch_witnesses{}, batch_h{};
 
   bool batch() const noexcept { return parts > 1; }
+  // The events of partition q's witness copy: two pairs in turn, since a batch queues q + 1's copy
+  // while q transforms, and reads q's copy span only after.
+  ev witness_copy_begin(std::size_t q) const noexcept { return q % 2 == 0 ? ev::w_begin : ev::w_begin_odd; }
+  ev witness_copy_end(std::size_t q) const noexcept { return q % 2 == 0 ? ev::w_end : ev::w_end_odd; }
+  // The event after which every witness is on the device (the copies run in order on one stream).
+  ev witnesses_copied() const noexcept { return witness_copy_end(parts - 1); }
   // Where partition q's witness goes on the device and where its h is left; read when used, since
   // the workspace's buffers are (re)allocated once the run exists.
   repr* device_witness(std::size_t q) noexcept {
@@ -249,13 +255,12 @@ void stage_witness(gpu_proof_run<Curve>& run, std::size_t q) {
 // MSMs (and the device synthesis) read it there.
 template <class Curve>
 status copy_witness(gpu_proof_run<Curve>& run, std::size_t q) {
-  using ev = typename gpu_proof_run<Curve>::ev;
   using repr = typename Curve::fr::repr;
   const cudaStream_t cs = run.ws.copy_stream();
-  CUZK_TRY(run.ws.event(ev::w_begin).record(cs));
+  CUZK_TRY(run.ws.event(run.witness_copy_begin(q)).record(cs));
   CUZK_CUDA_TRY(cudaMemcpyAsync(run.device_witness(q), run.ws.host_w(), run.witness[q].size() * sizeof(repr),
                                 cudaMemcpyHostToDevice, cs));
-  return run.ws.event(ev::w_end).record(cs);
+  return run.ws.event(run.witness_copy_end(q)).record(cs);
 }
 
 // One witness MSM over every partition's scalars (`sets`: one set, or a batch's, whose points then
@@ -280,11 +285,10 @@ status timed_witness_msm(const char* name, M& m, std::span<const typename Curve:
 // the last witness is on the device. Writes only the sums' b2 and b2_side.
 template <class Curve>
 status run_b2_beside(gpu_proof_run<Curve>& run, std::span<const typename Curve::fr::repr* const> w) {
-  using ev = typename gpu_proof_run<Curve>::ev;
   auto& st = run.key;
   CUZK_CUDA_TRY(cudaSetDevice(st.device));
   const cudaStream_t bs = run.ws.b2_stream();
-  CUZK_CUDA_TRY(cudaStreamWaitEvent(bs, run.ws.event(ev::w_end).get(), 0));
+  CUZK_CUDA_TRY(cudaStreamWaitEvent(bs, run.ws.event(run.witnesses_copied()).get(), 0));
   phase_timings& side = run.b2_side;
   timed_kernel_lock lock(run.turn, "msm_abc", side.lock_wait, side.kernel_spans);
   return timed_witness_msm<Curve>("msm_b2", st.msm_b2, w, st.n_vars, run.sums, &msm_sums<Curve>::b2, side.msm_b2,
@@ -298,7 +302,6 @@ status run_b2_beside(gpu_proof_run<Curve>& run, std::span<const typename Curve::
 // its own beside synthesis and the transforms.
 template <class Curve>
 status run_witness_msms(gpu_proof_run<Curve>& run) {
-  using ev = typename gpu_proof_run<Curve>::ev;
   using sums_t = msm_sums<Curve>;
   auto& st = run.key;
   CUZK_CUDA_TRY(cudaSetDevice(st.device));
@@ -316,7 +319,7 @@ status run_witness_msms(gpu_proof_run<Curve>& run) {
   }
   const status g1_status = [&]() -> status {
     const cudaStream_t ms = run.ws.msm_stream();
-    CUZK_CUDA_TRY(cudaStreamWaitEvent(ms, run.ws.event(ev::w_end).get(), 0));
+    CUZK_CUDA_TRY(cudaStreamWaitEvent(ms, run.ws.event(run.witnesses_copied()).get(), 0));
     phase_timings& side = run.msm_side;
     timed_kernel_lock lock(run.turn, "msm_abc", side.lock_wait, side.kernel_spans);
     const std::size_t n_vars = st.n_vars, n_private = st.n_vars - st.n_public - 1;
@@ -382,7 +385,7 @@ status transform(gpu_proof_run<Curve>& run, std::size_t q) {
   const cudaStream_t ns = ws.ntt_stream();
   fr* d = ws.abc();
   if (run.on_device()) {
-    CUZK_CUDA_TRY(cudaStreamWaitEvent(ns, ws.event(ev::w_end).get(), 0));
+    CUZK_CUDA_TRY(cudaStreamWaitEvent(ns, ws.event(run.witness_copy_end(q)).get(), 0));
     CUZK_TRY(ws.event(ev::synth_begin).record(ns));
     // With two on the device, a and b now and c later, into b's place (below).
     CUZK_TRY(st.matrices->evaluate(run.device_witness(q), d, d + n, run.two_on_device() ? nullptr : d + 2 * n, n,
@@ -456,7 +459,7 @@ inline void merge_msm_side(phase_timings& t, const phase_timings& side, const ph
   t.lock_held = add_held_union(t.kernel_spans);
 }
 
-// What the workspace's events say of the partition just transformed (its events are the next
+// What the workspace's events say of partition q, just transformed (its events are the next
 // partition's after that, so each is read once its transforms have ended): the copies' time and
 // bytes, the synthesis kernel's and the transforms'.
 struct device_spans {
@@ -464,7 +467,7 @@ struct device_spans {
 };
 
 template <class Curve>
-result<device_spans> read_device_spans(gpu_proof_run<Curve>& run) {
+result<device_spans> read_device_spans(gpu_proof_run<Curve>& run, std::size_t q) {
   using ev = typename gpu_proof_run<Curve>::ev;
   auto& ws = run.ws;
   device_spans d;
@@ -474,7 +477,7 @@ result<device_spans> read_device_spans(gpu_proof_run<Curve>& run) {
     out = *s;
     return status::ok();
   };
-  CUZK_TRY(span(ev::w_begin, ev::w_end, d.witness_h2d));
+  CUZK_TRY(span(run.witness_copy_begin(q), run.witness_copy_end(q), d.witness_h2d));
   if (run.on_device()) {
     // The copy the synthesis waited for is the witness's; the kernel alone is the synthesis (the
     // wait for the kernel lock before it is lock_wait).
@@ -546,10 +549,10 @@ result<gpu_workspace<Curve>*> workspace_of(const gpu_context<Curve>& where, std:
 // partition, on the proving thread: its witness from the source (waiting for it where it is late)
 // staged into pinned memory and copied to the device; its synthesis on the device (or on the host,
 // copied in); under the call's turn its NTTs and h. The next witness is staged on the host while
-// the device transforms this one, if it has arrived (batch_witness_source::ready); if not, the
-// call lets go of the kernel gate once the transforms have ended and then waits for it. Once the
-// last witness is on the device, the MSM thread runs A, B1 and C once for all of them, beside the
-// remaining synthesis and transforms, and B2 beside them on a thread of its own where the key gave
+// the device transforms this one, if it has arrived (batch_witness_source::ready), and its copy
+// queued at once, beside the transforms; if not, the call lets go of the kernel gate once the
+// transforms have ended and then waits for it. Once the last witness's copy is queued, the MSM
+// thread runs A, B1 and C once for all of them, beside the remaining synthesis and transforms, and B2 beside them on a thread of its own where the key gave
 // it an arena (or in their turn). The last partition's transforms and the H MSM over every h hold
 // the gate at once. In a batch of one with two of a, b, c on the device and synthesis on the host,
 // the witness takes b's place once h is made, and only then do the witness MSMs start.
@@ -597,17 +600,25 @@ status prove_partitions(gpu_proof_run<Curve>& run, const batch_witness_source<Cu
       run.msm_status = run_witness_msms(run);  // no thread to be had: here, in turn
     }
   };
+  // Partition q's witness to the device, after every one before it: the last one's copy starts
+  // the witness MSMs.
+  std::size_t copied = 0;
+  auto queue_copy = [&](std::size_t q) -> status {
+    CUZK_TRY(copy_witness(run, q));
+    copied = q + 1;
+    if (copied == parts) start_witness_msms();
+    return status::ok();
+  };
+  // The one pinned staging buffer takes the next witness once partition q's copy has read it.
+  auto wait_for_copy = [&](std::size_t q) -> status {
+    CUZK_CUDA_TRY(cudaEventSynchronize(ws.event(run.witness_copy_end(q)).get()));
+    return status::ok();
+  };
   const status main_path = [&]() -> status {
     CUZK_TRY(arrive_and_stage(0));
     for (std::size_t q = 0; q < parts; ++q) {
       const bool last = q + 1 == parts;
-      if (!run.witness_after_h()) {
-        CUZK_TRY(copy_witness(run, q));
-        if (!last)  // the staging buffer takes the next witness once this copy has read it
-          CUZK_CUDA_TRY(cudaEventSynchronize(ws.event(ev::w_end).get()));
-        else
-          start_witness_msms();
-      }
+      if (!run.witness_after_h() && copied == q) CUZK_TRY(queue_copy(q));
       if (!run.on_device()) CUZK_TRY(synthesize_on_host(run, q));
       // The lock is taken after the copies were queued. When another proof holds it, host buffers
       // lent for the last partition go back first (its copies end while this call waits, so the
@@ -619,18 +630,29 @@ status prove_partitions(gpu_proof_run<Curve>& run, const batch_witness_source<Cu
       });
       if (!last) {
         CUZK_TRY(transform(run, q));
-        // The next witness, if it is there, is staged while the device transforms this one; the
-        // workspace's a | b | c and events are the next partition's once the transforms have
-        // ended. A witness whose read failed ends the batch only after that.
+        // The next witness, if it is there, is staged while the device transforms this one, and
+        // its copy queued at once (a batch gives each partition its own place on the device), so
+        // that it crosses beside these transforms rather than before the next ones: ~40 ms a
+        // partition at 2^26, where the transforms take ~150. The workspace's a | b | c and
+        // other events are the next partition's once the transforms have ended. A witness whose
+        // read failed ends the batch only after that.
         const bool next_staged = has_arrived(q + 1);
-        const status staged = next_staged ? arrive_and_stage(q + 1) : status::ok();
+        status staged = status::ok();
+        if (next_staged) {
+          staged = wait_for_copy(q);
+          if (staged) staged = arrive_and_stage(q + 1);
+          if (staged) staged = queue_copy(q + 1);
+        }
         CUZK_CUDA_TRY(cudaStreamSynchronize(ws.ntt_stream()));
         lock.release();
         CUZK_TRY(staged);
-        auto spans = read_device_spans(run);
+        auto spans = read_device_spans(run, q);
         if (!spans) return spans.error();
         add_device_spans(t, *spans, run.on_device());
-        if (!next_staged) CUZK_TRY(arrive_and_stage(q + 1));  // a late witness, waited for without the gate
+        if (!next_staged) {  // a late witness, waited for without the gate
+          CUZK_TRY(wait_for_copy(q));
+          CUZK_TRY(arrive_and_stage(q + 1));
+        }
         continue;
       }
       run.ntt_h_begin = lock.acquired();
@@ -639,8 +661,7 @@ status prove_partitions(gpu_proof_run<Curve>& run, const batch_witness_source<Cu
         if (run.witness_after_h()) {
           // c is in b's place until the h kernel has read it.
           CUZK_CUDA_TRY(cudaStreamWaitEvent(ws.copy_stream(), ws.event(ev::ntt_end).get(), 0));
-          CUZK_TRY(copy_witness(run, q));
-          start_witness_msms();
+          CUZK_TRY(queue_copy(q));
         }
         return msm_h(run);
       }();
@@ -664,7 +685,7 @@ status prove_partitions(gpu_proof_run<Curve>& run, const batch_witness_source<Cu
   CUZK_TRY(main_path);
   CUZK_TRY(run.msm_status);
   merge_msm_side(t, run.msm_side, run.b2_side);
-  auto spans = read_device_spans(run);
+  auto spans = read_device_spans(run, parts - 1);
   if (!spans) return spans.error();
   add_device_spans(t, *spans, run.on_device());
   place_last_hold(run, *spans);

@@ -87,7 +87,9 @@ class gpu_workspace {
   using fr = typename Curve::fr;
   using repr = typename fr::repr;
 
-  // Events: the witness copy (w_begin, w_end: the MSMs and the device synthesis wait on it); with
+  // Events: the witness copy (w_begin, w_end: the MSMs and the device synthesis wait on it; a
+  // batch's odd partitions take w_begin_odd and w_end_odd, since partition q + 1's copy is queued
+  // while q transforms, before q's span is read); with
   // synthesis on the host, the a, b, c copies' ends (the NTTs wait on them), and with two of them
   // on the device, the start of c's copy (copy_c_begin) and the product a b it waits for
   // (ab_made); with synthesis on the device, synth_begin and synth_end bound the synthesis kernel;
@@ -95,6 +97,8 @@ class gpu_workspace {
   enum event_id : unsigned {
     w_begin,
     w_end,
+    w_begin_odd,
+    w_end_odd,
     copy_begin,
     copy_a,  // copy_a, copy_b, copy_c in this order: the copies index them from copy_a
     copy_b,
