@@ -91,21 +91,27 @@ result<key_vector_set> choose_streamed(const proving_key_view<Curve>& pk, const 
                     "budget is " + std::to_string(budget >> 20) + " MiB");
 }
 
+namespace {
+// `options` at its own range with B2 `beside` or in turn, whatever that costs: the twiddles and
+// the streamed vectors that fit `budget`.
+template <class Curve>
+result<gpu_key_options> place_with_b2(const proving_key_view<Curve>& pk, gpu_key_options options,
+                                      std::size_t budget, bool beside) {
+  options.b2_beside = beside;
+  options.twiddles = choose_twiddles(pk, options, budget);
+  auto set = choose_streamed(pk, options, budget);
+  if (!set) return set.error();
+  options.streamed = *set;
+  return options;
+}
+}  // namespace
+
 template <class Curve>
 result<gpu_key_options> place_at_range(const proving_key_view<Curve>& pk, gpu_key_options options,
                                        std::size_t budget) {
-  auto place = [&](bool beside) -> result<gpu_key_options> {
-    gpu_key_options o = options;
-    o.b2_beside = beside;
-    o.twiddles = choose_twiddles(pk, o, budget);
-    auto set = choose_streamed(pk, o, budget);
-    if (!set) return set.error();
-    o.streamed = *set;
-    return o;
-  };
-  auto in_turn = place(false);
+  auto in_turn = place_with_b2(pk, options, budget, false);
   if (!options.b2_beside) return in_turn;
-  auto beside = place(true);
+  auto beside = place_with_b2(pk, options, budget, true);
   if (!beside || !in_turn) return beside ? beside : in_turn;
   const bool same = beside->streamed == in_turn->streamed && beside->twiddles == in_turn->twiddles;
   return same ? beside : in_turn;
@@ -151,10 +157,18 @@ result<gpu_key_options> fit_to_budget(const proving_key_view<Curve>& pk, gpu_key
     // device two of a, b, c cost one more synthesis kernel (~6 ms at 2^26) and free n elements,
     // which may be the room B2's own arena needs: 2^26 in a 16 GiB budget proved in 1174 ms with
     // three and B2 in turn, in 995 ms with two and B2 beside (docs/BENCHMARKS.md). Two is taken
-    // where it places B2 beside with nothing else given up.
+    // where it places B2 beside with nothing else given up. It is placed with B2 beside as such:
+    // place_at_range would pick two with B2 in turn wherever that streams one vector fewer than
+    // two with B2 beside, and so miss a two with B2 beside that is no worse than three in turn.
     const gpu_key_options three = *placed;
     options.abc = abc_on_device::two;
-    if (fit_at_some_range() && placed->b2_beside && no_worse_than<Curve>(*placed, three)) return placed;
+    for (const std::size_t r : ranges) {
+      options.stream_chunk_points = r;
+      auto two = place_with_b2(pk, options, budget, true);
+      if (!two) continue;
+      if (no_worse_than<Curve>(*two, three)) return two;
+      break;
+    }
     return three;
   }
   // Two of a, b, c on the device take a third of a proof's vectors off (a 2^27 domain's 4 GiB)
