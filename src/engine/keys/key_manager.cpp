@@ -105,15 +105,34 @@ bool key_manager::reconcile_locked(entry& e) {
   return true;
 }
 
+namespace {
+
+// The key this thread's eviction rounds leave alone (key_manager::spared_key), and whose manager.
+struct thread_spared {
+  const key_manager* manager = nullptr;
+  std::string id;
+};
+thread_local thread_spared spared_here;
+
+}  // namespace
+
+key_manager::spared_key::spared_key(const key_manager& m, std::string id) {
+  spared_here = {&m, std::move(id)};
+}
+
+key_manager::spared_key::~spared_key() { spared_here = {}; }
+
 uint64_t key_manager::shed(uint64_t missing) {
   uint64_t freed = 0;
+  const std::string* spared = spared_here.manager == this ? &spared_here.id : nullptr;
   {
     std::lock_guard lk(m_);
     while (freed < missing) {
       entry* victim = nullptr;
       const std::string* victim_id = nullptr;
       for (auto& [id, e] : entries_)
-        if (e.key && !busy_locked(id, e) && (victim == nullptr || e.use_seq < victim->use_seq)) {
+        if (e.key && !busy_locked(id, e) && (spared == nullptr || id != *spared) &&
+            (victim == nullptr || e.use_seq < victim->use_seq)) {
           victim = &e;
           victim_id = &id;
         }
@@ -136,6 +155,12 @@ uint64_t key_manager::load_estimate(const std::string& id) const {
   auto it = entries_.find(id);
   if (it == entries_.end() || it->second.key) return 0;
   return host_load_bound(it->second.summary, !copy_dir_.empty());
+}
+
+uint64_t key_manager::host_held(const std::string& id) const {
+  std::lock_guard lk(m_);
+  auto it = entries_.find(id);
+  return it == entries_.end() ? 0 : it->second.host_res.bytes();
 }
 
 uint64_t key_manager::budget(key_tier t) const noexcept {

@@ -193,6 +193,23 @@ class key_manager {
   // coefficients twice, where it is twice the file without); the reservation shrinks to the
   // measured size once loaded. 0 when the key is resident or unknown.
   uint64_t load_estimate(const std::string& id) const;
+  // The host budget's bytes the key holds now: 0 when it is cold or unknown.
+  uint64_t host_held(const std::string& id) const;
+  // While it lives, the host budget's eviction rounds run on the thread that made it leave key
+  // `id` of manager `m` where it is (shed() skips it). For the engine's admission, which counts a
+  // resident key as no load (load_estimate() 0) and then waits in the budget's line: a round of its
+  // own that moved that key out would leave the job to load it again with room it never asked
+  // for, waiting while it holds its working set. The budget runs a request's rounds on the
+  // requesting thread (memory_budget.hpp), so the mark reaches that request's rounds and no
+  // other's: a round run for a request ahead in the line may still move the key out. One per
+  // thread at a time.
+  class spared_key {
+   public:
+    spared_key(const key_manager& m, std::string id);
+    ~spared_key();
+    spared_key(const spared_key&) = delete;
+    spared_key& operator=(const spared_key&) = delete;
+  };
   // Loads a key up to `target` without using it: warm, hot, or the device tier (one slot, or every
   // slot). Errors as acquire's, and for the device tier: no device tier, a key larger than the
   // slot's budget, an upload failure.

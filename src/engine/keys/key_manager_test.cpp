@@ -268,6 +268,39 @@ TEST(key_manager, a_load_is_admitted_on_a_bound_of_what_its_copy_holds) {
   std::filesystem::remove_all(dir);
 }
 
+// A key spared on a thread stays where it is in the host budget's eviction rounds run on that
+// thread (the engine's admission, for the key it counted resident); other keys go as before, and a
+// round run on another thread may take it.
+TEST(key_manager, a_spared_key_stays_in_the_evictions_of_its_thread_only) {
+  const auto sz = measure();
+  pageable_allocator alloc;
+  memory_budgets memory(uint64_t{1} << 30, {});
+  key_manager m({}, alloc, point_check::on_curve, {}, &memory);
+  for (const char* id : {"a", "b"}) {
+    ASSERT_TRUE(m.add(id, small_bn, sz.summary).is_ok());
+    ASSERT_TRUE(m.preload(id, key_tier::warm).is_ok());
+  }
+  ASSERT_GT(m.host_held("a"), 0u);
+  // "a" is the least recently used: a round that may take any key takes it first.
+  const uint64_t all = memory.host().limit();
+  {
+    const key_manager::spared_key spared(m, "a");
+    auto r = memory.host().acquire(all - m.host_held("a"), {nullptr, 0ms, "a job", true, nullptr});
+    EXPECT_TRUE(r.is_ok()) << r.error().to_string();
+    EXPECT_EQ(tier_of(m, "a"), key_tier::warm);
+    EXPECT_EQ(tier_of(m, "b"), key_tier::cold);
+    // Not even for a request that cannot fit beside it.
+    auto more = memory.host().acquire(1, {nullptr, 0ms, "more", true, nullptr});
+    EXPECT_FALSE(more.is_ok());
+    EXPECT_EQ(tier_of(m, "a"), key_tier::warm);
+  }
+  std::thread([&] {
+    auto r = memory.host().acquire(all, {nullptr, 0ms, "another thread's job", true, nullptr});
+    EXPECT_TRUE(r.is_ok()) << r.error().to_string();
+  }).join();
+  EXPECT_EQ(tier_of(m, "a"), key_tier::cold);
+}
+
 TEST(key_manager, no_device_tier_without_a_gpu_backend) {
   const auto sz = measure();
   pageable_allocator alloc;
