@@ -217,5 +217,48 @@ TEST(engine_memory, a_key_holds_its_bytes_in_the_budget_and_an_unused_one_moves_
   EXPECT_LE(b.peak, limit);
 }
 
+// docs/HARDENING.md, finding 33: a job whose key is resident is admitted without its load, so its
+// admission's wait leaves that key resident. Here another circuit's job proves and holds the room
+// the job needs; the admission's eviction round finds only the job's own key unused. Moved out,
+// the key would load again after admission with room the job never asked for (here the room the
+// first job gives back holds it; where nothing does, the job waits for the load's 60 s limit and
+// fails, as engine_input_json.the_witness_threads_start_no_calculation_the_spare_room_cannot_hold
+// did).
+TEST(engine_memory, a_jobs_admission_leaves_its_resident_key_where_it_is) {
+  auto probe = make(uint64_t{1} << 30, 1);
+  ASSERT_TRUE(probe.eng->register_circuit("poseidon", poseidon_zkey).is_ok());
+  ASSERT_TRUE(probe.eng->preload("poseidon", key_tier::warm).is_ok());
+  ASSERT_TRUE(probe.eng->preload("small", key_tier::warm).is_ok());
+  const uint64_t keys_held = probe.eng->snapshot().memory_budgets.at(0).used;
+  probe.eng.reset();
+
+  // Room for both keys and one proof: the second job waits for the first's working set.
+  auto h = make(keys_held + one_proof(), 2, /*gated=*/true);
+  ASSERT_TRUE(h.eng->register_circuit("poseidon", poseidon_zkey).is_ok());
+  ASSERT_TRUE(h.eng->preload("poseidon", key_tier::warm).is_ok());
+  ASSERT_TRUE(h.eng->preload("small", key_tier::warm).is_ok());
+  ASSERT_EQ(h.eng->snapshot().memory_budgets.at(0).used, keys_held);
+  const job_id first = h.eng->submit(request("poseidon", 1, std::nullopt, poseidon_wtns)).value();
+  for (int i = 0; i < 2000 && h.backend->calls.load() == 0; ++i) std::this_thread::sleep_for(1ms);
+  ASSERT_EQ(h.backend->calls.load(), 1);
+  const job_id second = h.eng->submit(request("small")).value();
+  // The second job's admission is in line and has asked the evictors (the keys are asked last).
+  auto keys_asked = [&] {
+    const auto b = h.eng->snapshot().memory_budgets.at(0);
+    return b.waiting == 1 && b.evictors.size() == 3 && b.evictors[2].calls > 0;
+  };
+  for (int i = 0; i < 2000 && !keys_asked(); ++i) std::this_thread::sleep_for(1ms);
+  ASSERT_TRUE(keys_asked());
+  for (const auto& k : h.eng->snapshot().keys) EXPECT_EQ(k.host_tier_name, "warm") << k.circuit;
+
+  h.backend->released = true;
+  EXPECT_EQ(h.eng->await(first, 20s).value().state, job_state::done);
+  const auto r = h.eng->await(second, 20s).value();
+  EXPECT_EQ(r.state, job_state::done) << r.error.to_string();
+  const auto b = h.eng->snapshot().memory_budgets.at(0);
+  EXPECT_EQ(b.evictors[2].bytes_freed, 0u) << "a key was moved out";
+  EXPECT_LE(b.peak, keys_held + one_proof());
+}
+
 }  // namespace
 }  // namespace cuzk::engine

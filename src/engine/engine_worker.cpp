@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -49,6 +50,14 @@ void engine::admit(work_batch& batch, const worker_ref& by) {
                                 (calculation != 0 ? ", with " + describe_bytes(calculation) +
                                                         " for a witness calculation of circuit " + it->circuit
                                                   : "");
+    // A key resident now is counted as no load, so this admission's own eviction rounds leave it
+    // resident: moved out for the working set, it would load again with room the job never asked
+    // for, while the job holds that working set (docs/HARDENING.md, finding 33). Unless the budget
+    // cannot hold both: then nothing could ever make room beside it, and the key goes as before
+    // (its load then waits for room no longer than its limit and fails the job saying so).
+    std::optional<key_manager::spared_key> spared;
+    if (key_load == 0 && need <= memory_.host().limit() && keys_.host_held(it->circuit) <= memory_.host().limit() - need)
+      spared.emplace(keys_, it->circuit);
     refusal why = refusal::none;
     const auto t0 = steady_clock::now();
     auto r = memory_.host().acquire(need, {&j->cancel, std::nullopt, purpose, true, &why});
