@@ -619,6 +619,11 @@ status prove_partitions(gpu_proof_run<Curve>& run, const batch_witness_source<Cu
     for (std::size_t q = 0; q < parts; ++q) {
       const bool last = q + 1 == parts;
       if (!run.witness_after_h() && copied == q) CUZK_TRY(queue_copy(q));
+      // A witness late for its partition crosses before the gate is taken, as the gate holds
+      // kernels' time, not a copy's (another worker's proof may use it meanwhile); one staged
+      // during the transforms before has crossed by now. The last one's copy is waited for on the
+      // device, beside the witness MSMs it started.
+      if (!last && copied > q) CUZK_TRY(wait_for_copy(q));
       if (!run.on_device()) CUZK_TRY(synthesize_on_host(run, q));
       // The lock is taken after the copies were queued. When another proof holds it, host buffers
       // lent for the last partition go back first (its copies end while this call waits, so the
