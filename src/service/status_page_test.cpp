@@ -153,7 +153,9 @@ TEST(status_page, renders_in_headless_chromium_with_the_numbers_status_reports) 
   httplib::Client http("127.0.0.1", d.http_port);
   http.set_connection_timeout(5, 0);
   http.set_read_timeout(10, 0);
-  // The running job's witness calculation has begun once /status shows its witness_start.
+  // The running job's witness calculation has begun once /status shows its witness_start, and
+  // it runs as the job's own once the job is synthesizing: a witness thread may begin it ahead,
+  // while the job is still queued for the worker, which takes it a moment later.
   nlohmann::json status;
   for (int i = 0; i < 300; ++i) {
     auto st = http.Get("/status");
@@ -161,7 +163,7 @@ TEST(status_page, renders_in_headless_chromium_with_the_numbers_status_reports) 
     status = nlohmann::json::parse(st->body);
     bool computing = false;
     for (const auto& j : status["jobs"])
-      if (j["id"] == running)
+      if (j["id"] == running && j["state"] == "synthesizing")
         for (const auto& e : j["events"]) computing = computing || e["event"] == "witness_start";
     if (computing) break;
     std::this_thread::sleep_for(100ms);
