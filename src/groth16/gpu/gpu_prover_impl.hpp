@@ -552,10 +552,11 @@ result<gpu_workspace<Curve>*> workspace_of(const gpu_context<Curve>& where, std:
 // the device transforms this one, if it has arrived (batch_witness_source::ready), and its copy
 // queued at once, beside the transforms; if not, the call lets go of the kernel gate once the
 // transforms have ended and then waits for it. Once the last witness's copy is queued, the MSM
-// thread runs A, B1 and C once for all of them, beside the remaining synthesis and transforms, and B2 beside them on a thread of its own where the key gave
-// it an arena (or in their turn). The last partition's transforms and the H MSM over every h hold
-// the gate at once. In a batch of one with two of a, b, c on the device and synthesis on the host,
-// the witness takes b's place once h is made, and only then do the witness MSMs start.
+// thread runs A, B1 and C once for all of them, beside the remaining synthesis and transforms,
+// and B2 beside them on a thread of its own where the key gave it an arena (or in their turn).
+// The last partition's transforms and the H MSM over every h hold the gate at once. In a batch of
+// one with two of a, b, c on the device and synthesis on the host, the witness takes b's place
+// once h is made, and only then do the witness MSMs start.
 template <class Curve>
 status prove_partitions(gpu_proof_run<Curve>& run, const batch_witness_source<Curve>& witnesses) {
   using ev = typename gpu_proof_run<Curve>::ev;
@@ -609,11 +610,7 @@ status prove_partitions(gpu_proof_run<Curve>& run, const batch_witness_source<Cu
     if (copied == parts) start_witness_msms();
     return status::ok();
   };
-  // The one pinned staging buffer takes the next witness once partition q's copy has read it.
-  auto wait_for_copy = [&](std::size_t q) -> status {
-    CUZK_CUDA_TRY(cudaEventSynchronize(ws.event(run.witness_copy_end(q)).get()));
-    return status::ok();
-  };
+
   const status main_path = [&]() -> status {
     CUZK_TRY(arrive_and_stage(0));
     for (std::size_t q = 0; q < parts; ++q) {
@@ -621,9 +618,10 @@ status prove_partitions(gpu_proof_run<Curve>& run, const batch_witness_source<Cu
       if (!run.witness_after_h() && copied == q) CUZK_TRY(queue_copy(q));
       // A witness late for its partition crosses before the gate is taken, as the gate holds
       // kernels' time, not a copy's (another worker's proof may use it meanwhile); one staged
-      // during the transforms before has crossed by now. The last one's copy is waited for on the
+      // during the transforms before has crossed by now. Either way the one pinned staging buffer
+      // is free for the next witness from here on. The last one's copy is waited for on the
       // device, beside the witness MSMs it started.
-      if (!last && copied > q) CUZK_TRY(wait_for_copy(q));
+      if (!last) CUZK_CUDA_TRY(cudaEventSynchronize(ws.event(run.witness_copy_end(q)).get()));
       if (!run.on_device()) CUZK_TRY(synthesize_on_host(run, q));
       // The lock is taken after the copies were queued. When another proof holds it, host buffers
       // lent for the last partition go back first (its copies end while this call waits, so the
@@ -644,8 +642,7 @@ status prove_partitions(gpu_proof_run<Curve>& run, const batch_witness_source<Cu
         const bool next_staged = has_arrived(q + 1);
         status staged = status::ok();
         if (next_staged) {
-          staged = wait_for_copy(q);
-          if (staged) staged = arrive_and_stage(q + 1);
+          staged = arrive_and_stage(q + 1);
           if (staged) staged = queue_copy(q + 1);
         }
         CUZK_CUDA_TRY(cudaStreamSynchronize(ws.ntt_stream()));
@@ -654,10 +651,7 @@ status prove_partitions(gpu_proof_run<Curve>& run, const batch_witness_source<Cu
         auto spans = read_device_spans(run, q);
         if (!spans) return spans.error();
         add_device_spans(t, *spans, run.on_device());
-        if (!next_staged) {  // a late witness, waited for without the gate
-          CUZK_TRY(wait_for_copy(q));
-          CUZK_TRY(arrive_and_stage(q + 1));
-        }
+        if (!next_staged) CUZK_TRY(arrive_and_stage(q + 1));  // a late witness, waited for without the gate
         continue;
       }
       run.ntt_h_begin = lock.acquired();
