@@ -557,7 +557,8 @@ result<job_id> engine::submit(job_request req) {
     discard();
     return hide_store(ins.error());
   }
-  if (!ins->inserted) {  // a concurrent submit with the same request id won
+  if (ins->effect == insert_effect::outcome_unknown) return unconfirmed_submit(req, *ins);
+  if (ins->effect == insert_effect::request_id_taken) {  // a concurrent submit with the same request id won
     discard();
     auto first = same_request(req, ins->id);
     if (first && *first == 0)
@@ -566,6 +567,22 @@ result<job_id> engine::submit(job_request req) {
   }
   rec.info.id = ins->id;
   return source_->queue_submitted(j, req, begun);
+}
+
+status engine::unconfirmed_submit(const job_request& req, const insert_outcome& ins) {
+  // The job may be stored, and its row names the spooled witnesses (and, where the job was to
+  // prove while they are stored, their begun temporaries, which mark it as a submit that never
+  // returned): none is deleted. Deleting them made such a job, once a retry found it, fail on every
+  // node as "cannot be read" (docs/HARDENING.md, finding 34). Those no row names go with the next
+  // start's sweep of the spool (local_job_source::take_unfinished, cluster_member::take_unfinished).
+  log(log_level::warn, "engine: submit not confirmed by the job store, spooled witnesses kept: maybe job=" +
+                           std::to_string(ins.id) + " error=\"" + ins.why_unknown.to_string() + "\"");
+  const std::string retry =
+      req.request_id.empty() ? "await job " + std::to_string(ins.id) + " to find out once the store answers"
+                             : "submit it again under the same request id \"" + req.request_id + "\"";
+  return status(errc::unavailable,
+                "the job store did not confirm the submit (" + hide_store(ins.why_unknown).to_string() +
+                    "): it may be stored as job " + std::to_string(ins.id) + " or not at all; " + retry);
 }
 
 void engine::withdraw(const std::shared_ptr<live_job>& j, const begun_files& files, status refusal) noexcept {

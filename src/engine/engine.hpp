@@ -279,6 +279,10 @@ class engine {
   // A submit under a request id the store knows as `existing`: that job's id for a retry of the same
   // request, 0 to prove it anew (it failed only because the store refused its result), else why not.
   result<job_id> same_request(const job_request& req, job_id existing);
+  // The answer to a submit whose job the store may or may not have stored (insert_effect::
+  // outcome_unknown): unavailable, asking for a retry under the same request id; its spooled
+  // witnesses stay.
+  status unconfirmed_submit(const job_request& req, const insert_outcome& ins);
   // How `req` differs from the job stored under its request id ("of circuit x, not y"); empty: not.
   static std::string request_conflict(const job_request& req, const job_record& stored);
   // A submit that queued its job before its witnesses were stored and checked, and could not store

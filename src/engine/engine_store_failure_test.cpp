@@ -38,7 +38,8 @@ using namespace std::chrono_literals;
 using namespace cuzk::engine::test;
 
 // Forwards to `inner`; finish() fails while `refuse` is set, as SQLite does on a full disk
-// (unavailable, a fault that passes) or on a damaged database (`permanent`: io_error).
+// (unavailable, a fault that passes) or on a damaged database (`permanent`: io_error); insert()
+// fails while `refuse_inserts` is set, or cannot say whether it stored the job (`unconfirm`).
 class refusing_store final : public job_store {
  public:
   refusing_store(std::shared_ptr<job_store> inner, std::string db) : path(std::move(db)), inner_(std::move(inner)) {}
@@ -48,9 +49,24 @@ class refusing_store final : public job_store {
   std::atomic<int> refused{0};
 
   std::atomic<bool> refuse_inserts{false};
+  // insert() answers outcome_unknown, as the PostgreSQL store does when a COMMIT's reply was lost
+  // and the server stayed out of reach while it asked what became of it: after storing the job, or not.
+  enum class unconfirmed { no, after_storing, without_storing };
+  std::atomic<unconfirmed> unconfirm{unconfirmed::no};
   result<insert_outcome> insert(const job_record& rec) override {
     if (refuse_inserts) return status(errc::unavailable, path + ": insert: database or disk is full");
-    return inner_->insert(rec);
+    const unconfirmed u = unconfirm;
+    if (u == unconfirmed::no) return inner_->insert(rec);
+    job_id id = 1000;  // the id the lost commit took, had it landed
+    if (u == unconfirmed::after_storing) {
+      auto in = inner_->insert(rec);
+      if (!in) return in;
+      id = in->id;
+    }
+    const std::string lost = ": commit: server closed the connection unexpectedly; whether job ";
+    return insert_outcome{
+        id, insert_effect::outcome_unknown,
+        status(errc::unavailable, path + lost + std::to_string(id) + " was stored is unknown")};
   }
   status update_state(job_id id, job_state s, uint32_t attempts) override {
     return inner_->update_state(id, s, attempts);
@@ -219,6 +235,83 @@ TEST(engine_store_failure, a_submit_the_store_refuses_names_the_job_database_not
   auto again = eng->submit(request("small"));
   ASSERT_TRUE(again.is_ok()) << again.error().to_string();
   EXPECT_EQ(eng->await(*again, 20s).value().state, job_state::done);
+}
+
+std::size_t files_in(const std::string& dir) {
+  std::size_t n = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) n += e.is_regular_file() ? 1 : 0;
+  return n;
+}
+
+// docs/HARDENING.md, finding 34: a submit whose store cannot say whether it stored the job keeps
+// the witness a stored row would name, and tells the client to submit again under the same request
+// id; one the store refused (it stored nothing) deletes it. The next start's sweep takes the file
+// no row names, and the request id is free for the retry.
+TEST(engine_store_failure, a_submit_the_store_cannot_confirm_keeps_its_witness_and_a_refused_one_does_not) {
+  fixture f;
+  const std::string spool = f.dir + "/spool";
+  auto req = request("small");
+  req.request_id = "unconfirmed-1";
+  {
+    auto eng = f.start();
+    ASSERT_TRUE(eng);
+    f.store->refuse_inserts = true;
+    auto refused = eng->submit(req);
+    f.store->refuse_inserts = false;
+    ASSERT_FALSE(refused.is_ok());
+    EXPECT_EQ(files_in(spool), 0u);
+
+    f.store->unconfirm = refusing_store::unconfirmed::without_storing;
+    auto unconfirmed = eng->submit(req);
+    f.store->unconfirm = refusing_store::unconfirmed::no;
+    ASSERT_FALSE(unconfirmed.is_ok());
+    const status& why = unconfirmed.error();
+    EXPECT_EQ(why.code(), errc::unavailable) << why.to_string();
+    const std::string answer =
+        "it may be stored as job 1000 or not at all; submit it again under the same "
+        "request id \"unconfirmed-1\"";
+    EXPECT_NE(why.message().find(answer), std::string::npos) << why.to_string();
+    EXPECT_NE(why.message().find("the job database: commit"), std::string::npos) << why.to_string();
+    EXPECT_EQ(why.message().find(f.dir), std::string::npos) << why.to_string();  // finding 15
+    EXPECT_EQ(files_in(spool), 1u);
+  }
+  auto eng = f.start();
+  ASSERT_TRUE(eng);
+  EXPECT_EQ(files_in(spool), 0u);  // swept: no row names it
+  auto id = eng->submit(req);
+  ASSERT_TRUE(id.is_ok()) << id.error().to_string();
+  EXPECT_EQ(eng->await(*id, 20s).value().state, job_state::done);
+}
+
+// docs/HARDENING.md, finding 34: the same, where the job was stored. A daemon alone proves an
+// inline witness while it stores it, so the row names a file only begun (witness_spool.hpp): kept,
+// it marks the job as a submit that never returned, and the next start withdraws the job and
+// sweeps the file. Deleted, as before, the job was queued again and failed as "cannot be read".
+TEST(engine_store_failure, a_job_stored_but_not_confirmed_is_withdrawn_at_the_next_start_not_failed) {
+  fixture f;
+  auto req = request("small");
+  req.request_id = "unconfirmed-2";
+  {
+    auto eng = f.start();
+    ASSERT_TRUE(eng);
+    f.store->unconfirm = refusing_store::unconfirmed::after_storing;
+    auto unconfirmed = eng->submit(req);
+    f.store->unconfirm = refusing_store::unconfirmed::no;
+    ASSERT_FALSE(unconfirmed.is_ok());
+    EXPECT_EQ(unconfirmed.error().code(), errc::unavailable) << unconfirmed.error().to_string();
+  }
+  const auto stored = f.sqlite->find_request("unconfirmed-2").value();
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(files_in(f.dir + "/spool"), 1u);
+  auto eng = f.start();
+  ASSERT_TRUE(eng);
+  EXPECT_FALSE(f.sqlite->get(*stored).value().has_value());  // withdrawn, not failed
+  EXPECT_EQ(files_in(f.dir + "/spool"), 0u);
+  auto id = eng->submit(req);
+  ASSERT_TRUE(id.is_ok()) << id.error().to_string();
+  EXPECT_NE(*id, *stored);
+  EXPECT_EQ(eng->await(*id, 20s).value().state, job_state::done);
 }
 
 TEST(engine_store_failure, an_unstored_result_fails_the_job_and_is_stored_once_the_store_takes_it) {

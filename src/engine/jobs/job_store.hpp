@@ -13,9 +13,10 @@
 //
 // Errors: errc::unavailable is a fault that may pass (the database server restarting or out of
 // reach, a lock held elsewhere, a full disk, a file system gone read-only): the same call may
-// succeed later, and a write that failed so may or may not have been applied. Any other code is
-// permanent: the same call fails the same way again. The engine retries the first kind and fails
-// a job only for the second (docs/HARDENING.md, finding 17).
+// succeed later, and a write that failed so may or may not have been applied (insert() alone tells
+// the two apart: its errors stored nothing, and insert_effect::outcome_unknown is the rest). Any
+// other code is permanent: the same call fails the same way again. The engine retries the first
+// kind and fails a job only for the second (docs/HARDENING.md, finding 17).
 //
 // Thread safety: every method may be called from any thread; implementations serialize.
 #pragma once
@@ -56,9 +57,26 @@ struct circuit_record {
   std::string key_digest;
 };
 
+// What insert() did.
+enum class insert_effect {
+  inserted,          // a new job, `id`
+  request_id_taken,  // request_id was already used by job `id`; nothing was written
+  // The store cannot tell whether it stored the job: its commit's reply was lost, and for a few
+  // seconds after it the database stayed out of reach or the commit still under way
+  // (pg_job_store.cpp). The job may be stored as `id`, naming the record's witness files, or not
+  // at all; `why_unknown` says what was lost. Only the PostgreSQL store answers so: SQLite and
+  // memory know their own outcome.
+  outcome_unknown,
+};
+
+// An outcome that is not known is a value here, not an error status: errc is every layer's
+// vocabulary and is stored with failed jobs (base/result.hpp), while this answer means something
+// only to insert()'s caller, which must not take it for an error that wrote nothing (the engine
+// deletes a refused submit's spooled witnesses; it keeps these: docs/HARDENING.md, finding 34).
 struct insert_outcome {
   job_id id = 0;
-  bool inserted = false;  // false: request_id was already used by job `id`; nothing was written
+  insert_effect effect = insert_effect::inserted;
+  status why_unknown{};  // outcome_unknown: errc::unavailable, naming the server and the faults
 };
 
 class job_store {
@@ -66,7 +84,8 @@ class job_store {
   virtual ~job_store() = default;
 
   // Stores a new job in state queued and assigns its id (larger than every id before). When
-  // info.request_id is non-empty and already used, stores nothing and returns that job's id.
+  // info.request_id is non-empty and already used, stores nothing and returns that job's id. An
+  // error stored nothing; where the store cannot tell, it answers insert_effect::outcome_unknown.
   virtual result<insert_outcome> insert(const job_record& rec) = 0;
   // A running job's state and attempt count.
   virtual status update_state(job_id id, job_state state, uint32_t attempts) = 0;

@@ -95,13 +95,13 @@ TYPED_TEST(job_store_contract, insert_get_and_idempotent_request_ids) {
   if (!s) GTEST_SKIP() << pg_test_cluster::unavailable_reason();
   auto a = s->insert(make_job("c1", "req-1"));
   ASSERT_TRUE(a.is_ok()) << a.error().to_string();
-  EXPECT_TRUE(a->inserted);
+  EXPECT_EQ(a->effect, insert_effect::inserted);
   auto b = s->insert(make_job("c1"));
   ASSERT_TRUE(b.is_ok());
   EXPECT_GT(b->id, a->id);
   auto again = s->insert(make_job("c1", "req-1"));
   ASSERT_TRUE(again.is_ok());
-  EXPECT_FALSE(again->inserted);
+  EXPECT_EQ(again->effect, insert_effect::request_id_taken);
   EXPECT_EQ(again->id, a->id);
   EXPECT_EQ(*s->find_request("req-1").value(), a->id);
   EXPECT_FALSE(s->find_request("nope").value().has_value());
@@ -188,7 +188,7 @@ TYPED_TEST(job_store_contract, remove_deletes_one_job_frees_its_request_id_and_n
   EXPECT_EQ(s->unfinished().value().size(), 1u);
   EXPECT_TRUE(s->remove(b).is_ok());  // already gone
   const auto again = s->insert(make_job("c", "r2")).value();
-  EXPECT_TRUE(again.inserted);
+  EXPECT_EQ(again.effect, insert_effect::inserted);
   EXPECT_GT(again.id, b);
 }
 

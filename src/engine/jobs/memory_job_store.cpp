@@ -14,7 +14,7 @@ result<insert_outcome> memory_job_store::insert(const job_record& rec) {
   std::lock_guard lk(m_);
   if (!rec.info.request_id.empty()) {
     auto it = requests_.find(rec.info.request_id);
-    if (it != requests_.end()) return insert_outcome{it->second, false};
+    if (it != requests_.end()) return insert_outcome{it->second, insert_effect::request_id_taken};
   }
   const job_id id = next_id_++;
   job_record r = rec;
@@ -23,7 +23,7 @@ result<insert_outcome> memory_job_store::insert(const job_record& rec) {
   r.info.attempts = 0;
   jobs_.emplace(id, std::move(r));
   if (!rec.info.request_id.empty()) requests_[rec.info.request_id] = id;
-  return insert_outcome{id, true};
+  return insert_outcome{id, insert_effect::inserted};
 }
 
 status memory_job_store::update_state(job_id id, job_state state, uint32_t attempts) {

@@ -112,6 +112,8 @@ status pg_connection::failure(const char* what, const PGresult* r) const {
                 name_ + ": " + what + ": " + one_line(PQresultErrorMessage(r)));
 }
 
+bool pg_connection::lost() const noexcept { return PQstatus(c_) != CONNECTION_OK; }
+
 status pg_connection::reconnect_if_broken() {
   if (PQstatus(c_) == CONNECTION_OK) return status::ok();
   PQreset(c_);

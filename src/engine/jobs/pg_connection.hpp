@@ -92,6 +92,9 @@ class pg_connection {
 
   // "host=/tmp/x dbname=cuzk": how errors name this server.
   const std::string& name() const noexcept { return name_; }
+  // Whether the connection is broken (the last statement met the break; the next one makes a new
+  // connection). After a failed COMMIT it tells a refusal from a reply that never came.
+  bool lost() const noexcept;
 
  private:
   explicit pg_connection(::pg_conn* c);
@@ -113,6 +116,11 @@ class pg_transaction {
   pg_transaction(const pg_transaction&) = delete;
   pg_transaction& operator=(const pg_transaction&) = delete;
 
+  // COMMIT. A failure with the connection still open is the server's refusal: the transaction was
+  // rolled back. A failure that left the connection lost() is a COMMIT whose reply never came: it
+  // may have committed or not (the server may have ended the session just before or just after it
+  // made the commit durable), and only a look at what the transaction wrote tells
+  // (pg_job_store::insert looks).
   status commit();
 
  private:

@@ -4,8 +4,10 @@
 // partitions are written in one transaction.
 #include "engine/jobs/pg_job_store.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "engine/jobs/pg_job_result.hpp"
 #include "engine/jobs/pg_schema.hpp"
@@ -93,7 +95,7 @@ result<std::vector<job_record>> pg_job_store::select_jobs(const char* what, cons
 }
 
 result<insert_outcome> pg_job_store::insert(const job_record& rec) {
-  std::lock_guard lk(m_);
+  std::unique_lock lk(m_);
   const job_result& i = rec.info;
   const pg_param request_id = i.request_id.empty() ? std::nullopt : pg_param(i.request_id);
   auto tx = pg_transaction::begin(*c_);
@@ -103,7 +105,7 @@ result<insert_outcome> pg_job_store::insert(const job_record& rec) {
   auto ins = c_->exec(
       "insert job",
       "INSERT INTO jobs (request_id, circuit, priority, state, partitions, submitted_ms, deadline_ms) "
-      "VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (request_id) DO NOTHING RETURNING id",
+      "VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (request_id) DO NOTHING RETURNING id, txid_current()",
       {request_id, i.circuit, pg_text(int64_t(i.prio)), pg_text(int64_t(job_state::queued)),
        pg_text(int64_t(i.partitions)), pg_text(to_unix_ms(i.submitted_at)), optional_ms(i.deadline)});
   if (!ins) return ins.error();
@@ -112,9 +114,10 @@ result<insert_outcome> pg_job_store::insert(const job_record& rec) {
     if (!found) return found.error();
     if (found->size() == 0)  // taken and purged between the two statements: never in one transaction
       return status(errc::internal, c_->name() + ": insert job: request id conflict without a job");
-    return insert_outcome{static_cast<job_id>(found->i64(0, 0)), false};
+    return insert_outcome{static_cast<job_id>(found->i64(0, 0)), insert_effect::request_id_taken};
   }
   const std::string id = ins->text(0, 0);
+  const std::string xid = ins->text(0, 1);  // this transaction's, for look_for_lost_commit()
   for (std::size_t k = 0; k < rec.witness_paths.size(); ++k) {
     const bool spooled = k < rec.spooled.size() && rec.spooled[k];
     const bool input_json = k < rec.input_json.size() && rec.input_json[k];
@@ -129,8 +132,55 @@ result<insert_outcome> pg_job_store::insert(const job_record& rec) {
   // Delivered with the commit, so a node that wakes on it finds the job's rows complete.
   auto n = c_->exec("announce the job", "SELECT pg_notify($1, $2)", {pg_job_queued_channel, id});
   if (!n) return n.error();
-  CUZK_TRY(tx->commit());
-  return insert_outcome{static_cast<job_id>(std::strtoull(id.c_str(), nullptr, 10)), true};
+  const auto new_id = static_cast<job_id>(std::strtoull(id.c_str(), nullptr, 10));
+  if (status committed = tx->commit(); !committed) {
+    if (!c_->lost()) return committed;  // the server refused it: rolled back, nothing stored
+    return look_for_lost_commit(lk, new_id, xid, committed);
+  }
+  return insert_outcome{new_id, insert_effect::inserted};
+}
+
+result<insert_outcome> pg_job_store::look_for_lost_commit(std::unique_lock<std::mutex>& lk, job_id id,
+                                                          const std::string& xid, const status& lost) {
+  // PostgreSQL keeps the fate of recent transactions, and txid_status() reads it for a client whose
+  // connection broke while a COMMIT was under way (the manual's "Transaction ID and Snapshot
+  // Information Functions"): committed, aborted, or still in progress. A look for the job's row
+  // alone could not tell a commit that did not land from one the old session is still making
+  // (its disk slow, or a synchronous standby's acknowledgement awaited, with the client's
+  // connection cut): the row is not visible until it ends.
+  //
+  // Tried at once, then after 0.1, 0.2, 0.4, 0.8 and 1.6 s: about 3 s in all. The usual causes
+  // are a session the server ended (an administrator, a failover's fence), which the first try
+  // gets past on a new connection, and a restart of the server: `pg_ctl restart -m fast` of the
+  // test server's configuration (pg_test_cluster.cpp) took 0.47-0.48 s on the 2-core development
+  // machine (2026-12-07), so the window holds several such restarts. It is kept short because the
+  // client's submit waits for it; past it the engine keeps the request's spooled witnesses and
+  // asks the client to submit again (engine.cpp, unconfirmed_submit). Each try may itself wait for
+  // a connection up to the connection string's connect_timeout (libpq's default is none). The lock
+  // is let go between tries, so the node's other statements go on meanwhile.
+  constexpr int tries = 6;
+  auto pause = std::chrono::milliseconds(100);
+  std::string last = "no answer";
+  for (int t = 0; t < tries; ++t) {
+    if (t > 0) {
+      lk.unlock();
+      std::this_thread::sleep_for(pause);
+      pause *= 2;
+      lk.lock();
+    }
+    auto r = c_->exec("look for the commit whose reply was lost", "SELECT txid_status($1::bigint)", {xid});
+    if (!r) {
+      last = r.error().message();
+      continue;
+    }
+    const std::string fate = r->is_null(0, 0) ? "forgotten" : r->text(0, 0);
+    if (fate == "committed") return insert_outcome{id, insert_effect::inserted};
+    if (fate == "aborted") return status(errc::unavailable, lost.message() + "; the job was not stored");
+    last = "its transaction " + fate;  // in progress: the old session is still at it
+  }
+  return insert_outcome{id, insert_effect::outcome_unknown,
+                        status(errc::unavailable, lost.message() + "; whether job " + std::to_string(id) +
+                                                      " was stored is unknown (" + last + ")")};
 }
 
 status pg_job_store::update_state(job_id id, job_state state, uint32_t attempts) {

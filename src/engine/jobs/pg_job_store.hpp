@@ -10,6 +10,11 @@
 // a job acknowledged by submit() survives the daemon and the server losing power, as with SQLite's
 // synchronous=FULL.
 //
+// A COMMIT whose reply never came (the connection broke during it) may have landed. insert() asks
+// the server what became of its transaction before it answers, and says so when it cannot tell
+// (job_store.hpp, insert_effect::outcome_unknown), so that the engine keeps the witnesses a stored
+// row may name (docs/HARDENING.md, finding 34).
+//
 // Witness bytes stay out of the database: a partition row holds the path of its .wtns (spooled by
 // the daemon, or given by the client) and, for an inline one, its digest. At PoRep scale a witness
 // is gigabytes; docs/cluster.md gives the reasons and what it asks of the spool's storage.
@@ -55,6 +60,12 @@ class pg_job_store final : public job_store {
 
  private:
   explicit pg_job_store(std::unique_ptr<pg_connection> c) : c_(std::move(c)) {}
+  // After insert()'s COMMIT lost its reply: whether its transaction `xid`, which wrote job `id`,
+  // committed, asked for a few seconds (inserted; an error: not stored; outcome_unknown: the
+  // server stayed out of reach, or the transaction was still in progress). `lk` holds m_, and is
+  // let go between tries.
+  result<insert_outcome> look_for_lost_commit(std::unique_lock<std::mutex>& lk, job_id id,
+                                              const std::string& xid, const status& lost);
   result<std::vector<job_record>> select_jobs(const char* what, const std::string& where,
                                               const std::vector<pg_param>& params);
 

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // The PostgreSQL job store's own behaviour, on a throwaway server (pg_test_cluster.hpp): what the
 // shared contract (job_store_test.cpp) does not cover: two stores on one database, the schema's
-// versions, an unreachable server and a lost connection.
+// versions, an unreachable server, a lost connection, and a COMMIT whose reply is lost.
 #include "engine/jobs/pg_job_store.hpp"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <optional>
 #include <thread>
 
 #include "engine/jobs/pg_schema.hpp"
@@ -13,6 +16,8 @@
 
 namespace cuzk::engine {
 namespace {
+
+using namespace std::chrono_literals;
 
 std::unique_ptr<pg_job_store> open_store(const std::string& db) {
   auto s = pg_job_store::open(db);
@@ -42,7 +47,7 @@ TEST(pg_job_store, two_stores_on_one_database_see_the_same_jobs_and_ids_keep_gro
   const job_id first = a->insert(make_job(rid)).value().id;
   auto again = b->insert(make_job(rid));
   ASSERT_TRUE(again.is_ok()) << again.error().to_string();
-  EXPECT_FALSE(again->inserted);
+  EXPECT_EQ(again->effect, insert_effect::request_id_taken);
   EXPECT_EQ(again->id, first);
 
   const auto seen = b->get(first).value().value();
@@ -168,6 +173,212 @@ TEST(pg_job_store, a_lost_connection_is_made_again_for_the_next_statement) {
   auto after = s->circuits();
   ASSERT_TRUE(after.is_ok()) << after.error().to_string();
   EXPECT_EQ(after->size(), 1u);
+}
+
+// The database's name, from fresh_test_database's connection string ("... dbname=NAME").
+std::string db_name(const std::string& db) { return db.substr(db.rfind('=') + 1); }
+
+// The pid of a session of `database` whose COMMIT waits on `wait_event` (pg_stat_activity), once
+// one does; empty when none did within 10 s.
+std::string commit_waiting_on(pg_connection& admin, const std::string& database,
+                              const std::string& wait_event) {
+  for (int i = 0; i < 1000; ++i) {
+    auto r = admin.exec(
+        "waiting commit",
+        "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND wait_event = $2 AND query = 'COMMIT'",
+        {database, wait_event});
+    if (r && r->size() > 0) return r->text(0, 0);
+    std::this_thread::sleep_for(10ms);
+  }
+  return {};
+}
+
+status end_session(pg_connection& admin, const std::string& pid, const char* how = "pg_terminate_backend") {
+  auto r = admin.exec("end a session", std::string("SELECT ") + how + "($1)", {pid});
+  return r ? status::ok() : r.error();
+}
+
+// A COMMIT of a new job waits, before it commits, for an advisory lock `admin` holds: a deferred
+// constraint trigger on jobs takes it, and deferred triggers run at COMMIT. Ending the waiting
+// session then cuts the COMMIT off before it lands.
+void hold_commits_of_jobs(pg_connection& admin) {
+  for (const char* sql :
+       {"CREATE FUNCTION wait_for_the_test() RETURNS trigger LANGUAGE plpgsql AS "
+        "$$BEGIN PERFORM pg_advisory_xact_lock(34); RETURN NULL; END$$",
+        "CREATE CONSTRAINT TRIGGER commit_waits AFTER INSERT ON jobs DEFERRABLE INITIALLY DEFERRED "
+        "FOR EACH ROW EXECUTE FUNCTION wait_for_the_test()",
+        "SELECT pg_advisory_lock(34)"}) {
+    auto r = admin.exec("hold commits", sql);
+    ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+  }
+}
+
+int64_t rows(pg_connection& c, const std::string& table) {
+  auto r = c.exec("count", "SELECT count(*) FROM " + table);
+  EXPECT_TRUE(r.is_ok()) << r.error().to_string();
+  return r ? r->i64(0, 0) : -1;
+}
+
+// docs/HARDENING.md, finding 34: the server ends the session while its COMMIT waits, before the
+// commit is made. The reply never comes; the store asks on a new connection what became of the
+// transaction, hears it aborted, and says it stored nothing, as an error (the engine then deletes
+// the spooled witnesses).
+TEST(pg_job_store, a_commit_cut_off_before_it_lands_is_an_error_that_stored_nothing) {
+  FRESH_DATABASE_OR_SKIP(db, "cut_commit");
+  auto s = open_store(db);
+  ASSERT_TRUE(s);
+  auto admin = pg_connection::open(db).value();
+  hold_commits_of_jobs(*admin);
+  if (HasFatalFailure()) return;
+  std::optional<result<insert_outcome>> ins;
+  std::thread submit([&] { ins.emplace(s->insert(make_job("cut"))); });
+  const std::string pid = commit_waiting_on(*admin, db_name(db), "advisory");
+  const status ended = pid.empty() ? status::ok() : end_session(*admin, pid);
+  (void)admin->exec("let go", "SELECT pg_advisory_unlock_all()");  // lets the insert end either way
+  submit.join();
+  ASSERT_FALSE(pid.empty()) << "the insert's COMMIT never waited for the test's lock";
+  ASSERT_TRUE(ended.is_ok()) << ended.to_string();
+  ASSERT_FALSE(ins->is_ok()) << "stored as job " << (*ins)->id;
+  EXPECT_EQ(ins->error().code(), errc::unavailable) << ins->error().to_string();
+  EXPECT_NE(ins->error().message().find("the job was not stored"), std::string::npos)
+      << ins->error().to_string();
+  EXPECT_EQ(rows(*admin, "jobs"), 0);
+  EXPECT_EQ(rows(*admin, "job_partitions"), 0);
+  EXPECT_FALSE(s->find_request("cut").value().has_value());
+}
+
+// While it lives, every commit waits for a synchronous standby that never comes. Such a commit is
+// durable before it waits and is seen by others once the wait ends; a session ended while it
+// waits goes on to commit and closes without a reply (PostgreSQL's syncrep.c, SyncRepWaitForLSN:
+// "we can neither acknowledge the commit nor raise ERROR or FATAL"): a COMMIT that landed and
+// lost its reply, made by the real server.
+class commits_wait_for_a_standby {
+ public:
+  // `admin` is a superuser's connection to the test's database.
+  explicit commits_wait_for_a_standby(pg_connection& admin) : admin_(admin) {
+    auto probe_table = admin_.exec("probe table", "CREATE TABLE standby_probe (x int)");
+    EXPECT_TRUE(probe_table.is_ok()) << probe_table.error().to_string();
+    set("ALTER SYSTEM SET synchronous_standby_names = 'cuzk_test_no_such_standby'");
+  }
+  ~commits_wait_for_a_standby() { end(); }
+  commits_wait_for_a_standby(const commits_wait_for_a_standby&) = delete;
+  commits_wait_for_a_standby& operator=(const commits_wait_for_a_standby&) = delete;
+
+  // Commits wait only once the checkpointer has read the setting, a moment after the reload:
+  // a probe's commit tells. It writes a row, since only a commit that wrote to the log waits
+  // (xact.c, RecordTransactionCommit). It is let go with pg_cancel_backend, which ends a wait with
+  // the commit made.
+  bool in_effect(const std::string& conninfo) {
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      auto probe = pg_connection::open(conninfo);
+      if (!probe) return false;
+      auto me = (*probe)->exec("pid", "SELECT pg_backend_pid()");
+      if (!me) return false;
+      const std::string pid = me->text(0, 0);
+      std::atomic<bool> done{false};
+      std::thread commit([&] {
+        (void)(*probe)->exec("probe", "INSERT INTO standby_probe VALUES (1)");
+        done = true;
+      });
+      bool waited = false;
+      for (int i = 0; i < 1000 && !done && !waited; ++i) {
+        auto r = admin_.exec(
+            "probe waits", "SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event = 'SyncRep'", {pid});
+        waited = r && r->size() > 0;
+        if (!waited) std::this_thread::sleep_for(2ms);
+      }
+      if (!done) (void)end_session(admin_, pid, waited ? "pg_cancel_backend" : "pg_terminate_backend");
+      commit.join();
+      if (waited) return true;
+    }
+    return false;
+  }
+  // Commits stop waiting; those waiting are let go (with their commits made).
+  void end() {
+    if (!on_) return;
+    on_ = false;
+    set("ALTER SYSTEM RESET synchronous_standby_names");
+  }
+
+ private:
+  void set(const char* sql) {
+    auto r = admin_.exec("standby setting", sql);
+    EXPECT_TRUE(r.is_ok()) << r.error().to_string();
+    auto reload = admin_.exec("reload", "SELECT pg_reload_conf()");
+    EXPECT_TRUE(reload.is_ok()) << reload.error().to_string();
+  }
+  pg_connection& admin_;
+  bool on_ = true;
+};
+
+// docs/HARDENING.md, finding 34: the COMMIT lands and its reply is lost. The store hears on a new
+// connection that the transaction committed and answers the job stored, with its partitions;
+// before, it answered an error, and the engine deleted the witnesses the stored row names.
+TEST(pg_job_store, a_commit_that_landed_and_lost_its_reply_is_found_and_answered_stored) {
+  FRESH_DATABASE_OR_SKIP(db, "lost_reply");
+  auto s = open_store(db);
+  ASSERT_TRUE(s);
+  auto admin = pg_connection::open(db).value();
+  std::optional<result<insert_outcome>> ins;
+  std::string pid;
+  status ended;
+  {
+    commits_wait_for_a_standby standby(*admin);
+    ASSERT_TRUE(standby.in_effect(db)) << "commits never waited for the standby";
+    std::thread submit([&] { ins.emplace(s->insert(make_job("landed"))); });
+    pid = commit_waiting_on(*admin, db_name(db), "SyncRep");
+    if (!pid.empty()) ended = end_session(*admin, pid);
+    standby.end();  // lets the insert end either way
+    submit.join();
+  }
+  ASSERT_FALSE(pid.empty()) << "the insert's COMMIT never waited for the standby";
+  ASSERT_TRUE(ended.is_ok()) << ended.to_string();
+  ASSERT_TRUE(ins->is_ok()) << ins->error().to_string();
+  EXPECT_EQ((*ins)->effect, insert_effect::inserted);
+  const auto stored = s->get((*ins)->id).value();
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(stored->info.request_id, "landed");
+  EXPECT_EQ(stored->witness_paths, make_job("").witness_paths);
+  EXPECT_EQ(stored->spooled, (std::vector<bool>{true, false}));
+  EXPECT_EQ(s->find_request("landed").value(), std::optional<job_id>((*ins)->id));
+  // The session whose reply was lost is gone: the store answered from a new one.
+  EXPECT_EQ(admin->exec("gone", "SELECT 1 FROM pg_stat_activity WHERE pid = $1", {pid}).value().size(), 0);
+}
+
+// docs/HARDENING.md, finding 34: the COMMIT's session ends and the server stays down while the
+// store asks what became of it (about 3 s, pg_job_store.cpp): the store cannot tell, and says so as
+// outcome_unknown rather than as an error. Here the commit had not landed; one that had would be
+// answered the same.
+TEST(pg_job_store, a_lost_commit_reply_while_the_server_stays_down_is_an_unknown_outcome) {
+  FRESH_DATABASE_OR_SKIP(db, "down");
+  auto s = open_store(db);
+  ASSERT_TRUE(s);
+  pg_test_cluster* cluster = pg_test_cluster::shared();
+  std::optional<result<insert_outcome>> ins;
+  std::string pid;
+  status stopped(errc::internal, "not stopped");
+  {
+    auto admin = pg_connection::open(db).value();
+    hold_commits_of_jobs(*admin);
+    if (HasFatalFailure()) return;
+    std::thread submit([&] { ins.emplace(s->insert(make_job("down"))); });
+    pid = commit_waiting_on(*admin, db_name(db), "advisory");
+    if (!pid.empty()) stopped = cluster->stop();  // ends every session, the insert's among them
+    if (!stopped) (void)admin->exec("let go", "SELECT pg_advisory_unlock_all()");
+    submit.join();
+  }
+  const status started = stopped ? cluster->start() : status::ok();
+  ASSERT_FALSE(pid.empty()) << "the insert's COMMIT never waited for the test's lock";
+  ASSERT_TRUE(stopped.is_ok()) << stopped.to_string();
+  ASSERT_TRUE(started.is_ok()) << started.to_string();
+  ASSERT_TRUE(ins->is_ok()) << ins->error().to_string();
+  EXPECT_EQ((*ins)->effect, insert_effect::outcome_unknown);
+  EXPECT_EQ((*ins)->why_unknown.code(), errc::unavailable);
+  EXPECT_NE((*ins)->why_unknown.message().find("was stored is unknown"), std::string::npos)
+      << (*ins)->why_unknown.to_string();
+  EXPECT_GT((*ins)->id, 0u);
+  auto admin = pg_connection::open(db).value();
+  EXPECT_EQ(rows(*admin, "jobs"), 0);
 }
 
 }  // namespace

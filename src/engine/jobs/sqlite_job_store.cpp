@@ -455,7 +455,7 @@ result<insert_outcome> sqlite_job_store::insert(const job_record& rec) {
   if (!i.request_id.empty()) {
     auto found = find_request_locked(i.request_id);
     if (!found) return found.error();
-    if (*found) return insert_outcome{**found, false};
+    if (*found) return insert_outcome{**found, insert_effect::request_id_taken};
   }
   stmt s(db_,
          "INSERT INTO jobs (request_id, circuit, priority, state, partitions, attempts, submitted_ms, "
@@ -476,11 +476,13 @@ result<insert_outcome> sqlite_job_store::insert(const job_record& rec) {
   else
     s.bind_null(7);
   s.bind(8, witnesses_to_json(rec));
+  // One statement in its own transaction, committed in this process: when it fails, SQLite has
+  // rolled it back, so the outcome is known (no insert_effect::outcome_unknown, job_store.hpp).
   if (s.step() != SQLITE_DONE) return error("insert job");
   const auto id = sqlite3_last_insert_rowid(db_);
   mark_.last_id = std::max<int64_t>(mark_.last_id, id);
   mark_.write();
-  return insert_outcome{static_cast<job_id>(id), true};
+  return insert_outcome{static_cast<job_id>(id), insert_effect::inserted};
 }
 
 status sqlite_job_store::update_state(job_id id, job_state state, uint32_t attempts) {
