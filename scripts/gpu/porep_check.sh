@@ -16,8 +16,9 @@
 #   bash scripts/gpu/porep_check.sh build-dev
 #
 # Environment: BACKEND (default gpu; cpu to try the script without a GPU), LOG_SIZE (default 25), PARTITIONS (default 10), KEY_BUDGET_MIB (the slot's key
-# budget, default 24576: below the 2^25 key's resident size, so some vectors stream, and above its
-# size with every vector streamed), DEVICE_BUDGET_MIB (default: the card's memory less 4 GiB;
+# budget; default at 2^25 24576: below the key's resident size, so some vectors stream, and above its
+# size with every vector streamed; at other sizes 0, the daemon's own default: at 2^26 on an 80 GB
+# card a 24 GiB budget streamed more and proved slower, 10.5 s against 10.1 s, docs/BENCHMARKS.md), DEVICE_BUDGET_MIB (default: the card's memory less 4 GiB;
 # 100000 without nvidia-smi), HOST_BUDGET_MIB (the daemon's host_memory_budget_mib, default 0: 80% of
 # the host's memory), BATCHES (the
 # gpu_batch_partitions values to run, default "P 1"; a later one is skipped once SKIP_AFTER_S,
@@ -115,7 +116,8 @@ if [[ -z ${DEVICE_BUDGET_MIB:-} ]]; then
   card_mib=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits 2>/dev/null | head -1 | tr -d ' ')
   DEVICE_BUDGET_MIB=$((${card_mib:-0} > 8192 ? card_mib - 4096 : 100000))
 fi
-say "device budget ${DEVICE_BUDGET_MIB} MiB, key budget ${KEY_BUDGET_MIB:-24576} MiB, deadline ${DEADLINE_S:-570} s"
+[[ -n ${KEY_BUDGET_MIB:-} ]] || KEY_BUDGET_MIB=$([[ $k == 25 ]] && echo 24576 || echo 0)
+say "device budget ${DEVICE_BUDGET_MIB} MiB, key budget ${KEY_BUDGET_MIB} MiB (0: the daemon's default), deadline ${DEADLINE_S:-570} s"
 # A key kept in memory through the job is memory the daemon's host budget does not see: the 44 GB
 # 2^26 zkey in /dev/shm on a 128 GiB host. The daemon's load of the key asks the zkey's size and
 # its coefficients' of the budget (its aligned private copy, with the pinned points lent from it,
@@ -159,7 +161,7 @@ socket = "$sock"
 backend = "${BACKEND:-gpu}"
 gpu_workers_per_device = 1
 gpu_batch_partitions = $batch
-gpu_key_budget_mib = ${KEY_BUDGET_MIB:-24576}
+gpu_key_budget_mib = ${KEY_BUDGET_MIB}
 gpu_memory_budget_mib = ${DEVICE_BUDGET_MIB:-100000}
 host_memory_budget_mib = ${HOST_BUDGET_MIB:-0}
 log_level = "info"
