@@ -63,9 +63,9 @@ engine::engine(engine_options opt, engine_parts parts, witness_spool spool, witn
                return witness_computed_ahead(j, q, stop, room);
              },
              [](const live_job& j) { return witness_memory_bytes(j.key); },
-             [this](const live_job& j, uint32_t q, refusal& why) {
+             [this](const live_job& j, uint32_t q, uint64_t witness, refusal& why) {
                return spare_calculation_room(*j.generator, input_json_size(j.rec.witness_paths[q]), memory_.host(),
-                                             calculation_what(j, q) + ", computed ahead", &why);
+                                             calculation_what(j, q) + ", computed ahead", &why, witness);
              }) {
   backend_->attach_memory(memory_);
   // A key of tens of GiB takes seconds to copy even on every core: the operator sees it move.

@@ -142,27 +142,27 @@ std::optional<witness_ahead::pick> witness_ahead::next_locked(std::unique_lock<s
       // size and the circuit's estimate): a worker that comes meanwhile waits for the outcome.
       parts_[key].state = where::computing;
       lk.unlock();
-      // Spare memory only: no wait, no eviction. The next look, after the poll, tries again.
-      auto r = host_.acquire(bytes_(*j), {nullptr, std::chrono::milliseconds(0),
-                                          "job " + std::to_string(j->rec.info.id) + ": a witness computed ahead",
-                                          false, nullptr});
+      // Spare memory only: no wait, no eviction. The next look, after the poll, tries again. The
+      // witness and the calculation in one acquire: a look with room for one of them only holds
+      // nothing meanwhile (and no refused look hands memory back, waking the budget's line).
+      const uint64_t witness = bytes_(*j);
       refusal why = refusal::none;
-      auto room = r ? room_(*j, q, why) : result<calculation_room>(r.error());
+      auto room = room_(*j, q, witness, why);
       lk.lock();
       auto it = parts_.find(key);
       const bool ours = it != parts_.end() && it->second.state == where::computing;  // not dropped meanwhile
-      if (ours && r && room && !stop_) {
-        memory = std::move(r).value();
+      if (ours && room && !stop_) {
+        memory = room->calculation.split(witness);
+        it->second.begun = true;
         return pick{j, q, std::move(room).value()};
       }
       // Never: its worker's admission fails the job with the budget's words; meanwhile the threads
       // go on with later jobs. Else no room now: left to a later look, or to its worker.
-      const bool never = ours && r && why == refusal::too_large;
+      const bool never = ours && !room && why == refusal::too_large;
       if (never) it->second.state = where::claimed;
       else if (ours) parts_.erase(it);
       // What was reserved goes back, and a worker that waited looks again, outside the lock.
       lk.unlock();
-      r = status(errc::cancelled, "not started");
       room = status(errc::cancelled, "not started");
       cv_.notify_all();
       lk.lock();
@@ -248,7 +248,7 @@ witness_ahead_snapshot witness_ahead::snapshot() const {
   std::lock_guard lk(m_);
   witness_ahead_snapshot s = counts_;
   for (const auto& [k, p] : parts_) {
-    s.computing += p.state == where::computing ? 1 : 0;
+    s.computing += p.state == where::computing && p.begun ? 1 : 0;
     s.ready += p.state == where::ready ? 1 : 0;
   }
   return s;

@@ -70,7 +70,7 @@ struct witness_ahead_options {
 // The pool's counts since start (status and tests).
 struct witness_ahead_snapshot {
   unsigned threads = 0;
-  std::size_t computing = 0, ready = 0;
+  std::size_t computing = 0, ready = 0;  // computing: calculations begun (not a look for their room)
   uint64_t computed = 0;     // calculations a witness thread finished and kept
   uint64_t taken_ready = 0;  // take()s that found the witness made
   uint64_t waited = 0;       // take()s that waited for a witness thread's calculation
@@ -97,9 +97,11 @@ class witness_ahead {
                                                        calculation_room& room)>;
   // The host memory one partition's witness of j holds.
   using witness_bytes_fn = std::function<uint64_t(const live_job& j)>;
-  // Partition q's calculation's working memory, reserved from spare room (no waiting, no
-  // eviction); where there is none, why (refusal::too_large: it can never fit).
-  using room_fn = std::function<result<calculation_room>(const live_job& j, uint32_t q, refusal& why)>;
+  // Partition q's calculation's working memory and `witness` bytes beside it, reserved from spare
+  // room in one acquire (no waiting, no eviction), both in room.calculation (the pool splits the
+  // witness's off); where there is no room for both, why (refusal::too_large: it can never fit).
+  using room_fn =
+      std::function<result<calculation_room>(const live_job& j, uint32_t q, uint64_t witness, refusal& why)>;
 
   witness_ahead(witness_ahead_options opt, memory_budget& host, queued_jobs_fn queued, compute_fn compute,
                 witness_bytes_fn bytes, room_fn room);
@@ -125,6 +127,7 @@ class witness_ahead {
   enum class where : uint8_t { computing, ready, claimed };
   struct part {
     where state = where::computing;
+    bool begun = false;  // computing: its room is reserved and its calculation begun (not a look)
     std::shared_ptr<result<any_witness>> witness;  // ready: the result
     double calc_seconds = 0;
     reservation memory;  // ready: the witness's bytes

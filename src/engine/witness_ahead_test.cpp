@@ -82,11 +82,11 @@ struct fixture {
           return made(j.rec.info.id, q);
         },
         [](const live_job&) { return witness_bytes; },
-        [this](const live_job& j, uint32_t, refusal& why) -> result<calculation_room> {
+        [this](const live_job& j, uint32_t, uint64_t witness, refusal& why) -> result<calculation_room> {
           calculation_room room;
           auto it = working.find(j.rec.info.id);  // set before the pool starts
-          if (it == working.end()) return room;
-          auto r = host.acquire(it->second, {nullptr, 0ms, "a calculation", false, &why});
+          const uint64_t calculation = it == working.end() ? 0 : it->second;
+          auto r = host.acquire(calculation + witness, {nullptr, 0ms, "a calculation", false, &why});
           if (!r) return r.error();
           room.calculation = std::move(r).value();
           return room;

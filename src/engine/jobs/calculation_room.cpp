@@ -89,10 +89,13 @@ void reserve_recording(calculation_room& room, memory_budget& host, const std::s
 }
 
 result<calculation_room> spare_calculation_room(const witness::witness_generator& gen, uint64_t input_json_bytes,
-                                                memory_budget& host, const std::string& purpose, refusal* why) {
+                                                memory_budget& host, const std::string& purpose, refusal* why,
+                                                uint64_t beside) {
   calculation_room room;
   room.planned = calculation_estimate(gen, input_json_bytes);
-  auto r = host.acquire(room.planned.calculation, spare_only(calculation_purpose(purpose, gen, room.planned), why));
+  const std::string what =
+      calculation_purpose(purpose, gen, room.planned) + (beside != 0 ? ", with the witness it makes" : "");
+  auto r = host.acquire(room.planned.calculation + beside, spare_only(what, why));
   if (!r) return r.error();
   room.calculation = std::move(r).value();
   room.growth = calculation_growth::speculative;

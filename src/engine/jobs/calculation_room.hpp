@@ -83,11 +83,15 @@ struct calculation_room {
 void reserve_recording(calculation_room& room, memory_budget& host, const std::string& purpose);
 
 // A calculation's whole room from spare room (no waiting, no eviction): the witness threads' rule,
-// and their growth rule (calculation_growth::speculative).
+// and their growth rule (calculation_growth::speculative). `beside` bytes more (the witness the
+// calculation will make) are taken in the same acquire and held in room.calculation, for the
+// caller to split() off: a look that finds no room for both takes nothing, not even for a moment,
+// and wakes no waiter by handing back what it took.
 // Errors as memory_budget::acquire's (`why`: too_large where it can never fit, timed_out where
 // there is no room now).
 result<calculation_room> spare_calculation_room(const witness::witness_generator& gen, uint64_t input_json_bytes,
-                                                memory_budget& host, const std::string& purpose, refusal* why);
+                                                memory_budget& host, const std::string& purpose, refusal* why,
+                                                uint64_t beside = 0);
 
 // One batch's calculations on its worker, from the share admission reserved for one of them.
 // take() gives a calculation its memory: the share where it is free and large enough, else spare

@@ -458,8 +458,9 @@ TEST_F(calculation_growth_test, a_witness_threads_refused_growth_leaves_the_part
         return w;
       },
       [&](const live_job&) { return witness_bytes; },
-      [&](const live_job&, uint32_t, refusal& why) {
-        return spare_calculation_room(*gen_, input_size(1000), host, "job 1 partition 0, computed ahead", &why);
+      [&](const live_job&, uint32_t, uint64_t witness, refusal& why) {
+        return spare_calculation_room(*gen_, input_size(1000), host, "job 1 partition 0, computed ahead", &why,
+                                      witness);
       });
   pool.start();
   ASSERT_TRUE(poll_until([&] { return thread_calculations == 1 && pool.snapshot().computing == 0; }, 60s));
