@@ -62,6 +62,7 @@ struct fixture {
   std::condition_variable gate;
   memory_budget host;
   std::map<job_id, uint64_t> working;  // a job's calculation's working memory (none where absent)
+  std::vector<uint64_t> used_at_looks;  // the budget's use as each look for room began
 
   explicit fixture(uint64_t host_limit = uint64_t{1} << 30) : host("host", memory_kind::host, -1, host_limit) {}
 
@@ -83,6 +84,10 @@ struct fixture {
         },
         [](const live_job&) { return witness_bytes; },
         [this](const live_job& j, uint32_t, uint64_t witness, refusal& why) -> result<calculation_room> {
+          {
+            std::lock_guard lk(m);
+            used_at_looks.push_back(host.used());
+          }
           calculation_room room;
           auto it = working.find(j.rec.info.id);  // set before the pool starts
           const uint64_t calculation = it == working.end() ? 0 : it->second;
@@ -190,6 +195,15 @@ TEST(witness_ahead, no_calculation_starts_that_the_spare_room_cannot_hold) {
   std::this_thread::sleep_for(300ms);  // three polls
   EXPECT_EQ(tight.began_count(), 0u);
   EXPECT_EQ(tight.host.used(), 0u) << "nothing held for a calculation that did not start";
+  EXPECT_EQ(none.snapshot().computing, 0u) << "a look is not a calculation";
+  {
+    // Not even for the look's moment: the witness's bytes are asked for with the calculation's,
+    // in the room function's one acquire. Taken first on their own, they were held while the
+    // calculation was refused, and a reading of the budget then saw a witness nobody made.
+    std::lock_guard lk(tight.m);
+    ASSERT_FALSE(tight.used_at_looks.empty());
+    for (const uint64_t used : tight.used_at_looks) EXPECT_EQ(used, 0u) << "the pool held memory as it looked";
+  }
   // A byte less of working memory, and it starts.
   fixture exact(witness_bytes + working - 1);
   exact.working = {{3, working - 1}};
