@@ -86,8 +86,35 @@ pg_connection::pg_connection(PGconn* c) : c_(c), name_(server_name(c)) {}
 
 pg_connection::~pg_connection() { PQfinish(c_); }
 
+const std::vector<std::pair<const char*, const char*>>& pg_connection::default_bounds() {
+  // Without them a daemon whose database host vanished kept every thread that touched the store
+  // (a submit, a worker recording a proof, the heartbeat) in a blocking call: an established
+  // connection until the kernel's retransmissions give up (about 15 minutes with Linux's
+  // tcp_retries2 = 15), a new one while its start packet waits for an answer that never comes.
+  //   connect_timeout 10 s: a server's start-up answer, even under load, comes well within it.
+  //   tcp_user_timeout 30 s: a statement's bytes unacknowledged that long mean the host is gone;
+  //     a statement that waits on the server (a lock) has its bytes acknowledged, and goes on.
+  //   keepalives after 30 s idle, every 10 s, 3 unanswered: a wait with nothing in flight (for
+  //     a reply) ends about a minute after the host went.
+  static const std::vector<std::pair<const char*, const char*>> bounds = {
+      {"connect_timeout", "10"}, {"tcp_user_timeout", "30000"}, {"keepalives", "1"},
+      {"keepalives_idle", "30"}, {"keepalives_interval", "10"}, {"keepalives_count", "3"}};
+  return bounds;
+}
+
 result<std::unique_ptr<pg_connection>> pg_connection::open(const std::string& conninfo) {
-  PGconn* c = PQconnectdb(conninfo.c_str());
+  // The bounds come first and the connection string after them as dbname, expanded (libpq's
+  // expand_dbname): its own values for the same keywords replace these.
+  std::vector<const char*> keywords, values;
+  for (const auto& [k, v] : default_bounds()) {
+    keywords.push_back(k);
+    values.push_back(v);
+  }
+  keywords.push_back("dbname");
+  values.push_back(conninfo.c_str());
+  keywords.push_back(nullptr);
+  values.push_back(nullptr);
+  PGconn* c = PQconnectdbParams(keywords.data(), values.data(), 1);
   if (!c) return status(errc::resource_exhausted, "postgresql: cannot allocate a connection");
   if (PQstatus(c) != CONNECTION_OK) {
     status s(errc::unavailable, server_name(c) + ": cannot connect: " + one_line(PQerrorMessage(c)));

@@ -70,7 +70,15 @@ class pg_connection {
  public:
   // Connects with a libpq connection string ("host=/run/postgresql dbname=cuzk" or
   // "postgresql://user@host/db"). unavailable, naming the server, when it cannot.
+  //
+  // A server that stops answering without closing the connection (its host powered off, a network
+  // cut) is given up on in bounded time, where libpq by default waits for ever: a connection's
+  // start (its re-establishment too) within connect_timeout, a statement whose bytes go
+  // unacknowledged within tcp_user_timeout, an idle wait by keepalives (default_bounds). The
+  // connection string's own values for these win.
   static result<std::unique_ptr<pg_connection>> open(const std::string& conninfo);
+  // The bounds above, as libpq keywords and values, in the order open() passes them.
+  static const std::vector<std::pair<const char*, const char*>>& default_bounds();
   ~pg_connection();
   pg_connection(const pg_connection&) = delete;
   pg_connection& operator=(const pg_connection&) = delete;

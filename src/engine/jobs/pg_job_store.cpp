@@ -156,7 +156,8 @@ result<insert_outcome> pg_job_store::look_for_lost_commit(std::unique_lock<std::
   // machine (2026-12-07), so the window holds several such restarts. It is kept short because the
   // client's submit waits for it; past it the engine keeps the request's spooled witnesses and
   // asks the client to submit again (engine.cpp, unconfirmed_submit). Each try may itself wait for
-  // a connection up to the connection string's connect_timeout (libpq's default is none). The lock
+  // a connection up to its connect_timeout (pg_connection::default_bounds: 10 s unless the
+  // connection string sets its own). The lock
   // is let go between tries, so the node's other statements go on meanwhile.
   constexpr int tries = 6;
   auto pause = std::chrono::milliseconds(100);
