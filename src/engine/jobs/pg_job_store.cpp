@@ -135,13 +135,27 @@ result<insert_outcome> pg_job_store::insert(const job_record& rec) {
   const auto new_id = static_cast<job_id>(std::strtoull(id.c_str(), nullptr, 10));
   if (status committed = tx->commit(); !committed) {
     if (!c_->lost()) return committed;  // the server refused it: rolled back, nothing stored
-    return look_for_lost_commit(lk, new_id, xid, committed);
+    return look_for_lost_commit(lk, rec, new_id, xid, committed);
   }
   return insert_outcome{new_id, insert_effect::inserted};
 }
 
-result<insert_outcome> pg_job_store::look_for_lost_commit(std::unique_lock<std::mutex>& lk, job_id id,
-                                                          const std::string& xid, const status& lost) {
+result<bool> pg_job_store::row_is(const job_record& rec, job_id id) {
+  const job_result& i = rec.info;
+  const pg_param request_id = i.request_id.empty() ? std::nullopt : pg_param(i.request_id);
+  const pg_param first_path = rec.witness_paths.empty() ? std::nullopt : pg_param(rec.witness_paths[0]);
+  auto r = c_->exec("look for the job whose commit lost its reply",
+                    "SELECT 1 FROM jobs j WHERE j.id = $1 AND j.circuit = $2 AND j.submitted_ms = $3 "
+                    "AND j.partitions = $4 AND j.request_id IS NOT DISTINCT FROM $5 AND ($6::text IS NULL OR "
+                    "EXISTS (SELECT 1 FROM job_partitions p WHERE p.job_id = j.id AND p.idx = 0 AND p.witness_path = $6))",
+                    {pg_text(int64_t(id)), i.circuit, pg_text(to_unix_ms(i.submitted_at)), pg_text(int64_t(i.partitions)),
+                     request_id, first_path});
+  if (!r) return r.error();
+  return r->size() == 1;
+}
+
+result<insert_outcome> pg_job_store::look_for_lost_commit(std::unique_lock<std::mutex>& lk, const job_record& rec,
+                                                          job_id id, const std::string& xid, const status& lost) {
   // PostgreSQL keeps the fate of recent transactions, and txid_status() reads it for a client whose
   // connection broke while a COMMIT was under way (the manual's "Transaction ID and Snapshot
   // Information Functions"): committed, aborted, or still in progress. A look for the job's row
@@ -155,14 +169,24 @@ result<insert_outcome> pg_job_store::look_for_lost_commit(std::unique_lock<std::
   // test server's configuration (pg_test_cluster.cpp) took 0.47-0.48 s on the 2-core development
   // machine (2026-12-07), so the window holds several such restarts. It is kept short because the
   // client's submit waits for it; past it the engine keeps the request's spooled witnesses and
-  // asks the client to submit again (engine.cpp, unconfirmed_submit). Each try may itself wait for
-  // a connection up to its connect_timeout (pg_connection::default_bounds: 10 s unless the
-  // connection string sets its own). The lock
-  // is let go between tries, so the node's other statements go on meanwhile.
+  // asks the client to submit again (engine_submit.cpp, unconfirmed_submit). A try may itself wait
+  // for a connection up to its connect_timeout (pg_connection::default_bounds: 10 s unless set
+  // otherwise), so no try begins past 3.5 s: the look ends within the window and one
+  // connection's wait. The lock is let go between tries, so the node's other statements go on
+  // meanwhile (not during a try's own wait).
+  //
+  // "committed" is checked against the job's row: a transaction id's assignment is not written to
+  // the server's log, so after a crash whose recovery lost this transaction the server may hand
+  // the same id to a later one, and txid_status() then answers for that one. (The row's id may be
+  // handed out again too: a sequence's advance is not flushed before the commit that uses it.) So
+  // the row must be this record's own, by its circuit, submit time to the millisecond, request id,
+  // partitions and first witness path; a row that is not means this transaction was lost.
   constexpr int tries = 6;
+  const auto window_end = std::chrono::steady_clock::now() + std::chrono::milliseconds(3500);
   auto pause = std::chrono::milliseconds(100);
   std::string last = "no answer";
   for (int t = 0; t < tries; ++t) {
+    if (t > 0 && std::chrono::steady_clock::now() + pause > window_end) break;
     if (t > 0) {
       lk.unlock();
       std::this_thread::sleep_for(pause);
@@ -175,7 +199,15 @@ result<insert_outcome> pg_job_store::look_for_lost_commit(std::unique_lock<std::
       continue;
     }
     const std::string fate = r->is_null(0, 0) ? "forgotten" : r->text(0, 0);
-    if (fate == "committed") return insert_outcome{id, insert_effect::inserted};
+    if (fate == "committed") {
+      auto ours = row_is(rec, id);
+      if (!ours) {
+        last = "its row not read: " + ours.error().message();
+        continue;
+      }
+      if (*ours) return insert_outcome{id, insert_effect::inserted};
+      return status(errc::unavailable, lost.message() + "; the job was not stored (its transaction id now names another's)");
+    }
     if (fate == "aborted") return status(errc::unavailable, lost.message() + "; the job was not stored");
     last = "its transaction " + fate;  // in progress: the old session is still at it
   }

@@ -60,12 +60,15 @@ class pg_job_store final : public job_store {
 
  private:
   explicit pg_job_store(std::unique_ptr<pg_connection> c) : c_(std::move(c)) {}
-  // After insert()'s COMMIT lost its reply: whether its transaction `xid`, which wrote job `id`,
-  // committed, asked for a few seconds (inserted; an error: not stored; outcome_unknown: the
+  // After insert()'s COMMIT lost its reply: whether its transaction `xid`, which wrote `rec` as job
+  // `id`, committed, asked for a few seconds (inserted; an error: not stored; outcome_unknown: the
   // server stayed out of reach, or the transaction was still in progress). `lk` holds m_, and is
   // let go between tries.
-  result<insert_outcome> look_for_lost_commit(std::unique_lock<std::mutex>& lk, job_id id,
+  result<insert_outcome> look_for_lost_commit(std::unique_lock<std::mutex>& lk, const job_record& rec, job_id id,
                                               const std::string& xid, const status& lost);
+  // Whether job `id` is rec's own row (its circuit, submit time, request id, partitions and first
+  // witness path), not another's that took the same id.
+  result<bool> row_is(const job_record& rec, job_id id);
   result<std::vector<job_record>> select_jobs(const char* what, const std::string& where,
                                               const std::vector<pg_param>& params);
 

@@ -213,6 +213,21 @@ void hold_commits_of_jobs(pg_connection& admin) {
   }
 }
 
+// A COMMIT of a new job sleeps, before it commits, in a deferred constraint trigger, until its
+// session is ended. Unlike hold_commits_of_jobs, nothing another session holds lets it go: a
+// server's stop ends the session holding a lock at the same moment as the one waiting for it, and
+// the waiter could then take the lock and commit before it saw its own end.
+void slow_commits_of_jobs(pg_connection& admin) {
+  for (const char* sql :
+       {"CREATE FUNCTION sleep_for_the_test() RETURNS trigger LANGUAGE plpgsql AS "
+        "$$BEGIN PERFORM pg_sleep(60); RETURN NULL; END$$",
+        "CREATE CONSTRAINT TRIGGER commit_sleeps AFTER INSERT ON jobs DEFERRABLE INITIALLY DEFERRED "
+        "FOR EACH ROW EXECUTE FUNCTION sleep_for_the_test()"}) {
+    auto r = admin.exec("slow commits", sql);
+    ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+  }
+}
+
 int64_t rows(pg_connection& c, const std::string& table) {
   auto r = c.exec("count", "SELECT count(*) FROM " + table);
   EXPECT_TRUE(r.is_ok()) << r.error().to_string();
@@ -359,12 +374,12 @@ TEST(pg_job_store, a_lost_commit_reply_while_the_server_stays_down_is_an_unknown
   status stopped(errc::internal, "not stopped");
   {
     auto admin = pg_connection::open(db).value();
-    hold_commits_of_jobs(*admin);
+    slow_commits_of_jobs(*admin);
     if (HasFatalFailure()) return;
     std::thread submit([&] { ins.emplace(s->insert(make_job("down"))); });
-    pid = commit_waiting_on(*admin, db_name(db), "advisory");
+    pid = commit_waiting_on(*admin, db_name(db), "PgSleep");
     if (!pid.empty()) stopped = cluster->stop();  // ends every session, the insert's among them
-    if (!stopped) (void)admin->exec("let go", "SELECT pg_advisory_unlock_all()");
+    if (!stopped && !pid.empty()) (void)end_session(*admin, pid);
     submit.join();
   }
   const status started = stopped ? cluster->start() : status::ok();

@@ -477,7 +477,10 @@ result<insert_outcome> sqlite_job_store::insert(const job_record& rec) {
     s.bind_null(7);
   s.bind(8, witnesses_to_json(rec));
   // One statement in its own transaction, committed in this process: when it fails, SQLite has
-  // rolled it back, so the outcome is known (no insert_effect::outcome_unknown, job_store.hpp).
+  // rolled it back, so the outcome is known (no insert_effect::outcome_unknown, job_store.hpp). One
+  // edge is not covered: an fsync that fails after the commit's frame reached the write-ahead log,
+  // and a crash before the next write, may let recovery apply the frame of an insert answered as
+  // failed; its row then names spooled files the engine deleted, and the job fails saying so.
   if (s.step() != SQLITE_DONE) return error("insert job");
   const auto id = sqlite3_last_insert_rowid(db_);
   mark_.last_id = std::max<int64_t>(mark_.last_id, id);
