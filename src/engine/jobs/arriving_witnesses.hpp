@@ -2,7 +2,7 @@
 // The witnesses of a job that proves while its submit still stores or checks them.
 //
 // A submit commits the job and queues it before the slow part of taking its witnesses has ended,
-// and returns only once it has (engine.cpp, 'submit'; local_job_source.cpp): inline .wtns bytes
+// and returns only once it has (engine_submit.cpp, 'submit'; local_job_source.cpp): inline .wtns bytes
 // are written to the spool, and files named by path are read and every value checked against r.
 // The proof overlaps that work, and the client still hears of a refused witness from the submit,
 // as it would have before the job was queued. Until the submit returns it holds the request's

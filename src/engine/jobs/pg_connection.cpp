@@ -94,19 +94,51 @@ const std::vector<std::pair<const char*, const char*>>& pg_connection::default_b
   //   connect_timeout 10 s: a server's start-up answer, even under load, comes well within it.
   //   tcp_user_timeout 30 s: a statement's bytes unacknowledged that long mean the host is gone;
   //     a statement that waits on the server (a lock) has its bytes acknowledged, and goes on.
-  //   keepalives after 30 s idle, every 10 s, 3 unanswered: a wait with nothing in flight (for
-  //     a reply) ends about a minute after the host went.
+  //   keepalives after 30 s idle, every 10 s: a wait with nothing in flight (for a reply) ends
+  //     about a minute after the host went (with tcp_user_timeout set, Linux ends it once 30 s
+  //     pass without an acknowledgement of the probes; keepalives_count then goes unused).
+  //   connect_timeout holds for each address of the host (localhost's two: up to 20 s).
   static const std::vector<std::pair<const char*, const char*>> bounds = {
       {"connect_timeout", "10"}, {"tcp_user_timeout", "30000"}, {"keepalives", "1"},
       {"keepalives_idle", "30"}, {"keepalives_interval", "10"}, {"keepalives_count", "3"}};
   return bounds;
 }
 
+namespace {
+
+// The default bounds the operator has not set: not in the connection string (a URI too), not in
+// libpq's environment (PGCONNECT_TIMEOUT), and none at all where a service file is named (it may
+// set any of them). libpq reads the environment and the service file only for keywords given no
+// value, so a bound passed where the operator set one would silently replace theirs.
+std::vector<std::pair<const char*, const char*>> bounds_unset(const std::string& conninfo) {
+  std::vector<std::pair<const char*, const char*>> out;
+  const char* env_service = std::getenv("PGSERVICE");
+  if (env_service != nullptr && *env_service != '\0') return out;
+  std::vector<std::string> set;
+  if (PQconninfoOption* parsed = PQconninfoParse(conninfo.c_str(), nullptr)) {
+    for (PQconninfoOption* o = parsed; o->keyword != nullptr; ++o)
+      if (o->val != nullptr && *o->val != '\0') set.emplace_back(o->keyword);
+    PQconninfoFree(parsed);
+  }  // else not a connection string: a database name alone, which sets none of them
+  if (std::ranges::find(set, "service") != set.end()) return out;
+  const char* env_timeout = std::getenv("PGCONNECT_TIMEOUT");
+  for (const auto& b : pg_connection::default_bounds()) {
+    const std::string_view k = b.first;
+    if (std::ranges::find(set, k) != set.end()) continue;
+    if (k == "connect_timeout" && env_timeout != nullptr && *env_timeout != '\0') continue;
+    out.push_back(b);
+  }
+  return out;
+}
+
+}  // namespace
+
 result<std::unique_ptr<pg_connection>> pg_connection::open(const std::string& conninfo) {
   // The bounds come first and the connection string after them as dbname, expanded (libpq's
-  // expand_dbname): its own values for the same keywords replace these.
+  // expand_dbname), so that it could replace them too; only those the operator left unset are
+  // passed (bounds_unset).
   std::vector<const char*> keywords, values;
-  for (const auto& [k, v] : default_bounds()) {
+  for (const auto& [k, v] : bounds_unset(conninfo)) {
     keywords.push_back(k);
     values.push_back(v);
   }

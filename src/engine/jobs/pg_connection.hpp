@@ -74,8 +74,9 @@ class pg_connection {
   // A server that stops answering without closing the connection (its host powered off, a network
   // cut) is given up on in bounded time, where libpq by default waits for ever: a connection's
   // start (its re-establishment too) within connect_timeout, a statement whose bytes go
-  // unacknowledged within tcp_user_timeout, an idle wait by keepalives (default_bounds). The
-  // connection string's own values for these win.
+  // unacknowledged within tcp_user_timeout, an idle wait by keepalives (default_bounds). Each is
+  // passed only where the operator set none: in the connection string, in PGCONNECT_TIMEOUT, or
+  // through a service file (`service=`, PGSERVICE), where none of them is passed.
   static result<std::unique_ptr<pg_connection>> open(const std::string& conninfo);
   // The bounds above, as libpq keywords and values, in the order open() passes them.
   static const std::vector<std::pair<const char*, const char*>>& default_bounds();

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <future>
 #include <memory>
 #include <string>
@@ -95,6 +96,22 @@ TEST(pg_connection, the_connection_strings_own_bound_wins) {
   ASSERT_FALSE(a.outcome.is_ok());
   EXPECT_EQ(a.outcome.code(), errc::unavailable) << a.outcome.to_string();
   EXPECT_LT(a.seconds, 8.0) << "the default's 10 s, not the string's 2: " << a.outcome.to_string();
+}
+
+// libpq's environment is the operator's too: PGCONNECT_TIMEOUT replaces the default as the
+// connection string would (libpq reads it only for a keyword given no value).
+TEST(pg_connection, pgconnect_timeout_in_the_environment_wins) {
+  silent_server s;
+  ASSERT_NE(s.port(), 0);
+  const char* before = std::getenv("PGCONNECT_TIMEOUT");
+  const std::string kept = before != nullptr ? before : "";
+  ::setenv("PGCONNECT_TIMEOUT", "2", 1);
+  const auto a = open_within("host=127.0.0.1 port=" + std::to_string(s.port()) + " dbname=cuzk", 40s);
+  if (before != nullptr) ::setenv("PGCONNECT_TIMEOUT", kept.c_str(), 1);
+  else ::unsetenv("PGCONNECT_TIMEOUT");
+  ASSERT_TRUE(a.finished) << "open() still waiting after 40 s";
+  ASSERT_FALSE(a.outcome.is_ok());
+  EXPECT_LT(a.seconds, 8.0) << "the default's 10 s, not the environment's 2: " << a.outcome.to_string();
 }
 
 // The bounds open() passes: each a keyword libpq knows, so that a connection never fails for an

@@ -6,7 +6,7 @@
 // name or absent, never half-written; a file whose job row never got committed is an orphan that
 // sweep() removes at the next start. Files are mode 0600: a witness is the prover's secret.
 //
-// A submit that proves while it stores (engine.cpp, 'submit') splits the write: begin() creates
+// A submit that proves while it stores (engine_submit.cpp, 'submit') splits the write: begin() creates
 // the empty temporary (and makes its name durable) before the job's row is committed, complete()
 // fills it and renames it into place before the submit returns. A row whose final file is missing
 // while its temporary is there is then a submit that never returned (interrupted()): the engine
