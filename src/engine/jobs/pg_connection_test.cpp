@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -43,6 +44,10 @@ class silent_server {
   silent_server(const silent_server&) = delete;
   silent_server& operator=(const silent_server&) = delete;
   int port() const { return port_; }
+  // A connection string to it, with `extra` keywords.
+  std::string conninfo(const std::string& extra = "") const {
+    return "host=127.0.0.1 port=" + std::to_string(port_) + " dbname=cuzk" + (extra.empty() ? "" : " " + extra);
+  }
 
  private:
   int fd_ = -1;
@@ -57,7 +62,7 @@ struct attempt {
 
 // open(conninfo) on a thread of its own, waited for at most `limit`: a call that never returns
 // fails the test instead of hanging it (its thread is left behind, holding only shared state).
-attempt open_within(const std::string& conninfo, std::chrono::seconds limit) {
+attempt open_within(const std::string& conninfo, std::chrono::seconds limit = 40s) {
   auto done = std::make_shared<std::promise<status>>();
   auto answer = done->get_future();
   const auto t0 = steady::now();
@@ -78,7 +83,7 @@ attempt open_within(const std::string& conninfo, std::chrono::seconds limit) {
 TEST(pg_connection, a_server_that_never_answers_is_given_up_within_the_default_bound) {
   silent_server s;
   ASSERT_NE(s.port(), 0);
-  const auto a = open_within("host=127.0.0.1 port=" + std::to_string(s.port()) + " dbname=cuzk", 40s);
+  const auto a = open_within(s.conninfo());
   ASSERT_TRUE(a.finished) << "open() still waiting after 40 s";
   ASSERT_FALSE(a.outcome.is_ok());
   EXPECT_EQ(a.outcome.code(), errc::unavailable) << a.outcome.to_string();
@@ -91,7 +96,7 @@ TEST(pg_connection, a_server_that_never_answers_is_given_up_within_the_default_b
 TEST(pg_connection, the_connection_strings_own_bound_wins) {
   silent_server s;
   ASSERT_NE(s.port(), 0);
-  const auto a = open_within("host=127.0.0.1 port=" + std::to_string(s.port()) + " dbname=cuzk connect_timeout=2", 40s);
+  const auto a = open_within(s.conninfo("connect_timeout=2"));
   ASSERT_TRUE(a.finished) << "open() still waiting after 40 s";
   ASSERT_FALSE(a.outcome.is_ok());
   EXPECT_EQ(a.outcome.code(), errc::unavailable) << a.outcome.to_string();
@@ -104,10 +109,10 @@ TEST(pg_connection, pgconnect_timeout_in_the_environment_wins) {
   silent_server s;
   ASSERT_NE(s.port(), 0);
   const char* before = std::getenv("PGCONNECT_TIMEOUT");
-  const std::string kept = before != nullptr ? before : "";
+  const std::optional<std::string> kept = before != nullptr ? std::optional<std::string>(before) : std::nullopt;
   ::setenv("PGCONNECT_TIMEOUT", "2", 1);
-  const auto a = open_within("host=127.0.0.1 port=" + std::to_string(s.port()) + " dbname=cuzk", 40s);
-  if (before != nullptr) ::setenv("PGCONNECT_TIMEOUT", kept.c_str(), 1);
+  const auto a = open_within(s.conninfo());
+  if (kept) ::setenv("PGCONNECT_TIMEOUT", kept->c_str(), 1);
   else ::unsetenv("PGCONNECT_TIMEOUT");
   ASSERT_TRUE(a.finished) << "open() still waiting after 40 s";
   ASSERT_FALSE(a.outcome.is_ok());
@@ -115,7 +120,7 @@ TEST(pg_connection, pgconnect_timeout_in_the_environment_wins) {
 }
 
 // The bounds open() passes: each a keyword libpq knows, so that a connection never fails for an
-// option of ours (an unknown keyword refuses the connection string), and each bounded.
+// option of ours (an unknown keyword refuses the connection string).
 TEST(pg_connection, the_default_bounds_are_libpqs_keywords) {
   for (const auto& [k, v] : pg_connection::default_bounds()) {
     const std::string conninfo = std::string(k) + "=" + v + " host=/nonexistent-socket-dir";
