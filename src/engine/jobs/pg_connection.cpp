@@ -26,10 +26,11 @@ std::string one_line(const char* msg) {
 
 // Whether a failed statement may succeed if tried again later: the connection broke (the server
 // restarted or the network was cut), the server is shutting down, starting or out of resources
-// (disk full), or a transaction lost a serialization race or a deadlock. The SQLSTATE classes are
-// PostgreSQL's (Appendix A, "PostgreSQL Error Codes"): 08 connection exception, 53 insufficient
-// resources, 57P01..57P03 admin/crash shutdown and "cannot connect now", 40001 and 40P01, and 25006
-// (a read-only transaction: a standby not yet promoted after a failover). Anything else (a
+// (disk full), or a transaction lost a serialization race or a deadlock, or waited past its
+// lock_timeout for another's lock. The SQLSTATE classes are PostgreSQL's (Appendix A, "PostgreSQL
+// Error Codes"): 08 connection exception, 53 insufficient resources, 57P01..57P03 admin/crash
+// shutdown and "cannot connect now", 40001 and 40P01, 55P03 (lock not available), and 25006 (a
+// read-only transaction: a standby not yet promoted after a failover). Anything else (a
 // constraint, a syntax error, a missing table) will fail the same way again.
 bool transient_failure(PGconn* c, const PGresult* r) {
   if (PQstatus(c) != CONNECTION_OK) return true;
@@ -37,7 +38,7 @@ bool transient_failure(PGconn* c, const PGresult* r) {
   if (!state) return r == nullptr;
   const std::string_view s(state);
   return s.starts_with("08") || s.starts_with("53") || s == "57P01" || s == "57P02" || s == "57P03" ||
-         s == "40001" || s == "40P01" || s == "25006";
+         s == "40001" || s == "40P01" || s == "55P03" || s == "25006";
 }
 
 std::string server_name(PGconn* c) {
@@ -189,7 +190,9 @@ result<pg_rows> pg_connection::exec(const char* what, const std::string& sql,
   PGresult* r = PQexecParams(c_, sql.c_str(), static_cast<int>(params.size()), nullptr, values.data(),
                              nullptr, nullptr, 0);
   const ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+  last_sqlstate_.clear();
   if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return pg_rows(r);
+  if (const char* state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr) last_sqlstate_ = state;
   status s = failure(what, r);
   PQclear(r);
   return s;

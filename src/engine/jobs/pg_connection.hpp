@@ -104,6 +104,9 @@ class pg_connection {
   // Whether the connection is broken (the last statement met the break; the next one makes a new
   // connection). After a failed COMMIT it tells a refusal from a reply that never came.
   bool lost() const noexcept;
+  // The SQLSTATE of the last statement that failed with one ("55P03"), empty after one that
+  // succeeded or failed without a reply: for a caller that tells one refusal from the others.
+  const std::string& last_sqlstate() const noexcept { return last_sqlstate_; }
 
  private:
   explicit pg_connection(::pg_conn* c);
@@ -113,6 +116,7 @@ class pg_connection {
 
   ::pg_conn* c_;
   std::string name_;
+  std::string last_sqlstate_;
 };
 
 // A transaction on `c`: BEGIN at construction, ROLLBACK at scope exit unless commit() ran.

@@ -101,14 +101,27 @@ result<insert_outcome> pg_job_store::insert(const job_record& rec) {
   auto tx = pg_transaction::begin(*c_);
   if (!tx) return tx.error();
   // A request id already taken (also by a concurrent insert, which this one waits for) inserts
-  // nothing; the job that holds it is returned.
+  // nothing; the job that holds it is returned. The wait is bounded: a submit whose COMMIT lost its
+  // reply (look_for_lost_commit) may be answered "unknown" while its transaction is still in
+  // progress on the server (a synchronous standby awaited), and the client's retry under the same
+  // request id would wait on it, holding this store's lock and so every statement of the node.
+  if (auto bound = c_->exec("bound the insert's lock wait",
+                            "SET LOCAL lock_timeout = '" + std::to_string(insert_lock_wait_ms) + "ms'");
+      !bound)
+    return bound.error();
   auto ins = c_->exec(
       "insert job",
       "INSERT INTO jobs (request_id, circuit, priority, state, partitions, submitted_ms, deadline_ms) "
       "VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (request_id) DO NOTHING RETURNING id, txid_current()",
       {request_id, i.circuit, pg_text(int64_t(i.prio)), pg_text(int64_t(job_state::queued)),
        pg_text(int64_t(i.partitions)), pg_text(to_unix_ms(i.submitted_at)), optional_ms(i.deadline)});
-  if (!ins) return ins.error();
+  if (!ins) {
+    if (c_->last_sqlstate() == "55P03")
+      return status(errc::unavailable, c_->name() + ": insert job: request id '" + i.request_id +
+                                           "' is held by a submit still being stored (waited " +
+                                           std::to_string(insert_lock_wait_ms) + " ms); submit again later");
+    return ins.error();
+  }
   if (ins->size() == 0) {
     auto found = c_->exec("insert job", "SELECT id FROM jobs WHERE request_id = $1", {request_id});
     if (!found) return found.error();

@@ -45,6 +45,10 @@ class pg_job_store final : public job_store {
   // server cannot be reached; format_error, with nothing changed, for a database a newer cuzk
   // migrated.
   static result<std::unique_ptr<pg_job_store>> open(const std::string& conninfo);
+  // The longest insert() waits for another transaction that holds its request id (an insert of the
+  // same id not yet committed): past it, unavailable. A concurrent submit's commit takes
+  // milliseconds; what this bounds is one whose COMMIT is stuck on the server.
+  static constexpr int insert_lock_wait_ms = 5000;
 
   result<insert_outcome> insert(const job_record& rec) override;
   status update_state(job_id id, job_state state, uint32_t attempts) override;

@@ -396,5 +396,54 @@ TEST(pg_job_store, a_lost_commit_reply_while_the_server_stays_down_is_an_unknown
   EXPECT_EQ(rows(*admin, "jobs"), 0);
 }
 
+// A submit whose request id another transaction holds (an insert of the same id not yet committed:
+// a COMMIT stuck on the server, answered "unknown" to its client, who submits again) waits only
+// insert_lock_wait_ms for it, and is then unavailable: the store's lock, which every statement of
+// the node takes, is not held for as long as that transaction lasts.
+TEST(pg_job_store, a_request_id_held_by_a_transaction_still_open_is_waited_for_a_bounded_time) {
+  FRESH_DATABASE_OR_SKIP(db, "held_id");
+  auto s = open_store(db);
+  ASSERT_TRUE(s);
+  auto holder = pg_connection::open(db).value();
+  std::optional<pg_transaction> held;
+  {
+    auto tx = pg_transaction::begin(*holder);
+    ASSERT_TRUE(tx.is_ok()) << tx.error().to_string();
+    held.emplace(std::move(tx).value());
+  }
+  auto taken = holder->exec("hold the request id",
+                            "INSERT INTO jobs (request_id, circuit, priority, state, partitions, submitted_ms) "
+                            "VALUES ('held', 'c', 0, 0, 1, 0)");
+  ASSERT_TRUE(taken.is_ok()) << taken.error().to_string();
+
+  std::atomic<bool> done{false};
+  std::optional<result<insert_outcome>> ins;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::duration took{};
+  std::thread submit([&] {
+    ins.emplace(s->insert(make_job("held")));
+    took = std::chrono::steady_clock::now() - t0;
+    done = true;
+  });
+  // The holder ends either way, so an insert that waits for it returns (and the test fails).
+  const auto limit = std::chrono::milliseconds(pg_job_store::insert_lock_wait_ms) + 15s;
+  while (!done && std::chrono::steady_clock::now() - t0 < limit) std::this_thread::sleep_for(20ms);
+  const bool returned_while_held = done.load();
+  held.reset();  // rolled back: the id is free again
+  submit.join();
+  ASSERT_TRUE(returned_while_held) << "the insert waited for the holder's transaction to end";
+  EXPECT_LT(took, std::chrono::milliseconds(pg_job_store::insert_lock_wait_ms) + 5s);
+  ASSERT_FALSE(ins->is_ok()) << "stored as job " << (*ins)->id;
+  EXPECT_EQ(ins->error().code(), errc::unavailable) << ins->error().to_string();
+  EXPECT_NE(ins->error().message().find("request id 'held' is held by a submit still being stored"),
+            std::string::npos)
+      << ins->error().to_string();
+
+  // Once the holder rolled back, the same submit is stored.
+  auto again = s->insert(make_job("held"));
+  ASSERT_TRUE(again.is_ok()) << again.error().to_string();
+  EXPECT_EQ(again->effect, insert_effect::inserted);
+}
+
 }  // namespace
 }  // namespace cuzk::engine
