@@ -130,7 +130,8 @@ void gpu_bench_command::add_to(CLI::App& bench) {
       ->capture_default_str();
   prove->add_option("--gpu-budget-mib", prove_opts.gpu_budget_mib,
                     "device memory the key may take (MiB); the vectors that do not fit are streamed too "
-                    "(default 0: no budget)");
+                    "(default 0: none where the key as asked fits the device's free memory, nine tenths of that "
+                    "memory where it does not)");
   prove
       ->add_option("--twiddles", twiddles,
                    "the NTT plan's twiddles: tables (every one precomputed), or compact (computed in the passes "

@@ -193,10 +193,27 @@ status bench(const prove_bench_options& o, unsigned log_size, const std::string&
   key_options.b2_beside = o.b2 == prove_b2::beside;
   key_options.abc = o.abc == prove_abc::two ? groth16::abc_on_device::two : groth16::abc_on_device::three;
   key_options.batch_partitions = o.partitions;  // a budget then holds the whole batch
-  if (o.gpu_budget_mib != 0) {
-    // The budget holds the key and the bench's workspace (made below, with the witness lent).
-    auto fitted = groth16::fit_to_budget<C>(view, key_options, std::size_t{o.gpu_budget_mib} << 20);
-    if (!fitted) return fitted.error();
+  // The budget holds the key and the bench's workspace (made below, with the witness lent). With
+  // none given the key is made as asked where that fits the device's free memory; where it does
+  // not, the budget is the daemon's default share of it (gpu_prover_backend.cpp: nine tenths), so
+  // that the bench proves what the card can hold rather than failing in the first cudaMalloc past
+  // its memory (10 x 2^26 on an 80 GB card asks ~86 GB as asked).
+  std::size_t budget = std::size_t{o.gpu_budget_mib} << 20;
+  const char* budget_source = "--gpu-budget-mib";
+  if (budget == 0) {
+    auto dev = gpu::device_memory(o.device);
+    if (!dev) return dev.error();
+    const std::size_t share = dev->free_bytes / 10 * 9;
+    if (groth16::estimate_device_bytes<C>(view, key_options, key_options.streamed) > share) {
+      budget = share;
+      budget_source = "nine tenths of the device's free memory";
+    }
+  }
+  if (budget != 0) {
+    auto fitted = groth16::fit_to_budget<C>(view, key_options, budget);
+    if (!fitted)
+      return fitted.error().with_context(std::string("the device budget (") + budget_source + ", " +
+                                         std::to_string(budget >> 20) + " MiB)");
     key_options = std::move(fitted).value();
   }
   key_options.workspace = groth16::key_workspace::none;  // the bench's own, below
@@ -230,7 +247,9 @@ status bench(const prove_bench_options& o, unsigned log_size, const std::string&
                gk->streamed().to_string().c_str(), gk->pageable_streamed() ? ", some from pageable memory" : "",
                gk->stream_chunk_points(), gk->twiddles() == gpu::ntt_memory::compact ? "compact" : "tables",
                gk->b2_beside() ? "beside A, B1, C" : "in turn", groth16::abc_on_device_name(gk->abc()),
-               o.gpu_budget_mib != 0 ? (std::to_string(o.gpu_budget_mib) + " MiB").c_str() : "none",
+               budget == 0                ? "none"
+               : o.gpu_budget_mib != 0    ? (std::to_string(o.gpu_budget_mib) + " MiB").c_str()
+                                          : (std::to_string(budget >> 20) + " MiB, none given: the key as asked did not fit the device's free memory").c_str(),
                static_cast<double>(groth16::estimate_device_bytes<C>(view, chosen_options, gk->streamed())) / (1 << 20));
   std::fprintf(out, "# MSM arenas (in the resident figure): A, B1, C%s %.1f MiB; B2 %.1f MiB; H %.1f MiB\n",
                gk->b2_beside() ? "" : ", B2", static_cast<double>(gk->msm_scratch().witness_side) / (1 << 20),
