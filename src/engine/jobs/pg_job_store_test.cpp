@@ -360,6 +360,49 @@ TEST(pg_job_store, a_commit_that_landed_and_lost_its_reply_is_found_and_answered
   EXPECT_EQ(admin->exec("gone", "SELECT 1 FROM pg_stat_activity WHERE pid = $1", {pid}).value().size(), 0);
 }
 
+// docs/HARDENING.md, finding 34: "committed" is taken only with the request's own row. After a
+// crash whose recovery lost the transaction, its id may name a later one, whose row is another
+// request's. Here the row the transaction wrote is made not to match the record (a trigger renames
+// its circuit as it is inserted), and its COMMIT lands and loses its reply: the store hears
+// "committed", finds the job's row is not the request's, and answers not stored.
+TEST(pg_job_store, a_commit_answered_committed_whose_row_is_not_the_requests_is_not_taken_as_stored) {
+  FRESH_DATABASE_OR_SKIP(db, "not_ours");
+  auto s = open_store(db);
+  ASSERT_TRUE(s);
+  auto admin = pg_connection::open(db).value();
+  for (const char* sql :
+       {"CREATE FUNCTION rename_the_circuit() RETURNS trigger LANGUAGE plpgsql AS "
+        "$$BEGIN NEW.circuit := 'another request''s circuit'; RETURN NEW; END$$",
+        "CREATE TRIGGER not_ours BEFORE INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION rename_the_circuit()"}) {
+    auto r = admin->exec("rename circuits", sql);
+    ASSERT_TRUE(r.is_ok()) << r.error().to_string();
+  }
+  std::optional<result<insert_outcome>> ins;
+  std::string pid;
+  status ended;
+  {
+    commits_wait_for_a_standby standby(*admin);
+    ASSERT_TRUE(standby.in_effect(db)) << "commits never waited for the standby";
+    std::thread submit([&] { ins.emplace(s->insert(make_job("not ours"))); });
+    pid = commit_waiting_on(*admin, db_name(db), "SyncRep");
+    if (!pid.empty()) ended = end_session(*admin, pid);
+    standby.end();  // lets the insert end either way
+    submit.join();
+  }
+  ASSERT_FALSE(pid.empty()) << "the insert's COMMIT never waited for the standby";
+  ASSERT_TRUE(ended.is_ok()) << ended.to_string();
+  ASSERT_FALSE(ins->is_ok()) << "answered stored as job " << (*ins)->id;
+  EXPECT_EQ(ins->error().code(), errc::unavailable) << ins->error().to_string();
+  EXPECT_NE(ins->error().message().find("the job was not stored (its transaction id now names another's)"),
+            std::string::npos)
+      << ins->error().to_string();
+  // The transaction did commit: its row is there, under the renamed circuit.
+  auto renamed = admin->exec("renamed", "SELECT circuit FROM jobs WHERE request_id = 'not ours'");
+  ASSERT_TRUE(renamed.is_ok()) << renamed.error().to_string();
+  ASSERT_EQ(renamed->size(), 1);
+  EXPECT_EQ(renamed->text(0, 0), "another request's circuit");
+}
+
 // docs/HARDENING.md, finding 34: the COMMIT's session ends and the server stays down while the
 // store asks what became of it (about 3 s, pg_job_store.cpp): the store cannot tell, and says so as
 // outcome_unknown rather than as an error. Here the commit had not landed; one that had would be
