@@ -231,7 +231,8 @@ void engine::start_threads() {
       std::chrono::duration_cast<std::chrono::milliseconds>(opt_.result_retention) / 4,
       std::chrono::milliseconds(100), std::chrono::milliseconds(30000));
   housekeeper_.start(
-      period, [this] { return jobs_.unstored.load() > 0; }, [this] { return housekeeping_round(); });
+      period, [this] { return jobs_.unstored.load() > 0 || unconfirmed_.pending(); },
+      [this] { return housekeeping_round(); });
   ahead_.start();
   source_->start();
 }

@@ -82,6 +82,7 @@
 #include "engine/telemetry/kernel_activity.hpp"
 #include "engine/telemetry/metrics.hpp"
 #include "engine/telemetry/timeline.hpp"
+#include "engine/unconfirmed_submits.hpp"
 #include "engine/witness_ahead.hpp"
 
 namespace cuzk::engine {
@@ -281,8 +282,9 @@ class engine {
   result<job_id> same_request(const job_request& req, job_id existing);
   // The answer to a submit whose job the store may or may not have stored (insert_effect::
   // outcome_unknown): unavailable, asking for a retry under the same request id; its spooled
-  // witnesses stay.
-  status unconfirmed_submit(const job_request& req, const insert_outcome& ins);
+  // witnesses (and begun files) stay until the store can say (unconfirmed_).
+  status unconfirmed_submit(const job_request& req, const job_record& rec, const insert_outcome& ins,
+                            const begun_files& begun);
   // How `req` differs from the job stored under its request id ("of circuit x, not y"); empty: not.
   static std::string request_conflict(const job_request& req, const job_record& stored);
   // A submit that queued its job before its witnesses were stored and checked, and could not store
@@ -334,7 +336,8 @@ class engine {
   // stored one leaves the job table and its spooled witnesses are deleted. Housekeeping and drain()
   // call it; false while the store still refuses.
   bool retry_unstored();
-  // housekeeper_'s round: retry_unstored(), then the results past their retention purged.
+  // housekeeper_'s round: retry_unstored(), the submits of unknown outcome asked about again
+  // (unconfirmed_), then the results past their retention purged; false while either waits.
   bool housekeeping_round();
   // drain()'s work, run once (drained_).
   void run_drain(std::chrono::milliseconds grace);
@@ -368,6 +371,9 @@ class engine {
   std::atomic<bool> accepting_{true};
   // drain() runs once; a second call waits for the first to end.
   std::once_flag drained_;
+  // Submits the store could not confirm, whose files wait for its answer (housekeeping_round);
+  // before housekeeper_, whose thread settles them.
+  unconfirmed_submits unconfirmed_;
   housekeeper housekeeper_;
   // Input JSON witnesses of queued jobs, computed ahead of the workers; after the job table and the
   // scheduler, which its threads read, so that it stops first.

@@ -68,6 +68,15 @@ class refusing_store final : public job_store {
         id, insert_effect::outcome_unknown,
         status(errc::unavailable, path + lost + std::to_string(id) + " was stored is unknown")};
   }
+  // What settle() answers for a submit of unknown outcome, and how often it was asked.
+  std::atomic<submit_fate> fate{submit_fate::unknown};
+  std::atomic<int> settles{0};
+  result<submit_fate> settle(const job_record& rec, const insert_outcome& unknown) override {
+    (void)rec;
+    (void)unknown;
+    ++settles;
+    return fate.load();
+  }
   status update_state(job_id id, job_state s, uint32_t attempts) override {
     return inner_->update_state(id, s, attempts);
   }
@@ -282,6 +291,55 @@ TEST(engine_store_failure, a_submit_the_store_cannot_confirm_keeps_its_witness_a
   auto id = eng->submit(req);
   ASSERT_TRUE(id.is_ok()) << id.error().to_string();
   EXPECT_EQ(eng->await(*id, 20s).value().state, job_state::done);
+}
+
+// docs/HARDENING.md, finding 34: the files of a submit whose outcome is unknown wait for the
+// store's answer, asked again by the housekeeping, not for the next start: kept while it cannot
+// say, removed once it says the job was not stored, and no longer asked about after that.
+TEST(engine_store_failure, a_submit_of_unknown_outcome_keeps_its_files_until_the_store_says_it_was_not_stored) {
+  fixture f;
+  const std::string spool = f.dir + "/spool";
+  auto req = request("small");
+  req.request_id = "unconfirmed-3";
+  auto eng = f.start();
+  ASSERT_TRUE(eng);
+  f.store->unconfirm = refusing_store::unconfirmed::without_storing;
+  auto unconfirmed = eng->submit(req);
+  f.store->unconfirm = refusing_store::unconfirmed::no;
+  ASSERT_FALSE(unconfirmed.is_ok());
+  EXPECT_EQ(files_in(spool), 1u);
+  // Asked, and still unknown: kept.
+  ASSERT_TRUE(poll_until([&] { return f.store->settles.load() >= 2; })) << "the store was never asked again";
+  EXPECT_EQ(files_in(spool), 1u);
+  f.store->fate = submit_fate::not_stored;
+  EXPECT_TRUE(poll_until([&] { return files_in(spool) == 0; })) << "the unstored submit's witness stayed";
+  const int asked = f.store->settles.load();
+  std::this_thread::sleep_for(1s);
+  EXPECT_EQ(f.store->settles.load(), asked);  // settled: not asked again
+  // The retry under the same request id is a new job, and proves.
+  auto id = eng->submit(req);
+  ASSERT_TRUE(id.is_ok()) << id.error().to_string();
+  EXPECT_EQ(eng->await(*id, 20s).value().state, job_state::done);
+}
+
+// The same where the store says the job was stored: its row names the file, which stays.
+TEST(engine_store_failure, a_submit_of_unknown_outcome_found_stored_keeps_its_files) {
+  fixture f;
+  const std::string spool = f.dir + "/spool";
+  auto req = request("small");
+  req.request_id = "unconfirmed-4";
+  auto eng = f.start();
+  ASSERT_TRUE(eng);
+  f.store->fate = submit_fate::stored;
+  f.store->unconfirm = refusing_store::unconfirmed::after_storing;
+  auto unconfirmed = eng->submit(req);
+  f.store->unconfirm = refusing_store::unconfirmed::no;
+  ASSERT_FALSE(unconfirmed.is_ok());
+  ASSERT_TRUE(poll_until([&] { return f.store->settles.load() >= 1; })) << "the store was never asked again";
+  const int asked = f.store->settles.load();
+  std::this_thread::sleep_for(1s);
+  EXPECT_EQ(f.store->settles.load(), asked);
+  EXPECT_EQ(files_in(spool), 1u);
 }
 
 // docs/HARDENING.md, finding 34: the same, where the job was stored. A daemon alone proves an

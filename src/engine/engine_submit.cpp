@@ -225,7 +225,10 @@ result<job_id> engine::submit(job_request req) {
     discard();
     return hide_store(ins.error());
   }
-  if (ins->effect == insert_effect::outcome_unknown) return unconfirmed_submit(req, *ins);
+  if (ins->effect == insert_effect::outcome_unknown) {
+    rec.info.id = ins->id;  // the id its row would have
+    return unconfirmed_submit(req, rec, *ins, begun);
+  }
   if (ins->effect == insert_effect::request_id_taken) {  // a concurrent submit with the same request id won
     discard();
     auto first = same_request(req, ins->id);
@@ -237,14 +240,19 @@ result<job_id> engine::submit(job_request req) {
   return source_->queue_submitted(j, req, begun);
 }
 
-status engine::unconfirmed_submit(const job_request& req, const insert_outcome& ins) {
+status engine::unconfirmed_submit(const job_request& req, const job_record& rec, const insert_outcome& ins,
+                                  const begun_files& begun) {
   // The job may be stored, and its row names the spooled witnesses (and, where the job was to
   // prove while they are stored, their begun temporaries, which mark it as a submit that never
   // returned): none is deleted. Deleting them made such a job, once a retry found it, fail on every
-  // node as "cannot be read" (docs/HARDENING.md, finding 34). Those no row names go with the next
-  // start's sweep of the spool (local_job_source::take_unfinished, cluster_member::take_unfinished).
+  // node as "cannot be read" (docs/HARDENING.md, finding 34). The housekeeping asks the store again
+  // until it can say, and removes them if the job was not stored (unconfirmed_submits.hpp);
+  // whatever is left at a stop goes with the next start's sweep of the spool
+  // (local_job_source::take_unfinished, cluster_member::take_unfinished).
   log(log_level::warn, "engine: submit not confirmed by the job store, spooled witnesses kept: maybe job=" +
                            std::to_string(ins.id) + " error=\"" + ins.why_unknown.to_string() + "\"");
+  unconfirmed_.add(rec, ins, begun);
+  housekeeper_.wake();
   const std::string retry =
       req.request_id.empty() ? "await job " + std::to_string(ins.id) + " to find out once the store answers"
                              : "submit it again under the same request id \"" + req.request_id + "\"";

@@ -409,10 +409,12 @@ void engine::requeue_in_store(const std::shared_ptr<live_job>& j) {
 
 bool engine::housekeeping_round() {
   const bool stored = retry_unstored();
+  const bool settled = !unconfirmed_.pending() ||
+                       unconfirmed_.settle(*store_, spool_, [this](const std::string& line) { log(log_level::info, line); });
   auto paths = store_->purge_finished_before(wall_clock::now() - opt_.result_retention);
   if (paths)
     for (const auto& p : *paths) spool_.remove(p);
-  return stored;
+  return stored && settled;
 }
 
 }  // namespace cuzk::engine

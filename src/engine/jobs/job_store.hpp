@@ -77,6 +77,15 @@ struct insert_outcome {
   job_id id = 0;
   insert_effect effect = insert_effect::inserted;
   status why_unknown{};  // outcome_unknown: errc::unavailable, naming the server and the faults
+  // outcome_unknown: what settle() asks the store about later (PostgreSQL: the transaction's id).
+  std::string pending{};
+};
+
+// What became of a submit whose insert answered outcome_unknown, asked again (job_store::settle).
+enum class submit_fate {
+  stored,      // as the outcome's id, the record's own row
+  not_stored,  // nothing of it is in the store
+  unknown,     // still: the store out of reach, or the transaction still under way
 };
 
 class job_store {
@@ -87,6 +96,14 @@ class job_store {
   // info.request_id is non-empty and already used, stores nothing and returns that job's id. An
   // error stored nothing; where the store cannot tell, it answers insert_effect::outcome_unknown.
   virtual result<insert_outcome> insert(const job_record& rec) = 0;
+  // Asks once more what became of `rec`'s insert that answered `unknown` (outcome_unknown), for a
+  // caller that keeps the files the row would name until it knows. Only a store whose insert can
+  // answer outcome_unknown has an answer; the others refuse the question (errc::internal).
+  virtual result<submit_fate> settle(const job_record& rec, const insert_outcome& unknown) {
+    (void)rec;
+    (void)unknown;
+    return status(errc::internal, "job store: settle: this store's inserts always know their outcome");
+  }
   // A running job's state and attempt count.
   virtual status update_state(job_id id, job_state state, uint32_t attempts) = 0;
   // A job's end (info.state terminal) with its result, or its return to the queue (info.state ==

@@ -206,27 +206,55 @@ result<insert_outcome> pg_job_store::look_for_lost_commit(std::unique_lock<std::
       pause *= 2;
       lk.lock();
     }
-    auto r = c_->exec("look for the commit whose reply was lost", "SELECT txid_status($1::bigint)", {xid});
-    if (!r) {
-      last = r.error().message();
-      continue;
-    }
-    const std::string fate = r->is_null(0, 0) ? "forgotten" : r->text(0, 0);
-    if (fate == "committed") {
-      auto ours = row_is(rec, id);
-      if (!ours) {
-        last = "its row not read: " + ours.error().message();
-        continue;
-      }
-      if (*ours) return insert_outcome{id, insert_effect::inserted};
-      return status(errc::unavailable, lost.message() + "; the job was not stored (its transaction id now names another's)");
-    }
-    if (fate == "aborted") return status(errc::unavailable, lost.message() + "; the job was not stored");
-    last = "its transaction " + fate;  // in progress: the old session is still at it
+    std::string why;
+    const submit_fate fate = fate_of(rec, id, xid, why);
+    if (fate == submit_fate::stored) return insert_outcome{id, insert_effect::inserted};
+    if (fate == submit_fate::not_stored)
+      return status(errc::unavailable,
+                    lost.message() + "; the job was not stored" + (why.empty() ? "" : " (" + why + ")"));
+    last = why;
   }
-  return insert_outcome{id, insert_effect::outcome_unknown,
-                        status(errc::unavailable, lost.message() + "; whether job " + std::to_string(id) +
-                                                      " was stored is unknown (" + last + ")")};
+  insert_outcome unknown{id, insert_effect::outcome_unknown,
+                         status(errc::unavailable, lost.message() + "; whether job " + std::to_string(id) +
+                                                       " was stored is unknown (" + last + ")")};
+  unknown.pending = xid;
+  return unknown;
+}
+
+submit_fate pg_job_store::fate_of(const job_record& rec, job_id id, const std::string& xid, std::string& why) {
+  auto r = c_->exec("look for the commit whose reply was lost", "SELECT txid_status($1::bigint)", {xid});
+  if (!r) {
+    why = r.error().message();
+    return submit_fate::unknown;
+  }
+  // NULL: the transaction is older than the status the server keeps, so it ended long ago, and
+  // whether it committed is its row's to tell.
+  const bool forgotten = r->is_null(0, 0);
+  const std::string fate = forgotten ? "" : r->text(0, 0);
+  if (fate == "aborted") {
+    why.clear();
+    return submit_fate::not_stored;
+  }
+  if (!forgotten && fate != "committed") {
+    why = "its transaction " + fate;  // in progress: the old session is still at it
+    return submit_fate::unknown;
+  }
+  auto ours = row_is(rec, id);
+  if (!ours) {
+    why = "its row not read: " + ours.error().message();
+    return submit_fate::unknown;
+  }
+  if (*ours) return submit_fate::stored;
+  why = forgotten ? "its transaction ended long ago, and the job's row is not its" : "its transaction id now names another's";
+  return submit_fate::not_stored;
+}
+
+result<submit_fate> pg_job_store::settle(const job_record& rec, const insert_outcome& unknown) {
+  if (unknown.effect != insert_effect::outcome_unknown || unknown.pending.empty())
+    return status(errc::invalid_argument, c_->name() + ": settle: not an insert whose outcome was unknown");
+  std::lock_guard lk(m_);
+  std::string why;
+  return fate_of(rec, unknown.id, unknown.pending, why);
 }
 
 status pg_job_store::update_state(job_id id, job_state state, uint32_t attempts) {

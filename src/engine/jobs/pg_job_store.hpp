@@ -51,6 +51,7 @@ class pg_job_store final : public job_store {
   static constexpr int insert_lock_wait_ms = 5000;
 
   result<insert_outcome> insert(const job_record& rec) override;
+  result<submit_fate> settle(const job_record& rec, const insert_outcome& unknown) override;
   status update_state(job_id id, job_state state, uint32_t attempts) override;
   status finish(const job_result& info) override;
   result<std::optional<job_record>> get(job_id id) override;
@@ -70,6 +71,10 @@ class pg_job_store final : public job_store {
   // let go between tries.
   result<insert_outcome> look_for_lost_commit(std::unique_lock<std::mutex>& lk, const job_record& rec, job_id id,
                                               const std::string& xid, const status& lost);
+  // One look at what became of transaction `xid`, which wrote `rec` as job `id`: stored (committed,
+  // and the row is rec's), not stored (aborted, or committed and the row another's), or unknown
+  // (no answer, or still in progress). `why` says why where it is not stored or unknown.
+  submit_fate fate_of(const job_record& rec, job_id id, const std::string& xid, std::string& why);
   // Whether job `id` is rec's own row (its circuit, submit time, request id, partitions and first
   // witness path), not another's that took the same id.
   result<bool> row_is(const job_record& rec, job_id id);

@@ -437,6 +437,63 @@ TEST(pg_job_store, a_lost_commit_reply_while_the_server_stays_down_is_an_unknown
   EXPECT_GT((*ins)->id, 0u);
   auto admin = pg_connection::open(db).value();
   EXPECT_EQ(rows(*admin, "jobs"), 0);
+  // Asked again once the server is back: it aborted, so nothing was stored.
+  ASSERT_FALSE((*ins)->pending.empty());
+  auto fate = s->settle(make_job("down"), **ins);
+  ASSERT_TRUE(fate.is_ok()) << fate.error().to_string();
+  EXPECT_EQ(*fate, submit_fate::not_stored);
+}
+
+// settle() on each fate a transaction can have: still open (unknown), committed with the record's
+// own row (stored), committed with another's row (not stored), rolled back (not stored); and a
+// question about an insert whose outcome was known is refused.
+TEST(pg_job_store, settle_tells_each_fate_of_a_transaction) {
+  FRESH_DATABASE_OR_SKIP(db, "settle");
+  auto s = open_store(db);
+  ASSERT_TRUE(s);
+  auto other = pg_connection::open(db).value();
+  const job_record rec = make_job("settle");
+  // The rows the store's insert writes, by another session: its job id and transaction id.
+  auto write = [&](const job_record& r) -> insert_outcome {
+    auto ins = other->exec("write a job",
+                           "INSERT INTO jobs (request_id, circuit, priority, state, partitions, submitted_ms) "
+                           "VALUES ($1, $2, 0, 0, $3, $4) RETURNING id, txid_current()",
+                           {r.info.request_id, r.info.circuit, pg_text(int64_t(r.info.partitions)),
+                            pg_text(to_unix_ms(r.info.submitted_at))});
+    EXPECT_TRUE(ins.is_ok()) << ins.error().to_string();
+    if (!ins) return {};
+    auto part = other->exec("write its first partition",
+                            "INSERT INTO job_partitions (job_id, idx, witness_path, spooled, witness_digest, "
+                            "input_json) VALUES ($1, 0, $2, true, '', false)",
+                            {ins->text(0, 0), r.witness_paths[0]});
+    EXPECT_TRUE(part.is_ok()) << part.error().to_string();
+    insert_outcome out{static_cast<job_id>(ins->i64(0, 0)), insert_effect::outcome_unknown,
+                       status(errc::unavailable, "lost")};
+    out.pending = ins->text(0, 1);
+    return out;
+  };
+  {
+    auto tx = pg_transaction::begin(*other);
+    ASSERT_TRUE(tx.is_ok()) << tx.error().to_string();
+    const insert_outcome open = write(rec);
+    EXPECT_EQ(s->settle(rec, open).value(), submit_fate::unknown);
+    ASSERT_TRUE(tx->commit().is_ok());
+    EXPECT_EQ(s->settle(rec, open).value(), submit_fate::stored);
+    job_record another = rec;
+    another.info.circuit = "another";
+    EXPECT_EQ(s->settle(another, open).value(), submit_fate::not_stored);
+  }
+  insert_outcome rolled_back;
+  {
+    auto tx = pg_transaction::begin(*other);
+    ASSERT_TRUE(tx.is_ok()) << tx.error().to_string();
+    rolled_back = write(make_job("settle-2"));
+  }  // ROLLBACK as tx goes
+  EXPECT_EQ(s->settle(make_job("settle-2"), rolled_back).value(), submit_fate::not_stored);
+  EXPECT_EQ(rows(*other, "jobs"), 1);
+  insert_outcome known{1, insert_effect::inserted, status::ok()};
+  known.pending = "1";
+  EXPECT_EQ(s->settle(rec, known).error().code(), errc::invalid_argument);
 }
 
 // A submit whose request id another transaction holds (an insert of the same id not yet committed:

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Submits of unknown outcome, settled by the housekeeping (see unconfirmed_submits.hpp).
+#include "engine/unconfirmed_submits.hpp"
+
+#include <utility>
+
+namespace cuzk::engine {
+
+void unconfirmed_submits::add(const job_record& rec, const insert_outcome& unknown, const begun_files& begun) {
+  std::lock_guard lk(m_);
+  if (kept_.size() >= max_kept) kept_.erase(kept_.begin());
+  kept_.push_back({rec, unknown, begun});
+  count_ = kept_.size();
+}
+
+bool unconfirmed_submits::settle(job_store& store, witness_spool& spool,
+                                 const std::function<void(const std::string&)>& log) {
+  std::lock_guard lk(m_);
+  std::vector<kept> still;
+  for (auto& k : kept_) {
+    auto fate = store.settle(k.rec, k.unknown);
+    const std::string job = "job=" + std::to_string(k.unknown.id);
+    if (!fate) {
+      // A store that cannot be asked will not answer later either: the next start's sweep decides.
+      log("engine: submit of unknown outcome, " + job + ", not settled: " + fate.error().to_string() +
+          "; its files stay until the next start");
+      continue;
+    }
+    if (*fate == submit_fate::unknown) {
+      still.push_back(std::move(k));
+      continue;
+    }
+    if (*fate == submit_fate::not_stored) {
+      for (std::size_t p = 0; p < k.rec.witness_paths.size(); ++p)
+        if (p < k.rec.spooled.size() && k.rec.spooled[p]) spool.remove(k.rec.witness_paths[p]);
+      for (const auto& [part, f] : k.begun) spool.abandon(f);
+    }
+    log("engine: submit of unknown outcome settled: " + job +
+        (*fate == submit_fate::stored ? " was stored (its spooled witnesses stay with it)"
+                                      : " was not stored (its spooled witnesses removed)"));
+  }
+  kept_ = std::move(still);
+  count_ = kept_.size();
+  return kept_.empty();
+}
+
+}  // namespace cuzk::engine

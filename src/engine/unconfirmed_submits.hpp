@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Submits whose job store could not say whether it stored them (insert_effect::outcome_unknown:
+// a COMMIT whose reply was lost, docs/HARDENING.md, finding 34), kept with the spool files their
+// rows would name until the store can say.
+//
+// Such a submit keeps its files: deleting them under a row that exists fails the job on every node.
+// Left alone, those of a submit that was in fact not stored stayed until the daemon's next start,
+// whose sweep removes files no row names; a database out of reach for long, with clients retrying,
+// could fill the spool meanwhile. The engine's housekeeping asks the store again (job_store::settle)
+// each round while any is kept: not stored removes the files, stored leaves them to the row, and an
+// answer still unknown keeps them for the next round.
+//
+// Thread safety: every method takes the object's lock; settle() runs the store's calls under it
+// (one housekeeping thread calls it).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/job_source.hpp"
+#include "engine/jobs/job_store.hpp"
+#include "engine/jobs/witness_spool.hpp"
+
+namespace cuzk::engine {
+
+class unconfirmed_submits {
+ public:
+  // The largest number kept: past it the oldest is let go (its files stay for the next start's
+  // sweep), so that a store that never answers cannot grow the list without end.
+  static constexpr std::size_t max_kept = 4096;
+
+  // `rec` (its spooled witnesses, with the id the insert gave) and the files only begun for it.
+  void add(const job_record& rec, const insert_outcome& unknown, const begun_files& begun);
+  // Whether any is kept: the housekeeping's retry period applies while one is.
+  bool pending() const noexcept { return count_.load() > 0; }
+  std::size_t size() const noexcept { return count_.load(); }
+  // One look for each kept submit; true once none is left. `log` gets a line for each settled.
+  bool settle(job_store& store, witness_spool& spool, const std::function<void(const std::string&)>& log);
+
+ private:
+  struct kept {
+    job_record rec;
+    insert_outcome unknown;
+    begun_files begun;
+  };
+  std::mutex m_;
+  std::vector<kept> kept_;
+  std::atomic<std::size_t> count_{0};
+};
+
+}  // namespace cuzk::engine
