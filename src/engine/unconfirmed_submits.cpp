@@ -15,9 +15,15 @@ void unconfirmed_submits::add(const job_record& rec, const insert_outcome& unkno
 
 bool unconfirmed_submits::settle(job_store& store, witness_spool& spool,
                                  const std::function<void(const std::string&)>& log) {
-  std::lock_guard lk(m_);
+  // The store's calls run without the lock: one may wait for a server out of reach (its connect
+  // timeout), and a submit that adds meanwhile must not wait for it.
+  std::vector<kept> asking;
+  {
+    std::lock_guard lk(m_);
+    asking.swap(kept_);
+  }
   std::vector<kept> still;
-  for (auto& k : kept_) {
+  for (auto& k : asking) {
     auto fate = store.settle(k.rec, k.unknown);
     const std::string job = "job=" + std::to_string(k.unknown.id);
     if (!fate) {
@@ -39,6 +45,10 @@ bool unconfirmed_submits::settle(job_store& store, witness_spool& spool,
         (*fate == submit_fate::stored ? " was stored (its spooled witnesses stay with it)"
                                       : " was not stored (its spooled witnesses removed)"));
   }
+  std::lock_guard lk(m_);
+  // Those added while the store was asked come after those asked about.
+  for (auto& k : kept_) still.push_back(std::move(k));
+  if (still.size() > max_kept) still.erase(still.begin(), still.begin() + (still.size() - max_kept));
   kept_ = std::move(still);
   count_ = kept_.size();
   return kept_.empty();

@@ -10,8 +10,8 @@
 // each round while any is kept: not stored removes the files, stored leaves them to the row, and an
 // answer still unknown keeps them for the next round.
 //
-// Thread safety: every method takes the object's lock; settle() runs the store's calls under it
-// (one housekeeping thread calls it).
+// Thread safety: add() from any thread; settle() from one thread at a time (the housekeeping's),
+// which calls the store without the object's lock held, so an add() never waits for the store.
 #pragma once
 
 #include <atomic>
