@@ -251,7 +251,9 @@ status engine::unconfirmed_submit(const job_request& req, const job_record& rec,
   // (local_job_source::take_unfinished, cluster_member::take_unfinished).
   log(log_level::warn, "engine: submit not confirmed by the job store, spooled witnesses kept: maybe job=" +
                            std::to_string(ins.id) + " error=\"" + ins.why_unknown.to_string() + "\"");
-  unconfirmed_.add(rec, ins, begun);
+  if (const job_id dropped = unconfirmed_.add(rec, ins, begun); dropped != 0)
+    log(log_level::warn, "engine: too many submits of unknown outcome kept: job=" + std::to_string(dropped) +
+                             " no longer asked about; its files stay until the next start");
   housekeeper_.wake();
   const std::string retry =
       req.request_id.empty() ? "await job " + std::to_string(ins.id) + " to find out once the store answers"

@@ -6,11 +6,16 @@
 
 namespace cuzk::engine {
 
-void unconfirmed_submits::add(const job_record& rec, const insert_outcome& unknown, const begun_files& begun) {
+job_id unconfirmed_submits::add(const job_record& rec, const insert_outcome& unknown, const begun_files& begun) {
   std::lock_guard lk(m_);
-  if (kept_.size() >= max_kept) kept_.erase(kept_.begin());
+  job_id dropped = 0;
+  if (kept_.size() >= max_kept) {
+    dropped = kept_.front().unknown.id;
+    kept_.erase(kept_.begin());
+  }
   kept_.push_back({rec, unknown, begun});
   count_ = kept_.size();
+  return dropped;
 }
 
 bool unconfirmed_submits::settle(job_store& store, witness_spool& spool,
@@ -23,9 +28,15 @@ bool unconfirmed_submits::settle(job_store& store, witness_spool& spool,
     asking.swap(kept_);
   }
   std::vector<kept> still;
-  for (auto& k : asking) {
+  for (std::size_t i = 0; i < asking.size(); ++i) {
+    kept& k = asking[i];
     auto fate = store.settle(k.rec, k.unknown);
     const std::string job = "job=" + std::to_string(k.unknown.id);
+    if (!fate && fate.error().code() == errc::unavailable) {
+      // Out of reach: the rest would each wait for a connection too. All are asked next round.
+      for (; i < asking.size(); ++i) still.push_back(std::move(asking[i]));
+      break;
+    }
     if (!fate) {
       // A store that cannot be asked will not answer later either: the next start's sweep decides.
       log("engine: submit of unknown outcome, " + job + ", not settled: " + fate.error().to_string() +

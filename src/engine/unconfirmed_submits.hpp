@@ -34,11 +34,14 @@ class unconfirmed_submits {
   static constexpr std::size_t max_kept = 4096;
 
   // `rec` (its spooled witnesses, with the id the insert gave) and the files only begun for it.
-  void add(const job_record& rec, const insert_outcome& unknown, const begun_files& begun);
+  // The id of the oldest one let go to make room (0: none), for the caller to log.
+  job_id add(const job_record& rec, const insert_outcome& unknown, const begun_files& begun);
   // Whether any is kept: the housekeeping's retry period applies while one is.
   bool pending() const noexcept { return count_.load() > 0; }
   std::size_t size() const noexcept { return count_.load(); }
-  // One look for each kept submit; true once none is left. `log` gets a line for each settled.
+  // One look for each kept submit, until the store is out of reach (errc::unavailable: the rest
+  // wait for the next round, as each would wait for a connection); true once none is left. `log`
+  // gets a line for each settled or let go.
   bool settle(job_store& store, witness_spool& spool, const std::function<void(const std::string&)>& log);
 
  private:

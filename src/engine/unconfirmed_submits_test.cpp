@@ -47,12 +47,58 @@ TEST(unconfirmed_submits, a_store_that_cannot_be_asked_lets_the_submit_go_and_ke
   EXPECT_TRUE(std::ifstream(rec.witness_paths[0]).good());
 }
 
-// A store that never answers cannot grow the list without end: past max_kept the oldest goes.
+// A store that never answers cannot grow the list without end: past max_kept the oldest goes, and
+// add() names it.
 TEST(unconfirmed_submits, keeps_at_most_max_kept) {
   unconfirmed_submits kept;
   job_record rec;
-  for (std::size_t i = 0; i < unconfirmed_submits::max_kept + 3; ++i) kept.add(rec, unknown_outcome(i + 1), {});
+  std::vector<job_id> dropped;
+  for (std::size_t i = 0; i < unconfirmed_submits::max_kept + 3; ++i)
+    if (const job_id d = kept.add(rec, unknown_outcome(i + 1), {}); d != 0) dropped.push_back(d);
   EXPECT_EQ(kept.size(), unconfirmed_submits::max_kept);
+  EXPECT_EQ(dropped, (std::vector<job_id>{1, 2, 3}));
+}
+
+// A store out of reach: one look per round, not one per kept submit (each would wait for a
+// connection), and every one is kept for the next round.
+class unreachable_store final : public job_store {
+ public:
+  int asked = 0;
+  result<submit_fate> settle(const job_record&, const insert_outcome&) override {
+    ++asked;
+    return down();
+  }
+  result<insert_outcome> insert(const job_record&) override { return down(); }
+  status update_state(job_id, job_state, uint32_t) override { return down(); }
+  status finish(const job_result&) override { return down(); }
+  result<std::optional<job_record>> get(job_id) override { return down(); }
+  result<std::optional<job_id>> find_request(const std::string&) override { return down(); }
+  result<std::vector<job_record>> unfinished() override { return down(); }
+  result<std::vector<std::string>> purge_finished_before(wall_time) override { return down(); }
+  status remove(job_id) override { return down(); }
+  status put_circuit(const circuit_record&) override { return down(); }
+  status remove_circuit(const std::string&) override { return down(); }
+  result<std::vector<circuit_record>> circuits() override { return down(); }
+
+ private:
+  static status down() { return status(errc::unavailable, "postgresql host=db: cannot connect: timeout expired"); }
+};
+
+TEST(unconfirmed_submits, a_store_out_of_reach_is_asked_once_a_round_and_every_submit_kept) {
+  auto spool = witness_spool::open(test::temp_dir("unconfirmed-unreachable")).value();
+  unreachable_store store;
+  unconfirmed_submits kept;
+  std::vector<job_record> recs;
+  for (job_id id = 1; id <= 3; ++id) {
+    recs.push_back(spooled_job(spool, id));
+    kept.add(recs.back(), unknown_outcome(id), {});
+  }
+  std::vector<std::string> lines;
+  EXPECT_FALSE(kept.settle(store, spool, [&](const std::string& l) { lines.push_back(l); }));
+  EXPECT_EQ(store.asked, 1);
+  EXPECT_EQ(kept.size(), 3u);
+  EXPECT_TRUE(lines.empty());
+  for (const auto& r : recs) EXPECT_TRUE(std::ifstream(r.witness_paths[0]).good());
 }
 
 }  // namespace

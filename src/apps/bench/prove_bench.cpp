@@ -249,7 +249,7 @@ status bench(const prove_bench_options& o, unsigned log_size, const std::string&
                gk->b2_beside() ? "beside A, B1, C" : "in turn", groth16::abc_on_device_name(gk->abc()),
                budget == 0                ? "none"
                : o.gpu_budget_mib != 0    ? (std::to_string(o.gpu_budget_mib) + " MiB").c_str()
-                                          : (std::to_string(budget >> 20) + " MiB, none given: the key as asked did not fit the device's free memory").c_str(),
+                                          : (std::to_string(budget >> 20) + " MiB, none given: the key as asked did not fit nine tenths of the device's free memory").c_str(),
                static_cast<double>(groth16::estimate_device_bytes<C>(view, chosen_options, gk->streamed())) / (1 << 20));
   std::fprintf(out, "# MSM arenas (in the resident figure): A, B1, C%s %.1f MiB; B2 %.1f MiB; H %.1f MiB\n",
                gk->b2_beside() ? "" : ", B2", static_cast<double>(gk->msm_scratch().witness_side) / (1 << 20),

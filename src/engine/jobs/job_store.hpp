@@ -97,8 +97,9 @@ class job_store {
   // error stored nothing; where the store cannot tell, it answers insert_effect::outcome_unknown.
   virtual result<insert_outcome> insert(const job_record& rec) = 0;
   // Asks once more what became of `rec`'s insert that answered `unknown` (outcome_unknown), for a
-  // caller that keeps the files the row would name until it knows. Only a store whose insert can
-  // answer outcome_unknown has an answer; the others refuse the question (errc::internal).
+  // caller that keeps the files the row would name until it knows: unavailable while the store is
+  // out of reach (ask again later). Only a store whose insert can answer outcome_unknown has an
+  // answer; the others refuse the question (errc::internal).
   virtual result<submit_fate> settle(const job_record& rec, const insert_outcome& unknown) {
     (void)rec;
     (void)unknown;

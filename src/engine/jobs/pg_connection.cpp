@@ -184,13 +184,13 @@ status pg_connection::reconnect_if_broken() {
 
 result<pg_rows> pg_connection::exec(const char* what, const std::string& sql,
                                     const std::vector<pg_param>& params) {
+  last_sqlstate_.clear();
   CUZK_TRY(reconnect_if_broken());
   std::vector<const char*> values(params.size());
   for (std::size_t i = 0; i < params.size(); ++i) values[i] = params[i] ? params[i]->c_str() : nullptr;
   PGresult* r = PQexecParams(c_, sql.c_str(), static_cast<int>(params.size()), nullptr, values.data(),
                              nullptr, nullptr, 0);
   const ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
-  last_sqlstate_.clear();
   if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return pg_rows(r);
   if (const char* state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr) last_sqlstate_ = state;
   status s = failure(what, r);
@@ -199,9 +199,12 @@ result<pg_rows> pg_connection::exec(const char* what, const std::string& sql,
 }
 
 status pg_connection::exec_script(const char* what, const std::string& sql) {
+  last_sqlstate_.clear();
   CUZK_TRY(reconnect_if_broken());
   PGresult* r = PQexec(c_, sql.c_str());
   const ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+  if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+    if (const char* state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr) last_sqlstate_ = state;
   status s = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? status::ok() : failure(what, r);
   PQclear(r);
   return s;

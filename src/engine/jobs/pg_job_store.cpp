@@ -104,7 +104,10 @@ result<insert_outcome> pg_job_store::insert(const job_record& rec) {
   // nothing; the job that holds it is returned. The wait is bounded: a submit whose COMMIT lost its
   // reply (look_for_lost_commit) may be answered "unknown" while its transaction is still in
   // progress on the server (a synchronous standby awaited), and the client's retry under the same
-  // request id would wait on it, holding this store's lock and so every statement of the node.
+  // request id would wait on it for as long as it lasts, holding this store's lock. The bound also
+  // covers this COMMIT's wait for the server-wide lock that orders the commits of transactions
+  // that sent a notification (the announcement below), which such a stuck transaction holds too:
+  // that COMMIT fails after the bound, rolled back, instead of waiting with it.
   if (auto bound = c_->exec("bound the insert's lock wait",
                             "SET LOCAL lock_timeout = '" + std::to_string(insert_lock_wait_ms) + "ms'");
       !bound)
@@ -116,10 +119,15 @@ result<insert_outcome> pg_job_store::insert(const job_record& rec) {
       {request_id, i.circuit, pg_text(int64_t(i.prio)), pg_text(int64_t(job_state::queued)),
        pg_text(int64_t(i.partitions)), pg_text(to_unix_ms(i.submitted_at)), optional_ms(i.deadline)});
   if (!ins) {
+    // Most likely the request id's, held by an earlier submit still being stored; a table lock (a
+    // newer node's migration) gives the same code.
     if (c_->last_sqlstate() == "55P03")
-      return status(errc::unavailable, c_->name() + ": insert job: request id '" + i.request_id +
-                                           "' is held by a submit still being stored (waited " +
-                                           std::to_string(insert_lock_wait_ms) + " ms); submit again later");
+      return status(errc::unavailable,
+                    c_->name() + ": insert job: waited " + std::to_string(insert_lock_wait_ms) + " ms for a lock (" +
+                        (i.request_id.empty() ? std::string("the jobs table's")
+                                              : "request id '" + i.request_id +
+                                                    "', held by a submit still being stored, or the jobs table's") +
+                        "); submit again later");
     return ins.error();
   }
   if (ins->size() == 0) {
@@ -207,9 +215,13 @@ result<insert_outcome> pg_job_store::look_for_lost_commit(std::unique_lock<std::
       lk.lock();
     }
     std::string why;
-    const submit_fate fate = fate_of(rec, id, xid, why);
-    if (fate == submit_fate::stored) return insert_outcome{id, insert_effect::inserted};
-    if (fate == submit_fate::not_stored)
+    auto fate = fate_of(rec, id, xid, why);
+    if (!fate) {
+      last = fate.error().message();
+      continue;
+    }
+    if (*fate == submit_fate::stored) return insert_outcome{id, insert_effect::inserted};
+    if (*fate == submit_fate::not_stored)
       return status(errc::unavailable,
                     lost.message() + "; the job was not stored" + (why.empty() ? "" : " (" + why + ")"));
     last = why;
@@ -221,12 +233,10 @@ result<insert_outcome> pg_job_store::look_for_lost_commit(std::unique_lock<std::
   return unknown;
 }
 
-submit_fate pg_job_store::fate_of(const job_record& rec, job_id id, const std::string& xid, std::string& why) {
+result<submit_fate> pg_job_store::fate_of(const job_record& rec, job_id id, const std::string& xid,
+                                          std::string& why) {
   auto r = c_->exec("look for the commit whose reply was lost", "SELECT txid_status($1::bigint)", {xid});
-  if (!r) {
-    why = r.error().message();
-    return submit_fate::unknown;
-  }
+  if (!r) return r.error();
   // NULL: the transaction is older than the status the server keeps, so it ended long ago, and
   // whether it committed is its row's to tell.
   const bool forgotten = r->is_null(0, 0);
@@ -240,10 +250,7 @@ submit_fate pg_job_store::fate_of(const job_record& rec, job_id id, const std::s
     return submit_fate::unknown;
   }
   auto ours = row_is(rec, id);
-  if (!ours) {
-    why = "its row not read: " + ours.error().message();
-    return submit_fate::unknown;
-  }
+  if (!ours) return ours.error().with_context("its row not read");
   if (*ours) return submit_fate::stored;
   why = forgotten ? "its transaction ended long ago, and the job's row is not its" : "its transaction id now names another's";
   return submit_fate::not_stored;

@@ -73,8 +73,9 @@ class pg_job_store final : public job_store {
                                               const std::string& xid, const status& lost);
   // One look at what became of transaction `xid`, which wrote `rec` as job `id`: stored (committed,
   // and the row is rec's), not stored (aborted, or committed and the row another's), or unknown
-  // (no answer, or still in progress). `why` says why where it is not stored or unknown.
-  submit_fate fate_of(const job_record& rec, job_id id, const std::string& xid, std::string& why);
+  // (still in progress); `why` says why where it is not stored or unknown. An error where the
+  // server did not answer (unavailable while it is out of reach).
+  result<submit_fate> fate_of(const job_record& rec, job_id id, const std::string& xid, std::string& why);
   // Whether job `id` is rec's own row (its circuit, submit time, request id, partitions and first
   // witness path), not another's that took the same id.
   result<bool> row_is(const job_record& rec, job_id id);

@@ -535,7 +535,7 @@ TEST(pg_job_store, a_request_id_held_by_a_transaction_still_open_is_waited_for_a
   EXPECT_LT(took, std::chrono::milliseconds(pg_job_store::insert_lock_wait_ms) + 5s);
   ASSERT_FALSE(ins->is_ok()) << "stored as job " << (*ins)->id;
   EXPECT_EQ(ins->error().code(), errc::unavailable) << ins->error().to_string();
-  EXPECT_NE(ins->error().message().find("request id 'held' is held by a submit still being stored"),
+  EXPECT_NE(ins->error().message().find("for a lock (request id 'held', held by a submit still being stored"),
             std::string::npos)
       << ins->error().to_string();
 
