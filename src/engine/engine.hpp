@@ -269,6 +269,8 @@ class engine {
   // to complete once the job is queued.
   status spool_inline(const job_request& req, job_record& rec, begun_files* begun);
   void discard_spooled(const job_record& rec);
+  // A submit's files: rec's spooled witnesses and the ones only begun for it.
+  void discard_submitted_files(const job_record& rec, const begun_files& begun);
   // Counts and logs a refused submit; returns `s`.
   status reject(reject_reason why, status s);
   // The log line of a job queued (`extra`: what the source adds, " cluster=1").

@@ -163,6 +163,19 @@ struct fixture {
     return r.is_ok() && r->has_value() ? (**r).info.state : job_state::queued;
   }
   std::string witness_path(job_id id) { return sqlite->get(id).value()->witness_paths.at(0); }
+  // `req` submitted while the store cannot say whether it stored it (`how`: after storing or not).
+  result<job_id> submit_unconfirmed(engine& e, const job_request& req, refusing_store::unconfirmed how) {
+    store->unconfirm = how;
+    auto id = e.submit(req);
+    store->unconfirm = refusing_store::unconfirmed::no;
+    return id;
+  }
+  // Whether the store's settle() is asked no more over a second: the submit was settled.
+  bool asked_no_more() {
+    const int asked = store->settles.load();
+    std::this_thread::sleep_for(1s);
+    return store->settles.load() == asked;
+  }
   // Where the spool keeps the outcome of job `id` that waits for the store.
   std::string parked_path(job_id id) { return witness_spool::open(dir + "/spool").value().result_path(id); }
 };
@@ -271,9 +284,7 @@ TEST(engine_store_failure, a_submit_the_store_cannot_confirm_keeps_its_witness_a
     ASSERT_FALSE(refused.is_ok());
     EXPECT_EQ(files_in(spool), 0u);
 
-    f.store->unconfirm = refusing_store::unconfirmed::without_storing;
-    auto unconfirmed = eng->submit(req);
-    f.store->unconfirm = refusing_store::unconfirmed::no;
+    auto unconfirmed = f.submit_unconfirmed(*eng, req, refusing_store::unconfirmed::without_storing);
     ASSERT_FALSE(unconfirmed.is_ok());
     const status& why = unconfirmed.error();
     EXPECT_EQ(why.code(), errc::unavailable) << why.to_string();
@@ -293,7 +304,7 @@ TEST(engine_store_failure, a_submit_the_store_cannot_confirm_keeps_its_witness_a
   EXPECT_EQ(eng->await(*id, 20s).value().state, job_state::done);
 }
 
-// docs/HARDENING.md, finding 34: the files of a submit whose outcome is unknown wait for the
+// docs/HARDENING.md, finding 38: the files of a submit whose outcome is unknown wait for the
 // store's answer, asked again by the housekeeping, not for the next start: kept while it cannot
 // say, removed once it says the job was not stored, and no longer asked about after that.
 TEST(engine_store_failure, a_submit_of_unknown_outcome_keeps_its_files_until_the_store_says_it_was_not_stored) {
@@ -303,9 +314,7 @@ TEST(engine_store_failure, a_submit_of_unknown_outcome_keeps_its_files_until_the
   req.request_id = "unconfirmed-3";
   auto eng = f.start();
   ASSERT_TRUE(eng);
-  f.store->unconfirm = refusing_store::unconfirmed::without_storing;
-  auto unconfirmed = eng->submit(req);
-  f.store->unconfirm = refusing_store::unconfirmed::no;
+  auto unconfirmed = f.submit_unconfirmed(*eng, req, refusing_store::unconfirmed::without_storing);
   ASSERT_FALSE(unconfirmed.is_ok());
   EXPECT_EQ(files_in(spool), 1u);
   // Asked, and still unknown: kept.
@@ -313,9 +322,7 @@ TEST(engine_store_failure, a_submit_of_unknown_outcome_keeps_its_files_until_the
   EXPECT_EQ(files_in(spool), 1u);
   f.store->fate = submit_fate::not_stored;
   EXPECT_TRUE(poll_until([&] { return files_in(spool) == 0; })) << "the unstored submit's witness stayed";
-  const int asked = f.store->settles.load();
-  std::this_thread::sleep_for(1s);
-  EXPECT_EQ(f.store->settles.load(), asked);  // settled: not asked again
+  EXPECT_TRUE(f.asked_no_more());  // settled: not asked again
   // The retry under the same request id is a new job, and proves.
   auto id = eng->submit(req);
   ASSERT_TRUE(id.is_ok()) << id.error().to_string();
@@ -331,14 +338,10 @@ TEST(engine_store_failure, a_submit_of_unknown_outcome_found_stored_keeps_its_fi
   auto eng = f.start();
   ASSERT_TRUE(eng);
   f.store->fate = submit_fate::stored;
-  f.store->unconfirm = refusing_store::unconfirmed::after_storing;
-  auto unconfirmed = eng->submit(req);
-  f.store->unconfirm = refusing_store::unconfirmed::no;
+  auto unconfirmed = f.submit_unconfirmed(*eng, req, refusing_store::unconfirmed::after_storing);
   ASSERT_FALSE(unconfirmed.is_ok());
   ASSERT_TRUE(poll_until([&] { return f.store->settles.load() >= 1; })) << "the store was never asked again";
-  const int asked = f.store->settles.load();
-  std::this_thread::sleep_for(1s);
-  EXPECT_EQ(f.store->settles.load(), asked);
+  EXPECT_TRUE(f.asked_no_more());
   EXPECT_EQ(files_in(spool), 1u);
 }
 
@@ -353,9 +356,7 @@ TEST(engine_store_failure, a_job_stored_but_not_confirmed_is_withdrawn_at_the_ne
   {
     auto eng = f.start();
     ASSERT_TRUE(eng);
-    f.store->unconfirm = refusing_store::unconfirmed::after_storing;
-    auto unconfirmed = eng->submit(req);
-    f.store->unconfirm = refusing_store::unconfirmed::no;
+    auto unconfirmed = f.submit_unconfirmed(*eng, req, refusing_store::unconfirmed::after_storing);
     ASSERT_FALSE(unconfirmed.is_ok());
     EXPECT_EQ(unconfirmed.error().code(), errc::unavailable) << unconfirmed.error().to_string();
   }

@@ -21,6 +21,11 @@ void engine::discard_spooled(const job_record& rec) {
     if (k < rec.spooled.size() && rec.spooled[k]) spool_.remove(rec.witness_paths[k]);
 }
 
+void engine::discard_submitted_files(const job_record& rec, const begun_files& begun) {
+  discard_spooled(rec);
+  for (const auto& [k, f] : begun) spool_.abandon(f);
+}
+
 status engine::check_request(const job_request& req, const circuit_info& c, bool paths, reject_reason& why) {
   // The files' bytes each path check holds until it returns, for the reads beyond one, where the
   // host budget has room for them now (witness_reads_at_once).
@@ -212,10 +217,7 @@ result<job_id> engine::submit(job_request req) {
       source_->queues_at_submit() && std::ranges::any_of(req.partitions, inline_part) &&
       std::ranges::none_of(req.partitions, [&](const witness_input& p) { return inline_part(p) && p.input_json; });
   begun_files begun;
-  auto discard = [&] {
-    discard_spooled(rec);
-    for (const auto& [k, f] : begun) spool_.abandon(f);
-  };
+  auto discard = [&] { discard_submitted_files(rec, begun); };
   if (status s = spool_inline(req, rec, prove_while_storing ? &begun : nullptr); !s) {
     discard();
     return reject(reject_reason::spool_failed, s);

@@ -409,8 +409,11 @@ void engine::requeue_in_store(const std::shared_ptr<live_job>& j) {
 
 bool engine::housekeeping_round() {
   const bool stored = retry_unstored();
-  const bool settled = !unconfirmed_.pending() ||
-                       unconfirmed_.settle(*store_, spool_, [this](const std::string& line) { log(log_level::info, line); });
+  const bool settled =
+      !unconfirmed_.pending() ||
+      unconfirmed_.settle(
+          *store_, [this](const job_record& rec, const begun_files& begun) { discard_submitted_files(rec, begun); },
+          [this](const std::string& line) { log(log_level::info, line); });
   auto paths = store_->purge_finished_before(wall_clock::now() - opt_.result_retention);
   if (paths)
     for (const auto& p : *paths) spool_.remove(p);

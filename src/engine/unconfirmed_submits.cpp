@@ -18,7 +18,7 @@ job_id unconfirmed_submits::add(const job_record& rec, const insert_outcome& unk
   return dropped;
 }
 
-bool unconfirmed_submits::settle(job_store& store, witness_spool& spool,
+bool unconfirmed_submits::settle(job_store& store, const discard_fn& discard,
                                  const std::function<void(const std::string&)>& log) {
   // The store's calls run without the lock: one may wait for a server out of reach (its connect
   // timeout), and a submit that adds meanwhile must not wait for it.
@@ -47,11 +47,7 @@ bool unconfirmed_submits::settle(job_store& store, witness_spool& spool,
       still.push_back(std::move(k));
       continue;
     }
-    if (*fate == submit_fate::not_stored) {
-      for (std::size_t p = 0; p < k.rec.witness_paths.size(); ++p)
-        if (p < k.rec.spooled.size() && k.rec.spooled[p]) spool.remove(k.rec.witness_paths[p]);
-      for (const auto& [part, f] : k.begun) spool.abandon(f);
-    }
+    if (*fate == submit_fate::not_stored) discard(k.rec, k.begun);
     log("engine: submit of unknown outcome settled: " + job +
         (*fate == submit_fate::stored ? " was stored (its spooled witnesses stay with it)"
                                       : " was not stored (its spooled witnesses removed)"));

@@ -23,7 +23,6 @@
 
 #include "engine/job_source.hpp"
 #include "engine/jobs/job_store.hpp"
-#include "engine/jobs/witness_spool.hpp"
 
 namespace cuzk::engine {
 
@@ -39,10 +38,12 @@ class unconfirmed_submits {
   // Whether any is kept: the housekeeping's retry period applies while one is.
   bool pending() const noexcept { return count_.load() > 0; }
   std::size_t size() const noexcept { return count_.load(); }
+  // The files of a submit found not stored: its record and the files only begun for it.
+  using discard_fn = std::function<void(const job_record&, const begun_files&)>;
   // One look for each kept submit, until the store is out of reach (errc::unavailable: the rest
-  // wait for the next round, as each would wait for a connection); true once none is left. `log`
-  // gets a line for each settled or let go.
-  bool settle(job_store& store, witness_spool& spool, const std::function<void(const std::string&)>& log);
+  // wait for the next round, as each would wait for a connection); true once none is left.
+  // `discard` takes the files of each found not stored; `log` gets a line for each settled or let go.
+  bool settle(job_store& store, const discard_fn& discard, const std::function<void(const std::string&)>& log);
 
  private:
   struct kept {

@@ -326,6 +326,29 @@ class commits_wait_for_a_standby {
   bool on_ = true;
 };
 
+// make_job(request_id) inserted by `s` while every commit waits for a standby that never comes; once
+// its COMMIT waits there (durable, not yet acknowledged) its session is ended, and the server
+// commits and closes without a reply. `out` gets insert()'s answer and the ended session's pid.
+struct landed_commit {
+  std::optional<result<insert_outcome>> ins;
+  std::string pid;
+};
+void insert_losing_a_landed_commits_reply(pg_job_store& s, pg_connection& admin, const std::string& db,
+                                          const std::string& request_id, landed_commit& out) {
+  status ended;
+  {
+    commits_wait_for_a_standby standby(admin);
+    ASSERT_TRUE(standby.in_effect(db)) << "commits never waited for the standby";
+    std::thread submit([&] { out.ins.emplace(s.insert(make_job(request_id))); });
+    out.pid = commit_waiting_on(admin, db_name(db), "SyncRep");
+    if (!out.pid.empty()) ended = end_session(admin, out.pid);
+    standby.end();  // lets the insert end either way
+    submit.join();
+  }
+  ASSERT_FALSE(out.pid.empty()) << "the insert's COMMIT never waited for the standby";
+  ASSERT_TRUE(ended.is_ok()) << ended.to_string();
+}
+
 // docs/HARDENING.md, finding 34: the COMMIT lands and its reply is lost. The store hears on a new
 // connection that the transaction committed and answers the job stored, with its partitions;
 // before, it answered an error, and the engine deleted the witnesses the stored row names.
@@ -334,20 +357,11 @@ TEST(pg_job_store, a_commit_that_landed_and_lost_its_reply_is_found_and_answered
   auto s = open_store(db);
   ASSERT_TRUE(s);
   auto admin = pg_connection::open(db).value();
-  std::optional<result<insert_outcome>> ins;
-  std::string pid;
-  status ended;
-  {
-    commits_wait_for_a_standby standby(*admin);
-    ASSERT_TRUE(standby.in_effect(db)) << "commits never waited for the standby";
-    std::thread submit([&] { ins.emplace(s->insert(make_job("landed"))); });
-    pid = commit_waiting_on(*admin, db_name(db), "SyncRep");
-    if (!pid.empty()) ended = end_session(*admin, pid);
-    standby.end();  // lets the insert end either way
-    submit.join();
-  }
-  ASSERT_FALSE(pid.empty()) << "the insert's COMMIT never waited for the standby";
-  ASSERT_TRUE(ended.is_ok()) << ended.to_string();
+  landed_commit lost;
+  insert_losing_a_landed_commits_reply(*s, *admin, db, "landed", lost);
+  if (HasFatalFailure()) return;
+  const auto& ins = lost.ins;
+  const std::string& pid = lost.pid;
   ASSERT_TRUE(ins->is_ok()) << ins->error().to_string();
   EXPECT_EQ((*ins)->effect, insert_effect::inserted);
   const auto stored = s->get((*ins)->id).value();
@@ -377,20 +391,10 @@ TEST(pg_job_store, a_commit_answered_committed_whose_row_is_not_the_requests_is_
     auto r = admin->exec("rename circuits", sql);
     ASSERT_TRUE(r.is_ok()) << r.error().to_string();
   }
-  std::optional<result<insert_outcome>> ins;
-  std::string pid;
-  status ended;
-  {
-    commits_wait_for_a_standby standby(*admin);
-    ASSERT_TRUE(standby.in_effect(db)) << "commits never waited for the standby";
-    std::thread submit([&] { ins.emplace(s->insert(make_job("not ours"))); });
-    pid = commit_waiting_on(*admin, db_name(db), "SyncRep");
-    if (!pid.empty()) ended = end_session(*admin, pid);
-    standby.end();  // lets the insert end either way
-    submit.join();
-  }
-  ASSERT_FALSE(pid.empty()) << "the insert's COMMIT never waited for the standby";
-  ASSERT_TRUE(ended.is_ok()) << ended.to_string();
+  landed_commit lost;
+  insert_losing_a_landed_commits_reply(*s, *admin, db, "not ours", lost);
+  if (HasFatalFailure()) return;
+  const auto& ins = lost.ins;
   ASSERT_FALSE(ins->is_ok()) << "answered stored as job " << (*ins)->id;
   EXPECT_EQ(ins->error().code(), errc::unavailable) << ins->error().to_string();
   EXPECT_NE(ins->error().message().find("the job was not stored (its transaction id now names another's)"),
