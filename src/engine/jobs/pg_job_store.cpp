@@ -236,10 +236,14 @@ result<insert_outcome> pg_job_store::look_for_lost_commit(std::unique_lock<std::
 result<submit_fate> pg_job_store::fate_of(const job_record& rec, job_id id, const std::string& xid,
                                           std::string& why) {
   auto r = c_->exec("look for the commit whose reply was lost", "SELECT txid_status($1::bigint)", {xid});
-  if (!r) return r.error();
+  // An id past every transaction the server has begun (SQLSTATE 22023, "is in the future"): its
+  // history no longer holds that transaction, which a failover to a standby it had not reached, or
+  // a crash that lost the end of the log, took with it; as for NULL below, its row tells.
+  const bool unknown_to_server = !r && c_->last_sqlstate() == "22023";
+  if (!r && !unknown_to_server) return r.error();
   // NULL: the transaction is older than the status the server keeps, so it ended long ago, and
   // whether it committed is its row's to tell.
-  const bool forgotten = r->is_null(0, 0);
+  const bool forgotten = unknown_to_server || r->is_null(0, 0);
   const std::string fate = forgotten ? "" : r->text(0, 0);
   if (fate == "aborted") {
     why.clear();
@@ -252,7 +256,9 @@ result<submit_fate> pg_job_store::fate_of(const job_record& rec, job_id id, cons
   auto ours = row_is(rec, id);
   if (!ours) return ours.error().with_context("its row not read");
   if (*ours) return submit_fate::stored;
-  why = forgotten ? "its transaction ended long ago, and the job's row is not its" : "its transaction id now names another's";
+  why = unknown_to_server ? "its transaction is not in the server's history (lost to a failover or a crash), and the job's row is not its"
+        : forgotten       ? "its transaction ended long ago, and the job's row is not its"
+                          : "its transaction id now names another's";
   return submit_fate::not_stored;
 }
 

@@ -495,6 +495,22 @@ TEST(pg_job_store, settle_tells_each_fate_of_a_transaction) {
   }  // ROLLBACK as tx goes
   EXPECT_EQ(s->settle(make_job("settle-2"), rolled_back).value(), submit_fate::not_stored);
   EXPECT_EQ(rows(*other, "jobs"), 1);
+  // A transaction id past every one the server has begun (the server lost it: a failover, a crash
+  // that lost the log's end) is an error to txid_status(); the row tells: the record's own row
+  // (a case only a reused id could make) is stored, no row is not stored.
+  const int64_t now = other->exec("the next transaction id", "SELECT txid_current()", {})->i64(0, 0);
+  insert_outcome lost_by_server{1, insert_effect::outcome_unknown, status(errc::unavailable, "lost")};
+  lost_by_server.pending = std::to_string(now + 1000000);
+  EXPECT_EQ(s->settle(make_job("settle-3"), lost_by_server).value(), submit_fate::not_stored);
+  {
+    auto tx = pg_transaction::begin(*other);
+    ASSERT_TRUE(tx.is_ok()) << tx.error().to_string();
+    const job_record rec4 = make_job("settle-4");
+    insert_outcome its_row = write(rec4);
+    ASSERT_TRUE(tx->commit().is_ok());
+    its_row.pending = std::to_string(now + 1000000);
+    EXPECT_EQ(s->settle(rec4, its_row).value(), submit_fate::stored);
+  }
   insert_outcome known{1, insert_effect::inserted, status::ok()};
   known.pending = "1";
   EXPECT_EQ(s->settle(rec, known).error().code(), errc::invalid_argument);
