@@ -76,9 +76,33 @@ errc errc_from_grpc(grpc::StatusCode c) noexcept {
   }
 }
 
+namespace {
+
+// gRPC percent-encodes a status message's bytes outside printable ASCII, and '%' itself.
+std::size_t wire_bytes(unsigned char b) noexcept { return b >= 0x20 && b < 0x7f && b != '%' ? 1 : 3; }
+
+// `text` cut where its encoding would pass max_wire_message_bytes less room for the note of the
+// cut, at the start of a UTF-8 sequence, with the note.
+std::string fit_for_the_wire(const std::string& text) {
+  std::size_t encoded = 0;
+  for (const char ch : text) encoded += wire_bytes(static_cast<unsigned char>(ch));
+  if (encoded <= max_wire_message_bytes) return text;
+  constexpr std::size_t room_for_note = 64;
+  std::size_t cut = 0;
+  for (encoded = 0; cut < text.size(); ++cut) {
+    const std::size_t next = encoded + wire_bytes(static_cast<unsigned char>(text[cut]));
+    if (next > max_wire_message_bytes - room_for_note) break;
+    encoded = next;
+  }
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;  // not inside a letter
+  return text.substr(0, cut) + "... (" + std::to_string(text.size() - cut) + " bytes more)";
+}
+
+}  // namespace
+
 grpc::Status to_grpc(const status& s) {
   if (s) return grpc::Status::OK;
-  return grpc::Status(grpc_code(s.code()), s.to_string());
+  return grpc::Status(grpc_code(s.code()), fit_for_the_wire(s.to_string()));
 }
 
 namespace {

@@ -21,7 +21,13 @@ grpc::StatusCode grpc_code(errc c) noexcept;
 // The code a client should see for a gRPC code; UNKNOWN and anything unmatched: internal.
 errc errc_from_grpc(grpc::StatusCode c) noexcept;
 
-// ok -> OK; otherwise grpc_code(s.code()) with s.to_string() as the message.
+// ok -> OK; otherwise grpc_code(s.code()) with s.to_string() as the message, cut where gRPC's
+// encoding of it (each byte other than printable ASCII sent as 3: "%C3") would pass
+// max_wire_message_bytes, with how many bytes were left out. A message quoting what a client sent
+// (a 4 KB path of non-ASCII letters) would otherwise pass the client's 8 KiB limit on metadata,
+// and the client would see RESOURCE_EXHAUSTED "received initial metadata size exceeds limit"
+// instead of the refusal.
+inline constexpr std::size_t max_wire_message_bytes = 4096;
 grpc::Status to_grpc(const status& s);
 // The inverse of to_grpc, for the client side (see above).
 status from_grpc(const grpc::Status& s);

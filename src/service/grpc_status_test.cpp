@@ -57,6 +57,37 @@ TEST(grpc_status, every_code_survives_the_round_trip) {
   EXPECT_EQ(from_grpc(to_grpc(status(errc::io_error, ""))).code(), errc::io_error);  // empty message
 }
 
+// A message quoting a client's text is cut where gRPC's encoding of it would pass the bound, at
+// the start of a letter, saying how much was left out; its code and its start survive. A 3,980-byte
+// path of 'é' (7,960 bytes of text, ~24 KB encoded) once reached the client as RESOURCE_EXHAUSTED
+// ("received initial metadata size exceeds limit") instead of the daemon's refusal.
+TEST(grpc_status, a_message_too_long_for_the_wire_is_cut_and_says_so) {
+  std::string path;
+  for (int i = 0; i < 3980; ++i) path += "\xc3\xa9";
+  const status refused(errc::failed_precondition, "witness path \"" + path + "\": refused");
+  const grpc::Status wire = to_grpc(refused);
+  const std::string& m = wire.error_message();
+  std::size_t encoded = 0;
+  for (const char ch : m) {
+    const auto b = static_cast<unsigned char>(ch);
+    encoded += b >= 0x20 && b < 0x7f && b != '%' ? 1 : 3;
+  }
+  EXPECT_LE(encoded, max_wire_message_bytes);
+  EXPECT_EQ(m.rfind("failed_precondition: witness path \"\xc3\xa9", 0), 0u) << m.substr(0, 60);
+  const std::size_t note = m.find("... (");
+  ASSERT_NE(note, std::string::npos);
+  EXPECT_EQ(note % 2, std::string("failed_precondition: witness path \"").size() % 2) << "cut inside a letter";
+  EXPECT_NE(m.find(" bytes more)", note), std::string::npos);
+  const status back = from_grpc(wire);
+  EXPECT_EQ(back.code(), errc::failed_precondition);
+  // Printable text at the bound is sent whole; one byte more is cut.
+  const std::string prefix = "failed_precondition: ";
+  const status at_bound(errc::failed_precondition, std::string(max_wire_message_bytes - prefix.size(), 'a'));
+  EXPECT_EQ(to_grpc(at_bound).error_message(), at_bound.to_string());
+  const status over(errc::failed_precondition, std::string(max_wire_message_bytes - prefix.size() + 1, 'a'));
+  EXPECT_NE(to_grpc(over).error_message().find(" bytes more)"), std::string::npos);
+}
+
 TEST(grpc_status, statuses_from_elsewhere_map_by_their_grpc_code) {
   // gRPC's own, when no daemon listens.
   const status down = from_grpc(grpc::Status(StatusCode::UNAVAILABLE, "failed to connect to all addresses"));

@@ -20,7 +20,25 @@ void init_logging(const std::string& level) {
 
 void set_log_level(const std::string& level) { spdlog::set_level(spdlog::level::from_str(level)); }
 
-void log_line(engine::log_level lv, const std::string& line) {
+std::string as_one_line(std::string_view line) {
+  std::string out;
+  out.reserve(line.size());
+  for (const char ch : line) {
+    const auto b = static_cast<unsigned char>(ch);
+    if (b >= 0x20 && b != 0x7f) {
+      out += ch;
+      continue;
+    }
+    constexpr char hex[] = "0123456789abcdef";
+    out += "\\x";
+    out += hex[b >> 4];
+    out += hex[b & 15];
+  }
+  return out;
+}
+
+void log_line(engine::log_level lv, const std::string& raw) {
+  const std::string line = as_one_line(raw);
   switch (lv) {
     case engine::log_level::debug:
       spdlog::debug("{}", line);

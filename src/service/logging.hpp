@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "engine/engine_options.hpp"
 
@@ -15,6 +16,9 @@ namespace cuzk::service {
 // Sets up the process-wide logger at `level` ("debug", "info", "warn", "error"); again to change it.
 void init_logging(const std::string& level);
 void set_log_level(const std::string& level);
+// Writes `line` as one line: its control bytes (newlines among them) as \xNN, since a line may
+// quote what a client sent (a refused witness path), which must not start a line of its own.
 void log_line(engine::log_level lv, const std::string& line);
+std::string as_one_line(std::string_view line);
 
 }  // namespace cuzk::service
