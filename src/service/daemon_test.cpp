@@ -187,6 +187,41 @@ TEST(daemon, proves_and_the_proof_verifies_and_http_answers) {
   EXPECT_EQ(d.term(), 0);  // SIGTERM drains and exits 0
 }
 
+// A Prove call (submit and await in one) whose job is still queued when the daemon drains is
+// answered UNAVAILABLE naming the job, which the daemon keeps: its client has no other way to learn
+// the id, and without it would submit again and prove twice (docs/HARDENING.md, finding 41).
+TEST(daemon, a_prove_call_cut_short_by_a_drain_names_the_job_it_leaves_queued) {
+  daemon_proc d("prove-drain", 1, "drain_grace_s = 0\n");
+  v1::SubmitProofRequest many;  // a job that keeps the one worker busy: 400 partitions by path
+  many.set_circuit("poseidon");
+  for (int i = 0; i < 400; ++i) many.add_partitions()->set_path(poseidon_wtns);
+  uint64_t busy = 0;
+  const grpc::Status stored = d.submit_request(many, busy);
+  ASSERT_TRUE(stored.ok()) << stored.error_message();
+  grpc::Status prove_status;
+  std::thread prove([&] {
+    v1::SubmitProofRequest req;
+    req.set_circuit("poseidon");
+    req.add_partitions()->set_wtns(read_file(poseidon_wtns));
+    v1::ProofResult r;
+    grpc::ClientContext ctx;
+    prove_status = d.stub->Prove(&ctx, req, &r);
+  });
+  const uint64_t queued = busy + 1;
+  const bool seen = poll_until(
+      [&] {
+        v1::ProofResult r;
+        return d.await_status(queued, 1, r).ok();
+      },
+      20s);
+  EXPECT_TRUE(seen) << "the Prove call's job was never stored";
+  EXPECT_EQ(d.term(), 0);
+  prove.join();
+  EXPECT_EQ(prove_status.error_code(), grpc::StatusCode::UNAVAILABLE) << prove_status.error_message();
+  EXPECT_NE(prove_status.error_message().find("job " + std::to_string(queued) + " is kept"), std::string::npos)
+      << prove_status.error_message();
+}
+
 // docs/HARDENING.md, finding 13: connections that open and send nothing held every HTTP thread, so
 // 8 or 16 of them delayed /healthz by 8.7 s or 19.8 s.
 TEST(daemon, idle_http_connections_do_not_delay_healthz) {

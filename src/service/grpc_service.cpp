@@ -108,7 +108,10 @@ grpc::Status grpc_service::await(grpc::ServerContext* ctx, engine::job_id id, ui
   const auto until =
       steady_clock::now() + milliseconds(static_cast<int64_t>(std::min(timeout_ms, max_timeout_ms)));
   for (;;) {
-    if (stopping_) return to_grpc(status(errc::unavailable, "daemon shutting down; await the job again"));
+    // Named: a Prove call's client learns the job's id only here (its submit and await are one call).
+    if (stopping_)
+      return to_grpc(status(errc::unavailable, "daemon shutting down; job " + std::to_string(id) +
+                                                   " is kept: await it again (cuzk await " + std::to_string(id) + ")"));
     if (ctx->IsCancelled()) return to_grpc(status(errc::cancelled, "the client went away"));
     auto wait = slice;
     if (timeout_ms > 0)
